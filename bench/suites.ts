@@ -1,0 +1,4 @@
+// The list of benchmark suites `npm run bench` runs, in order. Add one line per suite.
+import type { BenchSuite } from './harness.ts';
+
+export const suites: BenchSuite[] = [];

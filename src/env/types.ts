@@ -1,0 +1,168 @@
+// The shared vocabulary of the TravelPlanner sandbox (DESIGN §3). Every other layer (agent, rl,
+// lab, cli, ui) talks to the environment through these types, so they mirror TravelPlanner's own
+// field names wherever the benchmark has one (queries and plans keep its exact JSON keys, so they
+// can be exported and scored by the official evaluation unchanged).
+
+/** World sizes: `tiny` for unit tests, `small`/`standard` for the lab, `real` from TravelPlanner rows. */
+export type WorldSize = 'tiny' | 'small' | 'standard';
+export type WorldSource = WorldSize | 'real';
+
+export interface Flight {
+  flightNumber: string; // "F3573659"
+  price: number; // per person, dollars
+  depTime: string; // "15:40"
+  arrTime: string; // "17:04"
+  elapsed: string; // "2 hours 24 minutes" (TravelPlanner's ActualElapsedTime text)
+  date: string; // "2022-03-16"
+  origin: string; // city name
+  dest: string; // city name
+  distance: number; // miles
+}
+
+export interface Restaurant {
+  name: string;
+  averageCost: number; // per person, dollars
+  cuisines: string[]; // e.g. ["Chinese", "Cafe"]; TravelPlanner stores them comma-joined
+  rating: number;
+  city: string;
+}
+
+export interface Accommodation {
+  name: string;
+  price: number; // per night for the whole listing, dollars
+  roomType: RoomTypeValue; // TravelPlanner's "room type" column
+  houseRules: string[]; // e.g. ["No parties", "No smoking"]; TravelPlanner joins them with " & "
+  minimumNights: number;
+  maximumOccupancy: number;
+  rating: number;
+  city: string;
+}
+
+export interface Attraction {
+  name: string;
+  latitude: number;
+  longitude: number;
+  address: string;
+  phone: string;
+  website: string;
+  city: string;
+}
+
+/** Ground distance between two cities; cost depends on the mode (DESIGN §3.1). */
+export interface Drive {
+  origin: string;
+  destination: string;
+  durationMinutes: number;
+  distanceKm: number;
+}
+
+export type RoomTypeValue = 'Entire home/apt' | 'Private room' | 'Shared room';
+
+/**
+ * A TravelPlanner database. Lookups are by exact city name; `flights` is keyed by
+ * `${origin}|${dest}|${date}` and `drives` by `${origin}|${destination}` so that a tool call is a
+ * hash lookup (the benchmark target is ≥ 200k tool calls/s).
+ */
+export interface World {
+  source: WorldSource;
+  seed: number;
+  /** state -> cities in it (only cities with data) */
+  citiesByState: Map<string, string[]>;
+  /** city -> state */
+  stateOf: Map<string, string>;
+  restaurants: Map<string, Restaurant[]>;
+  accommodations: Map<string, Accommodation[]>;
+  attractions: Map<string, Attraction[]>;
+  flights: Map<string, Flight[]>;
+  drives: Map<string, Drive>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries (DESIGN §3.2): TravelPlanner's query object, with its exact keys.
+
+export type HouseRule = 'parties' | 'smoking' | 'children under 10' | 'pets' | 'visitors';
+export type RoomTypeConstraint = 'entire room' | 'private room' | 'shared room' | 'not shared room';
+export type TransportationConstraint = 'no flight' | 'no self-driving';
+export type Level = 'easy' | 'medium' | 'hard';
+
+export interface LocalConstraint {
+  'house rule': HouseRule | null;
+  cuisine: string[] | null; // subset of Chinese, American, Italian, Mexican, Indian, Mediterranean, French
+  'room type': RoomTypeConstraint | null;
+  transportation: TransportationConstraint | null;
+}
+
+export interface Query {
+  org: string;
+  dest: string; // a city for 3-day trips, a state for 5/7-day trips
+  days: 3 | 5 | 7;
+  visiting_city_number: 1 | 2 | 3;
+  date: string[]; // one "YYYY-MM-DD" per day
+  people_number: number;
+  local_constraint: LocalConstraint;
+  budget: number;
+  query: string; // the natural-language request
+  level: Level;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans: TravelPlanner's submission format, one object per day, every field a string ("-" = none).
+
+export interface PlanDay {
+  days: number;
+  current_city: string; // "from A to B" on travel days, else "B"
+  transportation: string; // "Flight Number: F123, from A to B, Departure Time: …" | "Self-driving, from A to B, …" | "Taxi, …" | "-"
+  breakfast: string; // "Name, City" | "-"
+  attraction: string; // "Name, City;Name, City;" | "-"
+  lunch: string;
+  dinner: string;
+  accommodation: string; // "Name, City" | "-"
+}
+export type Plan = PlanDay[];
+
+// ---------------------------------------------------------------------------------------------
+// Tools (DESIGN §3.3). Arguments keep TravelPlanner's names.
+
+export type ToolName =
+  | 'SearchFlight'
+  | 'GoogleDistanceMatrix'
+  | 'SearchAccommodation'
+  | 'SearchRestaurant'
+  | 'SearchAttraction'
+  | 'SearchCity';
+
+export type DriveMode = 'self-driving' | 'taxi';
+
+export type ToolCall =
+  | { tool: 'SearchFlight'; args: { departure: string; destination: string; date: string } }
+  | { tool: 'GoogleDistanceMatrix'; args: { departure: string; destination: string; mode: DriveMode } }
+  | { tool: 'SearchAccommodation'; args: { city: string } }
+  | { tool: 'SearchRestaurant'; args: { city: string } }
+  | { tool: 'SearchAttraction'; args: { city: string } }
+  | { tool: 'SearchCity'; args: { state: string } };
+
+/**
+ * What a tool answers. Structured (so the agent's token language can list rows as local
+ * references #1…#k) and renderable to TravelPlanner's text by the tools module.
+ * `error` covers injected failures (`failure: true`, retrying may help) and bad calls.
+ */
+export type Observation =
+  | { kind: 'flights'; rows: Flight[] }
+  | { kind: 'drive'; mode: DriveMode; drive: Drive | null; cost: number | null }
+  | { kind: 'accommodations'; rows: Accommodation[] }
+  | { kind: 'restaurants'; rows: Restaurant[] }
+  | { kind: 'attractions'; rows: Attraction[] }
+  | { kind: 'cities'; cities: string[] }
+  | { kind: 'error'; message: string; failure: boolean };
+
+export interface ToolStep {
+  call: ToolCall;
+  observation: Observation;
+}
+
+/** A teacher (or policy) episode: the query, the tool calls it made and the plan it wrote. */
+export interface Trajectory {
+  query: Query;
+  steps: ToolStep[];
+  plan: Plan | null; // null = not delivered
+}
