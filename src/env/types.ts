@@ -166,3 +166,51 @@ export interface Trajectory {
   steps: ToolStep[];
   plan: Plan | null; // null = not delivered
 }
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation (DESIGN §3.3): TravelPlanner's 8 commonsense and 5 hard checks, with its exact keys.
+
+export const COMMONSENSE_KEYS = [
+  'is_reasonable_visiting_city',
+  'is_valid_restaurants',
+  'is_valid_attractions',
+  'is_valid_accommodation',
+  'is_valid_transportation',
+  'is_valid_information_in_current_city',
+  'is_valid_information_in_sandbox',
+  'is_not_absent',
+] as const;
+export type CommonsenseKey = (typeof COMMONSENSE_KEYS)[number];
+
+export const HARD_KEYS = ['valid_cost', 'valid_room_rule', 'valid_cuisine', 'valid_room_type', 'valid_transportation'] as const;
+export type HardKey = (typeof HARD_KEYS)[number];
+
+/** One check's result. `pass: null` = not applicable (TravelPlanner's None), which counts as a pass. */
+export interface CheckResult {
+  pass: boolean | null;
+  /** a sentence a person can read, e.g. "Day 2 lunch 'X' is in Boston, but the day is spent in Chicago" */
+  reason: string;
+}
+
+export interface Verdicts {
+  /** a plan was delivered (non-empty and parseable) */
+  delivered: boolean;
+  commonsense: Record<CommonsenseKey, CheckResult>;
+  /** null when the hard checks are gated off (not delivered, or completeness / within-sandbox failed) */
+  hard: Record<HardKey, CheckResult> | null;
+  /** all commonsense and all hard checks pass */
+  finalPass: boolean;
+  /** the plan's total cost by TravelPlanner's formula (null when it cannot be computed) */
+  cost: number | null;
+}
+
+/** TravelPlanner's aggregate metrics over a set of plans, as fractions in [0, 1]. */
+export interface EvalMetrics {
+  count: number;
+  deliveryRate: number;
+  commonsenseMicro: number;
+  commonsenseMacro: number;
+  hardMicro: number;
+  hardMacro: number;
+  finalPass: number;
+}
