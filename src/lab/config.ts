@@ -1,0 +1,373 @@
+// The one declared table of every experiment setting (DESIGN §1). The page builds its controls
+// from it, the URL codec (urlState.ts) validates against it, the worker and the CLI read the
+// resulting `LabConfig`. Add a setting here and it appears everywhere, with its bounds and doc.
+//
+// The paper's exact RL hyper-parameters are not public; defaults follow the closest published
+// recipes (veRL GRPO, DAPO, ARPO reference scripts), as DESIGN §4 says.
+
+export type SettingGroup = 'axes' | 'reward' | 'data' | 'algorithm' | 'environment' | 'training';
+
+interface SettingBase {
+  /** short label for the page */
+  label: string;
+  /** one line a user can read to know what the setting does */
+  doc: string;
+  group: SettingGroup;
+  /** one of the study's five design axes (shown first on the page) */
+  axis?: true;
+}
+
+export interface IntSetting extends SettingBase {
+  kind: 'int';
+  default: number;
+  min: number;
+  max: number;
+}
+
+export interface FloatSetting extends SettingBase {
+  kind: 'float';
+  default: number;
+  min: number;
+  max: number;
+  /** a sensible increment for the page's number input */
+  step: number;
+}
+
+export interface ChoiceSetting<C extends string = string> extends SettingBase {
+  kind: 'choice';
+  choices: readonly C[];
+  /** a label per choice, for the page */
+  choiceLabels: Readonly<Record<C, string>>;
+  default: C;
+}
+
+/** easy:medium:hard proportions, e.g. 4:3:3 (non-negative integers, not all zero) */
+export interface MixSetting extends SettingBase {
+  kind: 'mix';
+  default: Mix;
+  /** largest single part */
+  max: number;
+}
+
+export type Mix = readonly [easy: number, medium: number, hard: number];
+
+export type Setting = IntSetting | FloatSetting | ChoiceSetting | MixSetting;
+
+function choice<const C extends string>(
+  s: Omit<ChoiceSetting<C>, 'kind'>,
+): ChoiceSetting<C> {
+  return { kind: 'choice', ...s };
+}
+
+export const SETTINGS = {
+  // ---- the five axes of the study ------------------------------------------------------------
+  scale: choice({
+    label: 'Model scale',
+    doc: 'Policy size; s : m : l ≈ 1 : 2 : 4.7 in parameters, mirroring Qwen2.5 1.5B / 3B / 7B.',
+    group: 'axes',
+    axis: true,
+    choices: ['s', 'm', 'l'],
+    choiceLabels: { s: 'S · 1.5B', m: 'M · 3B', l: 'L · 7B' },
+    default: 'm',
+  }),
+  reward: choice({
+    label: 'Reward shaping',
+    doc: 'Sum (dense), Macro (semi-sparse), Success (sparse) or Curriculum (Sum → Macro → Success).',
+    group: 'axes',
+    axis: true,
+    choices: ['sum', 'macro', 'success', 'curriculum'],
+    choiceLabels: { sum: 'Sum', macro: 'Macro', success: 'Success', curriculum: 'Curriculum' },
+    default: 'curriculum',
+  }),
+  trainSize: {
+    kind: 'int',
+    label: 'Training queries',
+    doc: 'Number of RL training queries (the paper sweeps 100 … 2K; sweet spot near 1K).',
+    group: 'axes',
+    axis: true,
+    default: 1000,
+    min: 10,
+    max: 5000,
+  } satisfies IntSetting,
+  mix: {
+    kind: 'mix',
+    label: 'Difficulty mix',
+    doc: 'Proportions of easy : medium : hard queries in the training set (paper default 4:3:3).',
+    group: 'axes',
+    axis: true,
+    default: [4, 3, 3],
+    max: 100,
+  } satisfies MixSetting,
+  algorithm: choice({
+    label: 'Algorithm',
+    doc: 'GRPO, DAPO (clip-higher, dynamic sampling) or ARPO (entropy-triggered branching rollouts).',
+    group: 'axes',
+    axis: true,
+    choices: ['grpo', 'dapo', 'arpo'],
+    choiceLabels: { grpo: 'GRPO', dapo: 'DAPO', arpo: 'ARPO' },
+    default: 'grpo',
+  }),
+  toolFailureRate: {
+    kind: 'float',
+    label: 'Tool failure rate',
+    doc: 'Probability that a tool call returns an error during RL (paper: 0 … 10 %).',
+    group: 'axes',
+    axis: true,
+    default: 0,
+    min: 0,
+    max: 0.3,
+    step: 0.01,
+  } satisfies FloatSetting,
+
+  // ---- reward schedule -----------------------------------------------------------------------
+  curriculumSwitch1: {
+    kind: 'float',
+    label: 'Curriculum: Sum → Macro',
+    doc: 'Fraction of training after which the curriculum switches from Sum to Macro.',
+    group: 'reward',
+    default: 0.333,
+    min: 0,
+    max: 1,
+    step: 0.01,
+  } satisfies FloatSetting,
+  curriculumSwitch2: {
+    kind: 'float',
+    label: 'Curriculum: Macro → Success',
+    doc: 'Fraction of training after which the curriculum switches from Macro to Success.',
+    group: 'reward',
+    default: 0.667,
+    min: 0,
+    max: 1,
+    step: 0.01,
+  } satisfies FloatSetting,
+
+  // ---- algorithm knobs -----------------------------------------------------------------------
+  clipLow: {
+    kind: 'float',
+    label: 'Clip ε low',
+    doc: 'Lower PPO clip range: the ratio is clipped below at 1 − ε_low.',
+    group: 'algorithm',
+    default: 0.2,
+    min: 0,
+    max: 1,
+    step: 0.01,
+  } satisfies FloatSetting,
+  clipHigh: {
+    kind: 'float',
+    label: 'Clip ε high',
+    doc: "Upper PPO clip range: the ratio is clipped above at 1 + ε_high (DAPO's clip-higher uses 0.28).",
+    group: 'algorithm',
+    default: 0.28,
+    min: 0,
+    max: 1,
+    step: 0.01,
+  } satisfies FloatSetting,
+  klCoef: {
+    kind: 'float',
+    label: 'KL coefficient',
+    doc: 'Weight of the k3 KL penalty to the SFT reference (GRPO/ARPO; DAPO uses none).',
+    group: 'algorithm',
+    default: 0.001,
+    min: 0,
+    max: 1,
+    step: 0.001,
+  } satisfies FloatSetting,
+  dapoMaxGenBatches: {
+    kind: 'int',
+    label: 'DAPO max generation batches',
+    doc: 'DAPO dynamic sampling: generate at most this many batches to fill one of informative groups.',
+    group: 'algorithm',
+    default: 3,
+    min: 1,
+    max: 20,
+  } satisfies IntSetting,
+  overlongBuffer: {
+    kind: 'int',
+    label: 'DAPO overlong buffer',
+    doc: 'Tokens before the length limit where the soft overlong penalty ramps linearly to −1.',
+    group: 'algorithm',
+    default: 64,
+    min: 0,
+    max: 1024,
+  } satisfies IntSetting,
+  arpoAlpha: {
+    kind: 'float',
+    label: 'ARPO α',
+    doc: 'ARPO base branching probability after a tool observation.',
+    group: 'algorithm',
+    default: 0.5,
+    min: 0,
+    max: 1,
+    step: 0.05,
+  } satisfies FloatSetting,
+  arpoBeta: {
+    kind: 'float',
+    label: 'ARPO β',
+    doc: 'ARPO weight of the entropy rise ΔH in the branching probability clip(α + β·ΔH, 0, 1).',
+    group: 'algorithm',
+    default: 0.2,
+    min: 0,
+    max: 5,
+    step: 0.05,
+  } satisfies FloatSetting,
+  arpoK: {
+    kind: 'int',
+    label: 'ARPO entropy window k',
+    doc: 'ARPO measures entropy over the next k generated tokens after each tool observation.',
+    group: 'algorithm',
+    default: 10,
+    min: 1,
+    max: 64,
+  } satisfies IntSetting,
+  arpoZ: {
+    kind: 'int',
+    label: 'ARPO branches Z',
+    doc: 'ARPO partial rollouts branched at a high-entropy step.',
+    group: 'algorithm',
+    default: 1,
+    min: 1,
+    max: 8,
+  } satisfies IntSetting,
+
+  // ---- environment ---------------------------------------------------------------------------
+  teacherFailureRate: {
+    kind: 'float',
+    label: 'Teacher failure rate',
+    doc: 'Tool failures (and retries) in the SFT data; the paper’s teacher saw none.',
+    group: 'environment',
+    default: 0,
+    min: 0,
+    max: 0.3,
+    step: 0.01,
+  } satisfies FloatSetting,
+  worldSize: choice({
+    label: 'World size',
+    doc: 'Size of the generated TravelPlanner world: tiny (tests), small, standard (the lab).',
+    group: 'environment',
+    choices: ['tiny', 'small', 'standard'],
+    choiceLabels: { tiny: 'Tiny', small: 'Small', standard: 'Standard' },
+    default: 'standard',
+  }),
+
+  // ---- training ------------------------------------------------------------------------------
+  groupSize: {
+    kind: 'int',
+    label: 'Group size',
+    doc: 'Rollouts per query; advantages are normalised within a group (ARPO: the budget M).',
+    group: 'training',
+    default: 8,
+    min: 1,
+    max: 64,
+  } satisfies IntSetting,
+  steps: {
+    kind: 'int',
+    label: 'Training steps',
+    doc: 'Number of optimiser steps of the run.',
+    group: 'training',
+    default: 200,
+    min: 1,
+    max: 20000,
+  } satisfies IntSetting,
+  learningRate: {
+    kind: 'float',
+    label: 'Learning rate',
+    doc: 'AdamW learning rate of the policy.',
+    group: 'training',
+    default: 0.0001,
+    min: 1e-7,
+    max: 0.1,
+    step: 0.00001,
+  } satisfies FloatSetting,
+  seed: {
+    kind: 'int',
+    label: 'Seed',
+    doc: 'Seeds every random draw of the run; on the cpu backend the same seed gives the same curves.',
+    group: 'training',
+    default: 1,
+    min: 0,
+    max: 2147483647,
+  } satisfies IntSetting,
+} as const;
+
+export type SettingKey = keyof typeof SETTINGS;
+
+type ValueOf<S> = S extends ChoiceSetting<infer C> ? C : S extends MixSetting ? Mix : number;
+
+/** one complete experiment configuration */
+export type LabConfig = { -readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> };
+
+export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+export const GROUP_LABELS: Record<SettingGroup, string> = {
+  axes: 'Design axes',
+  reward: 'Reward schedule',
+  data: 'Data',
+  algorithm: 'Algorithm knobs',
+  environment: 'Environment',
+  training: 'Training',
+};
+
+export function defaultConfig(): LabConfig {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const s: Setting = SETTINGS[key];
+    out[key] = s.kind === 'mix' ? [...s.default] : s.default;
+  }
+  return out as LabConfig;
+}
+
+export function settingOf(key: SettingKey): Setting {
+  return SETTINGS[key];
+}
+
+/**
+ * Checks one value against its setting; returns the reason it is invalid, or null when valid.
+ * Shared by the URL codec and the page's inputs.
+ */
+export function invalidReason(key: SettingKey, value: unknown): string | null {
+  const s: Setting = SETTINGS[key];
+  switch (s.kind) {
+    case 'choice':
+      return typeof value === 'string' && s.choices.includes(value)
+        ? null
+        : `must be one of ${s.choices.join(', ')}`;
+    case 'int':
+    case 'float': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
+      if (s.kind === 'int' && !Number.isInteger(value)) return 'must be a whole number';
+      if (value < s.min || value > s.max) return `must be between ${s.min} and ${s.max}`;
+      return null;
+    }
+    case 'mix': {
+      if (!Array.isArray(value) || value.length !== 3) return 'must be three parts, easy:medium:hard';
+      if (!value.every((v) => Number.isInteger(v) && v >= 0 && v <= s.max))
+        return `each part must be a whole number from 0 to ${s.max}`;
+      if (value.every((v) => v === 0)) return 'at least one part must be above 0';
+      return null;
+    }
+  }
+}
+
+/** Checks relations between settings; returns [keys involved, reason] pairs. */
+export function crossFieldProblems(config: LabConfig): { keys: SettingKey[]; message: string }[] {
+  const problems: { keys: SettingKey[]; message: string }[] = [];
+  if (config.curriculumSwitch1 >= config.curriculumSwitch2) {
+    problems.push({
+      keys: ['curriculumSwitch1', 'curriculumSwitch2'],
+      message: 'the curriculum must switch to Macro before it switches to Success',
+    });
+  }
+  return problems;
+}
+
+/** A readable one-line summary of the five axes, e.g. for the runs list. */
+export function describeAxes(config: LabConfig): string {
+  const s = SETTINGS;
+  return [
+    s.scale.choiceLabels[config.scale],
+    s.reward.choiceLabels[config.reward],
+    s.algorithm.choiceLabels[config.algorithm],
+    `${config.trainSize} q · ${config.mix.join(':')}`,
+    `${Math.round(config.toolFailureRate * 100)}% tool fail`,
+  ].join(' · ');
+}

@@ -1,0 +1,151 @@
+// The experiment config in the URL hash, TensorFlow-Playground style: `#scale=m&reward=sum&…`.
+// Only values that differ from the defaults are written, so a link stays short and keeps meaning
+// the same thing when a new setting (with its default) is added. Parsing never throws: unknown
+// keys, bad values and undecodable text become notices and the default is used instead.
+import {
+  SETTINGS,
+  SETTING_KEYS,
+  crossFieldProblems,
+  defaultConfig,
+  invalidReason,
+  type LabConfig,
+  type Setting,
+  type SettingKey,
+} from './config.ts';
+
+export interface UrlNotice {
+  /** the key as written in the URL ('' when the fragment could not be split into a key) */
+  key: string;
+  message: string;
+}
+
+export interface ParsedHash {
+  config: LabConfig;
+  notices: UrlNotice[];
+}
+
+const KNOWN = new Set<string>(SETTING_KEYS);
+const MAX_NOTICES = 20;
+
+/** Parses `#a=1&b=2` (the leading '#' is optional). Never throws. */
+export function parseHash(hash: string): ParsedHash {
+  const config = defaultConfig();
+  const notices: UrlNotice[] = [];
+  const note = (key: string, message: string) => {
+    if (notices.length < MAX_NOTICES) notices.push({ key: shorten(key), message });
+  };
+  const text = String(hash ?? '').replace(/^#/, '');
+  const seen = new Set<string>();
+
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawKey = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? null : part.slice(eq + 1);
+    const key = decode(rawKey);
+    if (key === null) {
+      note(rawKey, 'could not be decoded (bad percent-encoding); ignored');
+      continue;
+    }
+    if (!KNOWN.has(key)) {
+      note(key, 'is not a setting of this lab; ignored');
+      continue;
+    }
+    const k = key as SettingKey;
+    if (seen.has(k)) note(k, 'appears more than once; the last value is used');
+    seen.add(k);
+    if (rawValue === null) {
+      note(k, `has no value; using the default (${formatDefault(k)})`);
+      resetToDefault(config, k);
+      continue;
+    }
+    const value = decode(rawValue);
+    if (value === null) {
+      note(k, `value could not be decoded (bad percent-encoding); using the default (${formatDefault(k)})`);
+      resetToDefault(config, k);
+      continue;
+    }
+    const parsed = parseValue(SETTINGS[k], value);
+    const reason = parsed === undefined ? 'is not readable' : invalidReason(k, parsed);
+    if (reason !== null) {
+      note(k, `“${shorten(value)}” ${reason}; using the default (${formatDefault(k)})`);
+      resetToDefault(config, k);
+      continue;
+    }
+    (config as Record<SettingKey, unknown>)[k] = parsed;
+  }
+
+  for (const problem of crossFieldProblems(config)) {
+    note(problem.keys.join(', '), `${problem.message}; using the defaults`);
+    for (const k of problem.keys) resetToDefault(config, k);
+  }
+  return { config, notices };
+}
+
+/** Writes only the settings that differ from their defaults, in table order. */
+export function serializeHash(config: LabConfig): string {
+  const defaults = defaultConfig();
+  const parts: string[] = [];
+  for (const k of SETTING_KEYS) {
+    const text = formatValue(k, config[k]);
+    if (text !== formatValue(k, defaults[k])) parts.push(`${k}=${encodeValue(text)}`);
+  }
+  return parts.length ? `#${parts.join('&')}` : '';
+}
+
+/** The value as it is written in the URL (and shown on the page). */
+export function formatValue(key: SettingKey, value: LabConfig[SettingKey]): string {
+  const s: Setting = SETTINGS[key];
+  if (s.kind === 'mix') return (value as readonly number[]).join(':');
+  return String(value);
+}
+
+function formatDefault(key: SettingKey): string {
+  return formatValue(key, defaultConfig()[key]);
+}
+
+function resetToDefault(config: LabConfig, key: SettingKey): void {
+  (config as Record<SettingKey, unknown>)[key] = defaultConfig()[key];
+}
+
+/** undefined when the text cannot be read as the setting's kind at all */
+function parseValue(s: Setting, text: string): unknown {
+  switch (s.kind) {
+    case 'choice':
+      return text.toLowerCase();
+    case 'int':
+    case 'float':
+      return parseNumber(text);
+    case 'mix': {
+      const parts = text.split(':');
+      if (parts.length !== 3) return undefined;
+      const nums = parts.map(parseNumber);
+      return nums.some((n) => n === undefined) ? undefined : nums;
+    }
+  }
+}
+
+function parseNumber(text: string): number | undefined {
+  const t = text.trim();
+  // Number('') is 0 and Number('0x10') is 16: accept plain decimal / exponent notation only.
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n + 0 : undefined; // `+ 0` turns -0 into 0
+}
+
+function decode(text: string): string | null {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the characters our own values use readable (`4:3:3`, `1e-7`); encodes the rest. */
+function encodeValue(text: string): string {
+  return encodeURIComponent(text).replace(/%3A/gi, ':');
+}
+
+function shorten(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text;
+}

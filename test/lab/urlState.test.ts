@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { SETTINGS, SETTING_KEYS, defaultConfig, type LabConfig, type Setting } from '../../src/lab/config.ts';
+import { parseHash, serializeHash } from '../../src/lab/urlState.ts';
+
+// An arbitrary for every valid value of one setting, derived from the declared table.
+function arbitraryValue(s: Setting): fc.Arbitrary<unknown> {
+  switch (s.kind) {
+    case 'choice':
+      return fc.constantFrom(...s.choices);
+    case 'int':
+      return fc.integer({ min: s.min, max: s.max });
+    case 'float':
+      return fc.double({ min: s.min, max: s.max, noNaN: true, noDefaultInfinity: true }).map((x) => x + 0);
+    case 'mix':
+      return fc
+        .tuple(fc.nat(s.max), fc.nat(s.max), fc.nat(s.max))
+        .filter((t) => t.some((v) => v > 0));
+  }
+}
+
+const arbitraryConfig: fc.Arbitrary<LabConfig> = fc
+  .record(Object.fromEntries(SETTING_KEYS.map((k) => [k, arbitraryValue(SETTINGS[k])])))
+  .map((r) => r as unknown as LabConfig)
+  .filter((c) => c.curriculumSwitch1 < c.curriculumSwitch2);
+
+describe('URL hash codec', () => {
+  it('the empty hash is the default config, and the default config writes nothing', () => {
+    expect(parseHash('')).toEqual({ config: defaultConfig(), notices: [] });
+    expect(parseHash('#')).toEqual({ config: defaultConfig(), notices: [] });
+    expect(serializeHash(defaultConfig())).toBe('');
+  });
+
+  it('writes only non-defaults, readable', () => {
+    const c = defaultConfig();
+    c.scale = 'l';
+    c.reward = 'sum';
+    c.mix = [0, 0, 1];
+    expect(serializeHash(c)).toBe('#scale=l&reward=sum&mix=0:0:1');
+  });
+
+  it('round-trips random valid configs with no notices', () => {
+    fc.assert(
+      fc.property(arbitraryConfig, (config) => {
+        const back = parseHash(serializeHash(config));
+        expect(back.notices).toEqual([]);
+        expect(back.config).toEqual(config);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('lists unknown keys, bad values and out-of-range numbers, and uses the defaults', () => {
+    const { config, notices } = parseHash('#scale=xl&bogus=1&steps=-5&seed=1.5&mix=1:2&reward=SUM&learningRate=0x10');
+    const d = defaultConfig();
+    expect(config.scale).toBe(d.scale);
+    expect(config.steps).toBe(d.steps);
+    expect(config.seed).toBe(d.seed);
+    expect(config.mix).toEqual(d.mix);
+    expect(config.learningRate).toBe(d.learningRate);
+    expect(config.reward).toBe('sum'); // choices are case-insensitive
+    const keys = notices.map((n) => n.key);
+    expect(keys).toEqual(['scale', 'bogus', 'steps', 'seed', 'mix', 'learningRate']);
+    expect(notices[0].message).toContain('must be one of s, m, l');
+    expect(notices[2].message).toContain('between 1 and 20000');
+  });
+
+  it('survives bad percent-encoding and reports it', () => {
+    const { config, notices } = parseHash('#%E0%A4%A=1&scale=%ZZ&reward=macro');
+    expect(config.reward).toBe('macro');
+    expect(config.scale).toBe(defaultConfig().scale);
+    expect(notices).toHaveLength(2);
+    expect(notices.every((n) => n.message.includes('could not be decoded'))).toBe(true);
+  });
+
+  it('rejects a curriculum that switches backwards', () => {
+    const { config, notices } = parseHash('#curriculumSwitch1=0.9&curriculumSwitch2=0.1');
+    expect(config.curriculumSwitch1).toBe(defaultConfig().curriculumSwitch1);
+    expect(notices).toHaveLength(1);
+  });
+
+  it('never throws on random strings and always returns a valid config', () => {
+    const keyish = fc.constantFrom(...SETTING_KEYS, 'x', '', '%', '=', '&');
+    const messy = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc.array(fc.tuple(keyish, fc.string({ maxLength: 12 })), { maxLength: 12 }).map((kv) => '#' + kv.map(([k, v]) => `${k}=${v}`).join('&')),
+    );
+    fc.assert(
+      fc.property(messy, (text) => {
+        const { config, notices } = parseHash(text);
+        // whatever came in, what comes out is valid: it round-trips with no notices
+        const again = parseHash(serializeHash(config));
+        expect(again.notices).toEqual([]);
+        expect(again.config).toEqual(config);
+        expect(notices.length).toBeLessThanOrEqual(20);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
