@@ -1,0 +1,262 @@
+// The lab's one IndexedDB database. The training worker writes (runs, metric points, checkpoints,
+// episodes); the page reads. Both open it through `LabStore.open`, so both agree on the schema.
+//
+// Schema changes go through MIGRATIONS, a ladder: migration i takes a database at version i to
+// i + 1, and opening an old database runs every rung above its version in order. Never edit a
+// rung that has shipped; add the next one.
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import {
+  CheckpointSchema,
+  EpisodeSchema,
+  MetricPointSchema,
+  RunSchema,
+  checkRecord,
+  type CheckpointRecord,
+  type EpisodeRecord,
+  type MetricPoint,
+  type RunRecord,
+} from './records.ts';
+
+export const DB_NAME = 'star-lab';
+export const DB_VERSION = 2;
+
+export interface LabDB extends DBSchema {
+  runs: { key: string; value: RunRecord; indexes: { byUpdated: number } };
+  metrics: { key: [string, number]; value: MetricPoint; indexes: { byRun: string } };
+  checkpoints: { key: [string, number]; value: CheckpointRecord; indexes: { byRun: string } };
+  episodes: { key: [string, number, number]; value: EpisodeRecord; indexes: { byRun: string } };
+}
+
+type UpgradeTx = IDBPTransaction<LabDB, StoreNames<LabDB>[], 'versionchange'>;
+type Migration = (db: IDBPDatabase<LabDB>, tx: UpgradeTx) => Promise<void> | void;
+
+export const MIGRATIONS: Migration[] = [
+  // 0 → 1: the first skeleton kept runs and their metric points.
+  (db) => {
+    db.createObjectStore('runs', { keyPath: 'id' });
+    const metrics = db.createObjectStore('metrics', { keyPath: ['runId', 'step'] });
+    metrics.createIndex('byRun', 'runId');
+  },
+  // 1 → 2: checkpoints and sample episodes; runs gain `backend` and `kind`, and an index by update
+  // time for the runs list.
+  async (db, tx) => {
+    db.createObjectStore('checkpoints', { keyPath: ['runId', 'step'] }).createIndex('byRun', 'runId');
+    db.createObjectStore('episodes', { keyPath: ['runId', 'step', 'index'] }).createIndex('byRun', 'runId');
+    const runs = tx.objectStore('runs');
+    runs.createIndex('byUpdated', 'updatedAt');
+    for (let cursor = await runs.openCursor(); cursor; cursor = await cursor.continue()) {
+      const old = cursor.value as Partial<RunRecord>;
+      await cursor.update({ ...old, backend: old.backend ?? 'unknown', kind: old.kind ?? 'demo-sort' } as RunRecord);
+    }
+  },
+];
+
+/** A record that failed validation and was skipped. */
+export interface SkippedRecord {
+  store: StoreNames<LabDB>;
+  key: string;
+  reason: string;
+}
+
+export interface ReadResult<T> {
+  items: T[];
+  skipped: SkippedRecord[];
+}
+
+/** Errors of the store, with a message a user can act on. */
+export class StoreError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'quota' | 'unavailable' | 'other',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreError';
+  }
+}
+
+/** Turns an IndexedDB failure into a StoreError with a clear message. */
+export function describeStoreError(error: unknown, doing: string): StoreError {
+  const name = (error as { name?: string } | null)?.name;
+  if (name === 'QuotaExceededError') {
+    return new StoreError(
+      `Browser storage is full while ${doing}. Delete old runs (or free site data) and try again.`,
+      'quota',
+      { cause: error },
+    );
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StoreError(`IndexedDB failed while ${doing}: ${detail}`, 'other', { cause: error });
+}
+
+/** How many checkpoints of a run to keep (the newest ones). */
+const KEEP_CHECKPOINTS = 2;
+
+export class LabStore {
+  private constructor(readonly db: IDBPDatabase<LabDB>) {}
+
+  /** Opens (creating or migrating) the database. `version` is for tests of older schemas. */
+  static async open(name = DB_NAME, version = DB_VERSION): Promise<LabStore> {
+    if (typeof indexedDB === 'undefined') {
+      throw new StoreError('This browser has no IndexedDB, so runs cannot be stored.', 'unavailable');
+    }
+    try {
+      let opened: IDBPDatabase<LabDB> | undefined;
+      const db = await openDB<LabDB>(name, version, {
+        async upgrade(db, oldVersion, newVersion, tx) {
+          for (let v = oldVersion; v < (newVersion ?? version); v++) await MIGRATIONS[v](db, tx);
+        },
+        blocking() {
+          // another tab wants a newer schema: let it proceed, this connection reopens on next load
+          opened?.close();
+        },
+      });
+      opened = db;
+      return new LabStore(db);
+    } catch (e) {
+      throw describeStoreError(e, 'opening the database');
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------
+
+  async putRun(run: RunRecord): Promise<void> {
+    await this.write('saving a run', () => this.db.put('runs', run));
+  }
+
+  /** Applies `patch` to a stored run (read-modify-write in one transaction). */
+  async updateRun(id: string, patch: Partial<Omit<RunRecord, 'id'>>): Promise<RunRecord> {
+    return this.write('updating a run', async () => {
+      const tx = this.db.transaction('runs', 'readwrite');
+      const found = checkRecord(RunSchema, await tx.store.get(id));
+      if (!found.ok) throw new StoreError(`Run ${id} is missing or unreadable (${found.reason}).`, 'other');
+      const next: RunRecord = { ...found.value, ...patch, id, updatedAt: Date.now() };
+      await tx.store.put(next);
+      await tx.done;
+      return next;
+    });
+  }
+
+  async getRun(id: string): Promise<RunRecord | null> {
+    const found = checkRecord(RunSchema, await this.db.get('runs', id));
+    return found.ok ? found.value : null;
+  }
+
+  /** All readable runs, newest first; unreadable ones are listed in `skipped`. */
+  async listRuns(): Promise<ReadResult<RunRecord>> {
+    const result = this.validateAll('runs', await this.readAllWithKeys('runs'), RunSchema);
+    result.items.sort((a, b) => b.createdAt - a.createdAt);
+    return result;
+  }
+
+  /** Deletes a run with its metrics, checkpoints and episodes. */
+  async deleteRun(id: string): Promise<void> {
+    const tx = this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes'], 'readwrite');
+    const range = IDBKeyRange.bound([id], [id, []]);
+    await Promise.all([
+      tx.objectStore('runs').delete(id),
+      tx.objectStore('metrics').delete(range),
+      tx.objectStore('checkpoints').delete(range),
+      tx.objectStore('episodes').delete(range),
+      tx.done,
+    ]);
+  }
+
+  // ---- metric points -------------------------------------------------------------------------
+
+  /** Writes a batch of points in one transaction (the worker flushes a few times a second). */
+  async appendMetrics(points: readonly MetricPoint[]): Promise<void> {
+    if (points.length === 0) return;
+    await this.write('saving metric points', async () => {
+      const tx = this.db.transaction('metrics', 'readwrite');
+      await Promise.all([...points.map((p) => tx.store.put(p)), tx.done]);
+    });
+  }
+
+  /** A run's points in step order. */
+  async readMetrics(runId: string): Promise<ReadResult<MetricPoint>> {
+    const range = IDBKeyRange.bound([runId], [runId, []]);
+    const tx = this.db.transaction('metrics');
+    const rows: [IDBValidKey, unknown][] = [];
+    for (let c = await tx.store.openCursor(range); c; c = await c.continue()) rows.push([c.key, c.value]);
+    return this.validateAll('metrics', rows, MetricPointSchema);
+  }
+
+  // ---- checkpoints ---------------------------------------------------------------------------
+
+  /** Saves a checkpoint and drops all but the newest few of the run. */
+  async putCheckpoint(cp: CheckpointRecord): Promise<void> {
+    await this.write('saving a checkpoint', async () => {
+      const tx = this.db.transaction('checkpoints', 'readwrite');
+      await tx.store.put(cp);
+      const keys = await tx.store.getAllKeys(IDBKeyRange.bound([cp.runId], [cp.runId, []]));
+      for (const key of keys.slice(0, Math.max(0, keys.length - KEEP_CHECKPOINTS))) await tx.store.delete(key);
+      await tx.done;
+    });
+  }
+
+  /** The run's newest readable checkpoint, or null. */
+  async latestCheckpoint(runId: string): Promise<CheckpointRecord | null> {
+    const range = IDBKeyRange.bound([runId], [runId, []]);
+    const tx = this.db.transaction('checkpoints');
+    for (let c = await tx.store.openCursor(range, 'prev'); c; c = await c.continue()) {
+      const found = checkRecord(CheckpointSchema, c.value);
+      if (found.ok) return found.value;
+    }
+    return null;
+  }
+
+  // ---- episodes ------------------------------------------------------------------------------
+
+  async putEpisodes(episodes: readonly EpisodeRecord[]): Promise<void> {
+    if (episodes.length === 0) return;
+    await this.write('saving episodes', async () => {
+      const tx = this.db.transaction('episodes', 'readwrite');
+      await Promise.all([...episodes.map((e) => tx.store.put(e)), tx.done]);
+    });
+  }
+
+  async readEpisodes(runId: string): Promise<ReadResult<EpisodeRecord>> {
+    const range = IDBKeyRange.bound([runId], [runId, []]);
+    const tx = this.db.transaction('episodes');
+    const rows: [IDBValidKey, unknown][] = [];
+    for (let c = await tx.store.openCursor(range); c; c = await c.continue()) rows.push([c.key, c.value]);
+    return this.validateAll('episodes', rows, EpisodeSchema);
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private async write<T>(doing: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw e instanceof StoreError ? e : describeStoreError(e, doing);
+    }
+  }
+
+  private async readAllWithKeys(store: StoreNames<LabDB>): Promise<[IDBValidKey, unknown][]> {
+    const tx = this.db.transaction(store);
+    const rows: [IDBValidKey, unknown][] = [];
+    for (let c = await tx.store.openCursor(); c; c = await c.continue()) rows.push([c.key, c.value]);
+    return rows;
+  }
+
+  private validateAll<T>(
+    store: StoreNames<LabDB>,
+    rows: [IDBValidKey, unknown][],
+    schema: Parameters<typeof checkRecord<T>>[0],
+  ): ReadResult<T> {
+    const items: T[] = [];
+    const skipped: SkippedRecord[] = [];
+    for (const [key, value] of rows) {
+      const found = checkRecord(schema, value);
+      if (found.ok) items.push(found.value);
+      else skipped.push({ store, key: JSON.stringify(key), reason: found.reason });
+    }
+    return { items, skipped };
+  }
+}

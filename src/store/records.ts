@@ -1,0 +1,94 @@
+// The records the lab keeps in IndexedDB, as valibot schemas. Everything read back is checked
+// against them: a record written by an older build, a half-written record or a hand-edited one
+// is reported and skipped instead of crashing the page (or the worker) later.
+import * as v from 'valibot';
+
+export const RUN_STATUSES = ['running', 'paused', 'completed', 'stopped', 'failed', 'interrupted'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+const finite = v.pipe(v.number(), v.finite());
+const step = v.pipe(v.number(), v.integer(), v.minValue(0));
+
+export const RunSummarySchema = v.object({
+  /** steps done so far */
+  steps: step,
+  totalSteps: step,
+  /** last value of each metric, e.g. { loss: 0.41, accuracy: 0.88 } */
+  last: v.record(v.string(), v.number()),
+  /** mean step time (ms) on this run's backend */
+  meanStepMs: v.optional(finite),
+  error: v.optional(v.string()),
+});
+
+export const RunSchema = v.object({
+  id: v.pipe(v.string(), v.minLength(1)),
+  /** what runs: 'demo-sort' for the skeleton's demo job; 'sft', 'rl' later */
+  kind: v.string(),
+  /** the LabConfig of the run (validated by src/lab when it is used) */
+  config: v.record(v.string(), v.unknown()),
+  status: v.picklist(RUN_STATUSES),
+  createdAt: finite,
+  updatedAt: finite,
+  /** tfjs backend the run trained on, with the adapter, e.g. 'webgpu · swiftshader' */
+  backend: v.string(),
+  summary: RunSummarySchema,
+});
+
+export const MetricPointSchema = v.object({
+  runId: v.string(),
+  step,
+  /** ms since the run started */
+  t: finite,
+  values: v.record(v.string(), v.number()),
+});
+
+/** a tensor's name, shape and dtype: the same fields as tfjs' WeightsManifestEntry */
+export const WeightSpecSchema = v.object({
+  name: v.string(),
+  shape: v.array(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  dtype: v.picklist(['float32', 'int32', 'bool', 'string', 'complex64']),
+});
+
+export const CheckpointSchema = v.object({
+  runId: v.string(),
+  step,
+  createdAt: finite,
+  /** tf.io.encodeWeights(...).data */
+  weights: v.instance(ArrayBuffer),
+  weightSpecs: v.array(WeightSpecSchema),
+  /** the optimizer's slots (Adam moments, iteration count), encoded the same way */
+  optimizer: v.instance(ArrayBuffer),
+  optimizerSpecs: v.array(WeightSpecSchema),
+  /** Rng.getState() of the run's random source, so a resumed run draws what it would have drawn */
+  rngState: v.array(v.number()),
+});
+
+export const EpisodeSchema = v.object({
+  runId: v.string(),
+  step,
+  /** index of the episode within its step */
+  index: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  createdAt: finite,
+  /** the trajectory (src/env/types.ts Trajectory for RL runs; input/output tokens for the demo job) */
+  trajectory: v.unknown(),
+  reward: v.optional(v.number()),
+});
+
+export type RunRecord = v.InferOutput<typeof RunSchema>;
+export type RunSummary = v.InferOutput<typeof RunSummarySchema>;
+export type MetricPoint = v.InferOutput<typeof MetricPointSchema>;
+export type WeightSpec = v.InferOutput<typeof WeightSpecSchema>;
+export type CheckpointRecord = v.InferOutput<typeof CheckpointSchema>;
+export type EpisodeRecord = v.InferOutput<typeof EpisodeSchema>;
+
+/** Validates one record; returns the reason it is invalid, in words, when it is. */
+export function checkRecord<T>(
+  schema: v.GenericSchema<unknown, T>,
+  value: unknown,
+): { ok: true; value: T } | { ok: false; reason: string } {
+  const result = v.safeParse(schema, value);
+  if (result.success) return { ok: true, value: result.output };
+  const issue = result.issues[0];
+  const path = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+  return { ok: false, reason: path ? `${path}: ${issue.message}` : issue.message };
+}

@@ -1,0 +1,141 @@
+import 'fake-indexeddb/auto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDB } from 'idb';
+import { LabStore, MIGRATIONS, StoreError } from '../../src/store/labStore.ts';
+import type { CheckpointRecord, RunRecord } from '../../src/store/records.ts';
+
+let dbCount = 0;
+const freshName = () => `star-lab-test-${++dbCount}`;
+
+function sampleRun(id: string, createdAt = 1000): RunRecord {
+  return {
+    id,
+    kind: 'demo-sort',
+    config: { scale: 'm', seed: 1 },
+    status: 'running',
+    createdAt,
+    updatedAt: createdAt,
+    backend: 'cpu',
+    summary: { steps: 0, totalSteps: 10, last: {} },
+  };
+}
+
+function sampleCheckpoint(runId: string, step: number): CheckpointRecord {
+  return {
+    runId,
+    step,
+    createdAt: 5,
+    weights: new Float32Array([1, 2, 3, step]).buffer,
+    weightSpecs: [{ name: 'w', shape: [4], dtype: 'float32' }],
+    optimizer: new Float32Array([0.5]).buffer,
+    optimizerSpecs: [{ name: 'iter', shape: [], dtype: 'float32' }],
+    rngState: [1, 2, 3, 4],
+  };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('LabStore', () => {
+  it('round-trips runs, metric points, checkpoints and episodes', async () => {
+    const store = await LabStore.open(freshName());
+    await store.putRun(sampleRun('a', 1));
+    await store.putRun(sampleRun('b', 2));
+    await store.appendMetrics([
+      { runId: 'a', step: 2, t: 20, values: { loss: 1.5 } },
+      { runId: 'a', step: 1, t: 10, values: { loss: 2 } },
+      { runId: 'b', step: 1, t: 10, values: { loss: 9 } },
+    ]);
+    const updated = await store.updateRun('a', { status: 'completed', summary: { steps: 2, totalSteps: 10, last: { loss: 1.5 } } });
+    expect(updated.status).toBe('completed');
+
+    const runs = await store.listRuns();
+    expect(runs.skipped).toEqual([]);
+    expect(runs.items.map((r) => r.id)).toEqual(['b', 'a']); // newest first
+    expect(runs.items[1].summary.last.loss).toBe(1.5);
+
+    const points = await store.readMetrics('a');
+    expect(points.items.map((p) => [p.step, p.values.loss])).toEqual([[1, 2], [2, 1.5]]);
+
+    for (const step of [5, 10, 15]) await store.putCheckpoint(sampleCheckpoint('a', step));
+    const cp = await store.latestCheckpoint('a');
+    expect(cp?.step).toBe(15);
+    expect(Array.from(new Float32Array(cp!.weights))).toEqual([1, 2, 3, 15]);
+    expect(cp?.rngState).toEqual([1, 2, 3, 4]);
+    // only the newest two are kept
+    expect(await store.db.getAllKeys('checkpoints')).toEqual([['a', 10], ['a', 15]]);
+
+    await store.putEpisodes([{ runId: 'a', step: 15, index: 0, createdAt: 1, trajectory: { input: [1, 2], output: [2, 1] }, reward: 1 }]);
+    expect((await store.readEpisodes('a')).items[0].trajectory).toEqual({ input: [1, 2], output: [2, 1] });
+
+    await store.deleteRun('a');
+    expect((await store.listRuns()).items.map((r) => r.id)).toEqual(['b']);
+    expect((await store.readMetrics('a')).items).toEqual([]);
+    expect((await store.readMetrics('b')).items).toHaveLength(1);
+    expect(await store.latestCheckpoint('a')).toBeNull();
+    store.close();
+  });
+
+  it('migrates a version-1 database, keeping its runs and points', async () => {
+    const name = freshName();
+    // a database as the first skeleton wrote it: runs without backend/kind
+    const v1 = await LabStore.open(name, 1);
+    expect([...v1.db.objectStoreNames].sort()).toEqual(['metrics', 'runs']);
+    const { backend: _b, kind: _k, ...oldRun } = sampleRun('old');
+    await v1.db.put('runs', oldRun as RunRecord);
+    await v1.db.put('metrics', { runId: 'old', step: 1, t: 1, values: { loss: 3 } });
+    v1.close();
+
+    const store = await LabStore.open(name);
+    expect([...store.db.objectStoreNames].sort()).toEqual(['checkpoints', 'episodes', 'metrics', 'runs']);
+    const runs = await store.listRuns();
+    expect(runs.skipped).toEqual([]);
+    expect(runs.items[0]).toMatchObject({ id: 'old', backend: 'unknown', kind: 'demo-sort' });
+    expect((await store.readMetrics('old')).items[0].values.loss).toBe(3);
+    await store.putCheckpoint(sampleCheckpoint('old', 1));
+    expect(await store.latestCheckpoint('old')).not.toBeNull();
+    store.close();
+    expect(MIGRATIONS).toHaveLength(2);
+  });
+
+  it('skips corrupt records with a reason instead of crashing', async () => {
+    const name = freshName();
+    const store = await LabStore.open(name);
+    await store.putRun(sampleRun('good'));
+    // write garbage behind the store's back, as a buggy older build or a hand edit might
+    const raw = await openDB(name);
+    await raw.put('runs', { id: 'bad', status: 'exploded', config: 7 });
+    await raw.put('metrics', { runId: 'good', step: 2, t: 'soon', values: {} });
+    await raw.put('checkpoints', { runId: 'good', step: 9, weights: 'not a buffer' });
+    raw.close();
+    await store.appendMetrics([{ runId: 'good', step: 1, t: 1, values: { loss: 1 } }]);
+    await store.putCheckpoint(sampleCheckpoint('good', 3));
+
+    const runs = await store.listRuns();
+    expect(runs.items.map((r) => r.id)).toEqual(['good']);
+    expect(runs.skipped).toHaveLength(1);
+    expect(runs.skipped[0].key).toBe('"bad"');
+    expect(runs.skipped[0].reason).toMatch(/kind|status|config/);
+
+    const points = await store.readMetrics('good');
+    expect(points.items.map((p) => p.step)).toEqual([1]);
+    expect(points.skipped[0].reason).toContain('t');
+    // the corrupt newer checkpoint is passed over for the readable older one
+    expect((await store.latestCheckpoint('good'))?.step).toBe(3);
+    expect(await store.getRun('bad')).toBeNull();
+    await expect(store.updateRun('bad', { status: 'completed' })).rejects.toThrow(/unreadable/);
+    store.close();
+  });
+
+  it('reports a full disk as a clear quota error', async () => {
+    const store = await LabStore.open(freshName());
+    vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(() => {
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    });
+    const error = await store.appendMetrics([{ runId: 'x', step: 1, t: 1, values: {} }]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).kind).toBe('quota');
+    expect((error as StoreError).message).toMatch(/storage is full while saving metric points/);
+    await expect(store.putRun(sampleRun('y'))).rejects.toThrow(/storage is full/);
+    store.close();
+  });
+});
