@@ -101,17 +101,15 @@ export class LabStore {
       throw new StoreError('This browser has no IndexedDB, so runs cannot be stored.', 'unavailable');
     }
     try {
-      let opened: IDBPDatabase<LabDB> | undefined;
       const db = await openDB<LabDB>(name, version, {
         async upgrade(db, oldVersion, newVersion, tx) {
           for (let v = oldVersion; v < (newVersion ?? version); v++) await MIGRATIONS[v](db, tx);
         },
-        blocking() {
+        blocking(_current, _blocked, event) {
           // another tab wants a newer schema: let it proceed, this connection reopens on next load
-          opened?.close();
+          (event.target as IDBDatabase).close();
         },
       });
-      opened = db;
       return new LabStore(db);
     } catch (e) {
       throw describeStoreError(e, 'opening the database');
