@@ -1,0 +1,231 @@
+// Plans in the token language (grammar in vocab.ts): each day names its city or route, and every
+// flight, restaurant, attraction and accommodation as a local reference into an observation the
+// episode has seen. One resolver serves encode and decode, so names come back exactly.
+import type { Accommodation, Attraction, Drive, DriveMode, Flight, Observation, Plan, PlanDay, Query, Restaurant, ToolStep } from '../env/types.ts';
+import { MAX_REFS, VOCAB, refIndex, refToken, type Vocab } from './vocab.ts';
+
+/** What a plan's references resolve against: the query and the tool steps seen so far. */
+export interface PlanContext {
+  query: Query;
+  steps: readonly ToolStep[];
+}
+
+type Res<T> = { ok: true; value: T } | { ok: false; error: string };
+const ok = <T>(value: T): Res<T> => ({ ok: true, value });
+const err = <T>(error: string): Res<T> => ({ ok: false, error });
+
+// ---------------------------------------------------------------------------------------------
+// Resolver: the latest successful observation of a kind for a key (errors never shadow rows).
+
+type RowKind = 'restaurants' | 'accommodations' | 'attractions';
+type RowOf<K extends RowKind> = K extends 'restaurants' ? Restaurant : K extends 'accommodations' ? Accommodation : Attraction;
+const TOOL_OF: Record<RowKind, string> = { restaurants: 'SearchRestaurant', accommodations: 'SearchAccommodation', attractions: 'SearchAttraction' };
+
+function latest<T>(steps: readonly ToolStep[], pick: (s: ToolStep) => T | null): T | null {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const v = pick(steps[i]);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+function cityRows<K extends RowKind>(ctx: PlanContext, kind: K, city: string): RowOf<K>[] | null {
+  return latest(ctx.steps, (s) => {
+    const o: Observation = s.observation;
+    if (s.call.tool !== TOOL_OF[kind] || o.kind !== kind || (s.call.args as { city: string }).city !== city) return null;
+    return (o.rows as RowOf<K>[]).slice(0, MAX_REFS);
+  });
+}
+
+function flightRows(ctx: PlanContext, from: string, to: string, date: string | undefined): Flight[] | null {
+  const match = (s: ToolStep, sameDate: boolean): Flight[] | null =>
+    s.call.tool === 'SearchFlight' && s.observation.kind === 'flights' && s.call.args.departure === from &&
+    s.call.args.destination === to && (!sameDate || s.call.args.date === date) ? s.observation.rows.slice(0, MAX_REFS) : null;
+  return latest(ctx.steps, (s) => match(s, true)) ?? latest(ctx.steps, (s) => match(s, false));
+}
+
+function driveOf(ctx: PlanContext, from: string, to: string, mode: DriveMode): { drive: Drive; cost: number } | null {
+  return latest(ctx.steps, (s) => {
+    const o = s.observation;
+    if (s.call.tool !== 'GoogleDistanceMatrix' || o.kind !== 'drive' || s.call.args.departure !== from || s.call.args.destination !== to || s.call.args.mode !== mode) return null;
+    return o.drive && o.cost !== null ? { drive: o.drive, cost: o.cost } : null;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// TravelPlanner's plan strings
+
+export const placeString = (name: string, city: string): string => `${name}, ${city}`;
+export const flightString = (f: Flight): string =>
+  `Flight Number: ${f.flightNumber}, from ${f.origin} to ${f.dest}, Departure Time: ${f.depTime}, Arrival Time: ${f.arrTime}`;
+export function driveString(mode: DriveMode, d: Drive, cost: number): string {
+  const h = Math.floor(d.durationMinutes / 60);
+  const m = d.durationMinutes % 60;
+  const duration = h > 0 ? `${h} hour${h === 1 ? '' : 's'} ${m} min${m === 1 ? '' : 's'}` : `${m} mins`;
+  return `${mode === 'self-driving' ? 'Self-driving' : 'Taxi'}, from ${d.origin} to ${d.destination}, duration: ${duration}, distance: ${Math.round(d.distanceKm).toLocaleString('en-US')} km, cost: ${cost}`;
+}
+
+/** "Name, City" → [name, city] (names may contain commas; the city is after the last one) */
+function splitPlace(s: string): [string, string] | null {
+  const i = s.lastIndexOf(', ');
+  return i > 0 ? [s.slice(0, i).trim(), s.slice(i + 2).trim()] : null;
+}
+
+const routeOf = (currentCity: string): [string, string] | null => {
+  const m = /^from (.+?) to (.+)$/.exec(currentCity.trim());
+  return m ? [m[1].trim(), m[2].trim()] : null;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Encode (teacher plan → tokens)
+
+export function encodePlan(plan: Plan, ctx: PlanContext, vocab: Vocab = VOCAB): Res<string[]> {
+  const t = ['<plan>'];
+  const city = (c: string): string | null => (vocab.tryId(`city:${c}`) >= 0 ? `city:${c}` : null);
+  for (const [di, day] of plan.entries()) {
+    const where = `day ${di + 1}`;
+    const route = routeOf(day.current_city);
+    if (route) {
+      const [a, b] = [city(route[0]), city(route[1])];
+      if (!a || !b) return err(`${where}: unknown city in "${day.current_city}"`);
+      t.push('<day>', '<from>', a, b);
+    } else {
+      const c = city(day.current_city.trim());
+      if (!c) return err(`${where}: unknown current city "${day.current_city}"`);
+      t.push('<day>', c);
+    }
+    t.push('<tr>');
+    const tr = day.transportation.trim();
+    if (tr === '-' || tr === '') t.push('-');
+    else if (!route) return err(`${where}: transportation "${tr}" on a day without a route`);
+    else if (tr.startsWith('Flight Number:')) {
+      const num = /^Flight Number:\s*([^,\s]+)/.exec(tr)?.[1];
+      const rows = flightRows(ctx, route[0], route[1], ctx.query.date[di]);
+      const k = rows?.findIndex((f) => f.flightNumber === num) ?? -1;
+      if (k < 0) return err(`${where}: flight ${num} from ${route[0]} to ${route[1]} is not in an observation`);
+      t.push('flight', refToken(k + 1));
+    } else if (/^self-driving/i.test(tr)) t.push('self-driving');
+    else if (/^taxi/i.test(tr)) t.push('taxi');
+    else return err(`${where}: unknown transportation "${tr}"`);
+    const place = (field: string, kind: RowKind, value: string): string | null => {
+      const p = splitPlace(value);
+      if (!p || !city(p[1])) return `${where} ${field}: cannot read "${value}" as "Name, City"`;
+      const k = cityRows(ctx, kind, p[1])?.findIndex((r) => r.name === p[0]) ?? -1;
+      if (k < 0) return `${where} ${field}: "${p[0]}" is not in an observed ${kind} list of ${p[1]}`;
+      t.push(`city:${p[1]}`, refToken(k + 1));
+      return null;
+    };
+    const slot = (marker: string, field: string, kind: RowKind, value: string): string | null => {
+      t.push(marker);
+      const items = kind === 'attractions' ? value.split(';').map((x) => x.trim()).filter((x) => x && x !== '-') : [value.trim()];
+      if (items.length === 0 || items[0] === '-' || items[0] === '') {
+        t.push('-');
+        return null;
+      }
+      for (const it of items) {
+        const e = place(field, kind, it);
+        if (e) return e;
+      }
+      return null;
+    };
+    const e = slot('<bf>', 'breakfast', 'restaurants', day.breakfast) ?? slot('<at>', 'attraction', 'attractions', day.attraction) ??
+      slot('<lu>', 'lunch', 'restaurants', day.lunch) ?? slot('<di>', 'dinner', 'restaurants', day.dinner) ??
+      slot('<ac>', 'accommodation', 'accommodations', day.accommodation);
+    if (e) return err(e);
+  }
+  t.push('</plan>');
+  // the language must say the plan exactly: check the round trip here, once, with the same resolver
+  const back = decodePlan(t.map((x) => vocab.id(x)), ctx, vocab);
+  if (!back.ok) return err(`plan does not decode: ${back.error}`);
+  for (const [i, d] of plan.entries()) {
+    for (const key of Object.keys(d) as (keyof PlanDay)[]) {
+      if (String(back.value[i][key]) !== String(d[key])) return err(`day ${i + 1} ${key}: decodes to "${back.value[i][key]}", plan says "${d[key]}"`);
+    }
+  }
+  return ok(t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decode (generated tokens → TravelPlanner plan)
+
+/**
+ * Reads `<plan> … </plan>` (trailing <eos> allowed) into TravelPlanner's plan, resolving every
+ * reference in the observations of `ctx`. Errors name the day, field and token that went wrong.
+ */
+export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Vocab = VOCAB): Res<Plan> {
+  const t = ids.map((i) => (i >= 0 && i < vocab.size ? vocab.tokens[i] : `?${i}`));
+  let p = 0;
+  if (t[p] === '<plan>') p++;
+  const plan: Plan = [];
+  const cityAt = (i: number): string | null => (t[i]?.startsWith('city:') ? t[i].slice(5) : null);
+  const expect = (tok: string, where: string): string | null => (t[p] === tok ? (p++, null) : `${where}: expected ${tok}, got ${t[p] ?? 'end of plan'}`);
+  while (p < t.length && t[p] !== '</plan>' && t[p] !== '<eos>') {
+    const dayNo = plan.length + 1;
+    const where = `day ${dayNo}`;
+    const e0 = expect('<day>', where);
+    if (e0) return err(e0);
+    let current: string;
+    let route: [string, string] | null = null;
+    if (t[p] === '<from>') {
+      const a = cityAt(p + 1);
+      const b = cityAt(p + 2);
+      if (!a || !b) return err(`${where}: <from> needs two cities, got ${t[p + 1]} ${t[p + 2]}`);
+      route = [a, b];
+      current = `from ${a} to ${b}`;
+      p += 3;
+    } else {
+      const c = cityAt(p);
+      if (!c) return err(`${where}: expected a city or <from>, got ${t[p] ?? 'end of plan'}`);
+      current = c;
+      p++;
+    }
+    const e1 = expect('<tr>', where);
+    if (e1) return err(e1);
+    let transportation = '-';
+    if (t[p] === '-') p++;
+    else if (!route) return err(`${where}: transportation ${t[p]} on a day without <from> A B`);
+    else if (t[p] === 'flight') {
+      const k = refIndex(t[p + 1] ?? '');
+      const rows = flightRows(ctx, route[0], route[1], ctx.query.date[dayNo - 1]);
+      if (!rows) return err(`${where}: no flight search from ${route[0]} to ${route[1]} was observed`);
+      if (k < 1 || k > rows.length) return err(`${where}: flight ${t[p + 1]} is not among the ${rows.length} flights observed from ${route[0]} to ${route[1]}`);
+      transportation = flightString(rows[k - 1]);
+      p += 2;
+    } else if (t[p] === 'self-driving' || t[p] === 'taxi') {
+      const mode = t[p] as DriveMode;
+      const d = driveOf(ctx, route[0], route[1], mode);
+      if (!d) return err(`${where}: no ${mode} distance from ${route[0]} to ${route[1]} was observed`);
+      transportation = driveString(mode, d.drive, d.cost);
+      p++;
+    } else return err(`${where}: expected -, flight #k, self-driving or taxi, got ${t[p] ?? 'end of plan'}`);
+    const fields: Record<string, string> = {};
+    for (const [marker, field, kind] of [['<bf>', 'breakfast', 'restaurants'], ['<at>', 'attraction', 'attractions'], ['<lu>', 'lunch', 'restaurants'],
+      ['<di>', 'dinner', 'restaurants'], ['<ac>', 'accommodation', 'accommodations']] as const) {
+      const e = expect(marker, `${where} ${field}`);
+      if (e) return err(e);
+      if (t[p] === '-') {
+        fields[field] = '-';
+        p++;
+        continue;
+      }
+      const names: string[] = [];
+      while (cityAt(p)) {
+        const c = cityAt(p) as string;
+        const k = refIndex(t[p + 1] ?? '');
+        const rows = cityRows(ctx, kind, c);
+        if (!rows) return err(`${where} ${field}: no ${kind} search for ${c} was observed`);
+        if (k < 1 || k > rows.length) return err(`${where} ${field}: ${t[p + 1] ?? 'end of plan'} is not among the ${rows.length} ${kind} observed in ${c}`);
+        names.push(placeString(rows[k - 1].name, c));
+        p += 2;
+        if (kind !== 'attractions') break;
+      }
+      if (names.length === 0) return err(`${where} ${field}: expected - or a city and #k, got ${t[p] ?? 'end of plan'}`);
+      fields[field] = kind === 'attractions' ? names.map((n) => `${n};`).join('') : names[0];
+    }
+    plan.push({ days: dayNo, current_city: current, transportation, breakfast: fields.breakfast, attraction: fields.attraction,
+      lunch: fields.lunch, dinner: fields.dinner, accommodation: fields.accommodation });
+  }
+  if (t[p] !== '</plan>') return err(`plan: expected </plan> after day ${plan.length}, got ${t[p] ?? 'end of tokens'}`);
+  if (plan.length === 0) return err('plan: no days');
+  return ok(plan);
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { Query, ToolCall, Trajectory } from '../../src/env/types.ts';
+import { decodePlan, encodeCall, encodeQuery, encodeTrajectory, parseCallTokens, toIds } from '../../src/agent/encode.ts';
+import { VOCAB, numberTokens, detokenize } from '../../src/agent/vocab.ts';
+
+const query: Query = {
+  org: 'Buffalo', dest: 'Flagstaff', days: 3, visiting_city_number: 1, date: ['2022-03-16', '2022-03-17', '2022-03-18'],
+  people_number: 2, budget: 2450, query: 'a trip', level: 'medium',
+  local_constraint: { 'house rule': 'pets', cuisine: null, 'room type': null, transportation: null },
+};
+
+// a hand-made trajectory with two restaurant lists for Flagstaff: the plan must resolve in the latest
+const traj: Trajectory = {
+  query,
+  steps: [
+    { call: { tool: 'SearchFlight', args: { departure: 'Buffalo', destination: 'Flagstaff', date: '2022-03-16' } },
+      observation: { kind: 'flights', rows: [
+        { flightNumber: 'F1', price: 300, depTime: '08:10', arrTime: '11:30', elapsed: '3 hours 20 minutes', date: '2022-03-16', origin: 'Buffalo', dest: 'Flagstaff', distance: 2000 },
+        { flightNumber: 'F2', price: 250, depTime: '15:40', arrTime: '19:04', elapsed: '3 hours 24 minutes', date: '2022-03-16', origin: 'Buffalo', dest: 'Flagstaff', distance: 2000 }] } },
+    { call: { tool: 'SearchRestaurant', args: { city: 'Flagstaff' } }, observation: { kind: 'error', message: 'temporarily unavailable', failure: true } },
+    { call: { tool: 'SearchRestaurant', args: { city: 'Flagstaff' } }, observation: { kind: 'restaurants', rows: [
+      { name: 'Pine Cafe, Downtown', averageCost: 12, cuisines: ['Cafe', 'American'], rating: 4, city: 'Flagstaff' },
+      { name: 'Red Wok', averageCost: 31, cuisines: ['Chinese'], rating: 3.5, city: 'Flagstaff' }] } },
+    { call: { tool: 'SearchAttraction', args: { city: 'Flagstaff' } }, observation: { kind: 'attractions', rows: [
+      { name: 'Lowell Observatory', latitude: 0, longitude: 0, address: '', phone: '', website: '', city: 'Flagstaff' },
+      { name: 'Museum of Northern Arizona', latitude: 0, longitude: 0, address: '', phone: '', website: '', city: 'Flagstaff' }] } },
+    { call: { tool: 'SearchAccommodation', args: { city: 'Flagstaff' } }, observation: { kind: 'accommodations', rows: [
+      { name: 'Cozy Loft', price: 120, roomType: 'Entire home/apt', houseRules: ['No smoking'], minimumNights: 1, maximumOccupancy: 3, rating: 4, city: 'Flagstaff' }] } },
+    { call: { tool: 'GoogleDistanceMatrix', args: { departure: 'Flagstaff', destination: 'Buffalo', mode: 'self-driving' } },
+      observation: { kind: 'drive', mode: 'self-driving', drive: { origin: 'Flagstaff', destination: 'Buffalo', durationMinutes: 1926, distanceKm: 3200 }, cost: 160 } },
+  ],
+  plan: [
+    { days: 1, current_city: 'from Buffalo to Flagstaff', transportation: 'Flight Number: F2, from Buffalo to Flagstaff, Departure Time: 15:40, Arrival Time: 19:04',
+      breakfast: '-', attraction: '-', lunch: '-', dinner: 'Red Wok, Flagstaff', accommodation: 'Cozy Loft, Flagstaff' },
+    { days: 2, current_city: 'Flagstaff', transportation: '-', breakfast: 'Pine Cafe, Downtown, Flagstaff',
+      attraction: 'Lowell Observatory, Flagstaff;Museum of Northern Arizona, Flagstaff;', lunch: '-', dinner: '-', accommodation: 'Cozy Loft, Flagstaff' },
+    { days: 3, current_city: 'from Flagstaff to Buffalo', transportation: 'Self-driving, from Flagstaff to Buffalo, duration: 32 hours 6 mins, distance: 3,200 km, cost: 160',
+      breakfast: '-', attraction: '-', lunch: '-', dinner: '-', accommodation: '-' },
+  ],
+};
+
+describe('vocabulary', () => {
+  it('is a few hundred unique tokens covering the 312 cities and 64 states', () => {
+    expect(VOCAB.size).toBeGreaterThan(300);
+    expect(VOCAB.size).toBeLessThan(1024);
+    expect(new Set(VOCAB.tokens).size).toBe(VOCAB.size);
+    expect(VOCAB.cities.length).toBe(312);
+    expect(VOCAB.states.length).toBe(64);
+    expect(VOCAB.token(VOCAB.id('city:Buffalo'))).toBe('city:Buffalo');
+    expect(() => VOCAB.id('city:Atlantis')).toThrow(/no token/);
+  });
+  it('numbers are base-100 digits, most significant first', () => {
+    expect(numberTokens(0)).toEqual(['n0']);
+    expect(numberTokens(253)).toEqual(['n2', 'n53']);
+    expect(numberTokens(10000)).toEqual(['n1', 'n0', 'n0']);
+    expect(() => numberTokens(-1)).toThrow(/cannot encode/);
+  });
+});
+
+describe('calls', () => {
+  const calls: ToolCall[] = [
+    { tool: 'SearchFlight', args: { departure: 'Buffalo', destination: 'Flagstaff', date: '2022-03-18' } },
+    { tool: 'GoogleDistanceMatrix', args: { departure: 'Buffalo', destination: 'Flagstaff', mode: 'taxi' } },
+    { tool: 'SearchAccommodation', args: { city: 'Flagstaff' } },
+    { tool: 'SearchRestaurant', args: { city: 'Flagstaff' } },
+    { tool: 'SearchAttraction', args: { city: 'Flagstaff' } },
+    { tool: 'SearchCity', args: { state: 'New York' } },
+  ];
+  it('round-trip through tokens', () => {
+    for (const c of calls) expect(parseCallTokens(encodeCall(c, '2022-03-16'), '2022-03-16')).toEqual({ ok: true, value: c });
+    expect(detokenize(encodeCall(calls[0], '2022-03-16'))).toBe('<call> SearchFlight city:Buffalo city:Flagstaff d+2 </call>');
+  });
+  it('malformed calls give a clear error, never a throw', () => {
+    const p = (s: string) => parseCallTokens(toIds(s.split(' ')), '2022-03-16');
+    expect(p('<call> SearchFlight city:Buffalo city:Flagstaff city:Boston </call>')).toEqual({ ok: false, error: 'SearchFlight: argument 3 must be a day offset d+k, got "city:Boston"' });
+    expect(p('<call> SearchCity city:Buffalo </call>')).toMatchObject({ ok: false, error: expect.stringMatching(/must be a state/) });
+    expect(p('<call> SearchRestaurant </call>')).toMatchObject({ ok: false, error: expect.stringMatching(/expected 1 argument/) });
+    expect(p('<call> n5 city:Buffalo </call>')).toMatchObject({ ok: false, error: expect.stringMatching(/unknown tool "n5"/) });
+    expect(p('<call> </call>')).toMatchObject({ ok: false, error: 'empty call' });
+    expect(parseCallTokens([99999], '2022-03-16')).toMatchObject({ ok: false });
+  });
+});
+
+describe('trajectories', () => {
+  it('encode with the loss mask on calls and plan only, and the plan decodes back exactly', () => {
+    const enc = encodeTrajectory(traj);
+    expect(enc.tokens.length).toBe(enc.lossMask.length);
+    const text = enc.tokens.map((t) => VOCAB.token(t));
+    // query and observations are masked out; calls, plan and <eos> are in
+    text.forEach((tok, i) => {
+      if (['<q>', '</q>', '<bos>', '<obs>', '</obs>', '<err>', '<fail>'].includes(tok)) expect(enc.lossMask[i]).toBe(0);
+      if (['<call>', '</call>', '<plan>', '</plan>', '<eos>', '<tr>'].includes(tok)) expect(enc.lossMask[i]).toBe(1);
+    });
+    const policyTokens = text.filter((_, i) => enc.lossMask[i] === 1).join(' ');
+    expect(policyTokens).toContain('<day> <from> city:Buffalo city:Flagstaff <tr> flight #2 <bf> - <at> - <lu> - <di> city:Flagstaff #2 <ac> city:Flagstaff #1');
+    expect(policyTokens.endsWith('</plan> <eos>')).toBe(true);
+    const s = text.indexOf('<plan>');
+    const back = decodePlan(enc.tokens.slice(s), { query, steps: traj.steps });
+    expect(back).toEqual({ ok: true, value: traj.plan });
+  });
+  it('the query prompt states constraints', () => {
+    expect(detokenize(encodeQuery(query))).toBe('<bos> <q> city:Buffalo <to> city:Flagstaff <day> n3 <visit> n1 <date> n22 n3 n16 <people> n2 <budget> n24 n50 <rule> pets </q>');
+  });
+  it('decodePlan reports references it cannot resolve', () => {
+    const ctx = { query, steps: traj.steps };
+    const d = (s: string) => decodePlan(toIds(s.split(' ')), ctx);
+    expect(d('<plan> <day> city:Flagstaff <tr> - <bf> city:Flagstaff #9 <at> - <lu> - <di> - <ac> - </plan>'))
+      .toEqual({ ok: false, error: 'day 1 breakfast: #9 is not among the 2 restaurants observed in Flagstaff' });
+    expect(d('<plan> <day> city:Buffalo <tr> - <bf> city:Buffalo #1 <at> - <lu> - <di> - <ac> - </plan>'))
+      .toEqual({ ok: false, error: 'day 1 breakfast: no restaurants search for Buffalo was observed' });
+    expect(d('<plan> <day> <from> city:Flagstaff city:Buffalo <tr> taxi <bf> - <at> - <lu> - <di> - <ac> - </plan>'))
+      .toEqual({ ok: false, error: 'day 1: no taxi distance from Flagstaff to Buffalo was observed' });
+    expect(d('<plan> <day> city:Flagstaff <tr> - <bf> -')).toMatchObject({ ok: false, error: expect.stringMatching(/expected <at>/) });
+    expect(d('<plan> </plan>')).toEqual({ ok: false, error: 'plan: no days' });
+  });
+  it('a plan naming an unobserved place cannot be encoded', () => {
+    const bad: Trajectory = { ...traj, plan: [{ ...traj.plan![1], breakfast: 'Nowhere Diner, Flagstaff' }] };
+    expect(() => encodeTrajectory(bad)).toThrow(/"Nowhere Diner" is not in an observed restaurants list of Flagstaff/);
+  });
+});
