@@ -1,0 +1,47 @@
+// Sampling next tokens for a batch of rows on the device. Only 3·B numbers come back per step (ids,
+// their log-probs and the entropies), never the [B, V] logits. Categorical sampling is inverse-CDF
+// with one uniform per row drawn from our seeded Rng, so a run is reproducible on any backend and the
+// Rng state alone (checkpointed) decides every sample.
+import * as tf from '@tensorflow/tfjs';
+import type { Rng } from '../env/random.ts';
+
+export interface SampledTokens {
+  /** sampled (or argmax) token id per row, [B] */
+  ids: Int32Array;
+  /** log-probability of that id under the temperature-scaled distribution, [B] */
+  logProbs: Float32Array;
+  /** entropy of the temperature-scaled next-token distribution, [B] (ARPO's branching signal) */
+  entropies: Float32Array;
+}
+
+/**
+ * Sample one token per row from logits [B, V] (not disposed: the caller owns them). `greedy` takes
+ * the argmax (the Rng is not drawn then); otherwise softmax(logits / temperature).
+ */
+export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng: Rng, greedy: boolean): Promise<SampledTokens> {
+  const [B, V] = logits.shape;
+  if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
+  const uniforms = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
+  const packed = tf.tidy(() => {
+    const logp = tf.logSoftmax(greedy ? logits : logits.div(temperature)); // [B, V]
+    const probs = tf.exp(logp); // [B, V]
+    let ids: tf.Tensor1D;
+    if (uniforms === null) ids = tf.argMax(logits, 1).cast('int32') as tf.Tensor1D; // [B]
+    else {
+      const cdf = tf.cumsum(probs, 1); // [B, V]
+      const total = cdf.slice([0, V - 1], [B, 1]); // [B, 1] (≈ 1; scaling u by it avoids falling off the end)
+      const u = tf.tensor2d(uniforms, [B, 1]).mul(total);
+      ids = tf.minimum(cdf.less(u).cast('int32').sum(1), V - 1).cast('int32') as tf.Tensor1D; // first index with cdf ≥ u
+    }
+    const picked = logp.mul(tf.oneHot(ids, V)).sum(1); // [B]
+    const entropy = probs.mul(logp).sum(1).neg(); // [B]
+    return tf.stack([ids.cast('float32'), picked, entropy]); // [3, B]; ids < 2^24 are exact in float32
+  });
+  const flat = (await packed.data()) as Float32Array;
+  packed.dispose();
+  return {
+    ids: Int32Array.from(flat.subarray(0, B)),
+    logProbs: flat.slice(B, 2 * B),
+    entropies: flat.slice(2 * B, 3 * B),
+  };
+}

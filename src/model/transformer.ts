@@ -1,0 +1,467 @@
+// The policy: a decoder-only pre-LayerNorm transformer (GPT-2 / nanoGPT layout) written with plain
+// tfjs ops — matMul, softmax, gather, no einsum (it has no gradient) and no tfjs-layers — so the same
+// code trains on `cpu` in Node and on `webgpu` in the worker (DESIGN §4).
+//
+//   tokens ─ wte + wpe ─ [ x += attn(ln1(x)); x += mlp(ln2(x)) ] × nLayers ─ ln_f ─ x·wteᵀ ─ logits
+//
+// The output head is TIED to the token embedding (logits = h·wteᵀ): at a vocabulary of a few hundred
+// an untied head would add another V·C parameters (~10–15 % of the small preset) that only has the
+// few hundred trajectories' worth of signal to learn from; tying also keeps the parameter ratios of
+// the presets set by the blocks, which is what scales with 1.5B → 3B → 7B.
+//
+// Decoding uses a per-row KV cache (KVCache below) so rows can sit at different lengths: a row that
+// receives a tool observation gets it appended in one prefill while the other rows keep going.
+import * as tf from '@tensorflow/tfjs';
+import { Rng } from '../env/random.ts';
+
+export interface ModelConfig {
+  /** number of token ids */
+  vocabSize: number;
+  /** longest sequence (learned position embeddings) */
+  contextLength: number;
+  /** residual width C */
+  dModel: number;
+  nLayers: number;
+  /** attention heads; dModel must be divisible by it */
+  nHeads: number;
+  /** hidden width of the MLP */
+  dFF: number;
+  /** how tokens are embedded: `gather` (fast on cpu/webgpu) or `onehot` (oneHot·matMul, for backends
+   *  lacking gather's gradient, e.g. wasm). Default: `onehot` on wasm, `gather` elsewhere. */
+  embedding?: 'gather' | 'onehot';
+}
+
+export type PresetName = 's' | 'm' | 'l';
+
+/** Three sizes mirroring Qwen2.5 1.5B / 3B / 7B: parameters ≈ 1 : 2 : 4.7 at vocab 512, context 1024
+ *  (0.30M / 0.59M / 1.38M; see countParameters). Vocab and context come from the token language. */
+export function preset(name: PresetName, vocabSize: number, contextLength = 1024): ModelConfig {
+  const sizes: Record<PresetName, Pick<ModelConfig, 'dModel' | 'nLayers' | 'nHeads' | 'dFF'>> = {
+    s: { dModel: 64, nLayers: 4, nHeads: 4, dFF: 256 },
+    m: { dModel: 96, nLayers: 4, nHeads: 4, dFF: 384 },
+    l: { dModel: 128, nLayers: 6, nHeads: 4, dFF: 512 },
+  };
+  return { vocabSize, contextLength, ...sizes[name] };
+}
+
+/** The presets at vocab 512 and context 1024, for display; use preset() with the real vocab. */
+export const PRESETS: Record<PresetName, ModelConfig> = {
+  s: preset('s', 512),
+  m: preset('m', 512),
+  l: preset('l', 512),
+};
+
+/** Shapes of every parameter, by name. The single source of truth for init, counting and loading. */
+export function parameterShapes(c: ModelConfig): Record<string, number[]> {
+  validateConfig(c);
+  const C = c.dModel;
+  const shapes: Record<string, number[]> = { wte: [c.vocabSize, C], wpe: [c.contextLength, C] };
+  for (let i = 0; i < c.nLayers; i++) {
+    Object.assign(shapes, {
+      [`h${i}.ln1.g`]: [C], [`h${i}.ln1.b`]: [C],
+      [`h${i}.attn.w_qkv`]: [C, 3 * C], [`h${i}.attn.b_qkv`]: [3 * C],
+      [`h${i}.attn.w_proj`]: [C, C], [`h${i}.attn.b_proj`]: [C],
+      [`h${i}.ln2.g`]: [C], [`h${i}.ln2.b`]: [C],
+      [`h${i}.mlp.w_fc`]: [C, c.dFF], [`h${i}.mlp.b_fc`]: [c.dFF],
+      [`h${i}.mlp.w_proj`]: [c.dFF, C], [`h${i}.mlp.b_proj`]: [C],
+    });
+  }
+  shapes['ln_f.g'] = [C];
+  shapes['ln_f.b'] = [C];
+  return shapes;
+}
+
+export function countParameters(c: ModelConfig): number {
+  return Object.values(parameterShapes(c)).reduce((n, s) => n + s.reduce((a, b) => a * b, 1), 0);
+}
+
+export function validateConfig(c: ModelConfig): void {
+  for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF'] as const) {
+    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
+  }
+  if (c.dModel % c.nHeads !== 0) throw new Error(`model config: dModel ${c.dModel} not divisible by nHeads ${c.nHeads}`);
+}
+
+const NEG = -1e9; // additive mask; finite so a fully masked row gives a uniform softmax, never NaN
+
+export class Policy {
+  readonly config: ModelConfig;
+  /** the trainable variables by parameter name (owned by the policy; dispose() frees them) */
+  readonly params: Map<string, tf.Variable>;
+  private readonly embedding: 'gather' | 'onehot';
+
+  constructor(config: ModelConfig, seed: number) {
+    this.config = config;
+    this.embedding = config.embedding ?? (tf.getBackend() === 'wasm' ? 'onehot' : 'gather');
+    // GPT-2 init from our seeded Rng (not tf.random*) so weights are identical on every backend:
+    // N(0, 0.02); residual projections scaled by 1/sqrt(2·nLayers); LayerNorm g=1, b=0; biases 0.
+    const rng = new Rng(seed);
+    this.params = new Map();
+    for (const [name, shape] of Object.entries(parameterShapes(config))) {
+      const size = shape.reduce((a, b) => a * b, 1);
+      const values = new Float32Array(size);
+      if (name.endsWith('.g')) values.fill(1);
+      else if (shape.length === 2) {
+        const std = name.endsWith('w_proj') ? 0.02 / Math.sqrt(2 * config.nLayers) : 0.02;
+        for (let i = 0; i < size; i++) values[i] = std * gaussian(rng);
+      }
+      // tfjs variable names are global: leave them auto-generated, two policies must coexist
+      this.params.set(name, tf.variable(tf.tensor(values, shape), true));
+    }
+  }
+
+  private p(name: string): tf.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`policy: no parameter ${name}`);
+    return v;
+  }
+
+  get numParameters(): number {
+    return countParameters(this.config);
+  }
+
+  // ---- building blocks ------------------------------------------------------------------------
+
+  private embed(tokens: tf.Tensor2D, positions: tf.Tensor2D | null): tf.Tensor3D {
+    const [B, T] = tokens.shape;
+    const { vocabSize: V, dModel: C } = this.config;
+    const flat = tokens.reshape([B * T]);
+    const tok = this.embedding === 'gather'
+      ? tf.gather(this.p('wte'), flat) // [B*T, C]
+      : tf.matMul(tf.oneHot(flat, V), this.p('wte')); // [B*T, V]·[V, C]
+    const pos = positions
+      ? tf.gather(this.p('wpe'), positions.reshape([B * T])).reshape([B, T, C]) // per-row positions (decoding)
+      : this.p('wpe').slice([0, 0], [T, C]).reshape([1, T, C]); // 0..T-1 (training)
+    return tok.reshape([B, T, C]).add(pos) as tf.Tensor3D; // [B, T, C]
+  }
+
+  private layerNorm(x: tf.Tensor3D, prefix: string): tf.Tensor3D {
+    const { mean, variance } = tf.moments(x, -1, true); // [B, T, 1]
+    return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(this.p(`${prefix}.g`)).add(this.p(`${prefix}.b`));
+  }
+
+  private linear(x: tf.Tensor3D, w: string, b: string): tf.Tensor3D {
+    const [B, T, Cin] = x.shape;
+    const W = this.p(w);
+    return tf.matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]).add(this.p(b)) as tf.Tensor3D;
+  }
+
+  private splitHeads(x: tf.Tensor3D): tf.Tensor4D {
+    const [B, T, C] = x.shape;
+    const H = this.config.nHeads;
+    return x.reshape([B, T, H, C / H]).transpose([0, 2, 1, 3]); // [B, H, T, hd]
+  }
+
+  /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias broadcastable to [B,H,Tq,Tk] → [B, Tq, C] */
+  private attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, maskBias: tf.Tensor): tf.Tensor3D {
+    const [B, H, Tq, hd] = q.shape;
+    const scores = tf.matMul(q, k, false, true).mul(1 / Math.sqrt(hd)).add(maskBias); // [B, H, Tq, Tk]
+    const y = tf.matMul(tf.softmax(scores), v); // [B, H, Tq, hd]
+    return y.transpose([0, 2, 1, 3]).reshape([B, Tq, H * hd]); // [B, Tq, C]
+  }
+
+  private mlp(x: tf.Tensor3D, i: number): tf.Tensor3D {
+    const h = this.linear(x, `h${i}.mlp.w_fc`, `h${i}.mlp.b_fc`); // [B, T, F]
+    return this.linear(gelu(h), `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`); // [B, T, C]
+  }
+
+  /** one block; `kv` turns this layer's fresh k/v [B,H,T,hd] into the keys/values to attend over
+   *  (identity when training, "write into the cache and return it" when decoding) */
+  private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor,
+    kv: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
+    const C = this.config.dModel;
+    const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
+    const [q, k, v] = tf.split(qkv, [C, C, C], 2).map((t) => this.splitHeads(t as tf.Tensor3D));
+    const [keys, values] = kv(k, v);
+    const y = this.attend(q, keys, values, maskBias); // [B, T, C]
+    x = x.add(this.linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`));
+    return x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i));
+  }
+
+  private head(h: tf.Tensor3D): tf.Tensor3D {
+    const [B, T, C] = h.shape;
+    return tf.matMul(h.reshape([B * T, C]), this.p('wte'), false, true).reshape([B, T, this.config.vocabSize]); // [B, T, V]
+  }
+
+  // ---- full-sequence forward (training, evaluation, reference for the cache) --------------------
+
+  private hidden(tokens: tf.Tensor2D): tf.Tensor3D {
+    const T = tokens.shape[1];
+    if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
+    const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0); // lower triangle incl. diagonal
+    const maskBias = tf.sub(1, causal).mul(NEG).reshape([1, 1, T, T]);
+    let x = this.embed(tokens, null); // [B, T, C]
+    for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias, (k, v) => [k, v]);
+    return this.layerNorm(x, 'ln_f'); // [B, T, C]
+  }
+
+  /** logits for every position: [B, T, V]. Use inside tf.tidy. */
+  forward(tokens: tf.Tensor2D): tf.Tensor3D {
+    return this.head(this.hidden(tokens));
+  }
+
+  /**
+   * Differentiable log p(x_{t+1} | x_≤t) of `targets` (default: tokens shifted by one) and the entropy
+   * of each next-token distribution. tokens int32 [B, T] → logProbs, entropy [B, T-1]. Right-padding is
+   * harmless (the mask is causal); mask the padded positions in the loss. `temperature` divides the
+   * logits, matching how rollouts sampled (RL ratios need the same distribution). Use inside tf.tidy.
+   */
+  logProbs(tokens: tf.Tensor2D, targets?: tf.Tensor2D, options: { temperature?: number } = {}):
+    { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
+    const [B, T] = tokens.shape;
+    if (T < 2) throw new Error('policy.logProbs: need at least 2 tokens per row');
+    const V = this.config.vocabSize;
+    const h = this.hidden(tokens).slice([0, 0, 0], [B, T - 1, this.config.dModel]); // [B, T-1, C]
+    let logits = this.head(h); // [B, T-1, V]
+    if (options.temperature !== undefined && options.temperature !== 1) logits = logits.div(options.temperature);
+    const logp = tf.logSoftmax(logits); // [B, T-1, V]
+    const tgt = targets ?? tokens.slice([0, 1], [B, T - 1]); // [B, T-1]
+    const picked = logp.mul(tf.oneHot(tgt, V)).sum(-1) as tf.Tensor2D; // [B, T-1]
+    const entropy = tf.exp(logp).mul(logp).sum(-1).neg() as tf.Tensor2D; // [B, T-1]
+    return { logProbs: picked, entropy };
+  }
+
+  // ---- incremental decoding ----------------------------------------------------------------------
+
+  /** an empty cache for `batch` rows of up to `maxLen` tokens each (≤ contextLength) */
+  newCache(batch: number, maxLen = this.config.contextLength): KVCache {
+    if (maxLen > this.config.contextLength) throw new Error(`policy.newCache: maxLen ${maxLen} > context ${this.config.contextLength}`);
+    return new KVCache(this.config, batch, maxLen);
+  }
+
+  /**
+   * Append tokens[i] to the cached row rows[i] (lists may differ in length, or be empty). Returns
+   * nothing: to continue generating, prefill all but a row's last token and pass that one to step().
+   */
+  prefill(cache: KVCache, rows: readonly number[], tokens: readonly (readonly number[])[]): void {
+    if (rows.length !== tokens.length) throw new Error('policy.prefill: rows and tokens differ in length');
+    const live = rows.map((r, i) => [r, i]).filter(([, i]) => tokens[i].length > 0);
+    if (live.length === 0) return;
+    const R = live.length;
+    const n = Math.max(...live.map(([, i]) => tokens[i].length));
+    const lens = live.map(([r]) => cache.lengthOf(r));
+    const counts = live.map(([, i]) => tokens[i].length);
+    if (new Set(live.map(([r]) => r)).size !== R) throw new Error('policy.prefill: a row appears twice');
+    cache.reserve(Math.max(...lens.map((l, j) => l + counts[j])));
+    const cap = cache.capacity;
+    const ids = new Int32Array(R * n); // padded with 0; padded slots are never written to the cache
+    const pos = new Int32Array(R * n);
+    live.forEach(([, i], j) => tokens[i].forEach((t, k) => { ids[j * n + k] = this.checkToken(t); }));
+    for (let j = 0; j < R; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
+    const rowIdx = live.map(([r]) => r);
+    const next = tf.tidy(() => {
+      const rowT = tf.tensor1d(rowIdx, 'int32');
+      const slot = tf.range(0, cap, 1, 'int32').reshape([1, cap, 1]); // cache slot p
+      const target = tf.tensor2d(pos, [R, n], 'int32').reshape([R, 1, n]); // where token k of row j goes
+      const real = tf.range(0, n, 1, 'int32').reshape([1, 1, n]).less(tf.tensor1d(counts, 'int32').reshape([R, 1, 1]));
+      const place = tf.logicalAnd(slot.equal(target), real).cast('float32'); // [R, cap, n]
+      const written = place.sum(2).reshape([R, 1, cap, 1]); // [R, 1, cap, 1]
+      const placeH = tf.tile(place.reshape([R, 1, cap, n]), [1, this.config.nHeads, 1, 1]); // [R, H, cap, n] (explicit: cpu's broadcasting batch matMul mis-indexes)
+      // query k of row j sees cache slots p ≤ len_j + k
+      const visible = slot.reshape([1, 1, cap]).lessEqual(target.reshape([R, n, 1])); // [R, n, cap]
+      const maskBias = tf.sub(1, visible.cast('float32')).mul(NEG).reshape([R, 1, n, cap]);
+      // map full-batch rows to "row b of the concatenation [cache ; updated rows]"
+      const gatherIdx = Array.from({ length: cache.batch }, (_, b) => b);
+      rowIdx.forEach((r, j) => { gatherIdx[r] = cache.batch + j; });
+      const gatherT = tf.tensor1d(gatherIdx, 'int32');
+      const keys: tf.Tensor4D[] = [];
+      const values: tf.Tensor4D[] = [];
+      let x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), tf.tensor2d(pos, [R, n], 'int32')); // [R, n, C]
+      for (let i = 0; i < this.config.nLayers; i++) {
+        x = this.block(x, i, maskBias, (k, v) => {
+          const write = (old: tf.Tensor4D, fresh: tf.Tensor4D): tf.Tensor4D => {
+            const rowsOld = tf.gather(old, rowT); // [R, H, cap, hd]
+            const placed = tf.matMul(placeH, fresh); // [R,H,cap,n]·[R,H,n,hd] → [R, H, cap, hd]
+            const rowsNew = rowsOld.mul(tf.sub(1, written)).add(placed);
+            const full = tf.gather(tf.concat([old, rowsNew], 0), gatherT) as tf.Tensor4D; // [B, H, cap, hd]
+            return full;
+          };
+          const kk = write(cache.keys[i], k);
+          const vv = write(cache.values[i], v);
+          keys.push(kk);
+          values.push(vv);
+          return [tf.gather(kk, rowT), tf.gather(vv, rowT)];
+        });
+      }
+      return { keys, values };
+    });
+    cache.replace(next.keys, next.values);
+    live.forEach(([r], j) => cache.advance(r, counts[j]));
+  }
+
+  /**
+   * Append lastTokens[b] to every active row and return the next-token logits [B, V] (the caller
+   * disposes them). Inactive rows (active[b] false, e.g. finished) are left untouched; their logits
+   * are meaningless.
+   */
+  step(cache: KVCache, lastTokens: Int32Array | readonly number[], active?: readonly boolean[]): tf.Tensor2D {
+    const B = cache.batch;
+    if (lastTokens.length !== B) throw new Error(`policy.step: ${lastTokens.length} tokens for a batch of ${B}`);
+    const on = active ?? new Array<boolean>(B).fill(true);
+    const lens = Array.from({ length: B }, (_, b) => cache.lengthOf(b));
+    const need = Math.max(1, ...lens.map((l, b) => (on[b] ? l + 1 : 0)));
+    cache.reserve(need);
+    const cap = cache.capacity;
+    const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
+    const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
+    const out = tf.tidy(() => {
+      const slot = tf.range(0, cap, 1, 'int32').reshape([1, cap]);
+      const posT = tf.tensor2d(pos, [B, 1], 'int32');
+      const activeT = tf.tensor2d(on.map((a) => (a ? 1 : 0)), [B, 1]);
+      const written = slot.equal(posT).cast('float32').mul(activeT).reshape([B, 1, cap, 1]);
+      const maskBias = tf.sub(1, slot.lessEqual(posT).cast('float32')).mul(NEG).reshape([B, 1, 1, cap]);
+      const keys: tf.Tensor4D[] = [];
+      const values: tf.Tensor4D[] = [];
+      let x = this.embed(tf.tensor2d(ids, [B, 1], 'int32'), posT); // [B, 1, C]
+      for (let i = 0; i < this.config.nLayers; i++) {
+        x = this.block(x, i, maskBias, (k, v) => {
+          // k, v [B, H, 1, hd] broadcast over the cache slots; only slot len_b is overwritten
+          const kk = cache.keys[i].mul(tf.sub(1, written)).add(k.mul(written)) as tf.Tensor4D;
+          const vv = cache.values[i].mul(tf.sub(1, written)).add(v.mul(written)) as tf.Tensor4D;
+          keys.push(kk);
+          values.push(vv);
+          return [kk, vv];
+        });
+      }
+      const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
+      return { logits, keys, values };
+    });
+    cache.replace(out.keys, out.values);
+    for (let b = 0; b < B; b++) if (on[b]) cache.advance(b, 1);
+    return out.logits;
+  }
+
+  private checkToken(t: number): number {
+    if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize) throw new Error(`policy: token id ${t} outside [0, ${this.config.vocabSize})`);
+    return t;
+  }
+
+  // ---- weights ---------------------------------------------------------------------------------
+
+  /** all weights as one ArrayBuffer plus their specs (tf.io.encodeWeights), e.g. for IndexedDB */
+  async saveWeights(): Promise<{ buffer: ArrayBuffer; specs: tf.io.WeightsManifestEntry[] }> {
+    const named: tf.NamedTensorMap = {};
+    for (const [name, v] of this.params) named[name] = v;
+    const { data, specs } = await tf.io.encodeWeights(named);
+    return { buffer: data, specs };
+  }
+
+  /** load weights saved by saveWeights() of a policy with the same config (names and shapes checked) */
+  loadWeights(buffer: ArrayBuffer, specs: tf.io.WeightsManifestEntry[]): void {
+    const decoded = tf.io.decodeWeights(buffer, specs);
+    try {
+      for (const [name, v] of this.params) {
+        const t = decoded[name];
+        if (!t) throw new Error(`policy.loadWeights: missing ${name}`);
+        if (!tf.util.arraysEqual(t.shape, v.shape)) throw new Error(`policy.loadWeights: ${name} has shape [${t.shape}], expected [${v.shape}]`);
+      }
+      for (const [name, v] of this.params) v.assign(decoded[name]);
+    } finally {
+      tf.dispose(Object.values(decoded));
+    }
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+  }
+}
+
+/** seeded weights for `config` */
+export function createPolicy(config: ModelConfig, seed: number): Policy {
+  return new Policy(config, seed);
+}
+
+/**
+ * Keys and values of every layer for `batch` rows, [B, H, capacity, hd] each, plus each row's length.
+ * Rows fill independently (row b occupies slots 0..length(b)-1); capacity grows in chunks of 64 up to
+ * maxLen as the longest row needs it, so attention costs what the longest row holds, not maxLen.
+ */
+export class KVCache {
+  readonly batch: number;
+  readonly maxLen: number;
+  keys: tf.Tensor4D[];
+  values: tf.Tensor4D[];
+  private lengths: number[];
+  private readonly config: ModelConfig;
+
+  constructor(config: ModelConfig, batch: number, maxLen: number) {
+    if (!Number.isInteger(batch) || batch < 1) throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
+    this.config = config;
+    this.batch = batch;
+    this.maxLen = maxLen;
+    this.lengths = new Array<number>(batch).fill(0);
+    const shape: [number, number, number, number] = [batch, config.nHeads, 0, config.dModel / config.nHeads];
+    this.keys = Array.from({ length: config.nLayers }, () => tf.zeros(shape) as tf.Tensor4D);
+    this.values = Array.from({ length: config.nLayers }, () => tf.zeros(shape) as tf.Tensor4D);
+  }
+
+  get capacity(): number {
+    return this.keys[0]?.shape[2] ?? 0;
+  }
+
+  lengthOf(row: number): number {
+    if (!Number.isInteger(row) || row < 0 || row >= this.batch) throw new Error(`KVCache: row ${row} outside [0, ${this.batch})`);
+    return this.lengths[row];
+  }
+
+  /** the tokens held per row */
+  rowLengths(): number[] {
+    return this.lengths.slice();
+  }
+
+  /** grow capacity to hold `needed` slots */
+  reserve(needed: number): void {
+    if (needed > this.maxLen) throw new Error(`KVCache: a row would hold ${needed} tokens, more than maxLen ${this.maxLen}`);
+    if (needed <= this.capacity) return;
+    const cap = Math.min(this.maxLen, Math.ceil(needed / 64) * 64);
+    const grow = (t: tf.Tensor4D) => tf.pad(t, [[0, 0], [0, 0], [0, cap - t.shape[2]], [0, 0]]) as tf.Tensor4D;
+    this.replace(this.keys.map(grow), this.values.map(grow));
+  }
+
+  /** swap in new per-layer tensors, freeing the old ones */
+  replace(keys: tf.Tensor4D[], values: tf.Tensor4D[]): void {
+    const old = [...this.keys, ...this.values];
+    this.keys = keys;
+    this.values = values;
+    tf.dispose(old);
+  }
+
+  advance(row: number, n: number): void {
+    this.lengths[row] += n;
+  }
+
+  /** copy rows src[i] → dst[i] (keys, values, length): ARPO branches share a prefix this way */
+  copyRows(src: readonly number[], dst: readonly number[]): void {
+    if (src.length !== dst.length) throw new Error('KVCache.copyRows: src and dst differ in length');
+    const map = Array.from({ length: this.batch }, (_, b) => b);
+    src.forEach((s, i) => { this.lengthOf(s); this.lengthOf(dst[i]); map[dst[i]] = s; });
+    const lens = this.lengths.slice();
+    dst.forEach((d, i) => { this.lengths[d] = lens[src[i]]; });
+    const idx = tf.tensor1d(map, 'int32');
+    this.replace(this.keys.map((k) => tf.gather(k, idx)), this.values.map((v) => tf.gather(v, idx)));
+    idx.dispose();
+  }
+
+  /** empty rows so they can take new sequences (stale slots are masked by the length) */
+  resetRows(rows: readonly number[]): void {
+    for (const r of rows) { this.lengthOf(r); this.lengths[r] = 0; }
+  }
+
+  dispose(): void {
+    tf.dispose([...this.keys, ...this.values]);
+    this.keys = [];
+    this.values = [];
+  }
+}
+
+/** GELU, tanh approximation (GPT-2) */
+function gelu(x: tf.Tensor3D): tf.Tensor3D {
+  const inner = x.add(x.mul(x).mul(x).mul(0.044715)).mul(Math.sqrt(2 / Math.PI));
+  return x.mul(0.5).mul(tf.tanh(inner).add(1));
+}
+
+function gaussian(rng: Rng): number {
+  // Box–Muller; 1 - u keeps log away from 0
+  return Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
+}
