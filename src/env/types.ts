@@ -147,7 +147,8 @@ export type ToolCall =
  * `error` covers injected failures (`failure: true`, retrying may help) and bad calls.
  */
 export type Observation =
-  | { kind: 'flights'; rows: Flight[] }
+  // departure/destination/date echo the search, so an empty answer renders as TravelPlanner's "There is no flight from A to B on D."
+  | { kind: 'flights'; rows: Flight[]; departure?: string; destination?: string; date?: string }
   | { kind: 'drive'; mode: DriveMode; drive: Drive | null; cost: number | null }
   | { kind: 'accommodations'; rows: Accommodation[] }
   | { kind: 'restaurants'; rows: Restaurant[] }
