@@ -166,7 +166,8 @@ export function observationTokens(obs: Observation, vocab: Vocab = VOCAB): strin
         ...numberTokens(Math.min(99, a.minimumNights)), ...numberTokens(Math.min(99, a.maximumOccupancy))]);
       break;
     case 'restaurants':
-      rows(obs.rows, (r) => [...money(r.averageCost), ...r.cuisines.filter((c) => vocab.tryId(c) >= 0)]);
+      rows(obs.rows, (r) => [...money(r.averageCost), ...r.cuisines.filter((c) => vocab.tryId(c) >= 0),
+        ...numberTokens(Math.min(99, Math.max(0, Math.round(r.rating * 10))))]);
       break;
     case 'attractions':
       rows(obs.rows, () => []);

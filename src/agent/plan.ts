@@ -2,6 +2,7 @@
 // flight, restaurant, attraction and accommodation as a local reference into an observation the
 // episode has seen. One resolver serves encode and decode, so names come back exactly.
 import type { Accommodation, Attraction, Drive, DriveMode, Flight, Observation, Plan, PlanDay, Query, Restaurant, ToolStep } from '../env/types.ts';
+import { transportText, type Leg } from '../env/itinerary.ts';
 import { MAX_REFS, VOCAB, refIndex, refToken, type Vocab } from './vocab.ts';
 
 /** What a plan's references resolve against: the query and the tool steps seen so far. */
@@ -56,14 +57,8 @@ function driveOf(ctx: PlanContext, from: string, to: string, mode: DriveMode): {
 // TravelPlanner's plan strings
 
 export const placeString = (name: string, city: string): string => `${name}, ${city}`;
-export const flightString = (f: Flight): string =>
-  `Flight Number: ${f.flightNumber}, from ${f.origin} to ${f.dest}, Departure Time: ${f.depTime}, Arrival Time: ${f.arrTime}`;
-export function driveString(mode: DriveMode, d: Drive, cost: number): string {
-  const h = Math.floor(d.durationMinutes / 60);
-  const m = d.durationMinutes % 60;
-  const duration = h > 0 ? `${h} hour${h === 1 ? '' : 's'} ${m} min${m === 1 ? '' : 's'}` : `${m} mins`;
-  return `${mode === 'self-driving' ? 'Self-driving' : 'Taxi'}, from ${d.origin} to ${d.destination}, duration: ${duration}, distance: ${Math.round(d.distanceKm).toLocaleString('en-US')} km, cost: ${cost}`;
-}
+// flights and drives use the teacher's own formatter, so decoded strings equal the teacher's exactly
+const legOf = (from: string, to: string, dayNo: number, date: string): Leg => ({ from, to, day: dayNo - 1, date });
 
 /** "Name, City" → [name, city] (names may contain commas; the city is after the last one) */
 function splitPlace(s: string): [string, string] | null {
@@ -189,13 +184,13 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
       const rows = flightRows(ctx, route[0], route[1], ctx.query.date[dayNo - 1]);
       if (!rows) return err(`${where}: no flight search from ${route[0]} to ${route[1]} was observed`);
       if (k < 1 || k > rows.length) return err(`${where}: flight ${t[p + 1]} is not among the ${rows.length} flights observed from ${route[0]} to ${route[1]}`);
-      transportation = flightString(rows[k - 1]);
+      transportation = transportText('flight', legOf(route[0], route[1], dayNo, ctx.query.date[dayNo - 1] ?? ''), rows[k - 1], null);
       p += 2;
     } else if (t[p] === 'self-driving' || t[p] === 'taxi') {
       const mode = t[p] as DriveMode;
       const d = driveOf(ctx, route[0], route[1], mode);
       if (!d) return err(`${where}: no ${mode} distance from ${route[0]} to ${route[1]} was observed`);
-      transportation = driveString(mode, d.drive, d.cost);
+      transportation = transportText(mode, legOf(route[0], route[1], dayNo, ctx.query.date[dayNo - 1] ?? ''), null, d);
       p++;
     } else return err(`${where}: expected -, flight #k, self-driving or taxi, got ${t[p] ?? 'end of plan'}`);
     const fields: Record<string, string> = {};

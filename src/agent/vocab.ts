@@ -15,7 +15,8 @@
 // | room types  | entire private shared                                                      | 3     |
 // | house rules | parties smoking children pets visitors                                     | 5     |
 // | cuisines    | the 15 TravelPlanner cuisines (Chinese … Fast Food, BBQ)                   | 15    |
-// | QA kinds    | the tool-QA question kinds (see QA_KINDS)                                  | …     |
+// | QA kinds    | qa:cheapestFlight qa:accommodationUnder qa:bestRestaurant qa:countAttractions | 6  |
+// |             | qa:driveCost qa:countCities (grammar in toolqaCodec.ts)                    |       |
 // | numbers     | n0 … n99: base-100 digits, most significant first (253 → n2 n53)           | 100   |
 // | day offsets | d+0 … d+9: a date as days after the episode's base date (query.date[0])    | 10    |
 // | local refs  | #1 … #40: the k-th row of an observation                                   | 40    |
@@ -34,7 +35,7 @@
 //     flights        #k PRICE <t> depHour arrHour
 //     drive          MODE COST | <none>
 //     accommodations #k PRICE ROOMTYPE RULE* minNights maxOccupancy     (RULE = the house forbids it)
-//     restaurants    #k COST CUISINE*
+//     restaurants    #k COST CUISINE* RATING         (RATING = round(10·rating), one number token)
 //     attractions    #k
 //     cities         CITY*
 //     error          <err> (<fail> for an injected, retryable failure)
@@ -42,7 +43,8 @@
 //   MEAL, STAY: - | CITY #k;  ATTR: - | (CITY #k)+
 // A plan's local refs resolve in the latest observation of the matching kind for that city (for a
 // flight: the latest SearchFlight from A to B), so names come back exactly from the tool rows.
-// Tool-QA episodes (DESIGN §3.5) use  <bos> <qa> KIND ARGS </qa> (calls, observations)* <ans> ANSWER <eos>.
+// Tool-QA episodes (DESIGN §3.5) use  <bos> <qa> KIND ARGS </qa> (calls, observations)* <ans> ANSWER <eos>
+// (grammar in toolqaCodec.ts).
 import { CITY_STATE_PAIRS } from '../env/data/citySet.ts';
 
 export const MAX_REFS = 40;
@@ -66,7 +68,7 @@ export const CUISINES = [
   'Seafood', 'Tea', 'Fast Food', 'BBQ', 'Bakery', 'Desserts', 'Cafe', 'Pizza',
 ] as const;
 /** tool-QA question kinds; their argument and answer grammar is in encode.ts */
-export const QA_KINDS = ['qa:cheapest-flight', 'qa:accommodation', 'qa:restaurant', 'qa:distance', 'qa:cities'] as const;
+export const QA_KINDS = ['qa:cheapestFlight', 'qa:accommodationUnder', 'qa:bestRestaurant', 'qa:countAttractions', 'qa:driveCost', 'qa:countCities'] as const;
 
 export interface Vocab {
   tokens: string[];
