@@ -149,3 +149,25 @@ function encodeValue(text: string): string {
 function shorten(text: string): string {
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
+
+/**
+ * Reads a config stored elsewhere (a run record, an imported bundle): every known key is checked
+ * against the table, anything missing or invalid takes its default and is listed. Never throws.
+ */
+export function configFromRecord(raw: unknown): ParsedHash {
+  const config = defaultConfig();
+  const notices: UrlNotice[] = [];
+  const record = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  for (const k of SETTING_KEYS) {
+    if (!(k in record)) continue;
+    const value = SETTINGS[k].kind === 'mix' && Array.isArray(record[k]) ? [...(record[k] as unknown[])] : record[k];
+    const reason = invalidReason(k, value);
+    if (reason === null) (config as Record<SettingKey, unknown>)[k] = value;
+    else notices.push({ key: k, message: `${reason}; using the default (${formatDefault(k)})` });
+  }
+  for (const problem of crossFieldProblems(config)) {
+    notices.push({ key: problem.keys.join(', '), message: `${problem.message}; using the defaults` });
+    for (const k of problem.keys) resetToDefault(config, k);
+  }
+  return { config, notices };
+}

@@ -175,6 +175,13 @@ export class LabStore {
     });
   }
 
+  /** Drops a run's points after `step` (a resumed run recomputes them from its checkpoint). */
+  async deleteMetricsAfter(runId: string, step: number): Promise<void> {
+    await this.write('trimming metric points', () =>
+      this.db.delete('metrics', IDBKeyRange.bound([runId, step], [runId, []], true, false)),
+    );
+  }
+
   /** A run's points in step order. */
   async readMetrics(runId: string): Promise<ReadResult<MetricPoint>> {
     const range = IDBKeyRange.bound([runId], [runId, []]);

@@ -98,3 +98,15 @@ describe('URL hash codec', () => {
     );
   });
 });
+
+describe('configFromRecord', () => {
+  it('keeps valid stored values and replaces bad ones with notices', async () => {
+    const { configFromRecord } = await import('../../src/lab/urlState.ts');
+    const { config, notices } = configFromRecord({ scale: 'l', steps: 'many', mix: [1, 0, 0], extra: 1 });
+    expect(config.scale).toBe('l');
+    expect(config.mix).toEqual([1, 0, 0]);
+    expect(config.steps).toBe(defaultConfig().steps);
+    expect(notices.map((n) => n.key)).toEqual(['steps']);
+    expect(configFromRecord(null).config).toEqual(defaultConfig());
+  });
+});

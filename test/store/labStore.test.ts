@@ -55,6 +55,9 @@ describe('LabStore', () => {
 
     const points = await store.readMetrics('a');
     expect(points.items.map((p) => [p.step, p.values.loss])).toEqual([[1, 2], [2, 1.5]]);
+    await store.deleteMetricsAfter('a', 1);
+    expect((await store.readMetrics('a')).items.map((p) => p.step)).toEqual([1]);
+    expect((await store.readMetrics('b')).items).toHaveLength(1);
 
     for (const step of [5, 10, 15]) await store.putCheckpoint(sampleCheckpoint('a', step));
     const cp = await store.latestCheckpoint('a');

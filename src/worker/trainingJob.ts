@@ -1,0 +1,43 @@
+// The contract between the training worker and a job. The worker owns the loop (pacing, pause,
+// stop, metric batching, checkpoints, the store); a job owns the model and one optimiser step.
+// The demo sort job implements it today; the SFT and RL jobs replace it without touching the
+// plumbing.
+import type { WeightSpec } from '../store/records.ts';
+
+/** Everything needed to continue a job exactly where it was. */
+export interface JobState {
+  step: number;
+  /** tf.io.encodeWeights of the model's variables */
+  weights: ArrayBuffer;
+  weightSpecs: WeightSpec[];
+  /** tf.io.encodeWeights of the optimiser's slots */
+  optimizer: ArrayBuffer;
+  optimizerSpecs: WeightSpec[];
+  /** Rng.getState() of the job's data/sampling stream */
+  rngState: number[];
+}
+
+/** A sample the job wants kept with the run (shown by the episode viewer). */
+export interface JobEpisode {
+  trajectory: unknown;
+  reward?: number;
+}
+
+export interface TrainingJob {
+  /** stable name of the job kind, stored on the run ('demo-sort', 'sft', 'rl') */
+  readonly kind: string;
+  readonly totalSteps: number;
+  /** optimiser steps done so far */
+  readonly stepsDone: number;
+  /** one line for the page: what this job trains */
+  readonly description: string;
+  /** builds the model and optimiser (after the tfjs backend is chosen) */
+  init(): Promise<void>;
+  /** one optimiser step; resolves to that step's scalar metrics, e.g. { loss, accuracy } */
+  step(): Promise<Record<string, number>>;
+  saveState(): Promise<JobState>;
+  loadState(state: JobState): Promise<void>;
+  /** a few samples of what the model does now */
+  sampleEpisodes(): Promise<JobEpisode[]>;
+  dispose(): void;
+}
