@@ -49,6 +49,8 @@ export function parseDriveText(s: string): ParsedDrive | null {
 /** A world pieced together from rows, with duplicates (the same row seen in two queries) removed. */
 export class WorldBuilder {
   private readonly seen = new Set<string>();
+  /** dedupe: drop a row identical to one already added (the same slice seen by two queries); off for a database table, kept as is */
+  constructor(private readonly options: { dedupe: boolean } = { dedupe: true }) {}
   readonly restaurants = new Map<string, Restaurant[]>();
   readonly accommodations = new Map<string, Accommodation[]>();
   readonly attractions = new Map<string, Attraction[]>();
@@ -56,9 +58,11 @@ export class WorldBuilder {
   readonly drives = new Map<string, Drive>();
 
   private addOnce<T>(table: string, map: Map<string, T[]>, key: string, item: T): void {
-    const id = `${table}\u0000${JSON.stringify(item)}`;
-    if (this.seen.has(id)) return;
-    this.seen.add(id);
+    if (this.options.dedupe) {
+      const id = `${table}\u0000${JSON.stringify(item)}`;
+      if (this.seen.has(id)) return;
+      this.seen.add(id);
+    }
     const list = map.get(key);
     if (list) list.push(item);
     else map.set(key, [item]);
@@ -71,6 +75,7 @@ export class WorldBuilder {
   addDrive(d: Drive): void {
     const key = `${d.origin}|${d.destination}`;
     const had = this.drives.get(key);
+    if (had && !this.options.dedupe) return; // as the official tool, the first row of a pair wins
     if (had && (had.distanceKm !== d.distanceKm || had.durationMinutes !== d.durationMinutes)) {
       throw new RowError(`two different drives ${d.origin} -> ${d.destination}`);
     }

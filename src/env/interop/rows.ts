@@ -107,8 +107,20 @@ export function driveFromRow(row: RawRow): Drive | null {
   };
 }
 
+/**
+ * An empty list is written as "-" (TravelPlanner's "nothing" mark): an empty cell would make the
+ * official readers drop the whole row, and "-" holds no "No …" rule and no cuisine, so the
+ * official substring checks read it as "no rules" / "no cuisine".
+ */
+export const EMPTY_LIST = '-';
+
 function splitList(s: string, sep: string): string[] {
+  if (s === EMPTY_LIST) return [];
   return s.split(sep).map((x) => x.trim()).filter((x) => x !== '');
+}
+
+function joinList(items: readonly string[], sep: string): string {
+  return items.length > 0 ? items.join(sep) : EMPTY_LIST;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,7 +145,7 @@ export function accommodationToRow(a: Accommodation): Record<(typeof ACCOMMODATI
     NAME: a.name,
     price: String(a.price),
     'room type': a.roomType,
-    house_rules: a.houseRules.join(' & '),
+    house_rules: joinList(a.houseRules, ' & '),
     'minimum nights': String(a.minimumNights),
     'maximum occupancy': String(a.maximumOccupancy),
     'review rate number': String(a.rating),
@@ -145,7 +157,7 @@ export function restaurantToRow(r: Restaurant): Record<(typeof RESTAURANT_COLUMN
   return {
     Name: r.name,
     'Average Cost': String(r.averageCost),
-    Cuisines: r.cuisines.join(', '),
+    Cuisines: joinList(r.cuisines, ', '),
     'Aggregate Rating': String(r.rating),
     City: r.city,
   };
