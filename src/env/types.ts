@@ -203,6 +203,11 @@ export interface Verdicts {
   finalPass: boolean;
   /** the plan's total cost by TravelPlanner's formula (null when it cannot be computed) */
   cost: number | null;
+  /**
+   * how many hard constraints the query poses (budget + its local constraints, counted by level
+   * as eval.py does): this plan's share of the hard-micro denominator. Set by evaluatePlan.
+   */
+  hardConstraintCount?: number;
 }
 
 /** TravelPlanner's aggregate metrics over a set of plans, as fractions in [0, 1]. */
