@@ -1,0 +1,83 @@
+// Greedy evaluation of a policy (DESIGN §3.3, §3.5): roll out every validation query and tool-QA
+// task, score delivered plans with the TravelPlanner evaluator and answers with the tool-QA scorer.
+import type { Query, Verdicts, World } from '../env/types.ts';
+import { Rng } from '../env/random.ts';
+import { aggregateMetrics, evaluatePlan } from '../env/evaluate.ts';
+import type { Policy } from '../model/transformer.ts';
+import { rollout, type AgentTask, type Episode } from './rollout.ts';
+import { scoreToolQa, type ToolQaTask } from './toolqaCodec.ts';
+
+export interface PolicyEvaluation {
+  queries: number;
+  toolQaTasks: number;
+  /** fraction of queries with a plan that parsed (TravelPlanner's delivery rate) */
+  deliveryRate: number;
+  /** fraction of all generated calls that parsed */
+  callParseRate: number;
+  /** fraction of episodes that ended with a plan/answer that decoded (travel + tool-QA) */
+  parseRate: number;
+  commonsenseMicro: number;
+  commonsenseMacro: number;
+  hardMicro: number;
+  hardMacro: number;
+  /** final pass rate */
+  success: number;
+  /** tool-QA accuracy (the OOD suite); NaN when no tasks were given */
+  oodAccuracy: number;
+  meanTokens: number;
+  meanCalls: number;
+  /** why undelivered plans failed, most common first */
+  failureReasons: [string, number][];
+  verdicts: Verdicts[];
+  episodes: Episode[];
+}
+
+export interface EvaluateOptions {
+  batchSize?: number; // default 64
+  maxTurns?: number;
+  maxTokens?: number;
+  failureRate?: number; // default 0
+  seed?: number; // tool-failure draws
+}
+
+export async function evaluatePolicy(policy: Policy, world: World, queries: readonly Query[], toolQaTasks: readonly ToolQaTask[],
+  opts: EvaluateOptions = {}): Promise<PolicyEvaluation> {
+  const batch = opts.batchSize ?? 64;
+  const rng = new Rng(opts.seed ?? 0);
+  const tasks: AgentTask[] = [...queries.map((query) => ({ kind: 'travel', query }) as const), ...toolQaTasks.map((qa) => ({ kind: 'toolqa', qa }) as const)];
+  const episodes: Episode[] = [];
+  for (let i = 0; i < tasks.length; i += batch) {
+    episodes.push(...await rollout(policy, tasks.slice(i, i + batch), { world, greedy: true, maxTurns: opts.maxTurns, maxTokens: opts.maxTokens,
+      failureRate: opts.failureRate ?? 0, rng }));
+  }
+  const travel = episodes.filter((e) => e.task.kind === 'travel');
+  const qa = episodes.filter((e) => e.task.kind === 'toolqa');
+  const verdicts = travel.map((e) => evaluatePlan(world, (e.task as { query: Query }).query, e.plan));
+  const m = aggregateMetrics(verdicts);
+  const reasons = new Map<string, number>();
+  for (const e of travel) if (!e.plan) {
+    const r = (e.planError ?? 'unknown').replace(/#\d+|day \d+|\d+/g, (x) => (x.startsWith('#') ? '#k' : x.startsWith('day') ? 'day N' : 'N'));
+    reasons.set(r, (reasons.get(r) ?? 0) + 1);
+  }
+  const calls = episodes.reduce((s, e) => s + e.steps.length + e.callErrors.length, 0);
+  const parsedCalls = episodes.reduce((s, e) => s + e.steps.length, 0);
+  const correct = qa.reduce((s, e) => s + scoreToolQa((e.task as { qa: ToolQaTask }).qa, e.answer), 0);
+  return {
+    queries: travel.length,
+    toolQaTasks: qa.length,
+    deliveryRate: travel.length ? travel.filter((e) => e.plan).length / travel.length : NaN,
+    callParseRate: calls ? parsedCalls / calls : 1,
+    parseRate: episodes.length ? episodes.filter((e) => e.plan || e.answer !== null).length / episodes.length : NaN,
+    commonsenseMicro: m.commonsenseMicro,
+    commonsenseMacro: m.commonsenseMacro,
+    hardMicro: m.hardMicro,
+    hardMacro: m.hardMacro,
+    success: m.finalPass,
+    oodAccuracy: qa.length ? correct / qa.length : NaN,
+    meanTokens: episodes.reduce((s, e) => s + e.tokens.length, 0) / Math.max(1, episodes.length),
+    meanCalls: calls / Math.max(1, episodes.length),
+    failureReasons: [...reasons.entries()].sort((a, b) => b[1] - a[1]),
+    verdicts,
+    episodes,
+  };
+}

@@ -1,0 +1,197 @@
+// Batched, tool-interleaved rollouts (DESIGN §4). All rows decode together through one KV cache;
+// when a row closes a call (`</call>`) the tool runs on the CPU and its observation tokens are
+// appended to that row in one prefill (rows finishing a call in the same step share it) while
+// the other rows keep decoding. Per step the GPU returns only the sampled ids with their log-prob
+// and entropy (sampleTokens: [3, B] floats), never a logits tensor.
+//
+// An Episode carries what RL needs: tokens with the policy mask and the sampling log-probs
+// (GRPO/DAPO's old log-probs), per-token entropies and where each observation ended (ARPO measures
+// the entropy of the next k tokens there and branches a row with KVCache.copyRows).
+import type { Observation, Plan, Query, ToolStep, World } from '../env/types.ts';
+import type { Rng } from '../env/random.ts';
+import { callTool } from '../env/tools.ts';
+import type { Policy } from '../model/transformer.ts';
+import { sampleTokens, type SampledTokens } from '../model/sampling.ts';
+import { decodePlan, encodeObservation, encodeQuery, parseCallTokens } from './encode.ts';
+import { decodeToolQaAnswer, encodeToolQaPrompt, toolQaBaseDate, type ToolQaAnswer, type ToolQaTask } from './toolqaCodec.ts';
+import { VOCAB } from './vocab.ts';
+
+export type AgentTask = { kind: 'travel'; query: Query } | { kind: 'toolqa'; qa: ToolQaTask };
+
+export type FinishReason = 'eos' | 'max_tokens' | 'max_turns';
+
+export interface Episode {
+  task: AgentTask;
+  /** prompt + generated + observation tokens */
+  tokens: number[];
+  promptLength: number;
+  /** 1 where the policy sampled the token (the RL loss mask), 0 on prompt and observations */
+  lossMask: number[];
+  /** log p(token) under the sampling distribution (temperature applied) at policy tokens, else 0 */
+  logProbs: number[];
+  /** entropy of the next-token distribution a policy token was drawn from, else 0 */
+  entropies: number[];
+  /** index into tokens of the first position after each observation (ARPO branch points) */
+  observationEnds: number[];
+  steps: ToolStep[];
+  /** calls that did not parse, with the reason (they got an error observation) */
+  callErrors: string[];
+  /** injected tool failures met (retrying may help) */
+  toolFailures: number;
+  finish: FinishReason;
+  /** travel tasks: the decoded plan, or null with the reason in planError */
+  plan: Plan | null;
+  planError: string | null;
+  /** tool-QA tasks: the decoded answer, or null with the reason in answerError */
+  answer: ToolQaAnswer | null;
+  answerError: string | null;
+}
+
+export interface RolloutOptions {
+  world: World;
+  temperature?: number; // default 1
+  greedy?: boolean;
+  maxTurns?: number; // tool calls per episode, default 24
+  maxTokens?: number; // whole sequence, default: the model's context
+  failureRate?: number; // injected tool failures, default 0
+  rng: Rng;
+}
+
+const ID = {
+  call: VOCAB.id('<call>'), endCall: VOCAB.id('</call>'), eos: VOCAB.id('<eos>'), plan: VOCAB.id('<plan>'),
+  endPlan: VOCAB.id('</plan>'), ans: VOCAB.id('<ans>'),
+};
+
+export function taskPrompt(task: AgentTask): { prompt: number[]; baseDate: string } {
+  return task.kind === 'travel'
+    ? { prompt: encodeQuery(task.query), baseDate: task.query.date[0] }
+    : { prompt: encodeToolQaPrompt(task.qa), baseDate: toolQaBaseDate(task.qa) };
+}
+
+/**
+ * Runs every task to completion (a plan/answer and <eos>, or a limit) in one batch. Deterministic
+ * on `cpu` for a given rng state (samples and tool failures draw from opts.rng in a fixed order).
+ * Leaves no tensors behind.
+ */
+export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts: RolloutOptions): Promise<Episode[]> {
+  const B = tasks.length;
+  if (B === 0) return [];
+  const temperature = opts.temperature ?? 1;
+  if (!(temperature > 0)) throw new Error(`rollout: temperature must be > 0, got ${temperature}`);
+  const greedy = opts.greedy ?? false;
+  const maxTurns = opts.maxTurns ?? 24;
+  const maxTokens = Math.min(opts.maxTokens ?? policy.config.contextLength, policy.config.contextLength);
+  const failureRate = opts.failureRate ?? 0;
+
+  const prompts = tasks.map(taskPrompt);
+  const eps: Episode[] = tasks.map((task, b) => {
+    const p = prompts[b].prompt;
+    if (p.length >= maxTokens) throw new Error(`rollout: prompt of ${p.length} tokens does not fit maxTokens ${maxTokens}`);
+    return { task, tokens: p.slice(), promptLength: p.length, lossMask: p.map(() => 0), logProbs: p.map(() => 0),
+      entropies: p.map(() => 0), observationEnds: [], steps: [], callErrors: [], toolFailures: 0, finish: 'max_tokens',
+      plan: null, planError: null, answer: null, answerError: null };
+  });
+  const active = new Array<boolean>(B).fill(true);
+  const last = new Int32Array(B);
+  const segmentStart = new Array<number>(B).fill(0); // where the policy's current segment began (after the prompt / last observation)
+  const cache = policy.newCache(B, maxTokens);
+  try {
+    // the prompt minus its last token goes in by prefill; the last one is the first step's input
+    policy.prefill(cache, prompts.map((_, b) => b), prompts.map((p) => p.prompt.slice(0, -1)));
+    prompts.forEach((p, b) => { last[b] = p.prompt[p.prompt.length - 1]; segmentStart[b] = p.prompt.length; });
+
+    while (active.some(Boolean)) {
+      const logits = policy.step(cache, last, active);
+      let out: SampledTokens;
+      try {
+        out = await sampleTokens(logits, temperature, opts.rng, greedy);
+      } finally {
+        logits.dispose();
+      }
+      const obsRows: number[] = [];
+      const obsTokens: number[][] = [];
+      for (let b = 0; b < B; b++) {
+        if (!active[b]) continue;
+        const e = eps[b];
+        const id = out.ids[b];
+        e.tokens.push(id);
+        e.lossMask.push(1);
+        e.logProbs.push(out.logProbs[b]);
+        e.entropies.push(out.entropies[b]);
+        last[b] = id;
+        if (id === ID.eos) {
+          finish(e, 'eos', segmentStart[b]);
+          active[b] = false;
+        } else if (id === ID.endCall) {
+          if (e.steps.length + e.callErrors.length >= maxTurns) {
+            finish(e, 'max_turns', segmentStart[b]);
+            active[b] = false;
+            continue;
+          }
+          const obs = runCall(e, segmentStart[b], prompts[b].baseDate, opts, failureRate);
+          const ids = encodeObservation(obs);
+          if (e.tokens.length + ids.length + 1 > maxTokens) {
+            finish(e, 'max_tokens', segmentStart[b]);
+            active[b] = false;
+            continue;
+          }
+          e.tokens.push(...ids);
+          for (let k = 0; k < ids.length; k++) { e.lossMask.push(0); e.logProbs.push(0); e.entropies.push(0); }
+          e.observationEnds.push(e.tokens.length);
+          segmentStart[b] = e.tokens.length;
+          obsRows.push(b);
+          // the sampled </call> and all observation tokens but the last go in by prefill
+          obsTokens.push([id, ...ids.slice(0, -1)]);
+          last[b] = ids[ids.length - 1];
+        } else if (e.tokens.length >= maxTokens) {
+          finish(e, 'max_tokens', segmentStart[b]);
+          active[b] = false;
+        }
+      }
+      if (obsRows.length > 0) policy.prefill(cache, obsRows, obsTokens);
+    }
+  } finally {
+    cache.dispose();
+  }
+  return eps;
+}
+
+/** The tokens of the current segment from its last `<call>` to `</call>`, parsed and executed. */
+function runCall(e: Episode, segStart: number, baseDate: string, opts: RolloutOptions, failureRate: number): Observation {
+  let s = e.tokens.length - 1;
+  while (s >= segStart && e.tokens[s] !== ID.call) s--;
+  if (s < segStart) {
+    e.callErrors.push('</call> without <call>');
+    return { kind: 'error', message: '</call> without <call>', failure: false };
+  }
+  const parsed = parseCallTokens(e.tokens.slice(s), baseDate);
+  if (!parsed.ok) {
+    e.callErrors.push(parsed.error);
+    return { kind: 'error', message: parsed.error, failure: false };
+  }
+  const observation = callTool(opts.world, parsed.value, { failureRate, rng: opts.rng });
+  if (observation.kind === 'error' && observation.failure) e.toolFailures++;
+  e.steps.push({ call: parsed.value, observation });
+  return observation;
+}
+
+/** Decodes what the episode delivered: the plan (travel) or the answer (tool-QA) of its last segment. */
+function finish(e: Episode, reason: FinishReason, segStart: number): void {
+  e.finish = reason;
+  const seg = e.tokens.slice(segStart);
+  if (e.task.kind === 'travel') {
+    const s = seg.indexOf(ID.plan);
+    if (s < 0) { e.planError = reason === 'eos' ? 'ended without <plan>' : `stopped (${reason}) before a plan`; return; }
+    const end = seg.indexOf(ID.endPlan, s);
+    if (end < 0) { e.planError = `plan not closed with </plan> (${reason})`; return; }
+    const r = decodePlan(seg.slice(s, end + 1), { query: e.task.query, steps: e.steps });
+    if (r.ok) e.plan = r.value;
+    else e.planError = r.error;
+  } else {
+    const s = seg.indexOf(ID.ans);
+    if (s < 0) { e.answerError = reason === 'eos' ? 'ended without <ans>' : `stopped (${reason}) before an answer`; return; }
+    const r = decodeToolQaAnswer(e.task.qa, seg.slice(s), e.steps);
+    if (r.ok) e.answer = r.value;
+    else e.answerError = r.error;
+  }
+}
