@@ -4,6 +4,7 @@ import { generateWorld } from '../../src/env/world.ts';
 import { generateQuery } from '../../src/env/queries.ts';
 import { observedCatalog, planTrip, teachTrajectory } from '../../src/env/teacher.ts';
 import { fillPlan } from '../../src/env/itinerary.ts';
+import { evaluatePlan, planCost } from '../../src/env/evaluate.ts';
 import type { Level, Query, World } from '../../src/env/types.ts';
 import { planViolations } from './planRules.ts';
 
@@ -31,6 +32,12 @@ describe('teacher', () => {
           expect(t, `teacher failed on ${q.query}`).not.toBeNull();
           expect(t!.steps.every((s) => s.observation.kind !== 'error')).toBe(true);
           expect(planViolations(world, q, t!.plan!, t!.steps), q.query).toEqual([]);
+          for (const faithful of [false, true]) {
+            const v = evaluatePlan(world, q, t!.plan, { faithful });
+            const failed = [...Object.entries(v.commonsense), ...Object.entries(v.hard ?? {})].filter(([, r]) => r.pass === false);
+            expect(failed, q.query).toEqual([]);
+            expect(v.finalPass).toBe(true);
+          }
           // a sensible order: SearchCity first for state trips, then transport, then per-city searches
           if (q.days > 3) expect(t!.steps[0].call.tool).toBe('SearchCity');
           expect(['SearchFlight', 'GoogleDistanceMatrix']).toContain(t!.steps[q.days > 3 ? 1 : 0].call.tool);
@@ -73,6 +80,7 @@ describe('teacher', () => {
       });
       expect(steps[steps.length - 1].observation.kind).not.toBe('error');
       expect(planViolations(world, q, t!.plan!, steps)).toEqual([]);
+      expect(evaluatePlan(world, q, t!.plan).finalPass).toBe(true);
     }
     expect(failures).toBeGreaterThan(10);
   });
@@ -96,6 +104,7 @@ describe('teacher', () => {
         const t = teachTrajectory(world, q, { rng: new Rng(s) })!;
         plans.add(JSON.stringify(t.plan));
         const chosen = planTrip(world, q, new Rng(s), q.budget)!;
+        expect(planCost(world, q, chosen.plan)).toBe(chosen.cost); // the planner prices plans as the evaluator does
         const cheapest = fillPlan(observedCatalog(t.steps), q, chosen.structure, null);
         if (cheapest && chosen.cost > cheapest.cost) aboveCheapest++;
       }
