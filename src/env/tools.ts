@@ -134,35 +134,36 @@ export function callTool(world: World, call: ToolCall, options?: CallToolOptions
 }
 
 function unknownTool(tool: unknown): Observation {
-  return invalid(`Unknown tool '${String(tool)}'. Tools: ${TOOL_NAMES.join(', ')}.`);
+  const shown = typeof tool === 'string' ? `'${tool}'` : `of type ${tool === null ? 'null' : typeof tool}`; // String() can throw on hostile objects
+  return invalid(`Unknown tool ${shown}. Tools: ${TOOL_NAMES.join(', ')}.`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Untrusted input (a policy's decoded call, a user's form, a JSON file) -> a typed ToolCall.
 
 // TravelPlanner's own tool and argument names, accepted as synonyms.
-const TOOL_ALIASES: Readonly<Record<string, ToolName>> = {
+const TOOL_ALIASES = new Map<string, ToolName>(Object.entries({
   FlightSearch: 'SearchFlight', DistanceMatrix: 'GoogleDistanceMatrix', AccommodationSearch: 'SearchAccommodation',
   RestaurantSearch: 'SearchRestaurant', AttractionSearch: 'SearchAttraction', CitySearch: 'SearchCity',
-};
-const ARG_ALIASES: Readonly<Record<string, string>> = {
-  origin: 'departure', 'departure city': 'departure', 'destination city': 'destination', 'origin city': 'departure',
-};
-const MODES: Readonly<Record<string, DriveMode>> = {
-  'self-driving': 'self-driving', 'self driving': 'self-driving', selfdriving: 'self-driving', driving: 'self-driving', taxi: 'taxi',
-};
+}) as [string, ToolName][]); // a Map: untrusted names like 'toString' must not reach Object's prototype
+const ARG_ALIASES = new Map<string, string>([
+  ['origin', 'departure'], ['departure city', 'departure'], ['destination city', 'destination'], ['origin city', 'departure'],
+]);
+const MODES = new Map<string, DriveMode>([
+  ['self-driving', 'self-driving'], ['self driving', 'self-driving'], ['selfdriving', 'self-driving'], ['driving', 'self-driving'], ['taxi', 'taxi'],
+]);
 
 export function parseToolCall(name: string, args: Record<string, unknown>): ToolCall | { error: string } {
   if (typeof name !== 'string') return { error: 'The tool name must be text.' };
   const trimmed = name.trim();
-  const tool = (TOOL_NAMES as readonly string[]).includes(trimmed) ? (trimmed as ToolName) : TOOL_ALIASES[trimmed];
+  const tool = (TOOL_NAMES as readonly string[]).includes(trimmed) ? (trimmed as ToolName) : TOOL_ALIASES.get(trimmed);
   if (tool === undefined) return { error: `Unknown tool '${name}'. Tools: ${TOOL_NAMES.join(', ')}.` };
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: `${tool} needs an arguments object.` };
   const expected = TOOL_ARGUMENTS[tool];
   const values: Record<string, string> = {};
   for (const [rawKey, value] of Object.entries(args)) {
     const lowered = rawKey.trim().toLowerCase();
-    const key = ARG_ALIASES[lowered] ?? lowered;
+    const key = ARG_ALIASES.get(lowered) ?? lowered;
     if (!expected.includes(key)) return { error: `${tool} has no argument '${rawKey}' (it takes ${expected.join(', ')}).` };
     if (typeof value !== 'string') return { error: `${tool}: '${key}' must be text, got ${value === null ? 'null' : typeof value}.` };
     if (key in values) return { error: `${tool}: '${key}' is given twice.` };
@@ -174,7 +175,7 @@ export function parseToolCall(name: string, args: Record<string, unknown>): Tool
     case 'SearchFlight':
       return { tool, args: { departure: values.departure, destination: values.destination, date: values.date } };
     case 'GoogleDistanceMatrix': {
-      const mode = MODES[values.mode.toLowerCase()];
+      const mode = MODES.get(values.mode.toLowerCase());
       if (mode === undefined) return { error: `GoogleDistanceMatrix: mode '${values.mode}' is not one of self-driving, taxi.` };
       return { tool, args: { departure: values.departure, destination: values.destination, mode } };
     }

@@ -146,6 +146,8 @@ function makeRestaurants(city: string, spec: WorldSizeSpec, rng: Rng, name: (mak
   return rows;
 }
 
+/** flights per route on a day it is flown: mostly one, as in TravelPlanner's table */
+const FLIGHTS_PER_DAY: [number, number][] = [[1, 60], [2, 30], [3, 10]];
 const MIN_NIGHTS: [number, number][] = [[1, 35], [2, 25], [3, 15], [4, 8], [5, 5], [7, 5], [10, 3], [14, 2], [30, 2]];
 
 function weighted(rng: Rng, table: [number, number][]): number {
@@ -236,7 +238,7 @@ function makeTransport(world: World, rng: Rng): void {
       const fareBase = 60 + miles * 0.18;
       for (const date of WORLD_DATES) {
         if (!rng.chance(flyChance)) continue;
-        const count = rng.between(1, 3);
+        const count = weighted(rng, FLIGHTS_PER_DAY);
         const rows: Flight[] = [];
         for (let k = 0; k < count; k++) {
           const elapsed = Math.max(25, Math.round(elapsedBase + (rng.next() - 0.5) * 30));
