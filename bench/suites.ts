@@ -1,4 +1,5 @@
 // The list of benchmark suites `npm run bench` runs, in order. Add one line per suite.
 import type { BenchSuite } from './harness.ts';
+import { toolsSuite } from './tools.ts';
 
-export const suites: BenchSuite[] = [];
+export const suites: BenchSuite[] = [toolsSuite];
