@@ -146,12 +146,6 @@ export class Policy {
     return tf.matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]).add(this.p(b)) as tf.Tensor3D;
   }
 
-  private splitHeads(x: tf.Tensor3D): tf.Tensor4D {
-    const [B, T, C] = x.shape;
-    const H = this.config.nHeads;
-    return x.reshape([B, T, H, C / H]).transpose([0, 2, 1, 3]); // [B, H, T, hd]
-  }
-
   /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias broadcastable to [B,H,Tq,Tk] → [B, Tq, C] */
   private attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, maskBias: tf.Tensor): tf.Tensor3D {
     const [B, H, Tq, hd] = q.shape;
@@ -170,8 +164,12 @@ export class Policy {
   private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor,
     kv: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
     const C = this.config.dModel;
+    const [B, T] = x.shape;
+    const H = this.config.nHeads;
     const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
-    const [q, k, v] = tf.split(qkv, [C, C, C], 2).map((t) => this.splitHeads(t as tf.Tensor3D));
+    // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
+    const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
+    const [q, k, v] = tf.unstack(heads, 0) as tf.Tensor4D[]; // [B, H, T, hd] each
     const [keys, values] = kv(k, v);
     const y = this.attend(q, keys, values, maskBias); // [B, T, C]
     x = x.add(this.linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`));

@@ -1,0 +1,215 @@
+// Supervised fine-tuning on teacher trajectories: cross-entropy on the policy's own tokens only
+// (lossMask = 1; query and observation tokens are context, never targets), AdamW with warm-up and
+// cosine decay, global-norm clipping. The step is async (it reads back two scalars), so it can run in
+// the training worker without blocking; every tensor it makes is freed before it returns.
+import * as tf from '@tensorflow/tfjs';
+import type { Policy } from '../model/transformer.ts';
+import { AdamW, clipByGlobalNorm, lrSchedule } from './optimizer.ts';
+import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
+import { Rng } from '../env/random.ts';
+
+/** one training sequence, as the agent's encodeTrajectory produces it */
+export interface SftExample {
+  tokens: number[];
+  /** 1 where the token is the policy's to predict (a loss target), 0 on query/observation tokens */
+  lossMask: number[];
+}
+
+export interface SftConfig {
+  /** sequences per optimizer step */
+  batchSize: number;
+  /** learning rate reached at the end of warm-up */
+  peakLr: number;
+  /** learning rate at the end of the cosine decay */
+  minLr: number;
+  /** steps of linear warm-up */
+  warmupSteps: number;
+  /** length of the schedule (the cosine reaches minLr here) */
+  totalSteps: number;
+  /** AdamW decoupled weight decay (matrices only, see optimizer.decays) */
+  weightDecay: number;
+  beta1: number;
+  beta2: number;
+  /** clip the global gradient norm to this */
+  maxGradNorm: number;
+  /** token id used to pad a batch to a common length (padding is never a target) */
+  padId: number;
+  /** pad batch lengths up to a multiple of this, so the webgpu backend sees few distinct shapes */
+  padMultiple: number;
+  /** seeds the data order (a pure function of seed and step, so a resumed run sees the same batches) */
+  seed: number;
+}
+
+export const defaultSftConfig: SftConfig = {
+  batchSize: 16,
+  peakLr: 3e-3,
+  minLr: 3e-4,
+  warmupSteps: 20,
+  totalSteps: 1000,
+  weightDecay: 0.1,
+  beta1: 0.9,
+  beta2: 0.95,
+  maxGradNorm: 1.0,
+  padId: 0,
+  padMultiple: 16,
+  seed: 0,
+};
+
+export type Metrics = Record<string, number>;
+
+export class SftTrainer {
+  readonly policy: Policy;
+  readonly optimizer: AdamW;
+  readonly config: SftConfig;
+  /** the run's Rng, checkpointed (SFT itself draws nothing from it; RL and evaluation do) */
+  rng: Rng;
+  /** optimizer steps taken */
+  step = 0;
+  private readonly examples: readonly SftExample[];
+  private readonly paramByVariable = new Map<string, string>();
+  private order: { epoch: number; perm: number[] } = { epoch: -1, perm: [] };
+
+  /** trains `policy` in place (the caller owns and disposes the policy) */
+  constructor(policy: Policy, examples: readonly SftExample[], config: Partial<SftConfig> = {}, optimizer?: AdamW) {
+    this.config = { ...defaultSftConfig, ...config };
+    this.policy = policy;
+    this.examples = examples;
+    validateExamples(examples, policy.config.vocabSize, policy.config.contextLength, this.config.padId);
+    if (!Number.isInteger(this.config.batchSize) || this.config.batchSize < 1) throw new Error(`SFT: batchSize must be a positive integer, got ${this.config.batchSize}`);
+    const { beta1, beta2, weightDecay } = this.config;
+    this.optimizer = optimizer ?? new AdamW(policy.params, { beta1, beta2, weightDecay });
+    this.rng = new Rng(this.config.seed);
+    for (const [name, v] of policy.params) this.paramByVariable.set(v.name, name);
+  }
+
+  /** one optimizer step; returns its metrics. Throws (leaving the weights untouched) on a NaN/Inf loss. */
+  async sftStep(): Promise<Metrics> {
+    const t0 = performance.now();
+    const batch = this.nextBatch();
+    const { tokens, targetMask, realTokens, lossTokens } = this.pad(batch);
+    const lr = lrSchedule(this.step, this.config);
+    const vars = [...this.policy.params.values()];
+    const out = tf.tidy(() => {
+      const tok = tf.tensor2d(tokens, [batch.length, tokens.length / batch.length], 'int32'); // [B, T]
+      const mask = tf.tensor2d(targetMask, [batch.length, tokens.length / batch.length - 1]); // [B, T-1]
+      const count = Math.max(1, lossTokens);
+      let entropy: tf.Scalar | null = null;
+      const { value, grads } = tf.variableGrads(() => {
+        const { logProbs, entropy: ent } = this.policy.logProbs(tok);
+        entropy = tf.keep(ent.mul(mask).sum().div(count) as tf.Scalar);
+        return logProbs.mul(mask).sum().neg().div(count) as tf.Scalar; // token-mean cross-entropy
+      }, vars);
+      const byName: Record<string, tf.Tensor> = {};
+      for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
+      const { clipped, norm } = clipByGlobalNorm(byName, this.config.maxGradNorm);
+      return { loss: value, norm, entropy: entropy!, clipped };
+    });
+    try {
+      const [loss, norm, entropy] = await Promise.all([out.loss.data(), out.norm.data(), out.entropy.data()]);
+      if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
+        throw new Error(`SFT step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower peakLr or check the data`);
+      }
+      this.optimizer.apply(out.clipped, lr);
+      this.step++;
+      const ms = performance.now() - t0;
+      return {
+        'losses/sft': loss[0],
+        'charts/lr': lr,
+        'charts/grad_norm': norm[0],
+        'charts/entropy': entropy[0],
+        'charts/tokens_per_s': (realTokens * 1000) / ms,
+        'charts/loss_tokens': lossTokens,
+        'charts/step_time_ms': ms,
+        'charts/epoch': (this.step * this.config.batchSize) / this.examples.length,
+        'charts/step': this.step,
+      };
+    } finally {
+      tf.dispose([out.loss, out.norm, out.entropy, ...Object.values(out.clipped)]);
+    }
+  }
+
+  /** mean cross-entropy per loss token over `examples` (e.g. the validation split), no update */
+  async evaluateLoss(examples: readonly SftExample[]): Promise<number> {
+    validateExamples(examples, this.policy.config.vocabSize, this.policy.config.contextLength, this.config.padId);
+    let total = 0;
+    let count = 0;
+    for (let i = 0; i < examples.length; i += this.config.batchSize) {
+      const batch = examples.slice(i, i + this.config.batchSize);
+      const { tokens, targetMask, lossTokens } = this.pad(batch);
+      const T = tokens.length / batch.length;
+      const sum = tf.tidy(() => {
+        const { logProbs } = this.policy.logProbs(tf.tensor2d(tokens, [batch.length, T], 'int32'));
+        return logProbs.mul(tf.tensor2d(targetMask, [batch.length, T - 1])).sum().neg();
+      });
+      total += (await sum.data())[0];
+      sum.dispose();
+      count += lossTokens;
+    }
+    return total / Math.max(1, count);
+  }
+
+  async checkpoint(): Promise<Checkpoint> {
+    return saveCheckpoint({ policy: this.policy, optimizer: this.optimizer, rng: this.rng, step: this.step });
+  }
+
+  /** a trainer continuing from `ckpt` (same examples and config as the run that saved it) */
+  static restore(ckpt: Checkpoint, examples: readonly SftExample[], config: Partial<SftConfig> = {}): SftTrainer {
+    const full = { ...defaultSftConfig, ...config };
+    const state = restoreCheckpoint(ckpt, { beta1: full.beta1, beta2: full.beta2, weightDecay: full.weightDecay });
+    const trainer = new SftTrainer(state.policy, examples, full, state.optimizer);
+    trainer.rng = state.rng;
+    trainer.step = state.step;
+    return trainer;
+  }
+
+  /** frees the optimizer state (the policy belongs to the caller) */
+  dispose(): void {
+    this.optimizer.dispose();
+  }
+
+  /** the batch of this step: consecutive slices of per-epoch permutations seeded by (seed, epoch) */
+  private nextBatch(): SftExample[] {
+    const N = this.examples.length;
+    const out: SftExample[] = [];
+    for (let k = 0; k < this.config.batchSize; k++) {
+      const at = this.step * this.config.batchSize + k;
+      const epoch = Math.floor(at / N);
+      if (epoch !== this.order.epoch) {
+        const perm = Array.from({ length: N }, (_, i) => i);
+        this.order = { epoch, perm: new Rng(this.config.seed).fork(epoch + 1).shuffle(perm) };
+      }
+      out.push(this.examples[this.order.perm[at % N]]);
+    }
+    return out;
+  }
+
+  /** right-pad to a common length; the target mask is lossMask shifted by one (mask of x_{t+1}) */
+  private pad(batch: readonly SftExample[]) {
+    const longest = Math.max(2, ...batch.map((e) => e.tokens.length));
+    const T = Math.min(this.policy.config.contextLength, Math.ceil(longest / this.config.padMultiple) * this.config.padMultiple);
+    const tokens = new Int32Array(batch.length * T).fill(this.config.padId);
+    const targetMask = new Float32Array(batch.length * (T - 1));
+    let realTokens = 0;
+    let lossTokens = 0;
+    batch.forEach((e, b) => {
+      tokens.set(e.tokens, b * T);
+      realTokens += e.tokens.length;
+      for (let t = 1; t < e.tokens.length; t++) {
+        if (e.lossMask[t] === 1) { targetMask[b * (T - 1) + t - 1] = 1; lossTokens++; }
+      }
+    });
+    return { tokens, targetMask, realTokens, lossTokens };
+  }
+}
+
+function validateExamples(examples: readonly SftExample[], vocabSize: number, contextLength: number, padId: number): void {
+  if (examples.length === 0) throw new Error('SFT: no examples');
+  if (!Number.isInteger(padId) || padId < 0 || padId >= vocabSize) throw new Error(`SFT: padId ${padId} outside the vocabulary`);
+  examples.forEach((e, i) => {
+    if (!Array.isArray(e.tokens) || !Array.isArray(e.lossMask) || e.tokens.length !== e.lossMask.length) {
+      throw new Error(`SFT: example ${i} needs tokens and lossMask of equal length`);
+    }
+    if (e.tokens.length > contextLength) throw new Error(`SFT: example ${i} has ${e.tokens.length} tokens, more than the context ${contextLength}`);
+    for (const t of e.tokens) if (!Number.isInteger(t) || t < 0 || t >= vocabSize) throw new Error(`SFT: example ${i} has token id ${t} outside [0, ${vocabSize})`);
+  });
+}
