@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// End-to-end tests: serve the built page (dist/, built by `vite build` in scripts/test.sh) on a
+// free localhost port, drive it in headless Chromium with playwright-core, and check the path a
+// user takes: the worker trains on WebGPU (SwiftShader when there is no GPU), the loss streams in
+// and falls, the run survives a reload, and a malformed link shows its notice.
+//
+//   node scripts/e2e.mjs              run the tests
+//   node scripts/e2e.mjs --measure    also time the demo job on the cpu backend (?backend=cpu)
+//
+// Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
+import { createServer } from 'node:http';
+import { mkdtempSync, mkdirSync, readFileSync, existsSync, statSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, extname, resolve, normalize } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const dist = join(root, 'dist');
+const results = join(root, 'test-results');
+const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const measure = process.argv.includes('--measure');
+const STEPS = 40;
+
+if (!existsSync(join(dist, 'index.html'))) {
+  console.error('e2e: dist/ is missing; run `npx vite build` first (npm test does).');
+  process.exit(1);
+}
+if (!existsSync(chromiumPath)) {
+  console.error(`e2e: Chromium not found at ${chromiumPath}. Install it: sudo apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  process.exit(1);
+}
+mkdirSync(results, { recursive: true });
+
+// ---- a tiny static server for dist/ ------------------------------------------------------------
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
+const server = createServer((req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+  let file = join(dist, path);
+  if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
+  res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+  res.end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
+// ---- the browser ---------------------------------------------------------------------------------
+const userDataDir = mkdtempSync(join(tmpdir(), 'star-lab-e2e-'));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: chromiumPath,
+  headless: true,
+  viewport: { width: 1360, height: 900 },
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--enable-unsafe-webgpu', // WebGPU on Linux; with no GPU, Dawn picks SwiftShader's Vulkan
+    '--disable-gpu-sandbox',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+const page = context.pages()[0] ?? (await context.newPage());
+const consoleErrors = [];
+page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`console: ${m.text()}`));
+page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && consoleErrors.push(`worker: ${m.text()}`)));
+
+let passed = 0;
+let failed = 0;
+async function test(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    passed++;
+    console.log(`  ✓ ${name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+  } catch (e) {
+    failed++;
+    console.log(`  ✗ ${name}\n      ${String(e?.message ?? e).split('\n').join('\n      ')}`);
+    await page.screenshot({ path: join(results, `failed-${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => {});
+  }
+}
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+const attr = (selector, name) => page.locator(selector).first().getAttribute(name);
+
+/** runs the demo job to the end from the current page; returns what the chart saw */
+async function runDemo() {
+  await page.locator('[data-testid=start]').click();
+  const seen = new Set();
+  const deadline = Date.now() + 120_000;
+  let status = '';
+  while (Date.now() < deadline) {
+    status = await attr('[data-testid=run-status]', 'data-status');
+    const n = Number(await attr('[data-testid=loss-chart]', 'data-points'));
+    if (status === 'running' && n > 0) seen.add(n);
+    if (['completed', 'failed', 'stopped'].includes(status)) break;
+    await page.waitForTimeout(100);
+  }
+  const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
+  return {
+    status,
+    error,
+    seen,
+    points: Number(await attr('[data-testid=loss-chart]', 'data-points')),
+    first: Number(await attr('[data-testid=loss-chart]', 'data-first-loss')),
+    last: Number(await attr('[data-testid=loss-chart]', 'data-last-loss')),
+    stepMs: Number(await attr('[data-testid=step-ms]', 'data-ms')),
+  };
+}
+
+const started = Date.now();
+let runId = null;
+const timings = {};
+console.log(`e2e: ${base} in ${chromiumPath}`);
+
+await test('the training worker runs on the webgpu backend', async () => {
+  await page.goto(`${base}#steps=${STEPS}&seed=3&scale=s`);
+  await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
+  const backend = await attr('[data-testid=backend]', 'data-backend');
+  const label = await page.locator('[data-testid=backend]').innerText();
+  assert(backend === 'webgpu', `backend is ${backend} (${label}); expected webgpu`);
+  console.log(`      badge: ${label.trim()}`);
+  await page.screenshot({ path: join(results, '1-ready.png') });
+});
+
+await test('a demo run streams points and its loss falls', async () => {
+  const run = await runDemo();
+  assert(run.status === 'completed', `run ended as ${run.status || 'nothing'} ${run.error}`);
+  assert(run.seen.size >= 2, `points did not stream while running (saw counts ${[...run.seen].join(', ') || 'none'})`);
+  assert(run.points === STEPS, `chart has ${run.points} points, expected ${STEPS}`);
+  assert(run.last < 0.75 * run.first, `loss did not fall enough: ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);
+  timings.webgpuStepMs = run.stepMs;
+  console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.stepMs.toFixed(1)} ms/step`);
+  runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+  await page.screenshot({ path: join(results, '2-trained.png'), fullPage: true });
+});
+
+await test('the run and its curve are listed after a reload', async () => {
+  assert(runId, 'no run id from the previous test');
+  await page.reload();
+  const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+  await row.waitFor({ timeout: 30_000 });
+  assert((await row.getAttribute('data-status')) === 'completed', `stored run is ${await row.getAttribute('data-status')}`);
+  await row.click();
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points')) === n,
+    STEPS,
+    { timeout: 10_000 },
+  );
+  await page.screenshot({ path: join(results, '3-after-reload.png'), fullPage: true });
+});
+
+await test('a malformed link shows the notice and the page still works', async () => {
+  await page.goto('about:blank');
+  await page.goto(`${base}#scale=xl&bogus=1&steps=%E0%A4%A&&seed=-4&reward`);
+  const notice = page.locator('[data-testid=url-notice]');
+  await notice.waitFor({ timeout: 10_000 });
+  const text = await notice.innerText();
+  for (const key of ['scale', 'bogus', 'steps', 'seed', 'reward']) assert(text.includes(key), `notice does not mention ${key}: ${text}`);
+  assert(await page.locator('h1', { hasText: 'STAR Lab' }).isVisible(), 'header missing');
+  assert(await page.locator('[data-testid=choice-scale-m]').getAttribute('aria-checked') === 'true', 'bad scale did not fall back to the default');
+  await page.screenshot({ path: join(results, '4-url-notice.png') });
+});
+
+if (measure) {
+  await test('measure: the demo job on the cpu backend', async () => {
+    await page.goto(`${base}?backend=cpu#steps=${STEPS}&seed=3&scale=s`);
+    await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
+    const run = await runDemo();
+    assert(run.status === 'completed', `cpu run ended as ${run.status}`);
+    timings.cpuStepMs = run.stepMs;
+    console.log(`      cpu: ${run.stepMs.toFixed(1)} ms/step, loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);
+  });
+}
+
+await context.close();
+server.close();
+rmSync(userDataDir, { recursive: true, force: true });
+if (failed && consoleErrors.length) console.log(`  browser errors:\n    ${consoleErrors.slice(0, 10).join('\n    ')}`);
+if (Object.keys(timings).length) console.log(`e2e timings: ${JSON.stringify(timings)}`);
+console.log(`e2e: ${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+process.exit(failed ? 1 : 0);

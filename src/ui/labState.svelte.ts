@@ -1,0 +1,148 @@
+// The page's state: the experiment config (mirrored in the URL hash), the training worker's
+// backend and live run, and the stored runs read from IndexedDB. Components read it and call its
+// methods; nothing here touches tfjs (the worker does).
+import { defaultConfig, type LabConfig } from '../lab/config.ts';
+import { parseHash, serializeHash, type UrlNotice } from '../lab/urlState.ts';
+import { LabStore } from '../store/labStore.ts';
+import type { MetricPoint, RunRecord } from '../store/records.ts';
+import type { BackendInfo, BackendName, RunProgress, WorkerEvent } from '../worker/api.ts';
+import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
+
+export interface ShownCurve {
+  runId: string;
+  live: boolean;
+  points: MetricPoint[];
+}
+
+export class LabState {
+  config = $state<LabConfig>(defaultConfig());
+  notices = $state<UrlNotice[]>([]);
+  backend = $state<BackendInfo | null>(null);
+  backendError = $state<string | null>(null);
+  runs = $state.raw<RunRecord[]>([]);
+  /** records in the store that failed validation (listed, not shown) */
+  skippedRecords = $state<string[]>([]);
+  storeError = $state<string | null>(null);
+  progress = $state<RunProgress | null>(null);
+  /** the curve in the chart: the live run, or a stored run the user picked */
+  curve = $state.raw<ShownCurve | null>(null);
+  actionError = $state<string | null>(null);
+
+  private worker: TrainingWorkerHandle | null = null;
+  private store: LabStore | null = null;
+  private livePoints: MetricPoint[] = [];
+
+  get running(): boolean {
+    return this.progress?.status === 'running' || this.progress?.status === 'paused';
+  }
+
+  /** Reads the URL, starts the worker and opens the store. */
+  async boot(): Promise<void> {
+    this.readHash();
+    window.addEventListener('hashchange', () => this.readHash());
+    const force = new URLSearchParams(location.search).get('backend');
+    const forceBackend = force === 'cpu' || force === 'wasm' || force === 'webgpu' ? (force as BackendName) : undefined;
+    this.worker = createTrainingWorker((message) => (this.backendError = `Training worker crashed: ${message}`));
+    const backend = this.worker.api.init({ forceBackend }).then(
+      (info) => (this.backend = info),
+      (e: unknown) => (this.backendError = messageOf(e)),
+    );
+    try {
+      this.store = await LabStore.open();
+    } catch (e) {
+      this.storeError = messageOf(e);
+    }
+    await backend; // the worker marks runs of a closed page as interrupted before we list them
+    await this.refreshRuns();
+  }
+
+  /** Applies a config edit and writes it to the URL (only non-default values). */
+  setConfig(patch: Partial<LabConfig>): void {
+    this.config = { ...this.config, ...patch };
+    const hash = serializeHash(this.config);
+    history.replaceState(null, '', hash || location.pathname + location.search);
+  }
+
+  resetConfig(): void {
+    this.setConfig(defaultConfig());
+  }
+
+  dismissNotices(): void {
+    this.notices = [];
+  }
+
+  async start(resumeRunId?: string): Promise<void> {
+    if (!this.worker) return;
+    this.actionError = null;
+    this.livePoints = [];
+    try {
+      const listener = this.worker.listen((events) => this.onWorkerEvents(events));
+      const runId = await this.worker.api.start({ config: $state.snapshot(this.config) as LabConfig, resumeRunId }, listener);
+      if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
+      this.curve = { runId, live: true, points: this.livePoints };
+      this.progress = { runId, status: 'running', step: 0, totalSteps: this.config.steps, etaMs: null, meanStepMs: null };
+      await this.refreshRuns();
+    } catch (e) {
+      this.actionError = messageOf(e);
+    }
+  }
+
+  pause = () => this.worker?.api.pause();
+  resume = () => this.worker?.api.resume();
+  stop = () => this.worker?.api.stop();
+
+  /** Shows a stored run's curve (or the live one, if it is the live run). */
+  async showRun(runId: string): Promise<void> {
+    if (this.progress?.runId === runId && this.running) {
+      this.curve = { runId, live: true, points: this.livePoints };
+      return;
+    }
+    const result = await this.store?.readMetrics(runId);
+    if (!result) return;
+    this.curve = { runId, live: false, points: result.items };
+    if (result.skipped.length) this.skippedRecords = result.skipped.map((s) => `${s.store} ${s.key}: ${s.reason}`);
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    if (this.running && this.progress?.runId === runId) return;
+    await this.store?.deleteRun(runId);
+    if (this.curve?.runId === runId) this.curve = null;
+    await this.refreshRuns();
+  }
+
+  async refreshRuns(): Promise<void> {
+    if (!this.store) return;
+    try {
+      const { items, skipped } = await this.store.listRuns();
+      this.runs = items;
+      this.skippedRecords = skipped.map((s) => `${s.store} ${s.key}: ${s.reason}`);
+    } catch (e) {
+      this.storeError = messageOf(e);
+    }
+  }
+
+  private onWorkerEvents(events: WorkerEvent[]): void {
+    for (const event of events) {
+      if (event.type === 'points') {
+        this.livePoints = this.livePoints.concat(event.points);
+        if (this.curve?.live && this.curve.runId === event.runId) {
+          this.curve = { runId: event.runId, live: true, points: this.livePoints };
+        }
+      } else {
+        const before = this.progress?.status;
+        this.progress = event.progress;
+        if (before !== event.progress.status) void this.refreshRuns();
+      }
+    }
+  }
+
+  private readHash(): void {
+    const { config, notices } = parseHash(location.hash);
+    this.config = config;
+    this.notices = notices;
+  }
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
