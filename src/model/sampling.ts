@@ -7,11 +7,11 @@ import type { Rng } from '../env/random.ts';
 
 export interface SampledTokens {
   /** sampled (or argmax) token id per row, [B] */
-  ids: Int32Array;
+  ids: Int32Array<ArrayBuffer>;
   /** log-probability of that id under the temperature-scaled distribution, [B] */
-  logProbs: Float32Array;
+  logProbs: Float32Array<ArrayBuffer>;
   /** entropy of the temperature-scaled next-token distribution, [B] (ARPO's branching signal) */
-  entropies: Float32Array;
+  entropies: Float32Array<ArrayBuffer>;
 }
 
 /**
