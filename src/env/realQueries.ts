@@ -167,13 +167,13 @@ function parseLocalConstraint(q: string, fail: (what: string) => never): LocalCo
     .sort((x, y) => x.at - y.at)
     .map((x) => x.c);
 
-  let room: RoomTypeConstraint | null = null;
-  if (/\bnot (?:be )?shared\b|\bnon-shared\b/i.test(q)) room = 'not shared room';
-  else if (/\bentire (?:rooms?|homes?|apartments?|places?)\b/i.test(q)) room = 'entire room';
-  else if (/\bprivate rooms?\b/i.test(q)) room = 'private room';
-  else if (/\bshared rooms?\b/i.test(q)) room = 'shared room';
-
   const negated = /\b(not|no|non|avoid|without|never)\b|n't\b/i;
+  let room: RoomTypeConstraint | null = null;
+  const sharedSentence = sentences.find((s) => /\b(?:non-)?shared rooms?\b|\bshared accommodations?\b/i.test(s));
+  if (/\bentire (?:rooms?|homes?|apartments?|places?)\b/i.test(q)) room = 'entire room';
+  else if (/\bprivate rooms?\b/i.test(q)) room = 'private room';
+  else if (sharedSentence) room = negated.test(sharedSentence) ? 'not shared room' : 'shared room';
+
   let transport: TransportationConstraint | null = null;
   for (const s of sentences) {
     const flight = /\b(fly|flying|flights?)\b/i.test(s);

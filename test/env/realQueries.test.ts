@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { loadCitySet, loadRealExamples } from '../../src/env/node/realData.ts';
 import { levelOf, parseGoldPlan, parseRealQuery, QueryParseError } from '../../src/env/realQueries.ts';
 import { parsePythonLiteral, PythonLiteralError } from '../../src/env/pythonLiteral.ts';
+import { generateWorld } from '../../src/env/world.ts';
+import { buildDataset } from '../../src/env/queries.ts';
 
 // [line, org, dest, days, visiting_city_number, first date, people_number, budget,
 //  house rule, cuisines ("/"-joined, text order), room type, transportation, level]
@@ -114,6 +116,17 @@ describe('real queries', () => {
     expect(() => parseRealQuery('A trip from Boston to Denver for 3 days, with a budget of $900.', cities)).toThrow(QueryParseError);
     expect(() => parseRealQuery('From Boston to Denver for 3 days, March 1st to March 3rd, 2022.', cities)).toThrow(/dollar/);
     expect(() => parseRealQuery('From Boston to Denver for 5 days, March 1st to March 3rd, 2022, $900.', cities)).toThrow(/disagree/);
+  });
+
+  it('reads back the lab generator\'s own query texts (other phrasings, every constraint)', () => {
+    const world = generateWorld('tiny', 4);
+    const { train } = buildDataset(world, { size: 40, mix: [1, 1, 2], seed: 4, validationSize: 0, testSize: 0 });
+    const sortCuisine = (q: { local_constraint: { cuisine: string[] | null } }) => q.local_constraint.cuisine?.slice().sort() ?? null;
+    for (const q of train) {
+      const p = parseRealQuery(q.query, cities);
+      expect({ ...p, cuisine: sortCuisine(p), local_constraint: null }, q.query).toEqual({ ...q, cuisine: sortCuisine(q), local_constraint: null });
+      expect({ ...p.local_constraint, cuisine: null }, q.query).toEqual({ ...q.local_constraint, cuisine: null });
+    }
   });
 
   it('parses a sentence it has never seen', () => {

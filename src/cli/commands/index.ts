@@ -1,5 +1,9 @@
 // The registry of CLI commands. Add one line per command module.
 import type { Command } from '../command.ts';
 import { benchCommand } from './bench.ts';
+import { worldCommand } from './world.ts';
+import { queriesCommand } from './queries.ts';
+import { exportCommand } from './export.ts';
+import { evalCommand } from './eval.ts';
 
-export const commands: Command[] = [benchCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand];

@@ -30,7 +30,7 @@ function writeText(dir: string, rel: string, text: string): void {
 
 const jsonl = (items: unknown[]) => items.map((x) => JSON.stringify(x)).join('\n') + (items.length ? '\n' : '');
 
-/** Write `world` in TravelPlanner's database layout under `dir`, plus queries/plans/verdicts (idx = position). Returns the files written. */
+/** Write `world` in TravelPlanner's database layout under `dir`, plus queries/plans/verdicts (idx = position + 1, as TravelPlanner numbers submissions). Returns the files written. */
 export function exportWorld(dir: string, world: World, extras: ExportExtras = {}): string[] {
   const written: string[] = [];
   for (const [rel, text] of worldToDatabaseFiles(world)) {
@@ -39,17 +39,17 @@ export function exportWorld(dir: string, world: World, extras: ExportExtras = {}
   }
   const { queries, plans, verdicts } = extras;
   if (queries) {
-    writeText(dir, QUERIES_FILE, jsonl(queries.map((q, i) => toTravelPlannerQuery(q, i))));
+    writeText(dir, QUERIES_FILE, jsonl(queries.map((q, i) => toTravelPlannerQuery(q, i + 1))));
     written.push(QUERIES_FILE);
   }
   if (plans) {
     if (!queries || plans.length !== queries.length) throw new Error('plans need their queries, one plan per query');
-    writeText(dir, PLANS_FILE, jsonl(plans.map((p, i) => toSubmission(i, queries[i], p))));
+    writeText(dir, PLANS_FILE, jsonl(plans.map((p, i) => toSubmission(i + 1, queries[i], p))));
     written.push(PLANS_FILE);
   }
   if (verdicts) {
     if (!queries || verdicts.length !== queries.length) throw new Error('verdicts need their queries, one per query');
-    writeText(dir, VERDICTS_FILE, jsonl(verdicts.map((v, i) => toVerdictRecord(i, v))));
+    writeText(dir, VERDICTS_FILE, jsonl(verdicts.map((v, i) => toVerdictRecord(i + 1, v))));
     written.push(VERDICTS_FILE);
   }
   return written;

@@ -1,0 +1,48 @@
+// Flag checks shared by the sandbox commands (world, queries, export, eval): unknown flags and
+// bad values are errors that say what is expected, never silently ignored.
+import type { WorldSource } from '../env/types.ts';
+
+export type Flags = Map<string, string | true>;
+
+export function rejectUnknownFlags(flags: Flags, positional: string[], known: readonly string[]): void {
+  const unknown = [...flags.keys()].filter((k) => !known.includes(k));
+  if (unknown.length > 0) throw new Error(`unknown option ${unknown.map((k) => `--${k}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')})`);
+  if (positional.length > 0) throw new Error(`unexpected argument "${positional[0]}"`);
+}
+
+export function flagInt(flags: Flags, key: string, fallback: number, min = 0): number {
+  const v = flags.get(key);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (v === true || !Number.isInteger(n) || n < min) throw new Error(`--${key} needs an integer ≥ ${min}, got "${v === true ? '' : v}"`);
+  return n;
+}
+
+export function flagText(flags: Flags, key: string, fallback?: string): string {
+  const v = flags.get(key);
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (v === undefined || v === true || v === '') throw new Error(`--${key} needs a value`);
+  return v;
+}
+
+export function flagOptionalText(flags: Flags, key: string): string | undefined {
+  return flags.has(key) ? flagText(flags, key) : undefined;
+}
+
+export function flagChoice<T extends string>(flags: Flags, key: string, choices: readonly T[], fallback: T): T {
+  const v = flags.get(key);
+  if (v === undefined) return fallback;
+  if (v === true || !choices.includes(v as T)) throw new Error(`--${key} must be one of ${choices.join('|')}, got "${v === true ? '' : v}"`);
+  return v as T;
+}
+
+export const WORLD_SOURCES: readonly WorldSource[] = ['tiny', 'small', 'standard', 'real'];
+
+/** "4:3:3" -> [4, 3, 3] (easy : medium : hard) */
+export function parseMix(text: string): [number, number, number] {
+  const parts = text.split(':').map(Number);
+  if (parts.length !== 3 || parts.some((p) => !Number.isFinite(p) || p < 0) || parts.every((p) => p === 0)) {
+    throw new Error(`--mix needs three non-negative weights easy:medium:hard such as 4:3:3, got "${text}"`);
+  }
+  return parts as [number, number, number];
+}
