@@ -163,8 +163,8 @@ interface MealSlot {
 /**
  * Fills a structure into a plan, or null when the catalog cannot support it (a missing leg, no
  * valid room, too few restaurants or sights, an uncoverable cuisine). With `pick = null` the fill
- * is deterministic and cheapest-first with only the required items, so its cost is the floor the
- * query generator prices budgets against.
+ * is deterministic and cheapest-first with only the required items (plus any travel-day meal a
+ * wanted cuisine needs), so its cost is the floor the query generator prices budgets against.
  */
 export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick: Picker | null): FilledPlan | null {
   const people = query.people_number;
@@ -233,7 +233,6 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
       for (const [meal] of MEALS) slots.push({ day: d, meal, city, required: true });
       continue;
     }
-    if (!pick) continue; // the cheapest fill skips optional travel-day meals
     const leg = legs[k];
     const [dep, arr] = legTimes[k];
     for (const [meal, at] of MEALS) {
@@ -241,6 +240,7 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
       else if (leg.to !== query.org && at >= arr + 30 && arr < 24 * 60) slots.push({ day: d, meal, city: leg.to, required: false });
     }
   }
+  // the cheapest fill keeps optional slots only for cuisines; a sampled one keeps most of them
   const kept = pick ? slots.filter((sl) => sl.required || pick.rng.chance(0.85)) : slots;
   const assigned: (Restaurant | null)[] = kept.map(() => null);
   const used = new Set<string>();
@@ -269,13 +269,15 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
       for (const r of sortedRestaurants(city)) if (servesCuisine(r, c)) options.push({ r, slot });
     }
     if (options.length === 0) return null;
-    options.sort((a, b) => a.r.averageCost - b.r.averageCost || byName(a.r, b.r));
+    // cheapest first; the deterministic fill prefers a restaurant covering more wanted cuisines, as meal slots may be scarce
+    const newCover = (r: Restaurant) => (pick ? 0 : wanted.filter((w) => !covered.has(w) && servesCuisine(r, w)).length);
+    options.sort((a, b) => newCover(b.r) - newCover(a.r) || a.r.averageCost - b.r.averageCost || byName(a.r, b.r));
     const o = options[pickIndex(options.length, pick)];
     assign(o.slot, o.r);
     for (const w of wanted) if (servesCuisine(o.r, w)) covered.add(w);
   }
   for (let i = 0; i < kept.length; i++) {
-    if (assigned[i]) continue;
+    if (assigned[i] || (!pick && !kept[i].required)) continue;
     const options = sortedRestaurants(kept[i].city);
     if (options.length === 0) {
       if (kept[i].required) return null;
@@ -288,7 +290,7 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
   const usedSights = new Set<string>();
   const sightsFor = (city: string): string[] => {
     const free = (catalog.attractions(city) ?? []).filter((a) => !usedSights.has(`${a.name}|${city}`)).sort(byName);
-    return free.map((a) => a.name);
+    return [...new Set(free.map((a) => a.name))]; // real rows repeat some names
   };
   const dayAttractions: string[][] = [];
   for (let d = 0; d < query.days; d++) {

@@ -7,6 +7,7 @@ import { fillPlan } from '../../src/env/itinerary.ts';
 import { evaluatePlan, planCost } from '../../src/env/evaluate.ts';
 import type { Level, Query, World } from '../../src/env/types.ts';
 import { planViolations } from './planRules.ts';
+import { loadRealExamples, loadRealWorld } from '../../src/env/node/realData.ts';
 
 const LEVELS: Level[] = ['easy', 'medium', 'hard'];
 
@@ -125,6 +126,18 @@ describe('teacher', () => {
       expect(planViolations(world, q, t.plan!, t.steps)).toEqual([]);
     }
     expect(repeats).toBeGreaterThan(3);
+  });
+
+  it("solves all 45 real TravelPlanner queries within their real budgets on the real world's rows", () => {
+    const world = loadRealWorld();
+    const examples = loadRealExamples();
+    expect(examples.length).toBe(45);
+    for (const ex of examples) {
+      const t = teachTrajectory(world, ex.query, { rng: new Rng(ex.index), failureRate: 0.1 });
+      expect(t, ex.query.query).not.toBeNull();
+      for (const faithful of [false, true]) expect(evaluatePlan(world, ex.query, t!.plan, { faithful }).finalPass, ex.query.query).toBe(true);
+      expect(planViolations(world, ex.query, t!.plan!, t!.steps), ex.query.query).toEqual([]);
+    }
   });
 
   it('gives up (null) when no plan fits the budget, and rejects a bad failure rate', () => {
