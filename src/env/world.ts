@@ -277,22 +277,23 @@ function elapsedText(minutes: number): string {
 const datesCache = new WeakMap<World, readonly string[]>();
 
 /**
- * The dates a world answers flight searches for: `WORLD_DATES` for a generated world; for a loaded
- * one, every day from its first to its last flight date.
+ * The dates a world answers flight searches for: `WORLD_DATES` for a generated world; for one loaded
+ * from TravelPlanner's rows, every day from its first to its last flight date, widened to all of
+ * March 2022 (every benchmark query is dated in that month, including trips with no flight rows).
  */
 export function worldDates(world: World): readonly string[] {
   if (world.source !== 'real') return WORLD_DATES;
   let dates = datesCache.get(world);
   if (dates === undefined) {
-    let first = '';
-    let last = '';
-    for (const rows of world.flights.values()) {
-      for (const f of rows) {
-        if (first === '' || f.date < first) first = f.date;
-        if (f.date > last) last = f.date;
-      }
+    let first = WORLD_DATES[0];
+    let last = WORLD_DATES[WORLD_DATES.length - 1];
+    for (const key of world.flights.keys()) {
+      const date = key.slice(key.lastIndexOf('|') + 1);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) continue;
+      if (date < first) first = date;
+      if (date > last) last = date;
     }
-    dates = first === '' ? [] : dayRange(first, last);
+    dates = dayRange(first, last);
     datesCache.set(world, dates);
   }
   return dates;

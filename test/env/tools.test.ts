@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Rng } from '../../src/env/random.ts';
+import { buildRealWorld } from '../../src/env/realWorld.ts';
 import { TOOL_NAMES, callTool, parseToolCall, renderObservation } from '../../src/env/tools.ts';
 import { generateWorld } from '../../src/env/world.ts';
 import type { Observation, ToolCall } from '../../src/env/types.ts';
@@ -255,6 +256,37 @@ describe('renderObservation matches TravelPlanner’s own Content strings', () =
     });
     expect(mismatches).toEqual([]);
     expect(compared).toBeGreaterThan(200);
+  });
+
+  it('on the real world, each reference-information entry is what the matching tool call renders', () => {
+    // train_ref_info.jsonl lists what TravelPlanner's tools answered for each query; the real world
+    // built from those rows must answer the same calls with the same text (flights, drives, stays,
+    // sights; restaurant tables carry the database's global row index, which the rows do not hold).
+    const lines = readFileSync(dir + 'train_ref_info.jsonl', 'utf8').trim().split('\n');
+    const real = buildRealWorld(lines, readFileSync(dir + 'citySet_with_states.txt', 'utf8'));
+    let compared = 0;
+    const mismatches: string[] = [];
+    refs.forEach((ref, i) => {
+      for (const [key, value] of Object.entries(ref)) {
+        let call: ToolCall | null = null;
+        let m: RegExpExecArray | null;
+        if ((m = /^Flight from (.+) to (.+) on (\d{4}-\d{2}-\d{2})$/.exec(key))) call = { tool: 'SearchFlight', args: { departure: m[1], destination: m[2], date: m[3] } };
+        else if ((m = /^(Self-driving|Taxi) from (.+) to (.+)$/.exec(key)))
+          call = { tool: 'GoogleDistanceMatrix', args: { departure: m[2], destination: m[3], mode: m[1] === 'Taxi' ? 'taxi' : 'self-driving' } };
+        else if ((m = /^Accommodations in (.+)$/.exec(key))) call = { tool: 'SearchAccommodation', args: { city: m[1] } };
+        else if ((m = /^Attractions in (.+)$/.exec(key))) call = { tool: 'SearchAttraction', args: { city: m[1] } };
+        if (call === null) continue;
+        // skip rows pandas pads oddly (newlines, wide characters) or that the loader trims
+        const odd = (v: unknown) => typeof v === 'string' && (/[\n\u0080-\uffff]/.test(v) || v !== v.trim());
+        if (Array.isArray(value) && value.some((r: Row) => Object.values(r).some(odd))) continue;
+        const text = renderObservation(callTool(real, call));
+        compared++;
+        const same = typeof value === 'string' ? text === value : prompts[i].includes(escape(text)) || prompts[i].includes(escape(text).replace(/'/g, "\\'"));
+        if (!same) mismatches.push(`${key}: ${text.slice(0, 120)}`);
+      }
+    });
+    expect(mismatches).toEqual([]);
+    expect(compared).toBeGreaterThan(500);
   });
 
   it('drive lines are identical', () => {
