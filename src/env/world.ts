@@ -93,7 +93,16 @@ function pickCities(spec: WorldSizeSpec, rng: Rng): [string, string][] {
   }
   const others: [string, string][] = [];
   for (const [state, cities] of all) if (!destStates.includes(state)) for (const city of cities) others.push([city, state]);
-  picked.push(...rng.sample(others, spec.originCities));
+  // At most two origins per state, so an origin state never looks like a (≥ 3-city) destination state.
+  const perState = new Map<string, number>();
+  const target = picked.length + spec.originCities;
+  for (const [city, state] of rng.shuffle(others)) {
+    if (picked.length === target) break;
+    const n = perState.get(state) ?? 0;
+    if (n >= 2) continue;
+    perState.set(state, n + 1);
+    picked.push([city, state]);
+  }
   return picked;
 }
 

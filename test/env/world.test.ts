@@ -41,7 +41,7 @@ describe('generateWorld', () => {
   });
 
   for (const size of SIZES) {
-    for (const seed of size === 'standard' ? [1, 2] : [1, 2, 3, 4]) {
+    for (const seed of size === 'standard' ? [1, 2, 3] : [1, 2, 3, 4, 5, 6]) {
       it(`${size} seed ${seed}: sizes within the spec, real cities, every row well-formed`, () => {
         const w = world(size, seed);
         const spec = WORLD_SIZES[size];
@@ -95,6 +95,16 @@ describe('generateWorld', () => {
       });
     }
   }
+
+  it('many seeds: exact destination-state count and the naming rule always hold', () => {
+    for (const [size, seeds] of [['tiny', 30], ['small', 5]] as const) {
+      for (let seed = 100; seed < 100 + seeds; seed++) {
+        const w = generateWorld(size, seed);
+        expect(destinationStates(w).length, `${size} ${seed}`).toBe(WORLD_SIZES[size].destinationStates);
+        expect(findNameConflicts(w), `${size} ${seed}`).toEqual([]);
+      }
+    }
+  });
 
   it('findNameConflicts catches a repeated name, a substring and a comma', () => {
     const w = generateWorld('tiny', 5);
