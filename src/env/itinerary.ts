@@ -420,30 +420,41 @@ export interface PricedStructure {
   minCost: number;
 }
 
-/** Picks a structure whose cheapest fill fits the budget: a transport family by weight, then a structure within it uniformly. */
+/**
+ * Picks a structure whose cheapest fill fits the budget: a transport family by weight (among those
+ * with a feasible structure), then a uniformly random feasible structure within it. Candidates are
+ * priced lazily in random order, so the first feasible one is a uniform pick and most are never
+ * filled. The exhaustive pass runs only when the sample has nothing feasible.
+ */
 export function chooseStructure(catalog: Catalog, query: Query, rng: Rng, budget: number | null): PricedStructure | null {
-  const price = (exhaustive: boolean) => {
-    const out: PricedStructure[] = [];
-    for (const s of candidateStructures(catalog, query, rng, exhaustive)) {
-      const cheapest = fillPlan(catalog, query, s, null);
-      if (cheapest && (budget === null || cheapest.cost <= budget)) out.push({ structure: s, minCost: cheapest.cost });
-    }
-    return out;
+  const price = (s: TripStructure): PricedStructure | null => {
+    const cheapest = fillPlan(catalog, query, s, null);
+    return cheapest && (budget === null || cheapest.cost <= budget) ? { structure: s, minCost: cheapest.cost } : null;
   };
-  // the sample is usually enough; the exhaustive pass guarantees that a feasible structure is found
-  let priced = price(false);
-  if (priced.length === 0) priced = price(true);
-  if (priced.length === 0) return null;
-  const families = [...new Set(priced.map((p) => p.structure.family))];
-  const total = families.reduce((a, f) => a + FAMILY_WEIGHT[f], 0);
-  let u = rng.next() * total;
-  let family = families[families.length - 1];
-  for (const f of families) {
-    u -= FAMILY_WEIGHT[f];
-    if (u < 0) {
-      family = f;
-      break;
+  for (const exhaustive of [false, true]) {
+    const byFamily = new Map<TransportFamily, TripStructure[]>();
+    for (const s of candidateStructures(catalog, query, rng, exhaustive)) {
+      const list = byFamily.get(s.family) ?? [];
+      list.push(s);
+      byFamily.set(s.family, list);
+    }
+    while (byFamily.size > 0) {
+      const families = [...byFamily.keys()];
+      let u = rng.next() * families.reduce((a, f) => a + FAMILY_WEIGHT[f], 0);
+      let family = families[families.length - 1];
+      for (const f of families) {
+        u -= FAMILY_WEIGHT[f];
+        if (u < 0) {
+          family = f;
+          break;
+        }
+      }
+      for (const s of rng.shuffle(byFamily.get(family)!)) {
+        const priced = price(s);
+        if (priced) return priced;
+      }
+      byFamily.delete(family); // nothing feasible by this family: try the others
     }
   }
-  return rng.pick(priced.filter((p) => p.structure.family === family));
+  return null;
 }
