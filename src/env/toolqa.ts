@@ -163,16 +163,24 @@ function drawQuestion(world: World, kind: ToolQaKind, rng: Rng): ToolQaQuestion 
   }
 }
 
-/** `n` distinct answerable tool-QA tasks, kinds drawn uniformly; gold answers come from the tools themselves. */
-export function generateToolQa(world: World, rng: Rng, n: number): ToolQaTask[] {
+/** Identity of a question, for deduplication and for keeping evaluation tasks out of SFT data. */
+export function toolQaKey(q: ToolQaQuestion): string {
+  return JSON.stringify(q);
+}
+
+/**
+ * `n` distinct answerable tool-QA tasks, kinds drawn uniformly; gold answers come from the tools
+ * themselves. `exclude` (keys from `toolQaKey`) keeps e.g. the OOD test tasks out of SFT tasks.
+ */
+export function generateToolQa(world: World, rng: Rng, n: number, exclude: ReadonlySet<string> = new Set()): ToolQaTask[] {
   if (!Number.isInteger(n) || n < 0) throw new Error(`generateToolQa: n must be a non-negative integer, got ${n}`);
   const out: ToolQaTask[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<string>(exclude);
   for (let draw = 0; out.length < n; draw++) {
     if (draw >= 50 * n + 100) throw new Error(`generateToolQa: only ${out.length} of ${n} distinct answerable questions in this world`);
     const question = drawQuestion(world, rng.pick(TOOLQA_KINDS), rng);
     if (!question) continue;
-    const key = JSON.stringify(question);
+    const key = toolQaKey(question);
     if (seen.has(key)) continue;
     const accepted = answersFrom(question, callTool(world, toolQaCall(question), STABLE));
     if (accepted.length === 0) continue;

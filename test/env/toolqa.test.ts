@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/env/random.ts';
 import { generateWorld } from '../../src/env/world.ts';
-import { generateToolQa, scoreToolQa, teachToolQa, TOOLQA_KINDS } from '../../src/env/toolqa.ts';
+import { generateToolQa, scoreToolQa, teachToolQa, TOOLQA_KINDS, toolQaKey } from '../../src/env/toolqa.ts';
 import type { ToolQaAnswer, ToolQaTask } from '../../src/env/toolqa.ts';
 import type { World } from '../../src/env/types.ts';
 
@@ -90,6 +90,13 @@ describe('tool-QA suite', () => {
     ];
     for (const [t, a] of wrong) expect(scoreToolQa(t, a)).toBe(0);
     expect(scoreToolQa(numberTask, { kind: 'number', value: n })).toBe(1);
+  });
+
+  it('keeps excluded questions out (OOD test tasks never in SFT data)', () => {
+    const held = new Set(tasks.slice(0, 40).map((t) => toolQaKey(t.question)));
+    const train = generateToolQa(world, new Rng(1), 60, held);
+    expect(train.length).toBe(60);
+    expect(train.some((t) => held.has(toolQaKey(t.question)))).toBe(false);
   });
 
   it('is deterministic and rejects a bad count', () => {
