@@ -142,7 +142,7 @@ function makeRestaurants(city: string, spec: WorldSizeSpec, rng: Rng, name: (mak
       name: name(() => restaurantName(rng)),
       averageCost: rng.between(band[0], band[1]),
       cuisines,
-      rating: rng.chance(0.1) ? 0 : Math.round(rng.between(25, 49)) / 10, // 0.0 = not yet rated, as in the real table
+      rating: rng.chance(0.1) ? 0 : rng.between(25, 49) / 10, // 0.0 = not yet rated, as in the real table
       city,
     });
   }
