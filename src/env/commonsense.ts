@@ -4,10 +4,10 @@
 import { dayLabel, MEAL_SLOTS, quote, UNUSED_DAY_TEXT } from './evalContext.ts';
 import type { DayView, EvalContext, PlanField } from './evalContext.ts';
 import {
-  attractionItems, extractBeforeParenthesis, flightNumberOf, isFilled, parseNameCity, pyStrip, routeOf, sandboxTransportMode, transportKind,
+  attractionItems, extractBeforeParenthesis, isFilled, parseNameCity, pyStrip, routeOf, sandboxTransportMode, transportKind,
 } from './planParse.ts';
 import type { TransportKind } from './planParse.ts';
-import { accommodationMatch, attractionMatch, driveCost, flightsWithNumber, restaurantMatch } from './sandboxIndex.ts';
+import type { ItemMatch } from './sandboxIndex.ts';
 import type { CheckResult } from './types.ts';
 
 const pass = (reason: string): CheckResult => ({ pass: true, reason });
@@ -113,14 +113,11 @@ export function checkAccommodation(ctx: EvalContext): CheckResult {
     while (end < days.length && days[end].accommodation === v) end++;
     const nights = end - start;
     if (v !== '-' && v !== '') {
-      const nc = parseNameCity(v);
-      if (nc !== null) {
-        const m = accommodationMatch(ctx.world, nc.name, nc.city);
-        // Q4: the official enforces the rule only when exactly one listing matches the name
-        if (m.count === 1 && m.first !== undefined && nights < m.first.minimumNights) {
-          const span = nights === 1 ? `day ${start + 1} only` : `days ${start + 1}–${end}`;
-          return fail(`${quote(v)} is booked for ${nights} night${nights === 1 ? '' : 's'} (${span}), but its minimum stay is ${m.first.minimumNights} nights`);
-        }
+      const m = ctx.index.accommodations.matchItem(v);
+      // Q4: the official enforces the rule only when exactly one listing matches the name
+      if (m.count === 1 && m.first !== undefined && nights < m.first.minimumNights) {
+        const span = nights === 1 ? `day ${start + 1} only` : `days ${start + 1}–${end}`;
+        return fail(`${quote(v)} is booked for ${nights} night${nights === 1 ? '' : 's'} (${span}), but its minimum stay is ${m.first.minimumNights} nights`);
       }
     }
     start = end;
@@ -152,6 +149,11 @@ function placeOf(v: string): string {
   return nc === null ? `${quote(v)} names no city` : `'${nc.name}' is in ${nc.city || 'no city'}`;
 }
 
+function mentionsAny(value: string, cities: readonly string[]): boolean {
+  for (const c of cities) if (value.includes(c)) return true;
+  return false;
+}
+
 /** is_valid_information_in_current_city: what a day names is in the city (or the two cities) of that day. */
 export function checkCurrentCity(ctx: EvalContext): CheckResult {
   for (const d of ctx.days) {
@@ -176,11 +178,11 @@ export function checkCurrentCity(ctx: EvalContext): CheckResult {
     }
     for (const slot of MEAL_SLOTS) {
       const v = d[slot];
-      if (isFilled(v) && !cities.some((c) => v.includes(c))) return fail(`${dl} ${slot} ${placeOf(v)}, but ${where}`);
+      if (isFilled(v) && !mentionsAny(v, cities)) return fail(`${dl} ${slot} ${placeOf(v)}, but ${where}`);
     }
     if (isFilled(d.attraction)) {
       for (const a of attractionItems(d.attraction, ctx.faithful)) {
-        if (!cities.some((c) => a.includes(c))) return fail(`${dl} attraction ${placeOf(a)}, but ${where}`);
+        if (!mentionsAny(a, cities)) return fail(`${dl} attraction ${placeOf(a)}, but ${where}`);
       }
     }
     const acc = d.accommodation;
@@ -195,7 +197,7 @@ export function checkCurrentCity(ctx: EvalContext): CheckResult {
 
 /** is_valid_information_in_sandbox: every flight, drive, restaurant, attraction and stay exists in the database. */
 export function checkSandbox(ctx: EvalContext): CheckResult {
-  const { world } = ctx;
+  const { index } = ctx;
   for (const d of ctx.days) {
     const dl = dayLabel(d);
     const t = d.transportation;
@@ -206,34 +208,33 @@ export function checkSandbox(ctx: EvalContext): CheckResult {
         if (mode === 'flight') {
           // official: ValueError / IndexError (the run stops); here the day fails
           if (ft === null) return fail(`${dl} flight ${quote(t)} names no 'from A to B' route`);
-          const number = flightNumberOf(t);
+          const { number, flights } = index.flightItem(t);
           if (number === null) return fail(`${dl} transportation ${quote(t)} has no 'Flight Number: ' to look up`);
           const [org, dst] = ft;
-          const flights = flightsWithNumber(world, number);
           if (!flights.some((f) => f.origin === org && f.dest === dst)) {
             const other = flights.length > 0 ? ` (${number} flies ${flights[0].origin} to ${flights[0].dest})` : '';
             return fail(`${dl} flight ${quote(number)} from ${org} to ${dst} is not in the database${other}`);
           }
         } else {
           const [org, dst] = ft ?? ['-', '-'];
-          if (driveCost(world, org, dst, mode) === null) return fail(`${dl} ${mode} from ${org} to ${dst} is not in the database (no drive of less than a day)`);
+          if (index.driveCost(org, dst, mode) === null) return fail(`${dl} ${mode} from ${org} to ${dst} is not in the database (no drive of less than a day)`);
         }
       }
     }
     for (const slot of MEAL_SLOTS) {
       const v = d[slot];
       if (!isFilled(v)) continue;
-      const problem = missingItem(v, (name, city) => restaurantMatch(world, name, city).count > 0, 'restaurant');
+      const problem = missingItem(v, index.restaurants.matchItem(v), 'restaurant');
       if (problem !== null) return fail(`${dl} ${slot} ${problem}`);
     }
     if (isFilled(d.attraction)) {
       for (const a of attractionItems(d.attraction, ctx.faithful)) {
-        const problem = missingItem(a, (name, city) => attractionMatch(world, name, city).count > 0, 'attraction');
+        const problem = missingItem(a, index.attractions.matchItem(a), 'attraction');
         if (problem !== null) return fail(`${dl} attraction ${problem}`);
       }
     }
     if (isFilled(d.accommodation)) {
-      const problem = missingItem(d.accommodation, (name, city) => accommodationMatch(world, name, city).count > 0, 'accommodation');
+      const problem = missingItem(d.accommodation, index.accommodations.matchItem(d.accommodation), 'accommodation');
       if (problem !== null) return fail(`${dl} accommodation ${problem}`);
     }
   }
@@ -245,14 +246,18 @@ function extractFromToOrDay(t: string, d: DayView): readonly [string, string] | 
   return routeOf(t) ?? d.route;
 }
 
-function missingItem(v: string, exists: (name: string, city: string) => boolean, kind: string): string | null {
-  const nc = parseNameCity(v);
+function missingItem(v: string, m: ItemMatch<unknown>, kind: string): string | null {
+  const nc = m.item;
   if (nc === null) return `${quote(v)} cannot be read as 'Name, City'`;
-  if (!exists(nc.name, nc.city)) return `'${nc.name}' is not ${kind === 'restaurant' ? 'a' : 'an'} ${kind} in ${nc.city === '' ? 'an unnamed city' : nc.city} in the database`;
+  if (m.count === 0) return `'${nc.name}' is not ${kind === 'restaurant' ? 'a' : 'an'} ${kind} in ${nc.city === '' ? 'an unnamed city' : nc.city} in the database`;
   return null;
 }
 
-const BLANK = (v: string) => v === '' || v === '-';
+/** '' or '-'. Q12: a JSON null is neither to the official test; the lab counts it as blank. */
+function isBlank(ctx: EvalContext, d: DayView, f: PlanField): boolean {
+  const v = d[f];
+  return (v === '' || v === '-') && (!ctx.faithful || d.raw === null || d.raw[f] !== null);
+}
 
 /** Python truthiness of a JSON value, with the official `!= '-'` test. */
 function filledValue(v: unknown): boolean {
@@ -290,15 +295,12 @@ export function checkNotAbsent(ctx: EvalContext): CheckResult {
   for (const d of ctx.days) {
     const dl = dayLabel(d);
     for (const f of order) if (d.missing.includes(f)) return fail(`${dl} has no ${f} field`);
-    // Q12: a JSON null is not '' or '-' to the official test; the lab counts it as blank
-    const blank = (f: PlanField) => BLANK(d[f]) && (!ctx.faithful || d.raw?.[f] !== null);
     const cc = d.current_city;
-    if ((cc.includes('from ') || cc.includes('to ')) && blank('transportation')) return fail(`${dl} travels (${quote(cc)}) but has no transportation`);
-    if (!cc.includes('from ') && !cc.includes(' to ') && blank('attraction')) return fail(`${dl} is spent in ${cc || 'no city'} but has no attraction`);
-    if (d.index !== query.days - 1 && blank('accommodation')) return fail(`${dl} has no accommodation, but the trip goes on`);
+    if ((cc.includes('from ') || cc.includes('to ')) && isBlank(ctx, d, 'transportation')) return fail(`${dl} travels (${quote(cc)}) but has no transportation`);
+    if (!cc.includes('from ') && !cc.includes(' to ') && isBlank(ctx, d, 'attraction')) return fail(`${dl} is spent in ${cc || 'no city'} but has no attraction`);
+    if (d.index !== query.days - 1 && isBlank(ctx, d, 'accommodation')) return fail(`${dl} has no accommodation, but the trip goes on`);
     if (!cc.includes('from ')) {
-      const meal = MEAL_SLOTS.find((m) => blank(m));
-      if (meal !== undefined) return fail(`${dl} has no ${meal}, and it is not a travel day`);
+      for (const meal of MEAL_SLOTS) if (isBlank(ctx, d, meal)) return fail(`${dl} has no ${meal}, and it is not a travel day`);
     }
     if (d.raw !== null) for (const k in d.raw) if (filledValue(d.raw[k])) filled++;
   }

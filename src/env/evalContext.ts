@@ -4,6 +4,8 @@
 // field or hold a non-string; the official code would crash there, the lab must not. A missing
 // field reads as '' and is remembered, so `is_not_absent` can still fail it by name.
 import { routeOf } from './planParse.ts';
+import { sandboxIndex } from './sandboxIndex.ts';
+import type { SandboxIndex } from './sandboxIndex.ts';
 import type { Query, World } from './types.ts';
 
 export const PLAN_FIELDS = ['current_city', 'transportation', 'breakfast', 'attraction', 'lunch', 'dinner', 'accommodation'] as const;
@@ -29,6 +31,8 @@ export interface DayView extends Record<PlanField, string> {
 
 export interface EvalContext {
   world: World;
+  /** the World's cached lookups */
+  index: SandboxIndex;
   query: Query;
   /** reproduce every quirk of the official evaluation (export / interop mode) */
   faithful: boolean;
@@ -45,36 +49,37 @@ function fieldText(v: unknown): string {
 export function readDay(value: unknown, index: number): DayView {
   const raw = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   const missing: PlanField[] = [];
-  const text = (f: PlanField): string => {
-    if (raw === null || !(f in raw)) {
-      missing.push(f);
-      return '';
-    }
-    return fieldText(raw[f]);
-  };
-  const current_city = text('current_city');
+  const current_city = fieldOf(raw, 'current_city', missing);
   const hasFrom = current_city.includes('from');
   return {
     index,
     raw,
     current_city,
-    transportation: text('transportation'),
-    breakfast: text('breakfast'),
-    attraction: text('attraction'),
-    lunch: text('lunch'),
-    dinner: text('dinner'),
-    accommodation: text('accommodation'),
+    transportation: fieldOf(raw, 'transportation', missing),
+    breakfast: fieldOf(raw, 'breakfast', missing),
+    attraction: fieldOf(raw, 'attraction', missing),
+    lunch: fieldOf(raw, 'lunch', missing),
+    dinner: fieldOf(raw, 'dinner', missing),
+    accommodation: fieldOf(raw, 'accommodation', missing),
     missing,
     hasFrom,
     route: hasFrom ? routeOf(current_city) : null,
   };
 }
 
+function fieldOf(raw: Record<string, unknown> | null, f: PlanField, missing: PlanField[]): string {
+  if (raw === null || !(f in raw)) {
+    missing.push(f);
+    return '';
+  }
+  return fieldText(raw[f]);
+}
+
 export function makeContext(world: World, query: Query, plan: readonly unknown[], faithful: boolean): EvalContext {
   const n = Math.min(query.days, plan.length);
   const days: DayView[] = new Array(n);
   for (let i = 0; i < n; i++) days[i] = readDay(plan[i], i);
-  return { world, query, faithful, days };
+  return { world, index: sandboxIndex(world), query, faithful, days };
 }
 
 /** A plan value shown in a reason: quoted, cut short if long. */

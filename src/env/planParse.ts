@@ -139,12 +139,22 @@ export function parseNameCity(s: string): NameCity | null {
  * The attraction items of a day. Official: `value.split(';')[:-1]`, which drops the last piece,
  * so "A, X;B, X" checks only "A, X" (QUIRKS Q3). Lab mode also keeps a non-blank last piece.
  */
-export function attractionItems(value: string, faithful: boolean): string[] {
-  const parts = value.split(';');
-  const last = parts.pop() as string;
-  if (!faithful && pyStrip(last) !== '') parts.push(last);
+export function attractionItems(value: string, faithful: boolean): readonly string[] {
+  const cache = faithful ? faithfulPieces : labPieces;
+  let parts = cache.get(value);
+  if (parts === undefined) {
+    const split = value.split(';');
+    const last = split.pop() as string;
+    if (!faithful && pyStrip(last) !== '') split.push(last);
+    parts = split;
+    if (cache.size >= PIECES_CACHE_LIMIT) cache.clear();
+    cache.set(value, parts);
+  }
   return parts;
 }
+const faithfulPieces = new Map<string, readonly string[]>();
+const labPieces = new Map<string, readonly string[]>();
+const PIECES_CACHE_LIMIT = 8192;
 
 export type TransportKind = 'Taxi' | 'Self-driving' | 'Flight';
 
