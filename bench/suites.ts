@@ -1,5 +1,6 @@
 // The list of benchmark suites `npm run bench` runs, in order. Add one line per suite.
 import type { BenchSuite } from './harness.ts';
+import { evaluatorSuite } from './evaluator.ts';
 import { toolsSuite } from './tools.ts';
 
-export const suites: BenchSuite[] = [toolsSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite];
