@@ -9,6 +9,7 @@ import { Rng } from './random.ts';
 import { planTrip } from './teacher.ts';
 import { allowsHouseRule, matchesRoomType, servesCuisine } from './itinerary.ts';
 import { queryText } from './queryText.ts';
+import { worldDates } from './world.ts';
 import type { HouseRule, Level, LocalConstraint, Query, RoomTypeConstraint, TransportationConstraint, World } from './types.ts';
 
 export const LEVELS: readonly Level[] = ['easy', 'medium', 'hard'];
@@ -21,21 +22,6 @@ export const TRANSPORTATIONS: readonly TransportationConstraint[] = ['no flight'
 const SLACK_MIN = 0.9;
 const SLACK_MAX = 1.3;
 
-const dateCache = new WeakMap<World, string[]>();
-
-/** The flight dates the world covers, sorted; trips are dated inside this range. */
-function tripDates(world: World): string[] {
-  let dates = dateCache.get(world);
-  if (!dates) {
-    const set = new Set<string>();
-    for (const key of world.flights.keys()) set.add(key.slice(key.lastIndexOf('|') + 1));
-    dates = [...set].sort();
-    if (dates.length === 0) dates = Array.from({ length: 31 }, (_, i) => `2022-03-${String(i + 1).padStart(2, '0')}`);
-    dateCache.set(world, dates);
-  }
-  return dates;
-}
-
 function addDays(iso: string, n: number): string {
   const d = new Date(`${iso}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + n);
@@ -44,7 +30,7 @@ function addDays(iso: string, n: number): string {
 
 /** `days` consecutive dates inside the world's range, or null when the range is too short. */
 function pickDates(world: World, days: number, rng: Rng): string[] | null {
-  const all = tripDates(world);
+  const all = worldDates(world);
   const have = new Set(all);
   const starts = all.filter((d) => {
     for (let i = 1; i < days; i++) if (!have.has(addDays(d, i))) return false;

@@ -6,8 +6,10 @@
 
 import { Rng } from './random.ts';
 import { callTool } from './tools.ts';
-import { chooseStructure, fillWithinBudget, legsOf } from './itinerary.ts';
-import type { Catalog, FilledPlan, PricedStructure } from './itinerary.ts';
+import { fillWithinBudget, legsOf } from './itinerary.ts';
+import type { Catalog, FilledPlan } from './itinerary.ts';
+import { chooseStructure } from './tripStructure.ts';
+import type { PricedStructure } from './tripStructure.ts';
 import type { Drive, DriveMode, Observation, Query, ToolCall, ToolStep, Trajectory, World } from './types.ts';
 
 export interface TeachOptions {

@@ -5,7 +5,7 @@ import { buildDataset, generateQuery, levelCounts, queryKey } from '../../src/en
 import { dateRangeText, moneyText } from '../../src/env/queryText.ts';
 import { planTrip } from '../../src/env/teacher.ts';
 import { fillPlan } from '../../src/env/itinerary.ts';
-import { chooseStructure } from '../../src/env/itinerary.ts';
+import { chooseStructure } from '../../src/env/tripStructure.ts';
 import { toolCatalog } from '../../src/env/teacher.ts';
 import { evaluatePlan } from '../../src/env/evaluate.ts';
 import type { Level, Query, World } from '../../src/env/types.ts';
