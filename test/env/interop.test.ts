@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
+import fc from 'fast-check';
+import { csvLine, parseCsvRecords } from '../../src/env/interop/csv.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateWorld, worldFingerprint } from '../../src/env/world.ts';
 import { DATABASE_FILES } from '../../src/env/interop/database.ts';
@@ -75,13 +77,20 @@ describe('database files', () => {
       const header = HEADERS[table];
       if (header === null) continue;
       expect(text.split('\n')[0], rel).toBe(header);
-      const parsed = Papa.parse<string[]>(text, { skipEmptyLines: true });
+      const parsed = Papa.parse<string[]>(text, { delimiter: ',', skipEmptyLines: true });
       expect(parsed.errors, rel).toEqual([]);
       expect(parsed.data.length, rel).toBeGreaterThan(1);
       const width = header.split(',').length;
       const bad = parsed.data.filter((row) => row.length !== width || row.some((cell) => cell.trim() === ''));
       expect(bad, rel).toEqual([]);
     }
+  });
+
+  it('refuse a cell pandas would read as missing (the row would vanish for the official code)', () => {
+    const w = generateWorld('tiny', 5);
+    const [city, rows] = [...w.restaurants][0];
+    w.restaurants.set(city, [...rows, { ...rows[0], name: 'NA' }]);
+    expect(() => exportWorld(join(tmp, 'na'), w)).toThrow(/"Name" pandas would read as empty/);
   });
 
   it('write the city set as "city<TAB>state" lines with no trailing blank line', () => {
@@ -93,7 +102,7 @@ describe('database files', () => {
   });
 
   it('write distances as Google text, and cost as the self-driving cost', () => {
-    const rows = Papa.parse<Record<string, string>>(readFileSync(join(dir, DATABASE_FILES.distances), 'utf8'), { header: true, skipEmptyLines: true }).data;
+    const rows = Papa.parse<Record<string, string>>(readFileSync(join(dir, DATABASE_FILES.distances), 'utf8'), { header: true, delimiter: ',', skipEmptyLines: true }).data;
     for (const r of rows) {
       expect(r.duration).toMatch(/^(\d+ days? )?(\d+ hours? )?\d+ mins?$|^(\d+ days? )?\d+ hours?$/);
       expect(r.distance).toMatch(/^\d{1,3}(,\d{3})*(\.\d+)? km$/);
@@ -112,6 +121,29 @@ describe('text conventions', () => {
     expect(formatKm(70.7)).toBe('70.7 km');
     expect(formatKm(1234567.5)).toBe('1,234,567.5 km');
     expect(() => parseDuration('soon')).toThrow(/cannot read duration/);
+  });
+});
+
+describe('csv', () => {
+  it('writes what it reads back, and what papaparse reads the same way (any text)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', ',', '"', '\n', '\r', 'é', ';') }), { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 5 }), (records) => {
+        const text = records.map((r) => csvLine(r)).join('\n') + '\n';
+        const back: string[][] = [];
+        parseCsvRecords(text, (cells) => back.push(cells));
+        expect(back).toEqual(records);
+        expect(Papa.parse<string[]>(text, { delimiter: ',', skipEmptyLines: false }).data.slice(0, records.length)).toEqual(records);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads \r\n line ends and skips blank lines; rejects a broken quote', () => {
+    const rows: string[][] = [];
+    parseCsvRecords('a,b\r\n\r\n"x, y",z\r\n', (c) => rows.push(c));
+    expect(rows).toEqual([['a', 'b'], ['x, y', 'z']]);
+    expect(() => parseCsvRecords('"open,b\n', () => {})).toThrow(/unterminated/);
+    expect(() => parseCsvRecords('"a"b,c\n', () => {})).toThrow(/unexpected text/);
   });
 });
 

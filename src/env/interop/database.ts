@@ -2,7 +2,6 @@
 // pandas): exact file paths, exact column names, and no empty cells (the official readers call
 // `dropna()`, so a row with an empty cell silently vanishes for them). Pure: the caller supplies
 // and stores the file texts (Node: src/env/node/interop.ts), so a browser could export too.
-import Papa from 'papaparse';
 import type { World, WorldSource } from '../types.ts';
 import { WorldBuilder, parseCitySet } from '../realWorld.ts';
 import {
@@ -11,6 +10,7 @@ import {
   flightFromRow, flightToRow, restaurantFromRow, restaurantToRow, rowIsComplete,
 } from './rows.ts';
 import type { RawRow } from './rows.ts';
+import { csvLine, parseCsvRows } from './csv.ts';
 
 /** Paths relative to the export folder, as TravelPlanner's code expects them under `../database/`. */
 export const DATABASE_FILES = {
@@ -25,15 +25,18 @@ export const DATABASE_FILES = {
 /** Not part of TravelPlanner's layout: records which lab world the folder holds (source, seed). */
 export const WORLD_MANIFEST_FILE = 'star_lab_world.json';
 
+/** Cell texts pandas' read_csv turns into NaN by default (so `dropna()` would drop the row). */
+const PANDAS_NA = new Set(['', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null']);
+
 function csv<C extends string>(columns: readonly C[], rows: Iterable<Record<C, string>>): string {
-  const data: string[][] = [];
+  const data: string[] = [];
   for (const row of rows) {
     const cells = columns.map((c) => row[c]);
-    const empty = columns.find((c, i) => cells[i] === undefined || cells[i].trim() === '');
-    if (empty !== undefined) throw new Error(`cannot export a row with an empty "${empty}": ${JSON.stringify(row)}`);
-    data.push(cells);
+    const empty = columns.find((c, i) => cells[i] === undefined || PANDAS_NA.has(cells[i].trim()));
+    if (empty !== undefined) throw new Error(`cannot export a row whose "${empty}" pandas would read as empty: ${JSON.stringify(row)}`);
+    data.push(csvLine(cells));
   }
-  return Papa.unparse({ fields: [...columns], data }, { newline: '\n' }) + '\n';
+  return [csvLine(columns), ...data].join('\n') + '\n';
 }
 
 function* values<T>(m: Map<string, T[]>): Generator<T> {
@@ -65,12 +68,7 @@ export type TextSource = (relativePath: string) => string | null;
 
 /** Parse CSV text into header-keyed rows (a RowSource helper for callers that hold the text). */
 export function csvRows(text: string, onRow: (row: RawRow) => void): void {
-  const parsed = Papa.parse<Record<string, string>>(text, { header: true, skipEmptyLines: true, dynamicTyping: false });
-  if (parsed.errors.length > 0) {
-    const e = parsed.errors[0];
-    throw new Error(`CSV row ${(e.row ?? 0) + 2}: ${e.message}`);
-  }
-  for (const row of parsed.data) onRow(row);
+  parseCsvRows(text, onRow);
 }
 
 /**

@@ -4,10 +4,10 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import Papa from 'papaparse';
 import type { Plan, Query, Verdicts, World } from '../types.ts';
 import { worldFromDatabaseFiles, worldToDatabaseFiles } from '../interop/database.ts';
 import type { RawRow } from '../interop/rows.ts';
+import { parseCsvRecords } from '../interop/csv.ts';
 import { toSubmission, toTravelPlannerQuery, toVerdictRecord } from '../interop/submission.ts';
 
 export const QUERIES_FILE = 'queries.jsonl';
@@ -79,17 +79,15 @@ export function forEachCsvRow(path: string, onRow: (row: RawRow) => void, chunkB
   let header: string[] | null = null;
   let carry = '';
   const emit = (text: string) => {
-    const parsed = Papa.parse<string[]>(text, { header: false, skipEmptyLines: true });
-    if (parsed.errors.length > 0) throw new Error(`${path}: ${parsed.errors[0].message}`);
-    for (const cells of parsed.data) {
+    parseCsvRecords(text, (cells) => {
       if (header === null) {
         header = cells.map((h, i) => (i === 0 ? h.replace(/^\uFEFF/, '') : h));
-        continue;
+        return;
       }
       const row: RawRow = {};
       for (let i = 0; i < header.length; i++) row[header[i]] = cells[i];
       onRow(row);
-    }
+    });
   };
   try {
     for (;;) {
