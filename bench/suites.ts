@@ -2,5 +2,6 @@
 import type { BenchSuite } from './harness.ts';
 import { evaluatorSuite } from './evaluator.ts';
 import { toolsSuite } from './tools.ts';
+import { interopSuite } from './interop.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, interopSuite];
