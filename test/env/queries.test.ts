@@ -8,6 +8,7 @@ import { fillPlan } from '../../src/env/itinerary.ts';
 import { chooseStructure } from '../../src/env/tripStructure.ts';
 import { toolCatalog } from '../../src/env/teacher.ts';
 import { evaluatePlan } from '../../src/env/evaluate.ts';
+import { parseRealQuery } from '../../src/env/realQueries.ts';
 import type { Level, Query, World } from '../../src/env/types.ts';
 
 const LEVELS: Level[] = ['easy', 'medium', 'hard'];
@@ -72,6 +73,14 @@ describe('generateQuery', () => {
       }
     });
   }
+
+  it("the text alone gives back every structured field (read by the parser of TravelPlanner's real queries)", () => {
+    const world = generateWorld('small', 24);
+    for (const q of sample(world, 8, 40)) {
+      const parsed = parseRealQuery(q.query, world.stateOf);
+      expect(parsed, q.query).toEqual(q);
+    }
+  });
 
   it('every query is feasible: a teacher plan within budget passes the evaluator', () => {
     const world = generateWorld('small', 22);
