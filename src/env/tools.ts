@@ -94,7 +94,6 @@ export function callTool(world: World, call: ToolCall, options?: CallToolOptions
         return invalid('SearchFlight needs departure, destination and date as text.');
       if (!world.stateOf.has(departure)) return unknownCity(world, departure);
       if (!world.stateOf.has(destination)) return unknownCity(world, destination);
-      if (departure === destination) return invalid(`SearchFlight: departure and destination are both '${departure}'.`);
       if (!validDate(world, date)) return badDate(world, date);
       const rows = world.flights.get(`${departure}|${destination}|${date}`) ?? EMPTY;
       return { kind: 'flights', rows, departure, destination, date };

@@ -99,7 +99,8 @@ describe('callTool errors (never throws)', () => {
     expectError(flight(cityA, 'Atlantis', '2022-03-05'), /'Atlantis' is not a city/);
     expectError(flight(cityA, cities[1], '03/05/2022'), /not in YYYY-MM-DD form/);
     expectError(flight(cityA, cities[1], '2022-04-05'), /no flight data for 2022-04-05.*2022-03-01 to 2022-03-31/);
-    expectError(flight(cityA, cityA, '2022-03-05'), /both/);
+    // same city: a valid search with no answer, as in TravelPlanner
+    expect(renderObservation(flight(cityA, cityA, '2022-03-05'))).toBe(`There is no flight from ${cityA} to ${cityA} on 2022-03-05.`);
     expectError(
       callTool(world, { tool: 'GoogleDistanceMatrix', args: { departure: cityA, destination: cities[1], mode: 'walking' as 'taxi' } }),
       /Mode 'walking' is not one of self-driving, taxi/,
