@@ -7,6 +7,7 @@
 
 import { Rng } from './random.ts';
 import { planTrip } from './teacher.ts';
+import { planCost } from './evaluate.ts';
 import { allowsHouseRule, matchesRoomType, servesCuisine } from './itinerary.ts';
 import { queryText } from './queryText.ts';
 import { worldDates } from './world.ts';
@@ -110,11 +111,14 @@ export function generateQuery(world: World, level: Level, rng: Rng): Query | nul
   const draft: Query = { org, dest, days, visiting_city_number: visiting, date, people_number: people, local_constraint: lc, budget: 0, query: '', level };
   const priced = planTrip(world, draft, rng, null);
   if (!priced) return null;
+  // the evaluator's price (TravelPlanner's formula and name matching); equal to the planner's own on generated worlds
+  const cost = planCost(world, draft, priced.plan) ?? priced.cost;
   const slack = SLACK_MIN + (SLACK_MAX - SLACK_MIN) * rng.next();
-  const budget = Math.max(roundTo100(priced.cost * slack), Math.ceil(priced.minCost / 100) * 100);
+  const budget = Math.max(roundTo100(cost * slack), Math.ceil(priced.minCost / 100) * 100);
   const query: Query = { ...draft, budget };
   // feasibility by construction: the teacher must find a plan within the final budget
-  if (!planTrip(world, query, rng.fork(1), budget)) return null;
+  const check = planTrip(world, query, rng.fork(1), budget);
+  if (!check || (planCost(world, query, check.plan) ?? Infinity) > budget) return null;
   return { ...query, query: queryText(query, rng) };
 }
 

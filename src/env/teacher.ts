@@ -6,6 +6,7 @@
 
 import { Rng } from './random.ts';
 import { callTool } from './tools.ts';
+import { planCost } from './evaluate.ts';
 import { fillWithinBudget, legsOf } from './itinerary.ts';
 import type { Catalog, FilledPlan } from './itinerary.ts';
 import { chooseStructure } from './tripStructure.ts';
@@ -167,5 +168,8 @@ export function teachTrajectory(world: World, query: Query, opts: TeachOptions):
   }
 
   const filled = fillWithinBudget(observedCatalog(steps), query, chosen.structure, rng, query.budget);
-  return filled ? { query, steps, plan: filled.plan } : null;
+  if (!filled) return null;
+  // the evaluator prices by TravelPlanner's name matching; never hand SFT a plan it would call over budget
+  const cost = planCost(world, query, filled.plan);
+  return cost !== null && cost <= query.budget ? { query, steps, plan: filled.plan } : null;
 }
