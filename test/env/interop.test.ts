@@ -117,6 +117,7 @@ describe('text conventions', () => {
     expect(formatDuration(1146)).toBe('19 hours 6 mins');
     expect(formatDuration(61)).toBe('1 hour 1 min');
     expect(parseDuration('1 day 2 hours')).toBe(1560);
+    expect(parseKm('850 m')).toBe(0.85);
     expect(formatKm(2103)).toBe('2,103 km');
     expect(formatKm(70.7)).toBe('70.7 km');
     expect(formatKm(1234567.5)).toBe('1,234,567.5 km');
@@ -179,6 +180,10 @@ describe('reading folders', () => {
     const acc = join(dir, DATABASE_FILES.accommodations);
     writeFileSync(acc, readFileSync(acc, 'utf8') + 'Odd Place,100,Castle,No pets,1,2,4.0,Somewhere\n');
     expect(() => loadWorldFromDir(dir)).toThrow(/clean_accommodations_2022.csv row \d+: unknown room type "Castle"/);
+    const skipped: string[] = [];
+    const world = loadWorldFromDir(dir, (path, row, reason) => skipped.push(`${path} ${row} ${reason}`));
+    expect(skipped).toEqual([expect.stringMatching(/clean_accommodations_2022.csv \d+ unknown room type "Castle"/)]);
+    expect(world.accommodations.has('Somewhere')).toBe(false);
   });
 });
 

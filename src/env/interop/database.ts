@@ -7,7 +7,7 @@ import { WorldBuilder, parseCitySet } from '../realWorld.ts';
 import {
   ACCOMMODATION_COLUMNS, ATTRACTION_COLUMNS, DISTANCE_COLUMNS, FLIGHT_COLUMNS, RESTAURANT_COLUMNS,
   accommodationFromRow, accommodationToRow, attractionFromRow, attractionToRow, driveFromRow, driveToRow,
-  flightFromRow, flightToRow, restaurantFromRow, restaurantToRow, rowIsComplete,
+  flightFromRow, flightToRow, restaurantFromRow, restaurantToRow, rowIsComplete, RowError,
 } from './rows.ts';
 import type { RawRow } from './rows.ts';
 import { csvLine, parseCsvRows } from './csv.ts';
@@ -71,12 +71,17 @@ export function csvRows(text: string, onRow: (row: RawRow) => void): void {
   parseCsvRows(text, onRow);
 }
 
+/** Called for a row the lab's types cannot hold (e.g. a room type other than the three); the row is left out. */
+export type SkipRow = (path: string, row: number, reason: string) => void;
+
 /**
  * A World from a TravelPlanner database folder. As the official readers do, rows with an empty
  * cell are skipped, and a drive whose duration is a day or more is "no valid information".
- * `stateOf` is the city set file; `citiesByState` groups all of its cities.
+ * `stateOf` is the city set file; `citiesByState` groups all of its cities. A row that cannot be
+ * read is an error naming its file and row, unless `onSkip` is given: then it is reported and
+ * left out (for the real database, whose odd rows should not stop a whole evaluation).
  */
-export function worldFromDatabaseFiles(readRows: RowSource, readText: TextSource): World {
+export function worldFromDatabaseFiles(readRows: RowSource, readText: TextSource, onSkip?: SkipRow): World {
   const cityText = readText(DATABASE_FILES.cities);
   if (cityText === null) throw new Error(`missing ${DATABASE_FILES.cities}`);
   const cityStates = parseCitySet(cityText);
@@ -86,11 +91,15 @@ export function worldFromDatabaseFiles(readRows: RowSource, readText: TextSource
     readRows(path, (row) => {
       line++;
       if (!rowIsComplete(row, columns)) return;
+      let item: T;
       try {
-        add(from(row));
+        item = from(row);
       } catch (e) {
-        throw new Error(`${path} row ${line}: ${(e as Error).message}`, { cause: e });
+        if (!(e instanceof RowError) || !onSkip) throw new Error(`${path} row ${line}: ${(e as Error).message}`, { cause: e });
+        onSkip(path, line, e.message);
+        return;
       }
+      add(item);
     });
   };
   table(DATABASE_FILES.flights, FLIGHT_COLUMNS, flightFromRow, (f) => b.addFlight(f));
@@ -107,7 +116,12 @@ export function worldFromDatabaseFiles(readRows: RowSource, readText: TextSource
   let seed = 0;
   const manifest = readText(WORLD_MANIFEST_FILE);
   if (manifest !== null) {
-    const m = JSON.parse(manifest) as { source?: WorldSource; seed?: number };
+    let m: { source?: WorldSource; seed?: number };
+    try {
+      m = JSON.parse(manifest) as typeof m;
+    } catch (e) {
+      throw new Error(`${WORLD_MANIFEST_FILE} is not JSON (${(e as Error).message})`, { cause: e });
+    }
     if (m.source) source = m.source;
     if (typeof m.seed === 'number') seed = m.seed;
   }

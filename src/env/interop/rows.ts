@@ -226,11 +226,12 @@ export function formatDuration(minutes: number): string {
   return parts.join(' ');
 }
 
-/** "2,103 km" -> 2103 */
+/** "2,103 km" -> 2103; Google writes very short distances in metres ("850 m" -> 0.85) */
 export function parseKm(s: string): number {
-  const m = /^([\d,]+(?:\.\d+)?)\s*km$/.exec(s.trim());
+  const m = /^([\d,]+(?:\.\d+)?)\s*(km|m)$/.exec(s.trim());
   if (!m) throw new RowError(`cannot read distance "${s}"`);
-  return Number(m[1].replace(/,/g, ''));
+  const n = Number(m[1].replace(/,/g, ''));
+  return m[2] === 'm' ? n / 1000 : n;
 }
 
 /** 2103 -> "2,103 km" */

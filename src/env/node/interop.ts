@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Plan, Query, Verdicts, World } from '../types.ts';
 import { worldFromDatabaseFiles, worldToDatabaseFiles } from '../interop/database.ts';
+import type { SkipRow } from '../interop/database.ts';
 import type { RawRow } from '../interop/rows.ts';
 import { parseCsvRecords } from '../interop/csv.ts';
 import { toSubmission, toTravelPlannerQuery, toVerdictRecord } from '../interop/submission.ts';
@@ -55,8 +56,11 @@ export function exportWorld(dir: string, world: World, extras: ExportExtras = {}
   return written;
 }
 
-/** A World from a folder in TravelPlanner's layout (an export of this lab, or the real `database/` parent). */
-export function loadWorldFromDir(dir: string): World {
+/**
+ * A World from a folder in TravelPlanner's layout (an export of this lab, or the real `database/`
+ * parent). `onSkip`: report and leave out rows the lab's types cannot hold instead of failing.
+ */
+export function loadWorldFromDir(dir: string, onSkip?: SkipRow): World {
   if (!existsSync(join(dir, 'database'))) throw new Error(`${dir} has no database/ folder (TravelPlanner's layout)`);
   return worldFromDatabaseFiles(
     (rel, onRow) => {
@@ -68,6 +72,7 @@ export function loadWorldFromDir(dir: string): World {
       const path = join(dir, rel);
       return existsSync(path) ? readFileSync(path, 'utf8') : null;
     },
+    onSkip,
   );
 }
 
