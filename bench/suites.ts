@@ -2,6 +2,8 @@
 import type { BenchSuite } from './harness.ts';
 import { evaluatorSuite } from './evaluator.ts';
 import { toolsSuite } from './tools.ts';
+import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
+import { agentSuite } from './agent.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, interopSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite];

@@ -26,8 +26,9 @@ export interface ModelConfig {
   nHeads: number;
   /** hidden width of the MLP */
   dFF: number;
-  /** how tokens are embedded: `gather` (fast on cpu/webgpu) or `onehot` (oneHot·matMul, for backends
-   *  lacking gather's gradient, e.g. wasm). Default: `onehot` on wasm, `gather` elsewhere. */
+  /** how tokens are embedded: `onehot` (oneHot·matMul, the default) or `gather`. Gather's gradient is an
+   *  UnsortedSegmentSum, which wasm lacks and which made an SFT step of the `s` preset 2.1× slower on
+   *  cpu (7.3 s vs 3.5 s CPU time at 4×128 tokens, vocab 601; bench: train.onehot_over_gather.s). */
   embedding?: 'gather' | 'onehot';
 }
 
@@ -75,6 +76,18 @@ export function countParameters(c: ModelConfig): number {
   return Object.values(parameterShapes(c)).reduce((n, s) => n + s.reduce((a, b) => a * b, 1), 0);
 }
 
+/**
+ * FLOPs of one training token (forward + backward ≈ 3 × forward) at sequence length T, counted from the
+ * matmuls: the block weights and the tied head (2 FLOPs per weight), plus attention scores and
+ * weighted sum over the full T×T (as computed, masked half included). Embeddings are lookups, not counted.
+ */
+export function trainingFlopsPerToken(c: ModelConfig, T: number): number {
+  const C = c.dModel;
+  const matmulWeights = c.nLayers * (4 * C * C + 2 * C * c.dFF) + c.vocabSize * C;
+  const attention = c.nLayers * 2 * T * C; // QKᵀ and A·V, multiply-adds per token
+  return 3 * 2 * (matmulWeights + attention);
+}
+
 export function validateConfig(c: ModelConfig): void {
   for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
@@ -92,7 +105,7 @@ export class Policy {
 
   constructor(config: ModelConfig, seed: number) {
     this.config = config;
-    this.embedding = config.embedding ?? (tf.getBackend() === 'wasm' ? 'onehot' : 'gather');
+    this.embedding = config.embedding ?? 'onehot';
     // GPT-2 init from our seeded Rng (not tf.random*) so weights are identical on every backend:
     // N(0, 0.02); residual projections scaled by 1/sqrt(2·nLayers); LayerNorm g=1, b=0; biases 0.
     const rng = new Rng(seed);
@@ -196,6 +209,13 @@ export class Policy {
   /** logits for every position: [B, T, V]. Use inside tf.tidy. */
   forward(tokens: tf.Tensor2D): tf.Tensor3D {
     return this.head(this.hidden(tokens));
+  }
+
+  /** next-token logits [B, V] after full sequences, recomputed without a cache (reference/benchmark). Use inside tf.tidy. */
+  nextLogits(tokens: tf.Tensor2D): tf.Tensor2D {
+    const [B, T] = tokens.shape;
+    const last = this.hidden(tokens).slice([0, T - 1, 0], [B, 1, this.config.dModel]); // [B, 1, C]
+    return this.head(last).reshape([B, this.config.vocabSize]);
   }
 
   /**

@@ -47,8 +47,8 @@ describe('presets', () => {
 });
 
 describe('logProbs', () => {
-  it('matches finite differences (per-parameter directional derivative)', () => {
-    const policy = createPolicy(tiny, 3);
+  it.each(['onehot', 'gather'] as const)('matches finite differences (per-parameter directional derivative), %s embedding', (embedding) => {
+    const policy = createPolicy({ ...tiny, embedding }, 3);
     roughen(policy, 4);
     const rng = new Rng(5);
     const tokens = tf.tensor2d(randomTokens(rng, 2, 6, tiny.vocabSize), [2, 6], 'int32');

@@ -1,0 +1,113 @@
+// The model's figures on the current tfjs backend (`cpu` in Node), measured side by side in one run:
+//   decode.kv_speedup_512      time to produce a token at 512 tokens of context by recomputing the
+//                              whole sequence, over the KV-cache step (target ≥ 5×)
+//   train.tokens_per_s.<p>     SFT tokens per second per preset (forward, backward, AdamW)
+//   train.flop_fraction.<p>    the training FLOP rate (counted per matmul) over this backend's own
+//                              large-matmul FLOP rate: how much of the machine the model uses
+//   train.onehot_over_gather.s step time with the embedding as oneHot·matMul over gather (>1: gather wins)
+// Times are the process's CPU time in Node (see clockMs), so the figures hold on a shared machine.
+import * as tf from '@tensorflow/tfjs';
+import type { BenchSuite, Report } from './harness.ts';
+import { countParameters, createPolicy, preset, trainingFlopsPerToken, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
+import { SftTrainer, type SftExample } from '../src/rl/sft.ts';
+import { Rng } from '../src/env/random.ts';
+import { VOCAB } from '../src/agent/vocab.ts';
+
+// tfjs `cpu` runs on this one JS thread, so the process's CPU time is its cost even when other jobs
+// share the cores (wall time would mostly measure them); elsewhere (a browser) fall back to wall time.
+const clockMs = typeof process !== 'undefined' && process.cpuUsage
+  ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+  : () => performance.now();
+
+/** mean ms of `fn` over `reps` calls after one warm-up; fn awaits its own readback */
+async function timeMs(fn: () => Promise<void>, reps: number): Promise<number> {
+  await fn();
+  const t0 = clockMs();
+  for (let i = 0; i < reps; i++) await fn();
+  return (clockMs() - t0) / reps;
+}
+
+async function matmulGflops(n: number, reps: number): Promise<number> {
+  const a = tf.randomNormal([n, n], 0, 1, 'float32', 1);
+  const b = tf.randomNormal([n, n], 0, 1, 'float32', 2);
+  const ms = await timeMs(async () => { const c = tf.matMul(a, b); await c.data(); c.dispose(); }, reps);
+  tf.dispose([a, b]);
+  return (2 * n ** 3) / (ms * 1e6);
+}
+
+async function decodeSpeedup(report: Report, config: ModelConfig, B: number, reps: number): Promise<void> {
+  const L = 512;
+  const policy = createPolicy(config, 1);
+  const rng = new Rng(2);
+  const seqs = Array.from({ length: B }, () => Array.from({ length: L }, () => rng.int(config.vocabSize)));
+  const cache = policy.newCache(B, L);
+  policy.prefill(cache, seqs.map((_, b) => b), seqs.map((s) => s.slice(0, L - reps - 2)));
+  // each step appends one token; the last timed one sits at position 511 (capacity stays 512)
+  let pos = L - reps - 2;
+  const stepMs = await timeMs(async () => {
+    const logits = policy.step(cache, seqs.map((s) => s[pos]));
+    pos++;
+    await logits.data();
+    logits.dispose();
+  }, reps);
+  cache.dispose();
+  const full = tf.tensor2d(seqs, [B, L], 'int32');
+  const recomputeMs = await timeMs(async () => {
+    const logits = tf.tidy(() => policy.nextLogits(full));
+    await logits.data();
+    logits.dispose();
+  }, Math.max(1, Math.floor(reps / 4)));
+  full.dispose();
+  policy.dispose();
+  report('decode.kv_step_ms_512', stepMs, 'ms', `batch ${B}, preset s, per token for the whole batch`);
+  report('decode.recompute_ms_512', recomputeMs, 'ms', 'full forward of 512 tokens for the next token');
+  report('decode.kv_speedup_512', recomputeMs / stepMs, '×', 'target ≥ 5×');
+}
+
+function randomExamples(config: ModelConfig, n: number, T: number, seed: number): SftExample[] {
+  const rng = new Rng(seed);
+  return Array.from({ length: n }, () => ({
+    tokens: Array.from({ length: T }, () => rng.int(config.vocabSize)),
+    lossMask: new Array<number>(T).fill(1),
+  }));
+}
+
+/** ms per SFT step (B sequences of T tokens), after one warm-up step */
+async function trainStepMs(config: ModelConfig, B: number, T: number, reps: number): Promise<number> {
+  const policy = createPolicy(config, 1);
+  const trainer = new SftTrainer(policy, randomExamples(config, B * (reps + 1), T, 3), { batchSize: B, padMultiple: 1 });
+  const ms = await timeMs(async () => { await trainer.sftStep(); }, reps);
+  trainer.dispose();
+  policy.dispose();
+  return ms;
+}
+
+export const modelSuite: BenchSuite = {
+  name: 'model',
+  async run(report, { quick }) {
+    await tf.ready();
+    const V = VOCAB.size;
+    report('model.vocab_size', V, 'tokens', `backend ${tf.getBackend()}`);
+    for (const p of ['s', 'm', 'l'] as const) report(`model.params.${p}`, countParameters(preset(p, V)), 'params', 'context 1024');
+
+    const n = quick ? 256 : 512;
+    const matmul = await matmulGflops(n, quick ? 2 : 4);
+    report('backend.matmul_gflops', matmul, 'GFLOP/s', `${n}² fp32 matMul`);
+
+    await decodeSpeedup(report, preset('s', V), quick ? 4 : 8, quick ? 4 : 8);
+
+    const [B, T, reps] = quick ? [2, 64, 1] : [4, 128, 2];
+    for (const p of ['s', 'm', 'l'] as PresetName[]) {
+      const config = preset(p, V);
+      const ms = await trainStepMs(config, B, T, reps);
+      const tokensPerS = (B * T * 1000) / ms;
+      report(`train.step_ms.${p}`, ms, 'ms', `${B}×${T} tokens`);
+      report(`train.tokens_per_s.${p}`, tokensPerS, 'tokens/s');
+      report(`train.flop_fraction.${p}`, (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9), '', 'training FLOP rate / large-matmul rate');
+    }
+    const s = preset('s', V);
+    const gather = await trainStepMs({ ...s, embedding: 'gather' }, B, T, reps);
+    const onehot = await trainStepMs({ ...s, embedding: 'onehot' }, B, T, reps);
+    report('train.onehot_over_gather.s', onehot / gather, '×', 'embedding step-time ratio (> 1: gather is faster)');
+  },
+};
