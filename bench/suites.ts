@@ -4,6 +4,5 @@ import { evaluatorSuite } from './evaluator.ts';
 import { toolsSuite } from './tools.ts';
 import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
-import { agentSuite } from './agent.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite];
