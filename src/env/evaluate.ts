@@ -90,11 +90,28 @@ function isDelivered(plan: unknown): plan is readonly unknown[] {
   return Array.isArray(plan) && plan.length > 0;
 }
 
+/** A malformed query is the caller's bug (plans may be anything): say which field is wrong. */
+function checkQuery(query: Query): void {
+  const q = query as Partial<Query> | null;
+  const problem =
+    typeof q !== 'object' || q === null ? 'is not an object'
+    : typeof q.org !== 'string' ? 'has no org'
+    : typeof q.dest !== 'string' ? 'has no dest'
+    : !Number.isInteger(q.days) || (q.days as number) < 1 ? 'has no positive integer days'
+    : typeof q.people_number !== 'number' ? 'has no people_number'
+    : typeof q.budget !== 'number' ? 'has no budget'
+    : typeof q.local_constraint !== 'object' || q.local_constraint === null ? 'has no local_constraint'
+    : null;
+  if (problem !== null) throw new Error(`evaluatePlan: the query ${problem}: ${JSON.stringify(query)?.slice(0, 200)}`);
+}
+
 /**
  * Scores one plan for one query against a World. Never throws on a malformed plan: every
- * problem becomes a failed check with a reason. `plan` null or [] = not delivered.
+ * problem becomes a failed check with a reason. `plan` null or [] = not delivered. Throws a
+ * clear Error for a malformed query (a caller bug).
  */
 export function evaluatePlan(world: World, query: Query, plan: Plan | null, options: EvaluateOptions = {}): Verdicts {
+  checkQuery(query);
   const hardCount = hardConstraintCount(query);
   if (!isDelivered(plan)) {
     const commonsense = {} as Record<CommonsenseKey, CheckResult>;
@@ -144,6 +161,7 @@ function allPass<K extends string>(results: Record<K, CheckResult>, keys: readon
  * undelivered plan or where the official code cannot price it. The teacher sets budgets with it.
  */
 export function planCost(world: World, query: Query, plan: Plan | null): number | null {
+  checkQuery(query);
   if (!isDelivered(plan)) return null;
   const cost = costBreakdown(makeContext(world, query, plan, true));
   return cost === null ? null : cost.total;

@@ -127,3 +127,11 @@ describe('hardConstraintCount (eval.py hard-micro denominator)', () => {
     expect(hardConstraintCount(austinQuery({ level: 'hard', local_constraint: { ...lc, cuisine: [...lc.cuisine] } }))).toBe(5);
   });
 });
+
+describe('a malformed query', () => {
+  it('is a clear error naming the field', () => {
+    const bad = { ...austinQuery(), local_constraint: undefined } as unknown as Query;
+    expect(() => evaluatePlan(world, bad, austinPlan())).toThrow(/the query has no local_constraint/);
+    expect(() => planCost(world, { ...austinQuery(), days: 0 } as unknown as Query, austinPlan())).toThrow(/no positive integer days/);
+  });
+});
