@@ -40,8 +40,8 @@ export class LabState {
   async boot(): Promise<void> {
     this.readHash();
     window.addEventListener('hashchange', () => this.readHash());
-    const force = new URLSearchParams(location.search).get('backend');
-    const forceBackend = force === 'cpu' || force === 'wasm' || force === 'webgpu' ? (force as BackendName) : undefined;
+    const force = /[?&]backend=(webgpu|wasm|cpu)\b/.exec(location.search)?.[1];
+    const forceBackend = force as BackendName | undefined;
     this.worker = createTrainingWorker((message) => (this.backendError = `Training worker crashed: ${message}`));
     const backend = this.worker.api.init({ forceBackend }).then(
       (info) => (this.backend = info),

@@ -32,12 +32,12 @@ export const DEMO_DEFAULTS: Omit<DemoSortOptions, 'steps' | 'seed'> = {
   digits: 10,
   width: DEMO_WIDTH.m,
   heads: 2,
-  batch: 32,
+  batch: 16,
   learningRate: 3e-3,
 };
 
 type Params = Record<
-  'emb' | 'pos' | 'ln1g' | 'ln1b' | 'wq' | 'wk' | 'wv' | 'wo' | 'ln2g' | 'ln2b' | 'w1' | 'b1' | 'w2' | 'b2' | 'lnfg' | 'lnfb',
+  'emb' | 'pos' | 'ln1g' | 'ln1b' | 'wqkv' | 'wo' | 'ln2g' | 'ln2b' | 'w1' | 'b1' | 'w2' | 'b2' | 'lnfg' | 'lnfb',
   tf.Variable
 >;
 
@@ -89,9 +89,7 @@ export class DemoSortJob implements TrainingJob {
       pos: normal([T, C], s, 'pos'),
       ln1g: constant([C], 1, 'ln1g'),
       ln1b: constant([C], 0, 'ln1b'),
-      wq: normal([C, C], s, 'wq'),
-      wk: normal([C, C], s, 'wk'),
-      wv: normal([C, C], s, 'wv'),
+      wqkv: normal([C, 3 * C], s, 'wqkv'),
       wo: normal([C, C], s, 'wo'),
       ln2g: constant([C], 1, 'ln2g'),
       ln2b: constant([C], 0, 'ln2b'),
@@ -207,11 +205,10 @@ export class DemoSortJob implements TrainingJob {
       const D = C / H;
       const x = tf.add(tf.gather(p.emb, tokens), p.pos.slice([0, 0], [T, C])); // [B, T, C]
       // attention
+      // one matmul for q, k and v: on WebGPU every kernel launch counts
       const h = layerNorm(x, p.ln1g, p.ln1b).reshape([B * T, C]);
-      const heads = (w: tf.Variable) => tf.matMul(h, w).reshape([B, T, H, D]).transpose([0, 2, 1, 3]); // [B, H, T, D]
-      const q = heads(p.wq);
-      const k = heads(p.wk);
-      const v = heads(p.wv);
+      const qkv = tf.matMul(h, p.wqkv).reshape([B, T, 3, H, D]).transpose([2, 0, 3, 1, 4]); // [3, B, H, T, D]
+      const [q, k, v] = tf.unstack(qkv); // each [B, H, T, D]
       const mask = this.causalMask!.slice([0, 0], [T, T]);
       const scores = tf.add(tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(D)), mask); // [B, H, T, T]
       const attended = tf.matMul(tf.softmax(scores), v).transpose([0, 2, 1, 3]).reshape([B * T, C]); // [B*T, C]

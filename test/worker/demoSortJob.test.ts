@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { DEMO_DEFAULTS, DemoSortJob } from '../../src/worker/demoSortJob.ts';
 
-const options = { ...DEMO_DEFAULTS, width: 32, batch: 32, steps: 60, seed: 7 };
+const options = { ...DEMO_DEFAULTS, width: 32, batch: 16, steps: 40, seed: 7 };
 
 describe('DemoSortJob (tfjs cpu)', () => {
   it('learns: the loss falls well below chance', async () => {
