@@ -4,5 +4,6 @@ import { evaluatorSuite } from './evaluator.ts';
 import { toolsSuite } from './tools.ts';
 import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
+import { demoSuite } from './demo.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, demoSuite];
