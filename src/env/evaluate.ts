@@ -14,8 +14,9 @@
 //      every row. Reproduced (both modes). World generators keep names substring-free per city.
 //  Q2  is_valid_information_in_current_city: on a one-city day the city is a string, and the
 //      official loops over its LETTERS — a meal passes if any letter of "Chicago" occurs in it,
-//      transportation must contain every letter, accommodation the last letter. Faithful:
-//      reproduced. Lab: the whole city name must occur (the evident intent; strictly stronger).
+//      transportation must contain every letter, accommodation the last letter (reported upstream
+//      as OSU-NLP-Group/TravelPlanner#50). Faithful: reproduced. Lab: the whole city name must
+//      occur (the evident intent; strictly stronger; it catches one of the 45 gold plans).
 //  Q3  Attractions are `value.split(';')[:-1]`: the piece after the last ';' is never checked
 //      ("A, X;B, X" checks only A). Faithful: reproduced. Lab: a non-blank last piece is checked too.
 //  Q4  Minimum nights are enforced only when exactly one listing matches the name. Reproduced.
