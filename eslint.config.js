@@ -4,7 +4,7 @@ import svelte from 'eslint-plugin-svelte';
 import globals from 'globals';
 
 export default ts.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'public/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'public/', 'tmp/', 'test-results/', 'bench-results/'] },
   js.configs.recommended,
   ...ts.configs.recommended,
   ...svelte.configs.recommended,

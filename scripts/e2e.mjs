@@ -172,6 +172,31 @@ await test('a malformed link shows the notice and the page still works', async (
   await page.screenshot({ path: join(results, '4-url-notice.png') });
 });
 
+await test('pause, resume and stop reach the worker', async () => {
+  await page.goto('about:blank');
+  await page.goto(`${base}#steps=500&seed=4&scale=s`);
+  await page.waitForSelector('[data-testid=backend][data-backend="webgpu"]', { timeout: 60_000 });
+  const status = () => attr('[data-testid=run-status]', 'data-status');
+  const waitStatus = (want) =>
+    page.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === w, want, { timeout: 60_000 });
+  await page.locator('[data-testid=start]').click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points')) >= 2, null, { timeout: 60_000 });
+  await page.locator('[data-testid=pause]').click();
+  await waitStatus('paused');
+  const pausedAt = Number(await attr('[data-testid=loss-chart]', 'data-points'));
+  await page.waitForTimeout(1500);
+  const later = Number(await attr('[data-testid=loss-chart]', 'data-points'));
+  assert(later <= pausedAt + 1, `still training while paused (${pausedAt} → ${later} points)`);
+  await page.locator('[data-testid=resume]').click();
+  await waitStatus('running');
+  await page.locator('[data-testid=stop]').click();
+  await waitStatus('stopped');
+  assert((await status()) === 'stopped', 'run did not stop');
+  const row = page.locator('[data-testid=run-row]').first();
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-row]')?.getAttribute('data-status') === 'stopped', null, { timeout: 10_000 });
+  assert(await row.locator('button', { hasText: 'Resume' }).isVisible(), 'a stopped run offers no Resume');
+});
+
 if (measure) {
   await test('measure: the demo job on the cpu backend', async () => {
     await page.goto(`${base}?backend=cpu#steps=${STEPS}&seed=3&scale=s`);
