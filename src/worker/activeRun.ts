@@ -1,0 +1,189 @@
+// One training run in progress: the loop around a TrainingJob (pacing, pause, resume, stop, NaN
+// and lost-device detection), the batching of metric points to the page (one message per flush,
+// not per step) and the writes to the store. Free of tfjs and of the worker's messaging, so it is
+// tested in Node with a scripted job.
+import type { LabStore } from '../store/labStore.ts';
+import type { MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
+import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
+import type { TrainingJob } from './trainingJob.ts';
+
+/** how often metric points and progress go to the page and the store */
+const FLUSH_MS = 250;
+/** steps between checkpoints (also written on pause, stop and at the end) */
+const CHECKPOINT_EVERY = 25;
+/** step times averaged for the ETA */
+const ETA_WINDOW = 20;
+
+/** One run in progress: its job, its loop state and its outgoing buffer. */
+export class ActiveRun {
+  status: RunStatus = 'running';
+  error: string | undefined;
+  stopRequested = false;
+  private wake: (() => void) | null = null;
+  private pending: MetricPoint[] = [];
+  private stepMs: number[] = [];
+  private totalStepMs = 0;
+  private stepsTimed = 0;
+  private last: Record<string, number> = {};
+  private flushTimer: ReturnType<typeof setInterval>;
+  private flushing: Promise<void> = Promise.resolve();
+  private startedAt = Date.now();
+
+  constructor(
+    readonly run: RunRecord,
+    readonly job: TrainingJob,
+    private readonly store: LabStore | null,
+    private readonly listener: WorkerListener,
+  ) {
+    this.flushTimer = setInterval(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** the loop: one optimiser step at a time, yielding between steps so pause/stop get through */
+  async loop(deviceLost: Promise<string> | null): Promise<void> {
+    const lost = deviceLost?.then((message) => {
+      throw new Error(message);
+    });
+    lost?.catch(() => undefined); // reported through the race below
+    try {
+      while (this.job.stepsDone < this.job.totalSteps && !this.stopRequested) {
+        if (this.status === 'paused') {
+          await this.checkpoint();
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          continue;
+        }
+        const t0 = performance.now();
+        const metrics = await (lost ? Promise.race([this.job.step(), lost]) : this.job.step());
+        const ms = performance.now() - t0;
+        const bad = Object.entries(metrics).find(([, value]) => !Number.isFinite(value));
+        if (bad) throw new Error(`${bad[0]} became ${bad[1]} at step ${this.job.stepsDone}: training diverged`);
+        this.record(metrics, ms);
+        if (this.job.stepsDone % CHECKPOINT_EVERY === 0) await this.checkpoint();
+        await yieldToMessages();
+      }
+      await this.checkpoint();
+      if (this.job.stepsDone >= this.job.totalSteps) {
+        const episodes = await this.job.sampleEpisodes();
+        await this.store?.putEpisodes(
+          episodes.map((e, index) => ({ runId: this.run.id, step: this.job.stepsDone, index, createdAt: Date.now(), ...e })),
+        );
+      }
+      this.status = this.stopRequested && this.job.stepsDone < this.job.totalSteps ? 'stopped' : 'completed';
+    } catch (e) {
+      this.status = 'failed';
+      this.error = e instanceof Error ? e.message : String(e);
+    } finally {
+      clearInterval(this.flushTimer);
+      await this.flush();
+      this.job.dispose();
+    }
+  }
+
+  pause(): void {
+    if (this.status === 'running') {
+      this.status = 'paused';
+      void this.flush();
+    }
+  }
+
+  resume(): void {
+    if (this.status === 'paused') {
+      this.status = 'running';
+      this.wake?.();
+      this.wake = null;
+      void this.flush();
+    }
+  }
+
+  stop(): void {
+    this.stopRequested = true;
+    if (this.status === 'paused') {
+      this.status = 'running';
+      this.wake?.();
+    }
+  }
+
+  progress(): RunProgress {
+    const recent = this.stepMs.slice(-ETA_WINDOW);
+    const meanRecent = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : null;
+    const remaining = this.job.totalSteps - this.job.stepsDone;
+    return {
+      runId: this.run.id,
+      status: this.status,
+      step: this.job.stepsDone,
+      totalSteps: this.job.totalSteps,
+      etaMs: meanRecent !== null && recent.length >= 3 ? meanRecent * remaining : null,
+      meanStepMs: this.stepsTimed ? this.totalStepMs / this.stepsTimed : null,
+      error: this.error,
+    };
+  }
+
+  private record(metrics: Record<string, number>, ms: number): void {
+    this.stepMs.push(ms);
+    if (this.stepMs.length > ETA_WINDOW) this.stepMs.shift();
+    // the first steps compile shaders / warm caches; keep them out of the mean step time
+    if (this.job.stepsDone > 3) {
+      this.totalStepMs += ms;
+      this.stepsTimed++;
+    }
+    this.last = metrics;
+    this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: Date.now() - this.startedAt, values: { ...metrics, stepMs: ms } });
+  }
+
+  private async checkpoint(): Promise<void> {
+    if (!this.store || this.job.stepsDone === 0) return;
+    try {
+      const state = await this.job.saveState();
+      await this.store.putCheckpoint({ runId: this.run.id, createdAt: Date.now(), ...state });
+    } catch (e) {
+      this.error = `checkpoint not saved: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+
+  /** Sends buffered points + progress to the page and the store, one flush at a time. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const points = this.pending;
+      this.pending = [];
+      const progress = this.progress();
+      const events: WorkerEvent[] = [];
+      if (points.length) events.push({ type: 'points', runId: this.run.id, points });
+      events.push({ type: 'progress', progress });
+      if (this.store) {
+        try {
+          await this.store.appendMetrics(points);
+          await this.store.updateRun(this.run.id, {
+            status: progress.status,
+            summary: {
+              steps: progress.step,
+              totalSteps: progress.totalSteps,
+              last: this.last,
+              meanStepMs: progress.meanStepMs ?? undefined,
+              error: this.error,
+            },
+          });
+        } catch (e) {
+          this.error = e instanceof Error ? e.message : String(e);
+          progress.error = this.error;
+        }
+      }
+      try {
+        await this.listener(events);
+      } catch {
+        // the page went away; the run still finishes and is stored
+      }
+    });
+    return this.flushing;
+  }
+}
+
+/** Lets queued messages (pause, stop) run between steps without the 4 ms clamp of setTimeout. */
+function yieldToMessages(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}

@@ -1,0 +1,122 @@
+import 'fake-indexeddb/auto';
+import { describe, expect, it } from 'vitest';
+import { ActiveRun } from '../../src/worker/activeRun.ts';
+import type { WorkerEvent } from '../../src/worker/api.ts';
+import type { JobState, TrainingJob } from '../../src/worker/trainingJob.ts';
+import { LabStore } from '../../src/store/labStore.ts';
+import type { RunRecord } from '../../src/store/records.ts';
+
+/** A job whose losses are scripted; `slowMs` makes each step take a while (for pause/stop). */
+class ScriptedJob implements TrainingJob {
+  readonly kind = 'scripted';
+  readonly description = 'scripted losses';
+  stepsDone = 0;
+  disposed = false;
+  constructor(
+    private readonly losses: number[],
+    private readonly slowMs = 0,
+  ) {}
+  get totalSteps() {
+    return this.losses.length;
+  }
+  async init() {}
+  async step() {
+    if (this.slowMs) await new Promise((r) => setTimeout(r, this.slowMs));
+    return { loss: this.losses[this.stepsDone++] };
+  }
+  async saveState(): Promise<JobState> {
+    return { step: this.stepsDone, weights: new ArrayBuffer(8), weightSpecs: [], optimizer: new ArrayBuffer(4), optimizerSpecs: [], rngState: [1, 2, 3, 4] };
+  }
+  async loadState() {}
+  async sampleEpisodes() {
+    return [{ trajectory: { note: 'sample' }, reward: 1 }];
+  }
+  dispose() {
+    this.disposed = true;
+  }
+}
+
+let n = 0;
+async function setup(job: TrainingJob) {
+  const store = await LabStore.open(`active-run-${++n}`);
+  const run: RunRecord = {
+    id: `r${n}`,
+    kind: job.kind,
+    config: {},
+    status: 'running',
+    createdAt: 1,
+    updatedAt: 1,
+    backend: 'cpu',
+    summary: { steps: 0, totalSteps: job.totalSteps, last: {} },
+  };
+  await store.putRun(run);
+  const batches: WorkerEvent[][] = [];
+  const active = new ActiveRun(run, job, store, (events) => void batches.push(events));
+  return { store, run, active, batches };
+}
+
+describe('ActiveRun', () => {
+  it('runs to the end, batches points, stores points, checkpoint, episodes and the summary', async () => {
+    const losses = Array.from({ length: 30 }, (_, i) => 3 - i * 0.05);
+    const job = new ScriptedJob(losses);
+    const { store, run, active, batches } = await setup(job);
+    await active.loop(null);
+    expect(active.status).toBe('completed');
+    expect(job.disposed).toBe(true);
+    const points = batches.flat().flatMap((e) => (e.type === 'points' ? e.points : []));
+    expect(points.map((p) => p.step)).toEqual(losses.map((_, i) => i + 1));
+    expect(batches.length).toBeLessThan(losses.length); // batched, not one message per step
+    const last = batches.at(-1)!.at(-1)!;
+    expect(last).toMatchObject({ type: 'progress', progress: { status: 'completed', step: 30, totalSteps: 30 } });
+    const stored = await store.getRun(run.id);
+    expect(stored?.status).toBe('completed');
+    expect(stored?.summary.last.loss).toBeCloseTo(losses[29]);
+    expect((await store.readMetrics(run.id)).items).toHaveLength(30);
+    expect((await store.latestCheckpoint(run.id))?.step).toBe(30);
+    expect((await store.readEpisodes(run.id)).items[0].reward).toBe(1);
+  });
+
+  it('a NaN loss stops the run as failed with a clear error', async () => {
+    const { store, run, active, batches } = await setup(new ScriptedJob([2, 1.5, NaN, 1, 1]));
+    await active.loop(null);
+    expect(active.status).toBe('failed');
+    expect(active.error).toBe('loss became NaN at step 3: training diverged');
+    const progress = batches.flat().filter((e) => e.type === 'progress').at(-1);
+    expect(progress).toMatchObject({ progress: { status: 'failed', error: active.error } });
+    const stored = await store.getRun(run.id);
+    expect(stored?.status).toBe('failed');
+    expect(stored?.summary.error).toContain('NaN');
+    expect((await store.readMetrics(run.id)).items.map((p) => p.step)).toEqual([1, 2]);
+  });
+
+  it('a lost GPU device fails the run even in the middle of a step', async () => {
+    const job = new ScriptedJob(new Array(50).fill(1), 20);
+    const { active } = await setup(job);
+    const lost = new Promise<string>((resolve) => setTimeout(() => resolve('The GPU device was lost (unknown): reset'), 70));
+    await active.loop(lost);
+    expect(active.status).toBe('failed');
+    expect(active.error).toContain('GPU device was lost');
+    expect(job.stepsDone).toBeLessThan(50);
+  });
+
+  it('pause holds the loop, resume continues, stop ends it as stopped', async () => {
+    const job = new ScriptedJob(new Array(400).fill(1), 2);
+    const { store, run, active } = await setup(job);
+    const done = active.loop(null);
+    await new Promise((r) => setTimeout(r, 40));
+    active.pause();
+    await new Promise((r) => setTimeout(r, 30));
+    const pausedAt = job.stepsDone;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(job.stepsDone).toBe(pausedAt);
+    expect(active.progress().status).toBe('paused');
+    active.resume();
+    await new Promise((r) => setTimeout(r, 40));
+    expect(job.stepsDone).toBeGreaterThan(pausedAt);
+    active.stop();
+    await done;
+    expect(active.status).toBe('stopped');
+    expect((await store.getRun(run.id))?.status).toBe('stopped');
+    expect((await store.latestCheckpoint(run.id))?.step).toBe(job.stepsDone);
+  });
+});
