@@ -5,5 +5,6 @@ import { toolsSuite } from './tools.ts';
 import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
 import { demoSuite } from './demo.ts';
+import { agentSuite } from './agent.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, demoSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, demoSuite];

@@ -1,0 +1,90 @@
+// The agent's figures (issue 4):
+//   agent.len.d<3|5|7>.<min|median|p95|max>  tokens of an encoded teacher trajectory at `standard` size
+//                                            (the token language's budget: a 7-day trip must fit 1,024)
+//   sft.success.<s|m|l>                      final pass rate on the validation split after SFT at `small`
+//                                            size (the lab's analogue of the paper's SFT column 6.9/12.2/19.7 %),
+//                                            with sft.delivery.*, sft.ood.* (tool-QA accuracy), sft.train_s.*
+//                                            (CPU seconds of training) and sft.steps.*
+//   rollout.trajectories_per_s.b64           sampled (T = 1) episodes per second, batch 64, with the SFT'd
+//                                            `s` policy at `small` size (tools run inline), CPU time
+//   rollout.tokens.median                    median episode length of those rollouts
+// `--quick` shrinks the SFT runs (fewer queries and steps) so the suite finishes in minutes; its SFT
+// figures are then only a smoke test. Times are process CPU time (the shared machine is loaded).
+import type { BenchSuite, Report } from './harness.ts';
+import { generateWorld } from '../src/env/world.ts';
+import { buildDataset } from '../src/env/queries.ts';
+import { teachTrajectory } from '../src/env/teacher.ts';
+import { Rng } from '../src/env/random.ts';
+import { encodeTrajectory } from '../src/agent/encode.ts';
+import { rollout } from '../src/agent/rollout.ts';
+import { runSftPipeline } from '../src/rl/sftPipeline.ts';
+import type { Policy, PresetName } from '../src/model/transformer.ts';
+import type { World, Query } from '../src/env/types.ts';
+
+const cpuSeconds = typeof process !== 'undefined' && process.cpuUsage
+  ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
+  : () => performance.now() / 1000;
+
+const quantile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
+export function trajectoryLengths(world: World, queries: readonly Query[], seed: number): Record<3 | 5 | 7, number[]> {
+  const rng = new Rng(seed);
+  const by: Record<3 | 5 | 7, number[]> = { 3: [], 5: [], 7: [] };
+  for (const q of queries) {
+    const t = teachTrajectory(world, q, { rng });
+    if (t) by[q.days].push(encodeTrajectory(t).tokens.length);
+  }
+  for (const d of [3, 5, 7] as const) by[d].sort((a, b) => a - b);
+  return by;
+}
+
+function reportLengths(report: Report, quick: boolean): void {
+  const world = generateWorld('standard', 1);
+  const ds = buildDataset(world, { size: quick ? 90 : 300, mix: [4, 3, 3], seed: 1, validationSize: 0, testSize: 0 });
+  const by = trajectoryLengths(world, ds.train, 7);
+  for (const d of [3, 5, 7] as const) {
+    const a = by[d];
+    if (a.length === 0) continue;
+    report(`agent.len.d${d}.min`, a[0], 'tokens');
+    report(`agent.len.d${d}.median`, quantile(a, 0.5), 'tokens');
+    report(`agent.len.d${d}.p95`, quantile(a, 0.95), 'tokens');
+    report(`agent.len.d${d}.max`, a[a.length - 1], 'tokens', `${a.length} trajectories`);
+  }
+}
+
+async function rolloutThroughput(report: Report, policy: Policy, world: World, queries: Query[]): Promise<void> {
+  const tasks = Array.from({ length: 64 }, (_, i) => ({ kind: 'travel', query: queries[i % queries.length] }) as const);
+  const t0 = cpuSeconds();
+  const eps = await rollout(policy, tasks, { world, rng: new Rng(3), temperature: 1 });
+  const s = cpuSeconds() - t0;
+  const lens = eps.map((e) => e.tokens.length).sort((a, b) => a - b);
+  report('rollout.trajectories_per_s.b64', 64 / s, 'traj/s', `${s.toFixed(1)} CPU s for 64 episodes`);
+  report('rollout.tokens.median', quantile(lens, 0.5), 'tokens');
+}
+
+export const agentSuite: BenchSuite = {
+  name: 'agent',
+  async run(report, { quick }) {
+    reportLengths(report, quick);
+    for (const p of ['s', 'm', 'l'] as PresetName[]) {
+      const t0 = cpuSeconds();
+      const w0 = performance.now();
+      const r = await runSftPipeline({
+        worldSize: 'small', seed: 1, preset: p, trainQueries: quick ? 120 : 600, validationQueries: quick ? 40 : 100,
+        toolQa: quick ? 30 : 150, steps: quick ? 60 : 600, batchSize: 16,
+      });
+      const e = r.evaluation;
+      report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
+      report(`sft.delivery.${p}`, e.deliveryRate, 'fraction');
+      report(`sft.ood.${p}`, e.oodAccuracy, 'fraction');
+      report(`sft.train_s.${p}`, r.trainSeconds, 's', `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`);
+      report(`sft.steps.${p}`, r.stepsDone, 'steps');
+      if (p === 's') {
+        const world = generateWorld('small', 1);
+        const ds = buildDataset(world, { size: 0, mix: [4, 3, 3], seed: 1, validationSize: 64, testSize: 0 });
+        await rolloutThroughput(report, r.policy, world, ds.validation);
+      }
+      r.policy.dispose();
+    }
+  },
+};

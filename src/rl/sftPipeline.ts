@@ -1,0 +1,78 @@
+// The lab's SFT recipe end to end (DESIGN §4 "SFT"): a world, a dataset, teacher trajectories and
+// tool-QA episodes as training sequences, SFT on the policy's tokens, then greedy evaluation on the
+// validation split and on unseen tool-QA tasks. Shared by the integration test and the `agent` bench.
+import type { WorldSize } from '../env/types.ts';
+import { Rng } from '../env/random.ts';
+import { generateWorld } from '../env/world.ts';
+import { buildDataset } from '../env/queries.ts';
+import { generateToolQa } from '../env/toolqa.ts';
+import { buildSftData } from '../agent/sftData.ts';
+import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
+import { PAD, VOCAB } from '../agent/vocab.ts';
+import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
+import { SftTrainer } from './sft.ts';
+
+export interface SftPipelineOptions {
+  worldSize: WorldSize;
+  seed: number;
+  trainQueries: number;
+  validationQueries: number;
+  /** tool-QA episodes in the SFT data; as many unseen ones (÷4, at least 10) are evaluated */
+  toolQa: number;
+  preset: PresetName;
+  /** overrides of the preset (e.g. a shorter context for tests) */
+  model?: Partial<ModelConfig>;
+  steps: number;
+  batchSize?: number;
+  peakLr?: number;
+  /** stop training early after this many seconds (the bench's --quick) */
+  maxSeconds?: number;
+  onStep?: (step: number, loss: number) => void;
+}
+
+export interface SftPipelineResult {
+  policy: Policy;
+  evaluation: PolicyEvaluation;
+  examples: number;
+  travelExamples: number;
+  stepsDone: number;
+  finalLoss: number;
+  trainSeconds: number;
+  evalSeconds: number;
+  parameters: number;
+}
+
+export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipelineResult> {
+  const config: ModelConfig = { ...preset(o.preset, VOCAB.size), ...o.model };
+  const world = generateWorld(o.worldSize, o.seed);
+  const ds = buildDataset(world, { size: o.trainQueries, mix: [4, 3, 3], seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
+  const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, maxLength: config.contextLength });
+  const seen = new Set(data.toolQaTasks.map((t) => JSON.stringify(t.question)));
+  const heldOutQa = generateToolQa(world, new Rng(o.seed + 2), Math.max(10, Math.round(o.toolQa / 4)) * 2)
+    .filter((t) => !seen.has(JSON.stringify(t.question))).slice(0, Math.max(10, Math.round(o.toolQa / 4)));
+
+  const policy = createPolicy(config, o.seed);
+  const trainer = new SftTrainer(policy, data.examples, {
+    batchSize: o.batchSize ?? 16, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
+    peakLr: o.peakLr ?? 3e-3, minLr: (o.peakLr ?? 3e-3) / 10, padId: PAD, seed: o.seed,
+  });
+  const t0 = performance.now();
+  let loss = NaN;
+  try {
+    while (trainer.step < o.steps) {
+      const m = await trainer.sftStep();
+      loss = m['losses/sft'];
+      o.onStep?.(trainer.step, loss);
+      if (o.maxSeconds !== undefined && (performance.now() - t0) / 1000 > o.maxSeconds) break;
+    }
+  } finally {
+    trainer.dispose();
+  }
+  const trainSeconds = (performance.now() - t0) / 1000;
+  const t1 = performance.now();
+  const evaluation = await evaluatePolicy(policy, world, ds.validation, heldOutQa, { batchSize: 64, seed: o.seed });
+  let parameters = 0;
+  for (const v of policy.params.values()) parameters += v.size;
+  return { policy, evaluation, examples: data.examples.length, travelExamples: data.travel, stepsDone: trainer.step, finalLoss: loss,
+    trainSeconds, evalSeconds: (performance.now() - t1) / 1000, parameters };
+}
