@@ -4,12 +4,13 @@
 //   sft.success.<s|m|l>                      final pass rate on the validation split after SFT at `small`
 //                                            size (the lab's analogue of the paper's SFT column 6.9/12.2/19.7 %),
 //                                            with sft.delivery.*, sft.ood.* (tool-QA accuracy), sft.train_s.*
-//                                            (CPU seconds of training) and sft.steps.*
+//                                            (wall seconds of training) and sft.steps.*
 //   rollout.trajectories_per_s.b64           sampled (T = 1) episodes per second, batch 64, with the SFT'd
 //                                            `s` policy at `small` size (tools run inline), CPU time
 //   rollout.tokens.median                    median episode length of those rollouts
-// `--quick` shrinks the SFT runs (fewer queries and steps) so the suite finishes in minutes; its SFT
-// figures are then only a smoke test. Times are process CPU time (the shared machine is loaded).
+// `--quick` shrinks the SFT runs to a smoke test (tiny world, 20 steps of 8): its sft.* figures then
+// say nothing about quality. The full suite trains each preset 600 steps of 16 at `small` size, hours
+// of CPU on tfjs `cpu`; run it with the wasm backend or on an idle machine. Times are process CPU time (the shared machine is loaded).
 import type { BenchSuite, Report } from './harness.ts';
 import { generateWorld } from '../src/env/world.ts';
 import { buildDataset } from '../src/env/queries.ts';
@@ -70,8 +71,8 @@ export const agentSuite: BenchSuite = {
       const t0 = cpuSeconds();
       const w0 = performance.now();
       const r = await runSftPipeline({
-        worldSize: 'small', seed: 1, preset: p, trainQueries: quick ? 120 : 600, validationQueries: quick ? 40 : 100,
-        toolQa: quick ? 30 : 150, steps: quick ? 60 : 600, batchSize: 16,
+        worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
+        toolQa: quick ? 15 : 150, steps: quick ? 20 : 600, batchSize: quick ? 8 : 16, model: quick ? { contextLength: 512 } : {},
       });
       const e = r.evaluation;
       report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
@@ -80,7 +81,7 @@ export const agentSuite: BenchSuite = {
       report(`sft.train_s.${p}`, r.trainSeconds, 's', `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`);
       report(`sft.steps.${p}`, r.stepsDone, 'steps');
       if (p === 's') {
-        const world = generateWorld('small', 1);
+        const world = generateWorld(quick ? 'tiny' : 'small', 1);
         const ds = buildDataset(world, { size: 0, mix: [4, 3, 3], seed: 1, validationSize: 64, testSize: 0 });
         await rolloutThroughput(report, r.policy, world, ds.validation);
       }

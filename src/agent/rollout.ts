@@ -195,3 +195,12 @@ function finish(e: Episode, reason: FinishReason, segStart: number): void {
     else e.answerError = r.error;
   }
 }
+
+/**
+ * An episode as an RL training row, aligned with policy.logProbs(tokens) (which scores targets
+ * tokens[1..T-1]): targetMask[t] and oldLogProbs[t] belong to token t+1. GRPO/DAPO/ARPO take the
+ * ratio exp(logp − oldLogProbs) on targetMask positions only (observation tokens are never scored).
+ */
+export function trainingRow(e: Episode): { tokens: number[]; targetMask: number[]; oldLogProbs: number[] } {
+  return { tokens: e.tokens, targetMask: e.lossMask.slice(1), oldLogProbs: e.logProbs.slice(1) };
+}

@@ -5,7 +5,7 @@ import { buildDataset } from '../../src/env/queries.ts';
 import { generateToolQa } from '../../src/env/toolqa.ts';
 import { Rng } from '../../src/env/random.ts';
 import { createPolicy, preset } from '../../src/model/transformer.ts';
-import { rollout, type AgentTask } from '../../src/agent/rollout.ts';
+import { rollout, trainingRow, type AgentTask } from '../../src/agent/rollout.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { encodeTrajectory } from '../../src/agent/encode.ts';
 import { teachTrajectory } from '../../src/env/teacher.ts';
@@ -80,6 +80,11 @@ describe('rollout on an untrained model', () => {
     try {
       const run = () => rollout(policy, tasks.slice(0, 4), { world, rng: new Rng(9), maxTokens: 44, temperature: 1.3 });
       const first = await run();
+      // the sampling log-probs equal the training forward's at the same temperature (GRPO's old log-probs)
+      const row = trainingRow(first[0]);
+      const lp = tf.tidy(() => policy.logProbs(tf.tensor2d(row.tokens, [1, row.tokens.length], 'int32'), undefined, { temperature: 1.3 }).logProbs.arraySync()[0]);
+      row.targetMask.forEach((m, t) => { if (m) expect(lp[t]).toBeCloseTo(row.oldLogProbs[t], 3); });
+      expect(row.targetMask.some((m) => m === 1)).toBe(true);
       const before = tf.memory().numTensors;
       for (let i = 0; i < 20; i++) await run();
       expect(tf.memory().numTensors).toBe(before);
