@@ -125,5 +125,6 @@ describe('flags', () => {
     await expect(exportCommand.run(['--out', join(tmp, 'e'), '--queries', 'many'])).rejects.toThrow(/--queries needs an integer/);
     await expect(exportCommand.run(['--out', join(tmp, 'e'), '--world', 'real', '--size', 'tiny'])).rejects.toThrow(/--world real takes no --size/);
     await expect(evalCommand.run(['--dir', join(tmp, 'nope'), '--plans', 'p', '--out', 'o'])).rejects.toThrow(/no database\/ folder/);
+    await expect(evalCommand.run(['--dir', join(tmp, 'export'), '--plans', join(tmp, 'missing.jsonl'), '--out', join(tmp, 'o.jsonl')])).rejects.toThrow(/no such file: .*missing.jsonl/);
   });
 });

@@ -120,6 +120,7 @@ export function forEachCsvRow(path: string, onRow: (row: RawRow) => void, chunkB
 /** Read a JSON-lines file: one entry per non-blank line, with its 1-based line number; bad JSON is reported, not thrown. */
 export function readJsonLines(path: string): { line: number; value?: unknown; error?: string }[] {
   const out: { line: number; value?: unknown; error?: string }[] = [];
+  if (!existsSync(path)) throw new Error(`no such file: ${path}`);
   readFileSync(path, 'utf8').split(/\r?\n/).forEach((text, i) => {
     if (text.trim() === '') return;
     try {
