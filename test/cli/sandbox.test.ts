@@ -87,6 +87,24 @@ describe('export then eval', () => {
   });
 });
 
+describe('export of the real world', () => {
+  it('gold plans (default) and teacher plans pass every official check; an unsolved query is undelivered', async () => {
+    for (const kind of ['gold', 'teacher']) {
+      const dir = join(tmp, `real-${kind}`);
+      expect(await exportCommand.run(['--world', 'real', '--plans', kind, '--queries', '15', '--out', dir])).toBe(0);
+      const verdicts = readLines(join(dir, 'verdicts.jsonl'));
+      const plans = readLines(join(dir, 'plans.jsonl'));
+      expect(verdicts, kind).toHaveLength(15);
+      const delivered = verdicts.filter((_, i) => plans[i].plan !== null);
+      expect(delivered.filter((v) => v.final_pass !== true), kind).toEqual([]);
+      // the teacher samples among valid choices and may find nothing within a tight real budget
+      // (seed 1: query 14, a 7-day Texas trip on $3,600); the gold plans exist for all
+      expect(delivered.length, kind).toBeGreaterThanOrEqual(kind === 'gold' ? 15 : 13);
+      for (const [i, v] of verdicts.entries()) if (plans[i].plan === null) expect(v).toMatchObject({ final_pass: false, hard: null });
+    }
+  });
+});
+
 describe('world and queries', () => {
   it('world prints a summary of a generated or the real world', async () => {
     out.length = 0;
@@ -124,6 +142,7 @@ describe('flags', () => {
     await expect(queriesCommand.run(['--size', 'tiny'])).rejects.toThrow('--out needs a value');
     await expect(exportCommand.run(['--out', join(tmp, 'e'), '--queries', 'many'])).rejects.toThrow(/--queries needs an integer/);
     await expect(exportCommand.run(['--out', join(tmp, 'e'), '--world', 'real', '--size', 'tiny'])).rejects.toThrow(/--world real takes no --size/);
+    await expect(exportCommand.run(['--out', join(tmp, 'e'), '--size', 'tiny', '--plans', 'gold'])).rejects.toThrow(/--plans gold needs --world real/);
     await expect(evalCommand.run(['--dir', join(tmp, 'nope'), '--plans', 'p', '--out', 'o'])).rejects.toThrow(/no database\/ folder/);
     await expect(evalCommand.run(['--dir', join(tmp, 'export'), '--plans', join(tmp, 'missing.jsonl'), '--out', join(tmp, 'o.jsonl')])).rejects.toThrow(/no such file: .*missing.jsonl/);
   });

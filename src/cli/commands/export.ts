@@ -20,8 +20,8 @@ export const exportCommand: Command = {
 
   --out DIR       folder to write: database/… (TravelPlanner's files), queries.jsonl, plans.jsonl, verdicts.jsonl
   --size S        generated world size (default small)
-  --world real    export the real world (TravelPlanner's 45 training queries' rows) with the 45 parsed
-                  queries and their human-annotated gold plans instead of teacher plans
+  --world real    export the real world (TravelPlanner's 45 training queries' rows) with the 45 parsed queries
+  --plans KIND    real world only: gold (the human-annotated plans, default) or teacher
   --queries N     number of queries (default 20; real: at most 45, default 45)
   --seed K        seed of the world, the queries and the teacher (default 1)
   --mix E:M:H     easy:medium:hard weights of the queries (default 4:3:3)
@@ -31,13 +31,17 @@ Verdicts are computed in faithful mode (the official evaluation's behaviour), so
 TravelPlanner's own script reports for these files. Score other plans with \`eval --dir DIR\`.`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'size', 'world', 'queries', 'seed', 'mix', 'data']);
+    rejectUnknownFlags(flags, positional, ['out', 'size', 'world', 'queries', 'seed', 'mix', 'data', 'plans']);
     const out = flagText(flags, 'out');
     const worldFlag = flagChoice(flags, 'world', ['generated', 'real'] as const, 'generated');
     const size = flagChoice(flags, 'size', WORLD_SOURCES, worldFlag === 'real' ? 'real' : 'small');
     if (worldFlag === 'real' && size !== 'real') throw new Error('--world real takes no --size');
     const seed = flagInt(flags, 'seed', 1);
     const mix = parseMix(flagText(flags, 'mix', '4:3:3'));
+    const planKind = flagChoice(flags, 'plans', ['gold', 'teacher'] as const, size === 'real' ? 'gold' : 'teacher');
+    if (planKind === 'gold' && size !== 'real') throw new Error('--plans gold needs --world real (generated worlds have teacher plans only)');
+    const rng = new Rng(seed).fork(0x7eac);
+    const teach = (w: World, qs: Query[]) => qs.map((q, i) => teachTrajectory(w, q, { rng: rng.fork(i) })?.plan ?? null);
     const started = performance.now();
 
     let world: World;
@@ -48,13 +52,12 @@ TravelPlanner's own script reports for these files. Score other plans with \`eva
       const examples = loadRealExamples(dataDir).slice(0, flagInt(flags, 'queries', 45, 1));
       world = loadRealWorld(dataDir);
       queries = examples.map((e) => e.query);
-      plans = examples.map((e) => e.goldPlan);
+      plans = planKind === 'gold' ? examples.map((e) => e.goldPlan) : teach(world, queries);
     } else {
       const n = flagInt(flags, 'queries', 20, 1);
       world = generateWorld(size, seed);
       queries = buildDataset(world, { size: n, mix, seed, validationSize: 0, testSize: 0 }).train;
-      const rng = new Rng(seed).fork(0x7eac);
-      plans = queries.map((q, i) => teachTrajectory(world, q, { rng: rng.fork(i) })?.plan ?? null);
+      plans = teach(world, queries);
     }
     const verdicts = queries.map((q, i) => evaluatePlan(world, q, plans[i], { faithful: true }));
     const files = exportWorld(out, world, { queries, plans, verdicts });
