@@ -8,9 +8,12 @@
 //   rollout.trajectories_per_s.b64           sampled (T = 1) episodes per second, batch 64, with the SFT'd
 //                                            `s` policy at `small` size (tools run inline), CPU time
 //   rollout.tokens.median                    median episode length of those rollouts
-// `--quick` shrinks the SFT runs to a smoke test (tiny world, 20 steps of 8): its sft.* figures then
-// say nothing about quality. The full suite trains each preset 600 steps of 16 at `small` size, hours
-// of CPU on tfjs `cpu`; run it with the wasm backend or on an idle machine. Times are process CPU time (the shared machine is loaded).
+// SFT and rollouts run on the `wasm` backend (the model's figures on `cpu` are the `model` suite's):
+// here `cpu` trains ~6× slower. `--quick` shrinks the SFT runs to a smoke test (preset s only, tiny
+// world, 10 steps of 4): its sft.* figures then say nothing about quality. The full suite trains each
+// preset 600 steps of 16 at `small` size: about 2 CPU hours for s, 4 for m and 9 for l here. Times are process CPU time (the shared machine is loaded).
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
 import type { BenchSuite, Report } from './harness.ts';
 import { generateWorld } from '../src/env/world.ts';
 import { buildDataset } from '../src/env/queries.ts';
@@ -67,25 +70,36 @@ export const agentSuite: BenchSuite = {
   name: 'agent',
   async run(report, { quick }) {
     reportLengths(report, quick);
-    for (const p of ['s', 'm', 'l'] as PresetName[]) {
-      const t0 = cpuSeconds();
-      const w0 = performance.now();
-      const r = await runSftPipeline({
-        worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
-        toolQa: quick ? 15 : 150, steps: quick ? 20 : 600, batchSize: quick ? 8 : 16, model: quick ? { contextLength: 512 } : {},
-      });
-      const e = r.evaluation;
-      report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
-      report(`sft.delivery.${p}`, e.deliveryRate, 'fraction');
-      report(`sft.ood.${p}`, e.oodAccuracy, 'fraction');
-      report(`sft.train_s.${p}`, r.trainSeconds, 's', `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`);
-      report(`sft.steps.${p}`, r.stepsDone, 'steps');
-      if (p === 's') {
-        const world = generateWorld(quick ? 'tiny' : 'small', 1);
-        const ds = buildDataset(world, { size: 0, mix: [4, 3, 3], seed: 1, validationSize: 64, testSize: 0 });
-        await rolloutThroughput(report, r.policy, world, ds.validation);
-      }
-      r.policy.dispose();
+    const previous = tf.getBackend();
+    await tf.setBackend('wasm');
+    await tf.ready();
+    try {
+      await sftPerPreset(report, quick);
+    } finally {
+      await tf.setBackend(previous);
     }
   },
 };
+
+async function sftPerPreset(report: Report, quick: boolean): Promise<void> {
+  for (const p of (quick ? ['s'] : ['s', 'm', 'l']) as PresetName[]) {
+    const t0 = cpuSeconds();
+    const w0 = performance.now();
+    const r = await runSftPipeline({
+      worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
+      toolQa: quick ? 15 : 150, steps: quick ? 10 : 600, batchSize: quick ? 4 : 16, model: quick ? { contextLength: 512 } : {},
+    });
+    const e = r.evaluation;
+    report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
+    report(`sft.delivery.${p}`, e.deliveryRate, 'fraction');
+    report(`sft.ood.${p}`, e.oodAccuracy, 'fraction');
+    report(`sft.train_s.${p}`, r.trainSeconds, 's', `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`);
+    report(`sft.steps.${p}`, r.stepsDone, 'steps');
+    if (p === 's') {
+      const world = generateWorld(quick ? 'tiny' : 'small', 1);
+      const ds = buildDataset(world, { size: 0, mix: [4, 3, 3], seed: 1, validationSize: 64, testSize: 0 });
+      await rolloutThroughput(report, r.policy, world, ds.validation);
+    }
+    r.policy.dispose();
+  }
+}
