@@ -195,6 +195,18 @@ await test('pause, resume and stop reach the worker', async () => {
   const row = page.locator('[data-testid=run-row]').first();
   await page.waitForFunction(() => document.querySelector('[data-testid=run-row]')?.getAttribute('data-status') === 'stopped', null, { timeout: 10_000 });
   assert(await row.locator('button', { hasText: 'Resume' }).isVisible(), 'a stopped run offers no Resume');
+  // resuming continues the same run from its newest checkpoint
+  const stoppedAt = Number(await row.locator('td.num').first().innerText().then((t) => t.split('/')[0]));
+  await row.locator('button', { hasText: 'Resume' }).click();
+  await waitStatus('running');
+  await page.waitForFunction(
+    (s) => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points')) > s,
+    stoppedAt,
+    { timeout: 60_000 },
+  );
+  await page.locator('[data-testid=stop]').click();
+  await waitStatus('stopped');
+  assert((await page.locator('[data-testid=run-row]').count()) === 2, 'resume made a new run instead of continuing');
 });
 
 if (measure) {

@@ -49,10 +49,11 @@ export class LabState {
     );
     try {
       this.store = await LabStore.open();
+      await this.refreshRuns();
     } catch (e) {
       this.storeError = messageOf(e);
     }
-    await backend; // the worker marks runs of a closed page as interrupted before we list them
+    await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
   }
 
