@@ -4,6 +4,7 @@
 // Rng state alone (checkpointed) decides every sample.
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
+import { logSoftmaxLast } from './transformer.ts';
 
 export interface SampledTokens {
   /** sampled (or argmax) token id per row, [B] */
@@ -23,7 +24,7 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
   const uniforms = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
   const packed = tf.tidy(() => {
-    const logp = tf.logSoftmax(greedy ? logits : logits.div(temperature)); // [B, V]
+    const logp = logSoftmaxLast(greedy ? logits : logits.div(temperature)); // [B, V]
     const probs = tf.exp(logp); // [B, V]
     let ids: tf.Tensor1D;
     if (uniforms === null) ids = tf.argMax(logits, 1).cast('int32') as tf.Tensor1D; // [B]

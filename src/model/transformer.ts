@@ -159,11 +159,11 @@ export class Policy {
     return tf.matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]).add(this.p(b)) as tf.Tensor3D;
   }
 
-  /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias broadcastable to [B,H,Tq,Tk] → [B, Tq, C] */
+  /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias [B,H,Tq,Tk] (full shape: broadcasting adds are slow on cpu) → [B, Tq, C] */
   private attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, maskBias: tf.Tensor): tf.Tensor3D {
     const [B, H, Tq, hd] = q.shape;
-    const scores = tf.matMul(q, k, false, true).mul(1 / Math.sqrt(hd)).add(maskBias); // [B, H, Tq, Tk]
-    const y = tf.matMul(tf.softmax(scores), v); // [B, H, Tq, hd]
+    const scores = tf.matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(maskBias); // [B, H, Tq, Tk] (scale q: smaller than the scores)
+    const y = tf.matMul(softmaxLast(scores), v); // [B, H, Tq, hd]
     return y.transpose([0, 2, 1, 3]).reshape([B, Tq, H * hd]); // [B, Tq, C]
   }
 
@@ -200,7 +200,8 @@ export class Policy {
     const T = tokens.shape[1];
     if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0); // lower triangle incl. diagonal
-    const maskBias = tf.sub(1, causal).mul(NEG).reshape([1, 1, T, T]);
+    // tiled to the full [B, H, T, T] once: a broadcasting add in every layer is ~10× slower on cpu
+    const maskBias = tf.tile(tf.sub(1, causal).mul(NEG).reshape([1, 1, T, T]), [tokens.shape[0], this.config.nHeads, 1, 1]);
     let x = this.embed(tokens, null); // [B, T, C]
     for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias, (k, v) => [k, v]);
     return this.layerNorm(x, 'ln_f'); // [B, T, C]
@@ -232,7 +233,7 @@ export class Policy {
     const h = this.hidden(tokens).slice([0, 0, 0], [B, T - 1, this.config.dModel]); // [B, T-1, C]
     let logits = this.head(h); // [B, T-1, V]
     if (options.temperature !== undefined && options.temperature !== 1) logits = logits.div(options.temperature);
-    const logp = tf.logSoftmax(logits); // [B, T-1, V]
+    const logp = logSoftmaxLast(logits); // [B, T-1, V]
     const tgt = targets ?? tokens.slice([0, 1], [B, T - 1]); // [B, T-1]
     const picked = logp.mul(tf.oneHot(tgt, V)).sum(-1) as tf.Tensor2D; // [B, T-1]
     const entropy = tf.exp(logp).mul(logp).sum(-1).neg() as tf.Tensor2D; // [B, T-1]
@@ -269,36 +270,21 @@ export class Policy {
     const rowIdx = live.map(([r]) => r);
     const next = tf.tidy(() => {
       const rowT = tf.tensor1d(rowIdx, 'int32');
-      const slot = tf.range(0, cap, 1, 'int32').reshape([1, cap, 1]); // cache slot p
-      const target = tf.tensor2d(pos, [R, n], 'int32').reshape([R, 1, n]); // where token k of row j goes
-      const real = tf.range(0, n, 1, 'int32').reshape([1, 1, n]).less(tf.tensor1d(counts, 'int32').reshape([R, 1, 1]));
-      const place = tf.logicalAnd(slot.equal(target), real).cast('float32'); // [R, cap, n]
-      const written = place.sum(2).reshape([R, 1, cap, 1]); // [R, 1, cap, 1]
-      const placeH = tf.tile(place.reshape([R, 1, cap, n]), [1, this.config.nHeads, 1, 1]); // [R, H, cap, n] (explicit: cpu's broadcasting batch matMul mis-indexes)
+      const slot = tf.range(0, cap, 1, 'int32').reshape([1, 1, cap]); // cache slot p
+      const target = tf.tensor2d(pos, [R, n], 'int32').reshape([R, n, 1]); // slot of token k of row j
       // query k of row j sees cache slots p ≤ len_j + k
-      const visible = slot.reshape([1, 1, cap]).lessEqual(target.reshape([R, n, 1])); // [R, n, cap]
-      const maskBias = tf.sub(1, visible.cast('float32')).mul(NEG).reshape([R, 1, n, cap]);
-      // map full-batch rows to "row b of the concatenation [cache ; updated rows]"
-      const gatherIdx = Array.from({ length: cache.batch }, (_, b) => b);
-      rowIdx.forEach((r, j) => { gatherIdx[r] = cache.batch + j; });
-      const gatherT = tf.tensor1d(gatherIdx, 'int32');
+      const maskBias = tf.tile(tf.sub(1, slot.lessEqual(target).cast('float32')).mul(NEG).reshape([R, 1, n, cap]), [1, this.config.nHeads, 1, 1]); // [R, H, n, cap]
+      const write = scatterPlan(this.config.nHeads, rowIdx, lens, counts, live.map((_, j) => j), n);
+      const everyRow = R === cache.batch && rowIdx.every((r, j) => r === j);
       const keys: tf.Tensor4D[] = [];
       const values: tf.Tensor4D[] = [];
       let x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), tf.tensor2d(pos, [R, n], 'int32')); // [R, n, C]
       for (let i = 0; i < this.config.nLayers; i++) {
         x = this.block(x, i, maskBias, (k, v) => {
-          const write = (old: tf.Tensor4D, fresh: tf.Tensor4D): tf.Tensor4D => {
-            const rowsOld = tf.gather(old, rowT); // [R, H, cap, hd]
-            const placed = tf.matMul(placeH, fresh); // [R,H,cap,n]·[R,H,n,hd] → [R, H, cap, hd]
-            const rowsNew = rowsOld.mul(tf.sub(1, written)).add(placed);
-            const full = tf.gather(tf.concat([old, rowsNew], 0), gatherT) as tf.Tensor4D; // [B, H, cap, hd]
-            return full;
-          };
-          const kk = write(cache.keys[i], k);
-          const vv = write(cache.values[i], v);
-          keys.push(kk);
-          values.push(vv);
-          return [tf.gather(kk, rowT), tf.gather(vv, rowT)];
+          keys.push(write(cache.keys[i], k)); // [B, H, cap, hd]
+          values.push(write(cache.values[i], v));
+          // the prefilled rows attend over their updated cache rows
+          return everyRow ? [keys[i], values[i]] : [tf.gather(keys[i], rowT), tf.gather(values[i], rowT)];
         });
       }
       return { keys, values };
@@ -325,20 +311,18 @@ export class Policy {
     const out = tf.tidy(() => {
       const slot = tf.range(0, cap, 1, 'int32').reshape([1, cap]);
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
-      const activeT = tf.tensor2d(on.map((a) => (a ? 1 : 0)), [B, 1]);
-      const written = slot.equal(posT).cast('float32').mul(activeT).reshape([B, 1, cap, 1]);
-      const maskBias = tf.sub(1, slot.lessEqual(posT).cast('float32')).mul(NEG).reshape([B, 1, 1, cap]);
+      const maskBias = tf.tile(tf.sub(1, slot.lessEqual(posT).cast('float32')).mul(NEG).reshape([B, 1, 1, cap]), [1, this.config.nHeads, 1, 1]); // [B, H, 1, cap]
+      const rows = on.flatMap((a, b) => (a ? [b] : []));
+      const write = scatterPlan(this.config.nHeads, rows, rows.map((b) => lens[b]), rows.map(() => 1), rows.map((b) => b), 1);
       const keys: tf.Tensor4D[] = [];
       const values: tf.Tensor4D[] = [];
       let x = this.embed(tf.tensor2d(ids, [B, 1], 'int32'), posT); // [B, 1, C]
       for (let i = 0; i < this.config.nLayers; i++) {
         x = this.block(x, i, maskBias, (k, v) => {
-          // k, v [B, H, 1, hd] broadcast over the cache slots; only slot len_b is overwritten
-          const kk = cache.keys[i].mul(tf.sub(1, written)).add(k.mul(written)) as tf.Tensor4D;
-          const vv = cache.values[i].mul(tf.sub(1, written)).add(v.mul(written)) as tf.Tensor4D;
-          keys.push(kk);
-          values.push(vv);
-          return [kk, vv];
+          // k, v [B, H, 1, hd]: written into slot len_b of each active row
+          keys.push(write(cache.keys[i], k));
+          values.push(write(cache.values[i], v));
+          return [keys[i], values[i]];
         });
       }
       const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
@@ -471,6 +455,81 @@ export class KVCache {
     this.keys = [];
     this.values = [];
   }
+}
+
+/**
+ * Writes fresh keys/values into cache rows with one tensorScatterUpdate per tensor (on cpu a memcpy
+ * plus the new rows; a masked blend over the whole cache was ~800× slower). Token k of fresh row j
+ * (fresh: [R, H, n, hd]) goes to cache row rows[j], slot starts[j] + k, for k < counts[j].
+ * Returns a function (cache tensor, fresh) → updated cache tensor. Call inside tf.tidy.
+ */
+function scatterPlan(H: number, rows: readonly number[], starts: readonly number[], counts: readonly number[],
+  freshRow: readonly number[], n: number): (cache: tf.Tensor4D, fresh: tf.Tensor4D) => tf.Tensor4D {
+  const indices: number[] = [];
+  const sources: number[] = [];
+  rows.forEach((r, j) => {
+    for (let h = 0; h < H; h++) {
+      for (let k = 0; k < counts[j]; k++) {
+        indices.push(r, h, starts[j] + k);
+        sources.push((freshRow[j] * H + h) * n + k);
+      }
+    }
+  });
+  const M = sources.length;
+  if (M === 0) return (cache) => cache.clone();
+  const indicesT = tf.tensor2d(indices, [M, 3], 'int32');
+  const identity = sources.every((src, i) => src === i);
+  const sourcesT = identity ? null : tf.tensor1d(sources, 'int32');
+  return (cache, fresh) => {
+    const hd = fresh.shape[3];
+    const flat = fresh.reshape([-1, hd]); // [(R·H·n), hd]
+    const updates = sourcesT ? tf.gather(flat, sourcesT) : flat; // [M, hd]
+    return tf.tensorScatterUpdate(cache, indicesT, updates);
+  };
+}
+
+// Softmax and log-softmax over the last axis, written so no op broadcasts a [N, 1] column across
+// [N, K]: tfjs `cpu` runs such broadcasts ~10× slower than same-shape ops, which made tf.softmax the
+// costliest kernel of a prefill. Columns are expanded with a [N,1]·[1,K] matMul instead, and the
+// gradients are given in closed form (no gradient through the max, which cancels anyway).
+const softmaxRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+  const K = x.shape[1] as number;
+  const ones = tf.ones([1, K]);
+  const e = tf.exp(x.sub(tf.matMul(tf.max(x, -1, true), ones))); // [N, K]
+  const y = e.div(tf.matMul(e.sum(-1, true), ones)); // [N, K]
+  save([y]);
+  return {
+    value: y,
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+      const [yy] = saved;
+      return dy.sub(tf.matMul(dy.mul(yy).sum(-1, true), tf.ones([1, K]))).mul(yy); // y ⊙ (dy − Σ dy·y)
+    },
+  };
+}) as CustomGradFn);
+
+const logSoftmaxRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+  const K = x.shape[1] as number;
+  const ones = tf.ones([1, K]);
+  const shifted = x.sub(tf.matMul(tf.max(x, -1, true), ones)); // [N, K]
+  const y = shifted.sub(tf.matMul(tf.log(tf.exp(shifted).sum(-1, true)), ones)); // [N, K]
+  save([y]);
+  return {
+    value: y,
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => dy.sub(tf.exp(saved[0]).mul(tf.matMul(dy.sum(-1, true), tf.ones([1, K])))), // dy − softmax·Σ dy
+  };
+}) as CustomGradFn);
+type CustomGradFn = Parameters<typeof tf.customGrad>[0];
+
+/** softmax over the last axis of any rank */
+export function softmaxLast<T extends tf.Tensor>(x: T): T {
+  const K = x.shape[x.rank - 1];
+  return softmaxRows(x.reshape([-1, K])).reshape(x.shape) as T;
+}
+
+/** log-softmax over the last axis of any rank */
+export function logSoftmaxLast<T extends tf.Tensor>(x: T): T {
+  const K = x.shape[x.rank - 1];
+  return logSoftmaxRows(x.reshape([-1, K])).reshape(x.shape) as T;
 }
 
 /** GELU, tanh approximation (GPT-2) */
