@@ -70,13 +70,13 @@ export const agentSuite: BenchSuite = {
   name: 'agent',
   async run(report, { quick }) {
     reportLengths(report, quick);
-    const previous = tf.getBackend();
+    const previous = tf.getBackend() as string | undefined; // undefined until some suite picked one
     await tf.setBackend('wasm');
     await tf.ready();
     try {
       await sftPerPreset(report, quick);
     } finally {
-      await tf.setBackend(previous);
+      if (previous) await tf.setBackend(previous);
     }
   },
 };
