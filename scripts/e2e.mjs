@@ -15,7 +15,7 @@ import { join, extname, resolve, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
-const dist = join(root, 'dist');
+const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
 const results = join(root, 'test-results');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');

@@ -31,6 +31,8 @@ export interface FloatSetting extends SettingBase {
   max: number;
   /** a sensible increment for the page's number input */
   step: number;
+  /** a probability, shown as a percentage slider */
+  percent?: true;
 }
 
 export interface ChoiceSetting<C extends string = string> extends SettingBase {
@@ -117,6 +119,7 @@ export const SETTINGS = {
     min: 0,
     max: 0.3,
     step: 0.01,
+    percent: true,
   } satisfies FloatSetting,
 
   // ---- reward schedule -----------------------------------------------------------------------
@@ -239,6 +242,7 @@ export const SETTINGS = {
     min: 0,
     max: 0.3,
     step: 0.01,
+    percent: true,
   } satisfies FloatSetting,
   worldSize: choice({
     label: 'World size',
