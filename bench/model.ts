@@ -6,6 +6,7 @@
 //                              large-matmul FLOP rate: how much of the machine the model uses
 //   train.onehot_over_gather.s step time with the embedding as oneHot·matMul over gather (>1: gather wins)
 // Times are the process's CPU time in Node (see clockMs), so the figures hold on a shared machine.
+// Everything is measured on `cpu` (the issue's keys), then again on `wasm` with keys suffixed `.wasm`.
 import * as tf from '@tensorflow/tfjs';
 import type { BenchSuite, Report } from './harness.ts';
 import { countParameters, createPolicy, preset, trainingFlopsPerToken, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
@@ -82,32 +83,49 @@ async function trainStepMs(config: ModelConfig, B: number, T: number, reps: numb
   return ms;
 }
 
-export const modelSuite: BenchSuite = {
-  name: 'model',
-  async run(report, { quick }) {
-    await tf.ready();
-    const V = VOCAB.size;
-    report('model.vocab_size', V, 'tokens', `backend ${tf.getBackend()}`);
-    for (const p of ['s', 'm', 'l'] as const) report(`model.params.${p}`, countParameters(preset(p, V)), 'params', 'context 1024');
+/** every figure on the current backend; `suffix` ('' for cpu, '.wasm') is appended to each key */
+async function measureBackend(report: Report, quick: boolean, suffix: string): Promise<void> {
+  const r: Report = (key, value, unit, note) => report(key + suffix, value, unit, note);
+  const V = VOCAB.size;
+  const n = quick ? 256 : 512;
+  const matmul = await matmulGflops(n, quick ? 2 : 4);
+  r('backend.matmul_gflops', matmul, 'GFLOP/s', `${n}² fp32 matMul on ${tf.getBackend()}`);
 
-    const n = quick ? 256 : 512;
-    const matmul = await matmulGflops(n, quick ? 2 : 4);
-    report('backend.matmul_gflops', matmul, 'GFLOP/s', `${n}² fp32 matMul`);
+  await decodeSpeedup(r, preset('s', V), quick ? 4 : 8, quick ? 4 : 8);
 
-    await decodeSpeedup(report, preset('s', V), quick ? 4 : 8, quick ? 4 : 8);
-
-    const [B, T, reps] = quick ? [2, 64, 1] : [4, 128, 2];
-    for (const p of ['s', 'm', 'l'] as PresetName[]) {
-      const config = preset(p, V);
-      const ms = await trainStepMs(config, B, T, reps);
-      const tokensPerS = (B * T * 1000) / ms;
-      report(`train.step_ms.${p}`, ms, 'ms', `${B}×${T} tokens`);
-      report(`train.tokens_per_s.${p}`, tokensPerS, 'tokens/s');
-      report(`train.flop_fraction.${p}`, (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9), '', 'training FLOP rate / large-matmul rate');
-    }
+  const [B, T, reps] = quick ? [2, 64, 1] : [4, 128, 2];
+  for (const p of ['s', 'm', 'l'] as PresetName[]) {
+    const config = preset(p, V);
+    const ms = await trainStepMs(config, B, T, reps);
+    const tokensPerS = (B * T * 1000) / ms;
+    r(`train.step_ms.${p}`, ms, 'ms', `${B}×${T} tokens`);
+    r(`train.tokens_per_s.${p}`, tokensPerS, 'tokens/s');
+    r(`train.flop_fraction.${p}`, (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9), '', 'training FLOP rate / large-matmul rate');
+  }
+  if (tf.getKernel('UnsortedSegmentSum', tf.getBackend())) { // gather's gradient; wasm lacks it
     const s = preset('s', V);
     const gather = await trainStepMs({ ...s, embedding: 'gather' }, B, T, reps);
     const onehot = await trainStepMs({ ...s, embedding: 'onehot' }, B, T, reps);
-    report('train.onehot_over_gather.s', onehot / gather, '×', 'embedding step-time ratio (> 1: gather is faster)');
+    r('train.onehot_over_gather.s', onehot / gather, '×', 'embedding step-time ratio (> 1: gather is faster)');
+  }
+}
+
+export const modelSuite: BenchSuite = {
+  name: 'model',
+  async run(report, { quick }) {
+    const before = tf.getBackend();
+    const V = VOCAB.size;
+    report('model.vocab_size', V, 'tokens');
+    for (const p of ['s', 'm', 'l'] as const) report(`model.params.${p}`, countParameters(preset(p, V)), 'params', 'context 1024');
+    // the issue's figures are on `cpu`; the same figures on `wasm` (the worker's fallback) follow, suffixed
+    await tf.setBackend('cpu');
+    await measureBackend(report, quick, '');
+    try {
+      await import('@tensorflow/tfjs-backend-wasm');
+      if (await tf.setBackend('wasm')) await measureBackend(report, quick, '.wasm');
+    } catch (e) {
+      console.log(`  (no wasm figures: ${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (before) await tf.setBackend(before);
   },
 };
