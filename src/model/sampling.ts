@@ -4,7 +4,7 @@
 // Rng state alone (checkpointed) decides every sample.
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
-import { logSoftmaxLast } from './transformer.ts';
+import { logSoftmaxLast } from './ops.ts';
 
 export interface SampledTokens {
   /** sampled (or argmax) token id per row, [B] */

@@ -1,0 +1,117 @@
+// The per-row KV cache of incremental decoding, and how fresh keys/values are written into it.
+import * as tf from '@tensorflow/tfjs';
+import type { ModelConfig } from './transformer.ts';
+
+/**
+ * Keys and values of every layer for `batch` rows, [B, H, capacity, hd] each, plus each row's length.
+ * Rows fill independently (row b occupies slots 0..length(b)-1); capacity grows in chunks of 64 up to
+ * maxLen as the longest row needs it, so attention costs what the longest row holds, not maxLen.
+ */
+export class KVCache {
+  readonly batch: number;
+  readonly maxLen: number;
+  keys: tf.Tensor4D[];
+  values: tf.Tensor4D[];
+  private lengths: number[];
+  private readonly config: ModelConfig;
+
+  constructor(config: ModelConfig, batch: number, maxLen: number) {
+    if (!Number.isInteger(batch) || batch < 1) throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
+    this.config = config;
+    this.batch = batch;
+    this.maxLen = maxLen;
+    this.lengths = new Array<number>(batch).fill(0);
+    const shape: [number, number, number, number] = [batch, config.nHeads, 0, config.dModel / config.nHeads];
+    this.keys = Array.from({ length: config.nLayers }, () => tf.zeros(shape) as tf.Tensor4D);
+    this.values = Array.from({ length: config.nLayers }, () => tf.zeros(shape) as tf.Tensor4D);
+  }
+
+  get capacity(): number {
+    return this.keys[0]?.shape[2] ?? 0;
+  }
+
+  lengthOf(row: number): number {
+    if (!Number.isInteger(row) || row < 0 || row >= this.batch) throw new Error(`KVCache: row ${row} outside [0, ${this.batch})`);
+    return this.lengths[row];
+  }
+
+  /** the tokens held per row */
+  rowLengths(): number[] {
+    return this.lengths.slice();
+  }
+
+  /** grow capacity to hold `needed` slots */
+  reserve(needed: number): void {
+    if (needed > this.maxLen) throw new Error(`KVCache: a row would hold ${needed} tokens, more than maxLen ${this.maxLen}`);
+    if (needed <= this.capacity) return;
+    const cap = Math.min(this.maxLen, Math.ceil(needed / 64) * 64);
+    const grow = (t: tf.Tensor4D) => tf.pad(t, [[0, 0], [0, 0], [0, cap - t.shape[2]], [0, 0]]) as tf.Tensor4D;
+    this.replace(this.keys.map(grow), this.values.map(grow));
+  }
+
+  /** swap in new per-layer tensors, freeing the old ones */
+  replace(keys: tf.Tensor4D[], values: tf.Tensor4D[]): void {
+    const old = [...this.keys, ...this.values];
+    this.keys = keys;
+    this.values = values;
+    tf.dispose(old);
+  }
+
+  advance(row: number, n: number): void {
+    this.lengths[row] += n;
+  }
+
+  /** copy rows src[i] → dst[i] (keys, values, length): ARPO branches share a prefix this way */
+  copyRows(src: readonly number[], dst: readonly number[]): void {
+    if (src.length !== dst.length) throw new Error('KVCache.copyRows: src and dst differ in length');
+    const map = Array.from({ length: this.batch }, (_, b) => b);
+    src.forEach((s, i) => { this.lengthOf(s); this.lengthOf(dst[i]); map[dst[i]] = s; });
+    const lens = this.lengths.slice();
+    dst.forEach((d, i) => { this.lengths[d] = lens[src[i]]; });
+    const idx = tf.tensor1d(map, 'int32');
+    this.replace(this.keys.map((k) => tf.gather(k, idx)), this.values.map((v) => tf.gather(v, idx)));
+    idx.dispose();
+  }
+
+  /** empty rows so they can take new sequences (stale slots are masked by the length) */
+  resetRows(rows: readonly number[]): void {
+    for (const r of rows) { this.lengthOf(r); this.lengths[r] = 0; }
+  }
+
+  dispose(): void {
+    tf.dispose([...this.keys, ...this.values]);
+    this.keys = [];
+    this.values = [];
+  }
+}
+
+/**
+ * Writes fresh keys/values into cache rows with one tensorScatterUpdate per tensor (on cpu a memcpy
+ * plus the new rows; a masked blend over the whole cache was ~800× slower). Token k of fresh row j
+ * (fresh: [R, H, n, hd]) goes to cache row rows[j], slot starts[j] + k, for k < counts[j].
+ * Returns a function (cache tensor, fresh) → updated cache tensor. Call inside tf.tidy.
+ */
+export function scatterPlan(H: number, rows: readonly number[], starts: readonly number[], counts: readonly number[],
+  freshRow: readonly number[], n: number): (cache: tf.Tensor4D, fresh: tf.Tensor4D) => tf.Tensor4D {
+  const indices: number[] = [];
+  const sources: number[] = [];
+  rows.forEach((r, j) => {
+    for (let h = 0; h < H; h++) {
+      for (let k = 0; k < counts[j]; k++) {
+        indices.push(r, h, starts[j] + k);
+        sources.push((freshRow[j] * H + h) * n + k);
+      }
+    }
+  });
+  const M = sources.length;
+  if (M === 0) return (cache) => cache.clone();
+  const indicesT = tf.tensor2d(indices, [M, 3], 'int32');
+  const identity = sources.every((src, i) => src === i);
+  const sourcesT = identity ? null : tf.tensor1d(sources, 'int32');
+  return (cache, fresh) => {
+    const hd = fresh.shape[3];
+    const flat = fresh.reshape([-1, hd]); // [(R·H·n), hd]
+    const updates = sourcesT ? tf.gather(flat, sourcesT) : flat; // [M, hd]
+    return tf.tensorScatterUpdate(cache, indicesT, updates);
+  };
+}
