@@ -4,7 +4,6 @@ import { evaluatorSuite } from './evaluator.ts';
 import { toolsSuite } from './tools.ts';
 import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
-import { demoSuite } from './demo.ts';
 import { agentSuite } from './agent.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, demoSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite];

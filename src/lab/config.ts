@@ -275,12 +275,22 @@ export const SETTINGS = {
   learningRate: {
     kind: 'float',
     label: 'Learning rate',
-    doc: 'AdamW learning rate of the policy.',
+    doc: 'AdamW learning rate of the policy during RL.',
     group: 'training',
     default: 0.0001,
     min: 1e-7,
     max: 0.1,
     step: 0.00001,
+  } satisfies FloatSetting,
+  sftLearningRate: {
+    kind: 'float',
+    label: 'SFT learning rate',
+    doc: 'Peak AdamW learning rate of supervised fine-tuning (linear warm-up, then cosine decay to a tenth).',
+    group: 'training',
+    default: 0.003,
+    min: 1e-6,
+    max: 0.1,
+    step: 0.0001,
   } satisfies FloatSetting,
   seed: {
     kind: 'int',

@@ -124,7 +124,10 @@ export class Policy {
         for (let i = 0; i < size; i++) values[i] = std * gaussian(rng);
       }
       // tfjs variable names are global: leave them auto-generated, two policies must coexist
-      this.params.set(name, tf.variable(tf.tensor(values, shape), true));
+      // the variable holds its own reference to the initial value; free ours
+      const initial = tf.tensor(values, shape);
+      this.params.set(name, tf.variable(initial, true));
+      initial.dispose();
     }
   }
 

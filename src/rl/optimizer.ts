@@ -37,10 +37,13 @@ export class AdamW {
   constructor(params: Map<string, tf.Variable>, config: Partial<AdamWConfig> = {}) {
     this.config = { ...defaultAdamW, ...config };
     this.params = params;
-    for (const [name, p] of params) {
-      this.m.set(name, tf.variable(tf.zerosLike(p), false));
-      this.v.set(name, tf.variable(tf.zerosLike(p), false));
-    }
+    // tf.variable keeps its own reference to the initial value, so tidy may free the zeros
+    tf.tidy(() => {
+      for (const [name, p] of params) {
+        this.m.set(name, tf.variable(tf.zerosLike(p), false));
+        this.v.set(name, tf.variable(tf.zerosLike(p), false));
+      }
+    });
   }
 
   /** one update with gradients by parameter name (not disposed: the caller owns them) */

@@ -22,7 +22,7 @@ export const RunSummarySchema = v.object({
 
 export const RunSchema = v.object({
   id: v.pipe(v.string(), v.minLength(1)),
-  /** what runs: 'demo-sort' for the skeleton's demo job; 'sft', 'rl' later */
+  /** what runs: 'sft' (the SFT stage), 'rl' later; 'demo-sort' on runs of the first builds */
   kind: v.string(),
   /** the LabConfig of the run (validated by src/lab when it is used) */
   config: v.record(v.string(), v.unknown()),
@@ -69,7 +69,7 @@ export const EpisodeSchema = v.object({
   /** index of the episode within its step */
   index: v.pipe(v.number(), v.integer(), v.minValue(0)),
   createdAt: finite,
-  /** the trajectory (src/env/types.ts Trajectory for RL runs; input/output tokens for the demo job) */
+  /** the trajectory (SFT runs: src/worker/sampleEpisode.ts SampleEpisode; older demo runs: input/output tokens) */
   trajectory: v.unknown(),
   reward: v.optional(v.number()),
 });

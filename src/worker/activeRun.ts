@@ -5,7 +5,7 @@
 import type { LabStore } from '../store/labStore.ts';
 import type { MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
-import type { TrainingJob } from './trainingJob.ts';
+import type { JobEpisode, TrainingJob } from './trainingJob.ts';
 
 /** how often metric points and progress go to the page and the store */
 const FLUSH_MS = 250;
@@ -28,6 +28,8 @@ export class ActiveRun {
   private flushTimer: ReturnType<typeof setInterval>;
   private flushing: Promise<void> = Promise.resolve();
   private startedAt = Date.now();
+  /** how many times sample episodes were stored (the page reloads them when it changes) */
+  private episodesStored = 0;
 
   constructor(
     readonly run: RunRecord,
@@ -57,15 +59,13 @@ export class ActiveRun {
         const bad = Object.entries(metrics).find(([, value]) => !Number.isFinite(value));
         if (bad) throw new Error(`${bad[0]} became ${bad[1]} at step ${this.job.stepsDone}: training diverged`);
         this.record(metrics, ms);
+        await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
         if (this.job.stepsDone % CHECKPOINT_EVERY === 0) await this.checkpoint();
         await yieldToMessages();
       }
       await this.checkpoint();
       if (this.job.stepsDone >= this.job.totalSteps) {
-        const episodes = await this.job.sampleEpisodes();
-        await this.store?.putEpisodes(
-          episodes.map((e, index) => ({ runId: this.run.id, step: this.job.stepsDone, index, createdAt: Date.now(), ...e })),
-        );
+        await this.storeEpisodes(await this.job.sampleEpisodes());
       }
       this.status = this.stopRequested && this.job.stepsDone < this.job.totalSteps ? 'stopped' : 'completed';
     } catch (e) {
@@ -113,6 +113,7 @@ export class ActiveRun {
       totalSteps: this.job.totalSteps,
       etaMs: meanRecent !== null && recent.length >= 3 ? meanRecent * remaining : null,
       meanStepMs: this.stepsTimed ? this.totalStepMs / this.stepsTimed : null,
+      episodes: this.episodesStored,
       error: this.error,
     };
   }
@@ -121,12 +122,24 @@ export class ActiveRun {
     this.stepMs.push(ms);
     if (this.stepMs.length > ETA_WINDOW) this.stepMs.shift();
     // the first steps compile shaders / warm caches; keep them out of the mean step time
+    // and an evaluation's rollouts out of it too: the mean is the optimiser step's time
     if (this.job.stepsDone > 3) {
-      this.totalStepMs += ms;
+      this.totalStepMs += Math.max(0, ms - (metrics['eval/seconds'] ?? 0) * 1000);
       this.stepsTimed++;
     }
-    this.last = metrics;
+    // the tiles show the latest value of every metric, evaluations included
+    this.last = { ...this.last, ...metrics };
     this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: Date.now() - this.startedAt, values: { ...metrics, stepMs: ms } });
+  }
+
+  private async storeEpisodes(episodes: JobEpisode[]): Promise<void> {
+    if (!this.store || episodes.length === 0) return;
+    await this.store.putEpisodes(
+      episodes.map((e, index) => ({ runId: this.run.id, step: this.job.stepsDone, index, createdAt: Date.now(), ...e })),
+    );
+    this.episodesStored++;
+    // tell the page at once, so it can show the new sample
+    void this.flush();
   }
 
   private async checkpoint(): Promise<void> {

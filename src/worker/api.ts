@@ -25,6 +25,8 @@ export interface RunProgress {
   etaMs: number | null;
   /** mean step time so far (ms) */
   meanStepMs: number | null;
+  /** how many times the run stored sample episodes so far (the page reloads them when this grows) */
+  episodes?: number;
   /** set when status is 'failed' (or a checkpoint/store write failed) */
   error?: string;
 }
@@ -45,7 +47,7 @@ export interface StartRequest {
 export interface TrainingWorkerApi {
   /** picks the backend (webgpu › wasm › cpu, or the one forced) and opens the store */
   init(options?: { forceBackend?: BackendName }): Promise<BackendInfo>;
-  /** starts (or resumes) the demo job; resolves with the run id once it is running */
+  /** starts (or resumes) a run of the config's job (SFT today); resolves with the run id once it is running */
   start(request: StartRequest, listener: WorkerListener): Promise<string>;
   pause(): Promise<void>;
   resume(): Promise<void>;

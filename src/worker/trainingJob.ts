@@ -1,7 +1,6 @@
 // The contract between the training worker and a job. The worker owns the loop (pacing, pause,
 // stop, metric batching, checkpoints, the store); a job owns the model and one optimiser step.
-// The demo sort job implements it today; the SFT and RL jobs replace it without touching the
-// plumbing.
+// The SFT job (sftJob.ts) implements it today; the RL jobs will too, without touching the plumbing.
 import type { WeightSpec } from '../store/records.ts';
 
 /** Everything needed to continue a job exactly where it was. */
@@ -24,7 +23,7 @@ export interface JobEpisode {
 }
 
 export interface TrainingJob {
-  /** stable name of the job kind, stored on the run ('demo-sort', 'sft', 'rl') */
+  /** stable name of the job kind, stored on the run ('sft', 'rl'; 'demo-sort' on runs of the first builds) */
   readonly kind: string;
   readonly totalSteps: number;
   /** optimiser steps done so far */
@@ -37,7 +36,9 @@ export interface TrainingJob {
   step(): Promise<Record<string, number>>;
   saveState(): Promise<JobState>;
   loadState(state: JobState): Promise<void>;
-  /** a few samples of what the model does now */
+  /** a few samples of what the model does now (called once, after the last step) */
   sampleEpisodes(): Promise<JobEpisode[]>;
+  /** samples a step produced along the way (e.g. at a periodic evaluation); the loop stores them */
+  drainEpisodes?(): JobEpisode[];
   dispose(): void;
 }

@@ -9,16 +9,12 @@ import type { RunRecord } from '../store/records.ts';
 import { ActiveRun } from './activeRun.ts';
 import type { BackendInfo, BackendName, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { chooseBackend, gpuDeviceLost } from './backend.ts';
-import { DEMO_DEFAULTS, DEMO_WIDTH, DemoSortJob } from './demoSortJob.ts';
+import { SftJob, sftJobOptions } from './sftJob.ts';
 import type { TrainingJob } from './trainingJob.ts';
 
+/** The job a config runs: the SFT stage (RL jobs plug in here later). */
 function createJob(config: LabConfig): TrainingJob {
-  return new DemoSortJob({
-    ...DEMO_DEFAULTS,
-    width: DEMO_WIDTH[config.scale],
-    steps: config.steps,
-    seed: config.seed,
-  });
+  return new SftJob(sftJobOptions(config));
 }
 
 const LOCK_PREFIX = 'star-lab-run:';
@@ -60,7 +56,7 @@ class TrainingWorker implements TrainingWorkerApi {
       const now = Date.now();
       run = {
         id: `run-${now.toString(36)}-${Math.random().toString(36).slice(2, 6)}`,
-        kind: 'demo-sort',
+        kind: 'sft',
         config: { ...config },
         status: 'running',
         createdAt: now,

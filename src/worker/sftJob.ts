@@ -1,0 +1,240 @@
+// The SFT stage as a TrainingJob (DESIGN §4 "SFT"): from an experiment config it builds the world,
+// the training queries, the teacher's trajectories and tool-QA episodes, and the policy; each step
+// is one SftTrainer step; every `evalEvery` steps (and at the last) it rolls the policy out greedily
+// on a few held-out queries and tool-QA tasks and keeps sample episodes for the page.
+//
+// Backend-agnostic: the worker runs it on webgpu, the Node tests on cpu — the same code.
+import type * as tf from '@tensorflow/tfjs';
+import type { LabConfig } from '../lab/config.ts';
+import type { Query, World, WorldSize } from '../env/types.ts';
+import { Rng } from '../env/random.ts';
+import { generateWorld } from '../env/world.ts';
+import { buildDataset } from '../env/queries.ts';
+import { generateToolQa, type ToolQaTask } from '../env/toolqa.ts';
+import { buildSftData } from '../agent/sftData.ts';
+import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
+import { PAD, VOCAB } from '../agent/vocab.ts';
+import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
+import { SftTrainer, type SftExample } from '../rl/sft.ts';
+import type { WeightSpec } from '../store/records.ts';
+import { sampleEpisode } from './sampleEpisode.ts';
+import type { JobEpisode, JobState, TrainingJob } from './trainingJob.ts';
+
+export interface SftJobOptions {
+  worldSize: WorldSize;
+  seed: number;
+  preset: PresetName;
+  /** overrides of the preset (a smaller model or context for the browser's tiny runs and tests) */
+  model?: Partial<ModelConfig>;
+  /** teacher trajectories are made for this many training queries (those longer than the context are dropped) */
+  trainQueries: number;
+  mix: readonly [number, number, number];
+  /** tool-QA episodes in the SFT data (the OOD skill, DESIGN §3.5) */
+  toolQa: number;
+  /** tool failures in the teacher's episodes (DESIGN §3.6) */
+  teacherFailureRate: number;
+  /** held-out queries and unseen tool-QA tasks rolled out at each evaluation */
+  validationQueries: number;
+  validationToolQa: number;
+  steps: number;
+  batchSize: number;
+  peakLr: number;
+  /** evaluate every this many steps (and always after the last) */
+  evalEvery: number;
+  /** sample episodes kept per evaluation */
+  keepEpisodes: number;
+}
+
+/** The world sizes the lab runs SFT at in a browser tab: `tiny` is the smoke-test scale (also the model's). */
+const TINY_MODEL: Partial<ModelConfig> = { contextLength: 256 };
+
+/** Maps the lab's experiment config to this job's options. */
+export function sftJobOptions(config: LabConfig): SftJobOptions {
+  const tiny = config.worldSize === 'tiny';
+  const base = preset(config.scale, VOCAB.size);
+  // At `tiny` the model is halved in width and depth too: a SwiftShader (CPU-emulated) WebGPU
+  // adapter then trains it at a few steps per second; the scale ratio s : m : l is kept.
+  const model: Partial<ModelConfig> = tiny
+    ? { ...TINY_MODEL, dModel: base.dModel / 2, nLayers: Math.max(1, base.nLayers / 2), nHeads: 2, dFF: base.dFF / 2 }
+    : {};
+  return {
+    worldSize: config.worldSize,
+    seed: config.seed,
+    preset: config.scale,
+    model,
+    trainQueries: config.trainSize,
+    mix: [...config.mix],
+    toolQa: Math.max(4, Math.round(config.trainSize / 4)),
+    teacherFailureRate: config.teacherFailureRate,
+    validationQueries: tiny ? 6 : 32,
+    validationToolQa: tiny ? 4 : 16,
+    steps: config.steps,
+    batchSize: tiny ? 8 : 16,
+    peakLr: config.sftLearningRate,
+    evalEvery: Math.max(5, Math.ceil(config.steps / 4)),
+    keepEpisodes: 3,
+  };
+}
+
+interface Prepared {
+  world: World;
+  examples: SftExample[];
+  validation: Query[];
+  heldOutQa: ToolQaTask[];
+  travelExamples: number;
+  policy: Policy;
+  trainer: SftTrainer;
+}
+
+export class SftJob implements TrainingJob {
+  readonly kind = 'sft';
+  readonly totalSteps: number;
+  description: string;
+  private prepared: Prepared | null = null;
+  private lastEvalStep = -1;
+  private fresh: JobEpisode[] = [];
+
+  constructor(readonly options: SftJobOptions) {
+    if (!Number.isInteger(options.steps) || options.steps < 1) throw new Error(`SFT job: steps must be a positive integer, got ${options.steps}`);
+    if (!Number.isInteger(options.evalEvery) || options.evalEvery < 1) throw new Error(`SFT job: evalEvery must be a positive integer, got ${options.evalEvery}`);
+    this.totalSteps = options.steps;
+    this.description = `SFT of preset ${options.preset} on teacher trajectories (${options.worldSize} world)`;
+  }
+
+  get stepsDone(): number {
+    return this.prepared?.trainer.step ?? 0;
+  }
+
+  /** the model's shape (after init) */
+  get modelConfig(): ModelConfig {
+    return this.ready().policy.config;
+  }
+
+  async init(): Promise<void> {
+    const o = this.options;
+    const config: ModelConfig = { ...preset(o.preset, VOCAB.size), ...o.model };
+    const world = generateWorld(o.worldSize, o.seed);
+    const ds = buildDataset(world, { size: o.trainQueries, mix: o.mix, seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
+    const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, failureRate: o.teacherFailureRate, maxLength: config.contextLength });
+    if (data.examples.length === 0) {
+      throw new Error(`SFT job: no teacher trajectory fits the context of ${config.contextLength} tokens; use more training queries or a larger world`);
+    }
+    // unseen tool-QA tasks for the OOD accuracy
+    const seen = new Set(data.toolQaTasks.map((t) => JSON.stringify(t.question)));
+    const heldOutQa = generateToolQa(world, new Rng(o.seed + 2), o.validationToolQa * 3)
+      .filter((t) => !seen.has(JSON.stringify(t.question)))
+      .slice(0, o.validationToolQa);
+    const policy = createPolicy(config, o.seed);
+    const trainer = new SftTrainer(policy, data.examples, {
+      batchSize: o.batchSize, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
+      peakLr: o.peakLr, minLr: o.peakLr / 10, padId: PAD, seed: o.seed,
+    });
+    this.prepared = { world, examples: data.examples, validation: ds.validation, heldOutQa, travelExamples: data.travel, policy, trainer };
+    let parameters = 0;
+    for (const v of policy.params.values()) parameters += v.size;
+    this.description = `SFT of a ${(parameters / 1e6).toFixed(2)}M-parameter policy (preset ${o.preset}, d=${config.dModel}, ${config.nLayers} layers, ` +
+      `context ${config.contextLength}) on ${data.travel} teacher trajectories + ${data.toolQa} tool-QA episodes (${o.worldSize} world)`;
+  }
+
+  async step(): Promise<Record<string, number>> {
+    const { trainer } = this.ready();
+    const metrics = await trainer.sftStep();
+    if (trainer.step % this.options.evalEvery === 0 || trainer.step === this.totalSteps) {
+      Object.assign(metrics, await this.evaluate());
+    }
+    return metrics;
+  }
+
+  /** Greedy rollouts on the held-out queries and tool-QA tasks; keeps sample episodes. */
+  async evaluate(): Promise<Record<string, number>> {
+    const { policy, world, validation, heldOutQa, trainer } = this.ready();
+    const t0 = performance.now();
+    const e = await evaluatePolicy(policy, world, validation, heldOutQa, {
+      batchSize: 64, seed: this.options.seed + trainer.step, maxTokens: policy.config.contextLength,
+    });
+    this.lastEvalStep = trainer.step;
+    this.fresh = this.pickEpisodes(e);
+    const out: Record<string, number> = {
+      'eval/delivery': e.deliveryRate,
+      'eval/parse_rate': e.parseRate,
+      'eval/call_parse_rate': e.callParseRate,
+      'eval/success': e.success,
+      'eval/commonsense_micro': e.commonsenseMicro,
+      'eval/hard_micro': e.hardMicro,
+      'eval/ood_accuracy': e.oodAccuracy,
+      'eval/mean_calls': e.meanCalls,
+      'eval/seconds': (performance.now() - t0) / 1000,
+    };
+    // the run loop treats a non-finite metric as divergence; an empty split is just not reported
+    for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k];
+    return out;
+  }
+
+  /** episodes of the latest evaluation not yet handed out (the run loop stores them) */
+  drainEpisodes(): JobEpisode[] {
+    const out = this.fresh;
+    this.fresh = [];
+    return out;
+  }
+
+  async saveState(): Promise<JobState> {
+    const ckpt = await this.ready().trainer.checkpoint();
+    return {
+      step: ckpt.step,
+      weights: ckpt.weights,
+      weightSpecs: ckpt.weightSpecs.map(toSpec),
+      optimizer: ckpt.optimizer,
+      optimizerSpecs: ckpt.optimizerSpecs.map(toSpec),
+      rngState: ckpt.rngState,
+    };
+  }
+
+  async loadState(state: JobState): Promise<void> {
+    const { policy, trainer } = this.ready();
+    try {
+      policy.loadWeights(state.weights, state.weightSpecs);
+      trainer.optimizer.load(state.optimizer, state.optimizerSpecs);
+    } catch (e) {
+      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    trainer.rng = Rng.fromState(state.rngState);
+    trainer.step = state.step;
+  }
+
+  /** the final evaluation's episodes (evaluating now if the last step did not) */
+  async sampleEpisodes(): Promise<JobEpisode[]> {
+    if (this.lastEvalStep !== this.stepsDone) await this.evaluate();
+    return this.drainEpisodes();
+  }
+
+  dispose(): void {
+    if (!this.prepared) return;
+    this.prepared.trainer.dispose();
+    this.prepared.policy.dispose();
+    this.prepared = null;
+  }
+
+  /** the first travel episodes (delivered ones first) and one tool-QA episode */
+  private pickEpisodes(e: PolicyEvaluation): JobEpisode[] {
+    const { world } = this.ready();
+    const travel = e.episodes
+      .map((ep, i) => ({ ep, v: e.verdicts[i] }))
+      .filter(({ ep }) => ep.task.kind === 'travel')
+      .sort((a, b) => Number(b.ep.plan !== null) - Number(a.ep.plan !== null));
+    const qa = e.episodes.filter((ep) => ep.task.kind === 'toolqa');
+    const picked = [
+      ...travel.slice(0, Math.max(1, this.options.keepEpisodes - 1)).map(({ ep, v }) => sampleEpisode(world, ep, v)),
+      ...qa.slice(0, 1).map((ep) => sampleEpisode(world, ep)),
+    ].slice(0, this.options.keepEpisodes);
+    return picked.map((s) => ({ trajectory: s, reward: s.success ? 1 : 0 }));
+  }
+
+  private ready(): Prepared {
+    if (!this.prepared) throw new Error('SFT job: call init() first');
+    return this.prepared;
+  }
+}
+
+function toSpec(entry: tf.io.WeightsManifestEntry): WeightSpec {
+  return { name: entry.name, shape: [...entry.shape], dtype: entry.dtype as WeightSpec['dtype'] };
+}
