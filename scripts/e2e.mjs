@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // End-to-end tests: serve the built page (dist/, built by `vite build` in scripts/test.sh) on a
 // free localhost port, drive it in headless Chromium with playwright-core, and check the path a
-// user takes: the worker trains on WebGPU (SwiftShader when there is no GPU), the loss streams in
-// and falls, the run survives a reload, and a malformed link shows its notice.
+// user takes: the worker runs the SFT stage on WebGPU (SwiftShader when there is no GPU), the loss
+// streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
+// survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker.
 //
 //   node scripts/e2e.mjs              run the tests
-//   node scripts/e2e.mjs --measure    also time the demo job on the cpu backend (?backend=cpu)
+//   node scripts/e2e.mjs --measure    also time the same SFT run on the cpu backend (?backend=cpu)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
 import { createServer } from 'node:http';
@@ -19,7 +20,9 @@ const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: s
 const results = join(root, 'test-results');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');
-const STEPS = 40;
+const STEPS = 30;
+// the browser's SFT config, explicit: a tiny world (and so a halved model, context 256), 40 queries
+const SFT = `steps=${STEPS}&seed=3&scale=s&worldSize=tiny&trainSize=40`;
 
 if (!existsSync(join(dist, 'index.html'))) {
   console.error('e2e: dist/ is missing; run `npx vite build` first (npm test does).');
@@ -93,11 +96,11 @@ function assert(cond, message) {
 }
 const attr = (selector, name) => page.locator(selector).first().getAttribute(name);
 
-/** runs the demo job to the end from the current page; returns what the chart saw */
-async function runDemo() {
+/** runs the SFT job to the end from the current page; returns what the chart saw */
+async function runSft() {
   await page.locator('[data-testid=start]').click();
   const seen = new Set();
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 150_000;
   let status = '';
   while (Date.now() < deadline) {
     status = await attr('[data-testid=run-status]', 'data-status');
@@ -114,8 +117,23 @@ async function runDemo() {
     points: Number(await attr('[data-testid=loss-chart]', 'data-points')),
     first: Number(await attr('[data-testid=loss-chart]', 'data-first-loss')),
     last: Number(await attr('[data-testid=loss-chart]', 'data-last-loss')),
+    evals: Number(await attr('[data-testid=loss-chart]', 'data-evals')),
     stepMs: Number(await attr('[data-testid=step-ms]', 'data-ms')),
   };
+}
+
+/** the sample-episode card shows a stored episode: the request, and a plan table or why there is none, with checks */
+async function assertEpisodeShown() {
+  const card = page.locator('[data-testid=sample-episode]');
+  await card.waitFor({ timeout: 15_000 });
+  const text = await card.innerText();
+  assert(text.length > 80, `sample episode card is nearly empty: ${text}`);
+  const travel = (await card.getAttribute('data-kind')) === 'travel';
+  if (travel) {
+    const parts = await page.locator('[data-testid=episode-plan], [data-testid=episode-undelivered]').count();
+    assert(parts === 1, 'the travel episode shows neither a plan nor why none was delivered');
+    assert((await page.locator('[data-testid=episode-checks] tr').count()) >= 8, 'the checks with verdicts and reasons are missing');
+  }
 }
 
 const started = Date.now();
@@ -124,7 +142,7 @@ const timings = {};
 console.log(`e2e: ${base} in ${chromiumPath}`);
 
 await test('the training worker runs on the webgpu backend', async () => {
-  await page.goto(`${base}#steps=${STEPS}&seed=3&scale=s`);
+  await page.goto(`${base}#${SFT}`);
   await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
   const backend = await attr('[data-testid=backend]', 'data-backend');
   const label = await page.locator('[data-testid=backend]').innerText();
@@ -133,14 +151,18 @@ await test('the training worker runs on the webgpu backend', async () => {
   await page.screenshot({ path: join(results, '1-ready.png') });
 });
 
-await test('a demo run streams points and its loss falls', async () => {
-  const run = await runDemo();
+await test('an SFT run streams points, its loss falls, and validation rollouts are shown', async () => {
+  const run = await runSft();
   assert(run.status === 'completed', `run ended as ${run.status || 'nothing'} ${run.error}`);
   assert(run.seen.size >= 2, `points did not stream while running (saw counts ${[...run.seen].join(', ') || 'none'})`);
   assert(run.points === STEPS, `chart has ${run.points} points, expected ${STEPS}`);
   assert(run.last < 0.75 * run.first, `loss did not fall enough: ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);
+  assert(run.evals >= 2, `expected periodic evaluations on the curve, saw ${run.evals}`);
+  const evalTile = await page.locator('[data-testid=tile-eval]').innerText();
+  assert(/\d+% · \d+% · \d+%/.test(evalTile), `evaluation tile shows ${evalTile}`);
+  await assertEpisodeShown();
   timings.webgpuStepMs = run.stepMs;
-  console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.stepMs.toFixed(1)} ms/step`);
+  console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`);
   runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
   await page.screenshot({ path: join(results, '2-trained.png'), fullPage: true });
 });
@@ -157,6 +179,7 @@ await test('the run and its curve are listed after a reload', async () => {
     STEPS,
     { timeout: 10_000 },
   );
+  await assertEpisodeShown();
   await page.screenshot({ path: join(results, '3-after-reload.png'), fullPage: true });
 });
 
@@ -174,7 +197,7 @@ await test('a malformed link shows the notice and the page still works', async (
 
 await test('pause, resume and stop reach the worker', async () => {
   await page.goto('about:blank');
-  await page.goto(`${base}#steps=500&seed=4&scale=s`);
+  await page.goto(`${base}#steps=500&seed=4&scale=s&worldSize=tiny&trainSize=40`);
   await page.waitForSelector('[data-testid=backend][data-backend="webgpu"]', { timeout: 60_000 });
   const status = () => attr('[data-testid=run-status]', 'data-status');
   const waitStatus = (want) =>
@@ -210,10 +233,10 @@ await test('pause, resume and stop reach the worker', async () => {
 });
 
 if (measure) {
-  await test('measure: the demo job on the cpu backend', async () => {
-    await page.goto(`${base}?backend=cpu#steps=${STEPS}&seed=3&scale=s`);
+  await test('measure: the same SFT run on the cpu backend', async () => {
+    await page.goto(`${base}?backend=cpu#${SFT}`);
     await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
-    const run = await runDemo();
+    const run = await runSft();
     assert(run.status === 'completed', `cpu run ended as ${run.status}`);
     timings.cpuStepMs = run.stepMs;
     console.log(`      cpu: ${run.stepMs.toFixed(1)} ms/step, loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);

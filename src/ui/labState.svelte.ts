@@ -4,7 +4,7 @@
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { parseHash, serializeHash, type UrlNotice } from '../lab/urlState.ts';
 import { LabStore } from '../store/labStore.ts';
-import type { MetricPoint, RunRecord } from '../store/records.ts';
+import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, WorkerEvent } from '../worker/api.ts';
 import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
 
@@ -27,6 +27,10 @@ export class LabState {
   /** the curve in the chart: the live run, or a stored run the user picked */
   curve = $state.raw<ShownCurve | null>(null);
   actionError = $state<string | null>(null);
+  /** a start is being prepared in the worker (world, teacher data, model) */
+  starting = $state(false);
+  /** the newest sample episodes of the shown run (its latest evaluation) */
+  episodes = $state.raw<EpisodeRecord[]>([]);
 
   private worker: TrainingWorkerHandle | null = null;
   private store: LabStore | null = null;
@@ -76,15 +80,20 @@ export class LabState {
     if (!this.worker) return;
     this.actionError = null;
     this.livePoints = [];
+    this.starting = true;
     try {
       const listener = this.worker.listen((events) => this.onWorkerEvents(events));
       const runId = await this.worker.api.start({ config: $state.snapshot(this.config) as LabConfig, resumeRunId }, listener);
       if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
       this.curve = { runId, live: true, points: this.livePoints };
       this.progress = { runId, status: 'running', step: 0, totalSteps: this.config.steps, etaMs: null, meanStepMs: null };
+      this.episodes = [];
+      if (resumeRunId) await this.loadEpisodes(runId);
       await this.refreshRuns();
     } catch (e) {
       this.actionError = messageOf(e);
+    } finally {
+      this.starting = false;
     }
   }
 
@@ -96,18 +105,23 @@ export class LabState {
   async showRun(runId: string): Promise<void> {
     if (this.progress?.runId === runId && this.running) {
       this.curve = { runId, live: true, points: this.livePoints };
+      await this.loadEpisodes(runId);
       return;
     }
     const result = await this.store?.readMetrics(runId);
     if (!result) return;
     this.curve = { runId, live: false, points: result.items };
+    await this.loadEpisodes(runId);
     if (result.skipped.length) this.skippedRecords = result.skipped.map((s) => `${s.store} ${s.key}: ${s.reason}`);
   }
 
   async deleteRun(runId: string): Promise<void> {
     if (this.running && this.progress?.runId === runId) return;
     await this.store?.deleteRun(runId);
-    if (this.curve?.runId === runId) this.curve = null;
+    if (this.curve?.runId === runId) {
+      this.curve = null;
+      this.episodes = [];
+    }
     await this.refreshRuns();
   }
 
@@ -130,11 +144,22 @@ export class LabState {
           this.curve = { runId: event.runId, live: true, points: this.livePoints };
         }
       } else {
-        const before = this.progress?.status;
+        const before = this.progress;
         this.progress = event.progress;
-        if (before !== event.progress.status) void this.refreshRuns();
+        if (before?.status !== event.progress.status) void this.refreshRuns();
+        if ((event.progress.episodes ?? 0) !== (before?.episodes ?? 0) && this.curve?.runId === event.progress.runId) {
+          void this.loadEpisodes(event.progress.runId);
+        }
       }
     }
+  }
+
+  /** the episodes of the run's latest evaluation */
+  private async loadEpisodes(runId: string): Promise<void> {
+    const result = await this.store?.readEpisodes(runId).catch(() => null);
+    if (!result || this.curve?.runId !== runId) return;
+    const newest = Math.max(-1, ...result.items.map((e) => e.step));
+    this.episodes = result.items.filter((e) => e.step === newest).sort((a, b) => a.index - b.index);
   }
 
   private readHash(): void {

@@ -38,6 +38,8 @@ export interface SftJobOptions {
   validationToolQa: number;
   steps: number;
   batchSize: number;
+  /** pad batches to a multiple of this many tokens; = contextLength gives one shape (WebGPU compiles each new shape's shaders) */
+  padMultiple?: number;
   peakLr: number;
   /** evaluate every this many steps (and always after the last) */
   evalEvery: number;
@@ -70,6 +72,8 @@ export function sftJobOptions(config: LabConfig): SftJobOptions {
     validationToolQa: tiny ? 4 : 16,
     steps: config.steps,
     batchSize: tiny ? 8 : 16,
+    // one batch shape at tiny: SwiftShader's shader compiles cost far more than the padding
+    padMultiple: tiny ? TINY_MODEL.contextLength : 64,
     peakLr: config.sftLearningRate,
     evalEvery: Math.max(5, Math.ceil(config.steps / 4)),
     keepEpisodes: 3,
@@ -127,7 +131,7 @@ export class SftJob implements TrainingJob {
     const policy = createPolicy(config, o.seed);
     const trainer = new SftTrainer(policy, data.examples, {
       batchSize: o.batchSize, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
-      peakLr: o.peakLr, minLr: o.peakLr / 10, padId: PAD, seed: o.seed,
+      peakLr: o.peakLr, minLr: o.peakLr / 10, padId: PAD, seed: o.seed, padMultiple: o.padMultiple ?? 16,
     });
     this.prepared = { world, examples: data.examples, validation: ds.validation, heldOutQa, travelExamples: data.travel, policy, trainer };
     let parameters = 0;
@@ -195,7 +199,7 @@ export class SftJob implements TrainingJob {
       policy.loadWeights(state.weights, state.weightSpecs);
       trainer.optimizer.load(state.optimizer, state.optimizerSpecs);
     } catch (e) {
-      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     trainer.rng = Rng.fromState(state.rngState);
     trainer.step = state.step;
