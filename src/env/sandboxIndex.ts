@@ -7,6 +7,7 @@
 import { extractBeforeParenthesis, flightNumberOf, parseNameCity } from './planParse.ts';
 import type { NameCity } from './planParse.ts';
 import type { Accommodation, Attraction, Drive, DriveMode, Flight, Restaurant, World } from './types.ts';
+import { MAX_DRIVE_MINUTES } from './world.ts';
 
 /** The rows of a city whose name contains the plan's name: the first one (table order) and how many. */
 export interface NameMatch<T> {
@@ -170,8 +171,6 @@ export function sandboxIndex(world: World): SandboxIndex {
   return index;
 }
 
-/** A day of driving: the official tool has no answer when the duration text contains "day". */
-export const MAX_DRIVE_MINUTES = 24 * 60;
 
 /** `run_for_evaluation` with its own `extract_before_parenthesis` on both names. */
 export function driveCost(world: World, origin: string, destination: string, mode: DriveMode): number | null {

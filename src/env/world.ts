@@ -23,7 +23,7 @@ export const ROOM_TYPES: readonly RoomTypeValue[] = ['Entire home/apt', 'Private
 /** The dates a generated world has flights for: March 2022, as TravelPlanner's queries. */
 export const WORLD_DATES: readonly string[] = Array.from({ length: 31 }, (_, i) => `2022-03-${String(i + 1).padStart(2, '0')}`);
 
-/** A longer drive than this has no answer ("No valid information."). */
+/** A drive of this long or longer has no answer ("No valid information."): TravelPlanner drops any duration that reads "1 day …". */
 export const MAX_DRIVE_MINUTES = 24 * 60;
 
 export interface WorldSizeSpec {
@@ -235,7 +235,7 @@ function makeTransport(world: World, rng: Rng): void {
         const roadKm = Math.max(12, km * roadFactor * (0.99 + rng.next() * 0.02));
         const kmh = 85 + ((pairSalt >>> 10) % 25) + rng.next() * 2;
         const minutes = Math.max(10, Math.round((roadKm / kmh) * 60));
-        if (minutes <= MAX_DRIVE_MINUTES) {
+        if (minutes < MAX_DRIVE_MINUTES) { // TravelPlanner has no answer for a drive of a day or more
           drive = { origin: from, destination: to, durationMinutes: minutes, distanceKm: roadKm < 100 ? Math.round(roadKm * 10) / 10 : Math.round(roadKm) };
           world.drives.set(`${from}|${to}`, drive);
         }

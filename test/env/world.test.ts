@@ -160,7 +160,7 @@ describe('generateWorld', () => {
           if (a === b) continue;
           const drive = w.drives.get(`${a}|${b}`);
           if (drive === undefined) noDrive++;
-          else expect(drive.durationMinutes).toBeLessThanOrEqual(MAX_DRIVE_MINUTES);
+          else expect(drive.durationMinutes).toBeLessThan(MAX_DRIVE_MINUTES);
           for (const date of WORLD_DATES) {
             const flights = w.flights.get(`${a}|${b}|${date}`);
             if (flights === undefined) noFlight++;
