@@ -87,7 +87,7 @@ describe('sftJobOptions', () => {
     const config = { ...defaultConfig(), scale: 'l' as const, seed: 5, steps: 40, trainSize: 80, teacherFailureRate: 0.1, worldSize: 'tiny' as const, sftLearningRate: 0.002 };
     const o = sftJobOptions(config);
     expect(o).toMatchObject({ preset: 'l', seed: 5, steps: 40, trainQueries: 80, teacherFailureRate: 0.1, worldSize: 'tiny', peakLr: 0.002, toolQa: 20 });
-    expect(o.model).toMatchObject({ dModel: 64, nLayers: 3, contextLength: 256 });
+    expect(o.model).toMatchObject({ dModel: 32, nLayers: 3, contextLength: 256 });
     expect(sftJobOptions({ ...config, worldSize: 'standard' }).model).toEqual({});
     expect(() => new SftJob({ ...o, steps: 0 })).toThrow(/steps/);
   });
