@@ -101,6 +101,8 @@ const attr = (selector, name) => page.locator(selector).first().getAttribute(nam
 /** runs the SFT job to the end from the current page; returns what the chart saw */
 async function runSft() {
   await page.locator('[data-testid=start]').click();
+  // the status line still shows the previous run until the worker has built the new one
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 60_000 });
   const seen = new Set();
   const deadline = Date.now() + 400_000;
   let status = '';
