@@ -95,7 +95,10 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
   freshRow: readonly number[], n: number): (cache: tf.Tensor4D, fresh: tf.Tensor4D) => tf.Tensor4D {
   const indices: number[] = [];
   const sources: number[] = [];
+  let lastSlot = -1; // the highest slot written: must lie inside the cache's capacity
   rows.forEach((r, j) => {
+    if (counts[j] > n) throw new Error(`scatterPlan: row ${r} writes ${counts[j]} tokens, more than the ${n} fresh ones`);
+    if (counts[j] > 0) lastSlot = Math.max(lastSlot, starts[j] + counts[j] - 1);
     for (let h = 0; h < H; h++) {
       for (let k = 0; k < counts[j]; k++) {
         indices.push(r, h, starts[j] + k);
@@ -106,12 +109,23 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
   const M = sources.length;
   if (M === 0) return (cache) => cache.clone();
   const indicesT = tf.tensor2d(indices, [M, 3], 'int32');
-  const identity = sources.every((src, i) => src === i);
-  const sourcesT = identity ? null : tf.tensor1d(sources, 'int32');
+  // sources 0..M-1 in order: the updates are the first M fresh rows. That is all of `fresh` only when
+  // every fresh row is written in full; when the written rows are a prefix (step() with only rows
+  // 0..k-1 active) it is a leading slice, never the whole tensor (the old `updates = flat` crashed here).
+  const prefix = sources.every((src, i) => src === i);
+  const sourcesT = prefix ? null : tf.tensor1d(sources, 'int32');
   return (cache, fresh) => {
-    const hd = fresh.shape[3];
+    const [B, cacheH, cap, hd] = cache.shape;
+    if (cacheH !== H || fresh.shape[1] !== H || fresh.shape[2] !== n || fresh.shape[3] !== hd) {
+      throw new Error(`scatterPlan: fresh [${fresh.shape}] does not fit cache [${cache.shape}] with ${H} heads, n=${n}`);
+    }
+    if (lastSlot >= cap) throw new Error(`scatterPlan: writes slot ${lastSlot} of a cache with capacity ${cap} (reserve first)`);
+    const bad = rows.find((r) => r < 0 || r >= B);
+    if (bad !== undefined) throw new Error(`scatterPlan: row ${bad} outside the cache's batch of ${B}`);
     const flat = fresh.reshape([-1, hd]); // [(R·H·n), hd]
-    const updates = sourcesT ? tf.gather(flat, sourcesT) : flat; // [M, hd]
+    if (flat.shape[0] < M) throw new Error(`scatterPlan: ${M} writes but only ${flat.shape[0]} fresh rows`);
+    const updates = sourcesT ? tf.gather(flat, sourcesT) // [M, hd]
+      : flat.shape[0] === M ? flat : flat.slice([0, 0], [M, hd]);
     return tf.tensorScatterUpdate(cache, indicesT, updates);
   };
 }

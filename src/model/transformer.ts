@@ -269,6 +269,10 @@ export class Policy {
     const lens = live.map(([r]) => cache.lengthOf(r));
     const counts = live.map(([, i]) => tokens[i].length);
     if (new Set(live.map(([r]) => r)).size !== R) throw new Error('policy.prefill: a row appears twice');
+    // a clear error before any write (the scatter would otherwise fail deep inside the kernel)
+    live.forEach(([r], j) => {
+      if (lens[j] + counts[j] > cache.maxLen) throw new Error(`policy.prefill: row ${r} holds ${lens[j]} tokens; ${counts[j]} more exceed the cache's maxLen ${cache.maxLen}`);
+    });
     cache.reserve(Math.max(...lens.map((l, j) => l + counts[j])));
     const cap = cache.capacity;
     const ids = new Int32Array(R * n); // padded with 0; padded slots are never written to the cache
@@ -311,6 +315,8 @@ export class Policy {
     if (lastTokens.length !== B) throw new Error(`policy.step: ${lastTokens.length} tokens for a batch of ${B}`);
     const on = active ?? new Array<boolean>(B).fill(true);
     const lens = Array.from({ length: B }, (_, b) => cache.lengthOf(b));
+    const full = lens.findIndex((l, b) => on[b] && l + 1 > cache.maxLen);
+    if (full >= 0) throw new Error(`policy.step: row ${full} already holds ${lens[full]} tokens, the cache's maxLen (mark it inactive)`);
     const need = Math.max(1, ...lens.map((l, b) => (on[b] ? l + 1 : 0)));
     cache.reserve(need);
     const cap = cache.capacity;
