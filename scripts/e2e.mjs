@@ -22,7 +22,7 @@ const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');
 const STEPS = 5;
 // the browser's SFT config, explicit: a tiny world (the smoke-test scale: a quarter-width model, context 256), 40 queries
-// SwiftShader runs this model at ~20 s/step after ~90 s of shader compiles (see the closing note),
+// SwiftShader runs this model at seconds per step after ~60-90 s of shader compiles (closing note),
 // so the webgpu run is short, at a higher learning rate; pause/resume/stop run on `cpu`.
 const SFT = `steps=${STEPS}&seed=3&scale=s&worldSize=tiny&trainSize=40&sftLearningRate=0.01`;
 
@@ -160,7 +160,7 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
   assert(run.status === 'completed', `run ended as ${run.status || 'nothing'} ${run.error}`);
   assert(run.seen.size >= 2, `points did not stream while running (saw counts ${[...run.seen].join(', ') || 'none'})`);
   assert(run.points === STEPS, `chart has ${run.points} points, expected ${STEPS}`);
-  assert(run.last < run.first - 0.2, `loss did not fall enough: ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);
+  assert(run.last < run.first - 0.4, `loss did not fall enough: ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);
   assert(run.evals >= 1, `expected periodic evaluations on the curve, saw ${run.evals}`);
   const evalTile = await page.locator('[data-testid=tile-eval]').innerText();
   assert(/\d+% · \d+% · \d+%/.test(evalTile), `evaluation tile shows ${evalTile}`);

@@ -115,7 +115,9 @@ export class AdamW {
  */
 export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { clipped: Record<string, tf.Tensor>; norm: tf.Scalar } {
   const squares = Object.values(grads).map((g) => g.square().sum());
-  const norm = tf.addN(squares).sqrt() as tf.Scalar;
+  // a chain of adds, not tf.addN: webgpu's addN binds every input to one shader, and past the
+  // adapter's storage-buffer limit (8 on SwiftShader) the command buffer is invalid and the sum 0
+  const norm = squares.reduce((a, b) => a.add(b)).sqrt() as tf.Scalar;
   const scale = tf.div(maxNorm, tf.maximum(norm, maxNorm)); // min(1, maxNorm / norm)
   const clipped: Record<string, tf.Tensor> = {};
   for (const [name, g] of Object.entries(grads)) clipped[name] = g.mul(scale);
