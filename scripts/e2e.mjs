@@ -168,6 +168,20 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
   timings.webgpuStepMs = run.stepMs;
   console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`);
   runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+  // real gradients reach the weights (webgpu once summed the norm to 0 and still "trained" via Adam)
+  const norms = await page.evaluate(
+    (id) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('star-lab');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('metrics').objectStore('metrics').getAll();
+          all.onsuccess = () => ok(all.result.filter((p) => p.runId === id).map((p) => p.values['charts/grad_norm']));
+        };
+      }),
+    runId,
+  );
+  assert(norms.length === STEPS && norms.every((n) => Number.isFinite(n) && n > 1e-3), `gradient norms on webgpu: ${norms.join(', ')}`);
   await page.screenshot({ path: join(results, '2-trained.png'), fullPage: true });
 });
 
