@@ -3,7 +3,7 @@
 import type { Query, World } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { teachTrajectory } from '../env/teacher.ts';
-import { generateToolQa, teachToolQa, type ToolQaTask } from '../env/toolqa.ts';
+import { generateToolQa, teachToolQa, toolQaKey, type ToolQaTask } from '../env/toolqa.ts';
 import { encodeTrajectory, type EncodedEpisode } from './encode.ts';
 import { encodeToolQaEpisode } from './toolqaCodec.ts';
 
@@ -46,4 +46,9 @@ export function buildSftData(world: World, queries: readonly Query[], opts: SftD
     if (ep) examples.push(encodeToolQaEpisode(ep));
   }
   return { examples, travel, toolQa: examples.length - travel, skipped, toolQaTasks };
+}
+
+/** `n` tool-QA tasks none of which is among the SFT data's: the OOD suite scores unseen questions. */
+export function heldOutToolQa(world: World, data: SftData, seed: number, n: number): ToolQaTask[] {
+  return generateToolQa(world, new Rng(seed), n, new Set(data.toolQaTasks.map((t) => toolQaKey(t.question))));
 }

@@ -2,11 +2,9 @@
 // tool-QA episodes as training sequences, SFT on the policy's tokens, then greedy evaluation on the
 // validation split and on unseen tool-QA tasks. Shared by the integration test and the `agent` bench.
 import type { WorldSize } from '../env/types.ts';
-import { Rng } from '../env/random.ts';
 import { generateWorld } from '../env/world.ts';
 import { buildDataset } from '../env/queries.ts';
-import { generateToolQa } from '../env/toolqa.ts';
-import { buildSftData } from '../agent/sftData.ts';
+import { buildSftData, heldOutToolQa } from '../agent/sftData.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
 import { PAD, VOCAB } from '../agent/vocab.ts';
 import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
@@ -47,9 +45,7 @@ export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipeline
   const world = generateWorld(o.worldSize, o.seed);
   const ds = buildDataset(world, { size: o.trainQueries, mix: [4, 3, 3], seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
   const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, maxLength: config.contextLength });
-  const seen = new Set(data.toolQaTasks.map((t) => JSON.stringify(t.question)));
-  const heldOutQa = generateToolQa(world, new Rng(o.seed + 2), Math.max(10, Math.round(o.toolQa / 4)) * 2)
-    .filter((t) => !seen.has(JSON.stringify(t.question))).slice(0, Math.max(10, Math.round(o.toolQa / 4)));
+  const heldOutQa = heldOutToolQa(world, data, o.seed + 2, Math.max(10, Math.round(o.toolQa / 4)));
 
   const policy = createPolicy(config, o.seed);
   const trainer = new SftTrainer(policy, data.examples, {

@@ -10,8 +10,8 @@ import type { Query, World, WorldSize } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { generateWorld } from '../env/world.ts';
 import { buildDataset } from '../env/queries.ts';
-import { generateToolQa, type ToolQaTask } from '../env/toolqa.ts';
-import { buildSftData } from '../agent/sftData.ts';
+import type { ToolQaTask } from '../env/toolqa.ts';
+import { buildSftData, heldOutToolQa } from '../agent/sftData.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
 import { PAD, VOCAB } from '../agent/vocab.ts';
 import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
@@ -129,10 +129,7 @@ export class SftJob implements TrainingJob {
       throw new Error(`SFT job: no teacher trajectory fits the context of ${config.contextLength} tokens; use more training queries or a larger world`);
     }
     // unseen tool-QA tasks for the OOD accuracy
-    const seen = new Set(data.toolQaTasks.map((t) => JSON.stringify(t.question)));
-    const heldOutQa = generateToolQa(world, new Rng(o.seed + 2), o.validationToolQa * 3)
-      .filter((t) => !seen.has(JSON.stringify(t.question)))
-      .slice(0, o.validationToolQa);
+    const heldOutQa = heldOutToolQa(world, data, o.seed + 2, o.validationToolQa);
     const policy = createPolicy(config, o.seed);
     const trainer = new SftTrainer(policy, data.examples, {
       batchSize: o.batchSize, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
