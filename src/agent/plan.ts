@@ -74,40 +74,51 @@ const routeOf = (currentCity: string): [string, string] | null => {
 // ---------------------------------------------------------------------------------------------
 // Encode (teacher plan → tokens)
 
+/** The day's cities in the language: where items resolve by default, and where `<from>` items resolve. */
+interface DayCities {
+  here: string;
+  from: string | null;
+}
+
 export function encodePlan(plan: Plan, ctx: PlanContext, vocab: Vocab = VOCAB): Res<string[]> {
   const t = ['<plan>'];
   const city = (c: string): string | null => (vocab.tryId(`city:${c}`) >= 0 ? `city:${c}` : null);
+  let cur = ctx.query.org; // the city the traveller is in: the language never restates it
   for (const [di, day] of plan.entries()) {
     const where = `day ${di + 1}`;
     const route = routeOf(day.current_city);
-    if (route) {
-      const [a, b] = [city(route[0]), city(route[1])];
-      if (!a || !b) return err(`${where}: unknown city in "${day.current_city}"`);
-      t.push('<day>', '<from>', a, b);
-    } else {
-      const c = city(day.current_city.trim());
-      if (!c) return err(`${where}: unknown current city "${day.current_city}"`);
-      t.push('<day>', c);
-    }
-    t.push('<tr>');
     const tr = day.transportation.trim();
-    if (tr === '-' || tr === '') t.push('-');
-    else if (!route) return err(`${where}: transportation "${tr}" on a day without a route`);
-    else if (tr.startsWith('Flight Number:')) {
-      const num = /^Flight Number:\s*([^,\s]+)/.exec(tr)?.[1];
-      const rows = flightRows(ctx, route[0], route[1], ctx.query.date[di]);
-      const k = rows?.findIndex((f) => f.flightNumber === num) ?? -1;
-      if (k < 0) return err(`${where}: flight ${num} from ${route[0]} to ${route[1]} is not in an observation`);
-      t.push('flight', refToken(k + 1));
-    } else if (/^self-driving/i.test(tr)) t.push('self-driving');
-    else if (/^taxi/i.test(tr)) t.push('taxi');
-    else return err(`${where}: unknown transportation "${tr}"`);
+    let cities: DayCities;
+    t.push('<day>');
+    if (route) {
+      if (route[0] !== cur) return err(`${where}: leaves from ${route[0]}, but the trip is in ${cur} (the language chains routes)`);
+      const b = city(route[1]);
+      if (!b) return err(`${where}: unknown city in "${day.current_city}"`);
+      t.push(b);
+      if (tr.startsWith('Flight Number:')) {
+        const num = /^Flight Number:\s*([^,\s]+)/.exec(tr)?.[1];
+        const rows = flightRows(ctx, route[0], route[1], ctx.query.date[di]);
+        const k = rows?.findIndex((f) => f.flightNumber === num) ?? -1;
+        if (k < 0) return err(`${where}: flight ${num} from ${route[0]} to ${route[1]} is not in an observation`);
+        t.push('flight', refToken(k + 1));
+      } else if (/^self-driving/i.test(tr)) t.push('self-driving');
+      else if (/^taxi/i.test(tr)) t.push('taxi');
+      else return err(`${where}: unknown transportation "${tr}" on a travel day`);
+      cities = { here: route[1], from: route[0] };
+      cur = route[1];
+    } else {
+      if (day.current_city.trim() !== cur) return err(`${where}: stays in ${day.current_city}, but the trip is in ${cur}`);
+      if (tr !== '-' && tr !== '') return err(`${where}: transportation "${tr}" on a day without a route`);
+      cities = { here: cur, from: null };
+    }
     const place = (field: string, kind: RowKind, value: string): string | null => {
       const p = splitPlace(value);
-      if (!p || !city(p[1])) return `${where} ${field}: cannot read "${value}" as "Name, City"`;
+      if (!p) return `${where} ${field}: cannot read "${value}" as "Name, City"`;
+      const prefix = p[1] === cities.here ? [] : p[1] === cities.from ? ['<from>'] : null;
+      if (!prefix) return `${where} ${field}: ${p[1]} is not one of the day's cities`;
       const k = cityRows(ctx, kind, p[1])?.findIndex((r) => r.name === p[0]) ?? -1;
       if (k < 0) return `${where} ${field}: "${p[0]}" is not in an observed ${kind} list of ${p[1]}`;
-      t.push(`city:${p[1]}`, refToken(k + 1));
+      t.push(...prefix, refToken(k + 1));
       return null;
     };
     const slot = (marker: string, field: string, kind: RowKind, value: string): string | null => {
@@ -152,47 +163,38 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
   let p = 0;
   if (t[p] === '<plan>') p++;
   const plan: Plan = [];
-  const cityAt = (i: number): string | null => (t[i]?.startsWith('city:') ? t[i].slice(5) : null);
+  let cur = ctx.query.org;
   const expect = (tok: string, where: string): string | null => (t[p] === tok ? (p++, null) : `${where}: expected ${tok}, got ${t[p] ?? 'end of plan'}`);
   while (p < t.length && t[p] !== '</plan>' && t[p] !== '<eos>') {
     const dayNo = plan.length + 1;
     const where = `day ${dayNo}`;
+    const date = ctx.query.date[dayNo - 1] ?? '';
     const e0 = expect('<day>', where);
     if (e0) return err(e0);
-    let current: string;
-    let route: [string, string] | null = null;
-    if (t[p] === '<from>') {
-      const a = cityAt(p + 1);
-      const b = cityAt(p + 2);
-      if (!a || !b) return err(`${where}: <from> needs two cities, got ${t[p + 1]} ${t[p + 2]}`);
-      route = [a, b];
-      current = `from ${a} to ${b}`;
-      p += 3;
-    } else {
-      const c = cityAt(p);
-      if (!c) return err(`${where}: expected a city or <from>, got ${t[p] ?? 'end of plan'}`);
-      current = c;
-      p++;
-    }
-    const e1 = expect('<tr>', where);
-    if (e1) return err(e1);
+    let current = cur;
     let transportation = '-';
-    if (t[p] === '-') p++;
-    else if (!route) return err(`${where}: transportation ${t[p]} on a day without <from> A B`);
-    else if (t[p] === 'flight') {
-      const k = refIndex(t[p + 1] ?? '');
-      const rows = flightRows(ctx, route[0], route[1], ctx.query.date[dayNo - 1]);
-      if (!rows) return err(`${where}: no flight search from ${route[0]} to ${route[1]} was observed`);
-      if (k < 1 || k > rows.length) return err(`${where}: flight ${t[p + 1]} is not among the ${rows.length} flights observed from ${route[0]} to ${route[1]}`);
-      transportation = transportText('flight', legOf(route[0], route[1], dayNo, ctx.query.date[dayNo - 1] ?? ''), rows[k - 1], null);
-      p += 2;
-    } else if (t[p] === 'self-driving' || t[p] === 'taxi') {
-      const mode = t[p] as DriveMode;
-      const d = driveOf(ctx, route[0], route[1], mode);
-      if (!d) return err(`${where}: no ${mode} distance from ${route[0]} to ${route[1]} was observed`);
-      transportation = transportText(mode, legOf(route[0], route[1], dayNo, ctx.query.date[dayNo - 1] ?? ''), null, d);
+    let cities: DayCities = { here: cur, from: null };
+    if (t[p]?.startsWith('city:')) {
+      const [a, b] = [cur, t[p].slice(5)];
       p++;
-    } else return err(`${where}: expected -, flight #k, self-driving or taxi, got ${t[p] ?? 'end of plan'}`);
+      if (t[p] === 'flight') {
+        const k = refIndex(t[p + 1] ?? '');
+        const rows = flightRows(ctx, a, b, date);
+        if (!rows) return err(`${where}: no flight search from ${a} to ${b} was observed`);
+        if (k < 1 || k > rows.length) return err(`${where}: flight ${t[p + 1] ?? 'end of plan'} is not among the ${rows.length} flights observed from ${a} to ${b}`);
+        transportation = transportText('flight', legOf(a, b, dayNo, date), rows[k - 1], null);
+        p += 2;
+      } else if (t[p] === 'self-driving' || t[p] === 'taxi') {
+        const mode = t[p] as DriveMode;
+        const d = driveOf(ctx, a, b, mode);
+        if (!d) return err(`${where}: no ${mode} distance from ${a} to ${b} was observed`);
+        transportation = transportText(mode, legOf(a, b, dayNo, date), null, d);
+        p++;
+      } else return err(`${where}: expected flight #k, self-driving or taxi after the city, got ${t[p] ?? 'end of plan'}`);
+      current = `from ${a} to ${b}`;
+      cities = { here: b, from: a };
+      cur = b;
+    }
     const fields: Record<string, string> = {};
     for (const [marker, field, kind] of [['<bf>', 'breakfast', 'restaurants'], ['<at>', 'attraction', 'attractions'], ['<lu>', 'lunch', 'restaurants'],
       ['<di>', 'dinner', 'restaurants'], ['<ac>', 'accommodation', 'accommodations']] as const) {
@@ -204,17 +206,20 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
         continue;
       }
       const names: string[] = [];
-      while (cityAt(p)) {
-        const c = cityAt(p) as string;
-        const k = refIndex(t[p + 1] ?? '');
+      while (t[p] === '<from>' || refIndex(t[p] ?? '') > 0) {
+        const viaFrom = t[p] === '<from>';
+        if (viaFrom && !cities.from) return err(`${where} ${field}: <from> on a day without travel`);
+        const c = viaFrom ? (cities.from as string) : cities.here;
+        if (viaFrom) p++;
+        const k = refIndex(t[p] ?? '');
         const rows = cityRows(ctx, kind, c);
         if (!rows) return err(`${where} ${field}: no ${kind} search for ${c} was observed`);
-        if (k < 1 || k > rows.length) return err(`${where} ${field}: ${t[p + 1] ?? 'end of plan'} is not among the ${rows.length} ${kind} observed in ${c}`);
+        if (k < 1 || k > rows.length) return err(`${where} ${field}: ${t[p] ?? 'end of plan'} is not among the ${rows.length} ${kind} observed in ${c}`);
         names.push(placeString(rows[k - 1].name, c));
-        p += 2;
+        p++;
         if (kind !== 'attractions') break;
       }
-      if (names.length === 0) return err(`${where} ${field}: expected - or a city and #k, got ${t[p] ?? 'end of plan'}`);
+      if (names.length === 0) return err(`${where} ${field}: expected - or #k, got ${t[p] ?? 'end of plan'}`);
       fields[field] = kind === 'attractions' ? names.map((n) => `${n};`).join('') : names[0];
     }
     plan.push({ days: dayNo, current_city: current, transportation, breakfast: fields.breakfast, attraction: fields.attraction,

@@ -89,10 +89,12 @@ describe('trajectories', () => {
     // query and observations are masked out; calls, plan and <eos> are in
     text.forEach((tok, i) => {
       if (['<q>', '</q>', '<bos>', '<obs>', '</obs>', '<err>', '<fail>'].includes(tok)) expect(enc.lossMask[i]).toBe(0);
-      if (['<call>', '</call>', '<plan>', '</plan>', '<eos>', '<tr>'].includes(tok)) expect(enc.lossMask[i]).toBe(1);
+      if (['<call>', '</call>', '<plan>', '</plan>', '<eos>', '<bf>'].includes(tok)) expect(enc.lossMask[i]).toBe(1);
     });
     const policyTokens = text.filter((_, i) => enc.lossMask[i] === 1).join(' ');
-    expect(policyTokens).toContain('<day> <from> city:Buffalo city:Flagstaff <tr> flight #2 <bf> - <at> - <lu> - <di> city:Flagstaff #2 <ac> city:Flagstaff #1');
+    // day 1 travels from the origin (never restated); items resolve in the arrival city
+    expect(policyTokens).toContain('<plan> <day> city:Flagstaff flight #2 <bf> - <at> - <lu> - <di> #2 <ac> #1 <day> <bf> #1');
+    expect(policyTokens).toContain('<day> city:Buffalo self-driving');
     expect(policyTokens.endsWith('</plan> <eos>')).toBe(true);
     const s = text.indexOf('<plan>');
     const back = decodePlan(enc.tokens.slice(s), { query, steps: traj.steps });
@@ -104,17 +106,31 @@ describe('trajectories', () => {
   it('decodePlan reports references it cannot resolve', () => {
     const ctx = { query, steps: traj.steps };
     const d = (s: string) => decodePlan(toIds(s.split(' ')), ctx);
-    expect(d('<plan> <day> city:Flagstaff <tr> - <bf> city:Flagstaff #9 <at> - <lu> - <di> - <ac> - </plan>'))
+    const fly = '<day> city:Flagstaff flight #2';
+    expect(d(`<plan> ${fly} <bf> #9 <at> - <lu> - <di> - <ac> - </plan>`))
       .toEqual({ ok: false, error: 'day 1 breakfast: #9 is not among the 2 restaurants observed in Flagstaff' });
-    expect(d('<plan> <day> city:Buffalo <tr> - <bf> city:Buffalo #1 <at> - <lu> - <di> - <ac> - </plan>'))
+    // <from> resolves in the city the day left: Buffalo, which was never searched
+    expect(d(`<plan> ${fly} <bf> <from> #1 <at> - <lu> - <di> - <ac> - </plan>`))
       .toEqual({ ok: false, error: 'day 1 breakfast: no restaurants search for Buffalo was observed' });
-    expect(d('<plan> <day> <from> city:Flagstaff city:Buffalo <tr> taxi <bf> - <at> - <lu> - <di> - <ac> - </plan>'))
-      .toEqual({ ok: false, error: 'day 1: no taxi distance from Flagstaff to Buffalo was observed' });
-    expect(d('<plan> <day> city:Flagstaff <tr> - <bf> -')).toMatchObject({ ok: false, error: expect.stringMatching(/expected <at>/) });
+    expect(d('<plan> <day> <bf> <from> #1 <at> - <lu> - <di> - <ac> - </plan>'))
+      .toEqual({ ok: false, error: 'day 1 breakfast: <from> on a day without travel' });
+    // a stay day keeps the trip where it is: in the origin before any travel
+    expect(d('<plan> <day> <bf> #1 <at> - <lu> - <di> - <ac> - </plan>'))
+      .toEqual({ ok: false, error: 'day 1 breakfast: no restaurants search for Buffalo was observed' });
+    expect(d(`<plan> ${fly} <bf> - <at> - <lu> - <di> - <ac> #1 <day> city:Buffalo taxi <bf> - <at> - <lu> - <di> - <ac> - </plan>`))
+      .toEqual({ ok: false, error: 'day 2: no taxi distance from Flagstaff to Buffalo was observed' });
+    expect(d('<plan> <day> city:Flagstaff <bf> -')).toMatchObject({ ok: false, error: expect.stringMatching(/expected flight #k, self-driving or taxi/) });
+    expect(d(`<plan> ${fly} <bf> -`)).toMatchObject({ ok: false, error: expect.stringMatching(/expected <at>/) });
     expect(d('<plan> </plan>')).toEqual({ ok: false, error: 'plan: no days' });
   });
   it('a plan naming an unobserved place cannot be encoded', () => {
-    const bad: Trajectory = { ...traj, plan: [{ ...traj.plan![1], breakfast: 'Nowhere Diner, Flagstaff' }] };
+    const bad: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 1 ? { ...d, breakfast: 'Nowhere Diner, Flagstaff' } : d)) };
     expect(() => encodeTrajectory(bad)).toThrow(/"Nowhere Diner" is not in an observed restaurants list of Flagstaff/);
+  });
+  it('a plan the language cannot say (a jumping route, an item outside the day\'s cities) is refused with the reason', () => {
+    const jump: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 2 ? { ...d, current_city: 'from Boston to Buffalo' } : d)) };
+    expect(() => encodeTrajectory(jump)).toThrow(/day 3: leaves from Boston, but the trip is in Flagstaff/);
+    const away: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 1 ? { ...d, lunch: 'Some Place, Buffalo' } : d)) };
+    expect(() => encodeTrajectory(away)).toThrow(/day 2 lunch: Buffalo is not one of the day's cities/);
   });
 });
