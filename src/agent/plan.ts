@@ -1,6 +1,7 @@
-// Plans in the token language (grammar in vocab.ts): each day names its city or route, and every
-// flight, restaurant, attraction and accommodation as a local reference into an observation the
-// episode has seen. One resolver serves encode and decode, so names come back exactly.
+// Plans in the token language (grammar in vocab.ts): a plan names no city. A travel day takes the leg
+// the calls searched from where the trip is (`<go> MODE`), and every flight, restaurant, attraction
+// and accommodation is a local reference into an observation the episode has seen. One resolver
+// serves encode and decode, so names come back exactly.
 import type { Accommodation, Attraction, Drive, DriveMode, Flight, Observation, Plan, PlanDay, Query, Restaurant, ToolStep } from '../env/types.ts';
 import { transportText, type Leg } from '../env/itinerary.ts';
 import { MAX_REFS, VOCAB, refIndex, refToken, type Vocab } from './vocab.ts';
@@ -53,6 +54,22 @@ function driveOf(ctx: PlanContext, from: string, to: string, mode: DriveMode): {
   });
 }
 
+/**
+ * Where `<go> MODE` leads from `from`: the destination of the latest successful search of that
+ * mode leaving `from` (for a flight, one on the day's date first). Null when none was made.
+ */
+function legDestination(ctx: PlanContext, from: string, mode: 'flight' | DriveMode, date: string): string | null {
+  const pick = (sameDate: boolean) => latest(ctx.steps, (s) => {
+    if (!('departure' in s.call.args) || s.call.args.departure !== from) return null;
+    if (mode === 'flight') {
+      return s.call.tool === 'SearchFlight' && s.observation.kind === 'flights' && (!sameDate || s.call.args.date === date) ? s.call.args.destination : null;
+    }
+    return s.call.tool === 'GoogleDistanceMatrix' && s.call.args.mode === mode && s.observation.kind === 'drive' && s.observation.drive
+      ? s.call.args.destination : null;
+  });
+  return pick(true) ?? (mode === 'flight' ? pick(false) : null);
+}
+
 // ---------------------------------------------------------------------------------------------
 // TravelPlanner's plan strings
 
@@ -82,7 +99,6 @@ interface DayCities {
 
 export function encodePlan(plan: Plan, ctx: PlanContext, vocab: Vocab = VOCAB): Res<string[]> {
   const t = ['<plan>'];
-  const city = (c: string): string | null => (vocab.tryId(`city:${c}`) >= 0 ? `city:${c}` : null);
   let cur = ctx.query.org; // the city the traveller is in: the language never restates it
   for (const [di, day] of plan.entries()) {
     const where = `day ${di + 1}`;
@@ -92,18 +108,18 @@ export function encodePlan(plan: Plan, ctx: PlanContext, vocab: Vocab = VOCAB): 
     t.push('<day>');
     if (route) {
       if (route[0] !== cur) return err(`${where}: leaves from ${route[0]}, but the trip is in ${cur} (the language chains routes)`);
-      const b = city(route[1]);
-      if (!b) return err(`${where}: unknown city in "${day.current_city}"`);
-      t.push(b);
-      if (tr.startsWith('Flight Number:')) {
+      const mode = tr.startsWith('Flight Number:') ? 'flight' : /^self-driving/i.test(tr) ? 'self-driving' : /^taxi/i.test(tr) ? 'taxi' : null;
+      if (!mode) return err(`${where}: unknown transportation "${tr}" on a travel day`);
+      const to = legDestination(ctx, cur, mode, ctx.query.date[di]);
+      if (to !== route[1]) return err(`${where}: goes to ${route[1]}, but the latest ${mode} search from ${cur} ${to ? `leads to ${to}` : 'was never made'}`);
+      t.push('<go>');
+      if (mode === 'flight') {
         const num = /^Flight Number:\s*([^,\s]+)/.exec(tr)?.[1];
         const rows = flightRows(ctx, route[0], route[1], ctx.query.date[di]);
         const k = rows?.findIndex((f) => f.flightNumber === num) ?? -1;
         if (k < 0) return err(`${where}: flight ${num} from ${route[0]} to ${route[1]} is not in an observation`);
         t.push('flight', refToken(k + 1));
-      } else if (/^self-driving/i.test(tr)) t.push('self-driving');
-      else if (/^taxi/i.test(tr)) t.push('taxi');
-      else return err(`${where}: unknown transportation "${tr}" on a travel day`);
+      } else t.push(mode);
       cities = { here: route[1], from: route[0] };
       cur = route[1];
     } else {
@@ -174,23 +190,22 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
     let current = cur;
     let transportation = '-';
     let cities: DayCities = { here: cur, from: null };
-    if (t[p]?.startsWith('city:')) {
-      const [a, b] = [cur, t[p].slice(5)];
-      p++;
-      if (t[p] === 'flight') {
-        const k = refIndex(t[p + 1] ?? '');
-        const rows = flightRows(ctx, a, b, date);
-        if (!rows) return err(`${where}: no flight search from ${a} to ${b} was observed`);
-        if (k < 1 || k > rows.length) return err(`${where}: flight ${t[p + 1] ?? 'end of plan'} is not among the ${rows.length} flights observed from ${a} to ${b}`);
+    if (t[p] === '<go>') {
+      const mode = t[p + 1];
+      if (mode !== 'flight' && mode !== 'self-driving' && mode !== 'taxi') return err(`${where}: expected flight #k, self-driving or taxi after <go>, got ${mode ?? 'end of plan'}`);
+      const [a, b] = [cur, legDestination(ctx, cur, mode, date)];
+      if (!b) return err(`${where}: no ${mode === 'flight' ? 'flight search' : `${mode} distance`} leaving ${a} was observed`);
+      p += 2;
+      if (mode === 'flight') {
+        const k = refIndex(t[p] ?? '');
+        const rows = flightRows(ctx, a, b, date) ?? [];
+        if (k < 1 || k > rows.length) return err(`${where}: flight ${t[p] ?? 'end of plan'} is not among the ${rows.length} flights observed from ${a} to ${b}`);
         transportation = transportText('flight', legOf(a, b, dayNo, date), rows[k - 1], null);
-        p += 2;
-      } else if (t[p] === 'self-driving' || t[p] === 'taxi') {
-        const mode = t[p] as DriveMode;
-        const d = driveOf(ctx, a, b, mode);
-        if (!d) return err(`${where}: no ${mode} distance from ${a} to ${b} was observed`);
-        transportation = transportText(mode, legOf(a, b, dayNo, date), null, d);
         p++;
-      } else return err(`${where}: expected flight #k, self-driving or taxi after the city, got ${t[p] ?? 'end of plan'}`);
+      } else {
+        const d = driveOf(ctx, a, b, mode) as { drive: Drive; cost: number }; // legDestination found it
+        transportation = transportText(mode, legOf(a, b, dayNo, date), null, d);
+      }
       current = `from ${a} to ${b}`;
       cities = { here: b, from: a };
       cur = b;

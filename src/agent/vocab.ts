@@ -7,8 +7,8 @@
 // |-------------|----------------------------------------------------------------------------|-------|
 // | structural  | <pad> <bos> <eos> <q> </q> <call> </call> <obs> </obs> <plan> </plan>        |       |
 // |             | <day> <err> <fail> <none> <from> <to> <date> <people> <budget> <visit>     |       |
-// |             | <rule> <room> <cuisine> <transport> <not> <t> <bf> <at> <lu> <di> <ac>     |       |
-// |             | <qa> </qa> <ans> -                                                         | 36    |
+// |             | <rule> <room> <cuisine> <transport> <not> <t> <go> <bf> <at> <lu> <di> <ac> |       |
+// |             | <qa> </qa> <ans> -                                                         | 37    |
 // | tools       | SearchFlight GoogleDistanceMatrix SearchAccommodation SearchRestaurant     |       |
 // |             | SearchAttraction SearchCity                                                | 6     |
 // | modes       | flight self-driving taxi                                                   | 3     |
@@ -22,12 +22,12 @@
 // | local refs  | #1 … #40: the k-th row of an observation                                   | 40    |
 // | states      | state:<name> for the 64 states of TravelPlanner's city set                 | 64    |
 // | cities      | city:<name> for its 312 cities                                             | 312   |
-// | total       |                                                                            | 600   |
+// | total       |                                                                            | 601   |
 //
 // Grammar (one episode; ? = optional, * = repeated; [mask] = loss mask of the span):
 //   <bos> <q> ORG <to> DEST <day> n <visit> n <date> yy mm dd <people> n <budget> NUM CONSTRAINTS* </q>   [0]
 //   ( <call> TOOL ARGS </call> [1]   <obs> OBSERVATION </obs> [0] )*
-//   <plan> ( <day> (CITY TRANS)? <bf> ITEM <at> ITEM+ <lu> ITEM <di> ITEM <ac> ITEM )* </plan> <eos>      [1]
+//   <plan> ( <day> (<go> TRANS)? <bf> ITEM <at> ITEM+ <lu> ITEM <di> ITEM <ac> ITEM )* </plan> <eos>      [1]
 // where d+0 … d+(days-1) name the query's dates, NUM is 1+ number tokens,
 //   CONSTRAINTS: <rule> RULE | <room> (<not>)? ROOMTYPE | <cuisine> CUISINE+ | <transport> <not> MODE
 //   ARGS: SearchFlight A B d+k | GoogleDistanceMatrix A B MODE | Search{Accommodation,Restaurant,
@@ -41,18 +41,21 @@
 //     cities         CITY*
 //     error          <err> (<fail> for an injected, retryable failure)
 //   TRANS: flight #k | self-driving | taxi;   ITEM: - | (<from>)? #k
-// The plan never restates a city the episode already fixed. The trip starts in the query's origin;
-// `<day> CITY TRANS` travels from where the trip is to CITY (TravelPlanner's "from A to B") and
-// `<day>` alone stays put. An item `#k` is the k-th row of the latest successful observation of its
-// kind (restaurants, attractions, accommodations) for the day's city — the arrival city on a travel
-// day — and `<from> #k` one in the city the day left (breakfast before a flight, the last day's
-// sights). A flight ref resolves in the latest SearchFlight for that leg on that day's date, else on
-// any date; a drive in the latest GoogleDistanceMatrix for the leg and mode. So names come back
-// exactly from the tool rows, and the only cities a plan names are its destinations, which the calls
-// already named. (A first version restated every item's city: 1,200 SFT steps of preset s learned
-// the grammar but not to copy cities consistently, and no plan resolved; this plan is ~30 % shorter.)
-// The language cannot say a route that jumps (day 3 leaving a city the trip is not in) or an item
-// outside the day's cities; the teacher never writes either.
+// A plan names no city: everything it says is a reference to something the calls observed. The
+// trip starts in the query's origin; `<go> TRANS` travels the leg the calls searched from where the
+// trip is — the destination of the latest successful search of that mode leaving the current city
+// (for a flight, one on that day's date first) — and `<day>` alone stays put. An item `#k` is the
+// k-th row of the latest successful observation of its kind (restaurants, attractions,
+// accommodations) for the day's city — the arrival city on a travel day — and `<from> #k` one in the
+// city the day left (breakfast before a flight, the last day's sights). A flight ref resolves in the
+// leg's SearchFlight on that day's date, else on any date. So names come back exactly from the tool
+// rows, and the plan cannot disagree with the calls about where the trip goes.
+// Why: a first version restated every city ("<from> A B", "city:X #k"). 1,200 SFT steps of preset s
+// learned its grammar but not to copy cities consistently: no plan resolved, most naming a leg the
+// calls never searched. Naming destinations only (~30 % shorter) still failed the same way after 150
+// steps (the model wrote the most frequent city); references leave the plan no city to copy.
+// The language cannot say a route that jumps, a leg it did not search, or an item outside the day's
+// cities; the teacher never writes one (encodePlan refuses them with the reason).
 // Measured at `standard` size (500 teacher trajectories, bench key agent.len.*): 3-day 162–332 tokens
 // (median 216), 5-day 311–485 (386), 7-day 456–675 (median 530, p95 643).
 // The #40 cap never bites at `standard` (≤ 15 rows per list); a `real`-world list can be longer.
@@ -67,7 +70,7 @@ export const NUMBER_BASE = 100;
 export const STRUCTURAL = [
   '<pad>', '<bos>', '<eos>', '<q>', '</q>', '<call>', '</call>', '<obs>', '</obs>', '<plan>', '</plan>',
   '<day>', '<err>', '<fail>', '<none>', '<from>', '<to>', '<date>', '<people>', '<budget>', '<visit>',
-  '<rule>', '<room>', '<cuisine>', '<transport>', '<not>', '<t>', '<bf>', '<at>', '<lu>', '<di>', '<ac>',
+  '<rule>', '<room>', '<cuisine>', '<transport>', '<not>', '<t>', '<go>', '<bf>', '<at>', '<lu>', '<di>', '<ac>',
   '<qa>', '</qa>', '<ans>', '-',
 ] as const;
 export const TOOLS = [

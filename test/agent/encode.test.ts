@@ -92,9 +92,9 @@ describe('trajectories', () => {
       if (['<call>', '</call>', '<plan>', '</plan>', '<eos>', '<bf>'].includes(tok)) expect(enc.lossMask[i]).toBe(1);
     });
     const policyTokens = text.filter((_, i) => enc.lossMask[i] === 1).join(' ');
-    // day 1 travels from the origin (never restated); items resolve in the arrival city
-    expect(policyTokens).toContain('<plan> <day> city:Flagstaff flight #2 <bf> - <at> - <lu> - <di> #2 <ac> #1 <day> <bf> #1');
-    expect(policyTokens).toContain('<day> city:Buffalo self-driving');
+    // the plan names no city: day 1 takes the flight searched from the origin, items resolve in the arrival city
+    expect(policyTokens).toContain('<plan> <day> <go> flight #2 <bf> - <at> - <lu> - <di> #2 <ac> #1 <day> <bf> #1');
+    expect(policyTokens).toContain('<day> <go> self-driving <bf> - <at> - <lu> - <di> - <ac> - </plan>');
     expect(policyTokens.endsWith('</plan> <eos>')).toBe(true);
     const s = text.indexOf('<plan>');
     const back = decodePlan(enc.tokens.slice(s), { query, steps: traj.steps });
@@ -106,7 +106,7 @@ describe('trajectories', () => {
   it('decodePlan reports references it cannot resolve', () => {
     const ctx = { query, steps: traj.steps };
     const d = (s: string) => decodePlan(toIds(s.split(' ')), ctx);
-    const fly = '<day> city:Flagstaff flight #2';
+    const fly = '<day> <go> flight #2';
     expect(d(`<plan> ${fly} <bf> #9 <at> - <lu> - <di> - <ac> - </plan>`))
       .toEqual({ ok: false, error: 'day 1 breakfast: #9 is not among the 2 restaurants observed in Flagstaff' });
     // <from> resolves in the city the day left: Buffalo, which was never searched
@@ -117,9 +117,13 @@ describe('trajectories', () => {
     // a stay day keeps the trip where it is: in the origin before any travel
     expect(d('<plan> <day> <bf> #1 <at> - <lu> - <di> - <ac> - </plan>'))
       .toEqual({ ok: false, error: 'day 1 breakfast: no restaurants search for Buffalo was observed' });
-    expect(d(`<plan> ${fly} <bf> - <at> - <lu> - <di> - <ac> #1 <day> city:Buffalo taxi <bf> - <at> - <lu> - <di> - <ac> - </plan>`))
-      .toEqual({ ok: false, error: 'day 2: no taxi distance from Flagstaff to Buffalo was observed' });
-    expect(d('<plan> <day> city:Flagstaff <bf> -')).toMatchObject({ ok: false, error: expect.stringMatching(/expected flight #k, self-driving or taxi/) });
+    expect(d(`<plan> ${fly} <bf> - <at> - <lu> - <di> - <ac> #1 <day> <go> taxi <bf> - <at> - <lu> - <di> - <ac> - </plan>`))
+      .toEqual({ ok: false, error: 'day 2: no taxi distance leaving Flagstaff was observed' });
+    // the only drive searched from the origin is none: Buffalo → … was never searched by car
+    expect(d('<plan> <day> <go> self-driving <bf> - <at> - <lu> - <di> - <ac> - </plan>'))
+      .toEqual({ ok: false, error: 'day 1: no self-driving distance leaving Buffalo was observed' });
+    expect(d(`<plan> <day> <go> flight #7 <bf> -`)).toEqual({ ok: false, error: expect.stringMatching(/^day 1: flight #7 is not among the \d+ flights observed from Buffalo to Flagstaff$/) });
+    expect(d('<plan> <day> <go> <bf> -')).toMatchObject({ ok: false, error: expect.stringMatching(/expected flight #k, self-driving or taxi after <go>/) });
     expect(d(`<plan> ${fly} <bf> -`)).toMatchObject({ ok: false, error: expect.stringMatching(/expected <at>/) });
     expect(d('<plan> </plan>')).toEqual({ ok: false, error: 'plan: no days' });
   });
@@ -127,9 +131,11 @@ describe('trajectories', () => {
     const bad: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 1 ? { ...d, breakfast: 'Nowhere Diner, Flagstaff' } : d)) };
     expect(() => encodeTrajectory(bad)).toThrow(/"Nowhere Diner" is not in an observed restaurants list of Flagstaff/);
   });
-  it('a plan the language cannot say (a jumping route, an item outside the day\'s cities) is refused with the reason', () => {
+  it('a plan the language cannot say (a jumping route, an unsearched leg, an item outside the day\'s cities) is refused with the reason', () => {
     const jump: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 2 ? { ...d, current_city: 'from Boston to Buffalo' } : d)) };
     expect(() => encodeTrajectory(jump)).toThrow(/day 3: leaves from Boston, but the trip is in Flagstaff/);
+    const unsearched: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 2 ? { ...d, current_city: 'from Flagstaff to Boston' } : d)) };
+    expect(() => encodeTrajectory(unsearched)).toThrow(/day 3: goes to Boston, but the latest self-driving search from Flagstaff leads to Buffalo/);
     const away: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 1 ? { ...d, lunch: 'Some Place, Buffalo' } : d)) };
     expect(() => encodeTrajectory(away)).toThrow(/day 2 lunch: Buffalo is not one of the day's cities/);
   });
