@@ -14,10 +14,7 @@ const softmaxRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   save([y]);
   return {
     value: y,
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
-      const [yy] = saved;
-      return dy.sub(tf.matMul(dy.mul(yy).sum(-1, true), tf.ones([1, K]))).mul(yy); // y ⊙ (dy − Σ dy·y)
-    },
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => softmaxRowsBackward(dy, saved[0]),
   };
 }) as CustomGradFn);
 
@@ -33,6 +30,118 @@ const logSoftmaxRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   };
 }) as CustomGradFn);
 type CustomGradFn = Parameters<typeof tf.customGrad>[0];
+
+/** gradient of y = softmax(x) over rows of [N, K]: y ⊙ (dy − Σ dy·y) */
+function softmaxRowsBackward(dy: tf.Tensor, y: tf.Tensor): tf.Tensor {
+  return dy.sub(tf.matMul(dy.mul(y).sum(-1, true), tf.ones([1, y.shape[1] as number]))).mul(y);
+}
+
+// tfjs `wasm` runs a BatchMatMul through XNNPACK only when neither operand is transposed and there is
+// no batch dimension; a transpose flag falls back to a naive loop (measured at [2432,64]ᵀ·[2432,256]:
+// 35 ms with transposeA vs 2.8 ms for an explicit transpose then a plain matMul). tfjs's own matMul
+// gradient uses those flags (dA = dY·Bᵀ, dB = Aᵀ·dY), so on wasm the transposes are materialised first.
+// On other backends the flags are passed through (cpu is as fast or faster with them).
+function matMulT(a: tf.Tensor, b: tf.Tensor, transposeA: boolean, transposeB: boolean): tf.Tensor {
+  if (tf.getBackend() !== 'wasm' || (!transposeA && !transposeB)) return tf.matMul(a, b, transposeA, transposeB);
+  if (transposeA && !transposeB) {
+    // Aᵀ·B = (Bᵀ·A)ᵀ: transpose whichever is smaller (attention's Pᵀ·dY: P is [T, T], dY [T, hd])
+    const outSize = a.shape[a.rank - 1] * b.shape[b.rank - 1];
+    if (a.size > b.size + outSize) return swapLastTwo(tf.matMul(swapLastTwo(b), a));
+  }
+  return tf.matMul(transposeA ? swapLastTwo(a) : a, transposeB ? swapLastTwo(b) : b);
+}
+
+function swapLastTwo(x: tf.Tensor): tf.Tensor {
+  const perm = x.shape.map((_, i) => i);
+  [perm[x.rank - 2], perm[x.rank - 1]] = [perm[x.rank - 1], perm[x.rank - 2]];
+  return tf.transpose(x, perm);
+}
+
+/** a·b, either optionally transposed, for operands of equal rank (batch dimensions equal, no
+ *  broadcasting): the values of tf.matMul, with a backward that stays on wasm's fast path (matMulT) */
+export function matMul<T extends tf.Tensor>(a: T, b: tf.Tensor, transposeA = false, transposeB = false): T {
+  if (a.rank !== b.rank || a.rank < 2) throw new Error(`matMul: operands of rank ${a.rank} and ${b.rank}; need equal ranks ≥ 2`);
+  const product = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([x, y]);
+    return {
+      value: matMulT(x, y, transposeA, transposeB),
+      // the four cases of tfjs's BatchMatMul gradient
+      gradFunc: (dy: tf.Tensor, [xs, ys]: tf.Tensor[]) => {
+        if (!transposeA && !transposeB) return [matMulT(dy, ys, false, true), matMulT(xs, dy, true, false)];
+        if (!transposeA) return [matMulT(dy, ys, false, false), matMulT(dy, xs, true, false)];
+        if (!transposeB) return [matMulT(ys, dy, false, true), matMulT(xs, dy, false, false)];
+        return [matMulT(ys, dy, true, true), matMulT(dy, xs, true, true)];
+      },
+    };
+  }) as CustomGradFn);
+  return product(a, b) as T;
+}
+
+/**
+ * Causal attention over whole sequences, one head at a time. heads [B, 3H, T, hd] holds each row's H
+ * query heads, then H key heads, then H value heads; bias [T, T] is the additive causal mask; q is
+ * scaled by `scale` → y [B, H, T, hd]. tfjs `wasm` runs a batched matMul as a naive loop (~1.7
+ * GFLOP/s) but a 2-D one through XNNPACK (~20× faster), and its slice/unstack copy the whole input per
+ * piece, so heads are taken with gather and the backward is written out. No [B, H, T, T] tensor is
+ * built: each head keeps its own [T, T] probabilities for the backward.
+ *   S = q·kᵀ + bias, P = softmax(S), y = P·v
+ *   dv = Pᵀ·dy, dP = dy·vᵀ, dS = P ⊙ (dP − Σ dP⊙P), dq = dS·k, dk = dSᵀ·q
+ */
+export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D, scale: number): tf.Tensor4D {
+  const [B, threeH, T, hd] = heads.shape;
+  if (threeH !== 3 * H) throw new Error(`causalAttention: ${threeH} heads, expected 3·${H}`);
+  const N = B * H;
+  // head j = (b, h): its q, k, v are rows b·3H + h, + H, + 2H of heads viewed as [B·3H, T·hd]
+  const row = (j: number, part: number) => Math.floor(j / H) * 3 * H + part * H + (j % H);
+  const take = (flat: tf.Tensor, r: number) => tf.gather(flat, [r]).reshape([T, hd]); // [T, hd]
+  const attend = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+    const flat = x.reshape([B * threeH, T * hd]);
+    const ps: tf.Tensor[] = []; // N × [T, T]
+    const ys = Array.from({ length: N }, (_, j) => tf.tidy(() => {
+      const scores = matMulT(take(flat, row(j, 0)).mul(scale), take(flat, row(j, 1)), false, true).add(bias); // [T, T]
+      const p = tf.keep(softmaxRows(scores));
+      ps.push(p);
+      return tf.matMul(p, take(flat, row(j, 2))); // [T, hd]
+    }));
+    const y = tf.stack(ys).reshape([B, H, T, hd]);
+    save([x, ...ps]);
+    tf.dispose([...ys, ...ps]);
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor, [xs, ...saved]: tf.Tensor[]) => {
+        const xFlat = xs.reshape([B * threeH, T * hd]);
+        const dyFlat = dy.reshape([N, T * hd]);
+        const parts = Array.from({ length: N }, (_, j) => tf.tidy(() => {
+          const [q, k, v, dyj, p] = [take(xFlat, row(j, 0)).mul(scale), take(xFlat, row(j, 1)), take(xFlat, row(j, 2)), take(dyFlat, j), saved[j]];
+          const dS = softmaxRowsBackward(matMulT(dyj, v, false, true), p); // [T, T]
+          return [tf.matMul(dS, k).mul(scale), matMulT(dS, q, true, false), matMulT(p, dyj, true, false)]; // dq, dk, dv [T, hd]
+        }));
+        // back to the layout of `heads`: per row b, its H dq, then H dk, then H dv
+        const order: tf.Tensor[] = [];
+        for (let b = 0; b < B; b++) for (let part = 0; part < 3; part++) for (let h = 0; h < H; h++) order.push(parts[b * H + h][part]);
+        const dx = tf.stack(order).reshape([B, threeH, T, hd]);
+        tf.dispose(parts.flat());
+        return dx;
+      },
+    };
+  }) as CustomGradFn);
+  return attend(heads) as tf.Tensor4D;
+}
+
+/** rows `index` (distinct, int32 [P]) of x [N, K] → [P, K], differentiable in x on every backend.
+ *  Gather's own gradient is an UnsortedSegmentSum, which wasm lacks; with distinct indices (the
+ *  caller's promise) the gradient is a plain scatter of dy into zeros. */
+export function selectRows(x: tf.Tensor2D, index: tf.Tensor1D): tf.Tensor2D {
+  const shape = x.shape;
+  const select = tf.customGrad(((input: tf.Tensor, save: tf.GradSaveFunc) => {
+    save([index]); // kept for the backward, which may run after the caller's scope freed `index`
+    return {
+      value: tf.gather(input, index),
+      gradFunc: (dy: tf.Tensor, [saved]: tf.Tensor[]) => tf.scatterND(saved.reshape([-1, 1]), dy, shape),
+    };
+  }) as CustomGradFn);
+  return select(x) as tf.Tensor2D;
+}
 
 /** softmax over the last axis of any rank */
 export function softmaxLast<T extends tf.Tensor>(x: T): T {

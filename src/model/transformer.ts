@@ -14,7 +14,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
-import { gaussian, gelu, logSoftmaxLast, softmaxLast } from './ops.ts';
+import { causalAttention, gaussian, gelu, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 
 export { KVCache } from './kvcache.ts';
 export { logSoftmaxLast, softmaxLast } from './ops.ts';
@@ -149,7 +149,7 @@ export class Policy {
     const flat = tokens.reshape([B * T]);
     const tok = this.embedding === 'gather'
       ? tf.gather(this.p('wte'), flat) // [B*T, C]
-      : tf.matMul(tf.oneHot(flat, V), this.p('wte')); // [B*T, V]·[V, C]
+      : matMul(tf.oneHot(flat, V), this.p('wte')); // [B*T, V]·[V, C]
     const pos = positions
       ? tf.gather(this.p('wpe'), positions.reshape([B * T])).reshape([B, T, C]) // per-row positions (decoding)
       : this.p('wpe').slice([0, 0], [T, C]).reshape([1, T, C]); // 0..T-1 (training)
@@ -164,15 +164,27 @@ export class Policy {
   private linear(x: tf.Tensor3D, w: string, b: string): tf.Tensor3D {
     const [B, T, Cin] = x.shape;
     const W = this.p(w);
-    return tf.matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]).add(this.p(b)) as tf.Tensor3D;
+    return matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]).add(this.p(b)) as tf.Tensor3D;
   }
 
   /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias [B,H,Tq,Tk] (full shape: broadcasting adds are slow on cpu) → [B, Tq, C] */
   private attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, maskBias: tf.Tensor): tf.Tensor3D {
     const [B, H, Tq, hd] = q.shape;
-    const scores = tf.matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(maskBias); // [B, H, Tq, Tk] (scale q: smaller than the scores)
-    const y = tf.matMul(softmaxLast(scores), v); // [B, H, Tq, hd]
+    const scores = matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(maskBias); // [B, H, Tq, Tk] (scale q: smaller than the scores)
+    const y = matMul(softmaxLast(scores), v); // [B, H, Tq, hd]
     return y.transpose([0, 2, 1, 3]).reshape([B, Tq, H * hd]); // [B, Tq, C]
+  }
+
+  /** causal self-attention over whole sequences (training): qkv [B, T, 3C], bias [T, T] shared by every
+   *  row → [B, T, C]; one head at a time (causalAttention: wasm's fast path, no [B,H,T,T] tensors) */
+  private attendCausal(qkv: tf.Tensor3D, bias: tf.Tensor2D): tf.Tensor3D {
+    const [B, T] = qkv.shape;
+    const H = this.config.nHeads;
+    const hd = this.config.dModel / H;
+    // a 4-D transpose to [B, 3H, T, hd] (q heads, k heads, v heads per row): 5-D ones are ~10× slower on wasm
+    const heads = qkv.reshape([B, T, 3 * H, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
+    const y = causalAttention(heads, H, bias, 1 / Math.sqrt(hd)); // [B, H, T, hd]
+    return y.transpose([0, 2, 1, 3]).reshape([B, T, H * hd]); // [B, T, C]
   }
 
   private mlp(x: tf.Tensor3D, i: number): tf.Tensor3D {
@@ -181,25 +193,35 @@ export class Policy {
   }
 
   /** one block; `kv` turns this layer's fresh k/v [B,H,T,hd] into the keys/values to attend over
-   *  (identity when training, "write into the cache and return it" when decoding) */
+   *  (identity when training, "write into the cache and return it" when decoding). maskBias is one
+   *  causal [T, T] for whole sequences (training) or [B, H, Tq, Tk] per row and head (decoding). */
   private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor,
     kv: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
     const C = this.config.dModel;
     const [B, T] = x.shape;
     const H = this.config.nHeads;
     const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
-    // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
-    const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
-    const [q, k, v] = tf.unstack(heads, 0) as tf.Tensor4D[]; // [B, H, T, hd] each
-    const [keys, values] = kv(k, v);
-    const y = this.attend(q, keys, values, maskBias); // [B, T, C]
+    let y: tf.Tensor3D; // [B, T, C]
+    if (maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D);
+    else {
+      // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
+      const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
+      const [q, k, v] = tf.unstack(heads, 0) as tf.Tensor4D[]; // [B, H, T, hd] each
+      const [keys, values] = kv(k, v);
+      y = this.attend(q, keys, values, maskBias);
+    }
     x = x.add(this.linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`));
     return x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i));
   }
 
   private head(h: tf.Tensor3D): tf.Tensor3D {
     const [B, T, C] = h.shape;
-    return tf.matMul(h.reshape([B * T, C]), this.p('wte'), false, true).reshape([B, T, this.config.vocabSize]); // [B, T, V]
+    return this.headRows(h.reshape([B * T, C])).reshape([B, T, this.config.vocabSize]); // [B, T, V]
+  }
+
+  /** h [N, C] → logits [N, V] (tied to the token embedding) */
+  private headRows(h: tf.Tensor2D): tf.Tensor2D {
+    return matMul(h, this.p('wte'), false, true); // [N, C]·[V, C]ᵀ
   }
 
   // ---- full-sequence forward (training, evaluation, reference for the cache) --------------------
@@ -208,8 +230,7 @@ export class Policy {
     const T = tokens.shape[1];
     if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0); // lower triangle incl. diagonal
-    // tiled to the full [B, H, T, T] once: a broadcasting add in every layer is ~10× slower on cpu
-    const maskBias = tf.tile(tf.sub(1, causal).mul(NEG).reshape([1, 1, T, T]), [tokens.shape[0], this.config.nHeads, 1, 1]);
+    const maskBias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T], shared by every row and head (attendCausal)
     let x = this.embed(tokens, null); // [B, T, C]
     for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias, (k, v) => [k, v]);
     return this.layerNorm(x, 'ln_f'); // [B, T, C]
@@ -237,14 +258,48 @@ export class Policy {
     { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
     const [B, T] = tokens.shape;
     if (T < 2) throw new Error('policy.logProbs: need at least 2 tokens per row');
-    const V = this.config.vocabSize;
-    const h = this.hidden(tokens).slice([0, 0, 0], [B, T - 1, this.config.dModel]); // [B, T-1, C]
-    let logits = this.head(h); // [B, T-1, V]
-    if (options.temperature !== undefined && options.temperature !== 1) logits = logits.div(options.temperature);
-    const logp = logSoftmaxLast(logits); // [B, T-1, V]
-    const tgt = targets ?? tokens.slice([0, 1], [B, T - 1]); // [B, T-1]
-    const picked = logp.mul(tf.oneHot(tgt, V)).sum(-1) as tf.Tensor2D; // [B, T-1]
-    const entropy = tf.exp(logp).mul(logp).sum(-1).neg() as tf.Tensor2D; // [B, T-1]
+    const C = this.config.dModel;
+    const h = this.hidden(tokens).slice([0, 0, 0], [B, T - 1, C]).reshape([B * (T - 1), C]) as tf.Tensor2D; // [B*(T-1), C]
+    const tgt = (targets ?? tokens.slice([0, 1], [B, T - 1])).reshape([B * (T - 1)]) as tf.Tensor1D; // [B*(T-1)]
+    const { logProbs, entropy } = this.scoreRows(h, tgt, options.temperature);
+    return { logProbs: logProbs.reshape([B, T - 1]), entropy: entropy.reshape([B, T - 1]) };
+  }
+
+  /**
+   * logProbs() at chosen positions only: the head, log-softmax and entropy (V wide) run on those rows
+   * alone, e.g. SFT's loss targets (~40 % of a batch). `positions` are distinct flat indices
+   * b·(T-1) + t into logProbs()'s [B, T-1] grid; the results are [P], in the order given, and equal
+   * logProbs() at those entries. `targets` (int32 [P]) default to the next tokens. Use inside tf.tidy.
+   */
+  logProbsAt(tokens: tf.Tensor2D, positions: readonly number[] | Int32Array, targets?: tf.Tensor1D, options: { temperature?: number } = {}):
+    { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+    const [B, T] = tokens.shape;
+    if (T < 2) throw new Error('policy.logProbsAt: need at least 2 tokens per row');
+    const P = positions.length;
+    if (P === 0) throw new Error('policy.logProbsAt: no positions');
+    if (targets && targets.shape[0] !== P) throw new Error(`policy.logProbsAt: ${targets.shape[0]} targets for ${P} positions`);
+    const seen = new Uint8Array(B * (T - 1));
+    const rows = new Int32Array(P); // row b·T + t of the hidden states [B*T, C]
+    positions.forEach((p, i) => {
+      if (!Number.isInteger(p) || p < 0 || p >= B * (T - 1)) throw new Error(`policy.logProbsAt: position ${p} outside [0, ${B * (T - 1)})`);
+      if (seen[p]) throw new Error(`policy.logProbsAt: position ${p} appears twice`);
+      seen[p] = 1;
+      rows[i] = p + Math.floor(p / (T - 1));
+    });
+    const C = this.config.dModel;
+    const rowIndex = tf.tensor1d(rows, 'int32');
+    const h = selectRows(this.hidden(tokens).reshape([B * T, C]) as tf.Tensor2D, rowIndex); // [P, C]
+    const tgt = targets ?? tf.gather(tokens.reshape([B * T]), tf.tensor1d(rows.map((r) => r + 1), 'int32')) as tf.Tensor1D; // [P] next tokens
+    return this.scoreRows(h, tgt, options.temperature);
+  }
+
+  /** hidden rows h [N, C] and their targets [N] → log-prob of the target and entropy, [N] each */
+  private scoreRows(h: tf.Tensor2D, targets: tf.Tensor1D, temperature?: number): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+    let logits = this.headRows(h); // [N, V]
+    if (temperature !== undefined && temperature !== 1) logits = logits.div(temperature);
+    const logp = logSoftmaxLast(logits); // [N, V]
+    const picked = logp.mul(tf.oneHot(targets, this.config.vocabSize)).sum(-1) as tf.Tensor1D; // [N]
+    const entropy = tf.exp(logp).mul(logp).sum(-1).neg() as tf.Tensor1D; // [N]
     return { logProbs: picked, entropy };
   }
 

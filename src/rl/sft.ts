@@ -38,6 +38,10 @@ export interface SftConfig {
   padMultiple: number;
   /** seeds the data order (a pure function of seed and step, so a resumed run sees the same batches) */
   seed: number;
+  /** batch similar lengths together to cut padding: each run of this many batches' worth of the
+   *  epoch's permutation is sorted by length before it is cut into batches (whose order is then
+   *  shuffled). 0 or 1: plain random batches */
+  lengthGroup: number;
 }
 
 export const defaultSftConfig: SftConfig = {
@@ -53,6 +57,7 @@ export const defaultSftConfig: SftConfig = {
   padId: 0,
   padMultiple: 16,
   seed: 0,
+  lengthGroup: 8,
 };
 
 export type Metrics = Record<string, number>;
@@ -76,6 +81,7 @@ export class SftTrainer {
     this.examples = examples;
     validateExamples(examples, policy.config.vocabSize, policy.config.contextLength, this.config.padId);
     if (!Number.isInteger(this.config.batchSize) || this.config.batchSize < 1) throw new Error(`SFT: batchSize must be a positive integer, got ${this.config.batchSize}`);
+    if (!Number.isInteger(this.config.lengthGroup) || this.config.lengthGroup < 0) throw new Error(`SFT: lengthGroup must be a non-negative integer, got ${this.config.lengthGroup}`);
     const { beta1, beta2, weightDecay } = this.config;
     this.optimizer = optimizer ?? new AdamW(policy.params, { beta1, beta2, weightDecay });
     this.rng = new Rng(this.config.seed);
@@ -86,18 +92,23 @@ export class SftTrainer {
   async sftStep(): Promise<Metrics> {
     const t0 = performance.now();
     const batch = this.nextBatch();
-    const { tokens, targetMask, realTokens, lossTokens } = this.pad(batch);
+    const { tokens, T, targets, realTokens } = this.pad(batch);
+    const lossTokens = targets.length;
     const lr = lrSchedule(this.step, this.config);
     const vars = [...this.policy.params.values()];
     const out = tf.tidy(() => {
-      const tok = tf.tensor2d(tokens, [batch.length, tokens.length / batch.length], 'int32'); // [B, T]
-      const mask = tf.tensor2d(targetMask, [batch.length, tokens.length / batch.length - 1]); // [B, T-1]
+      const tok = tf.tensor2d(tokens, [batch.length, T], 'int32'); // [B, T]
       const count = Math.max(1, lossTokens);
       let entropy: tf.Scalar | null = null;
       const { value, grads } = tf.variableGrads(() => {
-        const { logProbs, entropy: ent } = this.policy.logProbs(tok);
-        entropy = tf.keep(ent.mul(mask).sum().div(count) as tf.Scalar);
-        return logProbs.mul(mask).sum().neg().div(count) as tf.Scalar; // token-mean cross-entropy
+        if (lossTokens === 0) { // nothing to learn from: a zero loss (and zero gradients) through the weights
+          entropy = tf.keep(tf.scalar(0));
+          return vars.map((v) => v.sum().mul(0)).reduce((a, b) => a.add(b)) as tf.Scalar;
+        }
+        // the head and its V-wide softmax only at the loss targets (~40 % of the positions)
+        const { logProbs, entropy: ent } = this.policy.logProbsAt(tok, targets);
+        entropy = tf.keep(ent.sum().div(count) as tf.Scalar);
+        return logProbs.sum().neg().div(count) as tf.Scalar; // token-mean cross-entropy
       }, vars);
       const byName: Record<string, tf.Tensor> = {};
       for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
@@ -119,6 +130,7 @@ export class SftTrainer {
         'charts/entropy': entropy[0],
         'charts/tokens_per_s': (realTokens * 1000) / ms,
         'charts/loss_tokens': lossTokens,
+        'charts/padding_fraction': 1 - realTokens / tokens.length,
         'charts/step_time_ms': ms,
         'charts/epoch': (this.step * this.config.batchSize) / this.examples.length,
         'charts/step': this.step,
@@ -135,15 +147,12 @@ export class SftTrainer {
     let count = 0;
     for (let i = 0; i < examples.length; i += this.config.batchSize) {
       const batch = examples.slice(i, i + this.config.batchSize);
-      const { tokens, targetMask, lossTokens } = this.pad(batch);
-      const T = tokens.length / batch.length;
-      const sum = tf.tidy(() => {
-        const { logProbs } = this.policy.logProbs(tf.tensor2d(tokens, [batch.length, T], 'int32'));
-        return logProbs.mul(tf.tensor2d(targetMask, [batch.length, T - 1])).sum().neg();
-      });
+      const { tokens, T, targets } = this.pad(batch);
+      if (targets.length === 0) continue;
+      const sum = tf.tidy(() => this.policy.logProbsAt(tf.tensor2d(tokens, [batch.length, T], 'int32'), targets).logProbs.sum().neg());
       total += (await sum.data())[0];
       sum.dispose();
-      count += lossTokens;
+      count += targets.length;
     }
     return total / Math.max(1, count);
   }
@@ -167,7 +176,7 @@ export class SftTrainer {
     this.optimizer.dispose();
   }
 
-  /** the batch of this step: consecutive slices of per-epoch permutations seeded by (seed, epoch) */
+  /** the batch of this step: consecutive slices of the per-epoch orders (sftEpochOrder) */
   private nextBatch(): SftExample[] {
     const N = this.examples.length;
     const out: SftExample[] = [];
@@ -175,31 +184,53 @@ export class SftTrainer {
       const at = this.step * this.config.batchSize + k;
       const epoch = Math.floor(at / N);
       if (epoch !== this.order.epoch) {
-        const perm = Array.from({ length: N }, (_, i) => i);
-        this.order = { epoch, perm: new Rng(this.config.seed).fork(epoch + 1).shuffle(perm) };
+        const lengths = this.examples.map((e) => e.tokens.length);
+        this.order = { epoch, perm: sftEpochOrder(lengths, this.config.batchSize, this.config.lengthGroup, this.config.seed, epoch) };
       }
       out.push(this.examples[this.order.perm[at % N]]);
     }
     return out;
   }
 
-  /** right-pad to a common length; the target mask is lossMask shifted by one (mask of x_{t+1}) */
+  /** right-pad to a common length T; targets are the flat positions b·(T-1) + t-1 of logProbs' [B, T-1]
+   *  grid whose next token x_t is a loss target (lossMask[t] = 1) */
   private pad(batch: readonly SftExample[]) {
     const longest = Math.max(2, ...batch.map((e) => e.tokens.length));
     const T = Math.min(this.policy.config.contextLength, Math.ceil(longest / this.config.padMultiple) * this.config.padMultiple);
     const tokens = new Int32Array(batch.length * T).fill(this.config.padId);
-    const targetMask = new Float32Array(batch.length * (T - 1));
+    const targets: number[] = [];
     let realTokens = 0;
-    let lossTokens = 0;
     batch.forEach((e, b) => {
       tokens.set(e.tokens, b * T);
       realTokens += e.tokens.length;
-      for (let t = 1; t < e.tokens.length; t++) {
-        if (e.lossMask[t] === 1) { targetMask[b * (T - 1) + t - 1] = 1; lossTokens++; }
-      }
+      for (let t = 1; t < e.tokens.length; t++) if (e.lossMask[t] === 1) targets.push(b * (T - 1) + t - 1);
     });
-    return { tokens, targetMask, realTokens, lossTokens };
+    return { tokens, T, targets, realTokens };
   }
+}
+
+/**
+ * The example order of `epoch` (indices into the examples, whose token counts are `lengths`), a pure
+ * function of its arguments: a permutation seeded by (seed, epoch), regrouped so each batch holds
+ * similar lengths (padding to the longest of a random batch wastes compute). Each run of `lengthGroup`
+ * batches' worth is sorted by length and cut into batches, and the batches are shuffled. Batches sit on
+ * the global step grid (step·batchSize), so the first and last few slots of an epoch, which share a
+ * batch with the neighbouring epoch, keep their random order. lengthGroup ≤ 1: the plain permutation.
+ */
+export function sftEpochOrder(lengths: readonly number[], batchSize: number, lengthGroup: number, seed: number, epoch: number): number[] {
+  const N = lengths.length;
+  const rng = new Rng(seed).fork(epoch + 1);
+  const perm = rng.shuffle(Array.from({ length: N }, (_, i) => i));
+  if (lengthGroup <= 1) return perm;
+  const head = Math.min(N, (batchSize - ((epoch * N) % batchSize)) % batchSize); // slots that finish the previous epoch's last batch
+  const end = head + Math.floor((N - head) / batchSize) * batchSize; // whole batches in [head, end)
+  const batches: number[][] = [];
+  for (let g = head; g < end; g += batchSize * lengthGroup) {
+    const group = perm.slice(g, Math.min(end, g + batchSize * lengthGroup));
+    group.sort((a, b) => lengths[a] - lengths[b]); // stable: ties keep the permutation's order
+    for (let i = 0; i < group.length; i += batchSize) batches.push(group.slice(i, i + batchSize));
+  }
+  return [...perm.slice(0, head), ...rng.shuffle(batches).flat(), ...perm.slice(end)];
 }
 
 function validateExamples(examples: readonly SftExample[], vocabSize: number, contextLength: number, padId: number): void {

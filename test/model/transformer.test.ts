@@ -84,6 +84,50 @@ describe('logProbs', () => {
     policy.dispose();
   });
 
+  it('logProbsAt equals logProbs at the chosen positions, with the same gradients', () => {
+    const policy = createPolicy(tiny, 3);
+    roughen(policy, 6);
+    const [B, T] = [3, 9];
+    const rng = new Rng(2);
+    const tokens = tf.tensor2d(randomTokens(rng, B, T, tiny.vocabSize), [B, T], 'int32');
+    const positions = [17, 0, 5, 9, 23, 12]; // any order, distinct, in [0, B·(T-1))
+    const weights = Float32Array.from({ length: B * (T - 1) }, () => 0);
+    positions.forEach((p, i) => { weights[p] = i + 1; });
+    const w = tf.tensor2d(weights, [B, T - 1]);
+    const wAt = tf.tensor1d(positions.map((_, i) => i + 1));
+    const full = policy.logProbs(tokens);
+    const at = policy.logProbsAt(tokens, positions);
+    const lp = full.logProbs.dataSync();
+    const ent = full.entropy.dataSync();
+    const lpAt = at.logProbs.dataSync();
+    const entAt = at.entropy.dataSync();
+    positions.forEach((p, i) => {
+      expect(lpAt[i]).toBeCloseTo(lp[p], 5);
+      expect(entAt[i]).toBeCloseTo(ent[p], 5);
+    });
+    const vars = [...policy.params.values()];
+    const gFull = tf.variableGrads(() => tf.tidy(() => {
+      const r = policy.logProbs(tokens);
+      return r.logProbs.mul(w).sum().add(r.entropy.mul(w).sum()) as tf.Scalar;
+    }), vars);
+    const gAt = tf.variableGrads(() => tf.tidy(() => {
+      const r = policy.logProbsAt(tokens, positions);
+      return r.logProbs.mul(wAt).sum().add(r.entropy.mul(wAt).sum()) as tf.Scalar;
+    }), vars);
+    expect(gAt.value.dataSync()[0]).toBeCloseTo(gFull.value.dataSync()[0], 4);
+    for (const v of vars) {
+      const a = gAt.grads[v.name].dataSync();
+      const b = gFull.grads[v.name].dataSync();
+      const scale = Math.max(1e-3, ...Array.from(b, Math.abs));
+      expect(Math.max(...Array.from(a, (x, i) => Math.abs(x - b[i]))) / scale).toBeLessThan(1e-4);
+    }
+    expect(() => policy.logProbsAt(tokens, [3, 3])).toThrow(/twice/);
+    expect(() => policy.logProbsAt(tokens, [B * (T - 1)])).toThrow(/outside/);
+    tf.dispose([tokens, w, wAt, full.logProbs, full.entropy, at.logProbs, at.entropy, gFull.value, gAt.value,
+      ...Object.values(gFull.grads), ...Object.values(gAt.grads)]);
+    policy.dispose();
+  });
+
   it('gives normalised log-probs and non-negative entropies of the right shape', () => {
     const policy = createPolicy(tiny, 3);
     const tokens = tf.tensor2d(randomTokens(new Rng(1), 3, 7, tiny.vocabSize), [3, 7], 'int32');

@@ -40,6 +40,34 @@ describe('on wasm', () => {
     policy.dispose();
   });
 
+  it('gives the same loss and gradients as cpu (per-head attention, head at chosen positions)', async () => {
+    const config = { ...tiny, nHeads: 4 };
+    const rng = new Rng(4);
+    const seqs = Array.from({ length: 3 }, () => Array.from({ length: 20 }, () => rng.int(config.vocabSize)));
+    const positions = [0, 7, 18, 19, 25, 40, 56];
+    const run = async (backend: string) => {
+      await tf.setBackend(backend);
+      const policy = createPolicy(config, 9);
+      const tokens = tf.tensor2d(seqs, [3, 20], 'int32');
+      const { value, grads } = tf.variableGrads(() => tf.tidy(() => {
+        const r = policy.logProbsAt(tokens, positions);
+        return r.logProbs.sum().neg().add(r.entropy.sum().mul(0.1)) as tf.Scalar;
+      }), [...policy.params.values()]);
+      const out = { loss: value.dataSync()[0], grads: [...policy.params.values()].map((v) => Array.from(grads[v.name].dataSync())) };
+      tf.dispose([tokens, value, ...Object.values(grads)]);
+      policy.dispose();
+      return out;
+    };
+    const cpu = await run('cpu');
+    const wasm = await run('wasm');
+    expect(tf.getBackend()).toBe('wasm');
+    expect(Math.abs(wasm.loss - cpu.loss)).toBeLessThan(1e-5 * Math.abs(cpu.loss));
+    cpu.grads.forEach((g, i) => {
+      const scale = Math.max(1e-6, ...g.map(Math.abs));
+      expect(Math.max(...g.map((x, j) => Math.abs(x - wasm.grads[i][j]))) / scale).toBeLessThan(1e-4);
+    });
+  });
+
   it('trains (SFT steps lower the loss) without leaking tensors', async () => {
     const policy = createPolicy(tiny, 3);
     const examples = [{ tokens: [1, 4, 5, 6, 2, 4, 5, 6], lossMask: [0, 0, 0, 0, 0, 1, 1, 1] }];
