@@ -5,12 +5,17 @@
 //   train.flop_fraction.<p>    the training FLOP rate (counted per matmul) over this backend's own
 //                              large-matmul FLOP rate: how much of the machine the model uses
 //   train.onehot_over_gather.s step time with the embedding as oneHot·matMul over gather (>1: gather wins)
+//   train.sft_tokens_per_s.s   SFT tokens per second of preset s on an SFT-like mix: lengths 170–560,
+//                              40 % loss targets, batch 8, length-grouped batches (SftTrainer defaults)
+//   train.padding_fraction     padded share of the batch tokens over an epoch of that mix, length-grouped
+//                              batches (the trainer's default); train.padding_fraction_random: plain
+//                              random batches (lengthGroup 0)
 // Times are the process's CPU time in Node (see clockMs), so the figures hold on a shared machine.
 // Everything is measured on `cpu` (the issue's keys), then again on `wasm` with keys suffixed `.wasm`.
 import * as tf from '@tensorflow/tfjs';
 import type { BenchSuite, Report } from './harness.ts';
 import { countParameters, createPolicy, preset, trainingFlopsPerToken, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
-import { SftTrainer, type SftExample } from '../src/rl/sft.ts';
+import { SftTrainer, sftEpochOrder, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
 
@@ -83,6 +88,48 @@ async function trainStepMs(config: ModelConfig, B: number, T: number, reps: numb
   return ms;
 }
 
+/** SFT-like sequences: lengths uniform in [170, 560], the last 40 % of each (the policy's part) targets */
+function sftLikeExamples(n: number, V: number, seed: number): SftExample[] {
+  const rng = new Rng(seed);
+  return Array.from({ length: n }, () => {
+    const T = rng.between(170, 560);
+    const context = Math.round(0.6 * T);
+    return {
+      tokens: Array.from({ length: T }, () => rng.int(V)),
+      lossMask: Array.from({ length: T }, (_, t) => (t >= context ? 1 : 0)),
+    };
+  });
+}
+
+/** padded share of the batch tokens over one epoch of `examples` (N a multiple of B) in sftEpochOrder */
+function paddingFraction(examples: readonly SftExample[], B: number, lengthGroup: number, padMultiple: number): number {
+  const lengths = examples.map((e) => e.tokens.length);
+  const order = sftEpochOrder(lengths, B, lengthGroup, 0, 0);
+  let padded = 0;
+  for (let i = 0; i + B <= order.length; i += B) {
+    padded += B * Math.ceil(Math.max(...order.slice(i, i + B).map((j) => lengths[j])) / padMultiple) * padMultiple;
+  }
+  return 1 - lengths.reduce((a, b) => a + b, 0) / padded;
+}
+
+/** real (unpadded) tokens per second of SFT steps on the SFT-like mix, preset s, after one warm-up step */
+async function sftTokensPerS(V: number, B: number, steps: number): Promise<number> {
+  const policy = createPolicy(preset('s', V), 1);
+  const examples = sftLikeExamples(12 * B, V, 4);
+  const trainer = new SftTrainer(policy, examples, { batchSize: B });
+  await trainer.sftStep();
+  let tokens = 0;
+  const t0 = clockMs();
+  for (let s = 0; s < steps; s++) {
+    const m = await trainer.sftStep();
+    tokens += (m['charts/tokens_per_s'] * m['charts/step_time_ms']) / 1000;
+  }
+  const ms = clockMs() - t0;
+  trainer.dispose();
+  policy.dispose();
+  return (tokens * 1000) / ms;
+}
+
 /** every figure on the current backend; `suffix` ('' for cpu, '.wasm') is appended to each key */
 async function measureBackend(report: Report, quick: boolean, suffix: string): Promise<void> {
   const r: Report = (key, value, unit, note) => report(key + suffix, value, unit, note);
@@ -102,6 +149,9 @@ async function measureBackend(report: Report, quick: boolean, suffix: string): P
     r(`train.tokens_per_s.${p}`, tokensPerS, 'tokens/s');
     r(`train.flop_fraction.${p}`, (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9), '', 'training FLOP rate / large-matmul rate');
   }
+  // cpu is ~15× slower than wasm here: fewer steps there (each step is a different length mix)
+  const sftSteps = tf.getBackend() === 'cpu' ? (quick ? 1 : 2) : (quick ? 3 : 8);
+  r('train.sft_tokens_per_s.s', await sftTokensPerS(V, 8, sftSteps), 'tokens/s', `preset s, batch 8, lengths 170–560, 40 % targets, ${sftSteps} steps`);
   if (tf.getKernel('UnsortedSegmentSum', tf.getBackend())) { // gather's gradient; wasm lacks it
     const s = preset('s', V);
     const gather = await trainStepMs({ ...s, embedding: 'gather' }, B, T, reps);
@@ -117,6 +167,9 @@ export const modelSuite: BenchSuite = {
     const V = VOCAB.size;
     report('model.vocab_size', V, 'tokens');
     for (const p of ['s', 'm', 'l'] as const) report(`model.params.${p}`, countParameters(preset(p, V)), 'params', 'context 1024');
+    const mix = sftLikeExamples(256, V, 4);
+    report('train.padding_fraction', paddingFraction(mix, 8, 8, 16), '', 'SFT-like mix (lengths 170–560), batch 8, length-grouped');
+    report('train.padding_fraction_random', paddingFraction(mix, 8, 0, 16), '', 'the same in plain random batches');
     // the issue's figures are on `cpu`; the same figures on `wasm` (the worker's fallback) follow, suffixed
     await tf.setBackend('cpu');
     await measureBackend(report, quick, '');
