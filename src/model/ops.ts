@@ -155,10 +155,11 @@ export function logSoftmaxLast<T extends tf.Tensor>(x: T): T {
   return logSoftmaxRows(x.reshape([-1, K])).reshape(x.shape) as T;
 }
 
-/** GELU, tanh approximation (GPT-2) */
+/** GELU, tanh approximation (GPT-2): 0.5·x·(1 + tanh(u)), written as the identical x·σ(2u) — two ops
+ *  fewer, and wasm's sigmoid is ~3× faster than its tanh */
 export function gelu(x: tf.Tensor3D): tf.Tensor3D {
-  const inner = x.add(x.mul(x).mul(x).mul(0.044715)).mul(Math.sqrt(2 / Math.PI));
-  return x.mul(0.5).mul(tf.tanh(inner).add(1));
+  const twoU = x.add(x.mul(x).mul(x).mul(0.044715)).mul(2 * Math.sqrt(2 / Math.PI)); // 2u
+  return x.mul(tf.sigmoid(twoU));
 }
 
 export function gaussian(rng: Rng): number {
