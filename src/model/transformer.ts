@@ -100,6 +100,12 @@ export function validateConfig(c: ModelConfig): void {
   if (c.dModel % c.nHeads !== 0) throw new Error(`model config: dModel ${c.dModel} not divisible by nHeads ${c.nHeads}`);
 }
 
+/** backends whose full-sequence forward uses attendCausal (one head at a time, 2-D matMuls): wasm's
+ *  batched matMul is a naive loop (the SFT step ran ~4× faster per head), cpu is as fast either way
+ *  and skips the [B,H,T,T] mask; GPU backends keep the batched form, where B·H small kernels per layer
+ *  would cost more than they save */
+const PER_HEAD_ATTENTION = new Set(['wasm', 'cpu']);
+
 const NEG = -1e9; // additive mask; finite so a fully masked row gives a uniform softmax, never NaN
 
 export class Policy {
@@ -230,7 +236,12 @@ export class Policy {
     const T = tokens.shape[1];
     if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0); // lower triangle incl. diagonal
-    const maskBias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T], shared by every row and head (attendCausal)
+    const bias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T]
+    let maskBias: tf.Tensor = bias; // one [T, T] for every row and head: attendCausal, one head at a time
+    if (!PER_HEAD_ATTENTION.has(tf.getBackend())) {
+      // batched attention: the mask tiled to the full [B, H, T, T] once (broadcasting adds are slow on some backends)
+      maskBias = tf.tile(bias.reshape([1, 1, T, T]), [tokens.shape[0], this.config.nHeads, 1, 1]);
+    }
     let x = this.embed(tokens, null); // [B, T, C]
     for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias, (k, v) => [k, v]);
     return this.layerNorm(x, 'ln_f'); // [B, T, C]

@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
 import { sampleTokens } from '../../src/model/sampling.ts';
+import { matMul } from '../../src/model/ops.ts';
 import { SftTrainer } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 
@@ -38,6 +39,24 @@ describe('on wasm', () => {
     expect(maxErr).toBeLessThan(1e-4);
     cache.dispose();
     policy.dispose();
+  });
+
+  it('matMul (explicit transposes on wasm) gives the values and gradients of tf.matMul for every transpose flag', () => {
+    const rng = new Rng(6);
+    const rand = (shape: number[]) => tf.tensor(Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.next() - 0.5), shape);
+    for (const [tA, tB] of [[false, false], [false, true], [true, false], [true, true]]) {
+      for (const batch of [[], [2]]) { // 2-D and batched 3-D
+        // [5, 9]·[9, 2]: Aᵀ·B with A the larger takes the (Bᵀ·A)ᵀ route
+        const a = rand([...batch, ...(tA ? [9, 5] : [5, 9])]);
+        const b = rand([...batch, ...(tB ? [2, 9] : [9, 2])]);
+        const w = rand([...batch, 5, 2]);
+        const ours = tf.grads((x: tf.Tensor, y: tf.Tensor) => matMul(x, y, tA, tB).mul(w).sum())([a, b]);
+        const ref = tf.grads((x: tf.Tensor, y: tf.Tensor) => tf.matMul(x, y, tA, tB).mul(w).sum())([a, b]);
+        ours.forEach((g, i) => expect(Math.max(...Array.from(g.sub(ref[i]).abs().dataSync()))).toBeLessThan(1e-5));
+        expect(Math.max(...Array.from(matMul(a, b, tA, tB).sub(tf.matMul(a, b, tA, tB)).abs().dataSync()))).toBeLessThan(1e-5);
+        tf.dispose([a, b, w, ...ours, ...ref]);
+      }
+    }
   });
 
   it('gives the same loss and gradients as cpu (per-head attention, head at chosen positions)', async () => {
