@@ -112,7 +112,13 @@ export function planTrip(world: World, query: Query, rng: Rng, budget: number | 
   return filled ? { ...chosen, ...filled } : null;
 }
 
-/** The teacher's tool calls for a chosen structure, in a sensible order. */
+/**
+ * The teacher's tool calls for a chosen structure, in the order a person walks the trip: the
+ * state's cities (state trips), then leg by leg its transport search and, on arriving in a city,
+ * that city's rooms, restaurants and sights; the trip home last. Keeping each city's searches next
+ * to the leg that reaches it makes the episode read like the plan it ends in, which a small policy
+ * imitates far more easily than all legs first (the order an earlier version used).
+ */
 function plannedCalls(query: Query, chosen: PricedStructure, rng: Rng, compareRate: number): ToolCall[] {
   const s = chosen.structure;
   const calls: ToolCall[] = [];
@@ -128,12 +134,12 @@ function plannedCalls(query: Query, chosen: PricedStructure, rng: Rng, compareRa
     } else if (mode !== 'flight') {
       calls.push({ tool: 'GoogleDistanceMatrix', args: { ...route, mode } });
     }
+    if (leg.to !== query.org) {
+      calls.push({ tool: 'SearchAccommodation', args: { city: leg.to } });
+      calls.push({ tool: 'SearchRestaurant', args: { city: leg.to } });
+      calls.push({ tool: 'SearchAttraction', args: { city: leg.to } });
+    }
   });
-  for (const city of s.cities) {
-    calls.push({ tool: 'SearchAccommodation', args: { city } });
-    calls.push({ tool: 'SearchRestaurant', args: { city } });
-    calls.push({ tool: 'SearchAttraction', args: { city } });
-  }
   return calls;
 }
 
@@ -152,8 +158,9 @@ export function teachTrajectory(world: World, query: Query, opts: TeachOptions):
   const calls = plannedCalls(query, chosen, rng, compareRate);
   if (rng.chance(redundantCallRate)) {
     // a repeated search, as a person re-checking a list does; placed somewhere after the original
-    const i = rng.int(calls.length);
-    calls.splice(rng.between(i + 1, calls.length), 0, calls[i]);
+    // but before the trip home, which stays the last search (the cue that the plan comes next)
+    const i = rng.int(calls.length - 1);
+    calls.splice(rng.between(i + 1, calls.length - 1), 0, calls[i]);
   }
 
   const steps: ToolStep[] = [];

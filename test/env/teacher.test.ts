@@ -39,9 +39,18 @@ describe('teacher', () => {
             expect(failed, q.query).toEqual([]);
             expect(v.finalPass).toBe(true);
           }
-          // a sensible order: SearchCity first for state trips, then transport, then per-city searches
+          // a sensible order: SearchCity first for state trips, then leg by leg (transport, then the
+          // city it reaches), the trip home last
           if (q.days > 3) expect(t!.steps[0].call.tool).toBe('SearchCity');
           expect(['SearchFlight', 'GoogleDistanceMatrix']).toContain(t!.steps[q.days > 3 ? 1 : 0].call.tool);
+          const last = t!.steps[t!.steps.length - 1].call;
+          expect(['SearchFlight', 'GoogleDistanceMatrix']).toContain(last.tool);
+          expect((last.args as { destination: string }).destination).toBe(q.org);
+          const firstCitySearch = t!.steps.findIndex((x) => x.call.tool === 'SearchAccommodation');
+          const firstCity = (t!.steps[firstCitySearch].call.args as { city: string }).city;
+          const legIn = t!.steps.findIndex((x) => (x.call.args as { destination?: string }).destination === firstCity);
+          expect(legIn).toBeGreaterThanOrEqual(0);
+          expect(t!.steps.slice(legIn + 1, firstCitySearch).every((x) => x.call.tool === 'GoogleDistanceMatrix')).toBe(true);
         });
       });
     }
