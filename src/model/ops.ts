@@ -87,7 +87,7 @@ export function matMul<T extends tf.Tensor>(a: T, b: tf.Tensor, transposeA = fal
  *   S = q·kᵀ + bias, P = softmax(S), y = P·v
  *   dv = Pᵀ·dy, dP = dy·vᵀ, dS = P ⊙ (dP − Σ dP⊙P), dq = dS·k, dk = dSᵀ·q
  */
-export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D, scale: number): tf.Tensor4D {
+export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D | readonly tf.Tensor2D[], scale: number): tf.Tensor4D {
   const [B, threeH, T, hd] = heads.shape;
   if (threeH !== 3 * H) throw new Error(`causalAttention: ${threeH} heads, expected 3·${H}`);
   const N = B * H;
@@ -98,7 +98,8 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
     const flat = x.reshape([B * threeH, T * hd]);
     const ps: tf.Tensor[] = []; // N × [T, T]
     const ys = Array.from({ length: N }, (_, j) => tf.tidy(() => {
-      const scores = matMulT(take(flat, row(j, 0)).mul(scale), take(flat, row(j, 1)), false, true).add(bias); // [T, T]
+      const b = Array.isArray(bias) ? bias[j % H] : (bias as tf.Tensor2D); // one bias for all heads, or one per head (ALiBi)
+      const scores = matMulT(take(flat, row(j, 0)).mul(scale), take(flat, row(j, 1)), false, true).add(b); // [T, T]
       const p = tf.keep(softmaxRows(scores));
       ps.push(p);
       return tf.matMul(p, take(flat, row(j, 2))); // [T, hd]

@@ -35,6 +35,15 @@ export interface ModelConfig {
    *  UnsortedSegmentSum, which wasm lacks and which made an SFT step of the `s` preset 2.1× slower on
    *  cpu (7.3 s vs 3.5 s CPU time at 4×128 tokens, vocab 601; bench: train.onehot_over_gather.s). */
   embedding?: 'gather' | 'onehot';
+  /** how attention knows order: `learned` absolute embeddings (wpe, GPT-2; the default) or `alibi`, a fixed
+   *  per-head penalty −m_h·distance on the attention scores (Press et al. 2022, "Train Short, Test Long"),
+   *  which gives every head a recency bias from step 0 — what copying "the latest city" needs. */
+  positions?: 'learned' | 'alibi';
+}
+
+/** ALiBi slopes m_h = 2^(−8(h+1)/H), the paper's geometric sequence */
+export function alibiSlopes(nHeads: number): number[] {
+  return Array.from({ length: nHeads }, (_, h) => Math.pow(2, (-8 * (h + 1)) / nHeads));
 }
 
 export type PresetName = 's' | 'm' | 'l';
@@ -61,7 +70,8 @@ export const PRESETS: Record<PresetName, ModelConfig> = {
 export function parameterShapes(c: ModelConfig): Record<string, number[]> {
   validateConfig(c);
   const C = c.dModel;
-  const shapes: Record<string, number[]> = { wte: [c.vocabSize, C], wpe: [c.contextLength, C] };
+  const shapes: Record<string, number[]> = { wte: [c.vocabSize, C] };
+  if (c.positions !== 'alibi') shapes.wpe = [c.contextLength, C];
   for (let i = 0; i < c.nLayers; i++) {
     Object.assign(shapes, {
       [`h${i}.ln1.g`]: [C], [`h${i}.ln1.b`]: [C],
@@ -156,6 +166,7 @@ export class Policy {
     const tok = this.embedding === 'gather'
       ? tf.gather(this.p('wte'), flat) // [B*T, C]
       : matMul(tf.oneHot(flat, V), this.p('wte')); // [B*T, V]·[V, C]
+    if (this.config.positions === 'alibi') return tok.reshape([B, T, C]); // order lives in the attention bias
     const pos = positions
       ? tf.gather(this.p('wpe'), positions.reshape([B * T])).reshape([B, T, C]) // per-row positions (decoding)
       : this.p('wpe').slice([0, 0], [T, C]).reshape([1, T, C]); // 0..T-1 (training)
@@ -183,7 +194,7 @@ export class Policy {
 
   /** causal self-attention over whole sequences (training): qkv [B, T, 3C], bias [T, T] shared by every
    *  row → [B, T, C]; one head at a time (causalAttention: wasm's fast path, no [B,H,T,T] tensors) */
-  private attendCausal(qkv: tf.Tensor3D, bias: tf.Tensor2D): tf.Tensor3D {
+  private attendCausal(qkv: tf.Tensor3D, bias: tf.Tensor2D | tf.Tensor2D[]): tf.Tensor3D {
     const [B, T] = qkv.shape;
     const H = this.config.nHeads;
     const hd = this.config.dModel / H;
@@ -201,14 +212,14 @@ export class Policy {
   /** one block; `kv` turns this layer's fresh k/v [B,H,T,hd] into the keys/values to attend over
    *  (identity when training, "write into the cache and return it" when decoding). maskBias is one
    *  causal [T, T] for whole sequences (training) or [B, H, Tq, Tk] per row and head (decoding). */
-  private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor,
+  private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor | tf.Tensor2D[],
     kv: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
     const C = this.config.dModel;
     const [B, T] = x.shape;
     const H = this.config.nHeads;
     const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
     let y: tf.Tensor3D; // [B, T, C]
-    if (maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D);
+    if (Array.isArray(maskBias) || maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D | tf.Tensor2D[]);
     else {
       // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
       const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
@@ -230,6 +241,16 @@ export class Policy {
     return matMul(h, this.p('wte'), false, true); // [N, C]·[V, C]ᵀ
   }
 
+  /** attention bias over cache slots for queries [R, n]: the mask [R, n, cap] plus, under ALiBi, −m_h·(query
+   *  position − slot) from `dist` [R, n, cap] (masked slots stay at ≈ NEG) → [R, H, n, cap] */
+  private cacheBias(mask: tf.Tensor, dist: tf.Tensor, [R, n, cap]: [number, number, number]): tf.Tensor4D {
+    const H = this.config.nHeads;
+    const m = mask.reshape([R, 1, n, cap]);
+    if (this.config.positions !== 'alibi') return tf.tile(m, [1, H, 1, 1]) as tf.Tensor4D;
+    const slopes = tf.tensor(alibiSlopes(H), [1, H, 1, 1]);
+    return tf.tile(m, [1, H, 1, 1]).sub(dist.cast('float32').reshape([R, 1, n, cap]).mul(slopes)) as tf.Tensor4D;
+  }
+
   // ---- full-sequence forward (training, evaluation, reference for the cache) --------------------
 
   private hidden(tokens: tf.Tensor2D): tf.Tensor3D {
@@ -237,10 +258,16 @@ export class Policy {
     if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0); // lower triangle incl. diagonal
     const bias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T]
-    let maskBias: tf.Tensor = bias; // one [T, T] for every row and head: attendCausal, one head at a time
+    const H = this.config.nHeads;
+    // per head: the causal mask, plus −m_h·(i − j) under ALiBi
+    const dist = this.config.positions === 'alibi' ? tf.range(0, T).reshape([T, 1]).sub(tf.range(0, T).reshape([1, T])).mul(causal) : null; // [T, T]
+    const headBias = dist ? alibiSlopes(H).map((m) => bias.sub(dist.mul(m)) as tf.Tensor2D) : null;
+    let maskBias: tf.Tensor | tf.Tensor2D[] = headBias ?? bias; // [T, T] per head (or one for all): attendCausal, one head at a time
     if (!PER_HEAD_ATTENTION.has(tf.getBackend())) {
       // batched attention: the mask tiled to the full [B, H, T, T] once (broadcasting adds are slow on some backends)
-      maskBias = tf.tile(bias.reshape([1, 1, T, T]), [tokens.shape[0], this.config.nHeads, 1, 1]);
+      maskBias = headBias
+        ? tf.tile(tf.stack(headBias).reshape([1, H, T, T]), [tokens.shape[0], 1, 1, 1])
+        : tf.tile(bias.reshape([1, 1, T, T]), [tokens.shape[0], H, 1, 1]);
     }
     let x = this.embed(tokens, null); // [B, T, C]
     for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias, (k, v) => [k, v]);
@@ -351,7 +378,7 @@ export class Policy {
       const slot = tf.range(0, cap, 1, 'int32').reshape([1, 1, cap]); // cache slot p
       const target = tf.tensor2d(pos, [R, n], 'int32').reshape([R, n, 1]); // slot of token k of row j
       // query k of row j sees cache slots p ≤ len_j + k
-      const maskBias = tf.tile(tf.sub(1, slot.lessEqual(target).cast('float32')).mul(NEG).reshape([R, 1, n, cap]), [1, this.config.nHeads, 1, 1]); // [R, H, n, cap]
+      const maskBias = this.cacheBias(tf.sub(1, slot.lessEqual(target).cast('float32')).mul(NEG), target.sub(slot), [R, n, cap]); // [R, H, n, cap]
       const write = scatterPlan(this.config.nHeads, rowIdx, lens, counts, live.map((_, j) => j), n);
       const everyRow = R === cache.batch && rowIdx.every((r, j) => r === j);
       const keys: tf.Tensor4D[] = [];
@@ -391,7 +418,7 @@ export class Policy {
     const out = tf.tidy(() => {
       const slot = tf.range(0, cap, 1, 'int32').reshape([1, cap]);
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
-      const maskBias = tf.tile(tf.sub(1, slot.lessEqual(posT).cast('float32')).mul(NEG).reshape([B, 1, 1, cap]), [1, this.config.nHeads, 1, 1]); // [B, H, 1, cap]
+      const maskBias = this.cacheBias(tf.sub(1, slot.lessEqual(posT).cast('float32')).mul(NEG), posT.sub(slot), [B, 1, cap]); // [B, H, 1, cap]
       const rows = on.flatMap((a, b) => (a ? [b] : []));
       const write = scatterPlan(this.config.nHeads, rows, rows.map((b) => lens[b]), rows.map(() => 1), rows.map((b) => b), 1);
       const keys: tf.Tensor4D[] = [];

@@ -15,14 +15,14 @@ const config: ModelConfig = { vocabSize: 13, contextLength: 160, dModel: 16, nLa
 const B = 4;
 const maxLen = 128;
 
-describe.each(['cpu', 'wasm'])('KV cache on %s', (backend) => {
+describe.each([['cpu', 'learned'], ['wasm', 'learned'], ['cpu', 'alibi'], ['wasm', 'alibi']] as const)('KV cache on %s, %s positions', (backend, positions) => {
   let policy: Policy;
   let seqs: number[][]; // [B, maxLen] token ids
   let full: number[][][]; // [B, maxLen, V] logits of the full forward
 
   beforeAll(async () => {
     expect(await tf.setBackend(backend)).toBe(true);
-    policy = createPolicy(config, 11);
+    policy = createPolicy({ ...config, positions }, 11);
     const rng = new Rng(4);
     seqs = Array.from({ length: B }, () => Array.from({ length: maxLen }, () => rng.int(config.vocabSize)));
     full = tf.tidy(() => policy.forward(tf.tensor2d(seqs, [B, maxLen], 'int32'))).arraySync() as number[][][];
