@@ -11,7 +11,10 @@
 // SFT and rollouts run on the `wasm` backend (the model's figures on `cpu` are the `model` suite's):
 // here `cpu` trains ~6× slower. `--quick` shrinks the SFT runs to a smoke test (preset s only, tiny
 // world, 10 steps of 4): its sft.* figures then say nothing about quality. The full suite trains each
-// preset 600 steps of 16 at `small` size: about 2 CPU hours for s, 4 for m and 9 for l here. Times are process CPU time (the shared machine is loaded).
+// preset 600 steps of 16 at `small` size: ~9,600 sequences of ~400 tokens, about 30 min of one core
+// for s, 35 for m and 60 for l at this machine's wasm rates (train.tokens_per_s.*.wasm). On the tiny
+// world, delivery needed 600–1,500 steps of 8 to pass 0.2–0.5 (test/integration/sft.test.ts), so these
+// figures measure SFT at a budget, not converged SFT. Times are process CPU time (the machine is shared).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import type { BenchSuite, Report } from './harness.ts';

@@ -56,8 +56,8 @@
 // steps (the model wrote the most frequent city); references leave the plan no city to copy.
 // The language cannot say a route that jumps, a leg it did not search, or an item outside the day's
 // cities; the teacher never writes one (encodePlan refuses them with the reason).
-// Measured at `standard` size (500 teacher trajectories, bench key agent.len.*): 3-day 162–332 tokens
-// (median 216), 5-day 311–485 (386), 7-day 456–675 (median 530, p95 643).
+// Measured at `standard` size (500 teacher trajectories, bench key agent.len.*): 3-day 162–353 tokens
+// (median 217), 5-day 311–464 (386), 7-day 456–658 (median 528, p95 642): a 7-day trip fits 1,024.
 // The #40 cap never bites at `standard` (≤ 15 rows per list); a `real`-world list can be longer.
 // Tool-QA episodes (DESIGN §3.5) use  <bos> <qa> KIND ARGS </qa> (calls, observations)* <ans> ANSWER <eos>
 // (grammar in toolqaCodec.ts).
