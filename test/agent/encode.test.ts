@@ -127,6 +127,20 @@ describe('trajectories', () => {
     expect(d(`<plan> ${fly} <bf> -`)).toMatchObject({ ok: false, error: expect.stringMatching(/expected <at>/) });
     expect(d('<plan> </plan>')).toEqual({ ok: false, error: 'plan: no days' });
   });
+  it('<go> takes the latest successful search of its mode from the current city', () => {
+    const drive = (destination: string, cost: number | null) => ({
+      call: { tool: 'GoogleDistanceMatrix', args: { departure: 'Flagstaff', destination, mode: 'self-driving' } } as ToolCall,
+      observation: cost === null
+        ? { kind: 'drive' as const, mode: 'self-driving' as const, drive: null, cost: null }
+        : { kind: 'drive' as const, mode: 'self-driving' as const, drive: { origin: 'Flagstaff', destination, durationMinutes: 600, distanceKm: 900 }, cost } });
+    const last = '<day> <go> self-driving <bf> - <at> - <lu> - <di> - <ac> - </plan>';
+    const plan = `<plan> <day> <go> flight #1 <bf> - <at> - <lu> - <di> - <ac> #1 ${last}`;
+    // a later drive to Boston wins over the earlier one to Buffalo; a later search with no route does not
+    const steps = [...traj.steps, drive('Boston', 90), drive('Denver', null)];
+    const r = decodePlan(toIds(plan.split(' ')), { query, steps });
+    expect(r.ok && r.value[1].current_city).toBe('from Flagstaff to Boston');
+    expect(r.ok && r.value[1].transportation).toMatch(/^Self-driving, from Flagstaff to Boston, .*cost: 90$/);
+  });
   it('a plan naming an unobserved place cannot be encoded', () => {
     const bad: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 1 ? { ...d, breakfast: 'Nowhere Diner, Flagstaff' } : d)) };
     expect(() => encodeTrajectory(bad)).toThrow(/"Nowhere Diner" is not in an observed restaurants list of Flagstaff/);
