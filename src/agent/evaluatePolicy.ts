@@ -38,6 +38,8 @@ export interface EvaluateOptions {
   maxTokens?: number;
   failureRate?: number; // default 0
   seed?: number; // tool-failure draws
+  /** grammar-constrained plans (RolloutOptions.constrainPlan), default false */
+  constrainPlan?: boolean;
 }
 
 export async function evaluatePolicy(policy: Policy, world: World, queries: readonly Query[], toolQaTasks: readonly ToolQaTask[],
@@ -48,7 +50,7 @@ export async function evaluatePolicy(policy: Policy, world: World, queries: read
   const episodes: Episode[] = [];
   for (let i = 0; i < tasks.length; i += batch) {
     episodes.push(...await rollout(policy, tasks.slice(i, i + batch), { world, greedy: true, maxTurns: opts.maxTurns, maxTokens: opts.maxTokens,
-      failureRate: opts.failureRate ?? 0, rng }));
+      failureRate: opts.failureRate ?? 0, constrainPlan: opts.constrainPlan, rng }));
   }
   const travel = episodes.filter((e) => e.task.kind === 'travel');
   const qa = episodes.filter((e) => e.task.kind === 'toolqa');

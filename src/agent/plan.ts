@@ -4,7 +4,7 @@
 // serves encode and decode, so names come back exactly.
 import type { Accommodation, Attraction, Drive, DriveMode, Flight, Observation, Plan, PlanDay, Query, Restaurant, ToolStep } from '../env/types.ts';
 import { transportText, type Leg } from '../env/itinerary.ts';
-import { MAX_REFS, VOCAB, refIndex, refToken, type Vocab } from './vocab.ts';
+import { MAX_REFS, MODES, VOCAB, refIndex, refToken, type Vocab } from './vocab.ts';
 
 /** What a plan's references resolve against: the query and the tool steps seen so far. */
 export interface PlanContext {
@@ -243,4 +243,66 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
   if (t[p] !== '</plan>') return err(`plan: expected </plan> after day ${plan.length}, got ${t[p] ?? 'end of tokens'}`);
   if (plan.length === 0) return err('plan: no days');
   return ok(plan);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constrained decoding (RolloutOptions.constrainPlan): what cannot come next in a plan
+
+const MODE_SET = new Set<string>(MODES);
+const MARKER_KIND: Record<string, RowKind> = { '<bf>': 'restaurants', '<at>': 'attractions', '<lu>': 'restaurants', '<di>': 'restaurants', '<ac>': 'accommodations' };
+
+/** refs #(n+1)…#MAX_REFS: the ones a list of n rows cannot resolve */
+function refsPast(n: number, vocab: Vocab): number[] {
+  const ids: number[] = [];
+  for (let k = n + 1; k <= MAX_REFS; k++) ids.push(vocab.id(refToken(k)));
+  return ids;
+}
+
+/**
+ * The ids that must not come next after a plan prefix (`<plan> …`, generated so far) because they
+ * would refer to something the calls never observed: a `<go>` mode with no searched leg from where
+ * the trip is, a ref past the end of the list its slot resolves in (every ref when no list was
+ * seen), `<from>` on a day without travel or without a list in the city left. Empty where the next token is not such a choice.
+ * It reads the prefix exactly as decodePlan does; a prefix that already cannot resolve gets no bans
+ * (decodePlan reports it). Why: a small SFT policy writes the plan's structure well but sometimes
+ * points one row past a short list; masking those choices is grammar-constrained decoding, the
+ * same thing JSON modes do for LLM tool calls, and the ban list is recorded per token so RL can
+ * score the same masked distribution it sampled from.
+ */
+export function unresolvableNext(prefix: readonly number[], ctx: PlanContext, vocab: Vocab = VOCAB): number[] {
+  type Slot = { kind: 'mode' } | { kind: 'flight'; rows: number } | { kind: 'item'; rows: RowKind; city: string | null } | null;
+  let cur = ctx.query.org;
+  let dayNo = 0;
+  let cities: DayCities = { here: cur, from: null };
+  let slot: Slot = null;
+  for (const id of prefix) {
+    const tok = vocab.tokens[id] ?? '';
+    if (tok === '<day>') {
+      dayNo++;
+      cities = { here: cur, from: null };
+      slot = null;
+    } else if (tok === '<go>') slot = { kind: 'mode' };
+    else if (slot?.kind === 'mode' && MODE_SET.has(tok)) {
+      const mode = tok as 'flight' | DriveMode;
+      const to = legDestination(ctx, cur, mode, ctx.query.date[dayNo - 1] ?? '');
+      if (!to) return [];
+      slot = mode === 'flight' ? { kind: 'flight', rows: flightRows(ctx, cur, to, ctx.query.date[dayNo - 1])?.length ?? 0 } : null;
+      cities = { here: to, from: cur };
+      cur = to;
+    } else if (tok in MARKER_KIND) slot = { kind: 'item', rows: MARKER_KIND[tok], city: cities.here };
+    else if (tok === '<from>' && slot?.kind === 'item') slot = { kind: 'item', rows: slot.rows, city: cities.from };
+    else if (refIndex(tok) > 0 && slot?.kind === 'item' && slot.rows === 'attractions') slot = { kind: 'item', rows: 'attractions', city: cities.here };
+    else slot = null;
+  }
+  if (slot === null) return [];
+  if (slot.kind === 'mode') {
+    const date = ctx.query.date[dayNo - 1] ?? '';
+    return MODES.filter((m) => !legDestination(ctx, cur, m, date)).map((m) => vocab.id(m));
+  }
+  if (slot.kind === 'flight') return refsPast(slot.rows, vocab);
+  const rows = (city: string | null) => (city === null ? 0 : cityRows(ctx, slot.rows, city)?.length ?? 0);
+  const bans = refsPast(rows(slot.city), vocab);
+  // <from> only where it can still resolve: on a travel day, with a list in the city left
+  if (slot.city === cities.here && rows(cities.from) === 0) bans.push(vocab.id('<from>'));
+  return bans;
 }

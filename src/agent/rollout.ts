@@ -13,6 +13,7 @@ import { callTool } from '../env/tools.ts';
 import type { Policy } from '../model/transformer.ts';
 import { sampleTokens, type SampledTokens } from '../model/sampling.ts';
 import { decodePlan, encodeObservation, encodeQuery, parseCallTokens } from './encode.ts';
+import { unresolvableNext } from './plan.ts';
 import { decodeToolQaAnswer, encodeToolQaPrompt, toolQaBaseDate, type ToolQaAnswer, type ToolQaTask } from './toolqaCodec.ts';
 import { VOCAB } from './vocab.ts';
 
@@ -33,6 +34,9 @@ export interface Episode {
   entropies: number[];
   /** index into tokens of the first position after each observation (ARPO branch points) */
   observationEnds: number[];
+  /** constrained decoding: the ids masked out of the distribution tokens[index] was drawn from
+   *  (RL must score the same masked distribution); empty when the rollout was unconstrained */
+  bans: { index: number; ids: number[] }[];
   steps: ToolStep[];
   /** calls that did not parse, with the reason (they got an error observation) */
   callErrors: string[];
@@ -54,6 +58,8 @@ export interface RolloutOptions {
   maxTurns?: number; // tool calls per episode, default 24
   maxTokens?: number; // whole sequence, default: the model's context
   failureRate?: number; // injected tool failures, default 0
+  /** grammar-constrained plans: mask choices that cannot resolve (plan.ts unresolvableNext), default false */
+  constrainPlan?: boolean;
   rng: Rng;
 }
 
@@ -88,12 +94,13 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
     const p = prompts[b].prompt;
     if (p.length >= maxTokens) throw new Error(`rollout: prompt of ${p.length} tokens does not fit maxTokens ${maxTokens}`);
     return { task, tokens: p.slice(), promptLength: p.length, lossMask: p.map(() => 0), logProbs: p.map(() => 0),
-      entropies: p.map(() => 0), observationEnds: [], steps: [], callErrors: [], toolFailures: 0, finish: 'max_tokens',
+      entropies: p.map(() => 0), observationEnds: [], bans: [], steps: [], callErrors: [], toolFailures: 0, finish: 'max_tokens',
       plan: null, planError: null, answer: null, answerError: null };
   });
   const active = new Array<boolean>(B).fill(true);
   const last = new Int32Array(B);
   const segmentStart = new Array<number>(B).fill(0); // where the policy's current segment began (after the prompt / last observation)
+  const planStart = new Array<number>(B).fill(-1); // index of the current segment's <plan>, -1 before it
   const cache = policy.newCache(B, maxTokens);
   try {
     // the prompt minus its last token goes in by prefill; the last one is the first step's input
@@ -102,9 +109,11 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
 
     while (active.some(Boolean)) {
       const logits = policy.step(cache, last, active);
+      const bans = opts.constrainPlan ? eps.map((e, b) => (active[b] && planStart[b] >= 0 && e.task.kind === 'travel'
+        ? unresolvableNext(e.tokens.slice(planStart[b]), { query: e.task.query, steps: e.steps }) : [])) : undefined;
       let out: SampledTokens;
       try {
-        out = await sampleTokens(logits, temperature, opts.rng, greedy);
+        out = await sampleTokens(logits, temperature, opts.rng, greedy, bans);
       } finally {
         logits.dispose();
       }
@@ -118,6 +127,8 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
         e.lossMask.push(1);
         e.logProbs.push(out.logProbs[b]);
         e.entropies.push(out.entropies[b]);
+        if (bans && bans[b].length > 0) e.bans.push({ index: e.tokens.length - 1, ids: bans[b] });
+        if (id === ID.plan && planStart[b] < 0) planStart[b] = e.tokens.length - 1;
         last[b] = id;
         if (id === ID.eos) {
           finish(e, 'eos', segmentStart[b]);
@@ -139,6 +150,7 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
           for (let k = 0; k < ids.length; k++) { e.lossMask.push(0); e.logProbs.push(0); e.entropies.push(0); }
           e.observationEnds.push(e.tokens.length);
           segmentStart[b] = e.tokens.length;
+          planStart[b] = -1;
           obsRows.push(b);
           // the sampled </call> and all observation tokens but the last go in by prefill
           obsTokens.push([id, ...ids.slice(0, -1)]);
@@ -199,8 +211,10 @@ function finish(e: Episode, reason: FinishReason, segStart: number): void {
 /**
  * An episode as an RL training row, aligned with policy.logProbs(tokens) (which scores targets
  * tokens[1..T-1]): targetMask[t] and oldLogProbs[t] belong to token t+1. GRPO/DAPO/ARPO take the
- * ratio exp(logp − oldLogProbs) on targetMask positions only (observation tokens are never scored).
+ * ratio exp(logp − oldLogProbs) on targetMask positions only (observation tokens are never scored);
+ * a constrained rollout's targetBans say which ids to mask at a target so logp is the distribution sampled.
  */
-export function trainingRow(e: Episode): { tokens: number[]; targetMask: number[]; oldLogProbs: number[] } {
-  return { tokens: e.tokens, targetMask: e.lossMask.slice(1), oldLogProbs: e.logProbs.slice(1) };
+export function trainingRow(e: Episode): { tokens: number[]; targetMask: number[]; oldLogProbs: number[]; targetBans: { target: number; ids: number[] }[] } {
+  return { tokens: e.tokens, targetMask: e.lossMask.slice(1), oldLogProbs: e.logProbs.slice(1),
+    targetBans: e.bans.map(({ index, ids }) => ({ target: index - 1, ids })) };
 }

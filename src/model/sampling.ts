@@ -15,19 +15,35 @@ export interface SampledTokens {
   entropies: Float32Array<ArrayBuffer>;
 }
 
+/** the logit a banned token gets: finite, so 0·log p stays 0 in the entropy */
+const BANNED_LOGIT = -1e9;
+
+/** [B·V] additive logit bias for the banned ids, or null when nothing is banned */
+function banBias(bans: readonly (readonly number[])[] | undefined, B: number, V: number): Float32Array | null {
+  if (!bans?.some((ids) => ids.length > 0)) return null;
+  const bias = new Float32Array(B * V);
+  bans.forEach((ids, b) => { for (const id of ids) bias[b * V + id] = BANNED_LOGIT; });
+  return bias;
+}
+
 /**
  * Sample one token per row from logits [B, V] (not disposed: the caller owns them). `greedy` takes
- * the argmax (the Rng is not drawn then); otherwise softmax(logits / temperature).
+ * the argmax (the Rng is not drawn then); otherwise softmax(logits / temperature). `bans[b]` lists
+ * ids row b must not produce (constrained decoding): they get probability 0, and the returned
+ * log-probs and entropies are those of the masked distribution the token was drawn from.
  */
-export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng: Rng, greedy: boolean): Promise<SampledTokens> {
+export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng: Rng, greedy: boolean,
+  bans?: readonly (readonly number[])[]): Promise<SampledTokens> {
   const [B, V] = logits.shape;
+  const bias = banBias(bans, B, V);
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
   const uniforms = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
   const packed = tf.tidy(() => {
-    const logp = logSoftmaxLast(greedy ? logits : logits.div(temperature)); // [B, V]
+    const masked = bias ? logits.add(tf.tensor2d(bias, [B, V])) : logits; // [B, V]
+    const logp = logSoftmaxLast(greedy ? masked : masked.div(temperature)); // [B, V]
     const probs = tf.exp(logp); // [B, V]
     let ids: tf.Tensor1D;
-    if (uniforms === null) ids = tf.argMax(logits, 1).cast('int32') as tf.Tensor1D; // [B]
+    if (uniforms === null) ids = tf.argMax(masked, 1).cast('int32') as tf.Tensor1D; // [B]
     else {
       const cdf = tf.cumsum(probs, 1); // [B, V]
       const total = cdf.slice([0, V - 1], [B, 1]); // [B, 1] (≈ 1; scaling u by it avoids falling off the end)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Query, ToolCall, Trajectory } from '../../src/env/types.ts';
 import { decodePlan, encodeCall, encodeQuery, encodeTrajectory, parseCallTokens, toIds } from '../../src/agent/encode.ts';
+import { unresolvableNext } from '../../src/agent/plan.ts';
 import { VOCAB, numberTokens, detokenize } from '../../src/agent/vocab.ts';
 
 const query: Query = {
@@ -152,5 +153,34 @@ describe('trajectories', () => {
     expect(() => encodeTrajectory(unsearched)).toThrow(/day 3: goes to Boston, but the latest self-driving search from Flagstaff leads to Buffalo/);
     const away: Trajectory = { ...traj, plan: traj.plan!.map((d, i) => (i === 1 ? { ...d, lunch: 'Some Place, Buffalo' } : d)) };
     expect(() => encodeTrajectory(away)).toThrow(/day 2 lunch: Buffalo is not one of the day's cities/);
+  });
+});
+
+describe('constrained decoding: what cannot come next in a plan', () => {
+  const bans = (prefix: string) => detokenize(unresolvableNext(toIds(prefix.split(' ')), { query, steps: traj.steps })).split(' ').filter(Boolean);
+  const refsFrom = (k: number) => Array.from({ length: 41 - k }, (_, i) => `#${k + i}`);
+  it('bans modes with no searched leg and refs past the end of the list the slot resolves in', () => {
+    // from Buffalo only a flight was searched
+    expect(bans('<plan> <day> <go>')).toEqual(['self-driving', 'taxi']);
+    expect(bans('<plan> <day> <go> flight')).toEqual(refsFrom(3)); // 2 flights
+    // in Flagstaff: 2 restaurants (the latest list), 2 attractions, 1 accommodation; Buffalo has no list, so no <from>
+    expect(bans('<plan> <day> <go> flight #2 <bf>')).toEqual([...refsFrom(3), '<from>']);
+    expect(bans('<plan> <day> <go> flight #2 <bf> - <at> #1')).toEqual([...refsFrom(3), '<from>']);
+    expect(bans('<plan> <day> <go> flight #2 <bf> - <at> - <lu> - <di> - <ac>')).toEqual([...refsFrom(2), '<from>']);
+    // <from> with nothing to resolve in: every ref is banned
+    expect(bans('<plan> <day> <go> flight #2 <bf> <from>')).toEqual(refsFrom(1));
+    // a stay day in the origin: nothing was searched there
+    expect(bans('<plan> <day> <bf>')).toEqual([...refsFrom(1), '<from>']);
+    // day 2 stays in Flagstaff; day 3 drives home, and the drive's <from> resolves in Flagstaff
+    const day1 = '<plan> <day> <go> flight #2 <bf> - <at> - <lu> - <di> #2 <ac> #1';
+    expect(bans(`${day1} <day> <bf>`)).toEqual([...refsFrom(3), '<from>']);
+    expect(bans(`${day1} <day> <go>`)).toEqual(['flight', 'taxi']);
+    expect(bans(`${day1} <day> <go> self-driving <bf>`)).toEqual(refsFrom(1)); // Buffalo: none; <from> Flagstaff: allowed
+    expect(bans(`${day1} <day> <go> self-driving <bf> <from>`)).toEqual(refsFrom(3));
+  });
+  it('bans nothing where the next token is not a reference choice, or after a prefix that already went wrong', () => {
+    for (const p of ['<plan>', '<plan> <day>', '<plan> <day> <go> flight #2', '<plan> <day> <go> flight #2 <bf> #1', '<plan> <day> <go> self-driving <bf>']) {
+      expect(bans(p)).toEqual([]);
+    }
   });
 });

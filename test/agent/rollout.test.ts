@@ -75,6 +75,53 @@ describe('rollout on an untrained model', () => {
     });
   });
 
+  it('constrained plans: a policy that prefers an unresolvable ref is steered to the next best, and the bans are recorded', async () => {
+    // the scripted stand-in again, now putting its top logit on #40 (past every list) wherever the
+    // teacher's plan has a ref, with the teacher's token second
+    const rng = new Rng(5);
+    const trajs = ds.train.map((q) => teachTrajectory(world, q, { rng })).filter((t) => t !== null).slice(0, 3);
+    const encoded = trajs.map((t) => encodeTrajectory(t));
+    const scripts = encoded.map((e) => e.tokens.filter((_, i) => e.lossMask[i] === 1));
+    const ref40 = VOCAB.id('#40');
+    const run = async (constrainPlan: boolean) => {
+      const cursor = scripts.map(() => 0);
+      const inPlan = scripts.map(() => false);
+      const fake = {
+        config: { ...config, contextLength: 1024 },
+        newCache: () => ({ dispose() {} }),
+        prefill: () => {},
+        step: (_c: unknown, _last: Int32Array, active: boolean[]) => tf.tidy(() => {
+          const rows = scripts.map((s, b) => {
+            const row = new Array<number>(VOCAB.size).fill(0);
+            if (!active[b]) return row;
+            const id = s[cursor[b]++];
+            inPlan[b] ||= id === VOCAB.id('<plan>');
+            row[id] = 50;
+            if (inPlan[b] && VOCAB.tokens[id].startsWith('#')) row[ref40] = 100;
+            return row;
+          });
+          return tf.tensor2d(rows);
+        }),
+      } as unknown as Policy;
+      return rollout(fake, trajs.map((t) => ({ kind: 'travel', query: t.query })), { world, rng: new Rng(6), greedy: true, maxTurns: 100, constrainPlan });
+    };
+    const free = await run(false);
+    for (const e of free) expect(e.planError).toMatch(/#40 is not among/);
+    const constrained = await run(true);
+    constrained.forEach((e, b) => {
+      expect(e.tokens).toEqual(encoded[b].tokens);
+      expect(e.plan).toEqual(trajs[b].plan);
+      const refs = e.tokens.map((t, i) => (i > e.tokens.indexOf(VOCAB.id('<plan>')) && VOCAB.tokens[t].startsWith('#') ? i : -1)).filter((i) => i >= 0);
+      for (const i of refs) {
+        const ban = e.bans.find((x) => x.index === i);
+        expect(ban?.ids).toContain(ref40);
+        expect(e.logProbs[i]).toBeCloseTo(0, 5); // the masked distribution's log-prob: the teacher token is now all the mass
+      }
+      // RL rows carry the same bans, shifted to target positions
+      expect(trainingRow(e).targetBans.map((x) => x.target)).toEqual(e.bans.map((x) => x.index - 1));
+    });
+  });
+
   it('seeded sampling rollouts are deterministic and leave no tensors across 20 batches', async () => {
     const policy = createPolicy(config, 4);
     try {

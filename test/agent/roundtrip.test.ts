@@ -8,6 +8,7 @@ import { teachTrajectory } from '../../src/env/teacher.ts';
 import { generateToolQa, teachToolQa } from '../../src/env/toolqa.ts';
 import { Rng } from '../../src/env/random.ts';
 import { decodePlan, encodeTrajectory, parseCallTokens } from '../../src/agent/encode.ts';
+import { unresolvableNext } from '../../src/agent/plan.ts';
 import { decodeToolQaAnswer, encodeToolQaEpisode, toolQaBaseDate } from '../../src/agent/toolqaCodec.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 
@@ -47,6 +48,29 @@ describe('round trip on every teacher trajectory', () => {
       expect(enc.tokens[enc.tokens.length - 1]).toBe(id('<eos>'));
     }
     expect(n).toBeGreaterThan(60);
+  });
+
+  it('constrained decoding never bans a teacher token, and every banned ref breaks the plan', () => {
+    const rng = new Rng(12);
+    let refs = 0;
+    for (const q of ds.train) {
+      const traj = teachTrajectory(world, q, { rng, failureRate: 0.2 });
+      if (!traj) continue;
+      const enc = encodeTrajectory(traj);
+      const [s, e] = spans(enc.tokens, '<plan>', '</plan>')[0];
+      const plan = enc.tokens.slice(s, e);
+      const ctx = { query: q, steps: traj.steps };
+      for (let i = 1; i < plan.length; i++) {
+        const banned = unresolvableNext(plan.slice(0, i), ctx);
+        expect(banned).not.toContain(plan[i]);
+        // swap the teacher's ref for the first banned one: the plan must no longer decode
+        const ref = banned.find((b) => VOCAB.tokens[b].startsWith('#'));
+        if (ref === undefined || !VOCAB.tokens[plan[i]].startsWith('#')) continue;
+        refs++;
+        expect(decodePlan([...plan.slice(0, i), ref, ...plan.slice(i + 1)], ctx).ok).toBe(false);
+      }
+    }
+    expect(refs).toBeGreaterThan(200);
   });
 
   it('tool-QA episodes', () => {

@@ -236,4 +236,20 @@ describe('sampleTokens', () => {
     expect(greedy.entropies[0]).toBeCloseTo(h0, 4);
     logits.dispose();
   });
+  it('bans take a token out of the distribution: never drawn, and log-probs and entropy are the masked ones', async () => {
+    const logits = tf.tensor2d([[0, Math.log(3), -50, 0], [5, 0, 0, 0]]);
+    const bans = [[1], []]; // row 0 without id 1: p = [1/2, 0, 0, 1/2]; row 1 untouched
+    const greedy = await sampleTokens(logits, 1, new Rng(1), true, bans);
+    expect([...greedy.ids]).toEqual([0, 0]);
+    expect(greedy.logProbs[0]).toBeCloseTo(Math.log(1 / 2), 5);
+    expect(greedy.entropies[0]).toBeCloseTo(Math.log(2), 4);
+    expect(greedy.logProbs[1]).toBeCloseTo(5 - Math.log(Math.exp(5) + 3), 5);
+    const rng = new Rng(3);
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 300; i++) counts[(await sampleTokens(logits, 1, rng, false, bans)).ids[0]]++;
+    expect(counts[1]).toBe(0);
+    expect(counts[0] + counts[3]).toBe(300);
+    expect(counts[0] / 300).toBeGreaterThan(0.4);
+    logits.dispose();
+  });
 });
