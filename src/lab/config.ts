@@ -244,6 +244,14 @@ export const SETTINGS = {
     step: 0.01,
     percent: true,
   } satisfies FloatSetting,
+  planDecoding: choice({
+    label: 'Plan decoding',
+    doc: 'Free: the agent may cite a row or leg its calls never returned (the plan is then undelivered). Constrained: such choices are masked while it writes the plan.',
+    group: 'environment',
+    choices: ['free', 'constrained'],
+    choiceLabels: { free: 'Free', constrained: 'Constrained' },
+    default: 'free',
+  }),
   worldSize: choice({
     label: 'World size',
     doc: 'Size of the generated TravelPlanner world: tiny (tests), small, standard (the lab).',

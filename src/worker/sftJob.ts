@@ -47,6 +47,8 @@ export interface SftJobOptions {
   keepEpisodes: number;
   /** cut evaluation rollouts at this many tokens (default: the context length) */
   evalMaxTokens?: number;
+  /** mask plan choices the calls cannot resolve while evaluating (RolloutOptions.constrainPlan) */
+  constrainPlan?: boolean;
 }
 
 /** The world sizes the lab runs SFT at in a browser tab: `tiny` is the smoke-test scale (also the model's). */
@@ -82,6 +84,7 @@ export function sftJobOptions(config: LabConfig): SftJobOptions {
     evalEvery: Math.max(5, Math.ceil(config.steps / (tiny ? 2 : 4))),
     keepEpisodes: 3,
     evalMaxTokens: tiny ? 64 : undefined,
+    constrainPlan: config.planDecoding === 'constrained',
   };
 }
 
@@ -157,6 +160,7 @@ export class SftJob implements TrainingJob {
     const t0 = performance.now();
     const e = await evaluatePolicy(policy, world, validation, heldOutQa, {
       batchSize: 64, seed: this.options.seed + trainer.step, maxTokens: this.options.evalMaxTokens ?? policy.config.contextLength,
+      constrainPlan: this.options.constrainPlan,
     });
     this.lastEvalStep = trainer.step;
     this.fresh = this.pickEpisodes(e);
