@@ -4,16 +4,18 @@
 //   sft.success.<s|m|l>                      final pass rate on the validation split after SFT at `small`
 //                                            size (the lab's analogue of the paper's SFT column 6.9/12.2/19.7 %),
 //                                            with sft.delivery.*, sft.ood.* (tool-QA accuracy), sft.train_s.*
-//                                            (wall seconds of training) and sft.steps.*
+//                                            (wall seconds of training) and sft.steps.*; sft.success_constrained.*
+//                                            and sft.delivery_constrained.* decode the same policy's plans
+//                                            with constrained plan decoding (plan.ts unresolvableNext)
 //   rollout.trajectories_per_s.b64           sampled (T = 1) episodes per second, batch 64, with the SFT'd
 //                                            `s` policy at `small` size (tools run inline), CPU time
 //   rollout.tokens.median                    median episode length of those rollouts
 // SFT and rollouts run on the `wasm` backend (the model's figures on `cpu` are the `model` suite's):
 // here `cpu` trains ~6× slower. `--quick` shrinks the SFT runs to a smoke test (preset s only, tiny
 // world, 10 steps of 4): its sft.* figures then say nothing about quality. The full suite trains each
-// preset 600 steps of 16 at `small` size: ~9,600 sequences of ~400 tokens, about 30 min of one core
-// for s, 35 for m and 60 for l at this machine's wasm rates (train.tokens_per_s.*.wasm). On the tiny
-// world, delivery needed 600–1,500 steps of 8 to pass 0.2–0.5 (test/integration/sft.test.ts), so these
+// preset 1,200 steps of 8 at lr 3e-3 at `small` size: ~9,600 sequences of ~400 tokens, about 20 min
+// of one core for s and m and 35 for l at this machine's wasm rates (train.tokens_per_s.*.wasm). On
+// the tiny world the same budget reached delivery 0.5–0.8 (test/integration/sft.test.ts), so these
 // figures measure SFT at a budget, not converged SFT. Times are process CPU time (the machine is shared).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -90,12 +92,14 @@ async function sftPerPreset(report: Report, quick: boolean): Promise<void> {
     const w0 = performance.now();
     const r = await runSftPipeline({
       worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
-      toolQa: quick ? 15 : 150, steps: quick ? 10 : 600, batchSize: quick ? 4 : 16, model: quick ? { contextLength: 512 } : {},
+      toolQa: quick ? 15 : 150, steps: quick ? 10 : 1200, batchSize: quick ? 4 : 8, peakLr: 3e-3, model: quick ? { contextLength: 512 } : {},
     });
     const e = r.evaluation;
     report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
     report(`sft.delivery.${p}`, e.deliveryRate, 'fraction');
     report(`sft.ood.${p}`, e.oodAccuracy, 'fraction');
+    report(`sft.success_constrained.${p}`, r.constrained.success, 'fraction', 'constrained plan decoding');
+    report(`sft.delivery_constrained.${p}`, r.constrained.deliveryRate, 'fraction');
     report(`sft.train_s.${p}`, r.trainSeconds, 's', `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`);
     report(`sft.steps.${p}`, r.stepsDone, 'steps');
     if (p === 's') {

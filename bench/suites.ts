@@ -5,5 +5,6 @@ import { toolsSuite } from './tools.ts';
 import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
 import { agentSuite } from './agent.ts';
+import { sftCpuSuite } from './sftCpu.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite];

@@ -8,7 +8,7 @@ import { buildSftData, heldOutToolQa } from '../agent/sftData.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
 import { PAD, VOCAB } from '../agent/vocab.ts';
 import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
-import { SftTrainer } from './sft.ts';
+import { SftTrainer, type SftExample } from './sft.ts';
 
 export interface SftPipelineOptions {
   worldSize: WorldSize;
@@ -30,7 +30,10 @@ export interface SftPipelineOptions {
 
 export interface SftPipelineResult {
   policy: Policy;
+  /** greedy, free decoding: the policy's own delivery */
   evaluation: PolicyEvaluation;
+  /** greedy, constrained plan decoding (RolloutOptions.constrainPlan) on the same tasks */
+  constrained: PolicyEvaluation;
   examples: number;
   travelExamples: number;
   stepsDone: number;
@@ -40,18 +43,29 @@ export interface SftPipelineResult {
   parameters: number;
 }
 
-export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipelineResult> {
+/** The run's model config, world, data and evaluation tasks (deterministic in the options). */
+export function sftPipelineData(o: SftPipelineOptions) {
   const config: ModelConfig = { ...preset(o.preset, VOCAB.size), ...o.model };
   const world = generateWorld(o.worldSize, o.seed);
   const ds = buildDataset(world, { size: o.trainQueries, mix: [4, 3, 3], seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
   const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, maxLength: config.contextLength });
   const heldOutQa = heldOutToolQa(world, data, o.seed + 2, Math.max(10, Math.round(o.toolQa / 4)));
+  return { config, world, validation: ds.validation, data, heldOutQa };
+}
 
+/** A fresh policy and its SFT trainer for the options (the caller disposes both). */
+export function sftPipelineTrainer(o: SftPipelineOptions, config: ModelConfig, examples: readonly SftExample[]): { policy: Policy; trainer: SftTrainer } {
   const policy = createPolicy(config, o.seed);
-  const trainer = new SftTrainer(policy, data.examples, {
+  const trainer = new SftTrainer(policy, examples, {
     batchSize: o.batchSize ?? 16, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
     peakLr: o.peakLr ?? 3e-3, minLr: (o.peakLr ?? 3e-3) / 10, padId: PAD, seed: o.seed,
   });
+  return { policy, trainer };
+}
+
+export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipelineResult> {
+  const { config, world, validation, data, heldOutQa } = sftPipelineData(o);
+  const { policy, trainer } = sftPipelineTrainer(o, config, data.examples);
   const t0 = performance.now();
   let loss = NaN;
   try {
@@ -66,9 +80,10 @@ export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipeline
   }
   const trainSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
-  const evaluation = await evaluatePolicy(policy, world, ds.validation, heldOutQa, { batchSize: 64, seed: o.seed });
+  const evaluation = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
+  const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed, constrainPlan: true });
   let parameters = 0;
   for (const v of policy.params.values()) parameters += v.size;
-  return { policy, evaluation, examples: data.examples.length, travelExamples: data.travel, stepsDone: trainer.step, finalLoss: loss,
+  return { policy, evaluation, constrained, examples: data.examples.length, travelExamples: data.travel, stepsDone: trainer.step, finalLoss: loss,
     trainSeconds, evalSeconds: (performance.now() - t1) / 1000, parameters };
 }
