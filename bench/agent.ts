@@ -13,10 +13,10 @@
 // SFT and rollouts run on the `wasm` backend (the model's figures on `cpu` are the `model` suite's):
 // here `cpu` trains ~6× slower. `--quick` shrinks the SFT runs to a smoke test (preset s only, tiny
 // world, 10 steps of 4): its sft.* figures then say nothing about quality. The full suite trains each
-// preset 1,200 steps of 8 at lr 3e-3 at `small` size: ~9,600 sequences of ~400 tokens, about 20 min
-// of one core for s and m and 35 for l at this machine's wasm rates (train.tokens_per_s.*.wasm). On
-// the tiny world the same budget reached delivery 0.5–0.8 (test/integration/sft.test.ts), so these
-// figures measure SFT at a budget, not converged SFT. Times are process CPU time (the machine is shared).
+// preset 800 steps of 8 at lr 3e-3 at `small` size: ~6,400 sequences of ~400 tokens, about 25 min of
+// one core for s and m and 60 for l here (sft-cpu suite: sft.step_s.*.wasm). On the tiny world 1,800
+// steps were needed for delivery 0.7 (test/integration/sft.test.ts), so these figures measure SFT at a
+// budget, not converged SFT. STAR_BENCH_PRESETS=s,m runs some presets only (to split the hours). Times are process CPU time (the machine is shared).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import type { BenchSuite, Report } from './harness.ts';
@@ -26,7 +26,7 @@ import { teachTrajectory } from '../src/env/teacher.ts';
 import { Rng } from '../src/env/random.ts';
 import { encodeTrajectory } from '../src/agent/encode.ts';
 import { rollout } from '../src/agent/rollout.ts';
-import { runSftPipeline } from '../src/rl/sftPipeline.ts';
+import { runSftPipeline, type SftPipelineOptions } from '../src/rl/sftPipeline.ts';
 import type { Policy, PresetName } from '../src/model/transformer.ts';
 import type { World, Query } from '../src/env/types.ts';
 
@@ -86,14 +86,29 @@ export const agentSuite: BenchSuite = {
   },
 };
 
+/** steps of 8 of the per-preset SFT at `small` */
+export const SFT_BENCH_STEPS = 800;
+
+/** the per-preset SFT recipe (also timed on cpu by bench/sftCpu.ts) */
+export function sftBenchOptions(p: PresetName, quick: boolean): SftPipelineOptions {
+  return {
+    worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
+    toolQa: quick ? 15 : 150, steps: quick ? 10 : SFT_BENCH_STEPS, batchSize: quick ? 4 : 8, peakLr: 3e-3, model: quick ? { contextLength: 512 } : {},
+  };
+}
+
+/** STAR_BENCH_PRESETS=l (a comma list) runs only those presets: the full set takes hours of one core */
+function benchPresets(quick: boolean): PresetName[] {
+  const env = typeof process !== 'undefined' ? process.env.STAR_BENCH_PRESETS : undefined;
+  if (env) return env.split(',').filter((p): p is PresetName => p === 's' || p === 'm' || p === 'l');
+  return quick ? ['s'] : ['s', 'm', 'l'];
+}
+
 async function sftPerPreset(report: Report, quick: boolean): Promise<void> {
-  for (const p of (quick ? ['s'] : ['s', 'm', 'l']) as PresetName[]) {
+  for (const p of benchPresets(quick)) {
     const t0 = cpuSeconds();
     const w0 = performance.now();
-    const r = await runSftPipeline({
-      worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
-      toolQa: quick ? 15 : 150, steps: quick ? 10 : 1200, batchSize: quick ? 4 : 8, peakLr: 3e-3, model: quick ? { contextLength: 512 } : {},
-    });
+    const r = await runSftPipeline(sftBenchOptions(p, quick));
     const e = r.evaluation;
     report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
     report(`sft.delivery.${p}`, e.deliveryRate, 'fraction');

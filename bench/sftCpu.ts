@@ -3,22 +3,17 @@
 //   sft.step_s.<s|m|l>.<cpu|wasm>   CPU seconds per SFT step (batch 8, mean of the timed steps after
 //                                   one warm-up step; the batches are the run's first ones)
 //   sft.cpu_over_wasm.<s|m|l>       how many times slower `cpu` trains than `wasm`
-//   sft.run_h.<s|m|l>.<cpu|wasm>    the agent suite's whole SFT (1,200 steps) at that rate, in hours
+//   sft.run_h.<s|m|l>.<cpu|wasm>    the agent suite's whole SFT (800 steps) at that rate, in hours
 // A full SFT on `cpu` takes hours, so it is timed per step, not run; `wasm` runs it (agent suite).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import type { BenchSuite } from './harness.ts';
-import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../src/rl/sftPipeline.ts';
+import { sftPipelineData, sftPipelineTrainer } from '../src/rl/sftPipeline.ts';
+import { SFT_BENCH_STEPS as RUN_STEPS, sftBenchOptions } from './agent.ts';
 import type { PresetName } from '../src/model/transformer.ts';
 
 const cpuSeconds = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
-/** the agent suite's SFT at `small` (bench/agent.ts sftPerPreset) */
-const RUN_STEPS = 1200;
-const options = (p: PresetName, quick: boolean): SftPipelineOptions => ({
-  worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
-  toolQa: quick ? 15 : 150, steps: RUN_STEPS, batchSize: 8, peakLr: 3e-3, model: quick ? { contextLength: 512 } : {},
-});
 
 export const sftCpuSuite: BenchSuite = {
   name: 'sft-cpu',
@@ -26,7 +21,7 @@ export const sftCpuSuite: BenchSuite = {
     const previous = tf.getBackend() as string | undefined;
     try {
       for (const p of (quick ? ['s'] : ['s', 'm', 'l']) as PresetName[]) {
-        const o = options(p, quick);
+        const o = { ...sftBenchOptions(p, quick), batchSize: 8 };
         const { config, data } = sftPipelineData(o);
         const perStep: Record<string, number> = {};
         for (const [backend, timed] of [['wasm', quick ? 1 : 6], ['cpu', quick ? 1 : 2]] as const) {
