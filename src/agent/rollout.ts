@@ -212,7 +212,7 @@ function finish(e: Episode, reason: FinishReason, segStart: number): void {
  * An episode as an RL training row, aligned with policy.logProbs(tokens) (which scores targets
  * tokens[1..T-1]): targetMask[t] and oldLogProbs[t] belong to token t+1. GRPO/DAPO/ARPO take the
  * ratio exp(logp − oldLogProbs) on targetMask positions only (observation tokens are never scored);
- * a constrained rollout's targetBans say which ids to mask at a target so logp is the distribution sampled.
+ * a constrained rollout's targetBans go to policy.logProbsAt's bans, so logp is the distribution sampled.
  */
 export function trainingRow(e: Episode): { tokens: number[]; targetMask: number[]; oldLogProbs: number[]; targetBans: { target: number; ids: number[] }[] } {
   return { tokens: e.tokens, targetMask: e.lossMask.slice(1), oldLogProbs: e.logProbs.slice(1),

@@ -19,7 +19,7 @@ export interface SampledTokens {
 const BANNED_LOGIT = -1e9;
 
 /** [B·V] additive logit bias for the banned ids, or null when nothing is banned */
-function banBias(bans: readonly (readonly number[])[] | undefined, B: number, V: number): Float32Array | null {
+export function banBias(bans: readonly (readonly number[])[] | undefined, B: number, V: number): Float32Array | null {
   if (!bans?.some((ids) => ids.length > 0)) return null;
   const bias = new Float32Array(B * V);
   bans.forEach((ids, b) => { for (const id of ids) bias[b * V + id] = BANNED_LOGIT; });

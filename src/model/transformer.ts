@@ -22,6 +22,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
+import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, gelu, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
 
@@ -226,9 +227,12 @@ export class Policy {
    * logProbs() at chosen positions only: the head, log-softmax and entropy (V wide) run on those rows
    * alone, e.g. SFT's loss targets (~40 % of a batch). `positions` are distinct flat indices
    * b·(T-1) + t into logProbs()'s [B, T-1] grid; the results are [P], in the order given, and equal
-   * logProbs() at those entries. `targets` (int32 [P]) default to the next tokens. Use inside tf.tidy.
+   * logProbs() at those entries. `targets` (int32 [P]) default to the next tokens. `bans[i]` masks
+   * ids out of position i's distribution, as a constrained rollout sampled it (sampleTokens' bans), so
+   * RL ratios compare like with like. Use inside tf.tidy.
    */
-  logProbsAt(tokens: tf.Tensor2D, positions: readonly number[] | Int32Array, targets?: tf.Tensor1D, options: { temperature?: number } = {}):
+  logProbsAt(tokens: tf.Tensor2D, positions: readonly number[] | Int32Array, targets?: tf.Tensor1D,
+    options: { temperature?: number; bans?: readonly (readonly number[])[] } = {}):
     { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
     const [B, T] = tokens.shape;
     if (T < 2) throw new Error('policy.logProbsAt: need at least 2 tokens per row');
@@ -247,12 +251,17 @@ export class Policy {
     const rowIndex = tf.tensor1d(rows, 'int32');
     const h = selectRows(this.hidden(tokens).reshape([B * T, C]) as tf.Tensor2D, rowIndex); // [P, C]
     const tgt = targets ?? tf.gather(tokens.reshape([B * T]), tf.tensor1d(rows.map((r) => r + 1), 'int32')) as tf.Tensor1D; // [P] next tokens
-    return this.scoreRows(h, tgt, options.temperature);
+    if (options.bans && options.bans.length !== P) throw new Error(`policy.logProbsAt: ${options.bans.length} ban lists for ${P} positions`);
+    return this.scoreRows(h, tgt, options.temperature, options.bans);
   }
 
   /** hidden rows h [N, C] and their targets [N] → log-prob of the target and entropy, [N] each */
-  private scoreRows(h: tf.Tensor2D, targets: tf.Tensor1D, temperature?: number): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+  private scoreRows(h: tf.Tensor2D, targets: tf.Tensor1D, temperature?: number, bans?: readonly (readonly number[])[]):
+    { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
     let logits = this.headRows(h); // [N, V]
+    const V = this.config.vocabSize;
+    const bias = banBias(bans, logits.shape[0], V);
+    if (bias) logits = logits.add(tf.tensor2d(bias, [logits.shape[0], V])); // banned ids: probability 0
     if (temperature !== undefined && temperature !== 1) logits = logits.div(temperature);
     const logp = logSoftmaxLast(logits); // [N, V]
     const picked = logp.mul(tf.oneHot(targets, this.config.vocabSize)).sum(-1) as tf.Tensor1D; // [N]

@@ -128,6 +128,28 @@ describe('logProbs', () => {
     policy.dispose();
   });
 
+  it('logProbsAt with bans scores the masked distribution a constrained rollout sampled from', async () => {
+    const policy = createPolicy(tiny, 4);
+    roughen(policy, 6);
+    const T = 7;
+    const tokens = tf.tensor2d(randomTokens(new Rng(3), 1, T, tiny.vocabSize), [1, T], 'int32');
+    const logits = tf.tidy(() => policy.forward(tokens).slice([0, 3, 0], [1, 1, tiny.vocabSize]).reshape([1, tiny.vocabSize]) as tf.Tensor2D);
+    // ban the 5 likeliest ids so the ban matters
+    const order = Array.from(logits.dataSync()).map((v, id) => [v, id]).sort((a, b) => b[0] - a[0]).map(([, id]) => id);
+    const bans = [order.slice(0, 5)];
+    const drawn = await sampleTokens(logits, 1.5, new Rng(8), false, bans);
+    expect(bans[0]).not.toContain(drawn.ids[0]);
+    const at = tf.tidy(() => {
+      const r = policy.logProbsAt(tokens, [3], tf.tensor1d([drawn.ids[0]], 'int32'), { temperature: 1.5, bans });
+      return [r.logProbs.dataSync()[0], r.entropy.dataSync()[0]];
+    });
+    expect(at[0]).toBeCloseTo(drawn.logProbs[0], 4);
+    expect(at[1]).toBeCloseTo(drawn.entropies[0], 4);
+    expect(() => policy.logProbsAt(tokens, [3], undefined, { bans: [[], []] })).toThrow(/ban lists/);
+    tf.dispose([tokens, logits]);
+    policy.dispose();
+  });
+
   it('gives normalised log-probs and non-negative entropies of the right shape', () => {
     const policy = createPolicy(tiny, 3);
     const tokens = tf.tensor2d(randomTokens(new Rng(1), 3, 7, tiny.vocabSize), [3, 7], 'int32');
