@@ -130,8 +130,9 @@ async function sftTokensPerS(V: number, B: number, steps: number): Promise<numbe
   return (tokens * 1000) / ms;
 }
 
-/** every figure on the current backend; `suffix` ('' for cpu, '.wasm') is appended to each key */
-async function measureBackend(report: Report, quick: boolean, suffix: string): Promise<void> {
+/** every figure on the current backend; `suffix` ('' for cpu, '.wasm', '.webgpu') is appended to each
+ *  key. `sftMix: false` skips the SFT-like mix, whose every new batch shape compiles new GPU shaders. */
+export async function measureBackend(report: Report, quick: boolean, suffix: string, { sftMix = true } = {}): Promise<void> {
   const r: Report = (key, value, unit, note) => report(key + suffix, value, unit, note);
   const V = VOCAB.size;
   const n = quick ? 256 : 512;
@@ -149,6 +150,7 @@ async function measureBackend(report: Report, quick: boolean, suffix: string): P
     r(`train.tokens_per_s.${p}`, tokensPerS, 'tokens/s');
     r(`train.flop_fraction.${p}`, (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9), '', 'training FLOP rate / large-matmul rate');
   }
+  if (!sftMix) return;
   // cpu is ~15× slower than wasm here: fewer steps there (each step is a different length mix)
   const sftSteps = tf.getBackend() === 'cpu' ? (quick ? 1 : 2) : (quick ? 3 : 8);
   r('train.sft_tokens_per_s.s', await sftTokensPerS(V, 8, sftSteps), 'tokens/s', `preset s, batch 8, lengths 170–560, 40 % targets, ${sftSteps} steps`);

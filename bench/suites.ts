@@ -6,5 +6,6 @@ import { modelSuite } from './model.ts';
 import { interopSuite } from './interop.ts';
 import { agentSuite } from './agent.ts';
 import { sftCpuSuite } from './sftCpu.ts';
+import { webgpuSuite } from './webgpu.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, webgpuSuite];

@@ -1,0 +1,33 @@
+// The browser bench page (bench.html): runs the `model` suite's measurements (bench/model.ts) on the
+// `webgpu` backend and publishes them on `globalThis.__bench` for the Node driver (bench/webgpu.ts).
+// `?quick` shortens them; `?full` adds the SFT-like mix (each new batch shape compiles shaders).
+import { measureBackend } from '../model.ts';
+import { chooseBackend } from '../../src/worker/backend.ts';
+
+export interface BrowserBenchResult {
+  done: boolean;
+  figures: Record<string, { value: number; unit: string; note?: string }>;
+  adapter: string;
+  error?: string;
+}
+
+const result: BrowserBenchResult = { done: false, figures: {}, adapter: '' };
+(globalThis as unknown as { __bench: BrowserBenchResult }).__bench = result;
+const out = document.getElementById('out') as HTMLElement;
+const show = (): void => {
+  out.textContent = [`adapter: ${result.adapter || '…'}`, ...Object.entries(result.figures).map(([k, f]) =>
+    `${k.padEnd(36)} ${f.value.toPrecision(4)} ${f.unit}${f.note ? `  (${f.note})` : ''}`), result.error ? `error: ${result.error}` : result.done ? 'done' : 'running…'].join('\n');
+};
+
+async function run(): Promise<void> {
+  const params = new URLSearchParams(location.search);
+  const backend = await chooseBackend('webgpu'); // the lab's own backend choice, forced to webgpu
+  if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
+  result.adapter = [backend.vendor, backend.architecture].filter(Boolean).join(' · ') || 'unnamed adapter';
+  show();
+  await measureBackend((key, value, unit, note) => { result.figures[key] = { value, unit, note }; show(); },
+    params.has('quick'), '.webgpu', { sftMix: params.has('full') });
+}
+
+run().catch((e: unknown) => { result.error = e instanceof Error ? e.message : String(e); })
+  .finally(() => { result.done = true; show(); });
