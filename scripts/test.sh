@@ -41,7 +41,8 @@ if [ -n "$integration_pid" ]; then
   status=0
   wait "$integration_pid" || status=$?
   integration_pid=
-  grep -E '\[sft integration|Test Files|Tests |FAIL|AssertionError|Error:' "$integration_log" || true
+  grep -E -A2 '\[sft integration' "$integration_log" || true
+  grep -E 'Test Files|Tests |FAIL|AssertionError|Error:' "$integration_log" || true
   if [ "$status" != 0 ]; then
     echo "integration test failed (exit $status); full log:" >&2
     cat "$integration_log" >&2
