@@ -19,7 +19,7 @@
 // budget, not converged SFT. STAR_BENCH_PRESETS=s,m runs some presets only (to split the hours). Times are process CPU time (the machine is shared).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import type { BenchSuite, Report } from './harness.ts';
+import { cpuSeconds, type BenchSuite, type Report } from './harness.ts';
 import { generateWorld } from '../src/env/world.ts';
 import { buildDataset } from '../src/env/queries.ts';
 import { teachTrajectory } from '../src/env/teacher.ts';
@@ -30,9 +30,6 @@ import { runSftPipeline, type SftPipelineOptions } from '../src/rl/sftPipeline.t
 import type { Policy, PresetName } from '../src/model/transformer.ts';
 import type { World, Query } from '../src/env/types.ts';
 
-const cpuSeconds = typeof process !== 'undefined' && process.cpuUsage
-  ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
-  : () => performance.now() / 1000;
 
 const quantile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 

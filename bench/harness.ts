@@ -10,6 +10,11 @@ export interface BenchSuite {
   run(report: Report, options: { quick: boolean }): Promise<void>;
 }
 
+/** process CPU seconds (user + system) in Node, so figures hold on a shared machine; wall seconds elsewhere */
+export const cpuSeconds = typeof process !== 'undefined' && process.cpuUsage
+  ? (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; }
+  : (): number => performance.now() / 1000;
+
 /** Times `fn` over enough repetitions to fill `minMs`; returns operations per second. */
 export function opsPerSecond(fn: () => void, minMs = 500, opsPerCall = 1): number {
   fn(); // warm-up

@@ -7,12 +7,10 @@
 // A full SFT on `cpu` takes hours, so it is timed per step, not run; `wasm` runs it (agent suite).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import type { BenchSuite } from './harness.ts';
+import { cpuSeconds, type BenchSuite } from './harness.ts';
 import { sftPipelineData, sftPipelineTrainer } from '../src/rl/sftPipeline.ts';
 import { SFT_BENCH_STEPS as RUN_STEPS, sftBenchOptions } from './agent.ts';
 import type { PresetName } from '../src/model/transformer.ts';
-
-const cpuSeconds = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
 
 export const sftCpuSuite: BenchSuite = {

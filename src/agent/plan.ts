@@ -170,6 +170,10 @@ export function encodePlan(plan: Plan, ctx: PlanContext, vocab: Vocab = VOCAB): 
 // ---------------------------------------------------------------------------------------------
 // Decode (generated tokens → TravelPlanner plan)
 
+/** a day's item slots in the language's order: marker, plan field, the rows its refs resolve in */
+const DAY_SLOTS = [['<bf>', 'breakfast', 'restaurants'], ['<at>', 'attraction', 'attractions'], ['<lu>', 'lunch', 'restaurants'],
+  ['<di>', 'dinner', 'restaurants'], ['<ac>', 'accommodation', 'accommodations']] as const;
+
 /**
  * Reads `<plan> … </plan>` (trailing <eos> allowed) into TravelPlanner's plan, resolving every
  * reference in the observations of `ctx`. Errors name the day, field and token that went wrong.
@@ -211,8 +215,7 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
       cur = b;
     }
     const fields: Record<string, string> = {};
-    for (const [marker, field, kind] of [['<bf>', 'breakfast', 'restaurants'], ['<at>', 'attraction', 'attractions'], ['<lu>', 'lunch', 'restaurants'],
-      ['<di>', 'dinner', 'restaurants'], ['<ac>', 'accommodation', 'accommodations']] as const) {
+    for (const [marker, field, kind] of DAY_SLOTS) {
       const e = expect(marker, `${where} ${field}`);
       if (e) return err(e);
       if (t[p] === '-') {
@@ -249,7 +252,7 @@ export function decodePlan(ids: readonly number[], ctx: PlanContext, vocab: Voca
 // Constrained decoding (RolloutOptions.constrainPlan): what cannot come next in a plan
 
 const MODE_SET = new Set<string>(MODES);
-const MARKER_KIND: Record<string, RowKind> = { '<bf>': 'restaurants', '<at>': 'attractions', '<lu>': 'restaurants', '<di>': 'restaurants', '<ac>': 'accommodations' };
+const MARKER_KIND: Record<string, RowKind> = Object.fromEntries(DAY_SLOTS.map(([marker, , kind]) => [marker, kind]));
 
 /** refs #(n+1)…#MAX_REFS: the ones a list of n rows cannot resolve */
 function refsPast(n: number, vocab: Vocab): number[] {
@@ -262,10 +265,10 @@ function refsPast(n: number, vocab: Vocab): number[] {
  * The ids that must not come next after a plan prefix (`<plan> …`, generated so far) because they
  * would refer to something the calls never observed: a `<go>` mode with no searched leg from where
  * the trip is, a ref past the end of the list its slot resolves in (every ref when no list was
- * seen), `<from>` on a day without travel or without a list in the city left. Empty where the next token is not such a choice.
- * It reads the prefix exactly as decodePlan does; a prefix that already cannot resolve gets no bans
+ * seen), `<from>` on a day without travel or without a list in the city left. Empty where the next
+ * token is not such a choice. It reads the prefix exactly as decodePlan does; a prefix that already cannot resolve gets no bans
  * (decodePlan reports it). Why: a small SFT policy writes the plan's structure well but sometimes
- * points one row past a short list; masking those choices is grammar-constrained decoding, the
+ * points past the end of a short list; masking those choices is grammar-constrained decoding, the
  * same thing JSON modes do for LLM tool calls, and the ban list is recorded per token so RL can
  * score the same masked distribution it sampled from.
  */
