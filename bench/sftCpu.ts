@@ -12,7 +12,6 @@ import { sftPipelineData, sftPipelineTrainer } from '../src/rl/sftPipeline.ts';
 import { SFT_BENCH_STEPS as RUN_STEPS, sftBenchOptions } from './agent.ts';
 import type { PresetName } from '../src/model/transformer.ts';
 
-
 export const sftCpuSuite: BenchSuite = {
   name: 'sft-cpu',
   async run(report, { quick }) {
