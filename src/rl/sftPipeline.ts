@@ -15,6 +15,8 @@ export interface SftPipelineOptions {
   seed: number;
   trainQueries: number;
   validationQueries: number;
+  /** held-out test queries (drawn first, so they also shape the validation split; default 0) */
+  testQueries?: number;
   /** tool-QA episodes in the SFT data; as many unseen ones (÷4, at least 10) are evaluated */
   toolQa: number;
   preset: PresetName;
@@ -47,10 +49,10 @@ export interface SftPipelineResult {
 export function sftPipelineData(o: SftPipelineOptions) {
   const config: ModelConfig = { ...preset(o.preset, VOCAB.size), ...o.model };
   const world = generateWorld(o.worldSize, o.seed);
-  const ds = buildDataset(world, { size: o.trainQueries, mix: [4, 3, 3], seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
+  const ds = buildDataset(world, { size: o.trainQueries, mix: [4, 3, 3], seed: o.seed, validationSize: o.validationQueries, testSize: o.testQueries ?? 0 });
   const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, maxLength: config.contextLength });
   const heldOutQa = heldOutToolQa(world, data, o.seed + 2, Math.max(10, Math.round(o.toolQa / 4)));
-  return { config, world, validation: ds.validation, data, heldOutQa };
+  return { config, world, validation: ds.validation, test: ds.test, data, heldOutQa };
 }
 
 /** A fresh policy and its SFT trainer for the options (the caller disposes both). */

@@ -5,5 +5,6 @@ import { worldCommand } from './world.ts';
 import { queriesCommand } from './queries.ts';
 import { exportCommand } from './export.ts';
 import { evalCommand } from './eval.ts';
+import { sftCommand } from './sft.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand];

@@ -1,0 +1,107 @@
+// Checkpoints on disk (Node only): the shipped layout of a policy (model.json + weights.bin +
+// card.json, see rl/checkpointFiles.ts) and the resume state of a run in progress (resume/: weights,
+// AdamW moments, RNG state and step, so `--resume` continues exactly where the run stopped).
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import type * as tf from '@tensorflow/tfjs';
+import { modelJson, parseCard, validateCheckpoint, WEIGHTS_FILE, type SftCard, type ValidCheckpoint } from '../rl/checkpointFiles.ts';
+import type { Checkpoint } from '../rl/checkpoint.ts';
+import type { ModelConfig } from '../model/config.ts';
+
+/** writes a file whole or not at all (a crash mid-write must not leave a truncated checkpoint) */
+export function writeAtomic(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
+
+function bytes(buffer: ArrayBuffer): Uint8Array {
+  return new Uint8Array(buffer);
+}
+
+function readBuffer(path: string): ArrayBuffer {
+  const b = readFileSync(path);
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+}
+
+function readJson(path: string): unknown {
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+  }
+}
+
+/** the weights (model.json + weights.bin) of a policy; the card is written separately, last */
+export function writePolicyFiles(dir: string, config: ModelConfig, weights: ArrayBuffer, specs: readonly tf.io.WeightsManifestEntry[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeAtomic(join(dir, WEIGHTS_FILE), bytes(weights));
+  writeAtomic(join(dir, 'model.json'), JSON.stringify(modelJson(config, specs), null, 1) + '\n');
+}
+
+export function writeCard(dir: string, card: SftCard): void {
+  writeAtomic(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
+}
+
+/** reads and validates a checkpoint folder; throws with the reason (a missing file, a bad card, a corrupt shard) */
+export async function readCheckpointDir(dir: string): Promise<ValidCheckpoint> {
+  for (const f of ['model.json', WEIGHTS_FILE, 'card.json']) {
+    if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a checkpoint: ${f} is missing`);
+  }
+  return validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), readJson(join(dir, 'card.json')));
+}
+
+export function readCard(dir: string): SftCard {
+  return parseCard(readJson(join(dir, 'card.json')), join(dir, 'card.json'));
+}
+
+interface ResumeState {
+  format: 'star-lab-resume/1';
+  /** what the run was started with; a resume with other options is refused */
+  fingerprint: string;
+  step: number;
+  rngState: number[];
+  config: ModelConfig;
+  weightSpecs: tf.io.WeightsManifestEntry[];
+  optimizerSpecs: tf.io.WeightsManifestEntry[];
+  /** run-specific extras (e.g. the loss curve so far) */
+  extra: Record<string, unknown>;
+}
+
+export function writeResumeState(dir: string, ckpt: Checkpoint, fingerprint: string, extra: Record<string, unknown> = {}): void {
+  const d = join(dir, 'resume');
+  mkdirSync(d, { recursive: true });
+  writeAtomic(join(d, 'weights.bin'), bytes(ckpt.weights));
+  writeAtomic(join(d, 'optimizer.bin'), bytes(ckpt.optimizer));
+  const state: ResumeState = { format: 'star-lab-resume/1', fingerprint, step: ckpt.step, rngState: ckpt.rngState, config: ckpt.config,
+    weightSpecs: ckpt.weightSpecs, optimizerSpecs: ckpt.optimizerSpecs, extra };
+  // state.json last: it names the step the two shards belong to
+  writeAtomic(join(d, 'state.json'), JSON.stringify(state) + '\n');
+}
+
+/** the saved state of an interrupted run in DIR, or null when there is none */
+export function readResumeState(dir: string, fingerprint: string): { ckpt: Checkpoint; extra: Record<string, unknown> } | null {
+  const d = join(dir, 'resume');
+  if (!existsSync(join(d, 'state.json'))) return null;
+  const s = readJson(join(d, 'state.json')) as ResumeState;
+  if (s.format !== 'star-lab-resume/1') throw new Error(`${d}/state.json is not a STAR Lab resume state`);
+  if (s.fingerprint !== fingerprint) {
+    throw new Error(`${d} was saved by a run with other options (${s.fingerprint}); resume with the same options or use another --out`);
+  }
+  const ckpt: Checkpoint = { weights: readBuffer(join(d, 'weights.bin')), weightSpecs: s.weightSpecs, optimizer: readBuffer(join(d, 'optimizer.bin')),
+    optimizerSpecs: s.optimizerSpecs, rngState: s.rngState, step: s.step, config: s.config };
+  return { ckpt, extra: s.extra ?? {} };
+}
+
+/** HEAD's commit, with "-dirty" when tracked source files differ from it ("unknown" outside git) */
+export function gitCommit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return dirty ? `${head}-dirty` : head;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -1,0 +1,149 @@
+// `npm run cli -- sft`: the SFT recipe (rl/sftPipeline.ts) as a command that writes a shipped
+// checkpoint (issue 9): model.json + weights.bin in tfjs's layout and card.json saying how it was made
+// and how it scores. Saves its full training state every --checkpoint-every steps; `--resume`
+// continues from there exactly (same batches, same AdamW moments, same RNG).
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from '../command.ts';
+import { parseFlags } from '../command.ts';
+import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
+import { ProgressBar, formatDuration } from '../progress.ts';
+import { gitCommit, readResumeState, writeCard, writePolicyFiles, writeResumeState } from '../checkpointDir.ts';
+import { NODE_BACKENDS, useNodeBackend } from '../nodeBackend.ts';
+import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
+import { SftTrainer } from '../../rl/sft.ts';
+import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
+import { CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type SftCard } from '../../rl/checkpointFiles.ts';
+import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
+import { countParameters } from '../../model/config.ts';
+
+const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
+  'context', 'checkpoint-every', 'backend'];
+
+export const sftCommand: Command = {
+  name: 'sft',
+  summary: 'supervised fine-tuning on teacher trajectories; writes a checkpoint with its card',
+  help: `usage: npm run cli -- sft --preset s|m|l --out DIR [options]
+
+  --preset s|m|l          policy size (parameters ≈ 1 : 2 : 4.7, mirroring Qwen2.5 1.5B / 3B / 7B)
+  --world tiny|small|standard   the generated world (default tiny: the RL stage's default)
+  --steps N               optimizer steps (default 1500; the cosine schedule ends there)
+  --seed K                world, data, init and data order (default 1)
+  --out DIR               writes DIR/model.json, DIR/${WEIGHTS_FILE}, DIR/card.json (and DIR/resume/ while running)
+  --resume                continue the run saved in DIR/resume (same options required)
+  --batch B               sequences per step (default 8)
+  --lr X                  peak learning rate (default 3e-3; cosine to X/10)
+  --train-queries N       training queries the teacher solves (default 1000)
+  --validation N          validation queries evaluated at the end (default 100)
+  --test N                held-out test queries (default 100; \`evaluate --split test\`)
+  --tool-qa N             tool-QA episodes in the SFT data (default 250; N/4 unseen ones are the OOD suite)
+  --context N             context length in tokens (default 576)
+  --checkpoint-every N    save the resume state every N steps (default 100)
+  --backend wasm|cpu      tfjs backend (default wasm; cpu is 6–40× slower)`,
+  async run(args) {
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, KNOWN);
+    const out = flagText(flags, 'out');
+    const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
+    const o: SftPipelineOptions = {
+      preset: flagChoice(flags, 'preset', ['s', 'm', 'l'] as const, 's'),
+      worldSize: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, 'tiny'),
+      seed: flagInt(flags, 'seed', 1),
+      steps: flagInt(flags, 'steps', 1500, 1),
+      batchSize: flagInt(flags, 'batch', 8, 1),
+      peakLr: Number(flagText(flags, 'lr', '3e-3')),
+      trainQueries: flagInt(flags, 'train-queries', 1000, 1),
+      validationQueries: flagInt(flags, 'validation', 100),
+      testQueries: flagInt(flags, 'test', 100),
+      toolQa: flagInt(flags, 'tool-qa', 250),
+      model: { contextLength: flagInt(flags, 'context', 576, 16) },
+    };
+    if (!(o.peakLr! > 0)) throw new Error(`--lr needs a positive number, got "${String(flags.get('lr'))}"`);
+    const every = flagInt(flags, 'checkpoint-every', 100, 1);
+    const command = `npm run cli -- sft ${args.filter((a) => a !== '--resume').join(' ')}`;
+    // a resumed run must be the same run: everything that shapes the batches and the model
+    const fingerprint = JSON.stringify({ ...o, backend });
+
+    await useNodeBackend(backend);
+    const t0 = performance.now();
+    const { config, world, validation, data, heldOutQa } = sftPipelineData(o);
+    let { policy, trainer } = sftPipelineTrainer(o, config, data.examples);
+    let trainSecondsBefore = 0;
+    let lastLoss = NaN;
+    if (flags.has('resume')) {
+      const saved = readResumeState(out, fingerprint);
+      if (saved) {
+        trainer.dispose();
+        policy.dispose();
+        trainer = SftTrainer.restore(saved.ckpt, data.examples, trainer.config);
+        policy = trainer.policy;
+        trainSecondsBefore = Number(saved.extra.trainSeconds ?? 0);
+        lastLoss = Number(saved.extra.lastLoss ?? NaN);
+        console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
+      } else console.error(`nothing to resume in ${out}; starting fresh`);
+    }
+    console.error(`SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${data.travel} teacher trajectories + ` +
+      `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
+      `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const bar = new ProgressBar(o.steps, trainer.step, `sft ${o.preset} `, 50);
+    const tTrain = performance.now();
+    let emaLoss = lastLoss;
+    try {
+      while (trainer.step < o.steps) {
+        const m = await trainer.sftStep();
+        lastLoss = m['losses/sft'];
+        emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
+        bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
+        if (trainer.step % every === 0 && trainer.step < o.steps) {
+          writeResumeState(out, await trainer.checkpoint(), fingerprint,
+            { trainSeconds: trainSecondsBefore + (performance.now() - tTrain) / 1000, lastLoss });
+        }
+      }
+      bar.done();
+      const trainSeconds = trainSecondsBefore + (performance.now() - tTrain) / 1000;
+
+      const tEval = performance.now();
+      const free = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
+      const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed, constrainPlan: true });
+      const check = await verdictCheck(policy, world, validation);
+      const evalSeconds = (performance.now() - tEval) / 1000;
+
+      const { buffer, specs } = await policy.saveWeights();
+      writePolicyFiles(out, config, buffer, specs);
+      const card: SftCard = {
+        format: CARD_FORMAT,
+        name: `${o.preset}-${o.worldSize}`,
+        preset: o.preset,
+        modelConfig: config as SftCard['modelConfig'],
+        parameters: countParameters(config),
+        world: { size: o.worldSize as 'tiny' | 'small' | 'standard', seed: o.seed },
+        data: { trainQueries: o.trainQueries, validationQueries: o.validationQueries, testQueries: o.testQueries ?? 0, toolQa: o.toolQa,
+          mix: [4, 3, 3], examples: data.examples.length, travelExamples: data.travel },
+        sft: { steps: o.steps, batchSize: trainer.config.batchSize, peakLr: trainer.config.peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
+        seed: o.seed,
+        backend,
+        command,
+        commit: gitCommit(),
+        createdAt: new Date().toISOString(),
+        finalLoss: lastLoss,
+        trainSeconds,
+        weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
+        evaluation: { split: 'validation', free: evaluationFigures(free), constrained: evaluationFigures(constrained), evalSeconds },
+        verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
+      };
+      writeCard(out, card);
+      rmSync(join(out, 'resume'), { recursive: true, force: true }); // the run is complete: its card and weights are the record
+      const f = card.evaluation.free;
+      const c = card.evaluation.constrained;
+      const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+      console.log(`wrote ${join(out, 'card.json')}: ${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
+        `validation (${f.queries} queries): delivery ${n(f.delivery)}, success ${n(f.success)} free / ` +
+        `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`);
+      return 0;
+    } finally {
+      trainer.dispose();
+      policy.dispose();
+    }
+  },
+};

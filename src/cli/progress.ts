@@ -1,0 +1,42 @@
+// A one-line progress bar for long CLI runs (SFT, RL, sweeps): step, the caller's figures and an ETA
+// from the mean step time since the start (or resume). On a terminal it redraws in place; in a log
+// (CI, `> file`) it prints a line every `every` steps so the log stays readable.
+export class ProgressBar {
+  private readonly t0 = performance.now();
+  private readonly startStep: number;
+  private lastPrinted = -1;
+
+  constructor(private readonly total: number, startStep = 0, private readonly label = '', private readonly every = 50,
+    private readonly out: NodeJS.WriteStream = process.stderr) {
+    this.startStep = startStep;
+  }
+
+  update(step: number, figures: Record<string, string> = {}): void {
+    const tty = this.out.isTTY;
+    if (!tty && step !== this.total && step - Math.max(this.lastPrinted, this.startStep) < this.every) return;
+    this.lastPrinted = step;
+    const elapsed = (performance.now() - this.t0) / 1000;
+    const done = step - this.startStep;
+    const perStep = done > 0 ? elapsed / done : NaN;
+    const eta = Number.isFinite(perStep) ? formatDuration(perStep * (this.total - step)) : '?';
+    const width = 24;
+    const filled = Math.round((width * step) / Math.max(1, this.total));
+    const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+    const extra = Object.entries(figures).map(([k, v]) => `${k} ${v}`).join(' · ');
+    const line = `${this.label}${bar} ${step}/${this.total}${extra ? ` · ${extra}` : ''} · ${Number.isFinite(perStep) ? perStep.toFixed(2) : '?'} s/step · ETA ${eta}`;
+    this.out.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+  }
+
+  /** ends the in-place line on a terminal */
+  done(): void {
+    if (this.out.isTTY) this.out.write('\n');
+  }
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}

@@ -1,0 +1,187 @@
+// A policy checkpoint as files (issue 9): tfjs's own layout — `model.json` with a weights manifest
+// (what tf.io.loadWeights reads) and one binary shard — plus `card.json`, which says how the
+// weights were made and how they score. The CLI writes these with node:fs; the page and the worker
+// fetch them from the lab's origin. This module only builds and validates: no fs, no fetch, no DOM.
+//
+// Validation is strict because a checkpoint crosses a trust boundary (a file on disk, a download, a
+// user's folder): every failure names the file and what is wrong, and nothing is built from a file
+// that does not match its card (byte length and SHA-256 of the shard, model shape, parameter list).
+import * as v from 'valibot';
+import { parameterShapes, type ModelConfig } from '../model/config.ts';
+
+export const MODEL_JSON_FORMAT = 'star-lab-policy/1';
+export const CARD_FORMAT = 'star-lab-sft-card/1';
+export const WEIGHTS_FILE = 'weights.bin';
+
+export interface WeightEntry {
+  name: string;
+  shape: number[];
+  dtype: 'float32';
+}
+
+/** model.json: tfjs's weights-manifest layout, with the policy's shape beside it */
+export interface ModelJson {
+  format: typeof MODEL_JSON_FORMAT;
+  modelConfig: ModelConfig;
+  weightsManifest: { paths: string[]; weights: WeightEntry[] }[];
+}
+
+/** one validation query's verdict, as the card records it (and the checkpoint test re-derives) */
+export interface QueryVerdict {
+  id: string;
+  delivered: boolean;
+  success: boolean;
+  /** checks that failed, by name (empty when the plan passed or was not delivered) */
+  failed: string[];
+  tokens: number;
+  calls: number;
+}
+
+/** aggregate figures of one greedy evaluation (PolicyEvaluation, without the episodes) */
+export interface EvaluationFigures {
+  queries: number;
+  toolQaTasks: number;
+  delivery: number;
+  success: number;
+  commonsenseMicro: number;
+  commonsenseMacro: number;
+  hardMicro: number;
+  hardMacro: number;
+  oodAccuracy: number;
+  callParseRate: number;
+  meanCalls: number;
+  meanTokens: number;
+}
+
+const Finite = v.pipe(v.number(), v.finite());
+const NumberOrNull = v.nullable(v.number()); // JSON writes NaN as null
+const Int = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min));
+
+const ModelConfigSchema = v.object({
+  vocabSize: Int(1), contextLength: Int(1), dModel: Int(1), nLayers: Int(1), nHeads: Int(1), dFF: Int(1),
+  embedding: v.optional(v.picklist(['gather', 'onehot'])),
+  positions: v.optional(v.picklist(['learned', 'alibi'])),
+});
+
+const ModelJsonSchema = v.object({
+  format: v.literal(MODEL_JSON_FORMAT),
+  modelConfig: ModelConfigSchema,
+  weightsManifest: v.pipe(v.array(v.object({
+    paths: v.pipe(v.array(v.string()), v.minLength(1)),
+    weights: v.array(v.object({ name: v.string(), shape: v.array(Int(1)), dtype: v.literal('float32') })),
+  })), v.length(1, 'one weights group (one shard) expected')),
+});
+
+const FiguresSchema = v.object({
+  queries: Int(0), toolQaTasks: Int(0), delivery: NumberOrNull, success: NumberOrNull,
+  commonsenseMicro: NumberOrNull, commonsenseMacro: NumberOrNull, hardMicro: NumberOrNull, hardMacro: NumberOrNull,
+  oodAccuracy: NumberOrNull, callParseRate: NumberOrNull, meanCalls: NumberOrNull, meanTokens: NumberOrNull,
+});
+
+const VerdictSchema = v.object({
+  id: v.string(), delivered: v.boolean(), success: v.boolean(), failed: v.array(v.string()), tokens: Int(0), calls: Int(0),
+});
+
+export const SftCardSchema = v.object({
+  format: v.literal(CARD_FORMAT),
+  name: v.string(),
+  preset: v.picklist(['s', 'm', 'l']),
+  modelConfig: ModelConfigSchema,
+  parameters: Int(1),
+  world: v.object({ size: v.picklist(['tiny', 'small', 'standard']), seed: v.pipe(v.number(), v.integer()) }),
+  data: v.object({
+    trainQueries: Int(1), validationQueries: Int(0), testQueries: Int(0), toolQa: Int(0), mix: v.tuple([Finite, Finite, Finite]),
+    examples: Int(1), travelExamples: Int(0),
+  }),
+  sft: v.object({ steps: Int(1), batchSize: Int(1), peakLr: Finite, minLr: Finite, warmupSteps: Int(0) }),
+  seed: v.pipe(v.number(), v.integer()),
+  backend: v.string(),
+  command: v.string(),
+  commit: v.string(),
+  createdAt: v.string(),
+  finalLoss: Finite,
+  trainSeconds: Finite,
+  weights: v.object({ file: v.string(), bytes: Int(1), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) }),
+  evaluation: v.object({ split: v.string(), free: FiguresSchema, constrained: FiguresSchema, evalSeconds: Finite }),
+  /** a fixed handful of validation queries rolled out on their own (greedy, free): the test re-derives these */
+  verdictCheck: v.object({ decoding: v.picklist(['free', 'constrained']), batchSize: Int(1), queries: v.array(VerdictSchema) }),
+});
+
+export type SftCard = v.InferOutput<typeof SftCardSchema>;
+
+export function modelJson(config: ModelConfig, specs: readonly { name: string; shape: readonly number[]; dtype: string }[]): ModelJson {
+  return {
+    format: MODEL_JSON_FORMAT,
+    modelConfig: { ...config },
+    weightsManifest: [{ paths: [WEIGHTS_FILE], weights: specs.map((s) => {
+      if (s.dtype !== 'float32') throw new Error(`checkpoint: weight ${s.name} is ${s.dtype}, only float32 is written`);
+      return { name: s.name, shape: [...s.shape], dtype: 'float32' as const };
+    }) }],
+  };
+}
+
+export async function sha256Hex(data: ArrayBuffer): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', data);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function issues(e: { issues: v.BaseIssue<unknown>[] }): string {
+  return e.issues.slice(0, 3).map((i) => `${v.getDotPath(i) ?? '(root)'}: ${i.message}`).join('; ');
+}
+
+export function parseCard(json: unknown, where = 'card.json'): SftCard {
+  try {
+    return v.parse(SftCardSchema, json);
+  } catch (e) {
+    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab SFT card (${issues(e)})`, { cause: e });
+    throw e;
+  }
+}
+
+export interface ValidCheckpoint {
+  card: SftCard;
+  config: ModelConfig;
+  specs: WeightEntry[];
+  weights: ArrayBuffer;
+}
+
+/**
+ * Checks that model.json, the weight shard and the card belong together and are whole: formats,
+ * the model's shape (the card's and model.json's must agree, and every parameter the shape implies
+ * must be listed once with its shape), the shard's byte length and SHA-256. Throws with the reason.
+ */
+export async function validateCheckpoint(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidCheckpoint> {
+  const card = parseCard(cardValue);
+  let mj: v.InferOutput<typeof ModelJsonSchema>;
+  try {
+    mj = v.parse(ModelJsonSchema, modelJsonValue);
+  } catch (e) {
+    if (v.isValiError(e)) throw new Error(`model.json is not a STAR Lab policy (${issues(e)})`, { cause: e });
+    throw e;
+  }
+  const config = mj.modelConfig as ModelConfig;
+  for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF', 'positions', 'embedding'] as const) {
+    if (config[k] !== card.modelConfig[k]) throw new Error(`model.json and card.json disagree on ${k} (${String(config[k])} vs ${String(card.modelConfig[k])})`);
+  }
+  const expected = parameterShapes(config);
+  const specs = mj.weightsManifest[0].weights;
+  const listed = new Set<string>();
+  let bytes = 0;
+  for (const s of specs) {
+    const want = expected[s.name];
+    if (!want) throw new Error(`model.json lists ${s.name}, which a policy of this shape does not have`);
+    if (listed.has(s.name)) throw new Error(`model.json lists ${s.name} twice`);
+    if (want.join('x') !== s.shape.join('x')) throw new Error(`model.json gives ${s.name} the shape [${s.shape}], the model config implies [${want}]`);
+    listed.add(s.name);
+    bytes += 4 * s.shape.reduce((a, b) => a * b, 1);
+  }
+  const missing = Object.keys(expected).filter((n) => !listed.has(n));
+  if (missing.length > 0) throw new Error(`model.json lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`);
+  if (weights.byteLength !== bytes) {
+    throw new Error(`${WEIGHTS_FILE} has ${weights.byteLength} bytes, model.json describes ${bytes}${weights.byteLength < bytes ? ' (truncated?)' : ''}`);
+  }
+  if (card.weights.bytes !== bytes) throw new Error(`card.json says ${card.weights.bytes} weight bytes, model.json describes ${bytes}`);
+  const digest = await sha256Hex(weights);
+  if (digest !== card.weights.sha256) throw new Error(`${WEIGHTS_FILE} does not match its card (SHA-256 ${digest.slice(0, 12)}…, card ${card.weights.sha256.slice(0, 12)}…): corrupt or from another run`);
+  return { card, config, specs, weights };
+}
