@@ -16,6 +16,7 @@ import { decodePlan, encodeObservation, encodeQuery, parseCallTokens } from './e
 import { unresolvableNext } from './plan.ts';
 import { decodeToolQaAnswer, encodeToolQaPrompt, toolQaBaseDate, type ToolQaAnswer, type ToolQaTask } from './toolqaCodec.ts';
 import { VOCAB } from './vocab.ts';
+import { BranchPlanner, type BranchingOptions, type ForkPoint } from './arpoBranching.ts';
 
 export type AgentTask = { kind: 'travel'; query: Query } | { kind: 'toolqa'; qa: ToolQaTask };
 
@@ -49,6 +50,18 @@ export interface Episode {
   /** tool-QA tasks: the decoded answer, or null with the reason in answerError */
   answer: ToolQaAnswer | null;
   answerError: string | null;
+  /** ARPO: where this rollout came from (RolloutOptions.branching); absent otherwise */
+  branch?: EpisodeBranch;
+}
+
+/** An ARPO rollout's place in its group's tree: `parent` is the index (in the returned episodes) of the
+ *  rollout it was forked from, null for one started from the prompt; it shares tokens[0, forkAt) with it. */
+export interface EpisodeBranch {
+  group: number;
+  parent: number | null;
+  forkAt: number;
+  /** started from the prompt to fill the group's budget after its tree stopped growing */
+  fill: boolean;
 }
 
 export interface RolloutOptions {
@@ -61,6 +74,8 @@ export interface RolloutOptions {
   /** grammar-constrained plans: mask choices that cannot resolve (plan.ts unresolvableNext), default false */
   constrainPlan?: boolean;
   rng: Rng;
+  /** ARPO entropy-triggered branching (arpoBranching.ts); tasks are then the N initial rollouts of each group */
+  branching?: BranchingOptions;
 }
 
 const ID = {
@@ -76,40 +91,78 @@ export function taskPrompt(task: AgentTask): { prompt: number[]; baseDate: strin
 
 /**
  * Runs every task to completion (a plan/answer and <eos>, or a limit) in one batch. Deterministic
- * on `cpu` for a given rng state (samples and tool failures draw from opts.rng in a fixed order).
- * Leaves no tensors behind.
+ * on `cpu` for a given rng state (samples, tool failures and ARPO's branching draw from opts.rng in a
+ * fixed order). With `opts.branching` (ARPO) the tasks are each group's initial rollouts; rows are
+ * forked from them after tool observations and filled from the prompt up to the group's budget, and
+ * every episode carries its `branch`. Leaves no tensors behind.
  */
 export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts: RolloutOptions): Promise<Episode[]> {
-  const B = tasks.length;
-  if (B === 0) return [];
+  if (tasks.length === 0) return [];
   const temperature = opts.temperature ?? 1;
   if (!(temperature > 0)) throw new Error(`rollout: temperature must be > 0, got ${temperature}`);
   const greedy = opts.greedy ?? false;
   const maxTurns = opts.maxTurns ?? 24;
   const maxTokens = Math.min(opts.maxTokens ?? policy.config.contextLength, policy.config.contextLength);
   const failureRate = opts.failureRate ?? 0;
+  const planner = opts.branching ? new BranchPlanner(opts.branching) : null;
+  if (planner && opts.branching!.groups.length !== tasks.length) throw new Error(`rollout: ${opts.branching!.groups.length} group ids for ${tasks.length} tasks`);
 
-  const prompts = tasks.map(taskPrompt);
-  const eps: Episode[] = tasks.map((task, b) => {
-    const p = prompts[b].prompt;
-    if (p.length >= maxTokens) throw new Error(`rollout: prompt of ${p.length} tokens does not fit maxTokens ${maxTokens}`);
-    return { task, tokens: p.slice(), promptLength: p.length, lossMask: p.map(() => 0), logProbs: p.map(() => 0),
-      entropies: p.map(() => 0), observationEnds: [], bans: [], steps: [], callErrors: [], toolFailures: 0, finish: 'max_tokens',
-      plan: null, planError: null, answer: null, answerError: null };
-  });
-  const active = new Array<boolean>(B).fill(true);
+  const B = planner ? planner.rows : tasks.length;
+  // the task of every row: a reserve row runs its group's query
+  const firstOfGroup = new Map<number, number>();
+  opts.branching?.groups.forEach((g, i) => { if (!firstOfGroup.has(g)) firstOfGroup.set(g, i); });
+  const rowTask = Array.from({ length: B }, (_, b) => tasks[b < tasks.length ? b : firstOfGroup.get(planner!.rowGroup[b])!]);
+  const prompts = rowTask.map(taskPrompt);
+  for (const p of prompts) if (p.prompt.length >= maxTokens) throw new Error(`rollout: prompt of ${p.prompt.length} tokens does not fit maxTokens ${maxTokens}`);
+
+  const eps: (Episode | null)[] = new Array(B).fill(null);
+  const active = new Array<boolean>(B).fill(false);
   const last = new Int32Array(B);
   const segmentStart = new Array<number>(B).fill(0); // where the policy's current segment began (after the prompt / last observation)
   const planStart = new Array<number>(B).fill(-1); // index of the current segment's <plan>, -1 before it
+  const observed = new Array<boolean>(B).fill(false); // the row has had a tool result (ARPO's initial entropy is measured before)
   const cache = policy.newCache(B, maxTokens);
-  try {
-    // the prompt minus its last token goes in by prefill; the last one is the first step's input
-    policy.prefill(cache, prompts.map((_, b) => b), prompts.map((p) => p.prompt.slice(0, -1)));
-    prompts.forEach((p, b) => { last[b] = p.prompt[p.prompt.length - 1]; segmentStart[b] = p.prompt.length; });
 
+  /** start rows from their task's prompt: all of it but the last token by prefill; the last is the next step's input */
+  const start = (rows: number[], fill: boolean) => {
+    for (const b of rows) {
+      const p = prompts[b].prompt;
+      eps[b] = { task: rowTask[b], tokens: p.slice(), promptLength: p.length, lossMask: p.map(() => 0), logProbs: p.map(() => 0),
+        entropies: p.map(() => 0), observationEnds: [], bans: [], steps: [], callErrors: [], toolFailures: 0, finish: 'max_tokens',
+        plan: null, planError: null, answer: null, answerError: null,
+        ...(planner ? { branch: { group: planner.rowGroup[b], parent: null, forkAt: 0, fill } } : {}) };
+      last[b] = p[p.length - 1];
+      segmentStart[b] = p.length;
+      active[b] = true;
+    }
+    policy.prefill(cache, rows, rows.map((b) => prompts[b].prompt.slice(0, -1)));
+  };
+
+  /** ARPO: rows `into` continue row `src` from just after an observation (KV cache copied, then cut back) */
+  const fork = (src: number, point: ForkPoint, into: number[]) => {
+    cache.copyRows(into.map(() => src), into);
+    const e = eps[src]!;
+    const at = point.at;
+    for (const r of into) {
+      cache.truncateRow(r, at - 1); // tokens[at-1] is the next step's input
+      eps[r] = { ...e, tokens: e.tokens.slice(0, at), lossMask: e.lossMask.slice(0, at), logProbs: e.logProbs.slice(0, at),
+        entropies: e.entropies.slice(0, at), observationEnds: e.observationEnds.filter((x) => x <= at), bans: e.bans.filter((x) => x.index < at),
+        steps: e.steps.slice(0, point.steps), callErrors: e.callErrors.slice(0, point.callErrors), toolFailures: point.toolFailures,
+        finish: 'max_tokens', plan: null, planError: null, answer: null, answerError: null,
+        branch: { group: planner!.rowGroup[r], parent: src, forkAt: at, fill: false } };
+      last[r] = e.tokens[at - 1];
+      segmentStart[r] = at;
+      planStart[r] = -1;
+      observed[r] = true;
+      active[r] = true;
+    }
+  };
+
+  try {
+    start(tasks.map((_, b) => b), false);
     while (active.some(Boolean)) {
       const logits = policy.step(cache, last, active);
-      const bans = opts.constrainPlan ? eps.map((e, b) => (active[b] && planStart[b] >= 0 && e.task.kind === 'travel'
+      const bans = opts.constrainPlan ? eps.map((e, b) => (e && active[b] && planStart[b] >= 0 && e.task.kind === 'travel'
         ? unresolvableNext(e.tokens.slice(planStart[b]), { query: e.task.query, steps: e.steps }) : [])) : undefined;
       let out: SampledTokens;
       try {
@@ -119,53 +172,70 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
       }
       const obsRows: number[] = [];
       const obsTokens: number[][] = [];
+      const forks: { src: number; point: ForkPoint; into: number[] }[] = [];
+      const decide = (b: number, ending: boolean) => {
+        const d = planner?.decide(b, opts.rng, ending);
+        if (d) forks.push({ src: b, ...d });
+      };
+      const stop = (b: number, reason: FinishReason) => {
+        finish(eps[b]!, reason, segmentStart[b]);
+        active[b] = false;
+        decide(b, true);
+        planner?.finished(b);
+      };
       for (let b = 0; b < B; b++) {
         if (!active[b]) continue;
-        const e = eps[b];
+        const e = eps[b]!;
         const id = out.ids[b];
         e.tokens.push(id);
         e.lossMask.push(1);
         e.logProbs.push(out.logProbs[b]);
         e.entropies.push(out.entropies[b]);
+        planner?.token(b, out.entropies[b], !observed[b]);
         if (bans && bans[b].length > 0) e.bans.push({ index: e.tokens.length - 1, ids: bans[b] });
         if (id === ID.plan && planStart[b] < 0) planStart[b] = e.tokens.length - 1;
         last[b] = id;
         if (id === ID.eos) {
-          finish(e, 'eos', segmentStart[b]);
-          active[b] = false;
+          stop(b, 'eos');
         } else if (id === ID.endCall) {
-          if (e.steps.length + e.callErrors.length >= maxTurns) {
-            finish(e, 'max_turns', segmentStart[b]);
-            active[b] = false;
-            continue;
-          }
+          if (e.steps.length + e.callErrors.length >= maxTurns) { stop(b, 'max_turns'); continue; }
           const obs = runCall(e, segmentStart[b], prompts[b].baseDate, opts, failureRate);
           const ids = encodeObservation(obs);
-          if (e.tokens.length + ids.length + 1 > maxTokens) {
-            finish(e, 'max_tokens', segmentStart[b]);
-            active[b] = false;
-            continue;
-          }
+          if (e.tokens.length + ids.length + 1 > maxTokens) { stop(b, 'max_tokens'); continue; }
+          decide(b, true); // the previous observation's window ends where this one begins
           e.tokens.push(...ids);
           for (let k = 0; k < ids.length; k++) { e.lossMask.push(0); e.logProbs.push(0); e.entropies.push(0); }
           e.observationEnds.push(e.tokens.length);
           segmentStart[b] = e.tokens.length;
           planStart[b] = -1;
+          observed[b] = true;
+          planner?.observed(b, { at: e.tokens.length, steps: e.steps.length, callErrors: e.callErrors.length, toolFailures: e.toolFailures });
           obsRows.push(b);
           // the sampled </call> and all observation tokens but the last go in by prefill
           obsTokens.push([id, ...ids.slice(0, -1)]);
           last[b] = ids[ids.length - 1];
         } else if (e.tokens.length >= maxTokens) {
-          finish(e, 'max_tokens', segmentStart[b]);
-          active[b] = false;
-        }
+          stop(b, 'max_tokens');
+        } else decide(b, false);
       }
+      // forks copy the source row's cache before its observation (if any) goes in; truncation makes the order irrelevant
+      for (const f of forks) fork(f.src, f.point, f.into);
       if (obsRows.length > 0) policy.prefill(cache, obsRows, obsTokens);
+      const fills = planner?.fills(active) ?? [];
+      if (fills.length > 0) {
+        cache.resetRows(fills);
+        start(fills, true);
+      }
     }
   } finally {
     cache.dispose();
   }
-  return eps;
+  // rows never used (a reserve a group did not need) are dropped; parents are re-indexed
+  const index = new Map<number, number>();
+  const used: Episode[] = [];
+  eps.forEach((e, b) => { if (e) { index.set(b, used.length); used.push(e); } });
+  for (const e of used) if (e.branch && e.branch.parent !== null) e.branch.parent = index.get(e.branch.parent)!;
+  return used;
 }
 
 /** The tokens of the current segment from its last `<call>` to `</call>`, parsed and executed. */

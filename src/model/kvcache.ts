@@ -73,6 +73,14 @@ export class KVCache {
     idx.dispose();
   }
 
+  /** cut a row back to its first `length` tokens (an ARPO branch restarts from a fork point; the
+   *  slots past it are masked by the length and overwritten as the row decodes) */
+  truncateRow(row: number, length: number): void {
+    const cur = this.lengthOf(row);
+    if (!Number.isInteger(length) || length < 0 || length > cur) throw new Error(`KVCache.truncateRow: row ${row} holds ${cur} tokens, cannot cut to ${length}`);
+    this.lengths[row] = length;
+  }
+
   /** empty rows so they can take new sequences (stale slots are masked by the length) */
   resetRows(rows: readonly number[]): void {
     for (const r of rows) { this.lengthOf(r); this.lengths[r] = 0; }
