@@ -44,6 +44,39 @@ export interface StartRequest {
   resumeRunId?: string;
 }
 
+/** Where the RL stage starts: a shipped SFT checkpoint of a scale (served from the lab's origin), or
+ *  the newest checkpoint of a stored SFT run. */
+export type StartingPointSource = { kind: 'shipped'; scale: 's' | 'm' | 'l' } | { kind: 'run'; runId: string };
+
+/** validation figures of a starting point (null: not measured, e.g. no tool-QA tasks) */
+export interface StartingPointFigures {
+  delivery: number | null;
+  success: number | null;
+  oodAccuracy: number | null;
+}
+
+/** What the page shows about a starting point, after the worker loaded and checked it (plain data). */
+export interface StartingPointSummary {
+  source: StartingPointSource;
+  /** 'shipped checkpoint s-tiny', 'run run-… at step 300' */
+  label: string;
+  preset: 's' | 'm' | 'l';
+  parameters: number;
+  model: { dModel: number; nLayers: number; nHeads: number; contextLength: number };
+  world: { size: string; seed: number };
+  sftSteps: number;
+  batchSize: number | null;
+  trainQueries: number | null;
+  /** the newest evaluation: free decoding, and constrained plan decoding where the card has it */
+  evaluation: { split: string; queries: number | null; step: number; free: StartingPointFigures; constrained: StartingPointFigures | null } | null;
+  backend: string;
+  trainSeconds: number | null;
+  /** how the checkpoint was made (shipped ones: the CLI command and the commit) */
+  command: string | null;
+  commit: string | null;
+  createdAt: string | null;
+}
+
 export interface TrainingWorkerApi {
   /** picks the backend (webgpu › wasm › cpu, or the one forced) and opens the store */
   init(options?: { forceBackend?: BackendName }): Promise<BackendInfo>;
@@ -52,4 +85,7 @@ export interface TrainingWorkerApi {
   pause(): Promise<void>;
   resume(): Promise<void>;
   stop(): Promise<void>;
+  /** loads and checks a starting point (files against their card, weights into a policy), then lets
+   *  it go; rejects with the reason it cannot be used. Writes nothing. */
+  inspectStartingPoint(source: StartingPointSource): Promise<StartingPointSummary>;
 }

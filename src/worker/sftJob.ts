@@ -88,6 +88,11 @@ export function sftJobOptions(config: LabConfig): SftJobOptions {
   };
 }
 
+/** the policy shape an SFT job of these options trains (what its checkpoints must fit) */
+export function sftModelConfig(options: Pick<SftJobOptions, 'preset' | 'model'>): ModelConfig {
+  return { ...preset(options.preset, VOCAB.size), ...options.model };
+}
+
 interface Prepared {
   world: World;
   examples: SftExample[];
@@ -124,7 +129,7 @@ export class SftJob implements TrainingJob {
 
   async init(): Promise<void> {
     const o = this.options;
-    const config: ModelConfig = { ...preset(o.preset, VOCAB.size), ...o.model };
+    const config = sftModelConfig(o);
     const world = generateWorld(o.worldSize, o.seed);
     const ds = buildDataset(world, { size: o.trainQueries, mix: o.mix, seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
     const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, failureRate: o.teacherFailureRate, maxLength: config.contextLength });

@@ -7,9 +7,10 @@ import type { LabConfig } from '../lab/config.ts';
 import { LabStore } from '../store/labStore.ts';
 import type { RunRecord } from '../store/records.ts';
 import { ActiveRun } from './activeRun.ts';
-import type { BackendInfo, BackendName, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
+import type { BackendInfo, BackendName, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { chooseBackend, gpuDeviceLost } from './backend.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
+import { loadStartingPoint } from './startingPoint.ts';
 import type { TrainingJob } from './trainingJob.ts';
 
 /** The job a config runs: the SFT stage (RL jobs plug in here later). */
@@ -25,9 +26,16 @@ class TrainingWorker implements TrainingWorkerApi {
   private storeError: string | undefined;
   private active: ActiveRun | null = null;
 
-  async init(options?: { forceBackend?: BackendName }): Promise<BackendInfo> {
-    if (this.backend) return this.backend;
-    this.backend = await chooseBackend(options?.forceBackend);
+  private initializing: Promise<BackendInfo> | null = null;
+
+  /** once per worker: a call that arrives while the first is choosing the backend waits for it */
+  init(options?: { forceBackend?: BackendName }): Promise<BackendInfo> {
+    this.initializing ??= this.initOnce(options?.forceBackend);
+    return this.initializing;
+  }
+
+  private async initOnce(forceBackend?: BackendName): Promise<BackendInfo> {
+    this.backend = await chooseBackend(forceBackend);
     try {
       this.store = await LabStore.open();
       await this.markInterruptedRuns();
@@ -37,8 +45,15 @@ class TrainingWorker implements TrainingWorkerApi {
     return this.backend;
   }
 
+  async inspectStartingPoint(source: StartingPointSource): Promise<StartingPointSummary> {
+    await this.init();
+    const loaded = await loadStartingPoint(source, { store: this.store });
+    loaded.policy.dispose();
+    return loaded.summary;
+  }
+
   async start(request: StartRequest, listener: WorkerListener): Promise<string> {
-    if (!this.backend) await this.init();
+    await this.init();
     if (this.active && (this.active.status === 'running' || this.active.status === 'paused')) {
       throw new Error('A run is already in progress; stop it first.');
     }
