@@ -3,10 +3,14 @@
 // free localhost port, drive it in headless Chromium with playwright-core, and check the path a
 // user takes: the worker runs the SFT stage on WebGPU (SwiftShader when there is no GPU), the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
-// survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker.
+// survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
+// RL starting point (a shipped SFT checkpoint) is loaded and shown, and a missing, truncated or
+// mismatched one is refused with its reason while the store gains nothing.
 //
-//   node scripts/e2e.mjs              run the tests
-//   node scripts/e2e.mjs --measure    also time the same SFT run on the cpu backend (?backend=cpu)
+//   node scripts/e2e.mjs                          run the tests
+//   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (sft, startingPoint)
+//   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
 import { createServer } from 'node:http';
@@ -20,6 +24,11 @@ const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: s
 const results = join(root, 'test-results');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');
+const only = process.env.E2E_ONLY; // a test group: 'sft' or 'startingPoint'
+// the s-tiny checkpoint the starting-point tests load: the shipped one (copied into dist/ by the build),
+// or E2E_CHECKPOINT, a folder written by `npm run cli -- sft --out DIR`, served in its place
+const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
+const checkpointDir = resolve(process.env.E2E_CHECKPOINT || shippedCheckpoint);
 const STEPS = 5;
 // the browser's SFT config, explicit: a tiny world (the smoke-test scale: a quarter-width model, context 256), 40 queries
 // SwiftShader runs this model at seconds per step after ~60-90 s of shader compiles (closing note),
@@ -81,7 +90,8 @@ page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && consoleE
 
 let passed = 0;
 let failed = 0;
-async function test(name, fn) {
+async function test(name, fn, group = 'sft') {
+  if (only && only !== group) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -201,6 +211,23 @@ await test('the run and its curve are listed after a reload', async () => {
   await page.screenshot({ path: join(results, '3-after-reload.png'), fullPage: true });
 });
 
+await test('the SFT run can be chosen as the starting point; its checkpoint loads', async () => {
+  assert(runId, 'no run id from the SFT test');
+  const before = await storeCounts();
+  await page.locator('[data-testid=starting-choice]').selectOption(runId);
+  await page.waitForFunction(
+    (id) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === 'ready' &&
+      document.querySelector('[data-testid=starting-point-label]')?.textContent.includes(id),
+    runId,
+    { timeout: 60_000 },
+  ).catch(async () => {
+    throw new Error(`starting point: ${await page.locator('[data-testid=starting-point]').innerText()}`);
+  });
+  const label = await page.locator('[data-testid=starting-point-label]').innerText();
+  assert(label === `run ${runId} at step ${STEPS}`, `label: ${label}`);
+  assert(JSON.stringify(await storeCounts()) === JSON.stringify(before), 'loading a run as the starting point changed the store');
+});
+
 await test('a malformed link shows the notice and the page still works', async () => {
   await page.goto('about:blank');
   await page.goto(`${base}#scale=xl&bogus=1&steps=%E0%A4%A&&seed=-4&reward`);
@@ -212,6 +239,105 @@ await test('a malformed link shows the notice and the page still works', async (
   assert(await page.locator('[data-testid=choice-scale-m]').getAttribute('aria-checked') === 'true', 'bad scale did not fall back to the default');
   await page.screenshot({ path: join(results, '4-url-notice.png') });
 });
+
+// ---- the RL starting point: a shipped SFT checkpoint, loaded and checked by the worker ----------------
+const SP_FILES = ['model.json', 'weights.bin', 'card.json'];
+const checkpointFile = (f) => readFileSync(join(checkpointDir, f));
+/** the lab store's record counts, read from the page */
+const storeCounts = () =>
+  page.evaluate(
+    () =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('star-lab');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const names = ['runs', 'metrics', 'checkpoints', 'episodes'].filter((n) => db.objectStoreNames.contains(n));
+          const tx = db.transaction(names);
+          const counts = {};
+          for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
+          tx.oncomplete = () => (db.close(), ok(counts));
+        };
+      }),
+  );
+/** serves the s-tiny files through the browser context (the worker's fetches included), `change` altering one */
+async function routeCheckpoint(change = {}) {
+  await context.unroute('**/checkpoints/s-tiny/*');
+  await context.route('**/checkpoints/s-tiny/*', (route) => {
+    const file = new URL(route.request().url()).pathname.split('/').pop();
+    if (change[file]) return route.fulfill(change[file]);
+    if (!SP_FILES.includes(file)) return route.fulfill({ status: 404, body: 'not found' });
+    return route.fulfill({ status: 200, contentType: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', body: checkpointFile(file) });
+  });
+}
+async function openStartingPoint(wanted) {
+  await page.goto('about:blank');
+  await page.goto(`${base}?backend=cpu#scale=s&worldSize=tiny`);
+  const card = page.locator('[data-testid=starting-point]');
+  await page.waitForFunction((w) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === w, wanted, { timeout: 60_000 }).catch(async () => {
+    throw new Error(`starting point is ${await card.getAttribute('data-state')}, expected ${wanted}: ${await card.innerText()}`);
+  });
+  return card;
+}
+
+await test('starting point: the shipped s checkpoint is loaded, checked and its card shown', async () => {
+  assert(existsSync(join(checkpointDir, 'card.json')), `no checkpoint at ${checkpointDir} (the shipped public/checkpoints/s-tiny, or set E2E_CHECKPOINT)`);
+  const card = JSON.parse(checkpointFile('card.json'));
+  // the shipped folder is served by the lab itself; another folder is routed in its place
+  if (checkpointDir !== shippedCheckpoint) await routeCheckpoint();
+  try {
+    await openStartingPoint('ready');
+  } finally {
+    await context.unroute('**/checkpoints/s-tiny/*');
+  }
+  const label = await page.locator('[data-testid=starting-point-label]').innerText();
+  assert(label.includes('s-tiny'), `label: ${label}`);
+  for (const key of ['delivery', 'success', 'oodAccuracy']) {
+    const shown = Number(await attr(`[data-testid=starting-${key}]`, 'data-value'));
+    assert(shown === card.evaluation.free[key], `${key} shown ${shown}, card ${card.evaluation.free[key]}`);
+  }
+  const text = await page.locator('[data-testid=starting-point-summary]').innerText();
+  assert(text.includes(`${card.sft.steps.toLocaleString('en-US')} steps`) && text.includes('tiny'), `summary lacks how it was made: ${text}`);
+  assert((await page.locator('[data-testid=starting-point-command]').textContent()) === card.command, 'the card\'s command is not shown');
+  console.log(`      ${label}: ${(await page.locator('[data-testid=starting-point] .figures').innerText()).replace(/\s+/g, ' ')}`);
+  await page.locator('[data-testid=starting-point]').screenshot({ path: join(results, '5-starting-point.png') });
+  await page.screenshot({ path: join(results, '5-starting-point-page.png') });
+}, 'startingPoint');
+
+const corrupt = [
+  ['a truncated weights.bin', () => ({ 'weights.bin': { status: 200, contentType: 'application/octet-stream', body: checkpointFile('weights.bin').subarray(0, 4096) } }),
+    /^The shipped checkpoint s-tiny is damaged or mismatched: weights\.bin has 4096 bytes, model\.json describes \d+ \(truncated\?\)/],
+  ['a card whose SHA-256 does not match', () => {
+    const card = JSON.parse(checkpointFile('card.json'));
+    card.weights.sha256 = card.weights.sha256.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    return { 'card.json': { status: 200, contentType: 'application/json', body: JSON.stringify(card) } };
+  }, /^The shipped checkpoint s-tiny is damaged or mismatched: weights\.bin does not match its card \(SHA-256 [0-9a-f]{12}…, card [0-9a-f]{12}…\)/],
+  ['a missing model.json (404)', () => ({ 'model.json': { status: 404, body: 'not found' } }),
+    /^The shipped checkpoint s-tiny is missing \(\/checkpoints\/s-tiny\/model\.json: 404\)/],
+];
+for (const [name, change, reason] of corrupt) {
+  await test(`starting point: ${name} is refused with its reason, and nothing is stored`, async () => {
+    assert(existsSync(join(checkpointDir, 'card.json')), `no checkpoint at ${checkpointDir}`);
+    await page.goto(`${base}?backend=cpu#scale=s&worldSize=tiny`);
+    const before = await storeCounts();
+    await routeCheckpoint(change());
+    try {
+      await openStartingPoint('error');
+      const shown = await page.locator('[data-testid=starting-point-reason]').innerText();
+      assert(reason.test(shown), `reason shown: ${shown}`);
+      assert((await page.locator('[data-testid=starting-point-error]').innerText()).includes('Nothing was stored'), 'the error box does not say nothing was stored');
+      // asking again gives the same answer and still stores nothing
+      await page.locator('[data-testid=starting-point] button', { hasText: 'Check again' }).click();
+      await page.waitForFunction(() => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === 'error', null, { timeout: 60_000 });
+      const after = await storeCounts();
+      assert(JSON.stringify(after) === JSON.stringify(before), `the store changed: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+      console.log(`      ${shown}`);
+      if (name.startsWith('a truncated')) await page.locator('[data-testid=starting-point]').screenshot({ path: join(results, '6-starting-point-error.png') });
+    } finally {
+      await context.unroute('**/checkpoints/s-tiny/*');
+    }
+  }, 'startingPoint');
+}
 
 await test('pause, resume and stop reach the worker (cpu backend, for time)', async () => {
   await page.goto('about:blank');

@@ -5,13 +5,22 @@ import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { parseHash, serializeHash, type UrlNotice } from '../lab/urlState.ts';
 import { LabStore } from '../store/labStore.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
-import type { BackendInfo, BackendName, RunProgress, WorkerEvent } from '../worker/api.ts';
+import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
 import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
 
 export interface ShownCurve {
   runId: string;
   live: boolean;
   points: MetricPoint[];
+}
+
+/** the starting point the page last asked the worker about, and what it answered */
+export interface StartingPointView {
+  /** 'shipped:s' or 'run:<id>' */
+  key: string;
+  status: 'loading' | 'ready' | 'error';
+  summary?: StartingPointSummary;
+  error?: string;
 }
 
 export class LabState {
@@ -31,6 +40,10 @@ export class LabState {
   starting = $state(false);
   /** the newest sample episodes of the shown run (its latest evaluation) */
   episodes = $state.raw<EpisodeRecord[]>([]);
+
+  /** where RL starts: 'shipped' (the checkpoint shipped for the chosen scale) or a stored SFT run's id */
+  startingChoice = $state<string>('shipped');
+  startingPoint = $state.raw<StartingPointView | null>(null);
 
   private worker: TrainingWorkerHandle | null = null;
   private store: LabStore | null = null;
@@ -95,6 +108,33 @@ export class LabState {
     } finally {
       this.starting = false;
     }
+  }
+
+  /** SFT runs of the chosen scale that can be a starting point (the live one is still changing) */
+  get startingRuns(): RunRecord[] {
+    const live = this.running ? this.progress?.runId : undefined;
+    return this.runs.filter((r) => r.kind === 'sft' && r.config.scale === this.config.scale && r.summary.steps > 0 && r.id !== live);
+  }
+
+  get startingSource(): StartingPointSource {
+    const run = this.startingChoice !== 'shipped' && this.startingRuns.some((r) => r.id === this.startingChoice);
+    return run ? { kind: 'run', runId: this.startingChoice } : { kind: 'shipped', scale: this.config.scale };
+  }
+
+  /** Asks the worker to load and check the starting point, once per choice; `force` checks it again. */
+  async inspectStartingPoint(source: StartingPointSource, force = false): Promise<void> {
+    if (!this.worker || !this.backend) return;
+    const key = source.kind === 'shipped' ? `shipped:${source.scale}` : `run:${source.runId}`;
+    if (!force && this.startingPoint?.key === key) return;
+    this.startingPoint = { key, status: 'loading' };
+    let next: StartingPointView;
+    try {
+      next = { key, status: 'ready', summary: await this.worker.api.inspectStartingPoint(source) };
+    } catch (e) {
+      next = { key, status: 'error', error: messageOf(e) };
+    }
+    // a later choice may have been made meanwhile: its answer wins
+    if (this.startingPoint?.key === key) this.startingPoint = next;
   }
 
   pause = () => this.worker?.api.pause();
