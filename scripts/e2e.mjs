@@ -150,6 +150,46 @@ async function assertEpisodeShown() {
   }
 }
 
+// ---- starting-point helpers: the s-tiny files, routed or altered, and the store's record counts ----
+const SP_FILES = ['model.json', 'weights.bin', 'card.json'];
+const checkpointFile = (f) => readFileSync(join(checkpointDir, f));
+/** the lab store's record counts, read from the page */
+const storeCounts = () =>
+  page.evaluate(
+    () =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('star-lab');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const names = ['runs', 'metrics', 'checkpoints', 'episodes'].filter((n) => db.objectStoreNames.contains(n));
+          const tx = db.transaction(names);
+          const counts = {};
+          for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
+          tx.oncomplete = () => (db.close(), ok(counts));
+        };
+      }),
+  );
+/** serves the s-tiny files through the browser context (the worker's fetches included), `change` altering one */
+async function routeCheckpoint(change = {}) {
+  await context.unroute('**/checkpoints/s-tiny/*');
+  await context.route('**/checkpoints/s-tiny/*', (route) => {
+    const file = new URL(route.request().url()).pathname.split('/').pop();
+    if (change[file]) return route.fulfill(change[file]);
+    if (!SP_FILES.includes(file)) return route.fulfill({ status: 404, body: 'not found' });
+    return route.fulfill({ status: 200, contentType: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', body: checkpointFile(file) });
+  });
+}
+async function openStartingPoint(wanted) {
+  await page.goto('about:blank');
+  await page.goto(`${base}?backend=cpu#scale=s&worldSize=tiny`);
+  const card = page.locator('[data-testid=starting-point]');
+  await page.waitForFunction((w) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === w, wanted, { timeout: 60_000 }).catch(async () => {
+    throw new Error(`starting point is ${await card.getAttribute('data-state')}, expected ${wanted}: ${await card.innerText()}`);
+  });
+  return card;
+}
+
 const started = Date.now();
 let runId = null;
 const timings = {};
@@ -241,45 +281,6 @@ await test('a malformed link shows the notice and the page still works', async (
 });
 
 // ---- the RL starting point: a shipped SFT checkpoint, loaded and checked by the worker ----------------
-const SP_FILES = ['model.json', 'weights.bin', 'card.json'];
-const checkpointFile = (f) => readFileSync(join(checkpointDir, f));
-/** the lab store's record counts, read from the page */
-const storeCounts = () =>
-  page.evaluate(
-    () =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('star-lab');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          const names = ['runs', 'metrics', 'checkpoints', 'episodes'].filter((n) => db.objectStoreNames.contains(n));
-          const tx = db.transaction(names);
-          const counts = {};
-          for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
-          tx.oncomplete = () => (db.close(), ok(counts));
-        };
-      }),
-  );
-/** serves the s-tiny files through the browser context (the worker's fetches included), `change` altering one */
-async function routeCheckpoint(change = {}) {
-  await context.unroute('**/checkpoints/s-tiny/*');
-  await context.route('**/checkpoints/s-tiny/*', (route) => {
-    const file = new URL(route.request().url()).pathname.split('/').pop();
-    if (change[file]) return route.fulfill(change[file]);
-    if (!SP_FILES.includes(file)) return route.fulfill({ status: 404, body: 'not found' });
-    return route.fulfill({ status: 200, contentType: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', body: checkpointFile(file) });
-  });
-}
-async function openStartingPoint(wanted) {
-  await page.goto('about:blank');
-  await page.goto(`${base}?backend=cpu#scale=s&worldSize=tiny`);
-  const card = page.locator('[data-testid=starting-point]');
-  await page.waitForFunction((w) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === w, wanted, { timeout: 60_000 }).catch(async () => {
-    throw new Error(`starting point is ${await card.getAttribute('data-state')}, expected ${wanted}: ${await card.innerText()}`);
-  });
-  return card;
-}
-
 await test('starting point: the shipped s checkpoint is loaded, checked and its card shown', async () => {
   assert(existsSync(join(checkpointDir, 'card.json')), `no checkpoint at ${checkpointDir} (the shipped public/checkpoints/s-tiny, or set E2E_CHECKPOINT)`);
   const card = JSON.parse(checkpointFile('card.json'));
