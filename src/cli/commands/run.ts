@@ -1,0 +1,37 @@
+// `npm run cli -- run`: one RL run from a shipped SFT checkpoint, headless (rlRun.ts says what it writes).
+import type { Command } from '../command.ts';
+import { parseFlags } from '../command.ts';
+import { flagChoice, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
+import { NODE_BACKENDS } from '../nodeBackend.ts';
+import { runRl } from '../rlRun.ts';
+import { parseLabConfig } from '../labConfigArg.ts';
+import { formatDuration } from '../progress.ts';
+
+const KNOWN = ['config', 'out', 'resume', 'checkpoint', 'backend'];
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'one RL run (GRPO / DAPO / ARPO) from a shipped SFT checkpoint',
+  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume] [--checkpoint DIR] [--backend wasm|cpu]
+
+  --config CONFIG   the experiment: a lab URL hash ('#scale=s&algorithm=dapo&steps=20', the page's "copy link")
+                    or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
+                    are an error. Settings: see src/lab/config.ts (or the page).
+  --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
+  --resume          continue the run saved in DIR (same config required)
+  --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
+  --backend B       wasm (default) or cpu (slower; bit-reproducible)`,
+  async run(args) {
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, KNOWN);
+    const lab = parseLabConfig(flagText(flags, 'config'));
+    const out = flagText(flags, 'out');
+    const s = await runRl({ lab, out, resume: flags.has('resume'), checkpoint: flagOptionalText(flags, 'checkpoint'),
+      backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm') });
+    const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+    console.log(`${out}: ${s.steps} steps of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
+      `  validation success ${f(s.start.success)} → ${f(s.final.success)}, delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, ` +
+      `OOD ${f(s.start.ood)} → ${f(s.final.ood)}`);
+    return 0;
+  },
+};

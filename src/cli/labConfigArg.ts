@@ -1,0 +1,28 @@
+// A lab experiment config given on the command line: the page's URL hash or a JSON object. Unlike the
+// page (which lists bad keys and carries on with defaults), the CLI refuses a config with any notice:
+// a sweep that silently ran the default would be a wrong result.
+import type { LabConfig } from '../lab/config.ts';
+import { configFromRecord, parseHash, type ParsedHash } from '../lab/urlState.ts';
+
+export function parseLabConfig(text: string): LabConfig {
+  const trimmed = text.trim();
+  let parsed: ParsedHash;
+  if (trimmed.startsWith('{')) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(trimmed);
+    } catch (e) {
+      throw new Error(`--config is not valid JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+    }
+    parsed = configFromRecord(raw);
+    const unknown = Object.keys(raw as object).filter((k) => !(k in parsed.config));
+    for (const k of unknown) parsed.notices.push({ key: k, message: 'unknown setting' });
+  } else {
+    const hash = trimmed.includes('#') ? trimmed.slice(trimmed.indexOf('#')) : trimmed;
+    parsed = parseHash(hash);
+  }
+  if (parsed.notices.length > 0) {
+    throw new Error(`--config has problems:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${n.message}`).join('\n')}`);
+  }
+  return parsed.config;
+}

@@ -1,0 +1,172 @@
+// One headless RL run (issue 10), shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
+// train with the lab config's algorithm / reward / data / failure rate, evaluating at step 0, every
+// evalEvery steps and at the end. Writes into DIR:
+//   metrics.jsonl   one JSON object per step (and per evaluation), the issue's metric names
+//   metrics.csv     the same as a table (written at the end)
+//   summary.json    config, start and final in-domain / OOD figures, wall time, backend, commit
+//   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
+//   policy/         the final weights (model.json + weights.bin)
+//   resume/         the full training state every evalEvery steps, while the run is unfinished
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { LabConfig } from '../lab/config.ts';
+import { serializeHash } from '../lab/urlState.ts';
+import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
+import { rlEnvironment } from '../rl/rlEnvironment.ts';
+import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
+import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
+import { sampleEpisode } from '../worker/sampleEpisode.ts';
+import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState } from './checkpointDir.ts';
+import { useNodeBackend, type NodeBackend } from './nodeBackend.ts';
+import { ProgressBar } from './progress.ts';
+import { metricsCsv } from './metricsCsv.ts';
+import type { RunFigures } from '../lab/findingTable.ts';
+
+export interface RlRunOptions {
+  lab: LabConfig;
+  out: string;
+  /** the SFT checkpoint folder (default: the shipped one of the config's scale) */
+  checkpoint?: string;
+  resume: boolean;
+  backend: NodeBackend;
+  /** overrides of the RL config derived from the lab config (e.g. a sweep's --quick evaluation size) */
+  rl?: Partial<RlConfig>;
+  /** label on the progress bar */
+  label?: string;
+  quiet?: boolean;
+  /** write the final weights to DIR/policy (default true; sweeps keep only curves and summaries) */
+  keepPolicy?: boolean;
+}
+
+
+export interface RlSummary {
+  format: 'star-lab-rl-summary/1';
+  hash: string;
+  lab: LabConfig;
+  rl: RlConfig;
+  checkpoint: string;
+  steps: number;
+  start: RunFigures;
+  final: RunFigures;
+  wallSeconds: number;
+  backend: string;
+  commit: string;
+  finishedAt: string;
+}
+
+export function shippedCheckpointDir(scale: string): string {
+  return resolve(process.cwd(), 'public', 'checkpoints', `${scale}-tiny`);
+}
+
+function figures(m: Metrics): RunFigures {
+  return { success: m['eval/success'] ?? NaN, delivery: m['eval/delivery'] ?? NaN, csMicro: m['eval/cs_micro'] ?? NaN,
+    hardMicro: m['eval/hard_micro'] ?? NaN, ood: m['eval/ood_accuracy'] ?? NaN };
+}
+
+export function readSummary(dir: string): RlSummary | null {
+  const p = join(dir, 'summary.json');
+  if (!existsSync(p)) return null;
+  try {
+    return JSON.parse(readFileSync(p, 'utf8')) as RlSummary;
+  } catch {
+    return null;
+  }
+}
+
+export async function runRl(o: RlRunOptions): Promise<RlSummary> {
+  await useNodeBackend(o.backend);
+  const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
+  const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
+  const ckpt = await readCheckpointDir(ckptDir);
+  const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: o.lab.trainSize, mix: o.lab.mix });
+  const hash = serializeHash(o.lab);
+  const fingerprint = JSON.stringify({ hash, rl, checkpoint: ckpt.card.weights.sha256, backend: o.backend });
+  mkdirSync(o.out, { recursive: true });
+
+  const start = policyFromCheckpoint(ckpt);
+  const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
+  let trainer = new RlTrainer(start, reference, env, rl);
+  let wallBefore = 0;
+  let startFigures: RunFigures | null = null;
+  const saved = o.resume ? readResumeState(o.out, fingerprint) : null;
+  if (saved) {
+    trainer.dispose();
+    start.dispose();
+    trainer = RlTrainer.restore(saved.ckpt, reference, env, rl);
+    wallBefore = Number(saved.extra.wallSeconds ?? 0);
+    startFigures = (saved.extra.start as RunFigures) ?? null;
+    // the curve after the resumed step is redone
+    const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step && !(m.step === trainer.step && m.kind === 'train'));
+    writeFileSync(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
+    if (!o.quiet) console.error(`resuming ${o.out} at step ${trainer.step}/${rl.steps}`);
+  } else {
+    for (const f of ['metrics.jsonl', 'samples.jsonl', 'summary.json']) rmSync(join(o.out, f), { force: true });
+  }
+  const t0 = performance.now();
+  const log = (kind: 'train' | 'eval', step: number, m: Metrics) => appendFileSync(join(o.out, 'metrics.jsonl'), JSON.stringify({ kind, step, ...m }) + '\n');
+  const writeSamples = () => {
+    const picked = pickSamples(trainer);
+    if (picked.length) appendFileSync(join(o.out, 'samples.jsonl'), picked.map((s) => JSON.stringify({ step: trainer.step, ...s }) + '\n').join(''));
+  };
+  let lastEval: Metrics = {};
+  try {
+    if (!saved) {
+      lastEval = await trainer.evaluate();
+      log('eval', 0, lastEval);
+      startFigures = figures(lastEval);
+    }
+    const bar = o.quiet ? null : new ProgressBar(rl.steps, trainer.step, o.label ?? `rl ${rl.algorithm} `, 5);
+    while (trainer.step < rl.steps) {
+      const m = await trainer.trainStep();
+      log('train', trainer.step, m);
+      const evalNow = trainer.step % rl.evalEvery === 0 || trainer.step === rl.steps;
+      if (evalNow) {
+        lastEval = await trainer.evaluate();
+        log('eval', trainer.step, lastEval);
+        writeSamples();
+        if (trainer.step < rl.steps) {
+          writeResumeState(o.out, await trainer.checkpoint(), fingerprint, { wallSeconds: wallBefore + (performance.now() - t0) / 1000, start: startFigures });
+        }
+      }
+      bar?.update(trainer.step, { reward: m['reward/mean'].toFixed(3), ...(lastEval['eval/success'] !== undefined ? { 'val succ': lastEval['eval/success'].toFixed(3) } : {}) });
+    }
+    bar?.done();
+    if (trainer.step > 0 && !lastEval['eval/success'] && lastEval['eval/success'] !== 0) lastEval = await trainer.evaluate();
+    if (o.keepPolicy !== false) {
+      const { buffer, specs } = await trainer.policy.saveWeights();
+      writePolicyFiles(join(o.out, 'policy'), trainer.policy.config, buffer, specs);
+    }
+    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
+    const summary: RlSummary = {
+      format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, steps: trainer.step,
+      start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
+      backend: o.backend, commit: gitCommit(), finishedAt: new Date().toISOString(),
+    };
+    writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
+    rmSync(join(o.out, 'resume'), { recursive: true, force: true });
+    return summary;
+  } finally {
+    trainer.dispose();
+    trainer.policy.dispose();
+    reference?.dispose();
+  }
+}
+
+function readLines(path: string): ({ kind: string; step: number } & Record<string, number | string>)[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
+/** the latest step's most and least rewarded rollouts of the group with the widest spread */
+function pickSamples(trainer: RlTrainer) {
+  const eps = trainer.lastEpisodes;
+  if (eps.length === 0) return [];
+  const byGroup = new Map<number, typeof eps>();
+  for (const e of eps) byGroup.set(e.group, [...(byGroup.get(e.group) ?? []), e]);
+  const spread = (g: typeof eps) => Math.max(...g.map((e) => e.reward)) - Math.min(...g.map((e) => e.reward));
+  const group = [...byGroup.values()].sort((a, b) => spread(b) - spread(a))[0];
+  const sorted = [...group].sort((a, b) => b.reward - a.reward);
+  const chosen = sorted.length > 1 ? [sorted[0], sorted[sorted.length - 1]] : sorted;
+  return chosen.map((e) => ({ group: e.group, reward: e.reward, advantage: e.advantage, parent: e.parent,
+    branch: e.episode.branch ?? null, trajectory: sampleEpisode(trainer.env.world, e.episode, e.verdicts) }));
+}

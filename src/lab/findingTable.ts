@@ -1,0 +1,101 @@
+// A finding's table filled with results (the CLI's sweep, the page's own runs): each cell's lab value
+// (%), the paper's number beside it, the best cell of each row marked where the paper marks one, and
+// the sentence on whether the lab agrees with the paper's direction. Pure: no tfjs, no DOM, no fs.
+import type { LabConfig } from './config.ts';
+import { cellConfig, type Finding } from './findings.ts';
+
+/** evaluation figures of a run at its start (the SFT checkpoint) or end, fractions in [0, 1] */
+export interface RunFigures {
+  success: number;
+  delivery: number;
+  csMicro: number;
+  hardMicro: number;
+  ood: number;
+}
+
+/** what the table needs of a finished run */
+export interface RunResult {
+  start: RunFigures;
+  final: RunFigures;
+  wallSeconds: number;
+  /** folder or id of the run */
+  where: string;
+}
+
+export interface TableCell {
+  row: string;
+  col: string;
+  /** the lab's value in %, null while the run is missing */
+  lab: number | null;
+  paper: number | null;
+  best: boolean;
+  /** the run's in-domain success and OOD accuracy at start and end (%) */
+  run: { where: string; successStart: number; successFinal: number; oodStart: number; oodFinal: number; wallSeconds: number } | null;
+}
+
+export interface FindingTable {
+  format: 'star-lab-finding-table/1';
+  id: string;
+  title: string;
+  claim: string;
+  rows: string[];
+  cols: string[];
+  cells: TableCell[];
+  direction: { agrees: boolean | null; sentence: string };
+  command: string;
+  commit: string;
+  date: string;
+  backend: string;
+  common: Partial<LabConfig>;
+  sweepSeconds: number;
+}
+
+const pct = (x: number) => Math.round(1000 * x) / 10;
+
+export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult | undefined,
+  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'direction'>): FindingTable {
+  // the SFT cells read the start figures of any run of the finding (all start from the same checkpoint)
+  const anyRun = f.cells.map((c) => cellConfig(f, c, meta.common)).flatMap((lab) => (lab ? [lookup(lab)] : [])).find((r) => r !== undefined);
+  const cells: TableCell[] = f.cells.map((cell) => {
+    const lab = cellConfig(f, cell, meta.common);
+    const r = lab ? lookup(lab) : anyRun;
+    const figures = r ? (lab ? r.final : r.start) : undefined;
+    const value = figures ? (cell.metric === 'ood' ? figures.ood : figures.success) : undefined;
+    return {
+      row: cell.row, col: cell.col, lab: value !== undefined && Number.isFinite(value) ? pct(value) : null, paper: cell.paper ?? null, best: false,
+      run: r && lab ? { where: r.where, successStart: pct(r.start.success), successFinal: pct(r.final.success), oodStart: pct(r.start.ood), oodFinal: pct(r.final.ood), wallSeconds: r.wallSeconds } : null,
+    };
+  });
+  if (f.markBest === 'row') {
+    for (const row of f.rows) {
+      const inRow = cells.filter((c) => c.row === row && c.lab !== null);
+      const top = Math.max(...inRow.map((c) => c.lab!));
+      for (const c of inRow) c.best = c.lab === top;
+    }
+  }
+  const at = (row: string, col: string) => cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
+  return { format: 'star-lab-finding-table/1', id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, direction: f.direction(at), ...meta };
+}
+
+export function tableMarkdown(t: FindingTable): string {
+  const cell = (c: TableCell | undefined) => {
+    if (!c) return '';
+    const lab = c.lab === null ? '…' : c.best ? `**${c.lab.toFixed(1)}**` : c.lab.toFixed(1);
+    return c.paper === null ? lab : `${lab} (${c.paper.toFixed(1)})`;
+  };
+  const lines = [
+    `### ${t.id}: ${t.title}`,
+    '',
+    `Paper: ${t.claim}`,
+    '',
+    `| | ${t.cols.join(' | ')} |`,
+    `|---|${t.cols.map(() => '---').join('|')}|`,
+    ...t.rows.map((r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`),
+    '',
+    `Lab value in % (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
+    `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
+    '',
+    `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${Math.round(t.sweepSeconds / 60)} min`,
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,317 @@
+// The RL trainer (DESIGN §4, issue 10): one step = sample training queries, roll out a group per
+// query with real tool calls (ARPO: branching rollouts), score each plan with the chosen reward,
+// compute advantages, and update the policy with PPO-style mini-batches on the policy's own tokens.
+// GRPO, DAPO and ARPO differ only where the config says so — read top to bottom:
+//
+//   queries ─ rollouts (G per query | ARPO tree of M) ─ verdicts ─ rewards (+ DAPO overlong)
+//     ─ [DAPO: drop zero-std groups, generate more] ─ advantages (GRPO | ARPO hard) ─ mini-batch updates
+//
+// Metric names are the issue's: reward/mean, success, kl, clip_frac, time/rollout, …
+import * as tf from '@tensorflow/tfjs';
+import type { Query, Verdicts } from '../env/types.ts';
+import { Rng } from '../env/random.ts';
+import { evaluatePlan } from '../env/evaluate.ts';
+import { commonsenseMacro, commonsenseMicro, computeReward, curriculumStage, hardMacro, hardMicro, type CurriculumStage } from '../env/rewards.ts';
+import { rollout, trainingRow, type AgentTask, type Episode } from '../agent/rollout.ts';
+import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
+import { PAD } from '../agent/vocab.ts';
+import type { Policy } from '../model/transformer.ts';
+import { AdamW, clipByGlobalNorm } from './optimizer.ts';
+import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
+import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, overlongPenalty } from './rlMath.ts';
+import { aggregationWeights, rlLoss, type RlBatch } from './rlLoss.ts';
+import type { RlConfig } from './rlConfig.ts';
+import type { RlEnvironment } from './rlEnvironment.ts';
+
+export type Metrics = Record<string, number>;
+
+/** one scored rollout of the latest step (the episode viewer's sample) */
+export interface ScoredEpisode {
+  episode: Episode;
+  group: number;
+  verdicts: Verdicts;
+  reward: number;
+  advantage: number;
+  /** ARPO: index in its group of the rollout it branched from (null: from the prompt, or not ARPO) */
+  parent: number | null;
+}
+
+const STAGE_INDEX: Record<CurriculumStage, number> = { sum: 0, macro: 1, success: 2 };
+const PAD_MULTIPLE = 16;
+/** AdamW for RL: veRL actor defaults (β2 0.999, weight decay 0.01) */
+const RL_ADAMW = { beta1: 0.9, beta2: 0.999, weightDecay: 0.01 };
+
+export class RlTrainer {
+  readonly optimizer: AdamW;
+  rng: Rng;
+  step = 0;
+  /** the latest step's scored rollouts */
+  lastEpisodes: ScoredEpisode[] = [];
+  private readonly paramByVariable = new Map<string, string>();
+
+  /** trains `policy` in place; `reference` (frozen, the SFT start) is needed when klCoef > 0. The caller owns both. */
+  constructor(readonly policy: Policy, readonly reference: Policy | null, readonly env: RlEnvironment, readonly config: RlConfig, optimizer?: AdamW) {
+    if (config.klCoef > 0 && !reference) throw new Error('RL: klCoef > 0 needs the frozen reference policy');
+    if (env.train.length === 0) throw new Error('RL: no training queries');
+    this.optimizer = optimizer ?? new AdamW(policy.params, RL_ADAMW);
+    this.rng = new Rng(config.seed).fork(0x71);
+    for (const [name, v] of policy.params) this.paramByVariable.set(v.name, name);
+  }
+
+  /** the reward in force at the current step (Curriculum moves with training progress) */
+  get stage(): CurriculumStage {
+    const c = this.config;
+    return c.reward === 'curriculum' ? curriculumStage(this.step / c.steps, c.curriculumSwitches) : c.reward;
+  }
+
+  /** the step's queries: consecutive slices of a per-epoch permutation (a pure function of seed and step) */
+  private scheduledQueries(): Query[] {
+    const { train } = this.env;
+    const Q = this.config.queriesPerStep;
+    const out: Query[] = [];
+    for (let k = 0; k < Q; k++) {
+      const at = this.step * Q + k;
+      const epoch = Math.floor(at / train.length);
+      const perm = new Rng(this.config.seed).fork(0x9e7 + epoch).shuffle(train.map((_, i) => i));
+      out.push(train[perm[at % train.length]]);
+    }
+    return out;
+  }
+
+  /** one generation batch: a group of rollouts per query, scored */
+  private async generate(queries: readonly Query[], groupBase: number): Promise<ScoredEpisode[][]> {
+    const c = this.config;
+    const maxTokens = this.policy.config.contextLength;
+    const common = { world: this.env.world, temperature: c.temperature, maxTurns: c.maxTurns, failureRate: c.toolFailureRate, constrainPlan: c.constrainPlan, rng: this.rng };
+    let episodes: Episode[];
+    let groupOf: number[];
+    if (c.algorithm === 'arpo') {
+      const tasks: AgentTask[] = [];
+      const groups: number[] = [];
+      queries.forEach((query, q) => { for (let i = 0; i < c.arpoInitial; i++) { tasks.push({ kind: 'travel', query }); groups.push(q); } });
+      episodes = await rollout(this.policy, tasks, { ...common, branching: { groups, budget: c.groupSize, k: c.arpoK, alpha: c.arpoAlpha, beta: c.arpoBeta, branches: c.arpoBranches, vocabSize: this.policy.config.vocabSize } });
+      groupOf = episodes.map((e) => e.branch!.group);
+    } else {
+      const tasks = queries.flatMap((query) => Array.from({ length: c.groupSize }, () => ({ kind: 'travel', query }) as const));
+      episodes = await rollout(this.policy, tasks, common);
+      groupOf = tasks.map((_, i) => Math.floor(i / c.groupSize));
+    }
+    const stage = this.stage;
+    const groups: ScoredEpisode[][] = queries.map(() => []);
+    const indexInGroup: number[] = [];
+    episodes.forEach((episode, i) => {
+      const query = (episode.task as { query: Query }).query;
+      const verdicts = evaluatePlan(this.env.world, query, episode.plan);
+      let reward = computeReward(stage, verdicts);
+      if (c.overlongBuffer > 0) reward += overlongPenalty(episode.tokens.length, maxTokens, c.overlongBuffer);
+      const parent = episode.branch?.parent ?? null; // an index into `episodes`, always an earlier row of the same group
+      indexInGroup.push(groups[groupOf[i]].length);
+      groups[groupOf[i]].push({ episode, group: groupBase + groupOf[i], verdicts, reward, advantage: 0, parent: parent === null ? null : indexInGroup[parent] });
+    });
+    return groups;
+  }
+
+  /** one RL step; returns its metrics. Throws (weights untouched by the failing mini-batch) on a NaN loss. */
+  async trainStep(): Promise<Metrics> {
+    const c = this.config;
+    const m: Metrics = {};
+    const tRollout = performance.now();
+    // ---- rollouts (DAPO: keep generating until Q groups carry signal, at most maxGenBatches)
+    let kept: ScoredEpisode[][] = [];
+    let all: ScoredEpisode[][] = [];
+    let genBatches = 0;
+    let dropped = 0;
+    while (kept.length < c.queriesPerStep && genBatches < (c.dynamicSampling ? c.maxGenBatches : 1)) {
+      // the first batch follows the schedule; refills draw random training queries (from the checkpointed Rng)
+      const queries = genBatches === 0 ? this.scheduledQueries()
+        : Array.from({ length: c.queriesPerStep - kept.length }, () => this.env.train[this.rng.int(this.env.train.length)]);
+      const groups = await this.generate(queries, genBatches * c.queriesPerStep);
+      genBatches++;
+      all = all.concat(groups);
+      for (const g of groups) {
+        if (c.dynamicSampling && isZeroStdGroup(g.map((e) => e.reward))) dropped++;
+        else kept.push(g);
+      }
+    }
+    kept = kept.slice(0, c.queriesPerStep);
+    m['time/rollout'] = (performance.now() - tRollout) / 1000;
+
+    // ---- advantages
+    const tReward = performance.now();
+    const flat = kept.flat();
+    const adv = grpoAdvantages(flat.map((e) => e.reward), flat.map((e) => e.group));
+    flat.forEach((e, i) => { e.advantage = adv[i]; });
+    const tokenAdvantages = c.algorithm === 'arpo' && c.arpoAdvantage === 'hard' ? hardTokenAdvantages(kept) : null;
+    m['time/reward'] = (performance.now() - tReward) / 1000;
+
+    // ---- metrics of what was generated (every generated group, kept or not)
+    const gen = all.flat();
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+    const rewards = gen.map((e) => e.reward);
+    const rMean = mean(rewards);
+    Object.assign(m, {
+      'reward/mean': rMean,
+      'reward/std': Math.sqrt(mean(rewards.map((r) => (r - rMean) ** 2))),
+      success: mean(gen.map((e) => (e.verdicts.finalPass ? 1 : 0))),
+      delivery: mean(gen.map((e) => (e.verdicts.delivered ? 1 : 0))),
+      cs_micro: mean(gen.map((e) => commonsenseMicro(e.verdicts))),
+      cs_macro: mean(gen.map((e) => commonsenseMacro(e.verdicts))),
+      hard_micro: mean(gen.map((e) => hardMicro(e.verdicts))),
+      hard_macro: mean(gen.map((e) => hardMacro(e.verdicts))),
+      frac_zero_std_groups: mean(all.map((g) => (isZeroStdGroup(g.map((e) => e.reward)) ? 1 : 0))),
+      response_len: mean(gen.map((e) => e.episode.tokens.length - e.episode.promptLength)),
+      tool_calls: mean(gen.map((e) => e.episode.steps.length + e.episode.callErrors.length)),
+      tool_failures: mean(gen.map((e) => e.episode.toolFailures)),
+      curriculum_stage: STAGE_INDEX[this.stage],
+      'charts/rollouts': gen.length,
+      'charts/groups_kept': kept.length,
+    });
+    if (c.dynamicSampling) Object.assign(m, { 'dapo/gen_batches': genBatches, 'dapo/dropped_groups': dropped, 'dapo/gave_up': kept.length < c.queriesPerStep ? 1 : 0 });
+    if (c.algorithm === 'arpo') {
+      const branched = gen.filter((e) => e.episode.branch?.parent !== null).length;
+      Object.assign(m, { 'arpo/branches': branched, 'arpo/fills': gen.filter((e) => e.episode.branch?.fill).length,
+        'arpo/tree_depth': Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))) });
+    }
+
+    // ---- update: PPO mini-batches over the kept rollouts
+    const tUpdate = performance.now();
+    Object.assign(m, await this.update(flat, tokenAdvantages));
+    m['time/update'] = (performance.now() - tUpdate) / 1000;
+    this.lastEpisodes = gen;
+    this.step++;
+    m['charts/step'] = this.step;
+    return m;
+  }
+
+  private async update(rows: ScoredEpisode[], tokenAdvantages: Map<ScoredEpisode, number[]> | null): Promise<Metrics> {
+    const c = this.config;
+    const out = { 'losses/pg': 0, kl: 0, clip_frac: 0, 'charts/dual_clip_frac': 0, entropy: 0, 'charts/ratio_dev': 0, 'charts/grad_norm': 0 };
+    const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
+    if (trainable.length === 0) return out;
+    const order = this.rng.shuffle(trainable.map((_, i) => i));
+    const nMini = Math.min(c.miniBatches, trainable.length);
+    const vars = [...this.policy.params.values()];
+    let done = 0;
+    for (let mb = 0; mb < nMini; mb++) {
+      const members = order.filter((_, i) => i % nMini === mb).map((i) => trainable[i]);
+      const batch = this.batchOf(members, tokenAdvantages);
+      const ref = c.klCoef > 0 ? await this.referenceLogProbs(batch) : null;
+      const res = tf.tidy(() => {
+        let stats: Record<string, tf.Scalar> = {};
+        const { value, grads } = tf.variableGrads(() => {
+          const l = rlLoss(this.policy, batch, c, ref);
+          stats = { pg: tf.keep(l.pgLoss), kl: tf.keep(l.kl), clip: tf.keep(l.clipFrac), dual: tf.keep(l.dualClipFrac), ent: tf.keep(l.entropy), dev: tf.keep(l.ratioDev) };
+          return l.loss;
+        }, vars);
+        const byName: Record<string, tf.Tensor> = {};
+        for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
+        const { clipped, norm } = clipByGlobalNorm(byName, c.maxGradNorm);
+        return { loss: value, norm, clipped, stats };
+      });
+      try {
+        const [loss, norm, ...s] = await Promise.all([res.loss.data(), res.norm.data(), ...Object.values(res.stats).map((t) => t.data())]);
+        if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
+          throw new Error(`RL step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower the learning rate`);
+        }
+        this.optimizer.apply(res.clipped, c.learningRate);
+        const [pg, kl, clip, dual, ent, dev] = s.map((x) => x[0]);
+        out['losses/pg'] += pg; out.kl += kl; out.clip_frac += clip; out['charts/dual_clip_frac'] += dual; out.entropy += ent; out['charts/ratio_dev'] += dev;
+        out['charts/grad_norm'] += norm[0];
+        done++;
+      } finally {
+        tf.dispose([res.loss, res.norm, ...Object.values(res.clipped), ...Object.values(res.stats)]);
+      }
+    }
+    for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);
+    return out;
+  }
+
+  /** pads the rows to one length and lists their loss positions with old log-probs, advantages, weights, bans */
+  private batchOf(rows: ScoredEpisode[], tokenAdvantages: Map<ScoredEpisode, number[]> | null): RlBatch {
+    const B = rows.length;
+    const longest = Math.max(2, ...rows.map((r) => r.episode.tokens.length));
+    const T = Math.min(this.policy.config.contextLength, Math.ceil(longest / PAD_MULTIPLE) * PAD_MULTIPLE);
+    const tokens = new Int32Array(B * T).fill(PAD);
+    const positions: number[] = [];
+    const old: number[] = [];
+    const advantages: number[] = [];
+    const rowOf: number[] = [];
+    const bans: number[][] = [];
+    rows.forEach((r, b) => {
+      const row = trainingRow(r.episode);
+      tokens.set(row.tokens, b * T);
+      const banAt = new Map(row.targetBans.map((x) => [x.target, x.ids]));
+      const perToken = tokenAdvantages?.get(r);
+      row.targetMask.forEach((mask, t) => {
+        if (mask !== 1) return;
+        positions.push(b * (T - 1) + t);
+        old.push(row.oldLogProbs[t]);
+        advantages.push(perToken ? perToken[t + 1] : r.advantage); // target t is token t+1
+        rowOf.push(b);
+        bans.push(banAt.get(t) ?? []);
+      });
+    });
+    return { tokens, B, T, positions: Int32Array.from(positions), oldLogProbs: Float32Array.from(old), advantages: Float32Array.from(advantages),
+      weights: aggregationWeights(rowOf, this.config.lossAggregation), bans: bans.some((x) => x.length) ? bans : undefined };
+  }
+
+  /** the frozen reference's log-probs at the batch's positions (constants of the KL term) */
+  private async referenceLogProbs(batch: RlBatch): Promise<Float32Array> {
+    const lp = tf.tidy(() => this.reference!.logProbsAt(tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32'), batch.positions, undefined,
+      { temperature: this.config.temperature, bans: batch.bans }).logProbs);
+    const data = (await lp.data()) as Float32Array;
+    lp.dispose();
+    return data;
+  }
+
+  /** greedy rollouts on the first evalQueries validation queries and evalToolQa unseen tool-QA tasks */
+  async evaluate(): Promise<Metrics & { episodes?: never }> {
+    const c = this.config;
+    const t0 = performance.now();
+    const e = await evaluatePolicy(this.policy, this.env.world, this.env.validation.slice(0, c.evalQueries), this.env.heldOutQa.slice(0, c.evalToolQa),
+      { batchSize: 64, seed: c.seed, constrainPlan: c.constrainPlan, maxTurns: c.maxTurns });
+    const out: Metrics = {
+      'eval/success': e.success, 'eval/delivery': e.deliveryRate, 'eval/cs_micro': e.commonsenseMicro, 'eval/cs_macro': e.commonsenseMacro,
+      'eval/hard_micro': e.hardMicro, 'eval/hard_macro': e.hardMacro, 'eval/ood_accuracy': e.oodAccuracy, 'eval/tool_calls': e.meanCalls,
+      'eval/seconds': (performance.now() - t0) / 1000,
+    };
+    for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k]; // an empty split is not reported
+    return out;
+  }
+
+  async checkpoint(): Promise<Checkpoint> {
+    return saveCheckpoint({ policy: this.policy, optimizer: this.optimizer, rng: this.rng, step: this.step });
+  }
+
+  /** a trainer continuing from `ckpt` (same environment and config as the run that saved it); the caller owns the new policy */
+  static restore(ckpt: Checkpoint, reference: Policy | null, env: RlEnvironment, config: RlConfig): RlTrainer {
+    const state = restoreCheckpoint(ckpt, RL_ADAMW);
+    const trainer = new RlTrainer(state.policy, reference, env, config, state.optimizer);
+    trainer.rng = state.rng;
+    trainer.step = state.step;
+    return trainer;
+  }
+
+  /** frees the optimizer state (the policies belong to the caller) */
+  dispose(): void {
+    this.optimizer.dispose();
+  }
+}
+
+/** ARPO hard attribution per kept group: per-token advantages of each rollout */
+function hardTokenAdvantages(groups: ScoredEpisode[][]): Map<ScoredEpisode, number[]> {
+  const out = new Map<ScoredEpisode, number[]>();
+  for (const g of groups) {
+    const tree = g.map((e) => ({ parent: e.parent, forkAt: e.episode.branch?.forkAt ?? 0 }));
+    const per = arpoHardAdvantages(g.map((e) => e.advantage), tree, g.map((e) => e.episode.tokens.length), g[0].episode.promptLength);
+    g.forEach((e, i) => out.set(e, per[i]));
+  }
+  return out;
+}
+
+/** branches between rollout i of a group and the prompt */
+function depth(group: readonly ScoredEpisode[], i: number): number {
+  let d = 0;
+  for (let p = group[i].parent; p !== null; p = group[p].parent) d++;
+  return d;
+}
