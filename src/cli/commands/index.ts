@@ -6,5 +6,6 @@ import { queriesCommand } from './queries.ts';
 import { exportCommand } from './export.ts';
 import { evalCommand } from './eval.ts';
 import { sftCommand } from './sft.ts';
+import { evaluateCommand } from './evaluate.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand, evaluateCommand];
