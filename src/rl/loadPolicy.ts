@@ -1,0 +1,45 @@
+// A validated checkpoint (checkpointFiles.ts) as a working policy, and the SFT run its card
+// describes as pipeline options, so an evaluation rebuilds the very world, splits and tool-QA suite
+// the checkpoint was scored on. Shared by the CLI and the browser worker: no node:fs, no fetch.
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { VOCAB } from '../agent/vocab.ts';
+import type { SftCard, ValidCheckpoint } from './checkpointFiles.ts';
+import type { SftPipelineOptions } from './sftPipeline.ts';
+
+/** a policy holding the checkpoint's weights (the caller disposes it) */
+export function policyFromCheckpoint(checkpoint: ValidCheckpoint): Policy {
+  // weights of another token language would run, and emit nonsense
+  if (checkpoint.config.vocabSize !== VOCAB.size) {
+    throw new Error(`the checkpoint's vocabulary has ${checkpoint.config.vocabSize} tokens, this lab's has ${VOCAB.size}: ` +
+      'it was trained on another version of the token language');
+  }
+  // the seed only draws the initial weights, which loadWeights overwrites entirely
+  const policy = createPolicy(checkpoint.config, 0);
+  try {
+    policy.loadWeights(checkpoint.weights, checkpoint.specs);
+  } catch (e) {
+    policy.dispose();
+    throw e;
+  }
+  return policy;
+}
+
+/** the options of the SFT run that made the card's checkpoint (world, data, model, schedule) */
+export function pipelineOptionsFromCard(card: SftCard): SftPipelineOptions {
+  const [easy, medium, hard] = card.data.mix;
+  if (easy !== 4 || medium !== 3 || hard !== 3) throw new Error(`card.json's data mix ${card.data.mix.join(':')} is not the SFT pipeline's 4:3:3`);
+  return {
+    preset: card.preset,
+    worldSize: card.world.size,
+    seed: card.seed,
+    trainQueries: card.data.trainQueries,
+    validationQueries: card.data.validationQueries,
+    testQueries: card.data.testQueries,
+    toolQa: card.data.toolQa,
+    // the whole shape, so the data is cut at the same context even if a preset changed since
+    model: { ...card.modelConfig },
+    steps: card.sft.steps,
+    batchSize: card.sft.batchSize,
+    peakLr: card.sft.peakLr,
+  };
+}
