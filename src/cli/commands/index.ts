@@ -7,5 +7,6 @@ import { exportCommand } from './export.ts';
 import { evalCommand } from './eval.ts';
 import { sftCommand } from './sft.ts';
 import { evaluateCommand } from './evaluate.ts';
+import { reproCommand } from './repro.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand, evaluateCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand, evaluateCommand, reproCommand];
