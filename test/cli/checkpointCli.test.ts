@@ -1,8 +1,9 @@
-// The checkpoint commands end to end (issue 9), on a checkpoint this file makes with the `sft` command
-// itself (1 step on a handful of queries, context 256: the mechanics, not the learning): `evaluate` with the card's
-// setup reproduces the card's evaluation; a truncated, altered, mismatched or incomplete copy is
-// refused with its reason by readCheckpointDir and by the CLI (`npm run cli -- evaluate`, a real
-// process: exit 1, the reason on stderr, no --json file); `repro` of the checkpoint is identical.
+// The checkpoint commands end to end (issue 9), on a checkpoint this file makes with the `sft`
+// command itself (1 step on a handful of queries, context 256: the mechanics, not the learning):
+// `evaluate` with the card's setup reproduces the card's evaluation; a truncated, altered, mismatched
+// or incomplete copy is refused with its reason by readCheckpointDir and by the CLI (`npm run cli --
+// evaluate`, a real process: exit 1, the reason on stderr, no --json file); `repro` of the checkpoint
+// is identical.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
