@@ -7,5 +7,6 @@ import { interopSuite } from './interop.ts';
 import { agentSuite } from './agent.ts';
 import { sftCpuSuite } from './sftCpu.ts';
 import { webgpuSuite } from './webgpu.ts';
+import { rlSuite } from './rl.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, webgpuSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rlSuite, webgpuSuite];

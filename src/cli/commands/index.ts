@@ -6,7 +6,9 @@ import { queriesCommand } from './queries.ts';
 import { exportCommand } from './export.ts';
 import { evalCommand } from './eval.ts';
 import { sftCommand } from './sft.ts';
+import { runCommand } from './run.ts';
+import { sweepCommand } from './sweep.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { reproCommand } from './repro.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand, evaluateCommand, reproCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand];

@@ -32,7 +32,7 @@ export const sweepCommand: Command = {
   help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--steps N] [--backend wasm|cpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
-  --quick       the reference size: ${serializeHash({ ...QUICK } as LabConfig)} — every run ~3–8 min on one core here
+  --quick       the reference size: ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
   --out DIR     writes DIR/<ID>/table.md and table.json
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
   --steps N     override the steps of every run

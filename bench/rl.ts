@@ -1,0 +1,62 @@
+// RL step costs (issue 10), from the shipped preset-s SFT checkpoint on the tiny world, wasm:
+//   rl.arpo_over_grpo             CPU time of an ARPO step over a GRPO step at the same number of rollouts
+//                                 (M = G = 8 per query, 4 queries; ARPO: N = 4 from the prompt, the rest
+//                                 branched by forking the KV cache). The paper's GPU-time ratio is
+//                                 547/368 ≈ 1.49; the target here is ≤ 1.2.
+//   rl.step_s.grpo, rl.step_s.arpo CPU seconds per step of each
+//   rl.time_share.rollout|reward|update  where a GRPO step's wall time goes
+// Both algorithms run the same steps (same seed, so the same queries) side by side in one process.
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { cpuSeconds, type BenchSuite } from './harness.ts';
+import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
+import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
+import { rlConfigFor, type Algorithm } from '../src/rl/rlConfig.ts';
+import { RlTrainer } from '../src/rl/rlTrainer.ts';
+
+export const rlSuite: BenchSuite = {
+  name: 'rl',
+  async run(report, { quick }) {
+    const previous = tf.getBackend();
+    await tf.setBackend('wasm');
+    try {
+      const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
+      const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+      const steps = quick ? 1 : 3;
+      const measure = async (algorithm: Algorithm) => {
+        const policy = policyFromCheckpoint(ckpt);
+        const reference = policyFromCheckpoint(ckpt);
+        const t = new RlTrainer(policy, reference, env, rlConfigFor(algorithm, { queriesPerStep: quick ? 2 : 4, groupSize: 8, steps, seed: 3, klCoef: 0.001 }));
+        const share = { rollout: 0, reward: 0, update: 0 };
+        let cpu = 0;
+        let rollouts = 0;
+        try {
+          for (let i = 0; i < steps; i++) {
+            const c0 = cpuSeconds();
+            const m = await t.trainStep();
+            cpu += cpuSeconds() - c0;
+            rollouts += m['charts/rollouts'];
+            share.rollout += m['time/rollout'];
+            share.reward += m['time/reward'];
+            share.update += m['time/update'];
+          }
+        } finally {
+          t.dispose();
+          policy.dispose();
+          reference.dispose();
+        }
+        return { stepS: cpu / steps, share, rollouts };
+      };
+      const grpo = await measure('grpo');
+      const arpo = await measure('arpo');
+      report('rl.step_s.grpo', grpo.stepS, 's', `${grpo.rollouts / steps} rollouts per step`);
+      report('rl.step_s.arpo', arpo.stepS, 's', `${arpo.rollouts / steps} rollouts per step`);
+      report('rl.arpo_over_grpo', arpo.stepS / grpo.stepS, '×', 'paper 547/368 ≈ 1.49 GPU hours; target ≤ 1.2');
+      const total = grpo.share.rollout + grpo.share.reward + grpo.share.update;
+      for (const k of ['rollout', 'reward', 'update'] as const) report(`rl.time_share.${k}`, grpo.share[k] / total, 'fraction', 'GRPO step, wall time');
+    } finally {
+      if (previous) await tf.setBackend(previous);
+    }
+  },
+};
