@@ -63,6 +63,7 @@ export const sftCommand: Command = {
     const command = `npm run cli -- sft ${args.filter((a) => a !== '--resume').join(' ')}`;
     // a resumed run must be the same run: everything that shapes the batches and the model
     const fingerprint = JSON.stringify({ ...o, backend });
+    let commit = gitCommit(); // the code that trains (a resumed run keeps the commit it started at)
 
     await useNodeBackend(backend);
     const t0 = performance.now();
@@ -79,6 +80,7 @@ export const sftCommand: Command = {
         policy = trainer.policy;
         trainSecondsBefore = Number(saved.extra.trainSeconds ?? 0);
         lastLoss = Number(saved.extra.lastLoss ?? NaN);
+        commit = String(saved.extra.commit ?? commit);
         console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
       } else console.error(`nothing to resume in ${out}; starting fresh`);
     }
@@ -97,7 +99,7 @@ export const sftCommand: Command = {
         bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
         if (trainer.step % every === 0 && trainer.step < o.steps) {
           writeResumeState(out, await trainer.checkpoint(), fingerprint,
-            { trainSeconds: trainSecondsBefore + (performance.now() - tTrain) / 1000, lastLoss });
+            { trainSeconds: trainSecondsBefore + (performance.now() - tTrain) / 1000, lastLoss, commit });
         }
       }
       bar.done();
@@ -124,7 +126,7 @@ export const sftCommand: Command = {
         seed: o.seed,
         backend,
         command,
-        commit: gitCommit(),
+        commit,
         createdAt: new Date().toISOString(),
         finalLoss: lastLoss,
         trainSeconds,
