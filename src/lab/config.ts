@@ -5,7 +5,7 @@
 // The paper's exact RL hyper-parameters are not public; defaults follow the closest published
 // recipes (veRL GRPO, DAPO, ARPO reference scripts), as DESIGN §4 says.
 
-export type SettingGroup = 'axes' | 'reward' | 'data' | 'algorithm' | 'environment' | 'training';
+export type SettingGroup = 'stage' | 'axes' | 'reward' | 'data' | 'algorithm' | 'environment' | 'training';
 
 interface SettingBase {
   /** short label for the page */
@@ -62,6 +62,16 @@ function choice<const C extends string>(
 }
 
 export const SETTINGS = {
+  // ---- what "Start" runs ---------------------------------------------------------------------
+  stage: choice({
+    label: 'Stage',
+    doc: 'RL (GRPO / DAPO / ARPO from an SFT starting point) or SFT (supervised fine-tuning on teacher trajectories).',
+    group: 'stage',
+    choices: ['rl', 'sft'],
+    choiceLabels: { rl: 'RL', sft: 'SFT' },
+    default: 'rl',
+  }),
+
   // ---- the five axes of the study ------------------------------------------------------------
   scale: choice({
     label: 'Model scale',
@@ -306,6 +316,15 @@ export const SETTINGS = {
     min: 0,
     max: 100,
   } satisfies IntSetting,
+  evalToolQa: {
+    kind: 'int',
+    label: 'OOD tasks',
+    doc: 'Unseen tool-QA tasks in each RL evaluation (the out-of-domain suite; the first n of it).',
+    group: 'training',
+    default: 32,
+    min: 0,
+    max: 100,
+  } satisfies IntSetting,
   steps: {
     kind: 'int',
     label: 'Training steps',
@@ -356,6 +375,7 @@ export type LabConfig = { -readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
 export const GROUP_LABELS: Record<SettingGroup, string> = {
+  stage: 'Stage',
   axes: 'Design axes',
   reward: 'Reward schedule',
   data: 'Data',

@@ -110,7 +110,7 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
   return rlConfigFor(lab.algorithm, {
     reward: lab.reward, curriculumSwitches: [lab.curriculumSwitch1, lab.curriculumSwitch2], steps: lab.steps,
     queriesPerStep: lab.queriesPerStep, groupSize: lab.groupSize, learningRate: lab.learningRate, toolFailureRate: lab.toolFailureRate,
-    constrainPlan: lab.planDecoding === 'constrained', evalEvery: lab.evalEvery, evalQueries: lab.evalQueries, seed: lab.seed, ...algorithmKnobs,
+    constrainPlan: lab.planDecoding === 'constrained', evalEvery: lab.evalEvery, evalQueries: lab.evalQueries, evalToolQa: lab.evalToolQa, seed: lab.seed, ...algorithmKnobs,
   });
 }
 
