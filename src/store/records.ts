@@ -22,10 +22,12 @@ export const RunSummarySchema = v.object({
 
 export const RunSchema = v.object({
   id: v.pipe(v.string(), v.minLength(1)),
-  /** what runs: 'sft' (the SFT stage), 'rl' later; 'demo-sort' on runs of the first builds */
+  /** what runs: 'rl' or 'sft' (the stage); 'demo-sort' on runs of the first builds */
   kind: v.string(),
   /** the LabConfig of the run (validated by src/lab when it is used) */
   config: v.record(v.string(), v.unknown()),
+  /** RL: where it started (a StartingPointSource, checked by the worker when it is used) */
+  startingPoint: v.optional(v.record(v.string(), v.unknown())),
   status: v.picklist(RUN_STATUSES),
   createdAt: finite,
   updatedAt: finite,
@@ -69,7 +71,7 @@ export const EpisodeSchema = v.object({
   /** index of the episode within its step */
   index: v.pipe(v.number(), v.integer(), v.minValue(0)),
   createdAt: finite,
-  /** the trajectory (SFT runs: src/worker/sampleEpisode.ts SampleEpisode; older demo runs: input/output tokens) */
+  /** the trajectory (src/worker/sampleEpisode.ts SampleEpisode, with `rl` on RL runs; older demo runs: input/output tokens) */
   trajectory: v.unknown(),
   reward: v.optional(v.number()),
 });

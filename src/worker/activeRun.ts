@@ -47,6 +47,14 @@ export class ActiveRun {
     });
     lost?.catch(() => undefined); // reported through the race below
     try {
+      if (this.job.stepsDone === 0 && this.job.initialMetrics) {
+        const metrics = await (lost ? Promise.race([this.job.initialMetrics(), lost]) : this.job.initialMetrics());
+        this.checkFinite(metrics);
+        this.pending.push({ runId: this.run.id, step: 0, t: Date.now() - this.startedAt, values: { ...metrics } });
+        this.last = { ...this.last, ...metrics };
+        await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
+        await yieldToMessages();
+      }
       while (this.job.stepsDone < this.job.totalSteps && !this.stopRequested) {
         if (this.status === 'paused') {
           await this.checkpoint();
@@ -56,11 +64,10 @@ export class ActiveRun {
         const t0 = performance.now();
         const metrics = await (lost ? Promise.race([this.job.step(), lost]) : this.job.step());
         const ms = performance.now() - t0;
-        const bad = Object.entries(metrics).find(([, value]) => !Number.isFinite(value));
-        if (bad) throw new Error(`${bad[0]} became ${bad[1]} at step ${this.job.stepsDone}: training diverged`);
+        this.checkFinite(metrics);
         this.record(metrics, ms);
         await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
-        if (this.job.stepsDone % CHECKPOINT_EVERY === 0) await this.checkpoint();
+        if (this.job.stepsDone % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0) await this.checkpoint();
         await yieldToMessages();
       }
       await this.checkpoint();
@@ -102,6 +109,11 @@ export class ActiveRun {
     }
   }
 
+  private checkFinite(metrics: Record<string, number>): void {
+    const bad = Object.entries(metrics).find(([, value]) => !Number.isFinite(value));
+    if (bad) throw new Error(`${bad[0]} became ${bad[1]} at step ${this.job.stepsDone}: training diverged`);
+  }
+
   progress(): RunProgress {
     const recent = this.stepMs.slice(-ETA_WINDOW);
     const meanRecent = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : null;
@@ -113,6 +125,7 @@ export class ActiveRun {
       totalSteps: this.job.totalSteps,
       etaMs: meanRecent !== null && recent.length >= 3 ? meanRecent * remaining : null,
       meanStepMs: this.stepsTimed ? this.totalStepMs / this.stepsTimed : null,
+      phase: this.status === 'running' ? this.job.phase || undefined : undefined,
       episodes: this.episodesStored,
       error: this.error,
     };

@@ -25,6 +25,8 @@ export interface RunProgress {
   etaMs: number | null;
   /** mean step time so far (ms) */
   meanStepMs: number | null;
+  /** what the job is doing now, e.g. 'evaluating the starting point' (absent: training steps) */
+  phase?: string;
   /** how many times the run stored sample episodes so far (the page reloads them when this grows) */
   episodes?: number;
   /** set when status is 'failed' (or a checkpoint/store write failed) */
@@ -39,7 +41,10 @@ export type WorkerEvent =
 export type WorkerListener = (events: WorkerEvent[]) => void;
 
 export interface StartRequest {
+  /** `config.stage` picks the job: RL (default) or SFT */
   config: LabConfig;
+  /** RL: where it starts (default: the checkpoint shipped for `config.scale`); ignored by SFT */
+  startingPoint?: StartingPointSource;
   /** continue this stored run from its newest checkpoint instead of starting a new one */
   resumeRunId?: string;
 }
@@ -80,7 +85,7 @@ export interface StartingPointSummary {
 export interface TrainingWorkerApi {
   /** picks the backend (webgpu › wasm › cpu, or the one forced) and opens the store */
   init(options?: { forceBackend?: BackendName }): Promise<BackendInfo>;
-  /** starts (or resumes) a run of the config's job (SFT today); resolves with the run id once it is running */
+  /** starts (or resumes) a run of the config's stage (RL or SFT); resolves with the run id once it is running */
   start(request: StartRequest, listener: WorkerListener): Promise<string>;
   pause(): Promise<void>;
   resume(): Promise<void>;

@@ -46,6 +46,37 @@ export interface SampleEpisode {
   success: boolean;
   /** tool-QA: the answer in words, or why there is none */
   answer?: string;
+  /** an RL training rollout: how it was scored, and its group (ARPO: the branch tree) */
+  rl?: RlRolloutInfo;
+}
+
+/** one rollout of a group, as a node of the group's tree (GRPO/DAPO: every node is a root) */
+export interface RolloutNode {
+  /** index in the group of the rollout this one branched from (null: from the prompt) */
+  parent: number | null;
+  /** token position where it forked from its parent (its prompt length for a root) */
+  forkAt: number;
+  /** ARPO: started from the prompt to fill the budget when too few branches were triggered */
+  fill: boolean;
+  tokens: number;
+  reward: number;
+  advantage: number;
+  delivered: boolean;
+  success: boolean;
+}
+
+export interface RlRolloutInfo {
+  algorithm: 'grpo' | 'dapo' | 'arpo';
+  /** the reward in force (Curriculum: its current stage) */
+  rewardStage: 'sum' | 'macro' | 'success';
+  group: number;
+  /** this rollout's index in `tree` */
+  index: number;
+  reward: number;
+  advantage: number;
+  promptTokens: number;
+  /** every rollout of the group, in group order */
+  tree: RolloutNode[];
 }
 
 export function callText(call: { tool: string; args: Record<string, unknown> }): string {

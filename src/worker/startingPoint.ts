@@ -7,6 +7,7 @@ import { VOCAB } from '../agent/vocab.ts';
 import { configFromRecord } from '../lab/urlState.ts';
 import { countParameters, createPolicy, type ModelConfig, type Policy } from '../model/transformer.ts';
 import { validateCheckpoint, WEIGHTS_FILE, type SftCard } from '../rl/checkpointFiles.ts';
+import type { SftOrigin } from '../rl/rlEnvironment.ts';
 import type { LabStore } from '../store/labStore.ts';
 import type { WeightSpec } from '../store/records.ts';
 import type { StartingPointFigures, StartingPointSource, StartingPointSummary } from './api.ts';
@@ -26,6 +27,8 @@ export interface LoadedStartingPoint {
   config: ModelConfig;
   /** the card of a shipped checkpoint */
   card?: SftCard;
+  /** the world and SFT data the policy was trained on (RL rebuilds them: its validation split, its unseen tool-QA) */
+  origin: SftOrigin;
   label: string;
   summary: StartingPointSummary;
 }
@@ -83,7 +86,8 @@ async function loadShipped(scale: 's' | 'm' | 'l', base: string | URL): Promise<
   const { card, config, specs } = valid;
   if (card.preset !== scale) throw new Error(`${what} is mislabelled: its card is for preset ${card.preset}, not ${scale}`);
   const policy = buildPolicy(config, weights, specs, what);
-  return { policy, config, card, label: `shipped checkpoint ${name}`, summary: cardSummary(card, { kind: 'shipped', scale }, `shipped checkpoint ${name}`) };
+  const trainedOn: SftOrigin = { world: card.world, data: card.data, contextLength: config.contextLength };
+  return { policy, config, card, origin: trainedOn, label: `shipped checkpoint ${name}`, summary: cardSummary(card, { kind: 'shipped', scale }, `shipped checkpoint ${name}`) };
 }
 
 /** one file's bytes, or an Error saying why not (missing, unreachable, another origin) */
@@ -147,7 +151,8 @@ async function loadRun(runId: string, store: LabStore | null): Promise<LoadedSta
   const checkpoint = await store.latestCheckpoint(runId);
   if (!checkpoint) throw new Error(`run ${runId} has no checkpoint yet (one is saved as it trains and when it ends)`);
   const labConfig = configFromRecord(run.config).config;
-  const config = sftModelConfig(sftJobOptions(labConfig));
+  const options = sftJobOptions(labConfig);
+  const config = sftModelConfig(options);
   const label = `run ${runId} at step ${checkpoint.step}`;
   const what = `the checkpoint of ${label}`;
   const described = specBytes(checkpoint.weightSpecs);
@@ -162,7 +167,7 @@ async function loadRun(runId: string, store: LabStore | null): Promise<LoadedSta
   const summary: StartingPointSummary = {
     source: { kind: 'run', runId }, label, preset: labConfig.scale, parameters: countParameters(config),
     model: { dModel: config.dModel, nLayers: config.nLayers, nHeads: config.nHeads, contextLength: config.contextLength },
-    world: { size: labConfig.worldSize, seed: labConfig.seed }, sftSteps: checkpoint.step, batchSize: sftJobOptions(labConfig).batchSize,
+    world: { size: labConfig.worldSize, seed: labConfig.seed }, sftSteps: checkpoint.step, batchSize: options.batchSize,
     trainQueries: labConfig.trainSize,
     evaluation: evaluated
       ? { split: 'validation', queries: null, step: evaluated.step, constrained: null,
@@ -170,7 +175,13 @@ async function loadRun(runId: string, store: LabStore | null): Promise<LoadedSta
       : null,
     backend: run.backend, trainSeconds: null, command: null, commit: null, createdAt: new Date(checkpoint.createdAt).toISOString(),
   };
-  return { policy, config, label, summary };
+  // the SFT job's dataset, as sftJob.ts builds it (no test split)
+  const origin: SftOrigin = {
+    world: { size: options.worldSize, seed: options.seed },
+    data: { trainQueries: options.trainQueries, validationQueries: options.validationQueries, testQueries: 0, toolQa: options.toolQa, mix: options.mix },
+    contextLength: config.contextLength,
+  };
+  return { policy, config, origin, label, summary };
 }
 
 const DTYPE_BYTES: Record<WeightSpec['dtype'], number> = { float32: 4, int32: 4, bool: 1, complex64: 8, string: Number.NaN };

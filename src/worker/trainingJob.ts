@@ -1,6 +1,6 @@
 // The contract between the training worker and a job. The worker owns the loop (pacing, pause,
 // stop, metric batching, checkpoints, the store); a job owns the model and one optimiser step.
-// The SFT job (sftJob.ts) implements it today; the RL jobs will too, without touching the plumbing.
+// The SFT job (sftJob.ts) and the RL job (rlJob.ts) implement it.
 import type { WeightSpec } from '../store/records.ts';
 
 /** Everything needed to continue a job exactly where it was. */
@@ -34,6 +34,12 @@ export interface TrainingJob {
   init(): Promise<void>;
   /** one optimiser step; resolves to that step's scalar metrics, e.g. { loss, accuracy } */
   step(): Promise<Record<string, number>>;
+  /** metrics of the untrained start, recorded as step 0 before the first step of a fresh run (RL: the evaluation of the starting point) */
+  initialMetrics?(): Promise<Record<string, number>>;
+  /** what the job is doing now, for the page (e.g. 'evaluating the starting point'); empty between phases */
+  readonly phase?: string;
+  /** steps between checkpoints (default: the loop's); RL steps are long, so it saves more often */
+  readonly checkpointEvery?: number;
   saveState(): Promise<JobState>;
   loadState(state: JobState): Promise<void>;
   /** a few samples of what the model does now (called once, after the last step) */

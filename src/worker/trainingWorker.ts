@@ -9,13 +9,14 @@ import type { RunRecord } from '../store/records.ts';
 import { ActiveRun } from './activeRun.ts';
 import type { BackendInfo, BackendName, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { chooseBackend, gpuDeviceLost } from './backend.ts';
+import { RlJob } from './rlJob.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
-import { loadStartingPoint } from './startingPoint.ts';
+import { checkSource, loadStartingPoint } from './startingPoint.ts';
 import type { TrainingJob } from './trainingJob.ts';
 
-/** The job a config runs: the SFT stage (RL jobs plug in here later). */
-function createJob(config: LabConfig): TrainingJob {
-  return new SftJob(sftJobOptions(config));
+/** The job of a stage: RL from a starting point, or SFT from scratch. */
+function createJob(stage: LabConfig['stage'], config: LabConfig, source: StartingPointSource, store: LabStore | null): TrainingJob {
+  return stage === 'sft' ? new SftJob(sftJobOptions(config)) : new RlJob({ lab: config, source, store });
 }
 
 const LOCK_PREFIX = 'star-lab-run:';
@@ -58,6 +59,7 @@ class TrainingWorker implements TrainingWorkerApi {
       throw new Error('A run is already in progress; stop it first.');
     }
     let config = request.config;
+    let source: StartingPointSource = request.startingPoint ? checkSource(request.startingPoint) : { kind: 'shipped', scale: config.scale };
     let run: RunRecord;
     let resumeFrom = null;
     if (request.resumeRunId) {
@@ -65,14 +67,17 @@ class TrainingWorker implements TrainingWorkerApi {
       if (!stored) throw new Error(`Run ${request.resumeRunId} is not in the store (or unreadable).`);
       resumeFrom = await this.store!.latestCheckpoint(stored.id);
       if (!resumeFrom) throw new Error('This run has no checkpoint to resume from.');
-      config = configFromRecord(stored.config).config;
+      // the stored run decides: its stage (runs of older builds have no `stage` setting) and starting point
+      config = { ...configFromRecord(stored.config).config, stage: stored.kind === 'sft' ? 'sft' : 'rl' };
+      source = stored.startingPoint ? checkSource(stored.startingPoint) : { kind: 'shipped', scale: config.scale };
       run = { ...stored, status: 'running', backend: this.backend!.label };
     } else {
       const now = Date.now();
       run = {
         id: `run-${now.toString(36)}-${Math.random().toString(36).slice(2, 6)}`,
-        kind: 'sft',
+        kind: config.stage,
         config: { ...config },
+        ...(config.stage === 'rl' ? { startingPoint: source } : {}),
         status: 'running',
         createdAt: now,
         updatedAt: now,
@@ -80,11 +85,16 @@ class TrainingWorker implements TrainingWorkerApi {
         summary: { steps: 0, totalSteps: config.steps, last: {}, error: this.storeError },
       };
     }
-    const job = createJob(config);
-    await job.init();
-    if (resumeFrom) {
-      await job.loadState(resumeFrom);
-      await this.store!.deleteMetricsAfter(run.id, resumeFrom.step);
+    const job = createJob(config.stage, config, source, this.store);
+    try {
+      await job.init();
+      if (resumeFrom) {
+        await job.loadState(resumeFrom);
+        await this.store!.deleteMetricsAfter(run.id, resumeFrom.step);
+      }
+    } catch (e) {
+      job.dispose();
+      throw e;
     }
     await this.store?.putRun(run);
     const active = new ActiveRun(run, job, this.store, listener);

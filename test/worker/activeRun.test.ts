@@ -119,4 +119,51 @@ describe('ActiveRun', () => {
     expect((await store.getRun(run.id))?.status).toBe('stopped');
     expect((await store.latestCheckpoint(run.id))?.step).toBe(job.stepsDone);
   });
+
+  it('a job\'s initial metrics are the curve\'s step 0; its checkpoint interval and phase are used', async () => {
+    class StagedJob extends ScriptedJob {
+      readonly checkpointEvery = 2;
+      phase = '';
+      phases: (string | undefined)[] = [];
+      saved: number[] = [];
+      override async saveState() {
+        this.saved.push(this.stepsDone);
+        return super.saveState();
+      }
+      async initialMetrics() {
+        return { 'eval/success': 0.25 };
+      }
+      override async step() {
+        this.phase = 'rolling out';
+        this.phases.push(active.progress().phase);
+        const m = await super.step();
+        this.phase = '';
+        return m;
+      }
+    }
+    const job = new StagedJob([1, 0.9, 0.8]);
+    const { store, run, active } = await setup(job);
+    await active.loop(null);
+    const points = (await store.readMetrics(run.id)).items;
+    expect(points.map((p) => p.step)).toEqual([0, 1, 2, 3]);
+    expect(points[0].values).toEqual({ 'eval/success': 0.25 }); // no step time: it is not a step
+    expect(job.phases).toEqual(['rolling out', 'rolling out', 'rolling out']);
+    expect(job.saved).toEqual([2, 3]); // every 2 steps, and at the end
+    expect(active.progress().phase).toBeUndefined(); // finished
+    expect((await store.getRun(run.id))?.summary.last['eval/success']).toBe(0.25);
+  });
+
+  it('a non-finite initial metric fails the run before the first step', async () => {
+    class BrokenStart extends ScriptedJob {
+      async initialMetrics() {
+        return { 'eval/success': NaN };
+      }
+    }
+    const job = new BrokenStart([1, 1]);
+    const { active } = await setup(job);
+    await active.loop(null);
+    expect(active.status).toBe('failed');
+    expect(active.error).toBe('eval/success became NaN at step 0: training diverged');
+    expect(job.stepsDone).toBe(0);
+  });
 });
