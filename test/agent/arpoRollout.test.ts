@@ -23,6 +23,22 @@ const traj = teachTrajectory(world, query, { rng: new Rng(5) })!;
 const script = encodeTrajectory(traj).tokens;
 const config = { ...preset('s', VOCAB.size, 1024), dModel: 16, nLayers: 1, nHeads: 4, dFF: 32 };
 
+/** the real policy runs every prefill/step on the cache; the token it "samples" is the script's at the row's length */
+function scriptedPolicy(real: Policy, onLogits: (values: number[][], lens: number[], active: boolean[]) => void = () => {}): Policy {
+  return {
+    config: real.config,
+    newCache: (b: number, m: number) => real.newCache(b, m),
+    prefill: (c: KVCache, rows: number[], toks: number[][]) => real.prefill(c, rows, toks),
+    step: (c: KVCache, last: Int32Array, active: boolean[]) => {
+      const lens = active.map((_, b) => c.lengthOf(b));
+      const logits = real.step(c, last, active);
+      onLogits(logits.arraySync() as number[][], lens, active);
+      logits.dispose();
+      return tf.tidy(() => tf.oneHot(active.map((a, b) => (a ? script[lens[b] + 1] : 0)), VOCAB.size).cast('float32').mul(100) as tf.Tensor2D);
+    },
+  } as unknown as Policy;
+}
+
 describe('ARPO branching rollout (wasm)', () => {
   it('forks KV-cache rows at observation ends; branches replay the script with their parents\' logits', async () => {
     await tf.setBackend('wasm');
@@ -31,25 +47,13 @@ describe('ARPO branching rollout (wasm)', () => {
     const logitsAt = new Map<number, Float32Array>(); // position → the real logits first computed there
     let compared = 0;
     let maxDiff = 0;
-    const scripted = {
-      config: real.config,
-      newCache: (b: number, m: number) => real.newCache(b, m),
-      prefill: (c: KVCache, rows: number[], toks: number[][]) => real.prefill(c, rows, toks),
-      step: (c: KVCache, last: Int32Array, active: boolean[]) => {
-        const lens = active.map((_, b) => c.lengthOf(b));
-        const logits = real.step(c, last, active);
-        const values = logits.arraySync() as number[][];
-        logits.dispose();
-        active.forEach((a, b) => {
-          if (!a) return;
-          const pos = lens[b]; // the token fed now sits at index pos; its logits predict index pos + 1
-          const seen = logitsAt.get(pos);
-          if (!seen) logitsAt.set(pos, Float32Array.from(values[b]));
-          else { compared++; maxDiff = Math.max(maxDiff, ...values[b].map((v, i) => Math.abs(v - seen[i]))); }
-        });
-        return tf.tidy(() => tf.oneHot(active.map((a, b) => (a ? script[lens[b] + 1] : 0)), VOCAB.size).cast('float32').mul(100) as tf.Tensor2D);
-      },
-    } as unknown as Policy;
+    const scripted = scriptedPolicy(real, (values, lens, active) => active.forEach((a, b) => {
+      if (!a) return;
+      const pos = lens[b]; // the token fed now sits at index pos; its logits predict index pos + 1
+      const seen = logitsAt.get(pos);
+      if (!seen) logitsAt.set(pos, Float32Array.from(values[b]));
+      else { compared++; maxDiff = Math.max(maxDiff, ...values[b].map((v, i) => Math.abs(v - seen[i]))); }
+    }));
     try {
       const eps = await rollout(scripted, [{ kind: 'travel', query }, { kind: 'travel', query }], {
         world, rng: new Rng(6), greedy: true, maxTurns: 100,
@@ -83,16 +87,7 @@ describe('ARPO branching rollout (wasm)', () => {
   it('α = 0, β = 0 never branches; the groups fill their budget from the prompt', async () => {
     await tf.setBackend('wasm');
     const real = createPolicy(config, 1);
-    const scripted = {
-      config: real.config,
-      newCache: (b: number, m: number) => real.newCache(b, m),
-      prefill: (c: KVCache, rows: number[], toks: number[][]) => real.prefill(c, rows, toks),
-      step: (c: KVCache, last: Int32Array, active: boolean[]) => {
-        const lens = active.map((_, b) => c.lengthOf(b));
-        real.step(c, last, active).dispose();
-        return tf.tidy(() => tf.oneHot(active.map((a, b) => (a ? script[lens[b] + 1] : 0)), VOCAB.size).cast('float32').mul(100) as tf.Tensor2D);
-      },
-    } as unknown as Policy;
+    const scripted = scriptedPolicy(real);
     try {
       const eps = await rollout(scripted, [{ kind: 'travel', query }], {
         world, rng: new Rng(6), greedy: true, maxTurns: 100,
