@@ -1,0 +1,111 @@
+// The RL trainer on the tiny world from the shipped preset-s SFT checkpoint (issue 10): every
+// algorithm runs and reports its own metrics; a resumed run continues bit for bit.
+// (STAR_TEST_CHECKPOINT=DIR points at another checkpoint folder while the shipped ones are made.)
+import { describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
+import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
+import { rlConfigFor, type Algorithm, type RlConfig } from '../../src/rl/rlConfig.ts';
+import { RlTrainer } from '../../src/rl/rlTrainer.ts';
+
+const DIR = process.env.STAR_TEST_CHECKPOINT ?? 'public/checkpoints/s-tiny';
+const ckpt = await readCheckpointDir(DIR);
+const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 200, mix: [4, 3, 3] });
+const SMALL: Partial<RlConfig> = { queriesPerStep: 2, groupSize: 4, steps: 4, evalQueries: 4, evalToolQa: 4, seed: 5 };
+const COMMON = ['reward/mean', 'reward/std', 'success', 'cs_micro', 'cs_macro', 'hard_micro', 'hard_macro', 'delivery', 'frac_zero_std_groups',
+  'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'curriculum_stage', 'time/rollout', 'time/reward', 'time/update'];
+
+async function trainer(algorithm: Algorithm, extra: Partial<RlConfig> = {}) {
+  const config = rlConfigFor(algorithm, { ...SMALL, ...extra });
+  const policy = policyFromCheckpoint(ckpt);
+  const reference = config.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
+  const t = new RlTrainer(policy, reference, env, config);
+  return { t, dispose: () => { t.dispose(); policy.dispose(); reference?.dispose(); } };
+}
+
+describe('RL trainer (wasm, tiny world, shipped s checkpoint)', () => {
+  it.each([
+    ['grpo', {}, ['losses/pg']],
+    ['dapo', { maxGenBatches: 2 }, ['dapo/gen_batches', 'dapo/dropped_groups', 'dapo/gave_up']],
+    ['arpo', { arpoAlpha: 1, arpoAdvantage: 'hard' as const }, ['arpo/branches', 'arpo/fills', 'arpo/tree_depth']],
+  ] as const)('%s runs a step and reports its metrics', async (algorithm, extra, own) => {
+    await tf.setBackend('wasm');
+    const { t, dispose } = await trainer(algorithm, extra);
+    const before = tf.memory().numTensors;
+    try {
+      const m = await t.trainStep();
+      for (const k of [...COMMON, ...own]) {
+        expect(m[k], k).toBeTypeOf('number');
+        expect(Number.isFinite(m[k]), k).toBe(true);
+      }
+      expect(tf.memory().numTensors).toBe(before); // a step leaks nothing
+      if (algorithm === 'grpo') expect(m.kl).toBeGreaterThanOrEqual(0);
+      if (algorithm === 'dapo') {
+        expect(m['dapo/gen_batches']).toBeGreaterThanOrEqual(1);
+        expect(m['dapo/gen_batches']).toBeLessThanOrEqual(2);
+        expect(m['charts/groups_kept'] + m['dapo/dropped_groups']).toBeGreaterThanOrEqual(2);
+      }
+      if (algorithm === 'arpo') {
+        // α = 1: every observation branches until each group's budget M = 4 is spent
+        expect(m['arpo/branches']).toBeGreaterThan(0);
+        expect(t.lastEpisodes).toHaveLength(8);
+        const groups = new Map<number, typeof t.lastEpisodes>();
+        for (const e of t.lastEpisodes) groups.set(e.group, [...(groups.get(e.group) ?? []), e]);
+        for (const g of groups.values()) {
+          expect(g).toHaveLength(4);
+          for (const e of g) if (e.parent !== null) {
+            const p = g[e.parent].episode;
+            expect(e.episode.tokens.slice(0, e.episode.branch!.forkAt)).toEqual(p.tokens.slice(0, e.episode.branch!.forkAt));
+          }
+        }
+      }
+    } finally {
+      dispose();
+    }
+  }, 300_000);
+
+  it('evaluates at step 0 on the validation queries and the OOD suite', async () => {
+    await tf.setBackend('wasm');
+    const { t, dispose } = await trainer('grpo');
+    try {
+      const e = await t.evaluate();
+      for (const k of ['eval/success', 'eval/delivery', 'eval/ood_accuracy', 'eval/cs_micro', 'eval/hard_micro']) expect(e[k], k).toBeGreaterThanOrEqual(0);
+    } finally {
+      dispose();
+    }
+  });
+});
+
+// wasm, like every long run here (cpu takes minutes for the same steps); both backends are deterministic
+// and the checkpoint holds everything a step reads (weights, AdamW moments and step, the Rng state)
+describe('RL resume (wasm)', () => {
+  it('a run restored from its checkpoint continues bit for bit', async () => {
+    await tf.setBackend('wasm');
+    const cfg = { queriesPerStep: 1, groupSize: 2 };
+    const straight = await trainer('grpo', cfg);
+    const split = await trainer('grpo', cfg);
+    try {
+      const m1 = [await straight.t.trainStep(), await straight.t.trainStep()];
+      await split.t.trainStep();
+      const ck = await split.t.checkpoint();
+      const reference = policyFromCheckpoint(ckpt);
+      const resumed = RlTrainer.restore(ck, reference, env, split.t.config);
+      try {
+        const m2 = await resumed.trainStep();
+        for (const k of ['reward/mean', 'losses/pg', 'kl', 'clip_frac', 'response_len']) expect(m2[k], k).toBe(m1[1][k]);
+        const a = await straight.t.policy.saveWeights();
+        const b = await resumed.policy.saveWeights();
+        expect(new Uint8Array(b.buffer)).toEqual(new Uint8Array(a.buffer));
+      } finally {
+        resumed.dispose();
+        resumed.policy.dispose();
+        reference.dispose();
+      }
+    } finally {
+      straight.dispose();
+      split.dispose();
+    }
+  }, 600_000);
+});
