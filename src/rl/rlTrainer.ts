@@ -276,6 +276,8 @@ export class RlTrainer {
       'eval/seconds': (performance.now() - t0) / 1000,
     };
     for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k]; // an empty split is not reported
+    // nor are the plan rates of no validation query (the evaluator's aggregate reads 0/0 as 0)
+    if (e.queries === 0) for (const k of ['eval/success', 'eval/cs_micro', 'eval/cs_macro', 'eval/hard_micro', 'eval/hard_macro']) delete out[k];
     return out;
   }
 
