@@ -9,6 +9,7 @@
 import type * as tf from '@tensorflow/tfjs';
 import type { LabConfig } from '../lab/config.ts';
 import { SETTINGS } from '../lab/config.ts';
+import { rewardStageOf } from '../lab/metrics.ts';
 import { createPolicy, countParameters, type Policy } from '../model/transformer.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
@@ -40,8 +41,6 @@ interface Prepared {
   reference: Policy | null;
   startingPoint: StartingPointSummary;
 }
-
-const STAGE_NAMES = ['sum', 'macro', 'success'] as const;
 
 export class RlJob implements TrainingJob {
   readonly kind = 'rl';
@@ -116,7 +115,7 @@ export class RlJob implements TrainingJob {
       const metrics = await trainer.trainStep();
       if (trainer.step % this.rl.evalEvery === 0 || trainer.step === this.totalSteps) {
         // the rollouts of the step just taken, scored with the reward it was trained on
-        const rewardStage = STAGE_NAMES[metrics.curriculum_stage] ?? 'sum';
+        const rewardStage = rewardStageOf(metrics.curriculum_stage) ?? 'sum'; // the trainer always reports it
         this.fresh = pickRlSamples(trainer.lastEpisodes, { world: env.world, algorithm: this.rl.algorithm, rewardStage }, this.options.keepEpisodes ?? 3);
         this.phase = 'evaluating';
         Object.assign(metrics, await this.evaluate());

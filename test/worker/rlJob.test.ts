@@ -99,11 +99,15 @@ describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () 
     }
   }, 300_000);
 
-  it('ARPO: an evaluation keeps a branched rollout with its group tree', async () => {
+  it('ARPO: an evaluation keeps a branched rollout with its group tree; no validation queries, no plan rates', async () => {
     serveCheckpoints();
-    const arpo = new RlJob({ lab: { ...LAB, algorithm: 'arpo', arpoAlpha: 1, steps: 1 }, baseUrl: BASE });
+    // evaluated on tool-QA only, as the browser test does: no plan rates of zero queries
+    const arpo = new RlJob({ lab: { ...LAB, algorithm: 'arpo', arpoAlpha: 1, steps: 1, evalQueries: 0 }, baseUrl: BASE });
     try {
       await arpo.init();
+      const start = await arpo.initialMetrics();
+      expect(Number.isFinite(start['eval/ood_accuracy'])).toBe(true);
+      for (const key of ['eval/success', 'eval/delivery', 'eval/cs_micro', 'eval/hard_macro']) expect(start[key], key).toBeUndefined();
       await arpo.step();
       const samples = arpo.drainEpisodes().map((e) => e.trajectory as SampleEpisode);
       const branch = samples.find((s) => s.rl!.tree[s.rl!.index].parent !== null);

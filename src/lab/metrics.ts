@@ -1,0 +1,109 @@
+// The RL run's metrics as the page names and draws them: one entry per metric the RL trainer and job
+// report (src/rl/rlTrainer.ts names them), with a label, a one-line meaning, a group for the picker and
+// a format; plus TensorBoard's debiased exponential moving average for the smoothed curves. Pure data.
+
+export type MetricFormat = 'rate' | 'number' | 'tokens' | 'seconds' | 'ms';
+export type MetricGroup = 'rollouts' | 'evaluation' | 'update' | 'algorithm' | 'time';
+
+export interface MetricInfo {
+  key: string;
+  label: string;
+  doc: string;
+  group: MetricGroup;
+  format: MetricFormat;
+  /** reported only at evaluations (step 0, every evalEvery steps, the end): drawn as points, not smoothed */
+  sparse?: true;
+}
+
+export const METRIC_GROUPS: Record<MetricGroup, string> = {
+  rollouts: 'Training rollouts',
+  evaluation: 'Evaluation (greedy)',
+  update: 'Policy update',
+  algorithm: 'DAPO / ARPO',
+  time: 'Time',
+};
+
+const m = (key: string, label: string, group: MetricGroup, format: MetricFormat, doc: string, sparse?: true): MetricInfo =>
+  sparse ? { key, label, group, format, doc, sparse } : { key, label, group, format, doc };
+
+export const RL_METRICS: readonly MetricInfo[] = [
+  m('reward/mean', 'Reward', 'rollouts', 'number', 'Mean reward of the step\'s rollouts under the reward in force (Curriculum: its current stage).'),
+  m('reward/std', 'Reward std', 'rollouts', 'number', 'Spread of the step\'s rewards; zero within a group means no learning signal there.'),
+  m('success', 'Success', 'rollouts', 'rate', 'Share of the step\'s rollouts whose plan passes every check.'),
+  m('delivery', 'Delivery', 'rollouts', 'rate', 'Share of the step\'s rollouts that deliver a well-formed plan.'),
+  m('cs_micro', 'Commonsense micro', 'rollouts', 'rate', 'Share of commonsense checks passed (the dense Sum reward averages it with hard micro).'),
+  m('hard_micro', 'Hard micro', 'rollouts', 'rate', 'Share of hard-constraint checks passed.'),
+  m('cs_macro', 'Commonsense macro', 'rollouts', 'rate', 'Share of plans passing every commonsense check.'),
+  m('hard_macro', 'Hard macro', 'rollouts', 'rate', 'Share of plans passing every hard check.'),
+  m('response_len', 'Response length', 'rollouts', 'tokens', 'Mean tokens generated after the prompt (calls, observations and the plan).'),
+  m('tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
+  m('tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
+  m('frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
+  m('eval/success', 'Validation success', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share passing every check.', true),
+  m('eval/delivery', 'Validation delivery', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share delivering a plan.', true),
+  m('eval/ood_accuracy', 'OOD accuracy', 'evaluation', 'rate', 'Accuracy on unseen tool-QA tasks (the out-of-domain suite, never trained on in RL).', true),
+  m('eval/cs_micro', 'Validation commonsense', 'evaluation', 'rate', 'Held-out queries: share of commonsense checks passed.', true),
+  m('eval/hard_micro', 'Validation hard', 'evaluation', 'rate', 'Held-out queries: share of hard-constraint checks passed.', true),
+  m('eval/tool_calls', 'Validation tool calls', 'evaluation', 'number', 'Held-out queries: mean tool calls per episode.', true),
+  m('kl', 'KL to SFT', 'update', 'number', 'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).'),
+  m('entropy', 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
+  m('clip_frac', 'Clip fraction', 'update', 'rate', 'Share of tokens whose probability ratio was clipped.'),
+  m('losses/pg', 'Policy loss', 'update', 'number', 'The clipped policy-gradient surrogate loss.'),
+  m('charts/grad_norm', 'Gradient norm', 'update', 'number', 'Global gradient norm before clipping.'),
+  m('charts/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
+  m('dapo/gen_batches', 'DAPO batches', 'algorithm', 'number', 'DAPO: generation batches to fill the step with informative groups.'),
+  m('dapo/dropped_groups', 'DAPO dropped groups', 'algorithm', 'number', 'DAPO: groups dropped because every reward matched.'),
+  m('arpo/branches', 'ARPO branches', 'algorithm', 'number', 'ARPO: rollouts branched after a tool observation.'),
+  m('arpo/fills', 'ARPO fills', 'algorithm', 'number', 'ARPO: rollouts started from the prompt to fill the budget.'),
+  m('arpo/tree_depth', 'ARPO tree depth', 'algorithm', 'number', 'ARPO: deepest chain of branches in a group.'),
+  m('time/rollout', 'Rollout time', 'time', 'seconds', 'Seconds spent generating and scoring the step\'s rollouts.'),
+  m('time/update', 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
+  m('stepMs', 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
+  m('eval/seconds', 'Evaluation time', 'time', 'seconds', 'Seconds spent on an evaluation.', true),
+];
+
+/** what the page shows first: the reward and success curves, the OOD guard and the update's health */
+export const DEFAULT_RL_METRICS = ['reward/mean', 'success', 'eval/success', 'eval/ood_accuracy', 'kl', 'response_len'] as const;
+
+const BY_KEY = new Map(RL_METRICS.map((info) => [info.key, info]));
+
+/** the entry of a metric (an unknown key gets a plain one, so nothing reported is hidden) */
+export function metricInfo(key: string): MetricInfo {
+  return BY_KEY.get(key) ?? { key, label: key, doc: key, group: key.startsWith('eval/') ? 'evaluation' : 'update', format: 'number', ...(key.startsWith('eval/') ? { sparse: true as const } : {}) };
+}
+
+/** the value as the page writes it */
+export function formatMetric(info: MetricInfo, value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  switch (info.format) {
+    case 'rate': return `${(value * 100).toFixed(value === 0 || value === 1 ? 0 : 1)}%`;
+    case 'tokens': return value.toFixed(0);
+    case 'seconds': return `${value.toFixed(value < 10 ? 2 : 1)} s`;
+    case 'ms': return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;
+    default: return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 0.01 || value === 0 ? value.toFixed(3) : value.toExponential(2);
+  }
+}
+
+/**
+ * TensorBoard's smoothing: an exponential moving average with weight `weight` in [0, 1), debiased so
+ * the first values are not pulled towards 0. Gaps (null, non-finite) stay gaps and do not reset it.
+ */
+export function ema(values: readonly (number | null)[], weight: number): (number | null)[] {
+  if (!(weight >= 0 && weight < 1)) throw new Error(`smoothing weight must be in [0, 1), got ${weight}`);
+  let last = 0;
+  let norm = 0;
+  return values.map((v) => {
+    if (v === null || !Number.isFinite(v)) return null;
+    last = last * weight + (1 - weight) * v;
+    norm = norm * weight + (1 - weight);
+    return last / norm;
+  });
+}
+
+/** the three stages of the Curriculum reward, by the trainer's `curriculum_stage` index */
+export const REWARD_STAGES = ['sum', 'macro', 'success'] as const;
+export type RewardStage = (typeof REWARD_STAGES)[number];
+
+export function rewardStageOf(index: number | undefined): RewardStage | null {
+  return index === undefined ? null : (REWARD_STAGES[index] ?? null);
+}

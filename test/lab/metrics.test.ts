@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RL_METRICS, RL_METRICS, ema, formatMetric, metricInfo, rewardStageOf } from '../../src/lab/metrics.ts';
+
+describe('RL metrics for the page', () => {
+  it('names every metric once; the defaults and the issue\'s picker list are in the table', () => {
+    const keys = RL_METRICS.map((m) => m.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    const wanted = ['reward/mean', 'success', 'delivery', 'eval/success', 'eval/ood_accuracy', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'time/rollout'];
+    for (const k of [...wanted, ...DEFAULT_RL_METRICS]) expect(keys).toContain(k);
+    for (const m of RL_METRICS) expect(m.doc.length).toBeGreaterThan(10);
+  });
+
+  it('an unknown metric still gets an entry (eval/… ones sparse)', () => {
+    expect(metricInfo('eval/new_thing')).toMatchObject({ label: 'eval/new_thing', group: 'evaluation', sparse: true });
+    expect(metricInfo('other').sparse).toBeUndefined();
+  });
+
+  it('formats by kind', () => {
+    expect(formatMetric(metricInfo('success'), 0.25)).toBe('25.0%');
+    expect(formatMetric(metricInfo('success'), 1)).toBe('100%');
+    expect(formatMetric(metricInfo('response_len'), 181.6)).toBe('182');
+    expect(formatMetric(metricInfo('time/rollout'), 1.234)).toBe('1.23 s');
+    expect(formatMetric(metricInfo('stepMs'), 850)).toBe('850 ms');
+    expect(formatMetric(metricInfo('kl'), 0.00012)).toBe('1.20e-4');
+    expect(formatMetric(metricInfo('kl'), undefined)).toBe('–');
+  });
+
+  it('ema: debiased, weight 0 is the raw curve, gaps stay gaps', () => {
+    expect(ema([1, 2, 3], 0)).toEqual([1, 2, 3]);
+    const s = ema([1, null, 1, 1], 0.9);
+    expect(s[0]).toBeCloseTo(1); // no pull towards 0 at the start
+    expect(s[1]).toBeNull();
+    expect(s[3]).toBeCloseTo(1);
+    const t = ema([0, 1], 0.5); // (0.5·0.5·0 + 0.5·1) / (0.5·0.5 + 0.5)
+    expect(t[1]).toBeCloseTo(2 / 3);
+    expect(() => ema([1], 1)).toThrow(/\[0, 1\)/);
+  });
+
+  it('curriculum stage names', () => {
+    expect([0, 1, 2, 3, undefined].map(rewardStageOf)).toEqual(['sum', 'macro', 'success', null, null]);
+  });
+});
