@@ -44,6 +44,8 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('eval/ood_accuracy', 'OOD accuracy', 'evaluation', 'rate', 'Accuracy on unseen tool-QA tasks (the out-of-domain suite, never trained on in RL).', true),
   m('eval/cs_micro', 'Validation commonsense', 'evaluation', 'rate', 'Held-out queries: share of commonsense checks passed.', true),
   m('eval/hard_micro', 'Validation hard', 'evaluation', 'rate', 'Held-out queries: share of hard-constraint checks passed.', true),
+  m('eval/cs_macro', 'Validation commonsense macro', 'evaluation', 'rate', 'Held-out queries: share of plans passing every commonsense check.', true),
+  m('eval/hard_macro', 'Validation hard macro', 'evaluation', 'rate', 'Held-out queries: share of plans passing every hard check.', true),
   m('eval/tool_calls', 'Validation tool calls', 'evaluation', 'number', 'Held-out queries: mean tool calls per episode.', true),
   m('kl', 'KL to SFT', 'update', 'number', 'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).'),
   m('entropy', 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
@@ -53,11 +55,13 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('charts/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
   m('dapo/gen_batches', 'DAPO batches', 'algorithm', 'number', 'DAPO: generation batches to fill the step with informative groups.'),
   m('dapo/dropped_groups', 'DAPO dropped groups', 'algorithm', 'number', 'DAPO: groups dropped because every reward matched.'),
+  m('dapo/gave_up', 'DAPO gave up', 'algorithm', 'rate', 'DAPO: 1 when the step trained on fewer informative groups than asked (generation budget spent).'),
   m('arpo/branches', 'ARPO branches', 'algorithm', 'number', 'ARPO: rollouts branched after a tool observation.'),
   m('arpo/fills', 'ARPO fills', 'algorithm', 'number', 'ARPO: rollouts started from the prompt to fill the budget.'),
   m('arpo/tree_depth', 'ARPO tree depth', 'algorithm', 'number', 'ARPO: deepest chain of branches in a group.'),
   m('time/rollout', 'Rollout time', 'time', 'seconds', 'Seconds spent generating and scoring the step\'s rollouts.'),
   m('time/update', 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
+  m('time/reward', 'Scoring time', 'time', 'seconds', 'Seconds spent computing rewards and advantages.'),
   m('stepMs', 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
   m('eval/seconds', 'Evaluation time', 'time', 'seconds', 'Seconds spent on an evaluation.', true),
 ];
@@ -81,6 +85,17 @@ export function formatMetric(info: MetricInfo, value: number | null | undefined)
     case 'seconds': return `${value.toFixed(value < 10 ? 2 : 1)} s`;
     case 'ms': return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;
     default: return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 0.01 || value === 0 ? value.toFixed(3) : value.toExponential(2);
+  }
+}
+
+/** an axis tick: as short as the value allows (ticks are round numbers) */
+export function formatTick(info: MetricInfo, value: number): string {
+  const short = (v: number) => String(Number(v.toPrecision(3)));
+  switch (info.format) {
+    case 'rate': return `${Math.round(value * 100)}%`;
+    case 'seconds': return `${short(value)} s`;
+    case 'ms': return Math.abs(value) >= 10_000 ? `${short(value / 1000)} s` : short(value);
+    default: return short(value);
   }
 }
 

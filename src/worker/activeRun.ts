@@ -13,6 +13,8 @@ const FLUSH_MS = 250;
 const CHECKPOINT_EVERY = 25;
 /** step times averaged for the ETA */
 const ETA_WINDOW = 20;
+/** a step slower than this gives an ETA after the first one */
+const SLOW_STEP_MS = 5_000;
 
 /** One run in progress: its job, its loop state and its outgoing buffer. */
 export class ActiveRun {
@@ -123,7 +125,8 @@ export class ActiveRun {
       status: this.status,
       step: this.job.stepsDone,
       totalSteps: this.job.totalSteps,
-      etaMs: meanRecent !== null && recent.length >= 3 ? meanRecent * remaining : null,
+      // three steps make a fair estimate; a slow step (RL: a minute on an emulated GPU) is worth one at once
+      etaMs: meanRecent !== null && (recent.length >= 3 || meanRecent > SLOW_STEP_MS) ? meanRecent * remaining : null,
       meanStepMs: this.stepsTimed ? this.totalStepMs / this.stepsTimed : null,
       phase: this.status === 'running' ? this.job.phase || undefined : undefined,
       episodes: this.episodesStored,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RL_METRICS, RL_METRICS, ema, formatMetric, metricInfo, rewardStageOf } from '../../src/lab/metrics.ts';
+import { DEFAULT_RL_METRICS, RL_METRICS, ema, formatMetric, formatTick, metricInfo, rewardStageOf } from '../../src/lab/metrics.ts';
 
 describe('RL metrics for the page', () => {
   it('names every metric once; the defaults and the issue\'s picker list are in the table', () => {
@@ -23,6 +23,9 @@ describe('RL metrics for the page', () => {
     expect(formatMetric(metricInfo('stepMs'), 850)).toBe('850 ms');
     expect(formatMetric(metricInfo('kl'), 0.00012)).toBe('1.20e-4');
     expect(formatMetric(metricInfo('kl'), undefined)).toBe('–');
+    expect(formatTick(metricInfo('reward/mean'), 0.30000000000000004)).toBe('0.3');
+    expect(formatTick(metricInfo('success'), 0.5)).toBe('50%');
+    expect(formatTick(metricInfo('stepMs'), 120_000)).toBe('120 s');
   });
 
   it('ema: debiased, weight 0 is the raw curve, gaps stay gaps', () => {
