@@ -96,7 +96,10 @@ export class LabState {
     this.starting = true;
     try {
       const listener = this.worker.listen((events) => this.onWorkerEvents(events));
-      const runId = await this.worker.api.start({ config: $state.snapshot(this.config) as LabConfig, resumeRunId }, listener);
+      const config = $state.snapshot(this.config) as LabConfig;
+      // RL starts where the Starting point card says (a resumed run keeps its own)
+      const startingPoint = config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
+      const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
       if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
       this.curve = { runId, live: true, points: this.livePoints };
       this.progress = { runId, status: 'running', step: 0, totalSteps: this.config.steps, etaMs: null, meanStepMs: null };
