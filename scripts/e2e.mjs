@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // End-to-end tests: serve the built page (dist/, built by `vite build` in scripts/test.sh) on a
 // free localhost port, drive it in headless Chromium with playwright-core, and check the path a
-// user takes: the worker runs the SFT stage on WebGPU (SwiftShader when there is no GPU), the loss
+// user takes: the worker runs RL (GRPO, then ARPO) from the shipped s-tiny checkpoint on WebGPU
+// (SwiftShader when there is no GPU): curves stream in, the start and the end are evaluated, and the
+// sample rollouts show their reward, advantage and group tree; the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
 // RL starting point (a shipped SFT checkpoint) is loaded and shown, and a missing, truncated or
@@ -9,7 +11,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (sft, startingPoint)
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl, sft, startingPoint)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
@@ -24,7 +26,7 @@ const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: s
 const results = join(root, 'test-results');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');
-const only = process.env.E2E_ONLY; // a test group: 'sft' or 'startingPoint'
+const only = process.env.E2E_ONLY; // a test group: 'rl', 'sft' or 'startingPoint'
 // the s-tiny checkpoint the starting-point tests load: the shipped one (copied into dist/ by the build),
 // or E2E_CHECKPOINT, a folder written by `npm run cli -- sft --out DIR`, served in its place
 const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
@@ -33,7 +35,15 @@ const STEPS = 5;
 // the browser's SFT config, explicit: a tiny world (the smoke-test scale: a quarter-width model, context 256), 40 queries
 // SwiftShader runs this model at seconds per step after ~60-90 s of shader compiles (closing note),
 // so the webgpu run is short, at a higher learning rate; pause/resume/stop run on `cpu`.
-const SFT = `steps=${STEPS}&seed=3&scale=s&worldSize=tiny&trainSize=40&sftLearningRate=0.01`;
+const SFT = `stage=sft&steps=${STEPS}&seed=3&scale=s&worldSize=tiny&trainSize=40&sftLearningRate=0.01`;
+// the browser's RL config: ARPO from the shipped s-tiny checkpoint (preset s, context 576), one step of
+// one query with a budget of two rollouts, the second always branched (α = 1), evaluated at the start and
+// the end on two unseen tool-QA tasks (short episodes; no validation trip). SwiftShader's CPU-emulated GPU
+// decodes a token of this model in 0.1-0.5 s (dispatch-bound), so seed 6 is chosen for its first query,
+// a 3-day trip (~150-token rollouts on wasm; seed 2's 5-day trip took twice as long). GRPO and DAPO run
+// the same job and page code and are tested in Node, with validation trips (test/worker/rlJob.test.ts).
+const RL_STEPS = 1;
+const RL = `stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=${RL_STEPS}&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6`;
 
 if (!existsSync(join(dist, 'index.html'))) {
   console.error('e2e: dist/ is missing; run `npx vite build` first (npm test does).');
@@ -268,6 +278,109 @@ await test('the SFT run can be chosen as the starting point; its checkpoint load
   assert(JSON.stringify(await storeCounts()) === JSON.stringify(before), 'loading a run as the starting point changed the store');
 });
 
+// ---- RL in the browser: GRPO from the shipped s-tiny checkpoint, on webgpu ----------------------------
+/** the RL run's stored metric points, read from the page's IndexedDB */
+const storedPoints = (id) =>
+  page.evaluate(
+    (runId) =>
+      new Promise((ok, fail) => {
+        const open = indexedDB.open('star-lab');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction('metrics').objectStore('metrics').getAll();
+          all.onsuccess = () => (open.result.close(), ok(all.result.filter((p) => p.runId === runId).sort((a, b) => a.step - b.step)));
+        };
+      }),
+    id,
+  );
+const chartAttr = async (name) => Number(await attr('[data-testid=rl-charts]', name));
+
+/** opens an RL link on webgpu, starts it and waits for the end (screenshot `shot`-running.png once the step-0 evaluation is in) */
+async function runRl(hash, shot) {
+  await page.goto('about:blank');
+  await page.goto(`${base}#${hash}`);
+  await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
+  const backend = await attr('[data-testid=backend]', 'data-backend');
+  assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
+  assert((await attr('[data-testid=start]', 'disabled')) === null, 'Start is disabled');
+  assert((await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'), 'the Start button does not start RL');
+  const t0 = Date.now();
+  await page.locator('[data-testid=start]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 90_000 });
+  const startedMs = Date.now() - t0;
+  const seen = { evalsWhileRunning: 0, pointsWhileRunning: 0, phases: new Set() };
+  let status = '';
+  let shotTaken = false;
+  const deadline = Date.now() + 480_000; // SwiftShader on a busy 2-core machine: minutes
+  while (Date.now() < deadline) {
+    status = await attr('[data-testid=run-status]', 'data-status');
+    if (status === 'running') {
+      seen.evalsWhileRunning = Math.max(seen.evalsWhileRunning, await chartAttr('data-evals'));
+      seen.pointsWhileRunning = Math.max(seen.pointsWhileRunning, await chartAttr('data-points'));
+      const phase = await attr('[data-testid=run-status]', 'data-phase');
+      if (phase) seen.phases.add(phase);
+      if (!shotTaken && seen.evalsWhileRunning >= 1) {
+        shotTaken = true;
+        await page.screenshot({ path: join(results, `${shot}-running.png`), fullPage: true });
+      }
+    }
+    if (['completed', 'failed', 'stopped'].includes(status)) break;
+    await page.waitForTimeout(200);
+  }
+  const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
+  assert(status === 'completed', `RL run ended as ${status || 'nothing'} ${error}`);
+  const id = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+  const points = await storedPoints(id);
+  return { id, seen, startedMs, totalMs: Date.now() - t0, points };
+}
+
+await test('an RL run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn', async () => {
+  const run = await runRl(RL, 'rl');
+  assert(run.seen.evalsWhileRunning >= 1, 'the step-0 evaluation did not reach the curves while running');
+  assert(run.seen.phases.has('evaluating the starting point'), `phases seen: ${[...run.seen.phases].join(', ') || 'none'}`);
+  assert((await chartAttr('data-points')) === RL_STEPS, `charts have ${await chartAttr('data-points')} training points, expected ${RL_STEPS}`);
+  assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
+  assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
+  const [start, step] = run.points;
+  for (const key of ['reward/mean', 'success', 'delivery', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
+    assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
+  }
+  assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
+  assert(start.values['eval/success'] === undefined, 'an evaluation without validation queries reported a success rate');
+  // the default charts, each with its points; the curriculum's stage (Sum at the first step)
+  const plots = Object.fromEntries(await page.locator('[data-testid=metric-plot]').evaluateAll((els) => els.map((e) => [e.dataset.metric, Number(e.dataset.count)])));
+  assert(plots['reward/mean'] === RL_STEPS && plots['eval/ood_accuracy'] === 2 && plots['eval/success'] === 0, `plots: ${JSON.stringify(plots)}`);
+  const stage = await attr('[data-testid=curriculum-stage]', 'data-stage');
+  assert(stage === 'sum', `curriculum stage shown: ${stage}`);
+  // the metric picker adds a chart
+  await page.locator('[data-testid=metric-picker-toggle]').click();
+  await page.locator('[data-testid="metric-clip_frac"]').click();
+  await page.locator('[data-testid=metric-plot][data-metric=clip_frac]').waitFor({ timeout: 5_000 });
+  const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
+  assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
+  assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
+  // the kept rollouts: reward, advantage, and the group as ARPO's tree with a branch at its fork
+  await page.locator('[data-testid=sample-episode]').waitFor({ timeout: 15_000 });
+  const rl = page.locator('[data-testid=episode-rl]');
+  assert(Number.isFinite(Number(await rl.getAttribute('data-reward'))) && Number.isFinite(Number(await rl.getAttribute('data-advantage'))), 'reward/advantage missing');
+  const tree = page.locator('[data-testid=branch-tree]');
+  assert(Number(await tree.getAttribute('data-nodes')) === 2 && Number(await tree.getAttribute('data-branches')) === 1, `tree: ${await tree.getAttribute('data-nodes')} nodes, ${await tree.getAttribute('data-branches')} branches`);
+  const forks = await page.locator('[data-testid=tree-node]').evaluateAll((els) => els.map((e) => [e.dataset.parent, Number(e.dataset.fork)]));
+  assert(forks.some(([parent, fork]) => parent !== '' && fork > 0), `tree nodes: ${JSON.stringify(forks)}`);
+  assert((await tree.innerText()).includes('fork @'), 'the fork position is not labelled');
+  await assertEpisodeShown();
+  timings.rlStartS = Math.round(run.startedMs / 100) / 10;
+  timings.rlStep0EvalS = Math.round(start.values['eval/seconds']);
+  timings.rlStepS = Math.round(step.values.stepMs / 1000);
+  timings.rlRolloutS = Math.round(step.values['time/rollout']);
+  timings.rlUpdateS = Math.round(step.values['time/update']);
+  timings.rlEvalS = Math.round(step.values['eval/seconds']);
+  timings.rlTotalS = Math.round(run.totalMs / 1000);
+  console.log(`      ready in ${timings.rlStartS}s; step-0 evaluation ${timings.rlStep0EvalS}s; step 1 ${timings.rlStepS}s (rollouts ${timings.rlRolloutS}s, update ${timings.rlUpdateS}s, evaluation ${timings.rlEvalS}s); ${timings.rlTotalS}s in all`);
+  await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
+  await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
+}, 'rl');
+
 await test('a malformed link shows the notice and the page still works', async () => {
   await page.goto('about:blank');
   await page.goto(`${base}#scale=xl&bogus=1&steps=%E0%A4%A&&seed=-4&reward`);
@@ -342,8 +455,10 @@ for (const [name, change, reason] of corrupt) {
 
 await test('pause, resume and stop reach the worker (cpu backend, for time)', async () => {
   await page.goto('about:blank');
-  await page.goto(`${base}?backend=cpu#steps=500&seed=4&scale=s&worldSize=tiny&trainSize=40`);
+  await page.goto(`${base}?backend=cpu#stage=sft&steps=500&seed=4&scale=s&worldSize=tiny&trainSize=40`);
   await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
+  const fallback = await page.locator('[data-testid=backend-fallback]').innerText();
+  assert(/not WebGPU.*forced with \?backend=/.test(fallback), `the fallback notice reads: ${fallback}`);
   const status = () => attr('[data-testid=run-status]', 'data-status');
   const waitStatus = (want) =>
     page.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === w, want, { timeout: 60_000 });
