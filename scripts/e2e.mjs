@@ -480,6 +480,8 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   assert(await row.locator('button', { hasText: 'Resume' }).isVisible(), 'a stopped run offers no Resume');
   // resuming continues the same run from its newest checkpoint
   const stoppedAt = Number(await row.locator('td.num').first().innerText().then((t) => t.split('/')[0]));
+  const rowsBefore = await page.locator('[data-testid=run-row]').count();
+  const stoppedId = await row.getAttribute('data-run-id');
   await row.locator('button', { hasText: 'Resume' }).click();
   await waitStatus('running');
   await page.waitForFunction(
@@ -489,7 +491,9 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   );
   await page.locator('[data-testid=stop]').click();
   await waitStatus('stopped');
-  assert((await page.locator('[data-testid=run-row]').count()) === 2, 'resume made a new run instead of continuing');
+  // the same run, still the newest, and no new row (the earlier tests' runs are listed too)
+  assert((await page.locator('[data-testid=run-row]').count()) === rowsBefore && (await row.getAttribute('data-run-id')) === stoppedId,
+    'resume made a new run instead of continuing');
 });
 
 if (measure) {
