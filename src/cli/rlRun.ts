@@ -20,6 +20,7 @@ import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicy
 import { useNodeBackend, type NodeBackend } from './nodeBackend.ts';
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
+import { createHash } from 'node:crypto';
 import type { RunFigures } from '../lab/findingTable.ts';
 
 export interface RlRunOptions {
@@ -36,6 +37,9 @@ export interface RlRunOptions {
   quiet?: boolean;
   /** write the final weights to DIR/policy (default true; sweeps keep only curves and summaries) */
   keepPolicy?: boolean;
+  /** a folder of step-0 evaluations shared by runs: the greedy evaluation of a checkpoint depends only on
+   *  the checkpoint and the evaluation settings, so a grid of 23 runs from 3 checkpoints needs 3 of them */
+  startCache?: string;
 }
 
 
@@ -45,6 +49,8 @@ export interface RlSummary {
   lab: LabConfig;
   rl: RlConfig;
   checkpoint: string;
+  /** the SFT checkpoint's weights.sha256: a sweep reuses a finished run only from the same start */
+  checkpointSha256: string;
   steps: number;
   start: RunFigures;
   final: RunFigures;
@@ -111,7 +117,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   let lastEval: Metrics = {};
   try {
     if (!saved) {
-      lastEval = await trainer.evaluate();
+      lastEval = await startEvaluation(trainer, rl, ckpt.card.weights.sha256, o);
       log('eval', 0, lastEval);
       startFigures = figures(lastEval);
     }
@@ -138,7 +144,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     }
     writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
     const summary: RlSummary = {
-      format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, steps: trainer.step,
+      format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       backend: o.backend, commit: gitCommit(), finishedAt: new Date().toISOString(),
     };
@@ -150,6 +156,24 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     trainer.policy.dispose();
     reference?.dispose();
   }
+}
+
+/** the step-0 evaluation, from o.startCache when an identical one was computed before */
+async function startEvaluation(trainer: RlTrainer, rl: RlConfig, checkpointSha: string, o: RlRunOptions): Promise<Metrics> {
+  if (!o.startCache) return trainer.evaluate();
+  const key = { checkpoint: checkpointSha, evalQueries: rl.evalQueries, evalToolQa: rl.evalToolQa, seed: rl.seed,
+    constrainPlan: rl.constrainPlan, maxTurns: rl.maxTurns, temperature: rl.temperature, backend: o.backend };
+  const file = join(o.startCache, `${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}.json`);
+  if (existsSync(file)) {
+    try {
+      const cached = JSON.parse(readFileSync(file, 'utf8')) as { key: unknown; metrics: Metrics };
+      if (JSON.stringify(cached.key) === JSON.stringify(key)) return cached.metrics;
+    } catch { /* a torn or foreign file: evaluate again and overwrite it */ }
+  }
+  const metrics = await trainer.evaluate();
+  mkdirSync(o.startCache, { recursive: true });
+  writeAtomic(file, JSON.stringify({ key, metrics }, null, 1) + '\n');
+  return metrics;
 }
 
 function readLines(path: string): ({ kind: string; step: number } & Record<string, number | string>)[] {

@@ -19,17 +19,30 @@ export interface UrlNotice {
   message: string;
 }
 
+/** The page's views; `view` and `finding` ride in the hash beside the settings but are not settings. */
+export const VIEWS = ['lab', 'runs', 'findings', 'sandbox'] as const;
+export type View = (typeof VIEWS)[number];
+
+export interface Route {
+  view: View;
+  /** the finding a link opens (T1…T7), or null */
+  finding: string | null;
+}
+
 export interface ParsedHash {
   config: LabConfig;
+  route: Route;
   notices: UrlNotice[];
 }
 
 const KNOWN = new Set<string>(SETTING_KEYS);
+const FINDING_ID = /^T[1-7]$/;
 const MAX_NOTICES = 20;
 
 /** Parses `#a=1&b=2` (the leading '#' is optional). Never throws. */
 export function parseHash(hash: string): ParsedHash {
   const config = defaultConfig();
+  const route: Route = { view: 'lab', finding: null };
   const notices: UrlNotice[] = [];
   const note = (key: string, message: string) => {
     if (notices.length < MAX_NOTICES) notices.push({ key: shorten(key), message });
@@ -45,6 +58,15 @@ export function parseHash(hash: string): ParsedHash {
     const key = decode(rawKey);
     if (key === null) {
       note(rawKey, 'could not be decoded (bad percent-encoding); ignored');
+      continue;
+    }
+    if (key === 'view' || key === 'finding') {
+      const value = rawValue === null ? null : decode(rawValue);
+      if (key === 'view' && VIEWS.includes(value as View)) route.view = value as View;
+      else if (key === 'finding' && value !== null && FINDING_ID.test(value.toUpperCase())) {
+        route.finding = value.toUpperCase();
+        if (!text.includes('view=')) route.view = 'findings'; // `#finding=T7` alone opens that finding
+      } else note(key, `“${shorten(value ?? '')}” is not ${key === 'view' ? `a view (${VIEWS.join(', ')})` : 'a finding (T1…T7)'}; ignored`);
       continue;
     }
     if (!KNOWN.has(key)) {
@@ -79,13 +101,16 @@ export function parseHash(hash: string): ParsedHash {
     note(problem.keys.join(', '), `${problem.message}; using the defaults`);
     for (const k of problem.keys) resetToDefault(config, k);
   }
-  return { config, notices };
+  return { config, route, notices };
 }
 
-/** Writes only the settings that differ from their defaults, in table order. */
-export function serializeHash(config: LabConfig): string {
+/** Writes only the settings that differ from their defaults, in table order; a route other than the
+ *  Lab view goes first (`#view=findings&finding=T7&scale=m`). */
+export function serializeHash(config: LabConfig, route?: Route): string {
   const defaults = defaultConfig();
   const parts: string[] = [];
+  if (route && route.view !== 'lab') parts.push(`view=${route.view}`);
+  if (route?.finding) parts.push(`finding=${route.finding}`);
   for (const k of SETTING_KEYS) {
     const text = formatValue(k, config[k]);
     if (text !== formatValue(k, defaults[k])) parts.push(`${k}=${encodeValue(text)}`);
@@ -156,6 +181,7 @@ function shorten(text: string): string {
  */
 export function configFromRecord(raw: unknown): ParsedHash {
   const config = defaultConfig();
+  const route: Route = { view: 'lab', finding: null };
   const notices: UrlNotice[] = [];
   const record = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
   for (const k of SETTING_KEYS) {
@@ -169,5 +195,5 @@ export function configFromRecord(raw: unknown): ParsedHash {
     notices.push({ key: problem.keys.join(', '), message: `${problem.message}; using the defaults` });
     for (const k of problem.keys) resetToDefault(config, k);
   }
-  return { config, notices };
+  return { config, route, notices };
 }

@@ -2,7 +2,7 @@
 // backend and live run, and the stored runs read from IndexedDB. Components read it and call its
 // methods; nothing here touches tfjs (the worker does).
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
-import { parseHash, serializeHash, type UrlNotice } from '../lab/urlState.ts';
+import { parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
 import { LabStore } from '../store/labStore.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
@@ -25,6 +25,8 @@ export interface StartingPointView {
 
 export class LabState {
   config = $state<LabConfig>(defaultConfig());
+  /** which view is shown (and which finding), mirrored in the URL hash beside the config */
+  route = $state<Route>({ view: 'lab', finding: null });
   notices = $state<UrlNotice[]>([]);
   backend = $state<BackendInfo | null>(null);
   backendError = $state<string | null>(null);
@@ -77,7 +79,17 @@ export class LabState {
   /** Applies a config edit and writes it to the URL (only non-default values). */
   setConfig(patch: Partial<LabConfig>): void {
     this.config = { ...this.config, ...patch };
-    const hash = serializeHash(this.config);
+    this.writeHash();
+  }
+
+  /** Shows a view (and a finding on the Findings view); the URL keeps it, so a link opens it. */
+  setRoute(view: View, finding: string | null = view === 'findings' ? this.route.finding : null): void {
+    this.route = { view, finding };
+    this.writeHash();
+  }
+
+  private writeHash(): void {
+    const hash = serializeHash(this.config, this.route);
     history.replaceState(null, '', hash || location.pathname + location.search);
   }
 
@@ -206,8 +218,9 @@ export class LabState {
   }
 
   private readHash(): void {
-    const { config, notices } = parseHash(location.hash);
+    const { config, route, notices } = parseHash(location.hash);
     this.config = config;
+    this.route = route;
     this.notices = notices;
   }
 }

@@ -7,7 +7,7 @@ import { runRl } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'checkpoint', 'backend'];
+const KNOWN = ['config', 'out', 'resume', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
 
 export const runCommand: Command = {
   name: 'run',
@@ -20,14 +20,18 @@ export const runCommand: Command = {
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
   --resume          continue the run saved in DIR (same config required)
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
-  --backend B       wasm (default) or cpu (slower; bit-reproducible)`,
+  --backend B       wasm (default) or cpu (slower; bit-reproducible)
+  --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
+  --quiet           no progress bar
+  --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
     const s = await runRl({ lab, out, resume: flags.has('resume'), checkpoint: flagOptionalText(flags, 'checkpoint'),
-      backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm') });
+      backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
+      startCache: flagOptionalText(flags, 'start-cache') });
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     console.log(`${out}: ${s.steps} steps of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
       `  validation success ${f(s.start.success)} → ${f(s.final.success)}, delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, ` +

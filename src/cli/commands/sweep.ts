@@ -2,24 +2,25 @@
 // each a `run` (rlRun.ts) in its own folder under --runs, named by its config; a run already finished
 // there is reused, so a sweep can be continued later and findings that share cells (T1/T2/T3, T1/T6)
 // share runs. Prints and writes table.md and table.json in the paper's shape, the paper's numbers beside.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { NODE_BACKENDS } from '../nodeBackend.ts';
-import { readSummary, runRl, type RlSummary } from '../rlRun.ts';
+import { NODE_BACKENDS, type NodeBackend } from '../nodeBackend.ts';
+import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
-import { cellConfig, findingById, FINDINGS, type Finding } from '../../lab/findings.ts';
+import { cellConfig, findingById, FINDINGS } from '../../lab/findings.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findingTable.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
-export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 3e-4 };
+export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
 
-const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps'];
+const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales'];
 
 export function runDirName(lab: LabConfig): string {
   const hash = serializeHash(lab).replace(/^#/, '');
@@ -29,13 +30,15 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--steps N] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--steps N] [--jobs N] [--scales s,m,l] [--backend wasm|cpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the reference size: ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
   --out DIR     writes DIR/<ID>/table.md and table.json
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
   --steps N     override the steps of every run
+  --jobs N      runs at once, each in its own process (default 1; one per core is the most that helps)
+  --scales LIST run only the cells at these scales (default s,m,l); the tables show the rest as not run yet
   --backend B   wasm (default) or cpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
@@ -45,18 +48,29 @@ export const sweepCommand: Command = {
     const out = resolve(flagText(flags, 'out'));
     const runs = resolve(flagOptionalText(flags, 'runs') ?? join(out, 'runs'));
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
+    const jobs = flagInt(flags, 'jobs', 1, 1);
     const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : {}) };
     if (flags.has('steps')) common.steps = flagInt(flags, 'steps', 12, 1);
+    const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
+    for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
     const command = `npm run cli -- sweep ${args.join(' ')}`;
+
+    // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells)
+    const configs = new Map<string, LabConfig>();
+    for (const f of findings) for (const cell of f.cells) {
+      const lab = cellConfig(f, cell, common);
+      if (lab && scales.has(lab.scale)) configs.set(runDirName(lab), lab);
+    }
+    const summaries = await runAll([...configs], runs, backend, jobs);
     for (const f of findings) {
-      const t0 = performance.now();
-      const summaries = await runGrid(f, common, runs, backend);
+      const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
       const lookup = (lab: LabConfig) => {
         const s = summaries.get(runDirName(lab));
         return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
       };
-      const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common,
-        sweepSeconds: (performance.now() - t0) / 1000 });
+      // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
+      const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
+      const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common, sweepSeconds });
       writeTable(join(out, f.id), table);
       console.log(`\n${tableMarkdown(table)}`);
     }
@@ -64,27 +78,65 @@ export const sweepCommand: Command = {
   },
 };
 
-async function runGrid(f: Finding, common: Partial<LabConfig>, runsDir: string, backend: (typeof NODE_BACKENDS)[number]): Promise<Map<string, RlSummary>> {
-  const configs = new Map<string, LabConfig>();
-  for (const cell of f.cells) {
-    const lab = cellConfig(f, cell, common);
-    if (lab) configs.set(runDirName(lab), lab);
-  }
+/** the SFT start a run of this config reads (its weights' hash decides whether a finished run still counts) */
+function startSha(lab: LabConfig): string {
+  const card = JSON.parse(readFileSync(join(shippedCheckpointDir(lab.scale), 'card.json'), 'utf8')) as { weights: { sha256: string } };
+  return card.weights.sha256;
+}
+
+async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number): Promise<Map<string, RlSummary>> {
   const out = new Map<string, RlSummary>();
-  let i = 0;
+  const todo: [string, LabConfig][] = [];
   for (const [name, lab] of configs) {
-    i++;
-    const dir = join(runsDir, name);
-    const done = readSummary(dir);
-    if (done && done.hash === serializeHash(lab)) {
-      console.error(`[${f.id} ${i}/${configs.size}] ${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
+    const done = readSummary(join(runsDir, name));
+    if (done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab)) {
+      console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
       out.set(name, done);
-      continue;
-    }
-    console.error(`[${f.id} ${i}/${configs.size}] ${name}`);
-    out.set(name, await runRl({ lab, out: dir, resume: true, backend, label: `${f.id} ${i}/${configs.size} `, keepPolicy: false }));
+    } else todo.push([name, lab]);
   }
+  const startCache = join(runsDir, '.start-evaluations');
+  const t0 = performance.now();
+  let next = 0;
+  let finished = 0;
+  const one = async (name: string, lab: LabConfig, i: number): Promise<void> => {
+    const dir = join(runsDir, name);
+    const label = `[${i + 1}/${todo.length}]`;
+    if (jobs === 1) {
+      console.error(`${label} ${name}`);
+      out.set(name, await runRl({ lab, out: dir, resume: true, backend, label: `${label} `, keepPolicy: false, startCache }));
+    } else {
+      console.error(`${label} ${name}: started`);
+      out.set(name, await runInChild(lab, dir, backend, startCache));
+      finished++;
+      console.error(`${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
+    }
+  };
+  const worker = async () => {
+    while (next < todo.length) {
+      const i = next++;
+      await one(todo[i][0], todo[i][1], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker));
   return out;
+}
+
+/** one run in its own Node process (tfjs holds one backend per process): this CLI's `run`, its log in DIR/run.log */
+function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCache: string): Promise<RlSummary> {
+  mkdirSync(dir, { recursive: true });
+  const log = openSync(join(dir, 'run.log'), 'a');
+  const args = [...process.execArgv, process.argv[1], 'run', '--config', JSON.stringify(lab), '--out', dir, '--resume',
+    '--no-policy', '--quiet', '--start-cache', startCache, '--backend', backend];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', log, log] });
+    child.on('error', fail);
+    child.on('exit', (code) => {
+      closeSync(log);
+      const s = readSummary(dir);
+      if (code === 0 && s) done(s);
+      else fail(new Error(`run ${dir} failed (exit ${String(code)}); see ${join(dir, 'run.log')}`));
+    });
+  });
 }
 
 function writeTable(dir: string, table: FindingTable): void {
