@@ -26,9 +26,22 @@ const arbitraryConfig: fc.Arbitrary<LabConfig> = fc
 
 describe('URL hash codec', () => {
   it('the empty hash is the default config, and the default config writes nothing', () => {
-    expect(parseHash('')).toEqual({ config: defaultConfig(), notices: [] });
-    expect(parseHash('#')).toEqual({ config: defaultConfig(), notices: [] });
+    const lab = { view: 'lab', finding: null };
+    expect(parseHash('')).toEqual({ config: defaultConfig(), route: lab, notices: [] });
+    expect(parseHash('#')).toEqual({ config: defaultConfig(), route: lab, notices: [] });
     expect(serializeHash(defaultConfig())).toBe('');
+  });
+
+  it('carries the view and the finding beside the settings, and names a bad one', () => {
+    const p = parseHash('#finding=t7&scale=s');
+    expect(p.route).toEqual({ view: 'findings', finding: 'T7' });
+    expect(p.config.scale).toBe('s');
+    expect(p.notices).toEqual([]);
+    expect(serializeHash(p.config, p.route)).toBe('#view=findings&finding=T7&scale=s');
+    expect(parseHash('#view=sandbox').route).toEqual({ view: 'sandbox', finding: null });
+    const bad = parseHash('#view=nowhere&finding=T9');
+    expect(bad.route).toEqual({ view: 'lab', finding: null });
+    expect(bad.notices.map((n) => n.key)).toEqual(['view', 'finding']);
   });
 
   it('writes only non-defaults, readable', () => {
