@@ -11,7 +11,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl, sft, startingPoint)
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl, sft, startingPoint, findings, runs)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
@@ -20,6 +20,8 @@ import { mkdtempSync, mkdirSync, readFileSync, existsSync, statSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join, extname, resolve, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
+import { robustTests } from './e2e-robust.mjs';
+import { runsTests } from './e2e-runs.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -495,6 +497,116 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   assert((await page.locator('[data-testid=run-row]').count()) === rowsBefore && (await row.getAttribute('data-run-id')) === stoppedId,
     'resume made a new run instead of continuing');
 });
+
+// ---- the Sandbox: the training world browsed, a tool called by hand, a plan written and scored ----------
+await test('sandbox: browse the world, call a tool by hand, write a plan and score it', async () => {
+  await page.goto('about:blank');
+  await page.goto(`${base}#view=sandbox`);
+  await page.waitForSelector('[data-testid=sandbox][data-ready=true]', { timeout: 60_000 });
+  // the world browser: a filter narrows the flights
+  await page.locator('[data-testid=world-tab-flights]').click();
+  const all = Number(await attr('[data-testid=world-count]', 'data-matched'));
+  const firstFrom = await page.locator('[data-testid=world-table] tbody tr').first().locator('td').nth(1).innerText();
+  await page.locator('[data-testid=world-filter]').fill(`${firstFrom} 2022-03-05`);
+  const some = Number(await attr('[data-testid=world-count]', 'data-matched'));
+  assert(all > 0 && some > 0 && some < all, `the filter did not narrow the flights (${all} → ${some})`);
+  // a query: its text and constraints
+  await page.locator('[data-testid=query-item][data-index="1"]').click();
+  const detail = await page.locator('[data-testid=query-detail]').innerText();
+  assert(/Budget\s*\$\d+/.test(detail) && detail.length > 80, `the query detail lacks its text or budget: ${detail}`);
+  // a tool called by hand: its observation, as text and as the policy's tokens
+  await page.locator('[data-testid=console-tool]').selectOption('SearchAccommodation');
+  await page.locator('[data-testid=console-call]').click();
+  const observation = await page.locator('[data-testid=console-observation]').first().innerText();
+  assert(/price/i.test(observation), `the accommodation observation looks wrong: ${observation.slice(0, 200)}`);
+  await page.locator('[data-testid=console-tokens]').check();
+  const tokens = await page.locator('[data-testid=console-observation-tokens]').first().innerText();
+  assert(tokens.startsWith('<obs> #1'), `the policy's tokens look wrong: ${tokens.slice(0, 80)}`);
+  // a broken plan is refused with its reason
+  await page.locator('[data-testid=plan-text-mode]').click();
+  await page.locator('[data-testid=plan-text]').fill('[{"days": 1, "current_city": ');
+  await page.locator('[data-testid=plan-score]').click();
+  const error = await page.locator('[data-testid=plan-error]').innerText();
+  assert(/cannot be read/.test(error), `no clear parse error: ${error}`);
+  assert((await page.locator('[data-testid=plan-result]').count()) === 0, 'an unreadable plan was scored');
+  // the teacher's plan, edited in the form: a wrong hotel fails the sandbox check, the teacher's passes
+  await page.locator('[data-testid=plan-teacher]').click();
+  await page.locator('[data-testid=plan-form-mode]').click();
+  const stay = page.locator('[data-testid=plan-1-accommodation]');
+  const teacherStay = await stay.inputValue();
+  await stay.fill('Nowhere Inn, Atlantis');
+  await page.locator('[data-testid=plan-score]').click();
+  assert(await attr('[data-testid=plan-result]', 'data-final-pass') === 'false', 'a made-up hotel passed');
+  assert((await page.locator('[data-testid=plan-check][data-verdict=fail]').count()) > 0, 'no failed check shown for a made-up hotel');
+  await stay.fill(teacherStay);
+  await page.locator('[data-testid=plan-score]').click();
+  await page.waitForSelector('[data-testid=plan-result][data-final-pass=true]', { timeout: 5_000 });
+  assert((await page.locator('[data-testid=plan-check]').count()) === 13, 'not every check is listed');
+  for (const kind of ['sum', 'macro', 'success', 'curriculum']) {
+    assert(await attr(`[data-testid=reward-${kind}]`, 'data-value') === '1', `the teacher's passing plan has ${kind} reward ≠ 1`);
+  }
+  await page.screenshot({ path: join(results, 'sandbox.png'), fullPage: true });
+}, 'sandbox');
+
+// ---- findings: a finding's page, its grid in the run queue ------------------------------------------
+// T7's grid at the RL test's tiny size (one step, two rollouts, one OOD task per evaluation): only the
+// first run starts, up to its step-0 evaluation, then the rest of the queue is cancelled and it is stopped.
+const FINDING_LINK = 'finding=T7&scale=s&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=1&trainSize=20&seed=6';
+await test('findings: T7 shows the claim, the paper and the reference table; its grid queues 3 runs; cancelling the rest starts nothing more', async () => {
+  await page.goto('about:blank');
+  await page.goto(`${base}#${FINDING_LINK}`);
+  await page.waitForSelector('[data-testid=finding][data-finding=T7]', { timeout: 30_000 });
+  const claim = await page.locator('[data-testid=finding-claim]').innerText();
+  assert(/5 %.*10 %/.test(claim), `T7's claim reads: ${claim}`);
+  assert((await page.locator('[data-testid=finding-cell]').count()) === 3, 'T7 table is not 1 × 3');
+  const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
+  if (hasReference) assert(/\S/.test(await page.locator('[data-testid=reference-direction]').innerText()), 'the reference table has no direction sentence');
+  else assert(/No reference table committed yet/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
+  // a finding has its own link; T1 carries the paper's numbers in its cells
+  await page.locator('[data-testid=finding-tab-T1]').click();
+  await page.waitForSelector('[data-testid=finding][data-finding=T1]');
+  assert(/finding=T1/.test(page.url()), `the link does not name T1: ${page.url()}`);
+  assert((await page.locator('[data-testid=finding-cell][data-paper="34.9"]').count()) === 1, "T1's table lacks the paper's 34.9 (1.5B, Curriculum)");
+  await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
+  await page.locator('[data-testid=finding-tab-T7]').click();
+  await page.waitForSelector('[data-testid=finding][data-finding=T7]');
+
+  // the resolved configs are shown before queueing: the link's settings, the cell's tool failure rate on top
+  await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
+  const runsBefore = (await storeCounts()).runs ?? 0;
+  await page.locator('[data-testid=queue-grid]').click();
+  const preview = await page.locator('[data-testid=queue-preview] li').allInnerTexts();
+  assert(preview.length === 3, `the preview lists ${preview.length} runs`);
+  assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /groupSize=2/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
+  assert(/toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]), `the cells' rates are not on top: ${preview.join(' | ')}`);
+  await page.locator('[data-testid=queue-confirm]').click();
+  await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=queue-item]')?.getAttribute('data-status') === 'running'
+    && document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 120_000 });
+  assert((await attr('[data-testid=queue]', 'data-waiting')) === '2', 'two runs should wait behind the first');
+  assert((await page.locator('[data-testid=queue] [role=progressbar]').count()) === 4, 'the queue and each run need a progress bar');
+  assert(/ETA/.test(await page.locator('[data-testid=queue-summary]').innerText()), 'the queue shows no ETA');
+  // the first run's curve gets its step-0 evaluation
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-evals')) >= 1, null, { timeout: 480_000 });
+  await page.screenshot({ path: join(results, 'queue.png'), fullPage: true });
+
+  await page.locator('[data-testid=queue-cancel]').click();
+  await page.waitForSelector('[data-testid=queue][data-waiting="0"][data-items="1"]', { timeout: 5_000 });
+  await page.locator('[data-testid=stop]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'stopped', null, { timeout: 120_000 });
+  await page.waitForTimeout(3000); // time for a wrongly queued next run to start
+  assert((await attr('[data-testid=run-status]', 'data-status')) === 'stopped', 'another run started after the queue was cancelled');
+  assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
+  assert(((await storeCounts()).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
+  await page.locator('[data-testid=queue-clear]').click();
+  await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
+}, 'findings');
+
+// ---- robustness and security: CSP and origin, resume after a reload or a crash, full storage, corrupt records ----
+await robustTests({ page, context, base, dist, results, test, assert, attr, consoleErrors });
+
+// ---- the Runs view and the episode viewer (no training: an imported bundle) ----------------------------
+await runsTests({ page, base, results, test, assert, attr, storeCounts, checkpointDir });
 
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {
