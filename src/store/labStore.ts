@@ -16,6 +16,7 @@ import {
   type MetricPoint,
   type RunRecord,
 } from './records.ts';
+import type { RunBundle } from './runBundle.ts';
 
 export const DB_NAME = 'star-lab';
 export const DB_VERSION = 2;
@@ -231,6 +232,84 @@ export class LabStore {
     const rows: [IDBValidKey, unknown][] = [];
     for (let c = await tx.store.openCursor(range); c; c = await c.continue()) rows.push([c.key, c.value]);
     return this.validateAll('episodes', rows, EpisodeSchema);
+  }
+
+  /** The steps of a run that have stored episodes, ascending (read from the keys only). */
+  async episodeSteps(runId: string): Promise<number[]> {
+    const range = IDBKeyRange.bound([runId], [runId, []]);
+    const tx = this.db.transaction('episodes');
+    const steps = new Set<number>();
+    for (let c = await tx.store.openKeyCursor(range); c; c = await c.continue()) steps.add(c.key[1]);
+    return [...steps].sort((a, b) => a - b);
+  }
+
+  /** A run's episodes of one step, by index. */
+  async readEpisodesAt(runId: string, step: number): Promise<ReadResult<EpisodeRecord>> {
+    const range = IDBKeyRange.bound([runId, step], [runId, step, []]);
+    const tx = this.db.transaction('episodes');
+    const rows: [IDBValidKey, unknown][] = [];
+    for (let c = await tx.store.openCursor(range); c; c = await c.continue()) rows.push([c.key, c.value]);
+    return this.validateAll('episodes', rows, EpisodeSchema);
+  }
+
+  // ---- run bundles (src/store/runBundle.ts encodes and checks them) ---------------------------
+
+  /** A run with its metric points, episodes and newest checkpoint, read in one transaction; null if it is missing. */
+  async readRunBundle(id: string): Promise<RunBundle | null> {
+    const tx = this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes']);
+    const range = IDBKeyRange.bound([id], [id, []]);
+    const found = checkRecord(RunSchema, await tx.objectStore('runs').get(id));
+    if (!found.ok) return null;
+    const [metrics, episodes, checkpoints] = await Promise.all([
+      tx.objectStore('metrics').getAll(range),
+      tx.objectStore('episodes').getAll(range),
+      tx.objectStore('checkpoints').getAll(range),
+    ]);
+    const valid = <T>(schema: Parameters<typeof checkRecord<T>>[0], rows: unknown[]) =>
+      rows.flatMap((r) => {
+        const c = checkRecord(schema, r);
+        return c.ok ? [c.value] : [];
+      });
+    return {
+      run: found.value,
+      metrics: valid(MetricPointSchema, metrics),
+      episodes: valid(EpisodeSchema, episodes),
+      checkpoint: valid(CheckpointSchema, checkpoints).at(-1) ?? null,
+    };
+  }
+
+  /**
+   * Stores a checked bundle in one transaction: all of it, or nothing if any write fails. A run
+   * whose id is taken is stored under a new one (`<id>-import`, `<id>-import-2`, …), so an import
+   * never overwrites a run; a bundle of a running or paused run arrives as interrupted (no worker
+   * is running it here). Returns the id it was stored under.
+   */
+  async importRunBundle(bundle: RunBundle): Promise<string> {
+    return this.write('importing a run', async () => {
+      const tx = this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes'], 'readwrite');
+      const writes: Promise<unknown>[] = [];
+      try {
+        const runs = tx.objectStore('runs');
+        let id = bundle.run.id;
+        for (let n = 1; await runs.getKey(id); n++) id = `${bundle.run.id}-import${n === 1 ? '' : `-${n}`}`;
+        const status = bundle.run.status === 'running' || bundle.run.status === 'paused' ? 'interrupted' : bundle.run.status;
+        writes.push(runs.add({ ...bundle.run, id, status }));
+        for (const p of bundle.metrics) writes.push(tx.objectStore('metrics').add({ ...p, runId: id }));
+        for (const e of bundle.episodes) writes.push(tx.objectStore('episodes').add({ ...e, runId: id }));
+        if (bundle.checkpoint) writes.push(tx.objectStore('checkpoints').add({ ...bundle.checkpoint, runId: id }));
+        await Promise.all([...writes, tx.done]);
+        return id;
+      } catch (e) {
+        // a failed request aborts the transaction already; abort it here if it is still open (a write threw before its request)
+        try {
+          tx.abort();
+        } catch {
+          // already finished
+        }
+        await Promise.allSettled([...writes, tx.done]);
+        throw e;
+      }
+    });
   }
 
   // ---- helpers -------------------------------------------------------------------------------

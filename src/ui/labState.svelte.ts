@@ -4,6 +4,7 @@
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
 import { LabStore } from '../store/labStore.ts';
+import { decodeRunBundle, encodeRunBundle } from '../store/runBundle.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
 import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
@@ -189,6 +190,37 @@ export class LabState {
     } catch (e) {
       this.storeError = messageOf(e);
     }
+  }
+
+  // ---- the Runs view and the episode viewer ------------------------------------------------
+
+  /** a stored run's metric points (empty when the store is not open) */
+  async runPoints(runId: string): Promise<MetricPoint[]> {
+    return (await this.store?.readMetrics(runId))?.items ?? [];
+  }
+
+  /** a stored run as bundle text (src/store/runBundle.ts) */
+  async exportRunBundle(runId: string): Promise<string> {
+    const bundle = await this.store?.readRunBundle(runId);
+    if (!bundle) throw new Error(`Run ${runId} is not in this browser's store.`);
+    return encodeRunBundle(bundle);
+  }
+
+  /** Checks a bundle's text and stores the run (all or nothing); returns the id it got. Throws the reason when it is refused. */
+  async importRunBundle(text: string): Promise<string> {
+    if (!this.store) throw new Error('The store is not open, so nothing can be imported.');
+    const id = await this.store.importRunBundle(await decodeRunBundle(text));
+    await this.refreshRuns();
+    return id;
+  }
+
+  /** the steps of a run that have stored episodes */
+  async episodeSteps(runId: string): Promise<number[]> {
+    return (await this.store?.episodeSteps(runId)) ?? [];
+  }
+
+  async episodesAt(runId: string, step: number): Promise<EpisodeRecord[]> {
+    return (await this.store?.readEpisodesAt(runId, step))?.items ?? [];
   }
 
   private onWorkerEvents(events: WorkerEvent[]): void {

@@ -16,6 +16,8 @@ export interface SampleCall {
   observation: string;
   /** an error observation (an injected failure or a bad call) */
   error: boolean;
+  /** the error was an injected tool failure (the environment-stability axis), not the policy's bad call; absent in older records */
+  injected?: boolean;
 }
 
 export interface SampleCheck {
@@ -90,6 +92,7 @@ export function sampleEpisode(world: World, e: Episode, verdicts?: Verdicts): Sa
       call: callText(s.call as { tool: string; args: Record<string, unknown> }),
       observation: text.length > OBSERVATION_CHARS ? `${text.slice(0, OBSERVATION_CHARS)}…` : text,
       error: s.observation.kind === 'error',
+      injected: s.observation.kind === 'error' && s.observation.failure,
     };
   });
   const common = { calls, callErrors: e.callErrors, finish: e.finish, tokens: e.tokens.length };
