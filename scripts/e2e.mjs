@@ -20,7 +20,6 @@ import { mkdtempSync, mkdirSync, readFileSync, existsSync, statSync, rmSync } fr
 import { tmpdir } from 'node:os';
 import { join, extname, resolve, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
-import { runsTests } from './e2e-runs.mjs';
 import { robustTests } from './e2e-robust.mjs';
 import { runsTests } from './e2e-runs.mjs';
 
@@ -605,9 +604,6 @@ await test('findings: T7 shows the claim, the paper and the reference table; its
 
 // ---- robustness and security: CSP and origin, resume after a reload or a crash, full storage, corrupt records ----
 await robustTests({ page, context, base, dist, results, test, assert, attr, consoleErrors });
-
-// ---- the Runs view and the episode viewer (no training: an imported bundle) ----------------------------
-await runsTests({ page, base, results, test, assert, attr, storeCounts, checkpointDir });
 
 // ---- the Runs view and the episode viewer (no training: an imported bundle) ----------------------------
 await runsTests({ page, base, results, test, assert, attr, storeCounts, checkpointDir });
