@@ -2,8 +2,13 @@
 // backend and live run, and the stored runs read from IndexedDB. Components read it and call its
 // methods; nothing here touches tfjs (the worker does).
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
-import { parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
+import { configFromRecord, parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
 import { LabStore } from '../store/labStore.ts';
+import { findingById } from '../lab/findings.ts';
+import {
+  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
+  type RunQueue, type StepSample,
+} from '../lab/runQueue.ts';
 import { decodeRunBundle, encodeRunBundle } from '../store/runBundle.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
@@ -47,6 +52,8 @@ export class LabState {
   /** where RL starts: 'shipped' (the checkpoint shipped for the chosen scale) or a stored SFT run's id */
   startingChoice = $state<string>('shipped');
   startingPoint = $state.raw<StartingPointView | null>(null);
+  /** runs queued to start one after another (a finding's grid); src/lab/runQueue.ts */
+  queue = $state.raw<RunQueue>(emptyQueue());
 
   private worker: TrainingWorkerHandle | null = null;
   private store: LabStore | null = null;
@@ -102,25 +109,29 @@ export class LabState {
     this.notices = [];
   }
 
-  async start(resumeRunId?: string): Promise<void> {
-    if (!this.worker) return;
+  /** Starts a run (or resumes one); `queued`: a queued run's own config, from the shipped checkpoint of its scale. Returns its id, or null when it did not start. */
+  async start(resumeRunId?: string, queued?: LabConfig): Promise<string | null> {
+    if (!this.worker) return null;
     this.actionError = null;
     this.livePoints = [];
     this.starting = true;
     try {
       const listener = this.worker.listen((events) => this.onWorkerEvents(events));
-      const config = $state.snapshot(this.config) as LabConfig;
-      // RL starts where the Starting point card says (a resumed run keeps its own)
-      const startingPoint = config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
+      const config = queued ?? ($state.snapshot(this.config) as LabConfig);
+      // RL starts where the Starting point card says (a resumed run keeps its own; a queued one the shipped checkpoint)
+      const startingPoint = queued ? { kind: 'shipped' as const, scale: queued.scale }
+        : config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
       const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
       if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
       this.curve = { runId, live: true, points: this.livePoints };
-      this.progress = { runId, status: 'running', step: 0, totalSteps: this.config.steps, etaMs: null, meanStepMs: null };
+      this.progress = { runId, status: 'running', step: 0, totalSteps: config.steps, etaMs: null, meanStepMs: null };
       this.episodes = [];
       if (resumeRunId) await this.loadEpisodes(runId);
       await this.refreshRuns();
+      return runId;
     } catch (e) {
       this.actionError = messageOf(e);
+      return null;
     } finally {
       this.starting = false;
     }
@@ -223,6 +234,51 @@ export class LabState {
     return (await this.store?.readEpisodesAt(runId, step))?.items ?? [];
   }
 
+  // ---- the run queue (a finding's grid, run one after another) ----------------------------------
+
+  /** Queues the distinct runs of a finding's grid, resolved against the current settings. */
+  queueGrid(findingId: string): void {
+    const f = findingById(findingId);
+    const runs = gridRuns(f, $state.snapshot(this.config) as LabConfig);
+    this.queue = enqueue(this.queue, runs.map((r) => ({ label: `${f.id} · ${r.cells.join(', ')}`, config: r.config })));
+    void this.advanceQueue();
+  }
+
+  /** drops the queued runs that have not started (the running one goes on; Stop ends it) */
+  cancelQueue(): void {
+    this.queue = cancelWaiting(this.queue);
+  }
+
+  continueQueue(): void {
+    this.queue = continueQueue(this.queue);
+    void this.advanceQueue();
+  }
+
+  clearQueue(): void {
+    this.queue = clearFinished(this.queue);
+  }
+
+  /** measured step times of stored RL runs, for the ETA of queued runs not started yet */
+  get stepSamples(): StepSample[] {
+    return this.runs.flatMap((r) => (r.kind === 'rl' && r.summary.meanStepMs ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs }] : []));
+  }
+
+  private advancing = false;
+
+  /** Starts the queue's next run when nothing runs. */
+  private async advanceQueue(): Promise<void> {
+    const next = nextToStart(this.queue, this.running || this.starting || this.advancing);
+    if (!next || !this.worker) return;
+    this.advancing = true;
+    try {
+      this.queue = markStarting(this.queue, next.id);
+      const runId = await this.start(undefined, next.config);
+      this.queue = runId ? markStarted(this.queue, next.id, runId) : startFailed(this.queue, next.id, this.actionError ?? 'the run did not start');
+    } finally {
+      this.advancing = false;
+    }
+  }
+
   private onWorkerEvents(events: WorkerEvent[]): void {
     for (const event of events) {
       if (event.type === 'points') {
@@ -233,6 +289,9 @@ export class LabState {
       } else {
         const before = this.progress;
         this.progress = event.progress;
+        this.queue = recordProgress(this.queue, event.progress);
+        // a run ended (queued or not): the queue's next may start
+        if (before?.status !== event.progress.status && !this.running) void this.advanceQueue();
         if (before?.status !== event.progress.status) void this.refreshRuns();
         if ((event.progress.episodes ?? 0) !== (before?.episodes ?? 0) && this.curve?.runId === event.progress.runId) {
           void this.loadEpisodes(event.progress.runId);

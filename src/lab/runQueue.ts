@@ -1,0 +1,268 @@
+// The run queue: a finding's grid resolved against the user's settings, run one after another, with
+// an ETA per run and for the whole queue. Pure data and functions (no DOM, no tfjs): the page's
+// LabState holds a RunQueue and calls these on every worker progress event.
+import { defaultConfig, type LabConfig, SETTING_KEYS, type SettingKey } from './config.ts';
+import type { RunFigures, RunResult } from './findingTable.ts';
+import { cellConfig, type Finding } from './findings.ts';
+import { configFromRecord, formatValue, serializeHash } from './urlState.ts';
+
+/** one distinct run of a finding's grid; cells that share a config (T2's in-domain/OOD) share the run */
+export interface GridRun {
+  /** the cells it fills, 'row · col' */
+  cells: string[];
+  config: LabConfig;
+  /** the config's identity: its non-default settings, as the URL writes them */
+  key: string;
+}
+
+export type QueueStatus = 'waiting' | 'running' | 'completed' | 'failed' | 'stopped';
+
+export interface QueueItem {
+  id: number;
+  label: string;
+  config: LabConfig;
+  status: QueueStatus;
+  /** set once the worker has created the run */
+  runId: string | null;
+  step: number;
+  /** the run's own mean step time so far (ms) */
+  meanStepMs: number | null;
+  /** the worker's ETA of the running item (ms) */
+  etaMs: number | null;
+  error?: string;
+}
+
+export interface RunQueue {
+  items: QueueItem[];
+  /** true after the user stopped a queued run or a start failed: nothing more starts until they continue */
+  held: boolean;
+  nextId: number;
+}
+
+/** the worker's report on a run, as far as the queue needs it */
+export interface ProgressReport {
+  runId: string;
+  status: 'running' | 'paused' | 'completed' | 'stopped' | 'failed' | 'interrupted';
+  step: number;
+  etaMs: number | null;
+  meanStepMs: number | null;
+  error?: string;
+}
+
+/** a config's identity for matching stored runs to grid cells (only non-default settings, stable order) */
+export function configKey(config: LabConfig): string {
+  return serializeHash(config).replace(/^#/, '');
+}
+
+/** The user's settings that differ from the defaults (the stage excepted: a grid is always RL). */
+export function userOverrides(config: LabConfig): Partial<LabConfig> {
+  const defaults = defaultConfig();
+  const out: Partial<Record<SettingKey, unknown>> = {};
+  for (const k of SETTING_KEYS) {
+    if (k !== 'stage' && formatValue(k, config[k]) !== formatValue(k, defaults[k])) out[k] = config[k];
+  }
+  return out as Partial<LabConfig>;
+}
+
+/** the settings every cell of a grid takes from the user (with `cellConfig` they give a cell's run) */
+export function gridCommon(user: LabConfig): Partial<LabConfig> {
+  return { ...userOverrides(user), stage: 'rl' };
+}
+
+/**
+ * The distinct runs of a finding's grid: defaults ← the finding's base ← the user's non-default
+ * settings ← the cell's own settings (the axis the finding varies always wins), in cell order.
+ */
+export function gridRuns(f: Finding, user: LabConfig): GridRun[] {
+  const common = gridCommon(user);
+  const byKey = new Map<string, GridRun>();
+  for (const cell of f.cells) {
+    const config = cellConfig(f, cell, common);
+    if (!config) continue; // an SFT cell: read from the starting point, not run
+    const key = configKey(config);
+    const run = byKey.get(key);
+    if (run) run.cells.push(`${cell.row} · ${cell.col}`);
+    else byKey.set(key, { cells: [`${cell.row} · ${cell.col}`], config, key });
+  }
+  return [...byKey.values()];
+}
+
+export function emptyQueue(): RunQueue {
+  return { items: [], held: false, nextId: 1 };
+}
+
+export function enqueue(q: RunQueue, runs: { label: string; config: LabConfig }[]): RunQueue {
+  const added = runs.map((r, i): QueueItem => ({
+    id: q.nextId + i, label: r.label, config: r.config, status: 'waiting', runId: null, step: 0, meanStepMs: null, etaMs: null,
+  }));
+  return { items: [...q.items, ...added], held: false, nextId: q.nextId + added.length };
+}
+
+/** the item to start now, or null: the queue is held, something runs (`busy`), or nothing waits */
+export function nextToStart(q: RunQueue, busy: boolean): QueueItem | null {
+  if (q.held || busy || q.items.some((i) => i.status === 'running')) return null;
+  return q.items.find((i) => i.status === 'waiting') ?? null;
+}
+
+const update = (q: RunQueue, id: number, patch: Partial<QueueItem>): RunQueue =>
+  ({ ...q, items: q.items.map((i) => (i.id === id ? { ...i, ...patch } : i)) });
+
+/** the item is being started (its run id comes once the worker has created the run) */
+export function markStarting(q: RunQueue, id: number): RunQueue {
+  return update(q, id, { status: 'running' });
+}
+
+export function markStarted(q: RunQueue, id: number, runId: string): RunQueue {
+  return update(q, id, { runId });
+}
+
+/** the worker refused to start it: the item failed and the queue holds (the next would likely fail too) */
+export function startFailed(q: RunQueue, id: number, error: string): RunQueue {
+  return { ...update(q, id, { status: 'failed', error }), held: true };
+}
+
+/**
+ * Applies a worker progress report to the queued run it belongs to (reports of other runs change
+ * nothing). A completed or failed run lets the next start; a run the user stopped holds the queue.
+ */
+export function recordProgress(q: RunQueue, p: ProgressReport): RunQueue {
+  // matched by run id only: a late report of the previous run must not touch the item being started
+  const item = q.items.find((i) => i.status === 'running' && i.runId === p.runId);
+  if (!item) return q;
+  const live = { runId: p.runId, step: p.step, meanStepMs: p.meanStepMs ?? item.meanStepMs };
+  switch (p.status) {
+    case 'running':
+    case 'paused':
+      return update(q, item.id, { ...live, etaMs: p.etaMs });
+    case 'completed':
+      return update(q, item.id, { ...live, etaMs: 0, status: 'completed' });
+    case 'failed':
+      return update(q, item.id, { ...live, etaMs: null, status: 'failed', error: p.error ?? 'failed' });
+    case 'stopped':
+    case 'interrupted':
+      return { ...update(q, item.id, { ...live, etaMs: null, status: 'stopped' }), held: q.items.some((i) => i.status === 'waiting') };
+  }
+}
+
+/** drops the runs that have not started; the running one (if any) goes on */
+export function cancelWaiting(q: RunQueue): RunQueue {
+  return { ...q, items: q.items.filter((i) => i.status !== 'waiting'), held: false };
+}
+
+export function continueQueue(q: RunQueue): RunQueue {
+  return { ...q, held: false };
+}
+
+/** forgets the finished runs (they stay in the store and the Runs view) */
+export function clearFinished(q: RunQueue): RunQueue {
+  return { ...q, items: q.items.filter((i) => i.status === 'waiting' || i.status === 'running') };
+}
+
+export const waitingCount = (q: RunQueue) => q.items.filter((i) => i.status === 'waiting').length;
+
+// ---- ETA -----------------------------------------------------------------------------------------
+
+/** relative cost of one step: the policy's size (s : m : l parameters ≈ 1 : 2 : 4.7) times the rollouts per step */
+const SCALE_COST: Record<LabConfig['scale'], number> = { s: 1, m: 2, l: 4.7 };
+const stepCost = (c: LabConfig) => SCALE_COST[c.scale] * c.groupSize * c.queriesPerStep;
+
+/** a measured step time of some run (a queued one, or a stored run on this backend) */
+export interface StepSample {
+  config: LabConfig;
+  meanStepMs: number;
+}
+
+/**
+ * A step time for `config` from measured ones: the median time per unit of cost, times this
+ * config's cost; samples of the same scale are used when there are any. null without samples.
+ */
+export function estimateStepMs(config: LabConfig, samples: StepSample[]): number | null {
+  const usable = samples.filter((s) => Number.isFinite(s.meanStepMs) && s.meanStepMs > 0);
+  const same = usable.filter((s) => s.config.scale === config.scale);
+  const pool = same.length ? same : usable;
+  if (!pool.length) return null;
+  const perCost = pool.map((s) => s.meanStepMs / stepCost(s.config)).sort((a, b) => a - b);
+  const mid = perCost.length >> 1;
+  const median = perCost.length % 2 ? perCost[mid] : (perCost[mid - 1] + perCost[mid]) / 2;
+  return median * stepCost(config);
+}
+
+export interface QueueEta {
+  /** ms left per item (0 when finished, null when there is nothing to estimate from) */
+  perItem: Map<number, number | null>;
+  /** ms left for the whole queue, null while some unfinished run has no estimate */
+  totalMs: number | null;
+  /** steps done and planned over the queue's runs (finished ones count in full) */
+  doneSteps: number;
+  totalSteps: number;
+}
+
+/** ETA of each item and of the queue: the worker's ETA for the running run, estimates for waiting ones */
+export function queueEta(q: RunQueue, stored: StepSample[] = []): QueueEta {
+  const samples = [...stored, ...q.items.flatMap((i) => (i.meanStepMs ? [{ config: i.config, meanStepMs: i.meanStepMs }] : []))];
+  const perItem = new Map<number, number | null>();
+  let totalMs: number | null = 0;
+  let doneSteps = 0;
+  let totalSteps = 0;
+  for (const i of q.items) {
+    const finished = i.status !== 'waiting' && i.status !== 'running';
+    totalSteps += i.config.steps;
+    doneSteps += finished ? i.config.steps : Math.min(i.step, i.config.steps);
+    let left: number | null;
+    if (finished) left = 0;
+    else if (i.status === 'running' && i.etaMs !== null) left = i.etaMs;
+    else {
+      const perStep = estimateStepMs(i.config, samples);
+      left = perStep === null ? null : perStep * Math.max(0, i.config.steps - i.step);
+    }
+    perItem.set(i.id, left);
+    totalMs = totalMs === null || left === null ? null : totalMs + left;
+  }
+  return { perItem, totalMs, doneSteps, totalSteps };
+}
+
+/** '3 min 20 s', '45 s', '1 h 05 min' */
+export function formatEta(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return '…';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+// ---- the user's own results ------------------------------------------------------------------------
+
+/** what matching needs of a stored run (a RunRecord fits) */
+export interface StoredRun {
+  id: string;
+  kind: string;
+  status: string;
+  config: Record<string, unknown>;
+  startingPoint?: Record<string, unknown>;
+  updatedAt: number;
+}
+
+/**
+ * The newest completed RL run of exactly this config that started from the shipped checkpoint
+ * (as queued grid runs do; a run from the user's own SFT run measures something else).
+ */
+export function findRunFor<R extends StoredRun>(runs: readonly R[], config: LabConfig): R | undefined {
+  const key = configKey(config);
+  return runs
+    .filter((r) => r.kind === 'rl' && r.status === 'completed' && (r.startingPoint?.kind ?? 'shipped') === 'shipped')
+    .filter((r) => configKey(configFromRecord(r.config).config) === key)
+    .sort((a, b) => b.updatedAt - a.updatedAt)[0];
+}
+
+/** evaluation figures from a metric point's values (absent ones are NaN: the table shows them as missing) */
+export function evalFigures(values: Record<string, number>): RunFigures {
+  const at = (k: string) => values[k] ?? Number.NaN;
+  return { success: at('eval/success'), delivery: at('eval/delivery'), csMicro: at('eval/cs_micro'), hardMicro: at('eval/hard_micro'), ood: at('eval/ood_accuracy') };
+}
+
+/** a stored run's result for a finding's table: its first and last evaluation points */
+export function runResultOf(run: StoredRun & { createdAt: number }, points: readonly { step: number; values: Record<string, number> }[]): RunResult | undefined {
+  const evals = points.filter((p) => Object.keys(p.values).some((k) => k.startsWith('eval/'))).sort((a, b) => a.step - b.step);
+  if (!evals.length) return undefined;
+  return { start: evalFigures(evals[0].values), final: evalFigures(evals[evals.length - 1].values), wallSeconds: (run.updatedAt - run.createdAt) / 1000, where: run.id };
+}

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
+import { FINDINGS, findingById } from '../../src/lab/findings.ts';
+import { parseHash } from '../../src/lab/urlState.ts';
+import {
+  cancelWaiting, clearFinished, configKey, findRunFor, runResultOf, continueQueue, emptyQueue, enqueue, estimateStepMs, formatEta, gridRuns, markStarted,
+  markStarting, nextToStart, queueEta, recordProgress, startFailed, userOverrides, waitingCount, type ProgressReport, type RunQueue,
+} from '../../src/lab/runQueue.ts';
+
+const TINY = parseHash('#finding=T7&scale=s&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=1&trainSize=20&seed=6').config;
+const cfg = (patch: Partial<LabConfig>): LabConfig => ({ ...defaultConfig(), ...patch });
+const report = (runId: string, status: ProgressReport['status'], step = 0, extra: Partial<ProgressReport> = {}): ProgressReport =>
+  ({ runId, status, step, etaMs: null, meanStepMs: null, ...extra });
+
+describe('gridRuns', () => {
+  it("resolves T7 from a tiny link: the user's settings over the finding's base, the cell's axis on top", () => {
+    const runs = gridRuns(findingById('T7'), TINY);
+    expect(runs.map((r) => r.config.toolFailureRate)).toEqual([0, 0.05, 0.1]);
+    for (const r of runs) {
+      expect(r.config.scale).toBe('s'); // the user's s beats T7's base m
+      expect(r.config.reward).toBe('curriculum'); // the base
+      expect([r.config.steps, r.config.groupSize, r.config.evalQueries, r.config.seed]).toEqual([1, 2, 0, 6]);
+      expect(r.config.stage).toBe('rl');
+      expect(r.key).toBe(configKey(r.config));
+    }
+    expect(new Set(runs.map((r) => r.key)).size).toBe(3);
+  });
+
+  it('lets the varied axis win over the user', () => {
+    const runs = gridRuns(findingById('T1'), cfg({ scale: 'l', reward: 'success' }));
+    expect(runs).toHaveLength(12);
+    expect(runs.map((r) => `${r.config.scale}/${r.config.reward}`)).toContain('s/sum');
+  });
+
+  it('runs a config once when cells share it, and skips the SFT cells', () => {
+    const runs = gridRuns(findingById('T2'), defaultConfig());
+    expect(runs.map((r) => r.cells)).toEqual([['Sum · in-domain', 'Sum · OOD'], ['Macro · in-domain', 'Macro · OOD']]);
+    expect(runs.every((r) => r.config.scale === 'l')).toBe(true);
+  });
+
+  it('never runs SFT, even when the user is on the SFT stage', () => {
+    expect(gridRuns(findingById('T5'), cfg({ stage: 'sft' })).every((r) => r.config.stage === 'rl')).toBe(true);
+    expect(userOverrides(cfg({ stage: 'sft', seed: 9 }))).toEqual({ seed: 9 });
+  });
+
+  it('keeps every user setting the cell does not set (property)', () => {
+    const user = fc.record({ seed: fc.integer({ min: 0, max: 1000 }), steps: fc.integer({ min: 1, max: 50 }),
+      scale: fc.constantFrom('s', 'm', 'l'), toolFailureRate: fc.constantFrom(0, 0.05, 0.2), learningRate: fc.constantFrom(1e-4, 3e-4) });
+    fc.assert(fc.property(fc.constantFrom(...FINDINGS), user, (f, patch) => {
+      const runs = gridRuns(f, cfg(patch as Partial<LabConfig>));
+      const cellKeys = new Set(f.cells.flatMap((c) => Object.keys(c.config ?? {})));
+      for (const r of runs) {
+        for (const [k, v] of Object.entries(patch)) {
+          const isDefault = (defaultConfig() as Record<string, unknown>)[k] === v;
+          if (!cellKeys.has(k) && !isDefault) expect((r.config as Record<string, unknown>)[k]).toEqual(v);
+        }
+      }
+      expect(new Set(runs.map((r) => r.key)).size).toBe(runs.length);
+    }));
+  });
+});
+
+describe('the queue', () => {
+  const three = () => enqueue(emptyQueue(), gridRuns(findingById('T7'), TINY).map((r) => ({ label: r.cells[0], config: r.config })));
+
+  it('starts runs one after another, each when the previous completes', () => {
+    let q = three();
+    expect(waitingCount(q)).toBe(3);
+    expect(nextToStart(q, true)).toBeNull(); // a run of the user's own is going
+    const first = nextToStart(q, false)!;
+    expect(first.id).toBe(q.items[0].id);
+    q = markStarted(markStarting(q, first.id), first.id, 'run-a');
+    expect(nextToStart(q, false)).toBeNull(); // one at a time
+    q = recordProgress(q, report('run-a', 'running', 1, { etaMs: 500, meanStepMs: 100 }));
+    expect(q.items[0]).toMatchObject({ step: 1, etaMs: 500, meanStepMs: 100, status: 'running' });
+    q = recordProgress(q, report('run-a', 'completed', 1));
+    expect(q.items[0].status).toBe('completed');
+    expect(nextToStart(q, false)?.id).toBe(q.items[1].id);
+  });
+
+  it('ignores reports of runs it did not start', () => {
+    let q = three();
+    q = markStarting(q, q.items[0].id); // the worker has not answered with the run id yet
+    const before = q;
+    q = recordProgress(q, report('someone-else', 'completed', 5));
+    expect(q).toBe(before);
+  });
+
+  it('holds after the user stops a queued run, until they continue', () => {
+    let q = three();
+    q = markStarted(markStarting(q, q.items[0].id), q.items[0].id, 'run-a');
+    q = recordProgress(q, report('run-a', 'stopped', 0));
+    expect(q.held).toBe(true);
+    expect(nextToStart(q, false)).toBeNull();
+    expect(nextToStart(continueQueue(q), false)?.id).toBe(q.items[1].id);
+  });
+
+  it('moves on after a failed run but holds after a failed start', () => {
+    let q = three();
+    q = markStarted(markStarting(q, q.items[0].id), q.items[0].id, 'run-a');
+    q = recordProgress(q, report('run-a', 'failed', 0, { error: 'out of memory' }));
+    expect(q.items[0]).toMatchObject({ status: 'failed', error: 'out of memory' });
+    expect(nextToStart(q, false)?.id).toBe(q.items[1].id);
+    q = startFailed(markStarting(q, q.items[1].id), q.items[1].id, 'no backend');
+    expect(q.held).toBe(true);
+    expect(nextToStart(q, false)).toBeNull();
+  });
+
+  it('cancelling drops the waiting runs and keeps the running one', () => {
+    let q = three();
+    q = markStarted(markStarting(q, q.items[0].id), q.items[0].id, 'run-a');
+    q = cancelWaiting(q);
+    expect(q.items.map((i) => i.status)).toEqual(['running']);
+    expect(nextToStart(q, false)).toBeNull();
+    q = recordProgress(q, report('run-a', 'stopped'));
+    expect(q.held).toBe(false); // nothing waits, so nothing to hold
+    expect(clearFinished(q).items).toEqual([]);
+  });
+
+  it('numbers items uniquely across enqueues', () => {
+    const q = enqueue(three(), [{ label: 'x', config: TINY }]);
+    expect(new Set(q.items.map((i) => i.id)).size).toBe(4);
+  });
+});
+
+describe('ETA', () => {
+  it('scales a measured step time by model size and rollouts, preferring the same scale', () => {
+    const s = cfg({ scale: 's', groupSize: 4, queriesPerStep: 1 });
+    expect(estimateStepMs(cfg({ scale: 's', groupSize: 8, queriesPerStep: 1 }), [{ config: s, meanStepMs: 1000 }])).toBeCloseTo(2000);
+    expect(estimateStepMs(cfg({ scale: 'm', groupSize: 4, queriesPerStep: 1 }), [{ config: s, meanStepMs: 1000 }])).toBeCloseTo(2000);
+    const samples = [{ config: s, meanStepMs: 1000 }, { config: cfg({ scale: 'l', groupSize: 4, queriesPerStep: 1 }), meanStepMs: 99_999 }];
+    expect(estimateStepMs(s, samples)).toBeCloseTo(1000);
+    expect(estimateStepMs(s, [])).toBeNull();
+    expect(estimateStepMs(s, [{ config: s, meanStepMs: Number.NaN }])).toBeNull();
+  });
+
+  it('adds the running run’s ETA to the estimates of the waiting ones', () => {
+    let q = enqueue(emptyQueue(), [1, 2, 3].map((n) => ({ label: `r${n}`, config: cfg({ scale: 's', steps: 10 }) })));
+    expect(queueEta(q).totalMs).toBeNull(); // nothing measured yet
+    q = markStarted(markStarting(q, q.items[0].id), q.items[0].id, 'run-a');
+    q = recordProgress(q, report('run-a', 'running', 4, { etaMs: 6000, meanStepMs: 1000 }));
+    const eta = queueEta(q);
+    expect(eta.perItem.get(q.items[0].id)).toBe(6000);
+    expect(eta.perItem.get(q.items[1].id)).toBeCloseTo(10_000);
+    expect(eta.totalMs).toBeCloseTo(26_000);
+    expect([eta.doneSteps, eta.totalSteps]).toEqual([4, 30]);
+    q = recordProgress(q, report('run-a', 'completed', 10));
+    expect(queueEta(q).perItem.get(q.items[0].id)).toBe(0);
+    expect(queueEta(q).doneSteps).toBe(10);
+  });
+
+  it('uses stored runs before any queued run has a step time', () => {
+    const q = enqueue(emptyQueue(), [{ label: 'a', config: cfg({ scale: 's', steps: 3 }) }]);
+    expect(queueEta(q, [{ config: cfg({ scale: 's' }), meanStepMs: 2000 }]).totalMs).toBeCloseTo(6000);
+  });
+
+  it('formats durations', () => {
+    expect([formatEta(null), formatEta(4_400), formatEta(200_000), formatEta(3_900_000)]).toEqual(['…', '4 s', '3 min 20 s', '1 h 05 min']);
+  });
+});
+
+// a queue state is plain data: the page keeps it in $state.raw and replaces it on every change
+it('never mutates the queue it is given', () => {
+  const q: RunQueue = Object.freeze({ ...enqueue(emptyQueue(), [{ label: 'a', config: TINY }]) });
+  Object.freeze(q.items);
+  expect(() => cancelWaiting(markStarted(markStarting(q, 1), 1, 'x'))).not.toThrow();
+});
+
+describe("the user's own results", () => {
+  const [a] = gridRuns(findingById('T7'), TINY);
+  const stored = (id: string, config: LabConfig, patch: Record<string, unknown> = {}) =>
+    ({ id, kind: 'rl', status: 'completed', config: { ...config } as Record<string, unknown>, createdAt: 0, updatedAt: 1000, ...patch });
+
+  it('finds the newest completed RL run of exactly the cell config, from the shipped checkpoint', () => {
+    const runs = [
+      stored('old', a.config, { updatedAt: 10 }),
+      stored('new', a.config, { updatedAt: 20 }),
+      stored('running', a.config, { status: 'running', updatedAt: 30 }),
+      stored('other-seed', { ...a.config, seed: 7 }, { updatedAt: 40 }),
+      stored('own-sft', a.config, { startingPoint: { kind: 'run', runId: 'x' }, updatedAt: 50 }),
+      stored('sft', a.config, { kind: 'sft', updatedAt: 60 }),
+    ];
+    expect(findRunFor(runs, a.config)?.id).toBe('new');
+    expect(findRunFor(runs.slice(2), a.config)).toBeUndefined();
+  });
+
+  it('reads the first and last evaluations of a run', () => {
+    const r = runResultOf(stored('r', a.config, { createdAt: 1000, updatedAt: 61_000 }), [
+      { step: 1, values: { 'reward/mean': 0.3 } },
+      { step: 1, values: { 'eval/ood_accuracy': 0.5, 'eval/success': 0.25 } },
+      { step: 0, values: { 'eval/ood_accuracy': 0.4 } },
+    ])!;
+    expect(r.start.ood).toBe(0.4);
+    expect(Number.isNaN(r.start.success)).toBe(true); // not measured: shown as missing, not as 0
+    expect([r.final.success, r.final.ood, r.wallSeconds]).toEqual([0.25, 0.5, 60]);
+    expect(runResultOf(stored('r', a.config), [{ step: 1, values: { 'reward/mean': 1 } }])).toBeUndefined();
+  });
+});
