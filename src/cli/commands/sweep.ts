@@ -3,7 +3,8 @@
 // there is reused, so a sweep can be continued later and findings that share cells (T1/T2/T3, T1/T6)
 // share runs. Prints and writes table.md and table.json in the paper's shape, the paper's numbers beside.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -11,16 +12,17 @@ import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } f
 import { NODE_BACKENDS, type NodeBackend } from '../nodeBackend.ts';
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
-import { formatDuration } from '../progress.ts';
+import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS } from '../../lab/findings.ts';
-import type { LabConfig } from '../../lab/config.ts';
+import { defaultConfig, type LabConfig } from '../../lab/config.ts';
+import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findingTable.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
 
-const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales'];
+const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config'];
 
 export function runDirName(lab: LabConfig): string {
   const hash = serializeHash(lab).replace(/^#/, '');
@@ -30,14 +32,16 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--steps N] [--jobs N] [--scales s,m,l] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--backend wasm|cpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the reference size: ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
   --out DIR     writes DIR/<ID>/table.md and table.json
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
+  --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
+                finding's base settings and --quick, never the axis the finding varies
   --steps N     override the steps of every run
-  --jobs N      runs at once, each in its own process (default 1; one per core is the most that helps)
+  --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
   --scales LIST run only the cells at these scales (default s,m,l); the tables show the rest as not run yet
   --backend B   wasm (default) or cpu`,
   async run(args) {
@@ -48,8 +52,8 @@ export const sweepCommand: Command = {
     const out = resolve(flagText(flags, 'out'));
     const runs = resolve(flagOptionalText(flags, 'runs') ?? join(out, 'runs'));
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
-    const jobs = flagInt(flags, 'jobs', 1, 1);
-    const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : {}) };
+    const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
+    const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
     if (flags.has('steps')) common.steps = flagInt(flags, 'steps', 12, 1);
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
     for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
@@ -78,6 +82,14 @@ export const sweepCommand: Command = {
   },
 };
 
+/** the settings a --config names (those that differ from the defaults) */
+function explicitSettings(text: string | undefined): Partial<LabConfig> {
+  if (text === undefined) return {};
+  const lab = parseLabConfig(text);
+  const defaults = defaultConfig();
+  return Object.fromEntries(Object.entries(lab).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+}
+
 /** the SFT start a run of this config reads (its weights' hash decides whether a finished run still counts) */
 function startSha(lab: LabConfig): string {
   const card = JSON.parse(readFileSync(join(shippedCheckpointDir(lab.scale), 'card.json'), 'utf8')) as { weights: { sha256: string } };
@@ -96,6 +108,11 @@ async function runAll(configs: [string, LabConfig][], runsDir: string, backend: 
   }
   const startCache = join(runsDir, '.start-evaluations');
   const t0 = performance.now();
+  // with several runs at once, one bar over the steps of all of them (read from their metrics.jsonl)
+  const total = todo.reduce((t, [, lab]) => t + lab.steps, 0);
+  const stepsDone = () => todo.reduce((t, [name]) => t + trainSteps(join(runsDir, name)), 0);
+  const bar = jobs > 1 && todo.length > 0 ? new ProgressBar(total, stepsDone(), 'sweep ', 5) : null;
+  const poll = bar ? setInterval(() => bar.update(stepsDone(), { runs: `${finished}/${todo.length}` }), 5000) : null;
   let next = 0;
   let finished = 0;
   const one = async (name: string, lab: LabConfig, i: number): Promise<void> => {
@@ -108,7 +125,7 @@ async function runAll(configs: [string, LabConfig][], runsDir: string, backend: 
       console.error(`${label} ${name}: started`);
       out.set(name, await runInChild(lab, dir, backend, startCache));
       finished++;
-      console.error(`${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
+      console.error(`\n${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
     }
   };
   const worker = async () => {
@@ -117,8 +134,20 @@ async function runAll(configs: [string, LabConfig][], runsDir: string, backend: 
       await one(todo[i][0], todo[i][1], i);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker));
+  } finally {
+    if (poll) clearInterval(poll);
+    bar?.done();
+  }
   return out;
+}
+
+/** the training steps a run folder has logged so far */
+function trainSteps(dir: string): number {
+  const file = join(dir, 'metrics.jsonl');
+  if (!existsSync(file)) return 0;
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"kind":"train"')).length;
 }
 
 /** one run in its own Node process (tfjs holds one backend per process): this CLI's `run`, its log in DIR/run.log */
