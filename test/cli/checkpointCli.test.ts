@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
+import { cliProcess } from './cliProcess.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sftCommand } from '../../src/cli/commands/sft.ts';
 import { evaluateCommand } from '../../src/cli/commands/evaluate.ts';
@@ -30,14 +30,6 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** `npm run cli -- evaluate ARGS` as its own process (tsx is what `npm run cli` runs) */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(join('node_modules', '.bin', 'tsx'), ['src/cli/main.ts', ...args], { timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
 
 describe('sft then evaluate', () => {
   it('sft writes a checkpoint that validates, with a card that says how it was made', async () => {
@@ -112,7 +104,7 @@ describe('a damaged checkpoint is refused with its reason, and nothing is writte
   });
 
   it('npm run cli -- evaluate: exit 1, the reason on stderr, no --json file', async () => {
-    const runs = await Promise.all(damaged.map(({ dir }, i) => cli(['evaluate', '--checkpoint', dir, '--json', join(tmp, `out-${i}`, 'eval.json')])));
+    const runs = await Promise.all(damaged.map(({ dir }, i) => cliProcess(['evaluate', '--checkpoint', dir, '--json', join(tmp, `out-${i}`, 'eval.json')])));
     runs.forEach((r, i) => {
       expect(r.code, `${damaged[i].what}: ${r.stderr}`).toBe(1);
       expect(r.stderr).toContain(`checkpoint ${damaged[i].dir} refused: `);

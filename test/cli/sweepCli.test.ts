@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
+import { cliProcess } from './cliProcess.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { FindingTable } from '../../src/lab/findingTable.ts';
 import type { RlSummary } from '../../src/cli/rlRun.ts';
@@ -15,17 +15,10 @@ const tmp = mkdtempSync(join(tmpdir(), 'star-sweep-'));
 const TINY = '#scale=s&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=1&evalToolQa=1&trainSize=20';
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(join('node_modules', '.bin', 'tsx'), ['src/cli/main.ts', ...args], { timeout: 600_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
 
 describe('sweep --jobs 2 (child processes)', () => {
   it('runs a tiny T7 grid, writes its table, shares the step-0 evaluation, and reuses finished runs', async () => {
-    const first = await cli(['sweep', '--preset', 'T7', '--config', TINY, '--jobs', '2', '--out', tmp]);
+    const first = await cliProcess(['sweep', '--preset', 'T7', '--config', TINY, '--jobs', '2', '--out', tmp], 600_000);
     expect(first.code, first.stderr).toBe(0);
     const table = JSON.parse(readFileSync(join(tmp, 'T7', 'table.json'), 'utf8')) as FindingTable;
     expect(table.cells.map((c) => c.col)).toEqual(['0 %', '5 %', '10 %']);
@@ -50,7 +43,7 @@ describe('sweep --jobs 2 (child processes)', () => {
     expect(new Set(s3(starts)).size).toBe(1); // one step-0 evaluation, shared
     expect(readdirSync(join(tmp, 'runs', '.start-evaluations'))).toHaveLength(1);
 
-    const again = await cli(['sweep', '--preset', 'T7', '--config', TINY, '--jobs', '2', '--out', tmp]);
+    const again = await cliProcess(['sweep', '--preset', 'T7', '--config', TINY, '--jobs', '2', '--out', tmp], 600_000);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.match(/reused/g)).toHaveLength(3);
   }, 600_000);
