@@ -17,6 +17,7 @@ import {
   type RunRecord,
 } from './records.ts';
 import type { RunBundle } from './runBundle.ts';
+import { checkpointsToPrune, type CheckpointKey } from './checkpointPruning.ts';
 
 export const DB_NAME = 'star-lab';
 export const DB_VERSION = 2;
@@ -88,6 +89,13 @@ export function describeStoreError(error: unknown, doing: string): StoreError {
   }
   const detail = error instanceof Error ? error.message : String(error);
   return new StoreError(`IndexedDB failed while ${doing}: ${detail}`, 'other', { cause: error });
+}
+
+/** A full-storage error, also after it crossed the worker boundary (comlink keeps name and message, not `kind`). */
+export function isQuotaError(error: unknown): boolean {
+  if (error instanceof StoreError) return error.kind === 'quota';
+  const e = error as { name?: string; message?: string } | null;
+  return e?.name === 'QuotaExceededError' || (e?.name === 'StoreError' && /^Browser storage is full/.test(e.message ?? ''));
 }
 
 /** How many checkpoints of a run to keep (the newest ones). */
@@ -214,6 +222,22 @@ export class LabStore {
       if (found.ok) return found.value;
     }
     return null;
+  }
+
+  /** The steps of a run's stored checkpoints, oldest first (keys only: no weights are read). */
+  async checkpointSteps(runId: string): Promise<number[]> {
+    const keys = await this.db.getAllKeys('checkpoints', IDBKeyRange.bound([runId], [runId, []]));
+    return keys.map(([, step]) => step);
+  }
+
+  /** Frees space when storage is full: deletes all but each run's newest checkpoint; returns how many went. */
+  async pruneCheckpoints(): Promise<number> {
+    return this.write('deleting old checkpoints', async () => {
+      const tx = this.db.transaction('checkpoints', 'readwrite');
+      const doomed = checkpointsToPrune((await tx.store.getAllKeys()) as CheckpointKey[]);
+      await Promise.all([...doomed.map((key) => tx.store.delete([...key] as [string, number])), tx.done]);
+      return doomed.length;
+    });
   }
 
   // ---- episodes ------------------------------------------------------------------------------

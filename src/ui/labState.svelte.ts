@@ -12,7 +12,8 @@ import {
 import { decodeRunBundle, encodeRunBundle } from '../store/runBundle.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
-import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
+import type { TrainingWorkerHandle } from '../worker/client.ts';
+import { RunRecovery } from './runRecovery.svelte.ts';
 
 export interface ShownCurve {
   runId: string;
@@ -55,6 +56,12 @@ export class LabState {
   /** runs queued to start one after another (a finding's grid); src/lab/runQueue.ts */
   queue = $state.raw<RunQueue>(emptyQueue());
 
+  /** resume after a reload, a crash or a lost GPU; full storage and its prune offer (runRecovery.svelte.ts) */
+  readonly recovery: RunRecovery = new RunRecovery(this, {
+    worker: () => this.worker,
+    setWorker: (worker) => (this.worker = worker),
+    store: () => this.store,
+  });
   private worker: TrainingWorkerHandle | null = null;
   private store: LabStore | null = null;
   private livePoints: MetricPoint[] = [];
@@ -68,8 +75,8 @@ export class LabState {
     this.readHash();
     window.addEventListener('hashchange', () => this.readHash());
     const force = /[?&]backend=(webgpu|wasm|cpu)\b/.exec(location.search)?.[1];
-    const forceBackend = force as BackendName | undefined;
-    this.worker = createTrainingWorker((message) => (this.backendError = `Training worker crashed: ${message}`));
+    const forceBackend = (this.recovery.forceBackend = force as BackendName | undefined);
+    this.worker = this.recovery.createWorker();
     const backend = this.worker.api.init({ forceBackend }).then(
       (info) => (this.backend = info),
       (e: unknown) => (this.backendError = messageOf(e)),
@@ -82,6 +89,7 @@ export class LabState {
     }
     await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
+    await this.recovery.afterBoot(); // and continues the one that was training
   }
 
   /** Applies a config edit and writes it to the URL (only non-default values). */
@@ -131,6 +139,7 @@ export class LabState {
       return runId;
     } catch (e) {
       this.actionError = messageOf(e);
+      this.recovery.onStartError(e);
       return null;
     } finally {
       this.starting = false;
@@ -282,13 +291,16 @@ export class LabState {
   private onWorkerEvents(events: WorkerEvent[]): void {
     for (const event of events) {
       if (event.type === 'points') {
-        this.livePoints = this.livePoints.concat(event.points);
+        // a resumed run's curve was read from the store, which may already hold these points
+        const last = this.livePoints.at(-1)?.step ?? -1;
+        this.livePoints = this.livePoints.concat(event.points.filter((p) => p.step > last));
         if (this.curve?.live && this.curve.runId === event.runId) {
           this.curve = { runId: event.runId, live: true, points: this.livePoints };
         }
       } else {
         const before = this.progress;
         this.progress = event.progress;
+        this.recovery.onProgress(before, event.progress);
         this.queue = recordProgress(this.queue, event.progress);
         // a run ended (queued or not): the queue's next may start
         if (before?.status !== event.progress.status && !this.running) void this.advanceQueue();

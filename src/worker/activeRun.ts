@@ -2,7 +2,7 @@
 // and lost-device detection), the batching of metric points to the page (one message per flush,
 // not per step) and the writes to the store. Free of tfjs and of the worker's messaging, so it is
 // tested in Node with a scripted job.
-import type { LabStore } from '../store/labStore.ts';
+import { isQuotaError, type LabStore } from '../store/labStore.ts';
 import type { MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
 import type { JobEpisode, TrainingJob } from './trainingJob.ts';
@@ -16,13 +16,35 @@ const ETA_WINDOW = 20;
 /** a step slower than this gives an ETA after the first one */
 const SLOW_STEP_MS = 5_000;
 
+/** The GPU device went away mid-run: the run is interrupted (resumable), not failed. */
+export class DeviceLostError extends Error {
+  override name = 'DeviceLostError';
+}
+
+/** A metric became NaN or infinite: the weights after this step are not worth keeping. */
+class DivergedError extends Error {}
+
 /** One run in progress: its job, its loop state and its outgoing buffer. */
 export class ActiveRun {
   status: RunStatus = 'running';
   error: string | undefined;
   stopRequested = false;
+  /** the run stopped because the GPU device was lost; a new backend resumes it from its checkpoint */
+  deviceLost = false;
+  /** the last store write failed because browser storage is full (cleared by the next write that works) */
+  storeFull = false;
+  /** why the last store write failed, while it keeps failing */
+  private storeProblem: string | undefined;
+  /** step of the newest checkpoint in the store (a resumed run starts at one; 0: none yet) */
+  private checkpointStep: number;
+  /** a checkpoint write failed: write one after the next step instead of waiting for the interval */
+  private checkpointDue = false;
+  /** the loop is parked in pause (no step in flight), so a checkpoint can be taken from outside it */
+  private parked = false;
   private wake: (() => void) | null = null;
   private pending: MetricPoint[] = [];
+  /** points sent to the page whose store write failed; written with the next flush */
+  private unsaved: MetricPoint[] = [];
   private stepMs: number[] = [];
   private totalStepMs = 0;
   private stepsTimed = 0;
@@ -40,12 +62,13 @@ export class ActiveRun {
     private readonly listener: WorkerListener,
   ) {
     this.flushTimer = setInterval(() => void this.flush(), FLUSH_MS);
+    this.checkpointStep = job.stepsDone;
   }
 
   /** the loop: one optimiser step at a time, yielding between steps so pause/stop get through */
   async loop(deviceLost: Promise<string> | null): Promise<void> {
     const lost = deviceLost?.then((message) => {
-      throw new Error(message);
+      throw new DeviceLostError(message);
     });
     lost?.catch(() => undefined); // reported through the race below
     try {
@@ -60,7 +83,9 @@ export class ActiveRun {
       while (this.job.stepsDone < this.job.totalSteps && !this.stopRequested) {
         if (this.status === 'paused') {
           await this.checkpoint();
+          this.parked = true;
           await new Promise<void>((resolve) => (this.wake = resolve));
+          this.parked = false;
           continue;
         }
         const t0 = performance.now();
@@ -69,7 +94,7 @@ export class ActiveRun {
         this.checkFinite(metrics);
         this.record(metrics, ms);
         await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
-        if (this.job.stepsDone % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0) await this.checkpoint();
+        if (this.checkpointDue || this.job.stepsDone % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0) await this.checkpoint();
         await yieldToMessages();
       }
       await this.checkpoint();
@@ -78,8 +103,22 @@ export class ActiveRun {
       }
       this.status = this.stopRequested && this.job.stepsDone < this.job.totalSteps ? 'stopped' : 'completed';
     } catch (e) {
-      this.status = 'failed';
-      this.error = e instanceof Error ? e.message : String(e);
+      const message = e instanceof Error ? e.message : String(e);
+      if (e instanceof DeviceLostError) {
+        // nothing is wrong with the run: a new backend (a new worker) continues it from its checkpoint
+        this.status = 'interrupted';
+        this.deviceLost = true;
+        const from = this.storedCheckpoint();
+        this.error = `${message}. Training stopped at step ${this.job.stepsDone}; ` +
+          (from ? `it resumes from its checkpoint at step ${from} on a new backend.` : 'no checkpoint had been stored yet.');
+      } else {
+        this.status = 'failed';
+        // a diverged step's weights are never checkpointed: the newest stored one is the last good one
+        const kept = this.storedCheckpoint();
+        this.error = e instanceof DivergedError
+          ? `${message}. ${kept ? `The last good checkpoint (step ${kept}) is kept.` : 'No checkpoint had been stored yet.'}`
+          : message;
+      }
     } finally {
       clearInterval(this.flushTimer);
       await this.flush();
@@ -111,9 +150,20 @@ export class ActiveRun {
     }
   }
 
+  /** Writes a checkpoint that failed (storage was full) and the points not yet stored, now. */
+  async retryStorage(): Promise<void> {
+    if (this.checkpointDue && this.parked) await this.checkpoint();
+    await this.flush();
+  }
+
   private checkFinite(metrics: Record<string, number>): void {
     const bad = Object.entries(metrics).find(([, value]) => !Number.isFinite(value));
-    if (bad) throw new Error(`${bad[0]} became ${bad[1]} at step ${this.job.stepsDone}: training diverged`);
+    if (bad) throw new DivergedError(`${bad[0]} became ${bad[1]} at step ${this.job.stepsDone}: training diverged`);
+  }
+
+  /** the step of the newest checkpoint in the store, or null */
+  private storedCheckpoint(): number | null {
+    return this.store && this.checkpointStep > 0 ? this.checkpointStep : null;
   }
 
   progress(): RunProgress {
@@ -130,7 +180,10 @@ export class ActiveRun {
       meanStepMs: this.stepsTimed ? this.totalStepMs / this.stepsTimed : null,
       phase: this.status === 'running' ? this.job.phase || undefined : undefined,
       episodes: this.episodesStored,
-      error: this.error,
+      error: this.error ?? this.storeProblem,
+      checkpointStep: this.checkpointStep || undefined,
+      deviceLost: this.deviceLost || undefined,
+      storeFull: this.storeFull || undefined,
     };
   }
 
@@ -163,9 +216,23 @@ export class ActiveRun {
     try {
       const state = await this.job.saveState();
       await this.store.putCheckpoint({ runId: this.run.id, createdAt: Date.now(), ...state });
+      this.checkpointStep = state.step;
+      this.checkpointDue = false;
+      this.storeWorked();
     } catch (e) {
-      this.error = `checkpoint not saved: ${e instanceof Error ? e.message : String(e)}`;
+      this.checkpointDue = true;
+      this.storeFailed(e, 'checkpoint not saved: ');
     }
+  }
+
+  private storeWorked(): void {
+    this.storeFull = false;
+    this.storeProblem = undefined;
+  }
+
+  private storeFailed(e: unknown, lead = ''): void {
+    this.storeFull = isQuotaError(e);
+    this.storeProblem = lead + (e instanceof Error ? e.message : String(e));
   }
 
   /** Sends buffered points + progress to the page and the store, one flush at a time. */
@@ -178,8 +245,10 @@ export class ActiveRun {
       if (points.length) events.push({ type: 'points', runId: this.run.id, points });
       events.push({ type: 'progress', progress });
       if (this.store) {
+        this.unsaved.push(...points);
         try {
-          await this.store.appendMetrics(points);
+          await this.store.appendMetrics(this.unsaved);
+          this.unsaved = [];
           await this.store.updateRun(this.run.id, {
             status: progress.status,
             summary: {
@@ -190,10 +259,11 @@ export class ActiveRun {
               error: this.error,
             },
           });
+          if (!this.checkpointDue) this.storeWorked();
         } catch (e) {
-          this.error = e instanceof Error ? e.message : String(e);
-          progress.error = this.error;
+          this.storeFailed(e);
         }
+        Object.assign(progress, { error: this.error ?? this.storeProblem, storeFull: this.storeFull || undefined });
       }
       try {
         await this.listener(events);

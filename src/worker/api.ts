@@ -31,6 +31,19 @@ export interface RunProgress {
   episodes?: number;
   /** set when status is 'failed' (or a checkpoint/store write failed) */
   error?: string;
+  /** step of the run's newest stored checkpoint (absent: none yet) */
+  checkpointStep?: number;
+  /** the WebGPU device was lost: the run is 'interrupted'; a new worker resumes it from its checkpoint */
+  deviceLost?: boolean;
+  /** the last store write failed because browser storage is full (points are kept and written later) */
+  storeFull?: boolean;
+}
+
+/** a run the worker found left 'running' or 'paused' by a page that closed (or a worker that died) */
+export interface InterruptedRun {
+  runId: string;
+  /** its status when the page went away: a 'running' one is resumed by itself */
+  was: 'running' | 'paused';
 }
 
 /** What the worker streams to the page; sent in batches (a few per second), never per op. */
@@ -90,6 +103,10 @@ export interface TrainingWorkerApi {
   pause(): Promise<void>;
   resume(): Promise<void>;
   stop(): Promise<void>;
+  /** the runs this worker marked 'interrupted' when it started (their page closed or their worker died) */
+  interruptedRuns(): Promise<InterruptedRun[]>;
+  /** after storage was freed: writes the owed checkpoint and the unsaved points of the live run now */
+  retryStorage(): Promise<void>;
   /** loads and checks a starting point (files against their card, weights into a policy), then lets
    *  it go; rejects with the reason it cannot be used. Writes nothing. */
   inspectStartingPoint(source: StartingPointSource): Promise<StartingPointSummary>;

@@ -7,7 +7,7 @@ import type { LabConfig } from '../lab/config.ts';
 import { LabStore } from '../store/labStore.ts';
 import type { RunRecord } from '../store/records.ts';
 import { ActiveRun } from './activeRun.ts';
-import type { BackendInfo, BackendName, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
+import type { BackendInfo, BackendName, InterruptedRun, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { chooseBackend, gpuDeviceLost } from './backend.ts';
 import { RlJob } from './rlJob.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
@@ -20,12 +20,16 @@ function createJob(stage: LabConfig['stage'], config: LabConfig, source: Startin
 }
 
 const LOCK_PREFIX = 'star-lab-run:';
+/** a closing page's worker may still hold its run's lock for a moment: look again after this */
+const LOCK_RECHECK_MS = 1500;
 
 class TrainingWorker implements TrainingWorkerApi {
   private backend: BackendInfo | null = null;
   private store: LabStore | null = null;
   private storeError: string | undefined;
   private active: ActiveRun | null = null;
+  /** marking the runs of a closed page; start() and interruptedRuns() wait for it */
+  private marking: Promise<InterruptedRun[]> = Promise.resolve([]);
 
   private initializing: Promise<BackendInfo> | null = null;
 
@@ -39,7 +43,7 @@ class TrainingWorker implements TrainingWorkerApi {
     this.backend = await chooseBackend(forceBackend);
     try {
       this.store = await LabStore.open();
-      await this.markInterruptedRuns();
+      this.marking = this.markInterruptedRuns().catch(() => []);
     } catch (e) {
       this.storeError = e instanceof Error ? e.message : String(e);
     }
@@ -55,6 +59,7 @@ class TrainingWorker implements TrainingWorkerApi {
 
   async start(request: StartRequest, listener: WorkerListener): Promise<string> {
     await this.init();
+    await this.marking; // else it could mark the run this call resumes as interrupted
     if (this.active && (this.active.status === 'running' || this.active.status === 'paused')) {
       throw new Error('A run is already in progress; stop it first.');
     }
@@ -122,19 +127,45 @@ class TrainingWorker implements TrainingWorkerApi {
     this.active?.stop();
   }
 
+  async interruptedRuns(): Promise<InterruptedRun[]> {
+    await this.init();
+    return this.marking;
+  }
+
+  async retryStorage(): Promise<void> {
+    await this.active?.retryStorage();
+  }
+
   /** Runs left 'running' or 'paused' by a closed page are 'interrupted' (resumable from a checkpoint). */
-  private async markInterruptedRuns(): Promise<void> {
-    if (!this.store) return;
+  private async markInterruptedRuns(): Promise<InterruptedRun[]> {
+    if (!this.store) return [];
+    const marked: InterruptedRun[] = [];
+    // after a reload the old page's worker may not have let go of its lock yet: look once more
+    if (await this.markUnlocked(marked)) {
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RECHECK_MS));
+      await this.markUnlocked(marked);
+    }
+    return marked;
+  }
+
+  /** one pass of markInterruptedRuns; true when some live-looking run's lock was held (another tab, or not yet released) */
+  private async markUnlocked(marked: InterruptedRun[]): Promise<boolean> {
     const held = new Set<string>();
     if (typeof navigator !== 'undefined' && navigator.locks) {
       for (const lock of (await navigator.locks.query()).held ?? []) if (lock.name) held.add(lock.name);
     }
-    const { items } = await this.store.listRuns();
+    let unsure = false;
+    const { items } = await this.store!.listRuns();
     for (const run of items) {
-      if ((run.status === 'running' || run.status === 'paused') && !held.has(LOCK_PREFIX + run.id)) {
-        await this.store.updateRun(run.id, { status: 'interrupted' });
+      if (run.status !== 'running' && run.status !== 'paused') continue;
+      if (held.has(LOCK_PREFIX + run.id) || run.id === this.active?.run.id) {
+        unsure ||= run.id !== this.active?.run.id;
+        continue;
       }
+      await this.store!.updateRun(run.id, { status: 'interrupted' });
+      marked.push({ runId: run.id, was: run.status });
     }
+    return unsure;
   }
 }
 

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDB } from 'idb';
-import { LabStore, MIGRATIONS, StoreError } from '../../src/store/labStore.ts';
+import { isQuotaError, LabStore, MIGRATIONS, StoreError } from '../../src/store/labStore.ts';
 import type { CheckpointRecord, RunRecord } from '../../src/store/records.ts';
 
 let dbCount = 0;
@@ -139,6 +139,37 @@ describe('LabStore', () => {
     expect((error as StoreError).kind).toBe('quota');
     expect((error as StoreError).message).toMatch(/storage is full while saving metric points/);
     await expect(store.putRun(sampleRun('y'))).rejects.toThrow(/storage is full/);
+    expect(isQuotaError(error)).toBe(true);
+    // as the page sees it after comlink: a plain Error with the name and message, no `kind`
+    const crossed = Object.assign(new Error((error as Error).message), { name: 'StoreError' });
+    expect(isQuotaError(crossed)).toBe(true);
+    expect(isQuotaError(new DOMException('full', 'QuotaExceededError'))).toBe(true);
+    expect(isQuotaError(new StoreError('IndexedDB failed while saving a run: x', 'other'))).toBe(false);
+    expect(isQuotaError(Object.assign(new Error('IndexedDB failed'), { name: 'StoreError' }))).toBe(false);
+    store.close();
+  });
+
+  it('prunes to each run\'s newest checkpoint when storage is full, then writes again', async () => {
+    const store = await LabStore.open(freshName());
+    for (const step of [25, 50]) await store.putCheckpoint(sampleCheckpoint('a', step));
+    for (const step of [5, 10]) await store.putCheckpoint(sampleCheckpoint('b', step));
+    await store.putCheckpoint(sampleCheckpoint('c', 3));
+    expect(await store.checkpointSteps('a')).toEqual([25, 50]);
+    // the disk is full: a checkpoint write fails with the quota error...
+    const spy = vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(() => {
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    });
+    const error = await store.putCheckpoint(sampleCheckpoint('a', 75)).catch((e: unknown) => e);
+    expect(isQuotaError(error)).toBe(true);
+    // ...pruning (deletes only) frees it: every run keeps its newest checkpoint, intact
+    expect(await store.pruneCheckpoints()).toBe(2);
+    expect(await store.db.getAllKeys('checkpoints')).toEqual([['a', 50], ['b', 10], ['c', 3]]);
+    expect(Array.from(new Float32Array((await store.latestCheckpoint('a'))!.weights))).toEqual([1, 2, 3, 50]);
+    spy.mockRestore();
+    await store.putCheckpoint(sampleCheckpoint('a', 75));
+    expect(await store.checkpointSteps('a')).toEqual([50, 75]);
+    expect(await store.pruneCheckpoints()).toBe(1);
+    expect(await store.pruneCheckpoints()).toBe(0);
     store.close();
   });
 });

@@ -1,5 +1,5 @@
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ActiveRun } from '../../src/worker/activeRun.ts';
 import type { WorkerEvent } from '../../src/worker/api.ts';
 import type { JobState, TrainingJob } from '../../src/worker/trainingJob.ts';
@@ -55,6 +55,8 @@ async function setup(job: TrainingJob) {
   return { store, run, active, batches };
 }
 
+afterEach(() => vi.restoreAllMocks());
+
 describe('ActiveRun', () => {
   it('runs to the end, batches points, stores points, checkpoint, episodes and the summary', async () => {
     const losses = Array.from({ length: 30 }, (_, i) => 3 - i * 0.05);
@@ -80,7 +82,7 @@ describe('ActiveRun', () => {
     const { store, run, active, batches } = await setup(new ScriptedJob([2, 1.5, NaN, 1, 1]));
     await active.loop(null);
     expect(active.status).toBe('failed');
-    expect(active.error).toBe('loss became NaN at step 3: training diverged');
+    expect(active.error).toBe('loss became NaN at step 3: training diverged. No checkpoint had been stored yet.');
     const progress = batches.flat().filter((e) => e.type === 'progress').at(-1);
     expect(progress).toMatchObject({ progress: { status: 'failed', error: active.error } });
     const stored = await store.getRun(run.id);
@@ -89,14 +91,74 @@ describe('ActiveRun', () => {
     expect((await store.readMetrics(run.id)).items.map((p) => p.step)).toEqual([1, 2]);
   });
 
-  it('a lost GPU device fails the run even in the middle of a step', async () => {
-    const job = new ScriptedJob(new Array(50).fill(1), 20);
-    const { active } = await setup(job);
-    const lost = new Promise<string>((resolve) => setTimeout(() => resolve('The GPU device was lost (unknown): reset'), 70));
-    await active.loop(lost);
+  it('a NaN loss after checkpoints keeps the last good one and the curve up to the failure', async () => {
+    const job = new ScriptedJob([2, 1.9, 1.8, 1.7, 1.6, NaN, 1, 1]);
+    Object.assign(job, { checkpointEvery: 2 });
+    const saved: number[] = [];
+    const save = job.saveState.bind(job);
+    job.saveState = async () => (saved.push(job.stepsDone), save());
+    const { store, run, active } = await setup(job);
+    await active.loop(null);
     expect(active.status).toBe('failed');
-    expect(active.error).toContain('GPU device was lost');
+    expect(active.error).toBe('loss became NaN at step 6: training diverged. The last good checkpoint (step 4) is kept.');
+    expect(saved).toEqual([2, 4]); // the diverged step's weights are never saved
+    expect((await store.latestCheckpoint(run.id))?.step).toBe(4);
+    expect((await store.readMetrics(run.id)).items.map((p) => p.step)).toEqual([1, 2, 3, 4, 5]);
+    expect((await store.getRun(run.id))?.summary.error).toContain('step 4');
+  });
+
+  it('a lost GPU device interrupts the run (resumable), even in the middle of a step, keeping its checkpoint', async () => {
+    const job = new ScriptedJob(new Array(50).fill(1), 20);
+    Object.assign(job, { checkpointEvery: 2 });
+    const { store, run, active, batches } = await setup(job);
+    const lost = new Promise<string>((resolve) => setTimeout(() => resolve('The GPU device was lost (unknown): reset'), 110));
+    await active.loop(lost);
+    expect(active.status).toBe('interrupted');
     expect(job.stepsDone).toBeLessThan(50);
+    const kept = (await store.latestCheckpoint(run.id))!.step;
+    expect(kept).toBeGreaterThanOrEqual(2);
+    expect(active.error).toMatch(new RegExp(`^The GPU device was lost \\(unknown\\): reset\\. Training stopped at step \\d+; it resumes from its checkpoint at step ${kept} on a new backend\\.$`));
+    const last = batches.flat().filter((e) => e.type === 'progress').at(-1);
+    expect(last).toMatchObject({ progress: { status: 'interrupted', deviceLost: true, checkpointStep: kept } });
+    expect((await store.getRun(run.id))?.status).toBe('interrupted');
+  });
+
+  it('a resumed run counts the checkpoint it started from as its last good one', async () => {
+    const job = new ScriptedJob([1, 1, 1, NaN, 1]);
+    job.stepsDone = 2; // as loadState left it
+    const { active } = await setup(job);
+    await active.loop(null);
+    expect(active.error).toBe('loss became NaN at step 4: training diverged. The last good checkpoint (step 2) is kept.');
+  });
+
+  it('full storage is reported; the points and checkpoint it kept are written once there is space', async () => {
+    const job = new ScriptedJob(new Array(400).fill(1), 2);
+    Object.assign(job, { checkpointEvery: 1000 });
+    const { store, run, active, batches } = await setup(job);
+    let full = true;
+    const put = IDBObjectStore.prototype.put;
+    vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      if (full && this.name !== 'runs') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      return put.apply(this, args);
+    });
+    const done = active.loop(null);
+    await new Promise((r) => setTimeout(r, 60));
+    active.pause(); // the pause checkpoint fails too
+    await new Promise((r) => setTimeout(r, 400));
+    const reported = batches.flat().filter((e) => e.type === 'progress').at(-1);
+    expect(reported).toMatchObject({ progress: { status: 'paused', storeFull: true } });
+    expect(active.progress().error).toMatch(/storage is full/);
+    expect((await store.readMetrics(run.id)).items).toEqual([]);
+    expect(await store.latestCheckpoint(run.id)).toBeNull();
+    full = false;
+    await active.retryStorage();
+    const stepsShown = batches.flat().flatMap((e) => (e.type === 'points' ? e.points.map((p) => p.step) : []));
+    expect((await store.readMetrics(run.id)).items.map((p) => p.step)).toEqual(stepsShown);
+    expect((await store.latestCheckpoint(run.id))?.step).toBe(job.stepsDone);
+    expect(active.progress()).toMatchObject({ storeFull: undefined, error: undefined, checkpointStep: job.stepsDone });
+    active.stop();
+    await done;
+    expect(active.status).toBe('stopped');
   });
 
   it('pause holds the loop, resume continues, stop ends it as stopped', async () => {
@@ -163,7 +225,7 @@ describe('ActiveRun', () => {
     const { active } = await setup(job);
     await active.loop(null);
     expect(active.status).toBe('failed');
-    expect(active.error).toBe('eval/success became NaN at step 0: training diverged');
+    expect(active.error).toBe('eval/success became NaN at step 0: training diverged. No checkpoint had been stored yet.');
     expect(job.stepsDone).toBe(0);
   });
 });
