@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // End-to-end tests: serve the built page (dist/, built by `vite build` in scripts/test.sh) on a
 // free localhost port, drive it in headless Chromium with playwright-core, and check the path a
-// user takes: the worker runs RL (GRPO, then ARPO) from the shipped s-tiny checkpoint on WebGPU
-// (SwiftShader when there is no GPU): curves stream in, the start and the end are evaluated, and the
-// sample rollouts show their reward, advantage and group tree; the SFT stage runs there too: the loss
+// user takes: a finding's page (T7) queues its grid, whose first run (ARPO) trains from the shipped s-tiny
+// checkpoint on WebGPU (SwiftShader when there is no GPU) while the rest is cancelled: curves stream in,
+// the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
+// tree; the Sandbox (a query played by hand and scored), the Runs view (bundles, CSV, overlays, the
+// episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records); the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
 // RL starting point (a shipped SFT checkpoint) is loaded and shown, and a missing, truncated or
@@ -11,7 +13,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl, sft, startingPoint, findings, runs)
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
@@ -28,7 +30,7 @@ const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: s
 const results = join(root, 'test-results');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');
-const only = process.env.E2E_ONLY; // a test group: 'rl', 'sft' or 'startingPoint'
+const only = process.env.E2E_ONLY; // a test group (see the usage above)
 // the s-tiny checkpoint the starting-point tests load: the shipped one (copied into dist/ by the build),
 // or E2E_CHECKPOINT, a folder written by `npm run cli -- sft --out DIR`, served in its place
 const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
@@ -297,17 +299,22 @@ const storedPoints = (id) =>
   );
 const chartAttr = async (name) => Number(await attr('[data-testid=rl-charts]', name));
 
-/** opens an RL link on webgpu, starts it and waits for the end (screenshot `shot`-running.png once the step-0 evaluation is in) */
-async function runRl(hash, shot) {
+async function clickStart() {
+  assert((await attr('[data-testid=start]', 'disabled')) === null, 'Start is disabled');
+  assert((await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'), 'the Start button does not start RL');
+  await page.locator('[data-testid=start]').click();
+}
+
+/** opens an RL link on webgpu, starts it (`start`: by default the Lab view's Start button) and waits for the
+ *  end (screenshot `shot`-running.png once the step-0 evaluation is in) */
+async function runRl(hash, shot, start = clickStart) {
   await page.goto('about:blank');
   await page.goto(`${base}#${hash}`);
   await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
   const backend = await attr('[data-testid=backend]', 'data-backend');
   assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
-  assert((await attr('[data-testid=start]', 'disabled')) === null, 'Start is disabled');
-  assert((await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'), 'the Start button does not start RL');
   const t0 = Date.now();
-  await page.locator('[data-testid=start]').click();
+  await start();
   await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 90_000 });
   const startedMs = Date.now() - t0;
   const seen = { evalsWhileRunning: 0, pointsWhileRunning: 0, phases: new Set() };
@@ -336,8 +343,13 @@ async function runRl(hash, shot) {
   return { id, seen, startedMs, totalMs: Date.now() - t0, points };
 }
 
-await test('an RL run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn', async () => {
-  const run = await runRl(RL, 'rl');
+await test('a finding\'s grid queues; its first run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn; the cancelled rest never starts', async () => {
+  const runsBefore = (await storeCounts()).runs ?? 0;
+  const run = await runRl(`finding=T7&${RL}`, 'rl', queueFindingGrid);
+  assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
+  await page.waitForTimeout(3000); // time for a wrongly queued next run to start
+  assert((await attr('[data-testid=run-status]', 'data-status')) === 'completed', 'another run started after the queue was cancelled');
+  assert(((await storeCounts()).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
   assert(run.seen.evalsWhileRunning >= 1, 'the step-0 evaluation did not reach the curves while running');
   assert(run.seen.phases.has('evaluating the starting point'), `phases seen: ${[...run.seen.phases].join(', ') || 'none'}`);
   assert((await chartAttr('data-points')) === RL_STEPS, `charts have ${await chartAttr('data-points')} training points, expected ${RL_STEPS}`);
@@ -381,6 +393,8 @@ await test('an RL run (ARPO) trains on webgpu from the shipped checkpoint: curve
   console.log(`      ready in ${timings.rlStartS}s; step-0 evaluation ${timings.rlStep0EvalS}s; step 1 ${timings.rlStepS}s (rollouts ${timings.rlRolloutS}s, update ${timings.rlUpdateS}s, evaluation ${timings.rlEvalS}s); ${timings.rlTotalS}s in all`);
   await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
   await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
+  await page.locator('[data-testid=queue-clear]').click();
+  await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
 }, 'rl');
 
 await test('a malformed link shows the notice and the page still works', async () => {
@@ -549,12 +563,10 @@ await test('sandbox: browse the world, call a tool by hand, write a plan and sco
 }, 'sandbox');
 
 // ---- findings: a finding's page, its grid in the run queue ------------------------------------------
-// T7's grid at the RL test's tiny size (one step, two rollouts, one OOD task per evaluation): only the
-// first run starts, up to its step-0 evaluation, then the rest of the queue is cancelled and it is stopped.
-const FINDING_LINK = 'finding=T7&scale=s&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=1&trainSize=20&seed=6';
-await test('findings: T7 shows the claim, the paper and the reference table; its grid queues 3 runs; cancelling the rest starts nothing more', async () => {
-  await page.goto('about:blank');
-  await page.goto(`${base}#${FINDING_LINK}`);
+// The RL test above starts its run this way: T7's page (claim, paper, reference table, its own link), its
+// grid queued at the RL test's tiny size (3 runs, the cells' failure rates on top of the link's settings),
+// the first run left to finish and the two others cancelled while it trains.
+async function queueFindingGrid() {
   await page.waitForSelector('[data-testid=finding][data-finding=T7]', { timeout: 30_000 });
   const claim = await page.locator('[data-testid=finding-claim]').innerText();
   assert(/5 %.*10 %/.test(claim), `T7's claim reads: ${claim}`);
@@ -572,12 +584,10 @@ await test('findings: T7 shows the claim, the paper and the reference table; its
   await page.waitForSelector('[data-testid=finding][data-finding=T7]');
 
   // the resolved configs are shown before queueing: the link's settings, the cell's tool failure rate on top
-  await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
-  const runsBefore = (await storeCounts()).runs ?? 0;
   await page.locator('[data-testid=queue-grid]').click();
   const preview = await page.locator('[data-testid=queue-preview] li').allInnerTexts();
   assert(preview.length === 3, `the preview lists ${preview.length} runs`);
-  assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /groupSize=2/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
+  assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /algorithm=arpo/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
   assert(/toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]), `the cells' rates are not on top: ${preview.join(' | ')}`);
   await page.locator('[data-testid=queue-confirm]').click();
   await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 10_000 });
@@ -586,23 +596,10 @@ await test('findings: T7 shows the claim, the paper and the reference table; its
   assert((await attr('[data-testid=queue]', 'data-waiting')) === '2', 'two runs should wait behind the first');
   assert((await page.locator('[data-testid=queue] [role=progressbar]').count()) === 4, 'the queue and each run need a progress bar');
   assert(/ETA/.test(await page.locator('[data-testid=queue-summary]').innerText()), 'the queue shows no ETA');
-  // the first run's curve gets its step-0 evaluation
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-evals')) >= 1, null, { timeout: 480_000 });
   await page.screenshot({ path: join(results, 'queue.png'), fullPage: true });
-
   await page.locator('[data-testid=queue-cancel]').click();
   await page.waitForSelector('[data-testid=queue][data-waiting="0"][data-items="1"]', { timeout: 5_000 });
-  // the worker stops between steps, and one step of rollouts takes minutes on SwiftShader
-  await page.locator('[data-testid=stop]').click();
-  await page.waitForFunction(() => ['stopped', 'completed'].includes(document.querySelector('[data-testid=run-status]')?.getAttribute('data-status')), null, { timeout: 480_000 });
-  const ended = await attr('[data-testid=run-status]', 'data-status');
-  await page.waitForTimeout(3000); // time for a wrongly queued next run to start
-  assert((await attr('[data-testid=run-status]', 'data-status')) === ended, 'another run started after the queue was cancelled');
-  assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
-  assert(((await storeCounts()).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
-  await page.locator('[data-testid=queue-clear]').click();
-  await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
-}, 'findings');
+}
 
 // ---- robustness and security: CSP and origin, resume after a reload or a crash, full storage, corrupt records ----
 await robustTests({ page, context, base, dist, results, test, assert, attr, consoleErrors });
