@@ -97,6 +97,8 @@ const context = await chromium.launchPersistentContext(userDataDir, {
   ],
 });
 const page = context.pages()[0] ?? (await context.newPage());
+// SwiftShader renders in the same GPU process that trains: on a busy machine a screenshot can wait a minute
+page.setDefaultTimeout(120_000);
 const consoleErrors = [];
 page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
 page.on('console', (m) => m.type() === 'error' && consoleErrors.push(`console: ${m.text()}`));
@@ -344,8 +346,11 @@ async function runRl(hash, shot, start = clickStart) {
 }
 
 await test('a finding\'s grid queues; its first run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn; the cancelled rest never starts', async () => {
-  const runsBefore = (await storeCounts()).runs ?? 0;
-  const run = await runRl(`finding=T7&${RL}`, 'rl', queueFindingGrid);
+  let runsBefore = 0;
+  const run = await runRl(`finding=T7&${RL}`, 'rl', async () => {
+    runsBefore = (await storeCounts()).runs ?? 0;
+    await queueFindingGrid();
+  });
   assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
   await page.waitForTimeout(3000); // time for a wrongly queued next run to start
   assert((await attr('[data-testid=run-status]', 'data-status')) === 'completed', 'another run started after the queue was cancelled');

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliProcess } from './cliProcess.ts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { FindingTable } from '../../src/lab/findingTable.ts';
 import type { RlSummary } from '../../src/cli/rlRun.ts';
 import { sweepCommand } from '../../src/cli/commands/sweep.ts';
@@ -46,6 +46,19 @@ describe('sweep --jobs 2 (child processes)', () => {
     const again = await cliProcess(['sweep', '--preset', 'T7', '--config', TINY, '--jobs', '2', '--out', tmp], 600_000);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr.match(/reused/g)).toHaveLength(3);
+
+    // --tables-only runs nothing: T5's cells have no finished run here, so its table is empty
+    const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await sweepCommand.run(['--preset', 'T5', '--config', TINY, '--tables-only', '--out', tmp])).toBe(0);
+    } finally {
+      logged.mockRestore();
+      errors.mockRestore();
+    }
+    const t5 = JSON.parse(readFileSync(join(tmp, 'T5', 'table.json'), 'utf8')) as FindingTable;
+    expect(t5.cells.every((c) => c.run === null)).toBe(true);
+    expect(readdirSync(join(tmp, 'runs')).filter((d) => !d.startsWith('.'))).toHaveLength(3);
   }, 600_000);
 
   it('refuses a bad --config or --scales with the reason, before running anything', async () => {

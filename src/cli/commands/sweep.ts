@@ -22,7 +22,7 @@ import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findin
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
 
-const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config'];
+const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only'];
 
 export function runDirName(lab: LabConfig): string {
   const hash = serializeHash(lab).replace(/^#/, '');
@@ -32,7 +32,7 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--backend wasm|cpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the reference size: ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
@@ -43,6 +43,7 @@ export const sweepCommand: Command = {
   --steps N     override the steps of every run
   --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
   --scales LIST run only the cells at these scales (default s,m,l); the tables show the rest as not run yet
+  --tables-only run nothing: write the tables from the runs that have finished
   --backend B   wasm (default) or cpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
@@ -65,7 +66,7 @@ export const sweepCommand: Command = {
       const lab = cellConfig(f, cell, common);
       if (lab && scales.has(lab.scale)) configs.set(runDirName(lab), lab);
     }
-    const summaries = await runAll([...configs], runs, backend, jobs);
+    const summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs);
     for (const f of findings) {
       const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
       const lookup = (lab: LabConfig) => {
@@ -105,6 +106,10 @@ async function runAll(configs: [string, LabConfig][], runsDir: string, backend: 
       console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
       out.set(name, done);
     } else todo.push([name, lab]);
+  }
+  if (jobs === 0) {
+    if (todo.length) console.error(`${todo.length} runs not finished: left out of the tables (--tables-only)`);
+    return out;
   }
   const startCache = join(runsDir, '.start-evaluations');
   const t0 = performance.now();
