@@ -27,6 +27,8 @@ export interface TableCell {
   col: string;
   /** the lab's value in %, null while the run is missing */
   lab: number | null;
+  /** what the cell shows: in-domain success or OOD accuracy */
+  metric?: 'success' | 'ood';
   paper: number | null;
   best: boolean;
   /** the run's in-domain success and OOD accuracy at start and end (%) */
@@ -62,7 +64,7 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
     const figures = r ? (lab ? r.final : r.start) : undefined;
     const value = figures ? (cell.metric === 'ood' ? figures.ood : figures.success) : undefined;
     return {
-      row: cell.row, col: cell.col, lab: value !== undefined && Number.isFinite(value) ? pct(value) : null, paper: cell.paper ?? null, best: false,
+      row: cell.row, col: cell.col, metric: cell.metric, lab: value !== undefined && Number.isFinite(value) ? pct(value) : null, paper: cell.paper ?? null, best: false,
       run: r && lab ? { where: r.where, successStart: pct(r.start.success), successFinal: pct(r.final.success), oodStart: pct(r.start.ood), oodFinal: pct(r.final.ood), wallSeconds: r.wallSeconds } : null,
     };
   });
@@ -81,7 +83,10 @@ export function tableMarkdown(t: FindingTable): string {
   const cell = (c: TableCell | undefined) => {
     if (!c) return '';
     const lab = c.lab === null ? '…' : c.best ? `**${c.lab.toFixed(1)}**` : c.lab.toFixed(1);
-    return c.paper === null ? lab : `${lab} (${c.paper.toFixed(1)})`;
+    // the run's own start (its SFT checkpoint at step 0) beside its end, so a fall reads as a fall
+    const start = c.run && c.lab !== null ? (c.metric === 'ood' ? c.run.oodStart : c.run.successStart) : null;
+    const shown = start !== null && Number.isFinite(start) ? `${start.toFixed(1)} → ${lab}` : lab;
+    return c.paper === null ? shown : `${shown} (${c.paper.toFixed(1)})`;
   };
   const lines = [
     `### ${t.id}: ${t.title}`,
@@ -92,7 +97,7 @@ export function tableMarkdown(t: FindingTable): string {
     `|---|${t.cols.map(() => '---').join('|')}|`,
     ...t.rows.map((r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`),
     '',
-    `Lab value in % (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
+    `Lab value in %, the SFT start → after RL (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
     `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
     '',
     `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${Math.round(t.sweepSeconds / 60)} min`,
