@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Unit and integration tests run in Node (tfjs `cpu`, fake-indexeddb). Browser e2e lives in test/e2e
@@ -10,5 +11,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // vitest's default is one worker fewer than the cores: on the 2-core CI machine that ran every file
+    // one after another (unit 427 s); the long tests (RL learning, SFT learning, sweeps) are single-threaded
+    maxWorkers: availableParallelism(),
   },
 });
