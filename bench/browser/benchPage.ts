@@ -1,8 +1,11 @@
 // The browser bench page (bench.html): runs the `model` suite's measurements (bench/model.ts) on the
 // `webgpu` backend and publishes them on `globalThis.__bench` for the Node driver (bench/webgpu.ts).
-// `?quick` shortens them; `?full` adds the SFT-like mix (each new batch shape compiles shaders).
+// `?quick` shortens them; `?full` adds the SFT-like mix (each new batch shape compiles shaders). The
+// WebGPU road's own figures (dispatch counts, time to the first step: webgpuFigures.ts) come first, on
+// a page where no shader has been compiled yet; `?only=webgpu` stops after them.
 import { measureBackend } from '../model.ts';
 import { chooseBackend } from '../../src/worker/backend.ts';
+import { measureWebGPU } from './webgpuFigures.ts';
 
 export interface BrowserBenchResult {
   done: boolean;
@@ -25,8 +28,10 @@ async function run(): Promise<void> {
   if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
   result.adapter = [backend.vendor, backend.architecture].filter(Boolean).join(' · ') || 'unnamed adapter';
   show();
-  await measureBackend((key, value, unit, note) => { result.figures[key] = { value, unit, note }; show(); },
-    params.has('quick'), '.webgpu', { sftMix: params.has('full') });
+  const report = (key: string, value: number, unit: string, note?: string) => { result.figures[key] = { value, unit, note }; show(); };
+  await measureWebGPU(report);
+  if (params.get('only') === 'webgpu') return;
+  await measureBackend(report, params.has('quick'), '.webgpu', { sftMix: params.has('full') });
 }
 
 run().catch((e: unknown) => { result.error = e instanceof Error ? e.message : String(e); })
