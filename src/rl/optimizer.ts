@@ -2,6 +2,8 @@
 // gradient and keeps its moments where they are awkward to serialise; here the moments and the step
 // count are plain variables that go to and from one ArrayBuffer for checkpoints.
 import * as tf from '@tensorflow/tfjs';
+import { adamwStepFused, sumSquaresFused } from '../model/kernels/adamw.ts';
+import { useFusedKernels } from '../model/kernels/webgpu.ts';
 
 export interface AdamWConfig {
   /** decay of the first moment */
@@ -46,23 +48,36 @@ export class AdamW {
     });
   }
 
-  /** one update with gradients by parameter name (not disposed: the caller owns them) */
-  apply(grads: Record<string, tf.Tensor>, lr: number): void {
+  /** one update with gradients by parameter name (not disposed: the caller owns them), each first
+   *  multiplied by `gradScale` when given (globalNormScale's clip). On webgpu one fused kernel per
+   *  weight (kernels/adamw.ts, 3 dispatches instead of ~15); elsewhere the plain ops below. */
+  apply(grads: Record<string, tf.Tensor>, lr: number, gradScale?: tf.Scalar): void {
     const { beta1, beta2, eps, weightDecay } = this.config;
     this.step++;
     const c1 = 1 - beta1 ** this.step;
     const c2 = 1 - beta2 ** this.step;
+    const fused = useFusedKernels();
     tf.tidy(() => {
+      const one = fused && !gradScale ? tf.scalar(1) : null;
       for (const [name, p] of this.params) {
-        const g = grads[name];
-        if (!g) throw new Error(`AdamW: no gradient for ${name}`);
+        const grad = grads[name];
+        if (!grad) throw new Error(`AdamW: no gradient for ${name}`);
         const m = this.m.get(name)!;
         const v = this.v.get(name)!;
+        const decay = decays(name) && weightDecay > 0 ? 1 - lr * weightDecay : 1;
+        if (fused) {
+          const next = adamwStepFused(p, m, v, grad, gradScale ?? one!, { lr, beta1, beta2, eps, c1, c2, decay });
+          m.assign(next.m);
+          v.assign(next.v);
+          p.assign(next.p);
+          continue;
+        }
+        const g = gradScale ? grad.mul(gradScale) : grad;
         m.assign(m.mul(beta1).add(g.mul(1 - beta1)));
         v.assign(v.mul(beta2).add(g.square().mul(1 - beta2)));
         const update = m.div(c1).div(v.div(c2).sqrt().add(eps)); // m̂ / (√v̂ + ε)
         // decoupled decay: shrink the weight itself, not through the adaptive gradient
-        const decayed = decays(name) && weightDecay > 0 ? p.mul(1 - lr * weightDecay) : p;
+        const decayed = decay !== 1 ? p.mul(decay) : p;
         p.assign(decayed.sub(update.mul(lr)));
       }
     });
@@ -110,15 +125,29 @@ export class AdamW {
 }
 
 /**
+ * The global L2 norm of all gradients and the factor min(1, maxNorm / norm) that clips it to maxNorm
+ * (the direction is kept), as new scalars; pass the scale to AdamW.apply. Use inside tf.tidy.
+ */
+export function globalNormScale(grads: Record<string, tf.Tensor>, maxNorm: number): { norm: tf.Scalar; scale: tf.Scalar } {
+  let norm: tf.Scalar;
+  if (useFusedKernels()) norm = sumSquaresFused(Object.values(grads)).sqrt().reshape([]) as tf.Scalar; // ⌈n/6⌉ dispatches
+  else {
+    const squares = Object.values(grads).map((g) => g.square().sum());
+    // a chain of adds, not tf.addN: webgpu's addN binds every input to one shader, and past the
+    // adapter's storage-buffer limit (8 on SwiftShader) the command buffer is invalid and the sum 0
+    norm = squares.reduce((a, b) => a.add(b)).sqrt() as tf.Scalar;
+  }
+  const scale = tf.div(maxNorm, tf.maximum(norm, maxNorm)) as tf.Scalar; // min(1, maxNorm / norm)
+  return { norm, scale };
+}
+
+/**
  * Scale all gradients together so their global L2 norm is at most maxNorm (the direction is kept).
  * Returns the clipped gradients and the norm before clipping, both new tensors. Use inside tf.tidy.
+ * (The trainers pass globalNormScale's scale to AdamW.apply instead: no clipped copies.)
  */
 export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { clipped: Record<string, tf.Tensor>; norm: tf.Scalar } {
-  const squares = Object.values(grads).map((g) => g.square().sum());
-  // a chain of adds, not tf.addN: webgpu's addN binds every input to one shader, and past the
-  // adapter's storage-buffer limit (8 on SwiftShader) the command buffer is invalid and the sum 0
-  const norm = squares.reduce((a, b) => a.add(b)).sqrt() as tf.Scalar;
-  const scale = tf.div(maxNorm, tf.maximum(norm, maxNorm)); // min(1, maxNorm / norm)
+  const { norm, scale } = globalNormScale(grads, maxNorm);
   const clipped: Record<string, tf.Tensor> = {};
   for (const [name, g] of Object.entries(grads)) clipped[name] = g.mul(scale);
   return { clipped, norm };

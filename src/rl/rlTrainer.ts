@@ -16,7 +16,7 @@ import { rollout, trainingRow, type AgentTask, type Episode } from '../agent/rol
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
 import { PAD } from '../agent/vocab.ts';
 import type { Policy } from '../model/transformer.ts';
-import { AdamW, clipByGlobalNorm } from './optimizer.ts';
+import { AdamW, globalNormScale } from './optimizer.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, overlongPenalty } from './rlMath.ts';
 import { aggregationWeights, rlLoss, type RlBatch } from './rlLoss.ts';
@@ -205,21 +205,21 @@ export class RlTrainer {
         }, vars);
         const byName: Record<string, tf.Tensor> = {};
         for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
-        const { clipped, norm } = clipByGlobalNorm(byName, c.maxGradNorm);
-        return { loss: value, norm, clipped, stats };
+        const { norm, scale } = globalNormScale(byName, c.maxGradNorm); // the clip, applied inside AdamW
+        return { loss: value, norm, grads: byName, scale, stats };
       });
       try {
         const [loss, norm, ...s] = await Promise.all([res.loss.data(), res.norm.data(), ...Object.values(res.stats).map((t) => t.data())]);
         if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
           throw new Error(`RL step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower the learning rate`);
         }
-        this.optimizer.apply(res.clipped, c.learningRate);
+        this.optimizer.apply(res.grads, c.learningRate, res.scale);
         const [pg, kl, clip, dual, ent, dev] = s.map((x) => x[0]);
         out['losses/pg'] += pg; out.kl += kl; out.clip_frac += clip; out['charts/dual_clip_frac'] += dual; out.entropy += ent; out['charts/ratio_dev'] += dev;
         out['charts/grad_norm'] += norm[0];
         done++;
       } finally {
-        tf.dispose([res.loss, res.norm, ...Object.values(res.clipped), ...Object.values(res.stats)]);
+        tf.dispose([res.loss, res.norm, res.scale, ...Object.values(res.grads), ...Object.values(res.stats)]);
       }
     }
     for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);

@@ -4,7 +4,7 @@
 // the training worker without blocking; every tensor it makes is freed before it returns.
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/transformer.ts';
-import { AdamW, clipByGlobalNorm, lrSchedule } from './optimizer.ts';
+import { AdamW, globalNormScale, lrSchedule } from './optimizer.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { Rng } from '../env/random.ts';
 
@@ -112,15 +112,15 @@ export class SftTrainer {
       }, vars);
       const byName: Record<string, tf.Tensor> = {};
       for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
-      const { clipped, norm } = clipByGlobalNorm(byName, this.config.maxGradNorm);
-      return { loss: value, norm, entropy: entropy!, clipped };
+      const { norm, scale } = globalNormScale(byName, this.config.maxGradNorm); // the clip, applied inside AdamW
+      return { loss: value, norm, entropy: entropy!, grads: byName, scale };
     });
     try {
       const [loss, norm, entropy] = await Promise.all([out.loss.data(), out.norm.data(), out.entropy.data()]);
       if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
         throw new Error(`SFT step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower peakLr or check the data`);
       }
-      this.optimizer.apply(out.clipped, lr);
+      this.optimizer.apply(out.grads, lr, out.scale);
       this.step++;
       const ms = performance.now() - t0;
       return {
@@ -136,7 +136,7 @@ export class SftTrainer {
         'charts/step': this.step,
       };
     } finally {
-      tf.dispose([out.loss, out.norm, out.entropy, ...Object.values(out.clipped)]);
+      tf.dispose([out.loss, out.norm, out.entropy, out.scale, ...Object.values(out.grads)]);
     }
   }
 

@@ -1,0 +1,106 @@
+// The fused WebGPU kernels (src/model/kernels) against the plain tfjs ops they replace, on this
+// browser's `webgpu` backend: values and gradients, and no tensor left behind. Served by Vite as
+// /bench/browser/kernels.html and driven headless by scripts/webgpu-kernels.mjs; publishes
+// `globalThis.__check` = { done, checks: [{ name, maxErr, tol, ok }], error? }. Shapes are tiny:
+// on SwiftShader every new program costs a shader compile.
+import * as tf from '@tensorflow/tfjs';
+import { chooseBackend } from '../../src/worker/backend.ts';
+import { setFusedKernels } from '../../src/model/kernels/webgpu.ts';
+import { AdamW, globalNormScale } from '../../src/rl/optimizer.ts';
+import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
+import { SftTrainer, type SftExample } from '../../src/rl/sft.ts';
+import { Rng } from '../../src/env/random.ts';
+
+interface Check { name: string; maxErr: number; tol: number; ok: boolean }
+const state: { done: boolean; checks: Check[]; adapter: string; error?: string } = { done: false, checks: [], adapter: '' };
+(globalThis as unknown as { __check: typeof state }).__check = state;
+const out = document.getElementById('out') as HTMLElement;
+const show = () => { out.textContent = JSON.stringify(state, null, 1); };
+
+/** max |a − b| / (1 + |b|) over every element: relative for large values, absolute near 0 */
+async function maxErr(a: tf.Tensor, b: tf.Tensor): Promise<number> {
+  const [x, y] = await Promise.all([a.data(), b.data()]);
+  if (x.length !== y.length) return Infinity;
+  let e = 0;
+  for (let i = 0; i < x.length; i++) e = Math.max(e, Math.abs(x[i] - y[i]) / (1 + Math.abs(y[i])));
+  return Number.isNaN(e) ? Infinity : e;
+}
+
+function record(name: string, err: number, tol: number): void {
+  state.checks.push({ name, maxErr: err, tol, ok: err <= tol });
+  show();
+}
+
+/** runs fn with the fused kernels on and off; fn returns named tensors to compare (then disposed) */
+async function compare(name: string, tol: number, fn: () => Promise<Record<string, tf.Tensor>> | Record<string, tf.Tensor>): Promise<void> {
+  setFusedKernels(false);
+  const ref = await fn();
+  setFusedKernels(true);
+  const before = tf.memory().numTensors;
+  const fused = await fn();
+  const leaked = tf.memory().numTensors - before - Object.keys(fused).length;
+  for (const key of Object.keys(ref)) record(`${name}: ${key}`, await maxErr(fused[key], ref[key]), tol);
+  record(`${name}: tensors left behind`, Math.abs(leaked), 0);
+  tf.dispose([...Object.values(ref), ...Object.values(fused)]);
+}
+
+function randn(shape: number[], seed: number, std = 1): tf.Tensor {
+  const rng = new Rng(seed);
+  const n = shape.reduce((a, b) => a * b, 1);
+  return tf.tensor(Float32Array.from({ length: n }, () => std * (rng.next() * 2 - 1)), shape);
+}
+
+/** three AdamW updates of a decayed matrix and an undecayed bias, clipped by the global norm */
+async function adamwCheck(): Promise<void> {
+  await compare('AdamW ×3 (clip, decay)', 1e-5, async () => {
+    const params = new Map([['h0.mlp.w_fc', [24, 40]], ['h0.mlp.b_fc', [40]]].map(([name, shape], i) =>
+      [name as string, tf.tidy(() => tf.variable(randn(shape as number[], i + 1)))])); // tidy frees the initial values
+    const opt = new AdamW(params);
+    const result: Record<string, tf.Tensor> = {};
+    for (let step = 0; step < 3; step++) {
+      const grads: Record<string, tf.Tensor> = { 'h0.mlp.w_fc': randn([24, 40], 10 + step, 3), 'h0.mlp.b_fc': randn([40], 20 + step, 3) };
+      const { norm, scale } = tf.tidy(() => globalNormScale(grads, 1));
+      opt.apply(grads, 1e-2, scale);
+      if (step === 0) result.norm = norm; else norm.dispose();
+      tf.dispose([scale, ...Object.values(grads)]);
+    }
+    for (const [name, v] of params) result[name] = v.clone();
+    const saved = await opt.save(); // the moments, through the checkpoint path
+    const moments = tf.io.decodeWeights(saved.buffer, saved.specs);
+    opt.dispose();
+    tf.dispose([...params.values()]);
+    return { ...result, ...moments };
+  });
+}
+
+/** two SFT steps of a tiny model (forward, backward, clip, AdamW): weights after them */
+async function sftCheck(): Promise<void> {
+  const config: ModelConfig = { vocabSize: 32, contextLength: 16, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, positions: 'alibi' };
+  const rng = new Rng(3);
+  const examples: SftExample[] = Array.from({ length: 4 }, () => ({
+    tokens: Array.from({ length: 12 }, () => rng.int(32)),
+    lossMask: Array.from({ length: 12 }, (_, t) => (t >= 4 ? 1 : 0)),
+  }));
+  await compare('SFT ×2, tiny model', 1e-4, async () => {
+    const policy = createPolicy(config, 1);
+    const trainer = new SftTrainer(policy, examples, { batchSize: 2, padMultiple: 1 });
+    const losses: number[] = [];
+    for (let s = 0; s < 2; s++) losses.push((await trainer.sftStep())['losses/sft']);
+    const result: Record<string, tf.Tensor> = { loss: tf.tensor(losses) };
+    for (const [name, v] of policy.params) if (!name.startsWith('h0.ln') && !name.includes('b_')) result[name] = v.clone();
+    trainer.dispose();
+    policy.dispose();
+    return result;
+  });
+}
+
+async function run(): Promise<void> {
+  const backend = await chooseBackend('webgpu');
+  if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
+  state.adapter = backend.label;
+  await adamwCheck();
+  if (new URLSearchParams(location.search).has('sft')) await sftCheck();
+}
+
+run().catch((e: unknown) => { state.error = e instanceof Error ? e.stack ?? e.message : String(e); })
+  .finally(() => { setFusedKernels(true); state.done = true; show(); });
