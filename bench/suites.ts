@@ -8,5 +8,6 @@ import { agentSuite } from './agent.ts';
 import { sftCpuSuite } from './sftCpu.ts';
 import { webgpuSuite } from './webgpu.ts';
 import { rlSuite } from './rl.ts';
+import { rolloutSuite } from './rollout.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rlSuite, webgpuSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rolloutSuite, rlSuite, webgpuSuite];

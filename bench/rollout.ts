@@ -1,0 +1,95 @@
+// How close a batched, tool-interleaved rollout runs to the model's own decode speed (issue 12), on
+// `wasm` from the shipped preset-s checkpoint on its tiny world, 64 RL training queries, T = 1:
+//   rollout.trajectories_per_s.b64  episodes per CPU second of one batch-64 rollout
+//   rollout.tokens_per_s.b64        trajectory tokens (policy + observation, prompt excluded) per CPU second
+//   rollout.decode_tokens_per_s.b64 the bare decode step's tokens per CPU second: policy.step at batch 64
+//                                   with every row at the rollout's mean generation context, plus its readback
+//   rollout.efficiency              tokens_per_s over decode_tokens_per_s (target ≥ 0.6): what the rollout
+//                                   loses to observation prefills, finished rows, sampling, tools and JS
+//   rollout.efficiency_policy       the same counting policy-sampled tokens only (a stricter view: the
+//                                   observation tokens then count as pure overhead)
+//   rollout.share.step|prefill|other where the rollout's CPU time goes
+// Both sides are measured in the same process, one after the other, in CPU time (the machine is shared).
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { cpuSeconds, type BenchSuite } from './harness.ts';
+import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
+import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
+import { rollout, type AgentTask } from '../src/agent/rollout.ts';
+import { Rng } from '../src/env/random.ts';
+import { Policy } from '../src/model/transformer.ts';
+
+const B = 64;
+
+/** CPU seconds spent inside Policy.step / Policy.prefill while `fn` runs (the methods are wrapped, then restored) */
+async function timedModelCalls<T>(fn: () => Promise<T>): Promise<{ result: T; step: number; prefill: number }> {
+  const spent = { step: 0, prefill: 0 };
+  const originals = { step: Policy.prototype.step, prefill: Policy.prototype.prefill };
+  for (const name of ['step', 'prefill'] as const) {
+    const f = originals[name] as (...a: unknown[]) => unknown;
+    (Policy.prototype as unknown as Record<string, unknown>)[name] = function (this: Policy, ...a: unknown[]) {
+      const t0 = cpuSeconds();
+      try { return f.apply(this, a); } finally { spent[name] += cpuSeconds() - t0; }
+    };
+  }
+  try {
+    const result = await fn();
+    return { result, ...spent };
+  } finally {
+    Object.assign(Policy.prototype, originals);
+  }
+}
+
+export const rolloutSuite: BenchSuite = {
+  name: 'rollout',
+  async run(report, { quick }) {
+    const previous = tf.getBackend() as string | undefined;
+    await tf.setBackend('wasm');
+    await tf.ready();
+    const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
+    const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+    const policy = policyFromCheckpoint(ckpt);
+    try {
+      const tasks: AgentTask[] = Array.from({ length: B }, (_, i) => ({ kind: 'travel', query: env.train[i % env.train.length] }));
+      await rollout(policy, tasks.slice(0, 8), { world: env.world, rng: new Rng(1) }); // warm-up: kernels, first allocations
+      const t0 = cpuSeconds();
+      const { result: eps, step, prefill } = await timedModelCalls(() => rollout(policy, tasks, { world: env.world, rng: new Rng(3) }));
+      const total = cpuSeconds() - t0;
+      const policyTokens = eps.reduce((s, e) => s + e.lossMask.reduce((a, m) => a + m, 0), 0);
+      const tokens = eps.reduce((s, e) => s + e.tokens.length - e.promptLength, 0);
+      let at = 0; // mean context a policy token was generated at
+      for (const e of eps) e.lossMask.forEach((m, i) => { if (m) at += i; });
+      const context = Math.round(at / policyTokens);
+
+      // the bare decode step at the same batch and context
+      const cache = policy.newCache(B, ckpt.config.contextLength);
+      const rng = new Rng(5);
+      const last = new Int32Array(B).fill(tasks.length % 7 + 5);
+      const reps = quick ? 4 : 20;
+      let stepS: number;
+      try {
+        policy.prefill(cache, tasks.map((_, b) => b), tasks.map(() => Array.from({ length: context }, () => 5 + rng.int(20))));
+        const once = async () => { const l = policy.step(cache, last); await l.data(); l.dispose(); };
+        await once();
+        const s0 = cpuSeconds();
+        for (let i = 0; i < reps; i++) await once();
+        stepS = (cpuSeconds() - s0) / reps;
+      } finally {
+        cache.dispose();
+      }
+      const decodeTps = B / stepS;
+      report('rollout.trajectories_per_s.b64', B / total, 'traj/s', `${total.toFixed(1)} CPU s for ${B} episodes`);
+      report('rollout.tokens_per_s.b64', tokens / total, 'tok/s', `${tokens} trajectory tokens, ${policyTokens} sampled by the policy`);
+      report('rollout.decode_tokens_per_s.b64', decodeTps, 'tok/s', `policy.step at batch ${B}, context ${context}: ${(stepS * 1000).toFixed(1)} ms`);
+      report('rollout.efficiency', tokens / total / decodeTps, 'ratio', 'target ≥ 0.6');
+      report('rollout.efficiency_policy', policyTokens / total / decodeTps, 'ratio', 'policy tokens only');
+      report('rollout.share.step', step / total, 'fraction');
+      report('rollout.share.prefill', prefill / total, 'fraction', 'observation (and prompt) prefills');
+      report('rollout.share.other', (total - step - prefill) / total, 'fraction', 'sampling, tools, plan decoding, JS');
+    } finally {
+      policy.dispose();
+      if (previous) await tf.setBackend(previous);
+    }
+  },
+};
