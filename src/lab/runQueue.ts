@@ -127,7 +127,11 @@ export function startFailed(q: RunQueue, id: number, error: string): RunQueue {
  */
 export function recordProgress(q: RunQueue, p: ProgressReport): RunQueue {
   // matched by run id only: a late report of the previous run must not touch the item being started
-  const item = q.items.find((i) => i.status === 'running' && i.runId === p.runId);
+  let item = q.items.find((i) => i.status === 'running' && i.runId === p.runId);
+  if (!item) {
+    q = reattach(q, p);
+    item = q.items.find((i) => i.status === 'running' && i.runId === p.runId);
+  }
   if (!item) return q;
   const live = { runId: p.runId, step: p.step, meanStepMs: p.meanStepMs ?? item.meanStepMs };
   switch (p.status) {
@@ -142,6 +146,18 @@ export function recordProgress(q: RunQueue, p: ProgressReport): RunQueue {
     case 'interrupted':
       return { ...update(q, item.id, { ...live, etaMs: null, status: 'stopped' }), held: q.items.some((i) => i.status === 'waiting') };
   }
+}
+
+/**
+ * A stopped item's run training again (the page resumed it after a crash or a lost GPU, or the user
+ * from the run list) is the queue's running item again, and the queue goes on after it.
+ */
+function reattach(q: RunQueue, p: ProgressReport): RunQueue {
+  if (p.status !== 'running' || q.items.some((i) => i.status === 'running')) return q;
+  const stopped = q.items.find((i) => i.status === 'stopped' && i.runId === p.runId);
+  if (!stopped) return q;
+  const { error: _error, ...rest } = stopped;
+  return { ...q, held: false, items: q.items.map((i) => (i.id === stopped.id ? { ...rest, status: 'running' } : i)) };
 }
 
 /** drops the runs that have not started; the running one (if any) goes on */

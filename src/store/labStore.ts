@@ -9,24 +9,29 @@ import {
   CheckpointSchema,
   EpisodeSchema,
   MetricPointSchema,
+  QueueRecordSchema,
   RunSchema,
   checkRecord,
   type CheckpointRecord,
   type EpisodeRecord,
   type MetricPoint,
+  type QueueRecord,
   type RunRecord,
 } from './records.ts';
 import type { RunBundle } from './runBundle.ts';
 import { checkpointsToPrune, type CheckpointKey } from './checkpointPruning.ts';
 
 export const DB_NAME = 'star-lab';
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
+/** the key of the one run-queue record */
+export const QUEUE_KEY = 'current';
 
 export interface LabDB extends DBSchema {
   runs: { key: string; value: RunRecord; indexes: { byUpdated: number } };
   metrics: { key: [string, number]; value: MetricPoint; indexes: { byRun: string } };
   checkpoints: { key: [string, number]; value: CheckpointRecord; indexes: { byRun: string } };
   episodes: { key: [string, number, number]; value: EpisodeRecord; indexes: { byRun: string } };
+  queue: { key: string; value: QueueRecord };
 }
 
 type UpgradeTx = IDBPTransaction<LabDB, StoreNames<LabDB>[], 'versionchange'>;
@@ -50,6 +55,10 @@ export const MIGRATIONS: Migration[] = [
       const old = cursor.value as Partial<RunRecord>;
       await cursor.update({ ...old, backend: old.backend ?? 'unknown', kind: old.kind ?? 'demo-sort' } as RunRecord);
     }
+  },
+  // 2 → 3: the page's run queue (one record), so a reload keeps a queued grid.
+  (db) => {
+    db.createObjectStore('queue');
   },
 ];
 
@@ -274,6 +283,20 @@ export class LabStore {
     const rows: [IDBValidKey, unknown][] = [];
     for (let c = await tx.store.openCursor(range); c; c = await c.continue()) rows.push([c.key, c.value]);
     return this.validateAll('episodes', rows, EpisodeSchema);
+  }
+
+  // ---- the run queue (src/lab/queueRestore.ts turns it into a RunQueue and back) --------------
+
+  async saveQueue(record: QueueRecord): Promise<void> {
+    await this.write('saving the run queue', () => this.db.put('queue', record, QUEUE_KEY));
+  }
+
+  /** The stored queue; null when there is none; `reason` when the record is unreadable (skipped, not thrown). */
+  async loadQueue(): Promise<{ record: QueueRecord } | { reason: string } | null> {
+    const raw: unknown = await this.db.get('queue', QUEUE_KEY);
+    if (raw === undefined) return null;
+    const found = checkRecord(QueueRecordSchema, raw);
+    return found.ok ? { record: found.value } : { reason: found.reason };
   }
 
   // ---- run bundles (src/store/runBundle.ts encodes and checks them) ---------------------------

@@ -76,7 +76,29 @@ export const EpisodeSchema = v.object({
   reward: v.optional(v.number()),
 });
 
+/** one queued run (src/lab/runQueue.ts QueueItem; its config is checked again by src/lab/queueRestore.ts) */
+export const QueueItemSchema = v.object({
+  id: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  label: v.string(),
+  config: v.record(v.string(), v.unknown()),
+  status: v.picklist(['waiting', 'running', 'completed', 'failed', 'stopped']),
+  runId: v.nullable(v.pipe(v.string(), v.minLength(1))),
+  step,
+  meanStepMs: v.nullable(finite),
+  etaMs: v.nullable(finite),
+  error: v.optional(v.string()),
+});
+
+/** the page's run queue, kept so that a reload does not lose a queued grid (one record, key QUEUE_KEY) */
+export const QueueRecordSchema = v.object({
+  items: v.array(QueueItemSchema),
+  held: v.boolean(),
+  nextId: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  savedAt: finite,
+});
+
 export type RunRecord = v.InferOutput<typeof RunSchema>;
+export type QueueRecord = v.InferOutput<typeof QueueRecordSchema>;
 export type RunSummary = v.InferOutput<typeof RunSummarySchema>;
 export type MetricPoint = v.InferOutput<typeof MetricPointSchema>;
 export type WeightSpec = v.InferOutput<typeof WeightSpecSchema>;

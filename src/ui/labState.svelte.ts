@@ -14,6 +14,8 @@ import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts'
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
+import { QueueSaver } from './queueSaver.ts';
+import { reconcileAfterReload } from '../lab/queueRestore.ts';
 
 export interface ShownCurve {
   runId: string;
@@ -53,8 +55,17 @@ export class LabState {
   /** where RL starts: 'shipped' (the checkpoint shipped for the chosen scale) or a stored SFT run's id */
   startingChoice = $state<string>('shipped');
   startingPoint = $state.raw<StartingPointView | null>(null);
-  /** runs queued to start one after another (a finding's grid); src/lab/runQueue.ts */
-  queue = $state.raw<RunQueue>(emptyQueue());
+  /** runs queued to start one after another (a finding's grid); src/lab/runQueue.ts; kept in the store */
+  #queue = $state.raw<RunQueue>(emptyQueue());
+  get queue(): RunQueue {
+    return this.#queue;
+  }
+  set queue(q: RunQueue) {
+    this.#queue = q;
+    this.queueSaver?.save(q);
+  }
+  /** what became of the stored queue on load (an unreadable record skipped, a run started again) */
+  queueNotice = $state<string | null>(null);
 
   /** resume after a reload, a crash or a lost GPU; full storage and its prune offer (runRecovery.svelte.ts) */
   readonly recovery: RunRecovery = new RunRecovery(this, {
@@ -64,6 +75,8 @@ export class LabState {
   });
   private worker: TrainingWorkerHandle | null = null;
   private store: LabStore | null = null;
+  /** set once the stored queue has been read, so nothing overwrites it before */
+  private queueSaver: QueueSaver | null = null;
   private livePoints: MetricPoint[] = [];
 
   get running(): boolean {
@@ -84,12 +97,14 @@ export class LabState {
     try {
       this.store = await LabStore.open();
       await this.refreshRuns();
+      await this.restoreQueue(this.store); // before resuming: the resumed run's progress finds its item
     } catch (e) {
       this.storeError = messageOf(e);
     }
     await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
     await this.recovery.afterBoot(); // and continues the one that was training
+    await this.settleRestoredQueue(); // then the queue carries on
   }
 
   /** Applies a config edit and writes it to the URL (only non-default values). */
@@ -253,6 +268,10 @@ export class LabState {
     void this.advanceQueue();
   }
 
+  dismissQueueNotice(): void {
+    this.queueNotice = null;
+  }
+
   /** drops the queued runs that have not started (the running one goes on; Stop ends it) */
   cancelQueue(): void {
     this.queue = cancelWaiting(this.queue);
@@ -273,6 +292,34 @@ export class LabState {
   }
 
   private advancing = false;
+
+  /** Reads the queue a previous page left; its running item stays running until the boot has resumed what it could. */
+  private async restoreQueue(store: LabStore): Promise<void> {
+    const saver = new QueueSaver(store);
+    const { queue, notice } = await saver.load();
+    this.#queue = queue;
+    this.queueNotice = notice;
+    this.queueSaver = saver;
+  }
+
+  /** After a reload: the queue's items that were running are matched to what happened to their runs; the next may start. */
+  private async settleRestoredQueue(): Promise<void> {
+    const store = this.store;
+    if (!store || !this.queue.items.some((i) => i.status === 'running')) return void this.advanceQueue();
+    await this.refreshRuns();
+    const checkpoints: Record<string, boolean> = {};
+    for (const i of this.queue.items) {
+      if (i.status === 'running' && i.runId) checkpoints[i.runId] = (await store.checkpointSteps(i.runId).catch(() => [])).length > 0;
+    }
+    const live = this.running ? (this.progress?.runId ?? null) : null;
+    const { queue, notes } = reconcileAfterReload(this.queue, live, (runId) => {
+      const run = this.runs.find((r) => r.id === runId);
+      return run && { status: run.status, hasCheckpoint: checkpoints[runId] ?? false, error: run.summary.error };
+    });
+    this.queue = queue;
+    if (notes.length) this.queueNotice = [this.queueNotice, ...notes].filter(Boolean).join(' ');
+    void this.advanceQueue();
+  }
 
   /** Starts the queue's next run when nothing runs. */
   private async advanceQueue(): Promise<void> {

@@ -89,7 +89,7 @@ describe('LabStore', () => {
     v1.close();
 
     const store = await LabStore.open(name);
-    expect([...store.db.objectStoreNames].sort()).toEqual(['checkpoints', 'episodes', 'metrics', 'runs']);
+    expect([...store.db.objectStoreNames].sort()).toEqual(['checkpoints', 'episodes', 'metrics', 'queue', 'runs']);
     const runs = await store.listRuns();
     expect(runs.skipped).toEqual([]);
     expect(runs.items[0]).toMatchObject({ id: 'old', backend: 'unknown', kind: 'demo-sort' });
@@ -97,7 +97,7 @@ describe('LabStore', () => {
     await store.putCheckpoint(sampleCheckpoint('old', 1));
     expect(await store.latestCheckpoint('old')).not.toBeNull();
     store.close();
-    expect(MIGRATIONS).toHaveLength(2);
+    expect(MIGRATIONS).toHaveLength(3);
   });
 
   it('skips corrupt records with a reason instead of crashing', async () => {
