@@ -13,7 +13,8 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs)
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs;
+//                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
@@ -24,6 +25,7 @@ import { join, extname, resolve, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
 import { robustTests } from './e2e-robust.mjs';
 import { runsTests } from './e2e-runs.mjs';
+import { queueTests } from './e2e-queue.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -107,7 +109,7 @@ page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && consoleE
 let passed = 0;
 let failed = 0;
 async function test(name, fn, group = 'sft') {
-  if (only && only !== group) return;
+  if (only && ![group].flat().includes(only)) return; // a test may belong to several groups
   const t0 = Date.now();
   try {
     await fn();
@@ -401,6 +403,9 @@ await test('a finding\'s grid queues; its first run (ARPO) trains on webgpu from
   await page.locator('[data-testid=queue-clear]').click();
   await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
 }, 'rl');
+
+// ---- the run queue across reloads, RL pause/resume (group rl; alone: queue) --------------------------
+await queueTests({ page, base, results, test, assert, attr, join });
 
 await test('a malformed link shows the notice and the page still works', async () => {
   await page.goto('about:blank');
