@@ -147,7 +147,10 @@ export class LabState {
       const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
       if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
       this.curve = { runId, live: true, points: this.livePoints };
-      this.progress = { runId, status: 'running', step: 0, totalSteps: config.steps, etaMs: null, meanStepMs: null };
+      // a resumed run shows where it resumes (its kept curve's end, its own length) until the worker's first report
+      const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
+      const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
+      this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
       this.episodes = [];
       if (resumeRunId) await this.loadEpisodes(runId);
       await this.refreshRuns();
