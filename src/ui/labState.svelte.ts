@@ -1,8 +1,8 @@
 // The page's state: the experiment config (mirrored in the URL hash), the training worker's
 // backend and live run, and the stored runs read from IndexedDB. Components read it and call its
 // methods; nothing here touches tfjs (the worker does).
-import { defaultConfig, type LabConfig } from '../lab/config.ts';
-import { configFromRecord, parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
+import { defaultConfig, type LabConfig, type SettingKey } from '../lab/config.ts';
+import { configFromRecord, formatValue, parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
 import { LabStore } from '../store/labStore.ts';
 import { findingById } from '../lab/findings.ts';
 import {
@@ -267,7 +267,12 @@ export class LabState {
   queueGrid(findingId: string): void {
     const f = findingById(findingId);
     const runs = gridRuns(f, $state.snapshot(this.config) as LabConfig);
-    this.queue = enqueue(this.queue, runs.map((r) => ({ label: `${f.id} · ${r.cells.join(', ')}`, config: r.config })));
+    // the cells' names alone ('success · 5 %') do not say what the run varies: its own settings follow
+    const own = (cells: string[]) => {
+      const cell = f.cells.find((c) => `${c.row} · ${c.col}` === cells[0]);
+      return Object.entries(cell?.config ?? {}).map(([k, v]) => `${k}=${formatValue(k as SettingKey, v)}`).join(', ');
+    };
+    this.queue = enqueue(this.queue, runs.map((r) => ({ label: `${f.id} · ${r.cells.join(', ')}${own(r.cells) ? ` (${own(r.cells)})` : ''}`, config: r.config })));
     void this.advanceQueue();
   }
 
