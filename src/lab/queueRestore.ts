@@ -60,14 +60,17 @@ export interface StoredRunState {
  * finished meanwhile takes its outcome. One that never got a run, or whose run stored no
  * checkpoint before the page closed, waits to start again in its place. Any other (paused when the
  * page closed, missing from the store) is stopped, and the queue holds until the user continues it.
+ * `elsewhere`: an item's run is still training in another tab (the boot marks a closed page's runs
+ * interrupted, never one another tab's worker holds): that tab runs the queue, this one leaves it alone.
  */
 export function reconcileAfterReload(
   q: RunQueue,
   liveRunId: string | null,
   stored: (runId: string) => StoredRunState | undefined,
-): { queue: RunQueue; notes: string[] } {
+): { queue: RunQueue; notes: string[]; elsewhere: boolean } {
   const notes: string[] = [];
   let held = q.held;
+  let elsewhere = false;
   const items = q.items.map((item): QueueItem => {
     if (item.status !== 'running' || (item.runId !== null && item.runId === liveRunId)) return item;
     const run = item.runId === null ? undefined : stored(item.runId);
@@ -77,6 +80,10 @@ export function reconcileAfterReload(
     };
     const settle = (status: QueueStatus, error?: string): QueueItem => ({ ...item, status, etaMs: status === 'completed' ? 0 : null, ...(error ? { error } : {}) });
     if (item.runId === null) return again('the page closed while it was starting');
+    if (run?.status === 'running' || run?.status === 'paused') {
+      elsewhere = true;
+      return item;
+    }
     if (run?.status === 'completed') return settle('completed');
     if (run?.status === 'failed') return settle('failed', run.error ?? 'failed');
     if (run && !run.hasCheckpoint && run.status !== 'stopped') return again(`the page closed before run ${item.runId} stored its first checkpoint`);
@@ -86,5 +93,5 @@ export function reconcileAfterReload(
     return settle('stopped', why);
   });
   const waiting = items.some((i) => i.status === 'waiting');
-  return { queue: { ...q, items, held: held && waiting }, notes };
+  return { queue: { ...q, items, held: held && waiting }, notes, elsewhere };
 }

@@ -320,10 +320,17 @@ export class LabState {
       if (i.status === 'running' && i.runId) checkpoints[i.runId] = (await store.checkpointSteps(i.runId).catch(() => [])).length > 0;
     }
     const live = this.running ? (this.progress?.runId ?? null) : null;
-    const { queue, notes } = reconcileAfterReload(this.queue, live, (runId) => {
+    const { queue, notes, elsewhere } = reconcileAfterReload(this.queue, live, (runId) => {
       const run = this.runs.find((r) => r.id === runId);
       return run && { status: run.status, hasCheckpoint: checkpoints[runId] ?? false, error: run.summary.error };
     });
+    if (elsewhere) {
+      // another tab runs the queue: this one neither shows nor writes it (the store keeps that tab's)
+      this.queueSaver = null;
+      this.#queue = emptyQueue();
+      this.queueNotice = 'The stored run queue is running in another tab of the lab; it goes on there. Queues made in this tab are not kept.';
+      return;
+    }
     this.queue = queue;
     if (notes.length) this.queueNotice = [this.queueNotice, ...notes].filter(Boolean).join(' ');
     void this.advanceQueue();

@@ -99,6 +99,15 @@ describe('after a reload', () => {
     expect(gone.queue.held).toBe(true);
   });
 
+  it('leaves the queue to another tab whose worker still trains its run', () => {
+    for (const status of ['running', 'paused']) {
+      const { queue, elsewhere } = reconcileAfterReload(midGrid(), null, storedAs({ 'run-a': { status, hasCheckpoint: true } }));
+      expect(elsewhere).toBe(true);
+      expect(queue.items[0].status).toBe('running');
+    }
+    expect(reconcileAfterReload(midGrid(), 'run-a', storedAs({ 'run-a': { status: 'running', hasCheckpoint: true } })).elsewhere).toBe(false);
+  });
+
   it('leaves a queue with nothing running as it was', () => {
     const q = enqueue(emptyQueue(), [{ label: 'x', config: TINY }]);
     expect(reconcileAfterReload(q, null, storedAs({})).queue).toEqual(q);
