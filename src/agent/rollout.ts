@@ -11,6 +11,7 @@ import type { Observation, Plan, Query, ToolStep, World } from '../env/types.ts'
 import type { Rng } from '../env/random.ts';
 import { callTool } from '../env/tools.ts';
 import type { Policy } from '../model/transformer.ts';
+import type { KVCache } from '../model/kvcache.ts';
 import { sampleTokens, type SampledTokens } from '../model/sampling.ts';
 import { decodePlan, encodeObservation, encodeQuery, parseCallTokens } from './encode.ts';
 import { unresolvableNext } from './plan.ts';
@@ -76,12 +77,18 @@ export interface RolloutOptions {
   rng: Rng;
   /** ARPO entropy-triggered branching (arpoBranching.ts); tasks are then the N initial rollouts of each group */
   branching?: BranchingOptions;
+  /** move the live rows into a smaller cache as rows finish (default true; the samples are the same
+   *  either way: the option exists so a test can check that) */
+  compact?: boolean;
 }
 
 const ID = {
   call: VOCAB.id('<call>'), endCall: VOCAB.id('</call>'), eos: VOCAB.id('<eos>'), plan: VOCAB.id('<plan>'),
   endPlan: VOCAB.id('</plan>'), ans: VOCAB.id('<ans>'),
 };
+
+/** batches this small are not compacted further: a smaller decode step would save less than the copy */
+const COMPACT_BELOW = 4;
 
 export function taskPrompt(task: AgentTask): { prompt: number[]; baseDate: string } {
   return task.kind === 'travel'
@@ -121,7 +128,12 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
   const segmentStart = new Array<number>(B).fill(0); // where the policy's current segment began (after the prompt / last observation)
   const planStart = new Array<number>(B).fill(-1); // index of the current segment's <plan>, -1 before it
   const observed = new Array<boolean>(B).fill(false); // the row has had a tool result (ARPO's initial entropy is measured before)
-  const cache = policy.newCache(B, maxTokens);
+  let cache = policy.newCache(B, maxTokens);
+  // cache row p holds row rowOf[p]; physOf[b] is row b's cache row (-1 once dropped). They stay the
+  // identity until half the rows have finished, then the live rows move into a smaller cache (compact).
+  let rowOf = Array.from({ length: B }, (_, b) => b);
+  const physOf = rowOf.slice();
+  const phys = (rows: readonly number[]) => rows.map((b) => physOf[b]);
 
   /** start rows from their task's prompt: all of it but the last token by prefill; the last is the next step's input */
   const start = (rows: number[], fill: boolean) => {
@@ -135,16 +147,16 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
       segmentStart[b] = p.length;
       active[b] = true;
     }
-    policy.prefill(cache, rows, rows.map((b) => prompts[b].prompt.slice(0, -1)));
+    policy.prefill(cache, phys(rows), rows.map((b) => prompts[b].prompt.slice(0, -1)));
   };
 
   /** ARPO: rows `into` continue row `src` from just after an observation (KV cache copied, then cut back) */
   const fork = (src: number, point: ForkPoint, into: number[]) => {
-    cache.copyRows(into.map(() => src), into);
+    cache.copyRows(into.map(() => physOf[src]), phys(into));
     const e = eps[src]!;
     const at = point.at;
     for (const r of into) {
-      cache.truncateRow(r, at - 1); // tokens[at-1] is the next step's input
+      cache.truncateRow(physOf[r], at - 1); // tokens[at-1] is the next step's input
       eps[r] = { ...e, tokens: e.tokens.slice(0, at), lossMask: e.lossMask.slice(0, at), logProbs: e.logProbs.slice(0, at),
         entropies: e.entropies.slice(0, at), observationEnds: e.observationEnds.filter((x) => x <= at), bans: e.bans.filter((x) => x.index < at),
         steps: e.steps.slice(0, point.steps), callErrors: e.callErrors.slice(0, point.callErrors), toolFailures: point.toolFailures,
@@ -161,12 +173,14 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
   try {
     start(tasks.map((_, b) => b), false);
     while (active.some(Boolean)) {
-      const logits = policy.step(cache, last, active);
-      const bans = opts.constrainPlan ? eps.map((e, b) => (e && active[b] && planStart[b] >= 0 && e.task.kind === 'travel'
-        ? unresolvableNext(e.tokens.slice(planStart[b]), { query: e.task.query, steps: e.steps }) : [])) : undefined;
-      let out: SampledTokens;
+      const logits = policy.step(cache, rowOf.map((b) => last[b]), rowOf.map((b) => active[b]));
+      const bans = opts.constrainPlan ? rowOf.map((b) => { const e = eps[b]; return e && active[b] && planStart[b] >= 0 && e.task.kind === 'travel'
+        ? unresolvableNext(e.tokens.slice(planStart[b]), { query: e.task.query, steps: e.steps }) : []; }) : undefined;
+      // one uniform per row of the whole batch, finished or not: the samples do not depend on compaction
+      const drawn = greedy ? null : Float32Array.from({ length: B }, () => opts.rng.next());
+      let out: SampledTokens; // indexed by cache row, like `bans`
       try {
-        out = await sampleTokens(logits, temperature, opts.rng, greedy, bans);
+        out = await sampleTokens(logits, temperature, opts.rng, greedy, bans, drawn ? Float32Array.from(rowOf, (b) => drawn[b]) : undefined);
       } finally {
         logits.dispose();
       }
@@ -186,13 +200,14 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
       for (let b = 0; b < B; b++) {
         if (!active[b]) continue;
         const e = eps[b]!;
-        const id = out.ids[b];
+        const p = physOf[b];
+        const id = out.ids[p];
         e.tokens.push(id);
         e.lossMask.push(1);
-        e.logProbs.push(out.logProbs[b]);
-        e.entropies.push(out.entropies[b]);
-        planner?.token(b, out.entropies[b], !observed[b]);
-        if (bans && bans[b].length > 0) e.bans.push({ index: e.tokens.length - 1, ids: bans[b] });
+        e.logProbs.push(out.logProbs[p]);
+        e.entropies.push(out.entropies[p]);
+        planner?.token(b, out.entropies[p], !observed[b]);
+        if (bans && bans[p].length > 0) e.bans.push({ index: e.tokens.length - 1, ids: bans[p] });
         if (id === ID.plan && planStart[b] < 0) planStart[b] = e.tokens.length - 1;
         last[b] = id;
         if (id === ID.eos) {
@@ -220,11 +235,22 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
       }
       // forks copy the source row's cache before its observation (if any) goes in; truncation makes the order irrelevant
       for (const f of forks) fork(f.src, f.point, f.into);
-      if (obsRows.length > 0) policy.prefill(cache, obsRows, obsTokens);
+      if (obsRows.length > 0) prefillBuckets(policy, cache, phys(obsRows), obsTokens);
       const fills = planner?.fills(active) ?? [];
       if (fills.length > 0) {
-        cache.resetRows(fills);
+        cache.resetRows(phys(fills));
         start(fills, true);
+      }
+      // compact: once half the cache's rows have finished, move the live ones into a cache of their own
+      // (ARPO keeps its rows: finished ones are branched into and filled from the prompt)
+      const live = rowOf.filter((b) => active[b]);
+      if (!planner && opts.compact !== false && live.length > 0 && live.length <= cache.batch / 2 && cache.batch > COMPACT_BELOW) {
+        const next = cache.selectRows(phys(live));
+        cache.dispose();
+        cache = next;
+        physOf.fill(-1);
+        live.forEach((b, p) => { physOf[b] = p; });
+        rowOf = live;
       }
     }
   } finally {
@@ -236,6 +262,25 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
   eps.forEach((e, b) => { if (e) { index.set(b, used.length); used.push(e); } });
   for (const e of used) if (e.branch && e.branch.parent !== null) e.branch.parent = index.get(e.branch.parent)!;
   return used;
+}
+
+/**
+ * policy.prefill pads every row to the longest (observations run from 4 to ~60 tokens), so rows of
+ * very different lengths go in two calls when the padding saved outweighs a call's fixed cost (the
+ * cache copies of the writes: ~2.5 tokens' worth per cache row, measured on wasm at batch 64).
+ */
+function prefillBuckets(policy: Policy, cache: KVCache, rows: number[], tokens: number[][]): void {
+  const order = rows.map((_, i) => i).sort((a, b) => tokens[b].length - tokens[a].length);
+  const len = (k: number) => tokens[order[k]].length;
+  const callCost = 2.5 * cache.batch;
+  let best = { split: order.length, cost: order.length * len(0) };
+  for (let k = 1; k < order.length; k++) {
+    const cost = k * len(0) + (order.length - k) * len(k) + callCost;
+    if (cost < best.cost) best = { split: k, cost };
+  }
+  for (const part of [order.slice(0, best.split), order.slice(best.split)]) {
+    if (part.length > 0) policy.prefill(cache, part.map((i) => rows[i]), part.map((i) => tokens[i]));
+  }
 }
 
 /** The tokens of the current segment from its last `<call>` to `</call>`, parsed and executed. */

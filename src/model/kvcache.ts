@@ -1,6 +1,7 @@
 // The per-row KV cache of incremental decoding, and how fresh keys/values are written into it.
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './transformer.ts';
+import { cacheRows } from './cachedAttention.ts';
 
 /**
  * Keys and values of every layer for `batch` rows, [B, H, capacity, hd] each, plus each row's length.
@@ -71,6 +72,16 @@ export class KVCache {
     const idx = tf.tensor1d(map, 'int32');
     this.replace(this.keys.map((k) => tf.gather(k, idx)), this.values.map((v) => tf.gather(v, idx)));
     idx.dispose();
+  }
+
+  /** a new cache holding only rows `rows` (in that order) with their lengths: a rollout whose rows
+   *  finished moves the live ones into a smaller batch, so decoding stops paying for finished rows */
+  selectRows(rows: readonly number[]): KVCache {
+    rows.forEach((r) => this.lengthOf(r));
+    const next = new KVCache(this.config, rows.length, this.maxLen);
+    next.replace(tf.tidy(() => this.keys.map((k) => cacheRows(k, rows))), tf.tidy(() => this.values.map((v) => cacheRows(v, rows))));
+    next.lengths = rows.map((r) => this.lengths[r]);
+    return next;
   }
 
   /** cut a row back to its first `length` tokens (an ARPO branch restarts from a fork point; the

@@ -31,13 +31,16 @@ export function banBias(bans: readonly (readonly number[])[] | undefined, B: num
  * the argmax (the Rng is not drawn then); otherwise softmax(logits / temperature). `bans[b]` lists
  * ids row b must not produce (constrained decoding): they get probability 0, and the returned
  * log-probs and entropies are those of the masked distribution the token was drawn from.
+ * `drawn` (optional) are row uniforms the caller already took from the Rng (a rollout that dropped
+ * finished rows still draws one per original row, so its samples stay those of the full batch).
  */
 export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng: Rng, greedy: boolean,
-  bans?: readonly (readonly number[])[]): Promise<SampledTokens> {
+  bans?: readonly (readonly number[])[], drawn?: Float32Array): Promise<SampledTokens> {
   const [B, V] = logits.shape;
   const bias = banBias(bans, B, V);
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
-  const uniforms = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
+  if (drawn && drawn.length !== B) throw new Error(`sampleTokens: ${drawn.length} uniforms for ${B} rows`);
+  const uniforms = greedy ? null : drawn ?? Float32Array.from({ length: B }, () => rng.next());
   const packed = tf.tidy(() => {
     const masked = bias ? logits.add(tf.tensor2d(bias, [B, V])) : logits; // [B, V]
     const logp = logSoftmaxLast(greedy ? masked : masked.div(temperature)); // [B, V]

@@ -22,6 +22,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
+import { attendCached, cachedAttentionBias, cacheRows } from './cachedAttention.ts';
 import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, gelu, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
@@ -129,11 +130,12 @@ export class Policy {
     return this.linear(gelu(h), `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`); // [B, T, C]
   }
 
-  /** one block; `kv` turns this layer's fresh k/v [B,H,T,hd] into the keys/values to attend over
-   *  (identity when training, "write into the cache and return it" when decoding). maskBias is one
-   *  causal [T, T] for whole sequences (training) or [B, H, Tq, Tk] per row and head (decoding). */
+  /** one block; `kv`, when decoding, writes this layer's fresh k/v [B,H,T,hd] into the cache and returns
+   *  the keys/values to attend over (cachedAttention.ts; no gradient). maskBias is one causal [T, T] (or
+   *  one per head) for whole sequences (training) or [B, H, Tq, Tk] per row and head (decoding, and
+   *  training on backends without per-head attention). */
   private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor | tf.Tensor2D[],
-    kv: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
+    kv?: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
     const C = this.config.dModel;
     const [B, T] = x.shape;
     const H = this.config.nHeads;
@@ -141,11 +143,15 @@ export class Policy {
     let y: tf.Tensor3D; // [B, T, C]
     if (Array.isArray(maskBias) || maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D | tf.Tensor2D[]);
     else {
-      // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
-      const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
-      const [q, k, v] = tf.unstack(heads, 0) as tf.Tensor4D[]; // [B, H, T, hd] each
-      const [keys, values] = kv(k, v);
-      y = this.attend(q, keys, values, maskBias);
+      // cpu: one transpose to [3, B, H, T, hd], then contiguous slices (its split/strided slice is slow);
+      // elsewhere a 4-D transpose and a split (wasm's 5-D transpose and unstack cost twice as much)
+      const [q, k, v] = (tf.getBackend() === 'cpu'
+        ? tf.unstack(qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]), 0)
+        : tf.split(qkv.reshape([B, T, 3 * H, C / H]).transpose([0, 2, 1, 3]), 3, 1)) as tf.Tensor4D[]; // [B, H, T, hd] each
+      if (kv) {
+        const [keys, values] = kv(k, v);
+        y = attendCached(q.mul(1 / Math.sqrt(C / H)), keys, values, maskBias as tf.Tensor4D);
+      } else y = this.attend(q, k, v, maskBias);
     }
     x = x.add(this.linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`));
     return x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i));
@@ -159,16 +165,6 @@ export class Policy {
   /** h [N, C] → logits [N, V] (tied to the token embedding) */
   private headRows(h: tf.Tensor2D): tf.Tensor2D {
     return matMul(h, this.p('wte'), false, true); // [N, C]·[V, C]ᵀ
-  }
-
-  /** attention bias over cache slots for queries [R, n]: the mask [R, n, cap] plus, under ALiBi, −m_h·(query
-   *  position − slot) from `dist` [R, n, cap] (masked slots stay at ≈ NEG) → [R, H, n, cap] */
-  private cacheBias(mask: tf.Tensor, dist: tf.Tensor, [R, n, cap]: [number, number, number]): tf.Tensor4D {
-    const H = this.config.nHeads;
-    const m = mask.reshape([R, 1, n, cap]);
-    if (this.config.positions !== 'alibi') return tf.tile(m, [1, H, 1, 1]) as tf.Tensor4D;
-    const slopes = tf.tensor(alibiSlopes(H), [1, H, 1, 1]);
-    return tf.tile(m, [1, H, 1, 1]).sub(dist.cast('float32').reshape([R, 1, n, cap]).mul(slopes)) as tf.Tensor4D;
   }
 
   // ---- full-sequence forward (training, evaluation, reference for the cache) --------------------
@@ -190,7 +186,7 @@ export class Policy {
         : tf.tile(bias.reshape([1, 1, T, T]), [tokens.shape[0], H, 1, 1]);
     }
     let x = this.embed(tokens, null); // [B, T, C]
-    for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias, (k, v) => [k, v]);
+    for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias);
     return this.layerNorm(x, 'ln_f'); // [B, T, C]
   }
 
@@ -302,22 +298,19 @@ export class Policy {
     for (let j = 0; j < R; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
     const rowIdx = live.map(([r]) => r);
     const next = tf.tidy(() => {
-      const rowT = tf.tensor1d(rowIdx, 'int32');
-      const slot = tf.range(0, cap, 1, 'int32').reshape([1, 1, cap]); // cache slot p
-      const target = tf.tensor2d(pos, [R, n], 'int32').reshape([R, n, 1]); // slot of token k of row j
-      // query k of row j sees cache slots p ≤ len_j + k
-      const maskBias = this.cacheBias(tf.sub(1, slot.lessEqual(target).cast('float32')).mul(NEG), target.sub(slot), [R, n, cap]); // [R, H, n, cap]
+      const posT = tf.tensor2d(pos, [R, n], 'int32'); // slot of token k of row j
+      const maskBias = cachedAttentionBias(this.config, pos, R, n, cap); // [R, H, n, cap]: query k of row j sees slots ≤ len_j + k
       const write = scatterPlan(this.config.nHeads, rowIdx, lens, counts, live.map((_, j) => j), n);
       const everyRow = R === cache.batch && rowIdx.every((r, j) => r === j);
       const keys: tf.Tensor4D[] = [];
       const values: tf.Tensor4D[] = [];
-      let x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), tf.tensor2d(pos, [R, n], 'int32')); // [R, n, C]
+      let x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), posT); // [R, n, C]
       for (let i = 0; i < this.config.nLayers; i++) {
         x = this.block(x, i, maskBias, (k, v) => {
           keys.push(write(cache.keys[i], k)); // [B, H, cap, hd]
           values.push(write(cache.values[i], v));
           // the prefilled rows attend over their updated cache rows
-          return everyRow ? [keys[i], values[i]] : [tf.gather(keys[i], rowT), tf.gather(values[i], rowT)];
+          return everyRow ? [keys[i], values[i]] : [cacheRows(keys[i], rowIdx), cacheRows(values[i], rowIdx)];
         });
       }
       return { keys, values };
@@ -344,9 +337,8 @@ export class Policy {
     const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
     const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
     const out = tf.tidy(() => {
-      const slot = tf.range(0, cap, 1, 'int32').reshape([1, cap]);
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
-      const maskBias = this.cacheBias(tf.sub(1, slot.lessEqual(posT).cast('float32')).mul(NEG), posT.sub(slot), [B, 1, cap]); // [B, H, 1, cap]
+      const maskBias = cachedAttentionBias(this.config, pos, B, 1, cap); // [B, H, 1, cap]
       const rows = on.flatMap((a, b) => (a ? [b] : []));
       const write = scatterPlan(this.config.nHeads, rows, rows.map((b) => lens[b]), rows.map(() => 1), rows.map((b) => b), 1);
       const keys: tf.Tensor4D[] = [];

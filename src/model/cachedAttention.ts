@@ -1,0 +1,55 @@
+// Attention over the KV cache while decoding (Policy.step and Policy.prefill): inference only, never
+// differentiated, so it can use whichever op is fastest on the backend instead of the training path's
+// gradient-friendly pieces. Each choice was measured on tfjs `wasm` at the rollout's shapes (batch 64,
+// 4 heads, hd 16, cap 256–320; bench/rollout.ts):
+//   - the ALiBi bias built by broadcasting [R,1,n,cap]·[1,H,1,1] instead of tiling the mask to every
+//     head first: 3 ms instead of 16 ms per decode step;
+//   - the backend's own softmax kernel (wasm, webgpu): 2 ms instead of 4.5 ms per layer and step. On
+//     `cpu` a broadcasting softmax is ~10× slower (ops.ts), so cpu keeps softmaxLast;
+//   - the prefilled rows of the cache picked by a one-hot matMul on wasm: wasm's 4-D gather moves ~60 ns
+//     per element (29 ms per layer and tensor), XNNPACK's matMul does the same selection exactly
+//     (1·x + 0·y = x) in 6 ms. Elsewhere gather is the cheaper op.
+import * as tf from '@tensorflow/tfjs';
+import { alibiSlopes, type ModelConfig } from './config.ts';
+import { softmaxLast } from './ops.ts';
+
+/** the additive mask for a slot a query may not see: finite, so a fully masked row stays NaN-free */
+export const MASKED = -1e9;
+
+/**
+ * Bias over cache slots for queries at positions `pos` (row-major [R, n]): MASKED where slot > pos (the
+ * future, or another sequence's stale slots), plus under ALiBi −m_h·(pos − slot) → [R, H, n, cap].
+ * slot − pos is filled in on the CPU (a broadcasting int32 subtraction costs wasm ~17 ms at [24, 50, 320]).
+ */
+export function cachedAttentionBias(config: ModelConfig, pos: Int32Array, R: number, n: number, cap: number): tf.Tensor4D {
+  const H = config.nHeads;
+  const ahead = new Float32Array(R * n * cap); // slot − pos
+  const mask = new Float32Array(R * n * cap);
+  for (let q = 0; q < R * n; q++) {
+    const p = pos[q];
+    for (let s = 0, o = q * cap; s < cap; s++, o++) {
+      ahead[o] = s - p;
+      if (s > p) mask[o] = MASKED;
+    }
+  }
+  const maskT = tf.tensor4d(mask, [R, 1, n, cap]);
+  if (config.positions !== 'alibi') return maskT.add(tf.zeros([1, H, 1, 1]));
+  // −m_h·(pos − slot) = m_h·(slot − pos): one broadcasting multiply makes every head's bias
+  return tf.tensor4d(ahead, [R, 1, n, cap]).mul(tf.tensor(alibiSlopes(H), [1, H, 1, 1])).add(maskT) as tf.Tensor4D; // [R, H, n, cap]
+}
+
+/** q [R,H,n,hd] (already scaled), keys/values [R,H,cap,hd], bias [R,H,n,cap] → [R, n, H·hd] */
+export function attendCached(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor3D {
+  const [R, H, n, hd] = q.shape;
+  const scores = tf.matMul(q, keys, false, true).add(bias); // [R, H, n, cap]
+  const p = tf.getBackend() === 'cpu' ? softmaxLast(scores) : tf.softmax(scores); // [R, H, n, cap]
+  return tf.matMul(p, values).transpose([0, 2, 1, 3]).reshape([R, n, H * hd]) as tf.Tensor3D; // [R, n, C]
+}
+
+/** cache rows `rows` of x [B, H, cap, hd] → [R, H, cap, hd] (the rows a prefill attends over) */
+export function cacheRows(x: tf.Tensor4D, rows: readonly number[]): tf.Tensor4D {
+  const [B, H, cap, hd] = x.shape;
+  if (tf.getBackend() !== 'wasm') return tf.gather(x, tf.tensor1d(rows.slice(), 'int32'));
+  const pick = tf.oneHot(tf.tensor1d(rows.slice(), 'int32'), B).cast('float32'); // [R, B]
+  return tf.matMul(pick, x.reshape([B, H * cap * hd])).reshape([rows.length, H, cap, hd]);
+}
