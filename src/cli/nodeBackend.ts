@@ -1,12 +1,38 @@
 // The tfjs backend of a CLI run in Node: `wasm` (XNNPACK kernels; the default for anything long —
 // `cpu` is 6–40× slower on these models, bench sft-cpu) or `cpu` (plain JS, bit-reproducible).
+// `wasm` with more than one thread is tfjs's threaded SIMD build (wasmThreaded.ts); with one, the
+// plain SIMD build, as before.
 import * as tf from '@tensorflow/tfjs';
+import { availableParallelism } from 'node:os';
+import { registerThreadedWasm } from './wasmThreaded.ts';
 
 export const NODE_BACKENDS = ['wasm', 'cpu'] as const;
 export type NodeBackend = (typeof NODE_BACKENDS)[number];
 
-export async function useNodeBackend(name: NodeBackend): Promise<void> {
-  if (name === 'wasm') await import('@tensorflow/tfjs-backend-wasm');
+/** the environment variable that sets the wasm threads of a CLI process (sweep sets it per child) */
+export const THREADS_ENV = 'STAR_WASM_THREADS';
+
+/** wasm threads for this process: $STAR_WASM_THREADS, else every core (sweep --jobs N gives each
+ *  child cores / N). The threaded build's pool holds 8. */
+export function wasmThreads(): number {
+  const env = process.env[THREADS_ENV];
+  if (env === undefined || env === '') return Math.min(8, availableParallelism());
+  const n = Number(env);
+  if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`${THREADS_ENV} needs an integer from 1 to 8, got "${env}"`);
+  return n;
+}
+
+/** Starts `name`; on wasm with `threads` > 1 the threaded build. Returns the threads it runs on (1 on cpu).
+ *  The default, 1, keeps library callers (tests) on the plain build; the CLI passes wasmThreads(). */
+export async function useNodeBackend(name: NodeBackend, threads = 1): Promise<number> {
+  if (name === 'wasm') {
+    const wasm = await import('@tensorflow/tfjs-backend-wasm');
+    if (threads > 1) registerThreadedWasm(threads);
+    if (!(await tf.setBackend(name))) throw new Error(`the tfjs ${name} backend failed to start`);
+    await tf.ready();
+    return wasm.getThreadsCount();
+  }
   if (!(await tf.setBackend(name))) throw new Error(`the tfjs ${name} backend failed to start`);
   await tf.ready();
+  return 1;
 }

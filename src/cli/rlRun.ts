@@ -17,7 +17,7 @@ import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
 import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState } from './checkpointDir.ts';
-import { useNodeBackend, type NodeBackend } from './nodeBackend.ts';
+import { useNodeBackend, wasmThreads, type NodeBackend } from './nodeBackend.ts';
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
 import { createHash } from 'node:crypto';
@@ -80,7 +80,7 @@ export function readSummary(dir: string): RlSummary | null {
 }
 
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
-  await useNodeBackend(o.backend);
+  await useNodeBackend(o.backend, wasmThreads());
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
   const ckpt = await readCheckpointDir(ckptDir);

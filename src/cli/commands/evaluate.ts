@@ -9,7 +9,7 @@ import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readCheckpointDir, writeAtomic } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
-import { NODE_BACKENDS, useNodeBackend } from '../nodeBackend.ts';
+import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { sftPipelineData } from '../../rl/sftPipeline.ts';
 import { pipelineOptionsFromCard, policyFromCheckpoint } from '../../rl/loadPolicy.ts';
 import { evaluationFigures, queryVerdicts } from '../../rl/sftCard.ts';
@@ -74,7 +74,7 @@ call parse rate, mean tool calls and tokens; beside them the card's figures when
     const queries = pool.slice(0, n);
     const qa = heldOutQa.slice(0, ood);
 
-    await useNodeBackend(backend);
+    await useNodeBackend(backend, wasmThreads());
     const policy = policyFromCheckpoint(checkpoint);
     let e;
     try {

@@ -9,7 +9,7 @@ import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { gitCommit, readResumeState, writeCard, writePolicyFiles, writeResumeState } from '../checkpointDir.ts';
-import { NODE_BACKENDS, useNodeBackend } from '../nodeBackend.ts';
+import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
@@ -65,7 +65,7 @@ export const sftCommand: Command = {
     const fingerprint = JSON.stringify({ ...o, backend });
     let commit = gitCommit(); // the code that trains (a resumed run keeps the commit it started at)
 
-    await useNodeBackend(backend);
+    await useNodeBackend(backend, wasmThreads());
     const t0 = performance.now();
     const { config, world, validation, data, heldOutQa } = sftPipelineData(o);
     let { policy, trainer } = sftPipelineTrainer(o, config, data.examples);

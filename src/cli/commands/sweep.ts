@@ -9,7 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { NODE_BACKENDS, type NodeBackend } from '../nodeBackend.ts';
+import { NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../nodeBackend.ts';
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
@@ -22,7 +22,7 @@ import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findin
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
 
-const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only'];
+const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads'];
 
 export function runDirName(lab: LabConfig): string {
   const hash = serializeHash(lab).replace(/^#/, '');
@@ -32,7 +32,7 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the reference size: ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
@@ -44,6 +44,7 @@ export const sweepCommand: Command = {
   --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
   --scales LIST run only the cells at these scales (default s,m,l); the tables show the rest as not run yet
   --tables-only run nothing: write the tables from the runs that have finished
+  --threads N   wasm threads of each run (default: the cores over --jobs, at least 1; or $${THREADS_ENV})
   --backend B   wasm (default) or cpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
@@ -54,6 +55,10 @@ export const sweepCommand: Command = {
     const runs = resolve(flagOptionalText(flags, 'runs') ?? join(out, 'runs'));
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
     const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
+    // each run's share of the cores, so N runs at once do not fight over them
+    const threads = flagInt(flags, 'threads', process.env[THREADS_ENV] ? wasmThreads() : Math.max(1, Math.floor(availableParallelism() / jobs)), 1);
+    if (threads > 8) throw new Error(`--threads ${threads}: the threaded wasm build holds 8 threads`);
+    process.env[THREADS_ENV] = String(threads); // read by this process's runs and inherited by the children
     const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
     if (flags.has('steps')) common.steps = flagInt(flags, 'steps', 12, 1);
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));

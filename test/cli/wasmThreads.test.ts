@@ -1,0 +1,29 @@
+// tfjs's threaded wasm build in Node (src/cli/wasmThreaded.ts): it starts with the threads asked for,
+// even on a 2-core machine (the binary would halve the cores), and computes what plain JS computes.
+import { afterAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { THREADS_ENV, useNodeBackend, wasmThreads } from '../../src/cli/nodeBackend.ts';
+
+describe('wasm threads in Node', () => {
+  afterAll(() => { delete process.env[THREADS_ENV]; });
+
+  it('reads STAR_WASM_THREADS and refuses nonsense', () => {
+    process.env[THREADS_ENV] = '3';
+    expect(wasmThreads()).toBe(3);
+    process.env[THREADS_ENV] = '0';
+    expect(() => wasmThreads()).toThrow(/1 to 8/);
+  });
+
+  it('runs the threaded build on 2 threads, matMul as on cpu', async () => {
+    await tf.setBackend('cpu');
+    const a = tf.randomNormal([96, 80], 0, 1, 'float32', 7);
+    const b = tf.randomNormal([80, 64], 0, 1, 'float32', 8);
+    const want = tf.matMul(a, b).dataSync();
+    const [av, bv] = [a.dataSync(), b.dataSync()];
+    expect(await useNodeBackend('wasm', 2)).toBe(2);
+    const got = tf.matMul(tf.tensor2d(av, [96, 80]), tf.tensor2d(bv, [80, 64])).dataSync();
+    let worst = 0;
+    for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]));
+    expect(worst).toBeLessThan(1e-4);
+  }, 60_000);
+});
