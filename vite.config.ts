@@ -9,10 +9,34 @@ const devInlineStyles: Plugin = {
   transformIndexHtml: (html) => html.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
 };
 
+// tfjs hands its threaded wasm factory to the pthread workers as source text (Function.toString). The
+// minifier turns the factory's `typeof _scriptDir !== "undefined" && _scriptDir` into a test of the
+// closure variable it renamed, which the worker lacks: `e is not defined`, no threads. The check only
+// serves a page that loads the factory with a <script> tag; the build drops it.
+const SCRIPT_DIR_CHECK = 'if(typeof _scriptDir !== "undefined" && _scriptDir){scriptDirectory=_scriptDir}';
+const tfjsWasmThreadsMinifySafe: Plugin = {
+  name: 'tfjs-wasm-threads-minify-safe',
+  apply: 'build',
+  transform(code, id) {
+    if (!/tfjs-backend-wasm-threaded-simd\.js($|\?)/.test(id)) return null;
+    if (!code.includes(SCRIPT_DIR_CHECK)) this.error('tfjs-backend-wasm changed: its threaded factory has no _scriptDir check to drop (vite.config.ts)');
+    return { code: code.replace(SCRIPT_DIR_CHECK, ''), map: null };
+  },
+};
+
+// Cross-origin isolation (COOP + COEP) gives the page SharedArrayBuffer, which tfjs's threaded wasm
+// build needs; every resource is same-origin, so require-corp blocks nothing. A static host needs the
+// same two headers: public/_headers (Netlify, Cloudflare Pages) and the README's note.
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 // The training worker is an ES module (it imports tfjs and comlink), so workers are bundled as ES.
 export default defineConfig({
   plugins: [svelte(), devInlineStyles],
-  worker: { format: 'es' },
+  worker: { format: 'es', plugins: () => [tfjsWasmThreadsMinifySafe] },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
-  server: { host: '127.0.0.1' },
+  server: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
+  preview: { headers: ISOLATION_HEADERS },
 });

@@ -10,8 +10,13 @@ export interface BackendInfo {
   /** WebGPU adapter vendor and architecture, e.g. 'google' / 'swiftshader' ('' when unknown) */
   vendor: string;
   architecture: string;
-  /** the badge text: 'webgpu · swiftshader', 'wasm · simd', 'cpu' */
+  /** the badge text: 'webgpu · swiftshader', 'wasm · simd · 2 threads', 'cpu'; a single-threaded wasm
+   *  says why in brackets, e.g. 'wasm · simd · 1 thread (not cross-origin isolated: …)' */
   label: string;
+  /** wasm: the XNNPACK threads (1 unless the page is cross-origin isolated) */
+  threads?: number;
+  /** whether the worker is cross-origin isolated (COOP/COEP), which threads need */
+  crossOriginIsolated?: boolean;
   /** why a better backend was not used, if one was tried and failed */
   fallbackReason?: string;
 }

@@ -32,9 +32,14 @@ export async function chooseBackend(force?: BackendName): Promise<BackendInfo> {
       const wasm = await import('@tensorflow/tfjs-backend-wasm');
       const paths = await wasmPaths();
       if (paths) wasm.setWasmPaths(paths);
-      if (!(await tf.setBackend('wasm'))) throw new Error('the tfjs wasm backend failed to start');
+      const plan = wasmThreadPlan();
+      if (plan.threads > 1) wasm.setThreadsCount(plan.threads);
+      if (!(await withLogicalCores(2 * plan.threads, () => tf.setBackend('wasm')))) throw new Error('the tfjs wasm backend failed to start');
       await tf.ready();
-      return { name: 'wasm', vendor: '', architecture: '', label: 'wasm', fallbackReason: reasons.join('; ') || undefined };
+      const threads = wasm.getThreadsCount();
+      const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) ? 'simd · ' : '';
+      const label = `wasm · ${simd}${threads} thread${threads > 1 ? 's' : ''}${threads > 1 ? '' : ` (${plan.reason ?? 'the threaded build did not start'})`}`;
+      return { name: 'wasm', vendor: '', architecture: '', label, threads, crossOriginIsolated: isolated(), fallbackReason: reasons.join('; ') || undefined };
     } catch (e) {
       reasons.push(`wasm: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -42,7 +47,34 @@ export async function chooseBackend(force?: BackendName): Promise<BackendInfo> {
 
   await tf.setBackend('cpu');
   await tf.ready();
-  return { name: 'cpu', vendor: '', architecture: '', label: 'cpu', fallbackReason: reasons.join('; ') || undefined };
+  return { name: 'cpu', vendor: '', architecture: '', label: 'cpu', crossOriginIsolated: isolated(), fallbackReason: reasons.join('; ') || undefined };
+}
+
+const isolated = (): boolean => (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+
+/** How many threads wasm can have here, and why only one. tfjs loads its threaded build by itself when
+ *  SharedArrayBuffer can be posted, which a browser allows only to a cross-origin isolated page (the
+ *  server's COOP + COEP headers: vite.config.ts, public/_headers). */
+function wasmThreadPlan(): { threads: number; reason?: string } {
+  const cores = typeof navigator !== 'undefined' ? navigator.hardwareConcurrency || 1 : 1;
+  if (typeof SharedArrayBuffer === 'undefined' || !isolated()) {
+    return { threads: 1, reason: 'not cross-origin isolated: the server sends no COOP/COEP headers' };
+  }
+  if (cores < 2) return { threads: 1, reason: 'one core' };
+  return { threads: Math.min(8, cores) }; // the threaded build's pool holds 8
+}
+
+/** The threaded build caps its pool at navigator.hardwareConcurrency / 2 (it assumes two hyperthreads
+ *  per core), read once while the module starts: on a 2-core machine that is 1. Show it `cores`
+ *  meanwhile so that setThreadsCount decides. */
+async function withLogicalCores<T>(cores: number, fn: () => Promise<T>): Promise<T> {
+  if (typeof navigator === 'undefined' || cores <= 2) return fn();
+  Object.defineProperty(navigator, 'hardwareConcurrency', { value: cores, configurable: true });
+  try {
+    return await fn();
+  } finally {
+    delete (navigator as { hardwareConcurrency?: number }).hardwareConcurrency; // the prototype's getter again
+  }
 }
 
 /** GPUAdapter.info (Chrome 114+), else the older requestAdapterInfo(). */
