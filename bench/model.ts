@@ -11,13 +11,15 @@
 //                              batches (the trainer's default); train.padding_fraction_random: plain
 //                              random batches (lengthGroup 0)
 // Times are the process's CPU time in Node (see clockMs), so the figures hold on a shared machine.
-// Everything is measured on `cpu` (the issue's keys), then again on `wasm` with keys suffixed `.wasm`.
+// Everything is measured on `cpu` (the issue's keys), then again on `wasm` with keys suffixed `.wasm`;
+// then wasm with 1 thread and with every core side by side (wasmThreads.ts: `.wasm.t1`, `.wasm.tN`).
 import * as tf from '@tensorflow/tfjs';
 import type { BenchSuite, Report } from './harness.ts';
 import { countParameters, createPolicy, preset, trainingFlopsPerToken, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
 import { SftTrainer, sftEpochOrder, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
+import { measureWasmThreads } from './wasmThreads.ts';
 
 // tfjs `cpu` runs on this one JS thread, so the process's CPU time is its cost even when other jobs
 // share the cores (wall time would mostly measure them); elsewhere (a browser) fall back to wall time.
@@ -181,6 +183,8 @@ export const modelSuite: BenchSuite = {
     } catch (e) {
       console.log(`  (no wasm figures: ${e instanceof Error ? e.message : String(e)})`);
     }
+    // wasm on 1 thread and on every core, each in its own process (wall time; wasmThreads.ts)
+    await measureWasmThreads(report, quick);
     if (before) await tf.setBackend(before);
   },
 };
