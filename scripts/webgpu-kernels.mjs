@@ -14,7 +14,7 @@ if (!existsSync(CHROMIUM)) {
   process.exit(1);
 }
 const t0 = Date.now();
-const server = await createServer({ root: ROOT, logLevel: 'silent', server: { port: 0, host: '127.0.0.1' } });
+const server = await createServer({ root: ROOT, logLevel: 'silent', server: { port: 0, host: '127.0.0.1', hmr: false, watch: null } });
 await server.listen();
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox'] });
 let failed = 0;

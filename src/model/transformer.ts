@@ -26,6 +26,7 @@ import { attendCached, cachedAttentionBias, cacheRows } from './cachedAttention.
 import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, gelu, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
+import { layerNorm } from './kernels/layerNorm.ts';
 
 export { KVCache } from './kvcache.ts';
 export { alibiSlopes, countParameters, parameterShapes, preset, PRESETS, trainingFlopsPerToken, validateConfig, type ModelConfig, type PresetName } from './config.ts';
@@ -94,9 +95,9 @@ export class Policy {
     return tok.reshape([B, T, C]).add(pos) as tf.Tensor3D; // [B, T, C]
   }
 
+  /** x [B, T, C] normalised over C (kernels/layerNorm.ts: one fused kernel on webgpu, plain ops elsewhere) */
   private layerNorm(x: tf.Tensor3D, prefix: string): tf.Tensor3D {
-    const { mean, variance } = tf.moments(x, -1, true); // [B, T, 1]
-    return x.sub(mean).mul(tf.rsqrt(variance.add(1e-5))).mul(this.p(`${prefix}.g`)).add(this.p(`${prefix}.b`));
+    return layerNorm(x, this.p(`${prefix}.g`), this.p(`${prefix}.b`));
   }
 
   private linear(x: tf.Tensor3D, w: string, b: string): tf.Tensor3D {

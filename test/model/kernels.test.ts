@@ -6,11 +6,12 @@ import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { AdamW, clipByGlobalNorm, globalNormScale } from '../../src/rl/optimizer.ts';
 import { setFusedKernels, useFusedKernels } from '../../src/model/kernels/webgpu.ts';
+import { layerNorm } from '../../src/model/kernels/layerNorm.ts';
 
 await tf.setBackend('cpu');
 
 function params(): Map<string, tf.Variable> {
-  return new Map([
+  return new Map<string, tf.Variable>([
     ['h0.mlp.w_fc', tf.tidy(() => tf.variable(tf.tensor2d([[0.5, -1], [2, 0.25]])))],
     ['h0.mlp.b_fc', tf.tidy(() => tf.variable(tf.tensor1d([0.1, -0.2])))],
   ]);
@@ -79,5 +80,37 @@ describe('AdamW reference (cpu)', () => {
     }
     tf.dispose([...ps.values()]);
     opt.dispose();
+  });
+});
+
+describe('LayerNorm reference (cpu)', () => {
+  it('autodiff of the plain ops equals the closed form the webgpu kernels compute (dx, dg, db)', async () => {
+    const [N, C] = [3, 5];
+    const xs = Array.from({ length: N * C }, (_, i) => Math.sin(i * 1.3) * 2);
+    const gs = Array.from({ length: C }, (_, i) => 0.5 + i / 4);
+    const bs = Array.from({ length: C }, (_, i) => i / 10 - 0.2);
+    const ws = Array.from({ length: N * C }, (_, i) => Math.cos(i * 0.7));
+    const [x, g, b, w] = [tf.tensor2d(xs, [N, C]), tf.tensor1d(gs), tf.tensor1d(bs), tf.tensor2d(ws, [N, C])];
+    const [dx, dg, db] = tf.grads((xi: tf.Tensor, gi: tf.Tensor, bi: tf.Tensor) => layerNorm(xi, gi, bi).mul(w).sum())([x, g, b]);
+    // StarLayerNormDx / DgDb in float64: x̂ = (x − mean)·rstd, dŷ = dy·g, dx = rstd·(dŷ − mean(dŷ) − x̂·mean(dŷ·x̂))
+    const refDx: number[] = [];
+    const refDg = new Array<number>(C).fill(0);
+    const refDb = new Array<number>(C).fill(0);
+    for (let r = 0; r < N; r++) {
+      const row = xs.slice(r * C, r * C + C);
+      const mean = row.reduce((a, v) => a + v, 0) / C;
+      const rstd = 1 / Math.sqrt(row.reduce((a, v) => a + (v - mean) ** 2, 0) / C + 1e-5);
+      const xh = row.map((v) => (v - mean) * rstd);
+      const dy = ws.slice(r * C, r * C + C);
+      const d = dy.map((v, c) => v * gs[c]);
+      const md = d.reduce((a, v) => a + v, 0) / C;
+      const mdx = d.reduce((a, v, c) => a + v * xh[c], 0) / C;
+      d.forEach((v, c) => { refDx.push(rstd * (v - md - xh[c] * mdx)); refDg[c] += dy[c] * xh[c]; refDb[c] += dy[c]; });
+    }
+    const close = async (t: tf.Tensor, ref: number[]) => Array.from(await t.data()).forEach((v, i) => expect(v).toBeCloseTo(ref[i], 4));
+    await close(dx, refDx);
+    await close(dg, refDg);
+    await close(db, refDb);
+    tf.dispose([x, g, b, w, dx, dg, db]);
   });
 });
