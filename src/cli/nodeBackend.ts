@@ -12,14 +12,25 @@ export type NodeBackend = (typeof NODE_BACKENDS)[number];
 /** the environment variable that sets the wasm threads of a CLI process (sweep sets it per child) */
 export const THREADS_ENV = 'STAR_WASM_THREADS';
 
-/** wasm threads for this process: $STAR_WASM_THREADS, else every core (sweep --jobs N gives each
- *  child cores / N). The threaded build's pool holds 8. */
+/** Below this many cores the CLI stays on one thread by default: on this 2-core machine 2 threads trained
+ *  the presets at 0.77–0.86× and decoded at 0.94–1.1× the speed of one (bench model, wasm.threads.*):
+ *  these models' matmuls are too small to split across a busy second core. */
+export const MIN_CORES_FOR_THREADS = 4;
+
+/** wasm threads for this process: $STAR_WASM_THREADS, else every core on a machine with at least
+ *  MIN_CORES_FOR_THREADS (sweep --jobs N gives each child cores / N), else 1. The threaded build's pool holds 8. */
 export function wasmThreads(): number {
   const env = process.env[THREADS_ENV];
-  if (env === undefined || env === '') return Math.min(8, availableParallelism());
+  if (env === undefined || env === '') return defaultWasmThreads(1);
   const n = Number(env);
   if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`${THREADS_ENV} needs an integer from 1 to 8, got "${env}"`);
   return n;
+}
+
+/** the default threads of each of `jobs` processes sharing this machine */
+export function defaultWasmThreads(jobs: number): number {
+  const cores = availableParallelism();
+  return cores < MIN_CORES_FOR_THREADS ? 1 : Math.min(8, Math.max(1, Math.floor(cores / jobs)));
 }
 
 /** Starts `name`; on wasm with `threads` > 1 the threaded build. Returns the threads it runs on (1 on cpu).

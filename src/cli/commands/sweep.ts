@@ -9,7 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../nodeBackend.ts';
+import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../nodeBackend.ts';
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
@@ -44,7 +44,7 @@ export const sweepCommand: Command = {
   --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
   --scales LIST run only the cells at these scales (default s,m,l); the tables show the rest as not run yet
   --tables-only run nothing: write the tables from the runs that have finished
-  --threads N   wasm threads of each run (default: the cores over --jobs, at least 1; or $${THREADS_ENV})
+  --threads N   wasm threads of each run (default: the cores over --jobs on a machine of 4+ cores, else 1; or $${THREADS_ENV})
   --backend B   wasm (default) or cpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
@@ -56,7 +56,7 @@ export const sweepCommand: Command = {
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
     const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
     // each run's share of the cores, so N runs at once do not fight over them
-    const threads = flagInt(flags, 'threads', process.env[THREADS_ENV] ? wasmThreads() : Math.max(1, Math.floor(availableParallelism() / jobs)), 1);
+    const threads = flagInt(flags, 'threads', process.env[THREADS_ENV] ? wasmThreads() : defaultWasmThreads(jobs), 1);
     if (threads > 8) throw new Error(`--threads ${threads}: the threaded wasm build holds 8 threads`);
     process.env[THREADS_ENV] = String(threads); // read by this process's runs and inherited by the children
     const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
