@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { chooseBackend } from '../../src/worker/backend.ts';
 import { setFusedKernels } from '../../src/model/kernels/webgpu.ts';
 import { layerNorm } from '../../src/model/kernels/layerNorm.ts';
+import { biasGelu } from '../../src/model/kernels/biasGelu.ts';
 import { AdamW, globalNormScale } from '../../src/rl/optimizer.ts';
 import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
 import { SftTrainer, type SftExample } from '../../src/rl/sft.ts';
@@ -85,6 +86,17 @@ async function layerNormCheck(): Promise<void> {
   tf.dispose([x, g, b, w]);
 }
 
+/** gelu(z + b)'s values and its gradients in z and b, through loss = Σ y·w */
+async function biasGeluCheck(): Promise<void> {
+  const [z, b, w] = [randn([2, 3, 40], 40, 3), randn([40], 41), randn([2, 3, 40], 42)];
+  await compare('bias+GELU [2, 3, 40]', 1e-5, () => {
+    const y = tf.tidy(() => biasGelu(z as tf.Tensor3D, b));
+    const [dz, db] = tf.grads((zi: tf.Tensor, bi: tf.Tensor) => biasGelu(zi as tf.Tensor3D, bi).mul(w).sum())([z, b]);
+    return { y, dz, db };
+  });
+  tf.dispose([z, b, w]);
+}
+
 /** two SFT steps of a tiny model (forward, backward, clip, AdamW): weights after them */
 async function sftCheck(): Promise<void> {
   const config: ModelConfig = { vocabSize: 32, contextLength: 16, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, positions: 'alibi' };
@@ -112,6 +124,7 @@ async function run(): Promise<void> {
   state.adapter = backend.label;
   await adamwCheck();
   await layerNormCheck();
+  await biasGeluCheck();
   if (new URLSearchParams(location.search).has('sft')) await sftCheck();
 }
 

@@ -24,9 +24,10 @@ import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
 import { attendCached, cachedAttentionBias, cacheRows } from './cachedAttention.ts';
 import { banBias } from './sampling.ts';
-import { causalAttention, gaussian, gelu, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
+import { causalAttention, gaussian, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
+import { biasGelu } from './kernels/biasGelu.ts';
 
 export { KVCache } from './kvcache.ts';
 export { alibiSlopes, countParameters, parameterShapes, preset, PRESETS, trainingFlopsPerToken, validateConfig, type ModelConfig, type PresetName } from './config.ts';
@@ -101,9 +102,14 @@ export class Policy {
   }
 
   private linear(x: tf.Tensor3D, w: string, b: string): tf.Tensor3D {
+    return this.project(x, w).add(this.p(b)) as tf.Tensor3D;
+  }
+
+  /** x [B, T, Cin]·W [Cin, Cout] → [B, T, Cout], no bias */
+  private project(x: tf.Tensor3D, w: string): tf.Tensor3D {
     const [B, T, Cin] = x.shape;
     const W = this.p(w);
-    return matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]).add(this.p(b)) as tf.Tensor3D;
+    return matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]);
   }
 
   /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias [B,H,Tq,Tk] (full shape: broadcasting adds are slow on cpu) → [B, Tq, C] */
@@ -127,8 +133,9 @@ export class Policy {
   }
 
   private mlp(x: tf.Tensor3D, i: number): tf.Tensor3D {
-    const h = this.linear(x, `h${i}.mlp.w_fc`, `h${i}.mlp.b_fc`); // [B, T, F]
-    return this.linear(gelu(h), `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`); // [B, T, C]
+    // gelu(x·W + b): bias and activation in one kernel on webgpu (kernels/biasGelu.ts)
+    const h = biasGelu(this.project(x, `h${i}.mlp.w_fc`), this.p(`h${i}.mlp.b_fc`)); // [B, T, F]
+    return this.linear(h, `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`); // [B, T, C]
   }
 
   /** one block; `kv`, when decoding, writes this layer's fresh k/v [B,H,T,hd] into the cache and returns

@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import { AdamW, clipByGlobalNorm, globalNormScale } from '../../src/rl/optimizer.ts';
 import { setFusedKernels, useFusedKernels } from '../../src/model/kernels/webgpu.ts';
 import { layerNorm } from '../../src/model/kernels/layerNorm.ts';
+import { biasGelu } from '../../src/model/kernels/biasGelu.ts';
 
 await tf.setBackend('cpu');
 
@@ -112,5 +113,26 @@ describe('LayerNorm reference (cpu)', () => {
     await close(dg, refDg);
     await close(db, refDb);
     tf.dispose([x, g, b, w, dx, dg, db]);
+  });
+});
+
+describe('bias+GELU reference (cpu)', () => {
+  it('autodiff of the plain ops equals the closed form the webgpu kernel computes (dz = dy·gelu′(z + b))', async () => {
+    const [N, F] = [2, 6];
+    const zs = Array.from({ length: N * F }, (_, i) => Math.sin(i * 1.7) * 3);
+    const bs = Array.from({ length: F }, (_, i) => i / 5 - 0.5);
+    const ws = Array.from({ length: N * F }, (_, i) => Math.cos(i * 0.9));
+    const [z, b, w] = [tf.tensor3d(zs, [1, N, F]), tf.tensor1d(bs), tf.tensor3d(ws, [1, N, F])];
+    const [dz, db] = tf.grads((zi: tf.Tensor, bi: tf.Tensor) => biasGelu(zi as tf.Tensor3D, bi).mul(w).sum())([z, b]);
+    const k = 2 * Math.sqrt(2 / Math.PI);
+    const refDz = zs.map((v, i) => {
+      const u = v + bs[i % F];
+      const s = 1 / (1 + Math.exp(-k * (u + 0.044715 * u ** 3)));
+      return ws[i] * (s + u * s * (1 - s) * k * (1 + 3 * 0.044715 * u * u));
+    });
+    const refDb = bs.map((_, c) => refDz.filter((__, i) => i % F === c).reduce((a, v) => a + v, 0));
+    Array.from(await dz.data()).forEach((v, i) => expect(v).toBeCloseTo(refDz[i], 4));
+    Array.from(await db.data()).forEach((v, i) => expect(v).toBeCloseTo(refDb[i], 4));
+    tf.dispose([z, b, w, dz, db]);
   });
 });
