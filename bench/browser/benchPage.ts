@@ -3,7 +3,6 @@
 // `?quick` shortens them; `?full` adds the SFT-like mix (each new batch shape compiles shaders). The
 // WebGPU road's own figures (dispatch counts, time to the first step: webgpuFigures.ts) come first, on
 // a page where no shader has been compiled yet; `?only=webgpu` stops after them.
-import { measureBackend } from '../model.ts';
 import { chooseBackend } from '../../src/worker/backend.ts';
 import { measureWebGPU } from './webgpuFigures.ts';
 
@@ -31,6 +30,9 @@ async function run(): Promise<void> {
   const report = (key: string, value: number, unit: string, note?: string) => { result.figures[key] = { value, unit, note }; show(); };
   await measureWebGPU(report);
   if (params.get('only') === 'webgpu') return;
+  // loaded after the WebGPU road's figures, so a module of the model suite that fails in a browser
+  // (e.g. one importing node: built-ins) cannot cost them
+  const { measureBackend } = await import('../model.ts');
   await measureBackend(report, params.has('quick'), '.webgpu', { sftMix: params.has('full') });
 }
 

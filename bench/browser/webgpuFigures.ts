@@ -3,8 +3,12 @@
 //   webgpu.dispatches.train|decode|optimizer  GPU compute dispatches per SFT step (forward, backward,
 //       clipping, AdamW), per KV-cache decode step (policy.step) and per AdamW update alone, preset s
 //   webgpu.first_step_s.train|decode  seconds to the end of the first step with every shader compiled
-//       on the way (tfjs's default: one blocking pipeline per new program)
+//       on the way (tfjs's default: one blocking pipeline per new program); .train_ahead the same with
+//       the step's shaders compiled ahead in parallel (src/model/kernels/compileAhead.ts);
+//       webgpu.first_step_speedup.ahead|fused the ratios; webgpu.pipelines.train the programs compiled
 //   webgpu.step_ms.train|decode  a warm step
+// Dispatches and step times are measured with the fused kernels (src/model/kernels) and, suffixed
+// `.unfused`, with the plain tfjs ops, side by side; webgpu.dispatch_cut.* is their ratio.
 // Dispatch counts do not depend on the adapter; times on SwiftShader (CPU-emulated WebGPU) do not
 // describe a GPU.
 import * as tf from '@tensorflow/tfjs';
@@ -15,6 +19,8 @@ import { AdamW } from '../../src/rl/optimizer.ts';
 import { Rng } from '../../src/env/random.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { installDispatchCounter, type DispatchCounter } from './dispatchCounter.ts';
+import { setFusedKernels } from '../../src/model/kernels/webgpu.ts';
+import { setCompileAhead } from '../../src/model/kernels/compileAhead.ts';
 
 function examples(config: ModelConfig, n: number, T: number, seed: number): SftExample[] {
   const rng = new Rng(seed);
@@ -22,6 +28,11 @@ function examples(config: ModelConfig, n: number, T: number, seed: number): SftE
     tokens: Array.from({ length: T }, () => rng.int(config.vocabSize)),
     lossMask: Array.from({ length: T }, (_, t) => (t >= T / 2 ? 1 : 0)),
   }));
+}
+
+/** compute pipelines in tfjs's cache: one per distinct program (shader key) compiled so far */
+function pipelineCount(): number {
+  return Object.keys((tf.backend() as unknown as { pipelineCache: Record<string, unknown> }).pipelineCache).length;
 }
 
 /** forget every compiled pipeline, so the next step compiles its shaders again (a fresh page's cost) */
@@ -33,13 +44,15 @@ interface Shapes { B: number; T: number; decodeB: number; context: number }
 export const QUICK: Shapes = { B: 2, T: 64, decodeB: 4, context: 48 };
 
 /** first and warm SFT steps of preset s at B×T: seconds to the first, ms and dispatches of a warm one */
-async function trainFigures(counter: DispatchCounter, { B, T }: Shapes): Promise<{ firstS: number; stepMs: number; dispatches: number; leak: number }> {
+async function trainFigures(counter: DispatchCounter, { B, T }: Shapes): Promise<{ firstS: number; pipelines: number; stepMs: number; dispatches: number; leak: number }> {
   const config = preset('s', VOCAB.size);
   const policy = createPolicy(config, 1);
   const trainer = new SftTrainer(policy, examples(config, B * 4, T, 3), { batchSize: B, padMultiple: 1 });
   let t0 = performance.now();
+  const cached = pipelineCount();
   await trainer.sftStep();
   const firstS = (performance.now() - t0) / 1000;
+  const pipelines = pipelineCount() - cached;
   const before = tf.memory().numTensors;
   t0 = performance.now();
   const dispatches = await counter.measure(() => trainer.sftStep());
@@ -47,7 +60,7 @@ async function trainFigures(counter: DispatchCounter, { B, T }: Shapes): Promise
   const leak = tf.memory().numTensors - before;
   trainer.dispose();
   policy.dispose();
-  return { firstS, stepMs, dispatches, leak };
+  return { firstS, pipelines, stepMs, dispatches, leak };
 }
 
 /** a prefilled cache of decodeB rows, then KV-cache steps: seconds to the first, ms and dispatches of a warm one */
@@ -96,24 +109,69 @@ async function optimizerDispatches(counter: DispatchCounter): Promise<{ dispatch
   return { dispatches, leak };
 }
 
+/** each figure with the fused kernels (the default) and without (the plain tfjs ops), side by side */
+async function bothWays<T>(fn: () => Promise<T>): Promise<{ fused: T; plain: T }> {
+  setFusedKernels(false);
+  try {
+    const plain = await fn();
+    setFusedKernels(true);
+    return { fused: await fn(), plain };
+  } finally {
+    setFusedKernels(true);
+  }
+}
+
 export async function measureWebGPU(report: Report, shapes: Shapes = QUICK): Promise<void> {
   const counter = installDispatchCounter();
+  const leakNote = 'tensors left after a warm step, fused kernels (must be 0)';
   try {
-    const train = await trainFigures(counter, shapes);
-    report('webgpu.first_step_s.train', train.firstS, 's', `preset s, SFT step ${shapes.B}×${shapes.T}, shaders compiled on the way (fresh page)`);
-    report('webgpu.step_ms.train', train.stepMs, 'ms', 'a warm SFT step');
-    report('webgpu.dispatches.train', train.dispatches, 'dispatches', 'per SFT step: forward, backward, clipping, AdamW');
-    report('webgpu.leak_tensors.train', train.leak, 'tensors', 'tensors left after a step (must be 0)');
-    const decode = await decodeFigures(counter, shapes);
-    report('webgpu.first_step_s.decode', decode.firstS, 's', `preset s, KV-cache step, batch ${shapes.decodeB}, after the training step's shaders`);
-    report('webgpu.step_ms.decode', decode.stepMs, 'ms', 'a warm decode step');
-    report('webgpu.dispatches.decode', decode.dispatches, 'dispatches', 'per KV-cache decode step (policy.step)');
-    report('webgpu.leak_tensors.decode', decode.leak, 'tensors', 'tensors left after a step (must be 0)');
-    const opt = await optimizerDispatches(counter);
-    report('webgpu.dispatches.optimizer', opt.dispatches, 'dispatches', 'per AdamW update of preset s');
-    report('webgpu.leak_tensors.optimizer', opt.leak, 'tensors', 'tensors left after an update (must be 0)');
+    // time to the first step on a fresh page: shaders compiled one by one as the step meets them (tfjs's
+    // default); then with the pipeline cache emptied, every shader of the step compiled ahead at once;
+    // then emptied again, one by one with the plain ops instead of the fused kernels
+    setCompileAhead(false);
+    const fused = await trainFigures(counter, shapes);
+    clearPipelineCache();
+    setCompileAhead(true);
+    const ahead = await trainFigures(counter, shapes);
+    clearPipelineCache();
+    setCompileAhead(false);
+    setFusedKernels(false);
+    const plain = await trainFigures(counter, shapes);
+    setFusedKernels(true);
+    setCompileAhead(true);
+    const first = `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet`;
+    report('webgpu.first_step_s.train', fused.firstS, 's', `${first}, compiled one by one as the step meets them, fused kernels`);
+    report('webgpu.first_step_s.train_ahead', ahead.firstS, 's', `${first}, every shader compiled ahead at once (compileAhead), fused kernels`);
+    report('webgpu.first_step_s.train.unfused', plain.firstS, 's', `${first}, one by one, the plain tfjs ops`);
+    report('webgpu.first_step_speedup.ahead', fused.firstS / ahead.firstS, '×', 'first step: one by one over compiled ahead (> 1: ahead is faster)');
+    report('webgpu.first_step_speedup.fused', plain.firstS / fused.firstS, '×', 'first step: plain ops over fused kernels, both one by one');
+    report('webgpu.pipelines.train', fused.pipelines, 'pipelines', 'distinct GPU programs compiled by the first SFT step, fused kernels');
+    report('webgpu.pipelines.train.unfused', plain.pipelines, 'pipelines', 'the same with the plain tfjs ops');
+
+    report('webgpu.dispatches.train', fused.dispatches, 'dispatches', 'per SFT step (forward, backward, clipping, AdamW), fused kernels');
+    report('webgpu.dispatches.train.unfused', plain.dispatches, 'dispatches', 'the same with the plain tfjs ops');
+    report('webgpu.dispatch_cut.train', plain.dispatches / fused.dispatches, '×', 'unfused over fused dispatches per SFT step');
+    report('webgpu.step_ms.train', fused.stepMs, 'ms', 'a warm SFT step, fused kernels');
+    report('webgpu.step_ms.train.unfused', plain.stepMs, 'ms', 'the same with the plain tfjs ops');
+    report('webgpu.leak_tensors.train', fused.leak, 'tensors', leakNote);
+
+    const decode = await bothWays(() => decodeFigures(counter, shapes));
+    report('webgpu.first_step_s.decode', decode.plain.firstS, 's', `preset s, KV-cache step, batch ${shapes.decodeB}, after the training step's shaders`);
+    report('webgpu.dispatches.decode', decode.fused.dispatches, 'dispatches', 'per KV-cache decode step (policy.step), fused kernels');
+    report('webgpu.dispatches.decode.unfused', decode.plain.dispatches, 'dispatches', 'the same with the plain tfjs ops');
+    report('webgpu.dispatch_cut.decode', decode.plain.dispatches / decode.fused.dispatches, '×', 'unfused over fused dispatches per decode step');
+    report('webgpu.step_ms.decode', decode.fused.stepMs, 'ms', 'a warm decode step, fused kernels');
+    report('webgpu.step_ms.decode.unfused', decode.plain.stepMs, 'ms', 'the same with the plain tfjs ops');
+    report('webgpu.leak_tensors.decode', decode.fused.leak, 'tensors', leakNote);
+
+    const opt = await bothWays(() => optimizerDispatches(counter));
+    report('webgpu.dispatches.optimizer', opt.fused.dispatches, 'dispatches', 'per AdamW update of preset s, fused kernel');
+    report('webgpu.dispatches.optimizer.unfused', opt.plain.dispatches, 'dispatches', 'the same with the plain tfjs ops');
+    report('webgpu.dispatch_cut.optimizer', opt.plain.dispatches / opt.fused.dispatches, '×', 'unfused over fused dispatches per AdamW update');
+    report('webgpu.leak_tensors.optimizer', opt.fused.leak, 'tensors', leakNote);
     console.log('dispatches by program since load', JSON.stringify(Object.fromEntries(counter.byProgram)));
   } finally {
+    setCompileAhead(true);
     counter.uninstall();
   }
 }

@@ -50,37 +50,55 @@ export class AdamW {
 
   /** one update with gradients by parameter name (not disposed: the caller owns them), each first
    *  multiplied by `gradScale` when given (globalNormScale's clip). On webgpu one fused kernel per
-   *  weight (kernels/adamw.ts, 3 dispatches instead of ~15); elsewhere the plain ops below. */
+   *  weight (kernels/adamw.ts, 3 dispatches instead of ~15); elsewhere the plain ops (updates()). */
   apply(grads: Record<string, tf.Tensor>, lr: number, gradScale?: tf.Scalar): void {
-    const { beta1, beta2, eps, weightDecay } = this.config;
     this.step++;
+    tf.tidy(() => {
+      for (const [name, next] of this.updates(grads, lr, gradScale)) {
+        this.m.get(name)!.assign(next.m);
+        this.v.get(name)!.assign(next.v);
+        this.params.get(name)!.assign(next.p);
+      }
+    });
+  }
+
+  /** builds the next update's ops without applying it (compileAhead: the values are never read) */
+  buildUpdate(grads: Record<string, tf.Tensor>, lr: number, gradScale?: tf.Scalar): void {
+    this.step++;
+    try {
+      tf.tidy(() => { this.updates(grads, lr, gradScale); });
+    } finally {
+      this.step--;
+    }
+  }
+
+  /** the new p, m, v of every weight at step this.step. Use inside tf.tidy. */
+  private updates(grads: Record<string, tf.Tensor>, lr: number, gradScale?: tf.Scalar): Map<string, { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor }> {
+    const { beta1, beta2, eps, weightDecay } = this.config;
     const c1 = 1 - beta1 ** this.step;
     const c2 = 1 - beta2 ** this.step;
     const fused = useFusedKernels();
-    tf.tidy(() => {
-      const one = fused && !gradScale ? tf.scalar(1) : null;
-      for (const [name, p] of this.params) {
-        const grad = grads[name];
-        if (!grad) throw new Error(`AdamW: no gradient for ${name}`);
-        const m = this.m.get(name)!;
-        const v = this.v.get(name)!;
-        const decay = decays(name) && weightDecay > 0 ? 1 - lr * weightDecay : 1;
-        if (fused) {
-          const next = adamwStepFused(p, m, v, grad, gradScale ?? one!, { lr, beta1, beta2, eps, c1, c2, decay });
-          m.assign(next.m);
-          v.assign(next.v);
-          p.assign(next.p);
-          continue;
-        }
-        const g = gradScale ? grad.mul(gradScale) : grad;
-        m.assign(m.mul(beta1).add(g.mul(1 - beta1)));
-        v.assign(v.mul(beta2).add(g.square().mul(1 - beta2)));
-        const update = m.div(c1).div(v.div(c2).sqrt().add(eps)); // m̂ / (√v̂ + ε)
-        // decoupled decay: shrink the weight itself, not through the adaptive gradient
-        const decayed = decay !== 1 ? p.mul(decay) : p;
-        p.assign(decayed.sub(update.mul(lr)));
+    const one = fused && !gradScale ? tf.scalar(1) : null;
+    const out = new Map<string, { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor }>();
+    for (const [name, p] of this.params) {
+      const grad = grads[name];
+      if (!grad) throw new Error(`AdamW: no gradient for ${name}`);
+      const m = this.m.get(name)!;
+      const v = this.v.get(name)!;
+      const decay = decays(name) && weightDecay > 0 ? 1 - lr * weightDecay : 1;
+      if (fused) {
+        out.set(name, adamwStepFused(p, m, v, grad, gradScale ?? one!, { lr, beta1, beta2, eps, c1, c2, decay }));
+        continue;
       }
-    });
+      const g = gradScale ? grad.mul(gradScale) : grad;
+      const mNew = m.mul(beta1).add(g.mul(1 - beta1));
+      const vNew = v.mul(beta2).add(g.square().mul(1 - beta2));
+      const update = mNew.div(c1).div(vNew.div(c2).sqrt().add(eps)); // m̂ / (√v̂ + ε)
+      // decoupled decay: shrink the weight itself, not through the adaptive gradient
+      const decayed = decay !== 1 ? p.mul(decay) : p;
+      out.set(name, { p: decayed.sub(update.mul(lr)), m: mNew, v: vNew });
+    }
+    return out;
   }
 
   /** moments and step as one ArrayBuffer (tf.io.encodeWeights) */

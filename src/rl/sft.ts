@@ -5,6 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/transformer.ts';
 import { AdamW, globalNormScale, lrSchedule } from './optimizer.ts';
+import { compileAhead } from '../model/kernels/compileAhead.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { Rng } from '../env/random.ts';
 
@@ -73,6 +74,8 @@ export class SftTrainer {
   private readonly examples: readonly SftExample[];
   private readonly paramByVariable = new Map<string, string>();
   private order: { epoch: number; perm: number[] } = { epoch: -1, perm: [] };
+  /** batch lengths whose shaders compileAhead has compiled (webgpu) */
+  private readonly compiledShapes = new Set<number>();
 
   /** trains `policy` in place (the caller owns and disposes the policy) */
   constructor(policy: Policy, examples: readonly SftExample[], config: Partial<SftConfig> = {}, optimizer?: AdamW) {
@@ -95,26 +98,15 @@ export class SftTrainer {
     const { tokens, T, targets, realTokens } = this.pad(batch);
     const lossTokens = targets.length;
     const lr = lrSchedule(this.step, this.config);
-    const vars = [...this.policy.params.values()];
-    const out = tf.tidy(() => {
-      const tok = tf.tensor2d(tokens, [batch.length, T], 'int32'); // [B, T]
-      const count = Math.max(1, lossTokens);
-      let entropy: tf.Scalar | null = null;
-      const { value, grads } = tf.variableGrads(() => {
-        if (lossTokens === 0) { // nothing to learn from: a zero loss (and zero gradients) through the weights
-          entropy = tf.keep(tf.scalar(0));
-          return vars.map((v) => v.sum().mul(0)).reduce((a, b) => a.add(b)) as tf.Scalar;
-        }
-        // the head and its V-wide softmax only at the loss targets (~40 % of the positions)
-        const { logProbs, entropy: ent } = this.policy.logProbsAt(tok, targets);
-        entropy = tf.keep(ent.sum().div(count) as tf.Scalar);
-        return logProbs.sum().neg().div(count) as tf.Scalar; // token-mean cross-entropy
-      }, vars);
-      const byName: Record<string, tf.Tensor> = {};
-      for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
-      const { norm, scale } = globalNormScale(byName, this.config.maxGradNorm); // the clip, applied inside AdamW
-      return { loss: value, norm, entropy: entropy!, grads: byName, scale };
-    });
+    if (!this.compiledShapes.has(T)) { // webgpu: every shader of a step at this length compiled at once
+      this.compiledShapes.add(T);
+      await compileAhead(() => {
+        const out = this.lossAndGrads(tokens, batch.length, T, targets);
+        this.optimizer.buildUpdate(out.grads, lr, out.scale);
+        out.entropy.dispose(); // kept through variableGrads: tidy alone would not free it
+      });
+    }
+    const out = tf.tidy(() => this.lossAndGrads(tokens, batch.length, T, targets));
     try {
       const [loss, norm, entropy] = await Promise.all([out.loss.data(), out.norm.data(), out.entropy.data()]);
       if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
@@ -138,6 +130,28 @@ export class SftTrainer {
     } finally {
       tf.dispose([out.loss, out.norm, out.entropy, out.scale, ...Object.values(out.grads)]);
     }
+  }
+
+  /** the step's loss, entropy, gradients by parameter name and clip scale. Use inside tf.tidy. */
+  private lossAndGrads(tokens: Int32Array, B: number, T: number, targets: Int32Array | number[]) {
+    const vars = [...this.policy.params.values()];
+    const tok = tf.tensor2d(tokens, [B, T], 'int32'); // [B, T]
+    const count = Math.max(1, targets.length);
+    let entropy: tf.Scalar | null = null;
+    const { value, grads } = tf.variableGrads(() => {
+      if (targets.length === 0) { // nothing to learn from: a zero loss (and zero gradients) through the weights
+        entropy = tf.keep(tf.scalar(0));
+        return vars.map((v) => v.sum().mul(0)).reduce((a, b) => a.add(b)) as tf.Scalar;
+      }
+      // the head and its V-wide softmax only at the loss targets (~40 % of the positions)
+      const { logProbs, entropy: ent } = this.policy.logProbsAt(tok, targets);
+      entropy = tf.keep(ent.sum().div(count) as tf.Scalar);
+      return logProbs.sum().neg().div(count) as tf.Scalar; // token-mean cross-entropy
+    }, vars);
+    const byName: Record<string, tf.Tensor> = {};
+    for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
+    const { norm, scale } = globalNormScale(byName, this.config.maxGradNorm); // the clip, applied inside AdamW
+    return { loss: value, norm, entropy: entropy! as tf.Scalar, grads: byName, scale };
   }
 
   /** mean cross-entropy per loss token over `examples` (e.g. the validation split), no update */
