@@ -30,4 +30,5 @@ stage lint; npm run -s lint
 stage "unit (vitest, Node, tfjs cpu/wasm)"; npx vitest run
 stage build; npx vite build --logLevel warn
 stage "end-to-end (headless Chromium, WebGPU via SwiftShader)"; node scripts/e2e.mjs
+stage "fused WebGPU kernels vs the plain ops (headless Chromium)"; node scripts/webgpu-kernels.mjs
 stage "all tests passed in $(( $(date +%s) - start ))s"
