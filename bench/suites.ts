@@ -9,5 +9,6 @@ import { sftCpuSuite } from './sftCpu.ts';
 import { webgpuSuite } from './webgpu.ts';
 import { rlSuite } from './rl.ts';
 import { rolloutSuite } from './rollout.ts';
+import { sweepJobsSuite } from './sweepJobs.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rolloutSuite, rlSuite, webgpuSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rolloutSuite, rlSuite, sweepJobsSuite, webgpuSuite];
