@@ -19,7 +19,6 @@ import { countParameters, createPolicy, preset, trainingFlopsPerToken, type Mode
 import { SftTrainer, sftEpochOrder, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
-import { measureWasmThreads } from './wasmThreads.ts';
 
 // tfjs `cpu` runs on this one JS thread, so the process's CPU time is its cost even when other jobs
 // share the cores (wall time would mostly measure them); elsewhere (a browser) fall back to wall time.
@@ -184,6 +183,8 @@ export const modelSuite: BenchSuite = {
       console.log(`  (no wasm figures: ${e instanceof Error ? e.message : String(e)})`);
     }
     // wasm on 1 thread and on every core, each in its own process (wall time; wasmThreads.ts)
+    // imported here, not at the top: it spawns Node processes, and the browser bench page imports this file
+    const { measureWasmThreads } = await import('./wasmThreads.ts');
     await measureWasmThreads(report, quick);
     if (before) await tf.setBackend(before);
   },
