@@ -1,4 +1,4 @@
-// Shared plumbing for the lab's fused WebGPU kernels (adamw.ts, layerNorm.ts). Each kernel is a tfjs
+// Shared plumbing for the lab's fused WebGPU kernels (adamw.ts, layerNorm.ts, biasGelu.ts). Each is a tfjs
 // kernel registered for the `webgpu` backend only (tf.registerKernel) whose kernelFunc runs WGSL
 // programs through the backend's own WebGPUBackend.runWebGPUProgram, so the code stays on
 // @tensorflow/tfjs-backend-webgpu (its buffers, pipeline cache, command batching). On every other
