@@ -138,7 +138,6 @@ export async function measureWebGPU(report: Report, shapes: Shapes = QUICK): Pro
     setFusedKernels(false);
     const plain = await trainFigures(counter, shapes);
     setFusedKernels(true);
-    setCompileAhead(true);
     const first = `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet`;
     report('webgpu.first_step_s.train', fused.firstS, 's', `${first}, compiled one by one as the step meets them, fused kernels`);
     report('webgpu.first_step_s.train_ahead', ahead.firstS, 's', `${first}, every shader compiled ahead at once (compileAhead), fused kernels`);
@@ -171,7 +170,7 @@ export async function measureWebGPU(report: Report, shapes: Shapes = QUICK): Pro
     report('webgpu.leak_tensors.optimizer', opt.fused.leak, 'tensors', leakNote);
     console.log('dispatches by program since load', JSON.stringify(Object.fromEntries(counter.byProgram)));
   } finally {
-    setCompileAhead(true);
+    setCompileAhead(false); // the lab's default
     counter.uninstall();
   }
 }

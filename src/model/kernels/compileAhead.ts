@@ -4,12 +4,15 @@
 // step's ops only creates their pipelines with createComputePipelineAsync (nothing is recorded or
 // submitted); checkCompileCompletionAsync then waits once for all of them, which the browser may
 // compile in parallel. The real step afterwards finds every pipeline in tfjs's cache.
+// Off by default: on SwiftShader (the only adapter measured so far) three side-by-side runs gave 0.89×,
+// 1.09× and 0.93× the first-step time of one-by-one compilation (bench: webgpu.first_step_speedup.ahead),
+// i.e. no gain, and it costs one extra graph build per new batch length. Measure on a GPU, then turn on.
 import * as tf from '@tensorflow/tfjs';
 import type { WebGPUBackend } from './webgpu.ts';
 
-let enabled = true;
+let enabled = false;
 
-/** turn compile-ahead off (true: on, the default) — for side-by-side figures */
+/** turn compile-ahead on (false: off, the default) — for side-by-side figures and checks */
 export function setCompileAhead(on: boolean): void {
   enabled = on;
 }
