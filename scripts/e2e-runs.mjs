@@ -97,7 +97,9 @@ export async function runsTests({ page, base, results, test, assert, attr, store
     return box.innerText();
   };
   const importFile = async (file) => {
-    await page.locator('[data-testid=runs-message] button').click().catch(() => {});
+    // dismiss the previous import's message when there is one (a click on nothing would wait out the timeout)
+    const dismiss = page.locator('[data-testid=runs-message] button');
+    if (await dismiss.count()) await dismiss.click();
     await page.locator('[data-testid=import-bundle]').setInputFiles(file);
   };
   const download = async (click) => {
