@@ -13,7 +13,7 @@ export type NodeBackend = (typeof NODE_BACKENDS)[number];
 export const THREADS_ENV = 'STAR_WASM_THREADS';
 
 /** Below this many cores the CLI stays on one thread by default: on this 2-core machine 2 threads trained
- *  the presets at 0.77–0.86× and decoded at 0.94–1.1× the speed of one (bench model, wasm.threads.*):
+ *  the presets at 0.77–0.96× and decoded at 0.94–1.21× the speed of one (two runs) (bench model, wasm.threads.*):
  *  these models' matmuls are too small to split across a busy second core. */
 export const MIN_CORES_FOR_THREADS = 4;
 

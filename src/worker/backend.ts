@@ -60,7 +60,7 @@ function wasmThreadPlan(): { threads: number; reason?: string } {
   if (typeof SharedArrayBuffer === 'undefined' || !isolated()) {
     return { threads: 1, reason: 'not cross-origin isolated: the server sends no COOP/COEP headers' };
   }
-  // one core stays with the page; on 2 cores a second thread made training slower (0.77–0.86× in Node,
+  // one core stays with the page; on 2 cores a second thread made training slower (0.77–0.96× in Node,
   // bench model wasm.threads.*): these models' matmuls are too small to split across a busy core
   if (cores < 4) return { threads: 1, reason: `${cores} core${cores > 1 ? 's' : ''}: threads pay from 4` };
   return { threads: Math.min(8, cores - 1) }; // the threaded build's pool holds 8
