@@ -147,7 +147,7 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
       segmentStart[b] = p.length;
       active[b] = true;
     }
-    policy.prefill(cache, phys(rows), rows.map((b) => prompts[b].prompt.slice(0, -1)));
+    prefillBuckets(policy, cache, phys(rows), rows.map((b) => prompts[b].prompt.slice(0, -1)));
   };
 
   /** ARPO: rows `into` continue row `src` from just after an observation (KV cache copied, then cut back) */
@@ -241,16 +241,21 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
         cache.resetRows(phys(fills));
         start(fills, true);
       }
-      // compact: once half the cache's rows have finished, move the live ones into a cache of their own
-      // (ARPO keeps its rows: finished ones are branched into and filled from the prompt)
+      // compact: once half the cache's rows have finished, move the live ones into a cache of half the
+      // size (finished rows ride along, inactive, to fill it): the batch only ever takes B, B/2, B/4, …,
+      // so a backend that compiles a program per shape (webgpu) meets a handful of shapes, not one per
+      // compaction. ARPO keeps its rows: finished ones are branched into and filled from the prompt.
       const live = rowOf.filter((b) => active[b]);
       if (!planner && opts.compact !== false && live.length > 0 && live.length <= cache.batch / 2 && cache.batch > COMPACT_BELOW) {
-        const next = cache.selectRows(phys(live));
+        let size = cache.batch;
+        while (size / 2 >= live.length && size > COMPACT_BELOW) size = Math.ceil(size / 2);
+        const keep = [...live, ...rowOf.filter((b) => !active[b]).slice(0, size - live.length)];
+        const next = cache.selectRows(phys(keep));
         cache.dispose();
         cache = next;
         physOf.fill(-1);
-        live.forEach((b, p) => { physOf[b] = p; });
-        rowOf = live;
+        keep.forEach((b, p) => { physOf[b] = p; });
+        rowOf = keep;
       }
     }
   } finally {

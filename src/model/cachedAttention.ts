@@ -6,6 +6,7 @@
 //     head first: 3 ms instead of 16 ms per decode step;
 //   - the backend's own softmax kernel (wasm, webgpu): 2 ms instead of 4.5 ms per layer and step. On
 //     `cpu` a broadcasting softmax is ~10× slower (ops.ts), so cpu keeps softmaxLast;
+//   - q, k, v from three matMuls on slices of W_qkv, not a split of one [R·n, 3C] product (cachedQkv);
 //   - the prefilled rows of the cache picked by a one-hot matMul on wasm: wasm's 4-D gather moves ~60 ns
 //     per element (29 ms per layer and tensor), XNNPACK's matMul does the same selection exactly
 //     (1·x + 0·y = x) in 6 ms. Elsewhere gather is the cheaper op.
@@ -36,6 +37,17 @@ export function cachedAttentionBias(config: ModelConfig, pos: Int32Array, R: num
   if (config.positions !== 'alibi') return maskT.add(tf.zeros([1, H, 1, 1]));
   // −m_h·(pos − slot) = m_h·(slot − pos): one broadcasting multiply makes every head's bias
   return tf.tensor4d(ahead, [R, 1, n, cap]).mul(tf.tensor(alibiSlopes(H), [1, H, 1, 1])).add(maskT) as tf.Tensor4D; // [R, H, n, cap]
+}
+
+/** x [R, n, C] → q, k, v [R, H, n, hd] each, by three matMuls on column slices of W_qkv [C, 3C] rather
+ *  than one matMul whose [R·n, 3C] output is then split: wasm's split of the activations cost more than
+ *  the two extra (XNNPACK) matMuls */
+export function cachedQkv(x: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor, H: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
+  const [R, n, C] = x.shape;
+  const rows = x.reshape([R * n, C]);
+  const part = (j: number) => tf.matMul(rows, w.slice([0, j * C], [C, C])).add(b.slice([j * C], [C])) // [R·n, C]
+    .reshape([R, n, H, C / H]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [R, H, n, hd]
+  return [part(0), part(1), part(2)];
 }
 
 /** q [R,H,n,hd] (already scaled), keys/values [R,H,cap,hd], bias [R,H,n,cap] → [R, n, H·hd] */

@@ -22,7 +22,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
-import { attendCached, cachedAttentionBias, cacheRows } from './cachedAttention.ts';
+import { attendCached, cachedAttentionBias, cachedQkv, cacheRows } from './cachedAttention.ts';
 import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
@@ -147,19 +147,21 @@ export class Policy {
     const C = this.config.dModel;
     const [B, T] = x.shape;
     const H = this.config.nHeads;
-    const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
+    const xn = this.layerNorm(x, `h${i}.ln1`); // [B, T, C]
     let y: tf.Tensor3D; // [B, T, C]
-    if (Array.isArray(maskBias) || maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D | tf.Tensor2D[]);
-    else {
-      // cpu: one transpose to [3, B, H, T, hd], then contiguous slices (its split/strided slice is slow);
-      // elsewhere a 4-D transpose and a split (wasm's 5-D transpose and unstack cost twice as much)
-      const [q, k, v] = (tf.getBackend() === 'cpu'
-        ? tf.unstack(qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]), 0)
-        : tf.split(qkv.reshape([B, T, 3 * H, C / H]).transpose([0, 2, 1, 3]), 3, 1)) as tf.Tensor4D[]; // [B, H, T, hd] each
-      if (kv) {
-        const [keys, values] = kv(k, v);
-        y = attendCached(q.mul(1 / Math.sqrt(C / H)), keys, values, maskBias as tf.Tensor4D);
-      } else y = this.attend(q, k, v, maskBias);
+    if (kv) {
+      const [q, k, v] = cachedQkv(xn, this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`), H); // [B, H, T, hd] each
+      const [keys, values] = kv(k, v);
+      y = attendCached(q.mul(1 / Math.sqrt(C / H)), keys, values, maskBias as tf.Tensor4D);
+    } else {
+      const qkv = this.linear(xn, `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
+      if (Array.isArray(maskBias) || maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D | tf.Tensor2D[]);
+      else {
+        // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
+        const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
+        const [q, k, v] = tf.unstack(heads, 0) as tf.Tensor4D[]; // [B, H, T, hd] each
+        y = this.attend(q, k, v, maskBias);
+      }
     }
     x = x.add(this.linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`));
     return x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i));
