@@ -7,9 +7,9 @@
 //                                            (wall seconds of training) and sft.steps.*; sft.success_constrained.*
 //                                            and sft.delivery_constrained.* decode the same policy's plans
 //                                            with constrained plan decoding (plan.ts unresolvableNext)
-//   rollout.trajectories_per_s.b64           sampled (T = 1) episodes per second, batch 64, with the SFT'd
+//   agent.rollout.trajectories_per_s.b64     sampled (T = 1) episodes per second, batch 64, with the SFT'd
 //                                            `s` policy at `small` size (tools run inline), CPU time
-//   rollout.tokens.median                    median episode length of those rollouts
+//   agent.rollout.tokens.median              median episode length of those rollouts
 // SFT and rollouts run on the `wasm` backend (the model's figures on `cpu` are the `model` suite's):
 // here `cpu` trains ~6× slower. `--quick` shrinks the SFT runs to a smoke test (preset s only, tiny
 // world, 10 steps of 4): its sft.* figures then say nothing about quality. The full suite trains each
@@ -64,8 +64,8 @@ async function rolloutThroughput(report: Report, policy: Policy, world: World, q
   const eps = await rollout(policy, tasks, { world, rng: new Rng(3), temperature: 1 });
   const s = cpuSeconds() - t0;
   const lens = eps.map((e) => e.tokens.length).sort((a, b) => a - b);
-  report('rollout.trajectories_per_s.b64', 64 / s, 'traj/s', `${s.toFixed(1)} CPU s for 64 episodes`);
-  report('rollout.tokens.median', quantile(lens, 0.5), 'tokens');
+  report('agent.rollout.trajectories_per_s.b64', 64 / s, 'traj/s', `${s.toFixed(1)} CPU s for 64 episodes`);
+  report('agent.rollout.tokens.median', quantile(lens, 0.5), 'tokens');
 }
 
 export const agentSuite: BenchSuite = {
