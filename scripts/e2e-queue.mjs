@@ -5,6 +5,7 @@
 // resumes it by itself from that checkpoint with the curve up to it kept, the queue (3 runs) is
 // still there, and when the run completes the queue starts the next one (stopped here, for time).
 // On the wasm backend: a step takes seconds there, minutes on SwiftShader's WebGPU.
+import { storedPoints } from './e2e-store.mjs';
 
 /** the RL test's tiny ARPO for 8 steps (~2-3 s each on wasm: a reload after the pause lands mid-run), evaluated at 0, 4 and 8 */
 const STEPS = 8;
@@ -30,9 +31,6 @@ export async function queueTests({ page, base, results, test, assert, attr, join
             if (op === 'checkpointSteps') {
               const r = db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(range());
               r.onsuccess = () => done(r.result.map((k) => k[1]));
-            } else if (op === 'points') {
-              const r = db.transaction('metrics').objectStore('metrics').getAll(range());
-              r.onsuccess = () => done(r.result);
             } else {
               const tx = db.transaction('queue', 'readwrite');
               tx.objectStore('queue').put(a, 'current');
@@ -43,7 +41,6 @@ export async function queueTests({ page, base, results, test, assert, attr, join
       [op, arg],
     );
   const checkpointSteps = (runId) => inDb('checkpointSteps', runId);
-  const storedPoints = (runId) => inDb('points', runId);
   const writeQueueRecord = (value) => inDb('writeQueue', value);
   const queueItems = () => page.locator('[data-testid=queue-item]').evaluateAll((els) => els.map((e) => [e.dataset.status, e.dataset.runId]));
 
@@ -104,7 +101,7 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     await page.waitForTimeout(2000);
     assert((await trainPoints()) === pausedAt && (await status()) === 'paused', `still training while paused (${pausedAt} → ${await trainPoints()} points)`);
     assert(checkpoint < STEPS - 2, `the run was nearly done (${checkpoint}) before the pause`);
-    const kept = (await storedPoints(runId)).filter((p) => p.step <= checkpoint);
+    const kept = (await storedPoints(page, runId)).filter((p) => p.step <= checkpoint);
     await page.locator('[data-testid=resume]').click();
     await waitStatus('running', 10_000);
 
@@ -129,7 +126,7 @@ export async function queueTests({ page, base, results, test, assert, attr, join
       const items = [...document.querySelectorAll('[data-testid=queue-item]')];
       return items[0]?.dataset.status === 'completed' && items[1]?.dataset.status === 'running' && items[1]?.dataset.runId && items[1].dataset.runId !== id;
     }, runId, { timeout: 300_000 });
-    const after = (await storedPoints(runId)).sort((a, b) => a.step - b.step);
+    const after = (await storedPoints(page, runId)).sort((a, b) => a.step - b.step);
     assert(after.map((p) => p.step).join() === [...Array(STEPS + 1).keys()].join(), `stored steps after the resume: ${after.map((p) => p.step).join()}`);
     const same = (p) => JSON.stringify(after.find((q) => q.step === p.step)) === JSON.stringify(p);
     assert(kept.length === checkpoint + 1 && kept.every(same), 'the points up to the checkpoint changed on resume');

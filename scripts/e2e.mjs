@@ -26,6 +26,7 @@ import { chromium } from 'playwright-core';
 import { robustTests } from './e2e-robust.mjs';
 import { runsTests } from './e2e-runs.mjs';
 import { queueTests } from './e2e-queue.mjs';
+import { storedPoints } from './e2e-store.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -287,20 +288,6 @@ await test('the SFT run can be chosen as the starting point; its checkpoint load
 });
 
 // ---- RL in the browser: GRPO from the shipped s-tiny checkpoint, on webgpu ----------------------------
-/** the RL run's stored metric points, read from the page's IndexedDB */
-const storedPoints = (id) =>
-  page.evaluate(
-    (runId) =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('star-lab');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction('metrics').objectStore('metrics').getAll();
-          all.onsuccess = () => (open.result.close(), ok(all.result.filter((p) => p.runId === runId).sort((a, b) => a.step - b.step)));
-        };
-      }),
-    id,
-  );
 const chartAttr = async (name) => Number(await attr('[data-testid=rl-charts]', name));
 
 async function clickStart() {
@@ -343,7 +330,7 @@ async function runRl(hash, shot, start = clickStart) {
   const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
   assert(status === 'completed', `RL run ended as ${status || 'nothing'} ${error}`);
   const id = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
-  const points = await storedPoints(id);
+  const points = await storedPoints(page, id);
   return { id, seen, startedMs, totalMs: Date.now() - t0, points };
 }
 
