@@ -4,7 +4,7 @@
 // WebGPU road's own figures (dispatch counts, time to the first step: webgpuFigures.ts) come first, on
 // a page where no shader has been compiled yet; `?only=webgpu` stops after them.
 import { chooseBackend } from '../../src/worker/backend.ts';
-import { measureWebGPU } from './webgpuFigures.ts';
+import { measureFirstStep, measureMatmulPrograms, measureWebGPU } from './webgpuFigures.ts';
 
 export interface BrowserBenchResult {
   done: boolean;
@@ -28,6 +28,8 @@ async function run(): Promise<void> {
   result.adapter = [backend.vendor, backend.architecture].filter(Boolean).join(' · ') || 'unnamed adapter';
   show();
   const report = (key: string, value: number, unit: string, note?: string) => { result.figures[key] = { value, unit, note }; show(); };
+  if (params.get('only') === 'first-step') return measureFirstStep(report);
+  if (params.get('only') === 'matmul') return measureMatmulPrograms(report);
   await measureWebGPU(report);
   if (params.get('only') === 'webgpu') return;
   // loaded after the WebGPU road's figures, so a module of the model suite that fails in a browser

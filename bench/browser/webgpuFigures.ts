@@ -21,6 +21,10 @@ import { VOCAB } from '../../src/agent/vocab.ts';
 import { installDispatchCounter, type DispatchCounter } from './dispatchCounter.ts';
 import { setFusedKernels } from '../../src/model/kernels/webgpu.ts';
 import { setCompileAhead } from '../../src/model/kernels/compileAhead.ts';
+import { setMatmulProgram, type MatmulProgram } from './matmulProgram.ts';
+import { loadStartingPoint } from '../../src/worker/startingPoint.ts';
+import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
+import { rollout } from '../../src/agent/rollout.ts';
 
 function examples(config: ModelConfig, n: number, T: number, seed: number): SftExample[] {
   const rng = new Rng(seed);
@@ -44,7 +48,7 @@ interface Shapes { B: number; T: number; decodeB: number; context: number }
 export const QUICK: Shapes = { B: 2, T: 64, decodeB: 4, context: 48 };
 
 /** first and warm SFT steps of preset s at B×T: seconds to the first, ms and dispatches of a warm one */
-async function trainFigures(counter: DispatchCounter, { B, T }: Shapes): Promise<{ firstS: number; pipelines: number; stepMs: number; dispatches: number; leak: number }> {
+async function trainFigures(counter: DispatchCounter, { B, T }: Shapes, extraWarmSteps = 0): Promise<{ firstS: number; pipelines: number; stepMs: number; dispatches: number; leak: number }> {
   const config = preset('s', VOCAB.size);
   const policy = createPolicy(config, 1);
   const trainer = new SftTrainer(policy, examples(config, B * 4, T, 3), { batchSize: B, padMultiple: 1 });
@@ -56,7 +60,8 @@ async function trainFigures(counter: DispatchCounter, { B, T }: Shapes): Promise
   const before = tf.memory().numTensors;
   t0 = performance.now();
   const dispatches = await counter.measure(() => trainer.sftStep());
-  const stepMs = performance.now() - t0;
+  for (let i = 0; i < extraWarmSteps; i++) await trainer.sftStep();
+  const stepMs = (performance.now() - t0) / (1 + extraWarmSteps);
   const leak = tf.memory().numTensors - before;
   trainer.dispose();
   policy.dispose();
@@ -109,6 +114,57 @@ async function optimizerDispatches(counter: DispatchCounter): Promise<{ dispatch
   return { dispatches, leak };
 }
 
+/** seconds of a first rollout (4 RL queries, the shipped s checkpoint) with no shader compiled yet:
+ *  KV-cache prefills and decode steps at the batch sizes and lengths a rollout meets */
+async function firstRolloutS(): Promise<{ seconds: number; tokens: number }> {
+  const start = await loadStartingPoint({ kind: 'shipped', scale: 's' });
+  try {
+    const env = rlEnvironment(start.origin, { trainSize: 64, mix: [4, 3, 3] });
+    const t0 = performance.now();
+    const eps = await rollout(start.policy, env.train.slice(0, 4).map((query) => ({ kind: 'travel' as const, query })), { world: env.world, rng: new Rng(3) });
+    return { seconds: (performance.now() - t0) / 1000, tokens: eps.reduce((s, e) => s + e.tokens.length, 0) };
+  } finally {
+    start.policy.dispose();
+  }
+}
+
+/** the first SFT step, a warm one and a first rollout with each of tfjs's matmul programs, every
+ *  pipeline compiled afresh for each (matmulProgram.ts says why the lab keeps tfjs's choice) */
+async function matmulProgramFigures(report: Report, counter: DispatchCounter, shapes: Shapes): Promise<void> {
+  const figures: Partial<Record<MatmulProgram, { train: Awaited<ReturnType<typeof trainFigures>>; rollout: Awaited<ReturnType<typeof firstRolloutS>> }>> = {};
+  try {
+    for (const choice of ['small', 'auto'] as const) { // small first: the second measured has the warmer JS
+      setMatmulProgram(choice);
+      clearPipelineCache();
+      const train = await trainFigures(counter, shapes, 2);
+      clearPipelineCache();
+      figures[choice] = { train, rollout: await firstRolloutS() };
+    }
+  } finally {
+    setMatmulProgram('auto'); // tfjs's choice, the lab's
+  }
+  const { auto, small } = figures as Record<MatmulProgram, NonNullable<(typeof figures)['auto']>>;
+  const first = `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet`;
+  report('webgpu.first_step_s.train.matmul_auto', auto.train.firstS, 's', `${first}, tfjs's choice (MatMulPacked for most)`);
+  report('webgpu.first_step_s.train.matmul_small', small.train.firstS, 's', `${first}, every matmul MatMulSmallOutputSize`);
+  report('webgpu.first_step_speedup.matmul_small', auto.train.firstS / small.train.firstS, '×', 'first SFT step: tfjs\'s choice over the small program');
+  report('webgpu.step_ms.train.matmul_auto', auto.train.stepMs, 'ms', 'a warm SFT step (mean of 3), tfjs\'s choice');
+  report('webgpu.step_ms.train.matmul_small', small.train.stepMs, 'ms', 'the same, the small program');
+  report('webgpu.first_rollout_s.matmul_auto', auto.rollout.seconds, 's', `first rollout of 4 RL queries (${auto.rollout.tokens} tokens), no shader compiled yet, tfjs's choice`);
+  report('webgpu.first_rollout_s.matmul_small', small.rollout.seconds, 's', `the same, the small program (${small.rollout.tokens} tokens)`);
+  report('webgpu.first_rollout_speedup.matmul_small', auto.rollout.seconds / small.rollout.seconds, '×', 'first rollout: tfjs\'s choice over the small program');
+}
+
+/** only the matmul programs' side by side (bench.html?only=matmul) */
+export async function measureMatmulPrograms(report: Report, shapes: Shapes = QUICK): Promise<void> {
+  const counter = installDispatchCounter();
+  try {
+    await matmulProgramFigures(report, counter, shapes);
+  } finally {
+    counter.uninstall();
+  }
+}
+
 /** each figure with the fused kernels (the default) and without (the plain tfjs ops), side by side */
 async function bothWays<T>(fn: () => Promise<T>): Promise<{ fused: T; plain: T }> {
   setFusedKernels(false);
@@ -118,6 +174,20 @@ async function bothWays<T>(fn: () => Promise<T>): Promise<{ fused: T; plain: T }
     return { fused: await fn(), plain };
   } finally {
     setFusedKernels(true);
+  }
+}
+
+/** only the first SFT step on this page (no shader compiled yet by this page): what a visit pays before
+ *  training starts. Run on two launches of one browser profile, it shows what the browser's own
+ *  shader cache saves a returning visitor (bench/webgpu.ts: webgpu.first_step_s.train_revisit) */
+export async function measureFirstStep(report: Report, shapes: Shapes = QUICK): Promise<void> {
+  const counter = installDispatchCounter();
+  try {
+    const r = await trainFigures(counter, shapes);
+    report('webgpu.first_step_s.train', r.firstS, 's', `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet by this page`);
+    report('webgpu.pipelines.train', r.pipelines, 'pipelines', 'distinct GPU programs compiled by the first SFT step');
+  } finally {
+    counter.uninstall();
   }
 }
 
@@ -169,6 +239,7 @@ export async function measureWebGPU(report: Report, shapes: Shapes = QUICK): Pro
     report('webgpu.dispatch_cut.optimizer', opt.plain.dispatches / opt.fused.dispatches, '×', 'unfused over fused dispatches per AdamW update');
     report('webgpu.leak_tensors.optimizer', opt.fused.leak, 'tensors', leakNote);
     console.log('dispatches by program since load', JSON.stringify(Object.fromEntries(counter.byProgram)));
+    await matmulProgramFigures(report, counter, shapes);
   } finally {
     setCompileAhead(false); // the lab's default
     counter.uninstall();
