@@ -7,15 +7,13 @@
 //   - the backend's own softmax kernel (wasm, webgpu): 2 ms instead of 4.5 ms per layer and step. On
 //     `cpu` a broadcasting softmax is ~10× slower (ops.ts), so cpu keeps softmaxLast;
 //   - q, k, v from three matMuls on slices of W_qkv, not a split of one [R·n, 3C] product (cachedQkv);
-//   - the prefilled rows of the cache picked by a one-hot matMul on wasm when they are many: wasm's
-//     gather moves ~36 ns per element (27 ms per layer and tensor for 24 rows), XNNPACK's matMul does
-//     the same selection exactly (1·x + 0·y = x) but first packs the whole cache tensor, ~6 ms however
-//     few rows it picks (the cache is a new tensor after every write, so the packing is never reused).
-//     So gather for fewer than B/10 rows (a lone row's observation: 50 → 15 ms a prefill), the matMul
-//     above. Elsewhere gather is the cheaper op.
+//   - the prefilled rows of the cache picked on wasm by a heap copy per run of rows (wasmCacheRows):
+//     wasm's gather moves ~36 ns per element and a one-hot matMul first packs the whole cache (~6 ms).
+//     Elsewhere gather is the cheaper op.
 import * as tf from '@tensorflow/tfjs';
 import { alibiSlopes, type ModelConfig } from './config.ts';
 import { softmaxLast } from './ops.ts';
+import { wasmCacheRows } from './kernels/wasmCacheRows.ts';
 
 /** the additive mask for a slot a query may not see: finite, so a fully masked row stays NaN-free */
 export const MASKED = -1e9;
@@ -70,8 +68,9 @@ export function attendCached(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tenso
 
 /** cache rows `rows` of x [B, H, cap, hd] → [R, H, cap, hd] (the rows a prefill attends over) */
 export function cacheRows(x: tf.Tensor4D, rows: readonly number[]): tf.Tensor4D {
-  const [B, H, cap, hd] = x.shape;
-  if (tf.getBackend() !== 'wasm' || rows.length * 10 < B) return tf.gather(x, tf.tensor1d(rows.slice(), 'int32'));
-  const pick = tf.oneHot(tf.tensor1d(rows.slice(), 'int32'), B).cast('float32'); // [R, B]
-  return tf.matMul(pick, x.reshape([B, H * cap * hd])).reshape([rows.length, H, cap, hd]);
+  const B = x.shape[0];
+  const bad = rows.find((r) => !Number.isInteger(r) || r < 0 || r >= B);
+  if (bad !== undefined) throw new Error(`cacheRows: row ${bad} outside [0, ${B})`);
+  if (tf.getBackend() === 'wasm') return wasmCacheRows(x, rows);
+  return tf.gather(x, tf.tensor1d(rows.slice(), 'int32'));
 }

@@ -69,9 +69,7 @@ export class KVCache {
     src.forEach((s, i) => { this.lengthOf(s); this.lengthOf(dst[i]); map[dst[i]] = s; });
     const lens = this.lengths.slice();
     dst.forEach((d, i) => { this.lengths[d] = lens[src[i]]; });
-    const idx = tf.tensor1d(map, 'int32');
-    this.replace(this.keys.map((k) => tf.gather(k, idx)), this.values.map((v) => tf.gather(v, idx)));
-    idx.dispose();
+    this.replace(tf.tidy(() => this.keys.map((k) => cacheRows(k, map))), tf.tidy(() => this.values.map((v) => cacheRows(v, map))));
   }
 
   /** a new cache holding only rows `rows` (in that order) with their lengths: a rollout whose rows

@@ -6,6 +6,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
 import { sampleTokens } from '../../src/model/sampling.ts';
 import { matMul } from '../../src/model/ops.ts';
+import { cacheRows } from '../../src/model/cachedAttention.ts';
 import { SftTrainer } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 
@@ -39,6 +40,22 @@ describe('on wasm', () => {
     expect(maxErr).toBeLessThan(1e-4);
     cache.dispose();
     policy.dispose();
+  });
+
+  it('cacheRows (a heap copy per run of rows) picks exactly what gather picks, in any order, leaking nothing', () => {
+    const x = tf.tidy(() => tf.randomNormal([6, 2, 5, 3]).add(tf.range(0, 6).reshape([6, 1, 1, 1]))) as tf.Tensor4D; // [B, H, cap, hd]
+    const before = tf.memory().numTensors;
+    for (const rows of [[0], [5], [1, 2, 3], [4, 0, 5, 1], [2, 2, 3, 3], [0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0, 0]]) {
+      const got = cacheRows(x, rows);
+      expect(got.shape).toEqual([rows.length, 2, 5, 3]);
+      const idx = tf.tensor1d(rows, 'int32');
+      const want = tf.gather(x, idx);
+      expect(Array.from(got.dataSync())).toEqual(Array.from(want.dataSync()));
+      tf.dispose([got, want, idx]);
+    }
+    expect(tf.memory().numTensors).toBe(before);
+    expect(() => cacheRows(x, [6])).toThrow(/row 6 outside \[0, 6\)/);
+    x.dispose();
   });
 
   it('matMul (explicit transposes on wasm) gives the values and gradients of tf.matMul for every transpose flag', () => {
