@@ -49,8 +49,11 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
     if (uniforms === null) ids = tf.argMax(masked, 1).cast('int32') as tf.Tensor1D; // [B]
     else {
       const cdf = tf.cumsum(probs, 1); // [B, V]
-      const total = cdf.slice([0, V - 1], [B, 1]); // [B, 1] (≈ 1; scaling u by it avoids falling off the end)
-      const u = tf.tensor2d(uniforms, [B, 1]).mul(total);
+      // the last column by gather, not slice: wasm's slice of a column copies the whole tensor first
+      const total = tf.gather(cdf, tf.tensor1d([V - 1], 'int32'), 1); // [B, 1] (≈ 1; scaling u by it avoids falling off the end)
+      // u spread over the row by a matMul with ones (exact: u·1), so `less` compares equal shapes: wasm's
+      // broadcasting comparison costs ~65 ns an element (2.5 ms of a 4.4 ms draw at [64, 601])
+      const u = tf.matMul(tf.tensor2d(uniforms, [B, 1]).mul(total), tf.ones([1, V])); // [B, V]
       ids = tf.minimum(cdf.less(u).cast('int32').sum(1), V - 1).cast('int32') as tf.Tensor1D; // first index with cdf ≥ u
     }
     const picked = logp.mul(tf.oneHot(ids, V)).sum(1); // [B]
