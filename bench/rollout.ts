@@ -4,6 +4,7 @@
 //   rollout.tokens_per_s.b64        trajectory tokens (policy + observation, prompt excluded) per CPU second
 //   rollout.decode_tokens_per_s.b64 the bare decode step's tokens per CPU second: policy.step at batch 64
 //                                   with every row at the rollout's mean generation context, plus its readback
+//                                   (each side measured twice, alternating, its fastest kept)
 //   rollout.efficiency              tokens_per_s over decode_tokens_per_s (target ≥ 0.6): what the rollout
 //                                   loses to observation prefills, finished rows, sampling, tools and JS
 //   rollout.efficiency_policy       the same counting policy-sampled tokens only (a stricter view: the
@@ -16,7 +17,7 @@ import { cpuSeconds, type BenchSuite } from './harness.ts';
 import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
-import { rollout, type AgentTask } from '../src/agent/rollout.ts';
+import { rollout, type AgentTask, type Episode } from '../src/agent/rollout.ts';
 import { Rng } from '../src/env/random.ts';
 import { Policy } from '../src/model/transformer.ts';
 
@@ -53,35 +54,51 @@ export const rolloutSuite: BenchSuite = {
     try {
       const tasks: AgentTask[] = Array.from({ length: B }, (_, i) => ({ kind: 'travel', query: env.train[i % env.train.length] }));
       await rollout(policy, tasks.slice(0, 8), { world: env.world, rng: new Rng(1) }); // warm-up: kernels, first allocations
-      const t0 = cpuSeconds();
-      const { result: eps, step, prefill } = await timedModelCalls(() => rollout(policy, tasks, { world: env.world, rng: new Rng(3) }));
-      const total = cpuSeconds() - t0;
+      const bareStepS = async (context: number): Promise<number> => {
+        const rng = new Rng(5);
+        const last = new Int32Array(B).fill(tasks.length % 7 + 5);
+        const reps = quick ? 5 : 15;
+        let fastest = Infinity;
+        for (let c = 0; c < 3; c++) {
+          const cache = policy.newCache(B, ckpt.config.contextLength);
+          try {
+            policy.prefill(cache, tasks.map((_, b) => b), tasks.map(() => Array.from({ length: context }, () => 5 + rng.int(20))));
+            const once = async () => { const l = policy.step(cache, last); await l.data(); l.dispose(); };
+            await once();
+            const times: number[] = []; // the median step: one slow step (another process) does not move it
+            for (let i = 0; i < reps; i++) {
+              const s0 = cpuSeconds();
+              await once();
+              times.push(cpuSeconds() - s0);
+            }
+            fastest = Math.min(fastest, times.sort((x, y) => x - y)[reps >> 1]);
+          } finally {
+            cache.dispose();
+          }
+        }
+        return fastest;
+      };
+      // Both sides twice, alternating, each side's fastest kept: step times are bimodal on wasm (a
+      // decode step ~17 or ~23 ms here, by where tensors land on the heap), and a slow bare step would
+      // flatter the rollout. The rollout is seeded, so both passes sample the same episodes.
+      let total = Infinity;
+      let stepS = Infinity;
+      let timed: Awaited<ReturnType<typeof timedModelCalls<Episode[]>>> | null = null;
+      let context = 0;
+      for (let pass = 0; pass < 2; pass++) {
+        const t0 = cpuSeconds();
+        const run = await timedModelCalls(() => rollout(policy, tasks, { world: env.world, rng: new Rng(3) }));
+        const spent = cpuSeconds() - t0;
+        if (spent < total) { total = spent; timed = run; }
+        let at = 0; // mean context a policy token was generated at
+        let sampled = 0;
+        for (const e of run.result) e.lossMask.forEach((m, i) => { if (m) { at += i; sampled++; } });
+        context = Math.round(at / sampled);
+        stepS = Math.min(stepS, await bareStepS(context)); // policy.step at batch B and that context
+      }
+      const { result: eps, step, prefill } = timed!;
       const policyTokens = eps.reduce((s, e) => s + e.lossMask.reduce((a, m) => a + m, 0), 0);
       const tokens = eps.reduce((s, e) => s + e.tokens.length - e.promptLength, 0);
-      let at = 0; // mean context a policy token was generated at
-      for (const e of eps) e.lossMask.forEach((m, i) => { if (m) at += i; });
-      const context = Math.round(at / policyTokens);
-
-      // the bare decode step at the same batch and context
-      const cache = policy.newCache(B, ckpt.config.contextLength);
-      const rng = new Rng(5);
-      const last = new Int32Array(B).fill(tasks.length % 7 + 5);
-      const reps = quick ? 5 : 31;
-      let stepS: number;
-      try {
-        policy.prefill(cache, tasks.map((_, b) => b), tasks.map(() => Array.from({ length: context }, () => 5 + rng.int(20))));
-        const once = async () => { const l = policy.step(cache, last); await l.data(); l.dispose(); };
-        await once();
-        const times: number[] = []; // the median step: one slow step (another process) does not move it
-        for (let i = 0; i < reps; i++) {
-          const s0 = cpuSeconds();
-          await once();
-          times.push(cpuSeconds() - s0);
-        }
-        stepS = times.sort((a, b) => a - b)[reps >> 1];
-      } finally {
-        cache.dispose();
-      }
       const decodeTps = B / stepS;
       report('rollout.trajectories_per_s.b64', B / total, 'traj/s', `${total.toFixed(1)} CPU s for ${B} episodes`);
       report('rollout.tokens_per_s.b64', tokens / total, 'tok/s', `${tokens} trajectory tokens, ${policyTokens} sampled by the policy`);
