@@ -7,13 +7,13 @@
 //   - the backend's own softmax kernel (wasm, webgpu): 2 ms instead of 4.5 ms per layer and step. On
 //     `cpu` a broadcasting softmax is ~10× slower (ops.ts), so cpu keeps softmaxLast;
 //   - q, k, v from three matMuls on slices of W_qkv, not a split of one [R·n, 3C] product (cachedQkv);
-//   - the prefilled rows of the cache picked on wasm by a heap copy per run of rows (wasmCacheRows):
+//   - the prefilled rows of the cache picked on wasm by a heap copy per run of rows (wasmRows):
 //     wasm's gather moves ~36 ns per element and a one-hot matMul first packs the whole cache (~6 ms).
 //     Elsewhere gather is the cheaper op.
 import * as tf from '@tensorflow/tfjs';
 import { alibiSlopes, type ModelConfig } from './config.ts';
 import { softmaxLast } from './ops.ts';
-import { wasmCacheRows } from './kernels/wasmCacheRows.ts';
+import { wasmRows } from './kernels/wasmRows.ts';
 
 /** the additive mask for a slot a query may not see: finite, so a fully masked row stays NaN-free */
 export const MASKED = -1e9;
@@ -71,6 +71,6 @@ export function cacheRows(x: tf.Tensor4D, rows: readonly number[]): tf.Tensor4D 
   const B = x.shape[0];
   const bad = rows.find((r) => !Number.isInteger(r) || r < 0 || r >= B);
   if (bad !== undefined) throw new Error(`cacheRows: row ${bad} outside [0, ${B})`);
-  if (tf.getBackend() === 'wasm') return wasmCacheRows(x, rows);
+  if (tf.getBackend() === 'wasm') return wasmRows(x, rows);
   return tf.gather(x, tf.tensor1d(rows.slice(), 'int32'));
 }

@@ -1,6 +1,7 @@
 // Elementwise pieces of the model, written for speed on tfjs `cpu` and exact gradients everywhere.
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
+import { wasmRows } from './kernels/wasmRows.ts';
 
 // Softmax and log-softmax over the last axis, written so no op broadcasts a [N, 1] column across
 // [N, K]: tfjs `cpu` runs such broadcasts ~10× slower than same-shape ops, which made tf.softmax the
@@ -91,9 +92,11 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
   const [B, threeH, T, hd] = heads.shape;
   if (threeH !== 3 * H) throw new Error(`causalAttention: ${threeH} heads, expected 3·${H}`);
   const N = B * H;
+  const wasm = tf.getBackend() === 'wasm';
   // head j = (b, h): its q, k, v are rows b·3H + h, + H, + 2H of heads viewed as [B·3H, T·hd]
   const row = (j: number, part: number) => Math.floor(j / H) * 3 * H + part * H + (j % H);
-  const take = (flat: tf.Tensor, r: number) => tf.gather(flat, [r]).reshape([T, hd]); // [T, hd]
+  // wasm: a heap copy (wasmRows); its gather costs ~36 ns an element (a quarter second a step at 16×288)
+  const take = (flat: tf.Tensor, r: number) => (wasm ? wasmRows(flat, [r]) : tf.gather(flat, [r])).reshape([T, hd]); // [T, hd]
   const attend = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     const flat = x.reshape([B * threeH, T * hd]);
     const ps: tf.Tensor[] = []; // N × [T, T]

@@ -42,7 +42,7 @@ describe('on wasm', () => {
     policy.dispose();
   });
 
-  it('cacheRows (a heap copy per run of rows) picks exactly what gather picks, in any order, leaking nothing', () => {
+  it('cacheRows (a heap copy per run of rows, wasmRows) picks exactly what gather picks, in any order, leaking nothing', () => {
     const x = tf.tidy(() => tf.randomNormal([6, 2, 5, 3]).add(tf.range(0, 6).reshape([6, 1, 1, 1]))) as tf.Tensor4D; // [B, H, cap, hd]
     const before = tf.memory().numTensors;
     for (const rows of [[0], [5], [1, 2, 3], [4, 0, 5, 1], [2, 2, 3, 3], [0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0, 0]]) {
