@@ -7,6 +7,8 @@ import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
 import { sampleTokens } from '../../src/model/sampling.ts';
 import { matMul } from '../../src/model/ops.ts';
 import { cacheRows } from '../../src/model/cachedAttention.ts';
+import { scatterPlan } from '../../src/model/kvcache.ts';
+import { writableInPlace } from '../../src/model/kernels/wasmRows.ts';
 import { SftTrainer } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 
@@ -56,6 +58,36 @@ describe('on wasm', () => {
     expect(tf.memory().numTensors).toBe(before);
     expect(() => cacheRows(x, [6])).toThrow(/row 6 outside \[0, 6\)/);
     x.dispose();
+  });
+
+  it('KV writes go into the cache\'s own memory only when no other tensor shares it, with tensorScatterUpdate\'s values', () => {
+    const H = 2;
+    const fresh = tf.randomNormal([2, H, 3, 4]) as tf.Tensor4D; // [R, H, n, hd]
+    const reference = (cache: tf.Tensor4D) => { // the same writes by tfjs's own op
+      const idx: number[] = [];
+      const src: number[] = [];
+      [[2, 1, 3], [0, 4, 2]].forEach(([r, start, count], j) => { for (let h = 0; h < H; h++) for (let k = 0; k < count; k++) { idx.push(r, h, start + k); src.push((j * H + h) * 3 + k); } });
+      return tf.tidy(() => tf.tensorScatterUpdate(cache, tf.tensor2d(idx, [idx.length / 3, 3], 'int32'), tf.gather(fresh.reshape([-1, 4]), src)));
+    };
+    const cache = tf.randomNormal([3, H, 8, 4]) as tf.Tensor4D; // [B, H, cap, hd]
+    const want = reference(cache);
+    const before = Array.from(cache.dataSync());
+    const shared = cache.reshape([-1]); // another tensor over the same memory (wasm's reshape shares it): no in-place write
+    expect(writableInPlace(cache)).toBe(false);
+    const write = scatterPlan(H, [2, 0], [1, 4], [3, 2], [0, 1], 3);
+    const copied = write(cache, fresh);
+    expect(Array.from(cache.dataSync())).toEqual(before); // untouched
+    expect(Array.from(copied.dataSync())).toEqual(Array.from(want.dataSync()));
+    shared.dispose();
+    expect(writableInPlace(cache)).toBe(true);
+    const tensors = tf.memory().numTensors;
+    const inPlace = write(cache, fresh);
+    expect(Array.from(inPlace.dataSync())).toEqual(Array.from(want.dataSync()));
+    expect(Array.from(cache.dataSync())).toEqual(Array.from(want.dataSync())); // the same memory
+    cache.dispose(); // as KVCache.replace does: the result keeps the memory alive
+    expect(Array.from(inPlace.dataSync())).toEqual(Array.from(want.dataSync()));
+    expect(tf.memory().numTensors).toBe(tensors);
+    tf.dispose([inPlace, copied, want, fresh]);
   });
 
   it('matMul (explicit transposes on wasm) gives the values and gradients of tf.matMul for every transpose flag', () => {
