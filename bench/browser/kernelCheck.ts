@@ -98,6 +98,25 @@ async function biasGeluCheck(): Promise<void> {
   tf.dispose([z, b, w]);
 }
 
+/** the fused decode attention (one dispatch a layer) against the plain path inside Policy.step: logits
+ *  of three KV-cache steps, rows at different lengths past a 64-slot boundary, ALiBi and learned positions */
+async function decodeCheck(): Promise<void> {
+  for (const positions of ['alibi', 'learned'] as const) {
+    const config: ModelConfig = { vocabSize: 32, contextLength: 96, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, positions };
+    await compare(`decode steps, ${positions} positions`, 1e-5, () => {
+      const policy = createPolicy(config, 2);
+      const rng = new Rng(7);
+      const cache = policy.newCache(3, 96);
+      policy.prefill(cache, [0, 1, 2], [70, 5, 33].map((n) => Array.from({ length: n }, () => rng.int(32))));
+      const out: Record<string, tf.Tensor> = {};
+      for (let s = 0; s < 3; s++) out[`logits ${s}`] = policy.step(cache, [0, 1, 2].map(() => rng.int(32)));
+      cache.dispose();
+      policy.dispose();
+      return out;
+    });
+  }
+}
+
 /** two SFT steps of a tiny model (forward, backward, clip, AdamW): weights after them */
 async function sftCheck(): Promise<void> {
   const config: ModelConfig = { vocabSize: 32, contextLength: 16, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, positions: 'alibi' };
@@ -127,6 +146,7 @@ async function run(): Promise<void> {
   await adamwCheck();
   await layerNormCheck();
   await biasGeluCheck();
+  await decodeCheck();
   if (new URLSearchParams(location.search).has('sft')) await sftCheck();
 }
 

@@ -14,6 +14,8 @@ import * as tf from '@tensorflow/tfjs';
 import { alibiSlopes, type ModelConfig } from './config.ts';
 import { softmaxLast } from './ops.ts';
 import { wasmRows } from './kernels/wasmRows.ts';
+import { useFusedKernels } from './kernels/webgpu.ts';
+import { decodeAttention, DECODE_ATTENTION_MAX_SLOTS, type DecodePositions } from './kernels/decodeAttention.ts';
 
 /** the additive mask for a slot a query may not see: finite, so a fully masked row stays NaN-free */
 export const MASKED = -1e9;
@@ -58,10 +60,19 @@ export function cachedQkv(x: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor, H: number)
   return [part(0), part(1), part(2)];
 }
 
-/** q [R,H,n,hd] (already scaled), keys/values [R,H,cap,hd], bias [R,H,n,cap] → [R, n, H·hd] */
-export function attendCached(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tensor4D, bias: tf.Tensor4D): tf.Tensor3D {
+/** a decode step's query positions for the fused kernel (webgpu, cache within its slot limit), else null */
+export function decodePositions(config: ModelConfig, pos: Int32Array, cap: number): DecodePositions | null {
+  if (!useFusedKernels() || cap > DECODE_ATTENTION_MAX_SLOTS) return null;
+  const H = config.nHeads;
+  return { pos: tf.tensor1d(Float32Array.from(pos)), slopes: tf.tensor1d(config.positions === 'alibi' ? alibiSlopes(H) : new Array<number>(H).fill(0)) };
+}
+
+/** q [R,H,n,hd] (unscaled), keys/values [R,H,cap,hd], bias [R,H,n,cap] (or a decode step's positions,
+ *  for the fused kernel) → [R, n, H·hd] */
+export function attendCached(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tensor4D, bias: tf.Tensor4D | DecodePositions, scale: number): tf.Tensor3D {
+  if (!(bias instanceof tf.Tensor)) return decodeAttention(q, keys, values, bias, scale);
   const [R, H, n, hd] = q.shape;
-  const scores = tf.matMul(q, keys, false, true).add(bias); // [R, H, n, cap]
+  const scores = tf.matMul(q.mul(scale), keys, false, true).add(bias); // [R, H, n, cap]
   const p = tf.getBackend() === 'cpu' ? softmaxLast(scores) : tf.softmax(scores); // [R, H, n, cap]
   return tf.matMul(p, values).transpose([0, 2, 1, 3]).reshape([R, n, H * hd]) as tf.Tensor3D; // [R, n, C]
 }

@@ -22,7 +22,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
-import { attendCached, cachedAttentionBias, cachedQkv, cacheRows } from './cachedAttention.ts';
+import { attendCached, cachedAttentionBias, cachedQkv, cacheRows, decodePositions } from './cachedAttention.ts';
+import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
@@ -141,8 +142,9 @@ export class Policy {
   /** one block; `kv`, when decoding, writes this layer's fresh k/v [B,H,T,hd] into the cache and returns
    *  the keys/values to attend over (cachedAttention.ts; no gradient). maskBias is one causal [T, T] (or
    *  one per head) for whole sequences (training) or [B, H, Tq, Tk] per row and head (decoding, and
-   *  training on backends without per-head attention). */
-  private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor | tf.Tensor2D[],
+   *  training on backends without per-head attention), or a decode step's positions (webgpu's fused
+   *  decode attention, kernels/decodeAttention.ts). */
+  private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor | tf.Tensor2D[] | DecodePositions,
     kv?: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
     const C = this.config.dModel;
     const [B, T] = x.shape;
@@ -152,9 +154,10 @@ export class Policy {
     if (kv) {
       const [q, k, v] = cachedQkv(xn, this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`), H); // [B, H, T, hd] each
       const [keys, values] = kv(k, v);
-      y = attendCached(q.mul(1 / Math.sqrt(C / H)), keys, values, maskBias as tf.Tensor4D);
+      y = attendCached(q, keys, values, maskBias as tf.Tensor4D | DecodePositions, 1 / Math.sqrt(C / H));
     } else {
       const qkv = this.linear(xn, `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
+      if (!Array.isArray(maskBias) && !(maskBias instanceof tf.Tensor)) throw new Error('policy: decode positions outside a decode step');
       if (Array.isArray(maskBias) || maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D | tf.Tensor2D[]);
       else {
         // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
@@ -348,7 +351,8 @@ export class Policy {
     const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
     const out = tf.tidy(() => {
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
-      const maskBias = cachedAttentionBias(this.config, pos, B, 1, cap); // [B, H, 1, cap]
+      // webgpu: the fused kernel masks and adds ALiBi itself from the positions; elsewhere [B, H, 1, cap]
+      const maskBias = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, B, 1, cap);
       const rows = on.flatMap((a, b) => (a ? [b] : []));
       const write = scatterPlan(this.config.nHeads, rows, rows.map((b) => lens[b]), rows.map(() => 1), rows.map((b) => b), 1);
       const keys: tf.Tensor4D[] = [];

@@ -1,0 +1,98 @@
+// Attention of one decoding step over the KV cache, in one WebGPU dispatch a layer (Policy.step on
+// webgpu). The plain path is ~6 dispatches a layer — q·Kᵀ, + bias, softmax, ·V, a transpose, the
+// scaling — plus the [B, H, 1, cap] bias itself, built on the CPU every step, uploaded and broadcast
+// over the heads (2 more). This kernel reads the cache where it lies: one workgroup per (row, head), its
+// 64 threads take the row's visible slots (0..pos: the causal mask is the loop bound, no bias tensor)
+// in turn, score them with ALiBi's −m_h·(pos − slot) added in the shader, reduce max and sum in
+// workgroup memory, and the first hd threads each write one output element Σ p·v. Inference only: it
+// has no gradient. Its values match the plain path within float rounding (bench/browser/kernelCheck.ts).
+import * as tf from '@tensorflow/tfjs';
+import { registerWebGPUKernel, type WebGPUBackend, type WebGPUProgram } from './webgpu.ts';
+
+/** the most cache slots a row may hold for this kernel (its scores sit in workgroup memory: 4 KB) */
+export const DECODE_ATTENTION_MAX_SLOTS = 1024;
+const WORKGROUP = 64;
+
+function program(rows: number, hd: number): WebGPUProgram {
+  return {
+    variableNames: ['Q', 'K', 'V', 'Pos', 'Slopes'],
+    outputShape: [rows, hd],
+    shaderKey: 'star_decode_attention',
+    dispatchLayout: { x: [0] },
+    dispatch: [rows, 1, 1],
+    workgroupSize: [WORKGROUP, 1, 1],
+    uniforms: 'scale : f32, heads : i32, cap : i32, hd : i32,',
+    getUserCode: () => `
+      var<workgroup> part : array<f32, ${WORKGROUP}>;
+      var<workgroup> score : array<f32, ${DECODE_ATTENTION_MAX_SLOTS}>;
+      fn main(index : i32) {
+        let row = index / ${WORKGROUP}; // b·H + h
+        let tid = i32(localId.x);
+        let hd = uniforms.hd;
+        let cap = uniforms.cap;
+        let last = min(i32(Pos[row / uniforms.heads]), cap - 1); // the query's own slot: it sees 0..last
+        let slope = Slopes[row % uniforms.heads];
+        let qBase = row * hd;
+        let kBase = row * cap * hd;
+        var m = -3.402823e+38;
+        for (var s = tid; s <= last; s = s + ${WORKGROUP}) {
+          var dot = 0.0;
+          for (var d = 0; d < hd; d = d + 1) { dot = dot + Q[qBase + d] * K[kBase + s * hd + d]; }
+          let v = dot * uniforms.scale + slope * f32(s - last);
+          score[s] = v;
+          m = max(m, v);
+        }
+        part[tid] = m;
+        workgroupBarrier();
+        for (var w = ${WORKGROUP / 2}; w > 0; w = w >> 1) {
+          if (tid < w) { part[tid] = max(part[tid], part[tid + w]); }
+          workgroupBarrier();
+        }
+        let rowMax = part[0];
+        workgroupBarrier();
+        var sum = 0.0;
+        for (var s = tid; s <= last; s = s + ${WORKGROUP}) {
+          let e = exp(score[s] - rowMax);
+          score[s] = e;
+          sum = sum + e;
+        }
+        part[tid] = sum;
+        workgroupBarrier();
+        for (var w = ${WORKGROUP / 2}; w > 0; w = w >> 1) {
+          if (tid < w) { part[tid] = part[tid] + part[tid + w]; }
+          workgroupBarrier();
+        }
+        let total = part[0];
+        if (tid < hd) {
+          var acc = 0.0;
+          for (var s = 0; s <= last; s = s + 1) { acc = acc + score[s] * V[kBase + s * hd + tid]; }
+          result[row * hd + tid] = acc / total;
+        }
+      }`,
+  };
+}
+
+registerWebGPUKernel('StarDecodeAttention', ({ inputs, backend, attrs }) => {
+  const { q, keys, values, pos, slopes } = inputs as Record<string, tf.TensorInfo>;
+  const [B, H, cap, hd] = keys.shape;
+  const scale = (attrs as { scale: number }).scale;
+  return (backend as WebGPUBackend).runWebGPUProgram(program(B * H, hd), [q, keys, values, pos, slopes], 'float32',
+    [{ type: 'float32', data: [scale] }, { type: 'int32', data: [H] }, { type: 'int32', data: [cap] }, { type: 'int32', data: [hd] }]);
+});
+
+/** the positions a decode step's queries sit at, in place of a bias tensor (the kernel masks and adds ALiBi itself) */
+export interface DecodePositions {
+  /** [B] float32: each row's query slot (its length before this token) */
+  pos: tf.Tensor1D;
+  /** [H] float32: ALiBi's slope per head (zeros without ALiBi) */
+  slopes: tf.Tensor1D;
+}
+
+/** q [B, H, 1, hd] (unscaled), keys/values [B, H, cap, hd] → [B, 1, H·hd]; webgpu only (the caller checks) */
+export function decodeAttention(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tensor4D, at: DecodePositions, scale: number): tf.Tensor3D {
+  const [B, H, n, hd] = q.shape;
+  if (n !== 1) throw new Error(`decodeAttention: one query a row, got ${n}`);
+  if (keys.shape[2] > DECODE_ATTENTION_MAX_SLOTS) throw new Error(`decodeAttention: ${keys.shape[2]} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
+  const y = tf.engine().runKernel('StarDecodeAttention', { q, keys, values, pos: at.pos, slopes: at.slopes }, { scale }) as tf.Tensor; // [B·H, hd]
+  return y.reshape([B, 1, H * hd]);
+}
