@@ -62,7 +62,12 @@ function writeRowsKernel({ inputs, backend, attrs }: { inputs: tf.NamedTensorInf
   const heap = new Float32Array((wasm.wasm as unknown as { HEAPU8: Uint8Array }).HEAPU8.buffer);
   const to = wasm.dataIdMap.get(x.dataId)!.memoryOffset / 4;
   const from = wasm.dataIdMap.get(fresh.dataId)!.memoryOffset / 4;
-  for (let i = 0; i < dst.length; i++) heap.copyWithin(to + dst[i] * width, from + src[i] * width, from + (src[i] + 1) * width);
+  for (let i = 0; i < dst.length;) {
+    let run = 1; // rows consecutive on both sides (a prefill's tokens of one head): one copy
+    while (i + run < dst.length && dst[i + run] === dst[i] + run && src[i + run] === src[i] + run) run++;
+    heap.copyWithin(to + dst[i] * width, from + src[i] * width, from + (src[i] + run) * width);
+    i += run;
+  }
   wasm.incRef(x.dataId);
   return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
 }
