@@ -2,7 +2,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './transformer.ts';
 import { cacheRows } from './cachedAttention.ts';
-import { wasmWriteRowsInPlace, writableInPlace } from './kernels/wasmRows.ts';
+import { writableInPlace, writeRowsInPlace } from './kernels/inPlaceRows.ts';
 
 /**
  * Keys and values of every layer for `batch` rows, [B, H, capacity, hd] each, plus each row's length.
@@ -105,8 +105,9 @@ export class KVCache {
 
 /**
  * Writes fresh keys/values into cache rows with one tensorScatterUpdate per tensor (on cpu a memcpy
- * plus the new rows; a masked blend over the whole cache was ~800× slower). On wasm, when the cache
- * tensor alone holds its memory, the rows are written in place instead (wasmWriteRowsInPlace: no copy
+ * plus the new rows; a masked blend over the whole cache was ~800× slower). On wasm (and on webgpu with
+ * the fused kernels: one dispatch instead of a Tile of the whole cache and a scatter), when the cache
+ * tensor alone holds its memory, the rows are written in place instead (writeRowsInPlace: no copy
  * of the whole cache, a decode step 17–23 → 11–12 ms at batch 64); the old tensor then shows the new
  * rows too, which is safe because the cache disposes it at once (replace). Token k of fresh row j
  * (fresh: [R, H, n, hd]) goes to cache row rows[j], slot starts[j] + k, for k < counts[j].
@@ -144,9 +145,9 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
     const bad = rows.find((r) => r < 0 || r >= B);
     if (bad !== undefined) throw new Error(`scatterPlan: row ${bad} outside the cache's batch of ${B}`);
     if (fresh.size / hd < M) throw new Error(`scatterPlan: ${M} writes but only ${fresh.size / hd} fresh rows`);
-    if (writableInPlace(cache)) { // wasm: the fresh rows written into the cache's own memory
+    if (writableInPlace(cache)) { // wasm, webgpu: the fresh rows written into the cache's own memory
       const dst = Array.from({ length: M }, (_, i) => (indices[3 * i] * H + indices[3 * i + 1]) * cap + indices[3 * i + 2]);
-      return wasmWriteRowsInPlace(cache, fresh, dst, sources, hd);
+      return writeRowsInPlace(cache, fresh, dst, sources, hd);
     }
     const flat = fresh.reshape([-1, hd]); // [(R·H·n), hd]
     const updates = sourcesT ? tf.gather(flat, sourcesT) // [M, hd]

@@ -8,7 +8,7 @@ import { sampleTokens } from '../../src/model/sampling.ts';
 import { matMul } from '../../src/model/ops.ts';
 import { cacheRows } from '../../src/model/cachedAttention.ts';
 import { scatterPlan } from '../../src/model/kvcache.ts';
-import { writableInPlace } from '../../src/model/kernels/wasmRows.ts';
+import { writableInPlace } from '../../src/model/kernels/inPlaceRows.ts';
 import { SftTrainer } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 
