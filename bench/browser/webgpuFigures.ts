@@ -21,7 +21,7 @@ import { VOCAB } from '../../src/agent/vocab.ts';
 import { installDispatchCounter, type DispatchCounter } from './dispatchCounter.ts';
 import { setFusedKernels } from '../../src/model/kernels/webgpu.ts';
 import { setCompileAhead } from '../../src/model/kernels/compileAhead.ts';
-import { setMatmulProgram, type MatmulProgram } from './matmulProgram.ts';
+import { decodingMatmul, setDecodingMatmul, type MatmulProgram } from '../../src/model/kernels/matmulProgram.ts';
 import { loadStartingPoint } from '../../src/worker/startingPoint.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { rollout } from '../../src/agent/rollout.ts';
@@ -114,45 +114,63 @@ async function optimizerDispatches(counter: DispatchCounter): Promise<{ dispatch
   return { dispatches, leak };
 }
 
-/** seconds of a first rollout (4 RL queries, the shipped s checkpoint) with no shader compiled yet:
- *  KV-cache prefills and decode steps at the batch sizes and lengths a rollout meets */
-async function firstRolloutS(): Promise<{ seconds: number; tokens: number }> {
+/** seconds of a first rollout (4 RL queries, the shipped s checkpoint) with no shader compiled yet —
+ *  KV-cache prefills and decode steps at the batch sizes and lengths a rollout meets — then of the
+ *  same rollout again, every shader compiled */
+async function rolloutSeconds(): Promise<{ first: number; warm: number; tokens: number }> {
   const start = await loadStartingPoint({ kind: 'shipped', scale: 's' });
   try {
     const env = rlEnvironment(start.origin, { trainSize: 64, mix: [4, 3, 3] });
-    const t0 = performance.now();
-    const eps = await rollout(start.policy, env.train.slice(0, 4).map((query) => ({ kind: 'travel' as const, query })), { world: env.world, rng: new Rng(3) });
-    return { seconds: (performance.now() - t0) / 1000, tokens: eps.reduce((s, e) => s + e.tokens.length, 0) };
+    const tasks = env.train.slice(0, 4).map((query) => ({ kind: 'travel' as const, query }));
+    let t0 = performance.now();
+    const eps = await rollout(start.policy, tasks, { world: env.world, rng: new Rng(3) });
+    const first = (performance.now() - t0) / 1000;
+    t0 = performance.now();
+    await rollout(start.policy, tasks, { world: env.world, rng: new Rng(3) });
+    return { first, warm: (performance.now() - t0) / 1000, tokens: eps.reduce((s, e) => s + e.tokens.length, 0) };
   } finally {
     start.policy.dispose();
   }
 }
 
-/** the first SFT step, a warm one and a first rollout with each of tfjs's matmul programs, every
- *  pipeline compiled afresh for each (matmulProgram.ts says why the lab keeps tfjs's choice) */
+/** tfjs's matmul program for every matMul: -1 lets it choose per shape, 2 is MatMulSmallOutputSize */
+function setTrainingMatmul(choice: MatmulProgram): void {
+  tf.env().set('WEBGPU_MATMUL_PROGRAM_TYPE', choice === 'small' ? 2 : -1);
+}
+
+/** the first SFT step, a warm one, a first rollout and a warm one with each of tfjs's matmul programs,
+ *  every pipeline compiled afresh for each (src/model/kernels/matmulProgram.ts: why the lab keeps tfjs's
+ *  choice) */
 async function matmulProgramFigures(report: Report, counter: DispatchCounter, shapes: Shapes): Promise<void> {
-  const figures: Partial<Record<MatmulProgram, { train: Awaited<ReturnType<typeof trainFigures>>; rollout: Awaited<ReturnType<typeof firstRolloutS>> }>> = {};
+  const lab = decodingMatmul();
+  const figures: Partial<Record<MatmulProgram, { train: Awaited<ReturnType<typeof trainFigures>>; rollout: Awaited<ReturnType<typeof rolloutSeconds>> }>> = {};
   try {
     for (const choice of ['small', 'auto'] as const) { // small first: the second measured has the warmer JS
-      setMatmulProgram(choice);
+      setTrainingMatmul(choice);
       clearPipelineCache();
       const train = await trainFigures(counter, shapes, 2);
+      setTrainingMatmul('auto');
+      setDecodingMatmul(choice);
       clearPipelineCache();
-      figures[choice] = { train, rollout: await firstRolloutS() };
+      figures[choice] = { train, rollout: await rolloutSeconds() };
     }
   } finally {
-    setMatmulProgram('auto'); // tfjs's choice, the lab's
+    setTrainingMatmul('auto');
+    setDecodingMatmul(lab);
   }
   const { auto, small } = figures as Record<MatmulProgram, NonNullable<(typeof figures)['auto']>>;
   const first = `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet`;
+  const rolloutNote = `4 RL queries, ${auto.rollout.tokens} tokens (small: ${small.rollout.tokens})`;
   report('webgpu.first_step_s.train.matmul_auto', auto.train.firstS, 's', `${first}, tfjs's choice (MatMulPacked for most)`);
   report('webgpu.first_step_s.train.matmul_small', small.train.firstS, 's', `${first}, every matmul MatMulSmallOutputSize`);
   report('webgpu.first_step_speedup.matmul_small', auto.train.firstS / small.train.firstS, '×', 'first SFT step: tfjs\'s choice over the small program');
   report('webgpu.step_ms.train.matmul_auto', auto.train.stepMs, 'ms', 'a warm SFT step (mean of 3), tfjs\'s choice');
   report('webgpu.step_ms.train.matmul_small', small.train.stepMs, 'ms', 'the same, the small program');
-  report('webgpu.first_rollout_s.matmul_auto', auto.rollout.seconds, 's', `first rollout of 4 RL queries (${auto.rollout.tokens} tokens), no shader compiled yet, tfjs's choice`);
-  report('webgpu.first_rollout_s.matmul_small', small.rollout.seconds, 's', `the same, the small program (${small.rollout.tokens} tokens)`);
-  report('webgpu.first_rollout_speedup.matmul_small', auto.rollout.seconds / small.rollout.seconds, '×', 'first rollout: tfjs\'s choice over the small program');
+  report('webgpu.first_rollout_s.matmul_auto', auto.rollout.first, 's', `first rollout, no shader compiled yet, tfjs's choice; ${rolloutNote}`);
+  report('webgpu.first_rollout_s.matmul_small', small.rollout.first, 's', 'the same, every decoding matmul MatMulSmallOutputSize');
+  report('webgpu.first_rollout_speedup.matmul_small', auto.rollout.first / small.rollout.first, '×', 'first rollout: tfjs\'s choice over the small program');
+  report('webgpu.rollout_s.warm.matmul_auto', auto.rollout.warm, 's', 'the same rollout again, every shader compiled, tfjs\'s choice');
+  report('webgpu.rollout_s.warm.matmul_small', small.rollout.warm, 's', 'the same, the small program');
 }
 
 /** only the matmul programs' side by side (bench.html?only=matmul) */

@@ -24,6 +24,7 @@ import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
 import { attendCached, cachedAttentionBias, cachedQkv, cacheRows, decodePositions } from './cachedAttention.ts';
 import type { DecodePositions } from './kernels/decodeAttention.ts';
+import { whileDecoding } from './kernels/matmulProgram.ts';
 import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
@@ -310,7 +311,7 @@ export class Policy {
     live.forEach(([, i], j) => tokens[i].forEach((t, k) => { ids[j * n + k] = this.checkToken(t); }));
     for (let j = 0; j < R; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
     const rowIdx = live.map(([r]) => r);
-    const next = tf.tidy(() => {
+    const next = whileDecoding(() => tf.tidy(() => {
       const posT = tf.tensor2d(pos, [R, n], 'int32'); // slot of token k of row j
       const maskBias = cachedAttentionBias(this.config, pos, R, n, cap); // [R, H, n, cap]: query k of row j sees slots ≤ len_j + k
       const write = scatterPlan(this.config.nHeads, rowIdx, lens, counts, live.map((_, j) => j), n);
@@ -327,7 +328,7 @@ export class Policy {
         });
       }
       return { keys, values };
-    });
+    }));
     cache.replace(next.keys, next.values);
     live.forEach(([r], j) => cache.advance(r, counts[j]));
   }
@@ -349,7 +350,7 @@ export class Policy {
     const cap = cache.capacity;
     const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
     const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
-    const out = tf.tidy(() => {
+    const out = whileDecoding(() => tf.tidy(() => {
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
       // webgpu: the fused kernel masks and adds ALiBi itself from the positions; elsewhere [B, H, 1, cap]
       const maskBias = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, B, 1, cap);
@@ -368,7 +369,7 @@ export class Policy {
       }
       const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
       return { logits, keys, values };
-    });
+    }));
     cache.replace(out.keys, out.values);
     for (let b = 0; b < B; b++) if (on[b]) cache.advance(b, 1);
     return out.logits;
