@@ -130,12 +130,14 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
   });
   const M = sources.length;
   if (M === 0) return (cache) => cache.clone();
-  const indicesT = tf.tensor2d(indices, [M, 3], 'int32');
   // sources 0..M-1 in order: the updates are the first M fresh rows. That is all of `fresh` only when
   // every fresh row is written in full; when the written rows are a prefix (step() with only rows
   // 0..k-1 active) it is a leading slice, never the whole tensor (the old `updates = flat` crashed here).
   const prefix = sources.every((src, i) => src === i);
-  const sourcesT = prefix ? null : tf.tensor1d(sources, 'int32');
+  // made on first use, once per plan (a step writes every layer's keys and values with one plan): the
+  // scatter's index tensors only on the copying path, the in-place path's row offsets for its capacity
+  let scatterIndices: { indices: tf.Tensor2D; sources: tf.Tensor1D | null } | null = null;
+  let inPlace: { cap: number; dst: number[] } | null = null;
   return (cache, fresh) => {
     const [B, cacheH, cap, hd] = cache.shape;
     if (cacheH !== H || fresh.shape[1] !== H || fresh.shape[2] !== n || fresh.shape[3] !== hd) {
@@ -146,12 +148,13 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
     if (bad !== undefined) throw new Error(`scatterPlan: row ${bad} outside the cache's batch of ${B}`);
     if (fresh.size / hd < M) throw new Error(`scatterPlan: ${M} writes but only ${fresh.size / hd} fresh rows`);
     if (writableInPlace(cache)) { // wasm, webgpu: the fresh rows written into the cache's own memory
-      const dst = Array.from({ length: M }, (_, i) => (indices[3 * i] * H + indices[3 * i + 1]) * cap + indices[3 * i + 2]);
-      return writeRowsInPlace(cache, fresh, dst, sources, hd);
+      if (inPlace?.cap !== cap) inPlace = { cap, dst: Array.from({ length: M }, (_, i) => (indices[3 * i] * H + indices[3 * i + 1]) * cap + indices[3 * i + 2]) };
+      return writeRowsInPlace(cache, fresh, inPlace.dst, sources, hd);
     }
+    scatterIndices ??= { indices: tf.tensor2d(indices, [M, 3], 'int32'), sources: prefix ? null : tf.tensor1d(sources, 'int32') };
     const flat = fresh.reshape([-1, hd]); // [(R·H·n), hd]
-    const updates = sourcesT ? tf.gather(flat, sourcesT) // [M, hd]
+    const updates = scatterIndices.sources ? tf.gather(flat, scatterIndices.sources) // [M, hd]
       : flat.shape[0] === M ? flat : flat.slice([0, 0], [M, hd]);
-    return tf.tensorScatterUpdate(cache, indicesT, updates);
+    return tf.tensorScatterUpdate(cache, scatterIndices.indices, updates);
   };
 }
