@@ -122,16 +122,11 @@ export async function runsTests({ page, base, results, test, assert, attr, store
     assert(first === 'e2e-run-1' || first?.startsWith('e2e-run-1-import'), `imported as: ${text}`);
     await row(first).waitFor({ timeout: 10_000 });
     assert((await count()) === before + 1, 'the run count did not grow by one');
-    // the row is listed as soon as the run record is; its results follow when its metric points are
-    // read (a second IndexedDB read), so wait for them rather than read the cells at once
+    // the row is listed from the run record; its results follow a second read (its metric points)
+    await page.waitForSelector(`[data-testid=runs-row][data-run-id="${first}"][data-results=read]`, { timeout: 15_000 });
     const cell = (name) => row(first).locator(`[data-testid=cell-${name}]`).innerText();
-    const want = JSON.stringify([EXPECTED.startSuccess, EXPECTED.startOod, EXPECTED.finalSuccess, EXPECTED.finalOod]);
-    let shown = [];
-    for (const until = Date.now() + 15_000; Date.now() < until; await page.waitForTimeout(100)) {
-      shown = [await cell('start-success'), await cell('start-ood'), await cell('final-success'), await cell('final-ood')];
-      if (JSON.stringify(shown) === want) break;
-    }
-    assert(JSON.stringify(shown) === want, `results shown: ${shown.join(', ')}`);
+    const shown = [await cell('start-success'), await cell('start-ood'), await cell('final-success'), await cell('final-ood')];
+    assert(JSON.stringify(shown) === JSON.stringify([EXPECTED.startSuccess, EXPECTED.startOod, EXPECTED.finalSuccess, EXPECTED.finalOod]), `results shown: ${shown.join(', ')}`);
     const rowText = await row(first).innerText();
     assert(/ARPO/.test(rowText) && /Curriculum/.test(rowText) && /webgpu · e2e fixture/.test(rowText) && /45 s/.test(rowText), `the row lacks its setup, backend or duration: ${rowText}`);
   }, G);
