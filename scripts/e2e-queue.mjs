@@ -5,7 +5,7 @@
 // resumes it by itself from that checkpoint with the curve up to it kept, the queue (3 runs) is
 // still there, and when the run completes the queue starts the next one (stopped here, for time).
 // On the wasm backend: a step takes seconds there, minutes on SwiftShader's WebGPU.
-import { storedPoints } from './e2e-store.mjs';
+import { checkpointKeys, storedPoints, writeQueueRecord } from './e2e-store.mjs';
 
 /** the RL test's tiny ARPO for 8 steps (~2-3 s each on wasm: a reload after the pause lands mid-run), evaluated at 0, 4 and 8 */
 const STEPS = 8;
@@ -17,38 +17,14 @@ export async function queueTests({ page, base, results, test, assert, attr, join
   const waitStatus = (want, timeout = 240_000) =>
     page.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === w, want, { timeout });
   const trainPoints = async () => Number(await attr('[data-testid=rl-charts]', 'data-points'));
-  /** the lab's IndexedDB, read or written from the page (no eval there: the page's CSP forbids it) */
-  const inDb = (op, arg) =>
-    page.evaluate(
-      ([op, a]) =>
-        new Promise((ok, fail) => {
-          const open = indexedDB.open('star-lab');
-          open.onerror = () => fail(open.error);
-          open.onsuccess = () => {
-            const db = open.result;
-            const done = (v) => (db.close(), ok(v));
-            const range = () => IDBKeyRange.bound([a], [a, []]);
-            if (op === 'checkpointSteps') {
-              const r = db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(range());
-              r.onsuccess = () => done(r.result.map((k) => k[1]));
-            } else {
-              const tx = db.transaction('queue', 'readwrite');
-              tx.objectStore('queue').put(a, 'current');
-              tx.oncomplete = () => done(true);
-            }
-          };
-        }),
-      [op, arg],
-    );
-  const checkpointSteps = (runId) => inDb('checkpointSteps', runId);
-  const writeQueueRecord = (value) => inDb('writeQueue', value);
+  const checkpointSteps = async (runId) => (await checkpointKeys(page, runId)).map((k) => k[1]);
   const queueItems = () => page.locator('[data-testid=queue-item]').evaluateAll((els) => els.map((e) => [e.dataset.status, e.dataset.runId]));
 
   await test('queue: a corrupt stored run queue is skipped with a notice, and the page works', async () => {
     await page.goto('about:blank');
     await page.goto(`${base}?backend=wasm#${RL_WASM}`);
     await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
-    await writeQueueRecord({ items: 'half-written', held: 3 });
+    await writeQueueRecord(page, { items: 'half-written', held: 3 });
     await page.reload();
     const notice = page.locator('[data-testid=queue-notice]');
     await notice.waitFor({ timeout: 30_000 });
@@ -61,7 +37,7 @@ export async function queueTests({ page, base, results, test, assert, attr, join
   /** after a failure: nothing queued may outlive this test (the next page load would start it) */
   const dropQueue = async () => {
     for (const id of ['queue-cancel', 'stop']) await page.locator(`[data-testid=${id}]:enabled`).click({ timeout: 2_000 }).catch(() => {});
-    await writeQueueRecord({ items: [], held: false, nextId: 1, savedAt: 0 }).catch(() => {});
+    await writeQueueRecord(page, { items: [], held: false, nextId: 1, savedAt: 0 }).catch(() => {});
   };
 
   await test('queue: an RL run pauses and resumes; a reload mid-grid resumes it from its checkpoint, the queue survives and carries on (wasm)', async () => {

@@ -6,7 +6,7 @@
 // checkpoints frees it; a corrupt stored run is skipped with a notice.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { storedPoints } from './e2e-store.mjs';
+import { checkpointKeys as storedCheckpointKeys, storedPoints } from './e2e-store.mjs';
 
 /** SFT on the cpu backend, long enough to stay running through the group (stopped at the end) */
 const LONG_SFT = 'stage=sft&steps=3000&seed=5&scale=s&worldSize=tiny&trainSize=40';
@@ -37,18 +37,7 @@ export async function robustTests({ page, context, base, dist, results, test, as
   /** the newest training worker (after a restart the old one is gone) */
   const trainingWorker = () => page.workers().filter((w) => w.url().includes('trainingWorker')).at(-1);
   const storedSteps = async (id) => (await storedPoints(page, id)).map((p) => p.step);
-  const checkpointKeys = () =>
-    page.evaluate(
-      () =>
-        new Promise((ok, fail) => {
-          const open = indexedDB.open('star-lab');
-          open.onerror = () => fail(open.error);
-          open.onsuccess = () => {
-            const all = open.result.transaction('checkpoints').objectStore('checkpoints').getAllKeys();
-            all.onsuccess = () => (open.result.close(), ok(all.result));
-          };
-        }),
-    );
+  const checkpointKeys = () => storedCheckpointKeys(page);
   const contiguous = (steps) => steps.every((s, i) => s === i + 1);
 
   await test('robust: the page requests nothing beyond its origin and passes its CSP in every view and backend', async () => {

@@ -1,16 +1,46 @@
-// Reading the page's IndexedDB from the browser tests (the lab's own store, 'star-lab').
+// The page's IndexedDB (the lab's own store, 'star-lab') read or written from the browser tests, by
+// the page's own indexedDB: one function handed to page.evaluate (the page's CSP forbids eval, and
+// this is not eval), its operation named by `op`.
 
-/** a run's stored metric points, in step order (the metrics store is keyed [runId, step]) */
-export const storedPoints = (page, runId) =>
-  page.evaluate(
-    (id) =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('star-lab');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction('metrics').objectStore('metrics').getAll(IDBKeyRange.bound([id], [id, []]));
-          all.onsuccess = () => (open.result.close(), ok(all.result));
-        };
-      }),
-    runId,
-  );
+/** runs in the page: one operation on the lab's store, which is closed again afterwards */
+const inStore = ([op, arg]) =>
+  new Promise((ok, fail) => {
+    const open = indexedDB.open('star-lab');
+    open.onerror = () => fail(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const done = (value) => (db.close(), ok(value));
+      const answer = (request) => {
+        request.onsuccess = () => done(request.result);
+        request.onerror = () => fail(request.error);
+      };
+      // metrics and checkpoints are keyed [runId, step]
+      const ofRun = () => IDBKeyRange.bound([arg], [arg, []]);
+      if (op === 'counts') {
+        const names = ['runs', 'metrics', 'checkpoints', 'episodes'].filter((n) => db.objectStoreNames.contains(n));
+        const tx = db.transaction(names);
+        const counts = {};
+        for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
+        tx.oncomplete = () => done(counts);
+      } else if (op === 'points') answer(db.transaction('metrics').objectStore('metrics').getAll(ofRun()));
+      else if (op === 'checkpointKeys') answer(db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(arg === undefined ? undefined : ofRun()));
+      else if (op === 'writeQueue') {
+        const tx = db.transaction('queue', 'readwrite');
+        tx.objectStore('queue').put(arg, 'current');
+        tx.oncomplete = () => done(true);
+        tx.onerror = () => fail(tx.error);
+      } else fail(new Error(`unknown store operation ${op}`));
+    };
+  });
+
+/** a run's stored metric points, in step order */
+export const storedPoints = (page, runId) => page.evaluate(inStore, ['points', runId]);
+
+/** the lab store's record counts: { runs, metrics, checkpoints, episodes } */
+export const storeCounts = (page) => page.evaluate(inStore, ['counts']);
+
+/** the stored checkpoints' keys, [runId, step]: every run's, or `runId`'s */
+export const checkpointKeys = (page, runId) => page.evaluate(inStore, ['checkpointKeys', runId]);
+
+/** writes the run queue's record as it is (to store a corrupt one) */
+export const writeQueueRecord = (page, value) => page.evaluate(inStore, ['writeQueue', value]);

@@ -26,7 +26,9 @@ import { chromium } from 'playwright-core';
 import { robustTests } from './e2e-robust.mjs';
 import { runsTests } from './e2e-runs.mjs';
 import { queueTests } from './e2e-queue.mjs';
-import { storedPoints } from './e2e-store.mjs';
+import { storeCounts, storedPoints } from './e2e-store.mjs';
+import { rlTests } from './e2e-rl.mjs';
+import { startingPointTests } from './e2e-starting-point.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -40,17 +42,9 @@ const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
 const checkpointDir = resolve(process.env.E2E_CHECKPOINT || shippedCheckpoint);
 const STEPS = 5;
 // the browser's SFT config, explicit: a tiny world (the smoke-test scale: a quarter-width model, context 256), 40 queries
-// SwiftShader runs this model at seconds per step after ~60-90 s of shader compiles (closing note),
+// SwiftShader runs this model at seconds per step after ~20 s of shader compiles (README, Speed),
 // so the webgpu run is short, at a higher learning rate; pause/resume/stop run on `cpu`.
 const SFT = `stage=sft&steps=${STEPS}&seed=3&scale=s&worldSize=tiny&trainSize=40&sftLearningRate=0.01`;
-// the browser's RL config: ARPO from the shipped s-tiny checkpoint (preset s, context 576), one step of
-// one query with a budget of two rollouts, the second always branched (α = 1), evaluated at the start and
-// the end on two unseen tool-QA tasks (short episodes; no validation trip). SwiftShader's CPU-emulated GPU
-// decodes a token of this model in 0.1-0.5 s (dispatch-bound), so seed 6 is chosen for its first query,
-// a 3-day trip (~150-token rollouts on wasm; seed 2's 5-day trip took twice as long). GRPO and DAPO run
-// the same job and page code and are tested in Node, with validation trips (test/worker/rlJob.test.ts).
-const RL_STEPS = 1;
-const RL = `stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=${RL_STEPS}&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6`;
 
 if (!existsSync(join(dist, 'index.html'))) {
   console.error('e2e: dist/ is missing; run `npx vite build` first (npm test does).');
@@ -169,46 +163,6 @@ async function assertEpisodeShown() {
   }
 }
 
-// ---- starting-point helpers: the s-tiny files, routed or altered, and the store's record counts ----
-const SP_FILES = ['model.json', 'weights.bin', 'card.json'];
-const checkpointFile = (f) => readFileSync(join(checkpointDir, f));
-/** the lab store's record counts, read from the page */
-const storeCounts = () =>
-  page.evaluate(
-    () =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('star-lab');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          const names = ['runs', 'metrics', 'checkpoints', 'episodes'].filter((n) => db.objectStoreNames.contains(n));
-          const tx = db.transaction(names);
-          const counts = {};
-          for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
-          tx.oncomplete = () => (db.close(), ok(counts));
-        };
-      }),
-  );
-/** serves the s-tiny files through the browser context (the worker's fetches included), `change` altering one */
-async function routeCheckpoint(change = {}) {
-  await context.unroute('**/checkpoints/s-tiny/*');
-  await context.route('**/checkpoints/s-tiny/*', (route) => {
-    const file = new URL(route.request().url()).pathname.split('/').pop();
-    if (change[file]) return route.fulfill(change[file]);
-    if (!SP_FILES.includes(file)) return route.fulfill({ status: 404, body: 'not found' });
-    return route.fulfill({ status: 200, contentType: file.endsWith('.json') ? 'application/json' : 'application/octet-stream', body: checkpointFile(file) });
-  });
-}
-async function openStartingPoint(wanted) {
-  await page.goto('about:blank');
-  await page.goto(`${base}?backend=cpu#scale=s&worldSize=tiny`);
-  const card = page.locator('[data-testid=starting-point]');
-  await page.waitForFunction((w) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === w, wanted, { timeout: 60_000 }).catch(async () => {
-    throw new Error(`starting point is ${await card.getAttribute('data-state')}, expected ${wanted}: ${await card.innerText()}`);
-  });
-  return card;
-}
-
 const started = Date.now();
 let runId = null;
 const timings = {};
@@ -238,18 +192,7 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
   console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`);
   runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
   // real gradients reach the weights (webgpu once summed the norm to 0 and still "trained" via Adam)
-  const norms = await page.evaluate(
-    (id) =>
-      new Promise((ok, fail) => {
-        const open = indexedDB.open('star-lab');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction('metrics').objectStore('metrics').getAll();
-          all.onsuccess = () => ok(all.result.filter((p) => p.runId === id).map((p) => p.values['charts/grad_norm']));
-        };
-      }),
-    runId,
-  );
+  const norms = (await storedPoints(page, runId)).map((p) => p.values['charts/grad_norm']);
   assert(norms.length === STEPS && norms.every((n) => Number.isFinite(n) && n > 1e-3), `gradient norms on webgpu: ${norms.join(', ')}`);
   await page.screenshot({ path: join(results, '2-trained.png'), fullPage: true });
 });
@@ -272,7 +215,7 @@ await test('the run and its curve are listed after a reload', async () => {
 
 await test('the SFT run can be chosen as the starting point; its checkpoint loads', async () => {
   assert(runId, 'no run id from the SFT test');
-  const before = await storeCounts();
+  const before = await storeCounts(page);
   await page.locator('[data-testid=starting-choice]').selectOption(runId);
   await page.waitForFunction(
     (id) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === 'ready' &&
@@ -284,112 +227,11 @@ await test('the SFT run can be chosen as the starting point; its checkpoint load
   });
   const label = await page.locator('[data-testid=starting-point-label]').innerText();
   assert(label === `run ${runId} at step ${STEPS}`, `label: ${label}`);
-  assert(JSON.stringify(await storeCounts()) === JSON.stringify(before), 'loading a run as the starting point changed the store');
+  assert(JSON.stringify(await storeCounts(page)) === JSON.stringify(before), 'loading a run as the starting point changed the store');
 });
 
-// ---- RL in the browser: GRPO from the shipped s-tiny checkpoint, on webgpu ----------------------------
-const chartAttr = async (name) => Number(await attr('[data-testid=rl-charts]', name));
-
-async function clickStart() {
-  assert((await attr('[data-testid=start]', 'disabled')) === null, 'Start is disabled');
-  assert((await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'), 'the Start button does not start RL');
-  await page.locator('[data-testid=start]').click();
-}
-
-/** opens an RL link on webgpu, starts it (`start`: by default the Lab view's Start button) and waits for the
- *  end (screenshot `shot`-running.png once the step-0 evaluation is in) */
-async function runRl(hash, shot, start = clickStart) {
-  await page.goto('about:blank');
-  await page.goto(`${base}#${hash}`);
-  await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
-  const backend = await attr('[data-testid=backend]', 'data-backend');
-  assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
-  const t0 = Date.now();
-  await start();
-  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 90_000 });
-  const startedMs = Date.now() - t0;
-  const seen = { evalsWhileRunning: 0, pointsWhileRunning: 0, phases: new Set() };
-  let status = '';
-  let shotTaken = false;
-  const deadline = Date.now() + 480_000; // SwiftShader on a busy 2-core machine: minutes
-  while (Date.now() < deadline) {
-    status = await attr('[data-testid=run-status]', 'data-status');
-    if (status === 'running') {
-      seen.evalsWhileRunning = Math.max(seen.evalsWhileRunning, await chartAttr('data-evals'));
-      seen.pointsWhileRunning = Math.max(seen.pointsWhileRunning, await chartAttr('data-points'));
-      const phase = await attr('[data-testid=run-status]', 'data-phase');
-      if (phase) seen.phases.add(phase);
-      if (!shotTaken && seen.evalsWhileRunning >= 1) {
-        shotTaken = true;
-        await page.screenshot({ path: join(results, `${shot}-running.png`), fullPage: true });
-      }
-    }
-    if (['completed', 'failed', 'stopped'].includes(status)) break;
-    await page.waitForTimeout(200);
-  }
-  const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
-  assert(status === 'completed', `RL run ended as ${status || 'nothing'} ${error}`);
-  const id = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
-  const points = await storedPoints(page, id);
-  return { id, seen, startedMs, totalMs: Date.now() - t0, points };
-}
-
-await test('a finding\'s grid queues; its first run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn; the cancelled rest never starts', async () => {
-  let runsBefore = 0;
-  const run = await runRl(`finding=T7&${RL}`, 'rl', async () => {
-    runsBefore = (await storeCounts()).runs ?? 0;
-    await queueFindingGrid();
-  });
-  assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
-  await page.waitForTimeout(3000); // time for a wrongly queued next run to start
-  assert((await attr('[data-testid=run-status]', 'data-status')) === 'completed', 'another run started after the queue was cancelled');
-  assert(((await storeCounts()).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
-  assert(run.seen.evalsWhileRunning >= 1, 'the step-0 evaluation did not reach the curves while running');
-  assert(run.seen.phases.has('evaluating the starting point'), `phases seen: ${[...run.seen.phases].join(', ') || 'none'}`);
-  assert((await chartAttr('data-points')) === RL_STEPS, `charts have ${await chartAttr('data-points')} training points, expected ${RL_STEPS}`);
-  assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
-  assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
-  const [start, step] = run.points;
-  for (const key of ['reward/mean', 'success', 'delivery', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
-    assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
-  }
-  assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
-  assert(start.values['eval/success'] === undefined, 'an evaluation without validation queries reported a success rate');
-  // the default charts, each with its points; the curriculum's stage (Sum at the first step)
-  const plots = Object.fromEntries(await page.locator('[data-testid=metric-plot]').evaluateAll((els) => els.map((e) => [e.dataset.metric, Number(e.dataset.count)])));
-  assert(plots['reward/mean'] === RL_STEPS && plots['eval/ood_accuracy'] === 2 && plots['eval/success'] === 0, `plots: ${JSON.stringify(plots)}`);
-  const stage = await attr('[data-testid=curriculum-stage]', 'data-stage');
-  assert(stage === 'sum', `curriculum stage shown: ${stage}`);
-  // the metric picker adds a chart
-  await page.locator('[data-testid=metric-picker-toggle]').click();
-  await page.locator('[data-testid="metric-clip_frac"]').click();
-  await page.locator('[data-testid=metric-plot][data-metric=clip_frac]').waitFor({ timeout: 5_000 });
-  const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
-  assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
-  assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
-  // the kept rollouts: reward, advantage, and the group as ARPO's tree with a branch at its fork
-  await page.locator('[data-testid=sample-episode]').waitFor({ timeout: 15_000 });
-  const rl = page.locator('[data-testid=episode-rl]');
-  assert(Number.isFinite(Number(await rl.getAttribute('data-reward'))) && Number.isFinite(Number(await rl.getAttribute('data-advantage'))), 'reward/advantage missing');
-  const tree = page.locator('[data-testid=branch-tree]');
-  assert(Number(await tree.getAttribute('data-nodes')) === 2 && Number(await tree.getAttribute('data-branches')) === 1, `tree: ${await tree.getAttribute('data-nodes')} nodes, ${await tree.getAttribute('data-branches')} branches`);
-  const forks = await page.locator('[data-testid=tree-node]').evaluateAll((els) => els.map((e) => [e.dataset.parent, Number(e.dataset.fork)]));
-  assert(forks.some(([parent, fork]) => parent !== '' && fork > 0), `tree nodes: ${JSON.stringify(forks)}`);
-  assert((await tree.innerText()).includes('fork @'), 'the fork position is not labelled');
-  await assertEpisodeShown();
-  timings.rlStartS = Math.round(run.startedMs / 100) / 10;
-  timings.rlStep0EvalS = Math.round(start.values['eval/seconds']);
-  timings.rlStepS = Math.round(step.values.stepMs / 1000);
-  timings.rlRolloutS = Math.round(step.values['time/rollout']);
-  timings.rlUpdateS = Math.round(step.values['time/update']);
-  timings.rlEvalS = Math.round(step.values['eval/seconds']);
-  timings.rlTotalS = Math.round(run.totalMs / 1000);
-  console.log(`      ready in ${timings.rlStartS}s; step-0 evaluation ${timings.rlStep0EvalS}s; step 1 ${timings.rlStepS}s (rollouts ${timings.rlRolloutS}s, update ${timings.rlUpdateS}s, evaluation ${timings.rlEvalS}s); ${timings.rlTotalS}s in all`);
-  await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
-  await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
-  await page.locator('[data-testid=queue-clear]').click();
-  await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
-}, 'rl');
+// ---- RL in the browser: a finding's grid, its first run (ARPO) on webgpu (e2e-rl.mjs) ----------------
+await rlTests({ page, base, results, test, assert, attr, timings, assertEpisodeShown });
 
 // ---- the run queue across reloads, RL pause/resume (group rl; alone: queue) --------------------------
 await queueTests({ page, base, results, test, assert, attr, join });
@@ -406,65 +248,8 @@ await test('a malformed link shows the notice and the page still works', async (
   await page.screenshot({ path: join(results, '4-url-notice.png') });
 });
 
-// ---- the RL starting point: a shipped SFT checkpoint, loaded and checked by the worker ----------------
-await test('starting point: the shipped s checkpoint is loaded, checked and its card shown', async () => {
-  assert(existsSync(join(checkpointDir, 'card.json')), `no checkpoint at ${checkpointDir} (the shipped public/checkpoints/s-tiny, or set E2E_CHECKPOINT)`);
-  const card = JSON.parse(checkpointFile('card.json'));
-  // the shipped folder is served by the lab itself; another folder is routed in its place
-  if (checkpointDir !== shippedCheckpoint) await routeCheckpoint();
-  try {
-    await openStartingPoint('ready');
-  } finally {
-    await context.unroute('**/checkpoints/s-tiny/*');
-  }
-  const label = await page.locator('[data-testid=starting-point-label]').innerText();
-  assert(label.includes('s-tiny'), `label: ${label}`);
-  for (const key of ['delivery', 'success', 'oodAccuracy']) {
-    const shown = Number(await attr(`[data-testid=starting-${key}]`, 'data-value'));
-    assert(shown === card.evaluation.free[key], `${key} shown ${shown}, card ${card.evaluation.free[key]}`);
-  }
-  const text = await page.locator('[data-testid=starting-point-summary]').innerText();
-  assert(text.includes(`${card.sft.steps.toLocaleString('en-US')} steps`) && text.includes('tiny'), `summary lacks how it was made: ${text}`);
-  assert((await page.locator('[data-testid=starting-point-command]').textContent()) === card.command, 'the card\'s command is not shown');
-  console.log(`      ${label}: ${(await page.locator('[data-testid=starting-point] .figures').innerText()).replace(/\s+/g, ' ')}`);
-  await page.locator('[data-testid=starting-point]').screenshot({ path: join(results, '5-starting-point.png') });
-  await page.screenshot({ path: join(results, '5-starting-point-page.png') });
-}, 'startingPoint');
-
-const corrupt = [
-  ['a truncated weights.bin', () => ({ 'weights.bin': { status: 200, contentType: 'application/octet-stream', body: checkpointFile('weights.bin').subarray(0, 4096) } }),
-    /^The shipped checkpoint s-tiny is damaged or mismatched: weights\.bin has 4096 bytes, model\.json describes \d+ \(truncated\?\)/],
-  ['a card whose SHA-256 does not match', () => {
-    const card = JSON.parse(checkpointFile('card.json'));
-    card.weights.sha256 = card.weights.sha256.replace(/^./, (c) => (c === '0' ? '1' : '0'));
-    return { 'card.json': { status: 200, contentType: 'application/json', body: JSON.stringify(card) } };
-  }, /^The shipped checkpoint s-tiny is damaged or mismatched: weights\.bin does not match its card \(SHA-256 [0-9a-f]{12}…, card [0-9a-f]{12}…\)/],
-  ['a missing model.json (404)', () => ({ 'model.json': { status: 404, body: 'not found' } }),
-    /^The shipped checkpoint s-tiny is missing \(\/checkpoints\/s-tiny\/model\.json: 404\)/],
-];
-for (const [name, change, reason] of corrupt) {
-  await test(`starting point: ${name} is refused with its reason, and nothing is stored`, async () => {
-    assert(existsSync(join(checkpointDir, 'card.json')), `no checkpoint at ${checkpointDir}`);
-    await page.goto(`${base}?backend=cpu#scale=s&worldSize=tiny`);
-    const before = await storeCounts();
-    await routeCheckpoint(change());
-    try {
-      await openStartingPoint('error');
-      const shown = await page.locator('[data-testid=starting-point-reason]').innerText();
-      assert(reason.test(shown), `reason shown: ${shown}`);
-      assert((await page.locator('[data-testid=starting-point-error]').innerText()).includes('Nothing was stored'), 'the error box does not say nothing was stored');
-      // asking again gives the same answer and still stores nothing
-      await page.locator('[data-testid=starting-point] button', { hasText: 'Check again' }).click();
-      await page.waitForFunction(() => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === 'error', null, { timeout: 60_000 });
-      const after = await storeCounts();
-      assert(JSON.stringify(after) === JSON.stringify(before), `the store changed: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
-      console.log(`      ${shown}`);
-      if (name.startsWith('a truncated')) await page.locator('[data-testid=starting-point]').screenshot({ path: join(results, '6-starting-point-error.png') });
-    } finally {
-      await context.unroute('**/checkpoints/s-tiny/*');
-    }
-  }, 'startingPoint');
-}
+// ---- the RL starting point: a shipped SFT checkpoint, loaded and checked by the worker (e2e-starting-point.mjs) ----
+await startingPointTests({ page, context, base, results, test, assert, attr, checkpointDir, shippedCheckpoint });
 
 await test('pause, resume and stop reach the worker (cpu backend, for time)', async () => {
   await page.goto('about:blank');
@@ -559,50 +344,11 @@ await test('sandbox: browse the world, call a tool by hand, write a plan and sco
   await page.screenshot({ path: join(results, 'sandbox.png'), fullPage: true });
 }, 'sandbox');
 
-// ---- findings: a finding's page, its grid in the run queue ------------------------------------------
-// The RL test above starts its run this way: T7's page (claim, paper, reference table, its own link), its
-// grid queued at the RL test's tiny size (3 runs, the cells' failure rates on top of the link's settings),
-// the first run left to finish and the two others cancelled while it trains.
-async function queueFindingGrid() {
-  await page.waitForSelector('[data-testid=finding][data-finding=T7]', { timeout: 30_000 });
-  const claim = await page.locator('[data-testid=finding-claim]').innerText();
-  assert(/5 %.*10 %/.test(claim), `T7's claim reads: ${claim}`);
-  assert((await page.locator('[data-testid=finding-cell]').count()) === 3, 'T7 table is not 1 × 3');
-  const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
-  if (hasReference) assert(/\S/.test(await page.locator('[data-testid=reference-direction]').innerText()), 'the reference table has no direction sentence');
-  else assert(/No reference table committed yet/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
-  // a finding has its own link; T1 carries the paper's numbers in its cells
-  await page.locator('[data-testid=finding-tab-T1]').click();
-  await page.waitForSelector('[data-testid=finding][data-finding=T1]');
-  assert(/finding=T1/.test(page.url()), `the link does not name T1: ${page.url()}`);
-  assert((await page.locator('[data-testid=finding-cell][data-paper="34.9"]').count()) === 1, "T1's table lacks the paper's 34.9 (1.5B, Curriculum)");
-  await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
-  await page.locator('[data-testid=finding-tab-T7]').click();
-  await page.waitForSelector('[data-testid=finding][data-finding=T7]');
-
-  // the resolved configs are shown before queueing: the link's settings, the cell's tool failure rate on top
-  await page.locator('[data-testid=queue-grid]').click();
-  const preview = await page.locator('[data-testid=queue-preview] li').allInnerTexts();
-  assert(preview.length === 3, `the preview lists ${preview.length} runs`);
-  assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /algorithm=arpo/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
-  assert(/toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]), `the cells' rates are not on top: ${preview.join(' | ')}`);
-  await page.locator('[data-testid=queue-confirm]').click();
-  await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 10_000 });
-  await page.waitForFunction(() => document.querySelector('[data-testid=queue-item]')?.getAttribute('data-status') === 'running'
-    && document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 120_000 });
-  assert((await attr('[data-testid=queue]', 'data-waiting')) === '2', 'two runs should wait behind the first');
-  assert((await page.locator('[data-testid=queue] [role=progressbar]').count()) === 4, 'the queue and each run need a progress bar');
-  assert(/ETA/.test(await page.locator('[data-testid=queue-summary]').innerText()), 'the queue shows no ETA');
-  await page.screenshot({ path: join(results, 'queue.png'), fullPage: true });
-  await page.locator('[data-testid=queue-cancel]').click();
-  await page.waitForSelector('[data-testid=queue][data-waiting="0"][data-items="1"]', { timeout: 5_000 });
-}
-
 // ---- robustness and security: CSP and origin, resume after a reload or a crash, full storage, corrupt records ----
 await robustTests({ page, context, base, dist, results, test, assert, attr, consoleErrors });
 
 // ---- the Runs view and the episode viewer (no training: an imported bundle) ----------------------------
-await runsTests({ page, base, results, test, assert, attr, storeCounts, checkpointDir });
+await runsTests({ page, base, results, test, assert, attr, storeCounts: () => storeCounts(page), checkpointDir });
 
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {

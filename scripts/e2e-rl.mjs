@@ -1,0 +1,161 @@
+// The e2e group `rl`, called from e2e.mjs: T7's finding page queues its grid, whose first run (ARPO)
+// trains on webgpu from the shipped s-tiny checkpoint while the other two are cancelled: the curves
+// stream in, the start and the end are evaluated, the sample rollouts show their reward, advantage and
+// group tree, and nothing else starts. Screenshots: findings.png, queue.png, rl-running.png,
+// rl-episode.png, rl-finished.png. The queue's reload/pause part is e2e-queue.mjs.
+import { join } from 'node:path';
+import { storeCounts, storedPoints } from './e2e-store.mjs';
+
+// the browser's RL config: ARPO from the shipped s-tiny checkpoint (preset s, context 576), one step of
+// one query with a budget of two rollouts, the second always branched (α = 1), evaluated at the start and
+// the end on two unseen tool-QA tasks (short episodes; no validation trip). SwiftShader's CPU-emulated GPU
+// decodes a token of this model in 0.1-0.5 s (dispatch-bound), so seed 6 is chosen for its first query,
+// a 3-day trip (~150-token rollouts on wasm; seed 2's 5-day trip took twice as long). GRPO and DAPO run
+// the same job and page code and are tested in Node, with validation trips (test/worker/rlJob.test.ts).
+const RL_STEPS = 1;
+const RL = `stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=${RL_STEPS}&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6`;
+
+/** registers the group's tests with e2e.mjs' `test`; `timings` gains the run's phases */
+export async function rlTests({ page, base, results, test, assert, attr, timings, assertEpisodeShown }) {
+  const chartAttr = async (name) => Number(await attr('[data-testid=rl-charts]', name));
+
+  async function clickStart() {
+    assert((await attr('[data-testid=start]', 'disabled')) === null, 'Start is disabled');
+    assert((await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'), 'the Start button does not start RL');
+    await page.locator('[data-testid=start]').click();
+  }
+
+  /** opens an RL link on webgpu, starts it (`start`: by default the Lab view's Start button) and waits for the
+   *  end (screenshot `shot`-running.png once the step-0 evaluation is in) */
+  async function runRl(hash, shot, start = clickStart) {
+    await page.goto('about:blank');
+    await page.goto(`${base}#${hash}`);
+    await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
+    const backend = await attr('[data-testid=backend]', 'data-backend');
+    assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
+    const t0 = Date.now();
+    await start();
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 90_000 });
+    const startedMs = Date.now() - t0;
+    const seen = { evalsWhileRunning: 0, pointsWhileRunning: 0, phases: new Set() };
+    let status = '';
+    let shotTaken = false;
+    const deadline = Date.now() + 480_000; // SwiftShader on a busy 2-core machine: minutes
+    while (Date.now() < deadline) {
+      status = await attr('[data-testid=run-status]', 'data-status');
+      if (status === 'running') {
+        seen.evalsWhileRunning = Math.max(seen.evalsWhileRunning, await chartAttr('data-evals'));
+        seen.pointsWhileRunning = Math.max(seen.pointsWhileRunning, await chartAttr('data-points'));
+        const phase = await attr('[data-testid=run-status]', 'data-phase');
+        if (phase) seen.phases.add(phase);
+        if (!shotTaken && seen.evalsWhileRunning >= 1) {
+          shotTaken = true;
+          await page.screenshot({ path: join(results, `${shot}-running.png`), fullPage: true });
+        }
+      }
+      if (['completed', 'failed', 'stopped'].includes(status)) break;
+      await page.waitForTimeout(200);
+    }
+    const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
+    assert(status === 'completed', `RL run ended as ${status || 'nothing'} ${error}`);
+    const id = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+    const points = await storedPoints(page, id);
+    return { id, seen, startedMs, totalMs: Date.now() - t0, points };
+  }
+
+  await test('a finding\'s grid queues; its first run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn; the cancelled rest never starts', async () => {
+    let runsBefore = 0;
+    const run = await runRl(`finding=T7&${RL}`, 'rl', async () => {
+      runsBefore = (await storeCounts(page)).runs ?? 0;
+      await queueFindingGrid();
+    });
+    assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
+    await page.waitForTimeout(3000); // time for a wrongly queued next run to start
+    assert((await attr('[data-testid=run-status]', 'data-status')) === 'completed', 'another run started after the queue was cancelled');
+    assert(((await storeCounts(page)).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
+    assert(run.seen.evalsWhileRunning >= 1, 'the step-0 evaluation did not reach the curves while running');
+    assert(run.seen.phases.has('evaluating the starting point'), `phases seen: ${[...run.seen.phases].join(', ') || 'none'}`);
+    assert((await chartAttr('data-points')) === RL_STEPS, `charts have ${await chartAttr('data-points')} training points, expected ${RL_STEPS}`);
+    assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
+    assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
+    const [start, step] = run.points;
+    for (const key of ['reward/mean', 'success', 'delivery', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
+      assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
+    }
+    assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
+    assert(start.values['eval/success'] === undefined, 'an evaluation without validation queries reported a success rate');
+    // the default charts, each with its points; the curriculum's stage (Sum at the first step)
+    const plots = Object.fromEntries(await page.locator('[data-testid=metric-plot]').evaluateAll((els) => els.map((e) => [e.dataset.metric, Number(e.dataset.count)])));
+    assert(plots['reward/mean'] === RL_STEPS && plots['eval/ood_accuracy'] === 2 && plots['eval/success'] === 0, `plots: ${JSON.stringify(plots)}`);
+    const stage = await attr('[data-testid=curriculum-stage]', 'data-stage');
+    assert(stage === 'sum', `curriculum stage shown: ${stage}`);
+    // the metric picker adds a chart
+    await page.locator('[data-testid=metric-picker-toggle]').click();
+    await page.locator('[data-testid="metric-clip_frac"]').click();
+    await page.locator('[data-testid=metric-plot][data-metric=clip_frac]').waitFor({ timeout: 5_000 });
+    const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
+    assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
+    assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
+    // the kept rollouts: reward, advantage, and the group as ARPO's tree with a branch at its fork
+    await page.locator('[data-testid=sample-episode]').waitFor({ timeout: 15_000 });
+    const rl = page.locator('[data-testid=episode-rl]');
+    assert(Number.isFinite(Number(await rl.getAttribute('data-reward'))) && Number.isFinite(Number(await rl.getAttribute('data-advantage'))), 'reward/advantage missing');
+    const tree = page.locator('[data-testid=branch-tree]');
+    assert(Number(await tree.getAttribute('data-nodes')) === 2 && Number(await tree.getAttribute('data-branches')) === 1, `tree: ${await tree.getAttribute('data-nodes')} nodes, ${await tree.getAttribute('data-branches')} branches`);
+    const forks = await page.locator('[data-testid=tree-node]').evaluateAll((els) => els.map((e) => [e.dataset.parent, Number(e.dataset.fork)]));
+    assert(forks.some(([parent, fork]) => parent !== '' && fork > 0), `tree nodes: ${JSON.stringify(forks)}`);
+    assert((await tree.innerText()).includes('fork @'), 'the fork position is not labelled');
+    await assertEpisodeShown();
+    timings.rlStartS = Math.round(run.startedMs / 100) / 10;
+    timings.rlStep0EvalS = Math.round(start.values['eval/seconds']);
+    timings.rlStepS = Math.round(step.values.stepMs / 1000);
+    timings.rlRolloutS = Math.round(step.values['time/rollout']);
+    timings.rlUpdateS = Math.round(step.values['time/update']);
+    timings.rlEvalS = Math.round(step.values['eval/seconds']);
+    timings.rlTotalS = Math.round(run.totalMs / 1000);
+    console.log(`      ready in ${timings.rlStartS}s; step-0 evaluation ${timings.rlStep0EvalS}s; step 1 ${timings.rlStepS}s (rollouts ${timings.rlRolloutS}s, update ${timings.rlUpdateS}s, evaluation ${timings.rlEvalS}s); ${timings.rlTotalS}s in all`);
+    await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
+    await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
+    await page.locator('[data-testid=queue-clear]').click();
+    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
+  }, 'rl');
+
+  // ---- findings: a finding's page, its grid in the run queue ------------------------------------------
+  // The RL test above starts its run this way: T7's page (claim, paper, reference table, its own link), its
+  // grid queued at the RL test's tiny size (3 runs, the cells' failure rates on top of the link's settings),
+  // the first run left to finish and the two others cancelled while it trains.
+  async function queueFindingGrid() {
+    await page.waitForSelector('[data-testid=finding][data-finding=T7]', { timeout: 30_000 });
+    const claim = await page.locator('[data-testid=finding-claim]').innerText();
+    assert(/5 %.*10 %/.test(claim), `T7's claim reads: ${claim}`);
+    assert((await page.locator('[data-testid=finding-cell]').count()) === 3, 'T7 table is not 1 × 3');
+    const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
+    if (hasReference) assert(/\S/.test(await page.locator('[data-testid=reference-direction]').innerText()), 'the reference table has no direction sentence');
+    else assert(/No reference table committed yet/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
+    // a finding has its own link; T1 carries the paper's numbers in its cells
+    await page.locator('[data-testid=finding-tab-T1]').click();
+    await page.waitForSelector('[data-testid=finding][data-finding=T1]');
+    assert(/finding=T1/.test(page.url()), `the link does not name T1: ${page.url()}`);
+    assert((await page.locator('[data-testid=finding-cell][data-paper="34.9"]').count()) === 1, "T1's table lacks the paper's 34.9 (1.5B, Curriculum)");
+    await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
+    await page.locator('[data-testid=finding-tab-T7]').click();
+    await page.waitForSelector('[data-testid=finding][data-finding=T7]');
+
+    // the resolved configs are shown before queueing: the link's settings, the cell's tool failure rate on top
+    await page.locator('[data-testid=queue-grid]').click();
+    const preview = await page.locator('[data-testid=queue-preview] li').allInnerTexts();
+    assert(preview.length === 3, `the preview lists ${preview.length} runs`);
+    assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /algorithm=arpo/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
+    assert(/toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]), `the cells' rates are not on top: ${preview.join(' | ')}`);
+    await page.locator('[data-testid=queue-confirm]').click();
+    await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid=queue-item]')?.getAttribute('data-status') === 'running'
+      && document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 120_000 });
+    assert((await attr('[data-testid=queue]', 'data-waiting')) === '2', 'two runs should wait behind the first');
+    assert((await page.locator('[data-testid=queue] [role=progressbar]').count()) === 4, 'the queue and each run need a progress bar');
+    assert(/ETA/.test(await page.locator('[data-testid=queue-summary]').innerText()), 'the queue shows no ETA');
+    await page.screenshot({ path: join(results, 'queue.png'), fullPage: true });
+    await page.locator('[data-testid=queue-cancel]').click();
+    await page.waitForSelector('[data-testid=queue][data-waiting="0"][data-items="1"]', { timeout: 5_000 });
+  }
+}
