@@ -1,19 +1,17 @@
 // How one prefill of rows with different token counts is split into a few calls. A prefill pads every
-// row to the longest row's count, and on `wasm` a padded query slot costs what a real one does: each
-// attends over the whole cache through the batched matMul's naive loop. In a batch-64 rollout the
-// observations that arrive together differ in length (a 5-token error next to a 47-token flight
-// list), and 32 % of the attention work went to padding. Rows are independent in every op of the
-// forward, so calling the model on sorted groups of rows gives each row the same floats; a split only
-// has to save more padded work than a call's fixed cost (~4 ms at batch 64, s preset, measured).
+// row to the longest row's count, and a padded query slot costs what a real one does (it attends over
+// the whole cache). In a batch-64 rollout the observations that arrive together differ in length (a
+// 5-token error next to a 47-token flight list): 32 % of the prefill attention work went to padding.
+// Rows are independent in every op of the forward, so calling the model on sorted groups of rows gives
+// each row the same floats; a split only has to save more padded work than a call's fixed cost.
 // Pure arithmetic: no tfjs.
 
-/** what a call costs beyond its slots, in slots: ~4 ms ≈ 15–20 slots at capacity 192 on wasm, set higher
- *  so that a split must save clearly more than it costs (the bench rollout: 12, 32 and 64 gave 12.1, 13.2
- *  and 13.0 trajectories/s, within its noise; at 32 it splits 32 of that rollout's 65 prefills and its
- *  padded attention work falls to 75 %) */
-const CALL_COST_SLOTS = 32;
-/** a slot's cost that does not grow with the capacity (its layers' matMuls), in capacity units */
-const PER_SLOT_LINEAR = 64;
+/** what a call costs beyond its slots, in slots of a capacity-192 cache: ~4 ms against ~0.09 ms a slot
+ *  on wasm with the SIMD attention kernel (s preset, batch 64; prefill of R rows × n tokens timed) */
+const CALL_COST_SLOTS = 46;
+/** a slot's cost that does not grow with the capacity (its layers' matMuls, the embedding, the write),
+ *  in capacity units: per slot 0.069 ms at capacity 64, 0.086 ms at 192 */
+const PER_SLOT_LINEAR = 512;
 
 let grouping = true;
 /** turns the split off (one padded call, as before it) or on again: for side-by-side measurement (bench/rollout.ts) */
@@ -33,8 +31,8 @@ export function prefillGroups(counts: readonly number[], capacity: number, maxGr
   const order = all.slice().sort((a, b) => counts[a] - counts[b] || a - b);
   const sorted = order.map((i) => counts[i]);
   const R = sorted.length;
-  const slot = capacity + PER_SLOT_LINEAR;
-  const call = CALL_COST_SLOTS * slot;
+  const slot = capacity + PER_SLOT_LINEAR; // a padded slot's cost at this capacity
+  const call = CALL_COST_SLOTS * (192 + PER_SLOT_LINEAR); // a call's, whatever the capacity
   // the cost of sorted rows [i, j) as one call: (j − i) rows padded to the longest, sorted[j − 1]
   const groupCost = (i: number, j: number) => (j - i) * sorted[j - 1] * slot + call;
   // best[k][j]: the cheapest split of sorted rows [0, j) into k + 1 calls; from[k][j]: where the last begins

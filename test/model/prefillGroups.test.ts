@@ -11,11 +11,11 @@ describe('prefillGroups', () => {
     expect(prefillGroups([], 192)).toEqual([[]]);
     expect(prefillGroups([7], 192)).toEqual([[0]]);
     expect(prefillGroups([5, 5, 5, 5], 192)).toEqual([[0, 1, 2, 3]]);
-    // 25 rows of 25–28 tokens: a split would save 30 padded slots, less than a call costs (32)
+    // 25 rows of 25–28 tokens: a split would save 30 padded slots, less than a call costs (46)
     expect(prefillGroups([28, 28, 27, 27, 27, 26, 26, 26, 26, 26, 25, 25, 25, 25, 25, 26, 27, 28, 26, 25, 27, 26, 26, 25, 28], 192)).toHaveLength(1);
-    // two rows: 40 and 2 tokens pad 38 slots in one call, more than a second call costs; 40 and 30 pad 10
-    expect(prefillGroups([40, 2], 64, 3)).toEqual([[1], [0]]);
-    expect(prefillGroups([40, 30], 64, 3)).toHaveLength(1);
+    // one row of 60 tokens and three of 1 pad 177 slots in one call: worth a second; 60 and 30 pad 30
+    expect(prefillGroups([60, 1, 1, 1], 64, 3)).toEqual([[1, 2, 3], [0]]);
+    expect(prefillGroups([60, 30], 64, 3)).toHaveLength(1);
   });
 
   it('splits a short observation from long ones, each group in the rows\' order, the short ones first', () => {

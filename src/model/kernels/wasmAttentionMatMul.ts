@@ -1,0 +1,209 @@
+// The cached attention's two batched products on tfjs `wasm` — scores = q·kᵀ [N, n, cap] and
+// p·v [N, n, hd] — with WebAssembly SIMD, bit for bit what tfjs computes. tfjs-wasm runs a batched
+// matMul (any batch > 1) as a scalar loop, ~1.1 GMAC/s, and that loop was ~60 % of a decode step and
+// ~75 % of a prefill. Its sums have a fixed order: out[i, j] = Σ over k-blocks of 48 of (Σ_k a·b from
+// 0, in k order), each block's sum added to out in block order. Four output columns in the four lanes
+// of a vector keep that order exactly — every lane is one output's own sequential sum, with the same
+// f32 multiplies and adds (no fused multiply-add in WebAssembly) — so the floats do not change; only
+// the speed does. The module is a few hundred bytes built here (no toolchain), works on tfjs's own
+// heap (its memory, shared in the threaded build) and is registered like wasmRows.ts. Where it cannot
+// be instantiated (no SIMD) or a shape does not fit (columns not a multiple of 4), tf.matMul runs.
+import * as tf from '@tensorflow/tfjs';
+import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
+
+const KERNEL = 'StarAttentionMatMul';
+/** tfjs-wasm's k-block (batch_mat_mul_impl.cc kBlockSize): sums restart every 48 products */
+const K_BLOCK = 48;
+
+// ---- a tiny WebAssembly emitter: just what the two functions need --------------------------------
+const uleb = (n: number): number[] => {
+  const out: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (n !== 0);
+  return out;
+};
+const sleb = (n: number): number[] => {
+  const out: number[] = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && !(byte & 0x40)) || (n === -1 && byte & 0x40)) return [...out, byte];
+    out.push(byte | 0x80);
+  }
+};
+const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
+const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
+const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
+
+const I32 = 0x7f;
+const V128 = 0x7b;
+const op = {
+  get: (i: number) => [0x20, ...uleb(i)],
+  set: (i: number) => [0x21, ...uleb(i)],
+  tee: (i: number) => [0x22, ...uleb(i)],
+  i32: (n: number) => [0x41, ...sleb(n)],
+  add: [0x6a], mul: [0x6c], ltU: [0x49], eqz: [0x45],
+  block: [0x02, 0x40], loop: [0x03, 0x40], end: [0x0b], brIf: (d: number) => [0x0d, ...uleb(d)], br: (d: number) => [0x0c, ...uleb(d)],
+  ifV128: [0x04, V128], else: [0x05],
+  f32Load: [0x2a, 0x02, 0x00], f32Store: [0x38, 0x02, 0x00],
+  v128Load: [0xfd, 0x00, 0x02, 0x00], v128Store: [0xfd, 0x0b, 0x02, 0x00],
+  v128Zero: [0xfd, 0x0c, ...new Array<number>(16).fill(0)],
+  f32x4Splat: [0xfd, 0x13], f32x4Add: [0xfd, ...uleb(0xe4)], f32x4Mul: [0xfd, ...uleb(0xe6)],
+};
+
+/** while (local < limit) { body; local += step } — body runs at least once (callers guarantee limit > start) */
+const doWhile = (local: number, limit: number[], step: number[], body: number[][]) => [
+  ...op.loop, ...body.flat(), ...op.get(local), ...step, ...op.add, ...op.tee(local), ...limit, ...op.ltU, ...op.brIf(0), ...op.end,
+];
+
+/**
+ * mm(a, b, out, n, K, J): out [n, J] = a [n, K] · b [K, J], byte addresses, J a multiple of 4, K ≥ 1,
+ * n ≥ 1. Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J | 6 i-row end of a, 7 pa, 8 pb, 9 k0, 10 kEnd, 11 j,
+ * 12 rowA, 13 rowO, 14 paEnd, 15 Jbytes | 16 vsum (v128)
+ */
+function mmBody(): number[] {
+  const [a, b, out, n, K, J, aEnd, pa, pb, k0, kEnd, j, rowA, rowO, paEnd, Jb, vsum] = Array.from({ length: 17 }, (_, i) => i);
+  const locals = vec([[...uleb(10), I32], [1, V128]]);
+  const code = [
+    ...op.get(J), ...op.i32(4), ...op.mul, ...op.set(Jb),
+    // aEnd = a + n·K·4; rowA = a; rowO = out
+    ...op.get(a), ...op.get(n), ...op.get(K), ...op.mul, ...op.i32(4), ...op.mul, ...op.add, ...op.set(aEnd),
+    ...op.get(a), ...op.set(rowA), ...op.get(out), ...op.set(rowO),
+    ...op.loop, // rows i
+    ...op.i32(0), ...op.set(k0),
+    ...op.loop, // k-blocks
+    // kEnd = min(k0 + 48, K)
+    ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
+    0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
+    ...op.i32(0), ...op.set(j),
+    ...doWhile(j, op.get(Jb), op.i32(16), [
+      // vsum = Σ_{k0 ≤ k < kEnd} splat(a[i, k]) · b[k, j..j+3], in k order, from +0
+      op.v128Zero, op.set(vsum),
+      op.get(rowA), op.get(k0), op.i32(4), op.mul, op.add, op.set(pa),
+      op.get(rowA), op.get(kEnd), op.i32(4), op.mul, op.add, op.set(paEnd),
+      op.get(b), op.get(k0), op.get(Jb), op.mul, op.add, op.get(j), op.add, op.set(pb),
+      op.loop,
+      op.get(vsum), op.get(pa), op.f32Load, op.f32x4Splat, op.get(pb), op.v128Load, op.f32x4Mul, op.f32x4Add, op.set(vsum),
+      op.get(pb), op.get(Jb), op.add, op.set(pb),
+      op.get(pa), op.i32(4), op.add, op.tee(pa), op.get(paEnd), op.ltU, op.brIf(0),
+      op.end,
+      // out[i, j..j+3] = (out or, for the first block, +0) + vsum: tfjs's `current + sum` on a zeroed output
+      op.get(rowO), op.get(j), op.add,
+      op.get(k0), op.eqz, op.ifV128, op.v128Zero, op.else, op.get(rowO), op.get(j), op.add, op.v128Load, op.end,
+      op.get(vsum), op.f32x4Add, op.v128Store,
+    ]),
+    ...op.get(kEnd), ...op.tee(k0), ...op.get(K), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.get(rowO), ...op.get(Jb), ...op.add, ...op.set(rowO),
+    ...op.get(rowA), ...op.get(K), ...op.i32(4), ...op.mul, ...op.add, ...op.tee(rowA), ...op.get(aEnd), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.end,
+  ];
+  return [...locals, ...code];
+}
+
+/** tr(src, dst, R, C): dst [C, R] = src [R, C]ᵀ, byte addresses. Locals: 0 src, 1 dst, 2 R, 3 C | 4 r, 5 c, 6 ps */
+function trBody(): number[] {
+  const [src, dst, R, C, r, c, ps] = Array.from({ length: 7 }, (_, i) => i);
+  const locals = vec([[...uleb(3), I32]]);
+  const code = [
+    ...op.i32(0), ...op.set(r), ...op.get(src), ...op.set(ps),
+    ...op.loop,
+    ...op.i32(0), ...op.set(c),
+    ...op.loop,
+    // dst[(c·R + r)·4] = src[ps]; ps += 4
+    ...op.get(dst), ...op.get(c), ...op.get(R), ...op.mul, ...op.get(r), ...op.add, ...op.i32(4), ...op.mul, ...op.add,
+    ...op.get(ps), ...op.f32Load, ...op.f32Store,
+    ...op.get(ps), ...op.i32(4), ...op.add, ...op.set(ps),
+    ...op.get(c), ...op.i32(1), ...op.add, ...op.tee(c), ...op.get(C), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.get(r), ...op.i32(1), ...op.add, ...op.tee(r), ...op.get(R), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.end,
+  ];
+  return [...locals, ...code];
+}
+
+/** the module's bytes; `shared`: import a shared memory (tfjs's threaded build) */
+function moduleBytes(shared: boolean): Uint8Array<ArrayBuffer> {
+  const fn = (params: number) => [0x60, ...vec(new Array<number[]>(params).fill([I32])), 0];
+  const memory = shared ? [0x03, ...uleb(0), ...uleb(65536)] : [0x00, ...uleb(0)];
+  const body = (b: number[]) => [...uleb(b.length), ...b];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec([fn(6), fn(4)])),
+    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, ...memory]])),
+    ...section(3, vec([[0], [1]])),
+    ...section(7, vec([[...name('mm'), 0x00, 0], [...name('tr'), 0x00, 1]])),
+    ...section(10, vec([body(mmBody()), body(trBody())])),
+  ]);
+}
+
+type Exports = { mm: (a: number, b: number, out: number, n: number, K: number, J: number) => void; tr: (src: number, dst: number, R: number, C: number) => void };
+type WasmModule = { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory; _malloc: (bytes: number) => number; _free: (ptr: number) => void };
+
+const instances = new WeakMap<object, Exports | null>();
+
+/** the kernel module on this backend's heap, or null where it cannot run */
+function kernels(wasm: BackendWasm): Exports | null {
+  const module = wasm.wasm as unknown as WasmModule;
+  if (instances.has(module)) return instances.get(module)!;
+  let made: Exports | null = null;
+  try {
+    const memory = module.wasmMemory ?? module.asm?.memory; // the threaded build imports its (shared) memory
+    if (memory instanceof WebAssembly.Memory) {
+      const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
+      made = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(shared)), { env: { memory } }).exports as unknown as Exports;
+    }
+  } catch {
+    made = null; // no SIMD, or a heap it cannot import: the plain matMul stays
+  }
+  instances.set(module, made);
+  return made;
+}
+
+function attentionMatMulKernel({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
+  const wasm = backend as BackendWasm;
+  const { a, b } = inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+  const transposeB = Boolean(attrs?.transposeB);
+  const [N, n, K] = a.shape;
+  const J = transposeB ? b.shape[1] : b.shape[2];
+  const out = wasm.makeOutput([N, n, J], 'float32');
+  const k = kernels(wasm)!;
+  const module = wasm.wasm as unknown as WasmModule;
+  const at = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId)!.memoryOffset;
+  const [pa, pb, po] = [at(a), at(b), at(out)];
+  // qᵀ's layout for the lanes: each batch's kᵀ [K, J] in a scratch buffer, reused
+  const scratch = transposeB ? module._malloc(K * J * 4) : 0;
+  try {
+    for (let i = 0; i < N; i++) {
+      const bi = pb + i * K * J * 4;
+      if (transposeB) k.tr(bi, scratch, J, K);
+      k.mm(pa + i * n * K * 4, transposeB ? scratch : bi, po + i * n * J * 4, n, K, J);
+    }
+  } finally {
+    if (scratch) module._free(scratch);
+  }
+  return out;
+}
+
+let registered = false;
+
+/** a [N, n, K] · b [N, K, J] (or bᵀ with b [N, J, K]) → [N, n, J] on wasm, as tf.matMul computes it; null
+ *  where the kernel cannot run here (then the caller uses tf.matMul) */
+export function wasmAttentionMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeB: boolean): tf.Tensor3D | null {
+  if (tf.getBackend() !== 'wasm' || a.dtype !== 'float32' || b.dtype !== 'float32') return null;
+  const J = transposeB ? b.shape[1] : b.shape[2];
+  const K = a.shape[2];
+  if (J % 4 !== 0 || J === 0 || K === 0 || a.shape[1] === 0 || (transposeB ? b.shape[2] : b.shape[1]) !== K || b.shape[0] !== a.shape[0]) return null;
+  if (!kernels(tf.backend() as BackendWasm)) return null;
+  if (!registered) {
+    if (!tf.getKernel(KERNEL, 'wasm')) tf.registerKernel({ kernelName: KERNEL, backendName: 'wasm', kernelFunc: attentionMatMulKernel as tf.KernelFunc });
+    registered = true;
+  }
+  return tf.engine().runKernel(KERNEL, { a, b }, { transposeB }) as tf.Tensor3D;
+}
