@@ -10,9 +10,9 @@
 //   rollout.efficiency_policy       the same counting policy-sampled tokens only (a stricter view: the
 //                                   observation tokens then count as pure overhead)
 //   rollout.share.step|prefill|other where the rollout's CPU time goes
-//   rollout.prefill_grouping_speedup the rollout's CPU time with each prefill as one padded call over
-//                                   that with rows of very different lengths in groups (prefillGroups.ts),
-//                                   twice each, alternating, fastest kept; the same tokens either way
+//   rollout.attention_kernel_speedup the same rollout's CPU time with the attention products as tf.matMul
+//                                   over with the SIMD kernel (kernels/wasmAttentionMatMul.ts), twice each,
+//                                   alternating, fastest kept; the bench throws if the tokens differ
 // Both sides are measured in the same process, one after the other, in CPU time (the machine is shared).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -23,7 +23,7 @@ import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rollout, type AgentTask, type Episode } from '../src/agent/rollout.ts';
 import { Rng } from '../src/env/random.ts';
 import { Policy } from '../src/model/transformer.ts';
-import { setPrefillGrouping } from '../src/model/prefillGroups.ts';
+import { setWasmAttentionKernel } from '../src/model/kernels/wasmAttentionMatMul.ts';
 
 const B = 64;
 
@@ -31,13 +31,11 @@ const B = 64;
 async function timedModelCalls<T>(fn: () => Promise<T>): Promise<{ result: T; step: number; prefill: number }> {
   const spent = { step: 0, prefill: 0 };
   const originals = { step: Policy.prototype.step, prefill: Policy.prototype.prefill };
-  let depth = 0; // a prefill split into groups calls itself: time the outermost call only
   for (const name of ['step', 'prefill'] as const) {
     const f = originals[name] as (...a: unknown[]) => unknown;
     (Policy.prototype as unknown as Record<string, unknown>)[name] = function (this: Policy, ...a: unknown[]) {
       const t0 = cpuSeconds();
-      depth++;
-      try { return f.apply(this, a); } finally { if (--depth === 0) spent[name] += cpuSeconds() - t0; }
+      try { return f.apply(this, a); } finally { spent[name] += cpuSeconds() - t0; }
     };
   }
   try {
@@ -114,24 +112,22 @@ export const rolloutSuite: BenchSuite = {
       report('rollout.share.step', step / total, 'fraction');
       report('rollout.share.prefill', prefill / total, 'fraction', 'observation (and prompt) prefills');
       report('rollout.share.other', (total - step - prefill) / total, 'fraction', 'sampling, tools, plan decoding, JS');
-      // the prefill split, side by side: one padded call per prefill vs groups of rows
-      const fastest = { one: Infinity, grouped: Infinity };
-      let same = true;
+      // the attention kernel, side by side: tf.matMul's scalar loop vs the SIMD kernel, the same floats
+      const fastest = { plain: Infinity, kernel: Infinity };
       try {
         for (let pass = 0; pass < 2; pass++) {
-          for (const mode of ['one', 'grouped'] as const) {
-            setPrefillGrouping(mode === 'grouped');
+          for (const mode of ['plain', 'kernel'] as const) {
+            setWasmAttentionKernel(mode === 'kernel');
             const t0 = cpuSeconds();
             const run = await rollout(policy, tasks, { world: env.world, rng: new Rng(3) });
             fastest[mode] = Math.min(fastest[mode], cpuSeconds() - t0);
-            same &&= run.every((e, i) => e.tokens.join() === eps[i].tokens.join());
+            if (run.some((e, i) => e.tokens.join() !== eps[i].tokens.join())) throw new Error(`rollout: the ${mode} attention sampled other tokens`);
           }
         }
       } finally {
-        setPrefillGrouping(true);
+        setWasmAttentionKernel(true);
       }
-      if (!same) throw new Error('rollout: the prefill split changed the sampled tokens');
-      report('rollout.prefill_grouping_speedup', fastest.one / fastest.grouped, '×', `${fastest.one.toFixed(2)} → ${fastest.grouped.toFixed(2)} CPU s for the same ${B} episodes`);
+      report('rollout.attention_kernel_speedup', fastest.plain / fastest.kernel, '×', `${fastest.plain.toFixed(2)} → ${fastest.kernel.toFixed(2)} CPU s for the same ${B} episodes`);
     } finally {
       policy.dispose();
       if (previous) await tf.setBackend(previous);

@@ -25,7 +25,6 @@ import { KVCache, scatterPlan } from './kvcache.ts';
 import { attendCached, cachedAttentionBias, cachedQkv, cacheRows, decodePositions } from './cachedAttention.ts';
 import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
-import { prefillGroups } from './prefillGroups.ts';
 import { banBias } from './sampling.ts';
 import { causalAttention, gaussian, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
 import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
@@ -307,13 +306,6 @@ export class Policy {
     });
     cache.reserve(Math.max(...lens.map((l, j) => l + counts[j])));
     const cap = cache.capacity;
-    // wasm: rows of very different lengths in a few calls, not all padded to the longest (prefillGroups.ts);
-    // the capacity is reserved first, so each call attends over the same slots as one call would
-    const groups = tf.getBackend() === 'wasm' ? prefillGroups(counts, cap) : [];
-    if (groups.length > 1) {
-      for (const g of groups) this.prefill(cache, g.map((j) => live[j][0]), g.map((j) => tokens[live[j][1]]));
-      return;
-    }
     const ids = new Int32Array(R * n); // padded with 0; padded slots are never written to the cache
     const pos = new Int32Array(R * n);
     live.forEach(([, i], j) => tokens[i].forEach((t, k) => { ids[j * n + k] = this.checkToken(t); }));

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { wasmAttentionMatMul } from '../../src/model/kernels/wasmAttentionMatMul.ts';
+import { setWasmAttentionKernel, wasmAttentionMatMul } from '../../src/model/kernels/wasmAttentionMatMul.ts';
 
 beforeAll(async () => {
   expect(await tf.setBackend('wasm')).toBe(true);
@@ -38,6 +38,25 @@ describe('wasmAttentionMatMul', () => {
     }
     expect(tf.memory().numTensors).toBe(before);
     tf.dispose([q, k, p, v]);
+  });
+
+  it('keys whose size is not a multiple of 4 go through a transposed copy, with the same floats', () => {
+    const q = tf.randomNormal([3, 2, 6], 0, 1, 'float32', 5) as tf.Tensor3D;
+    const k = tf.randomNormal([3, 52, 6], 0, 1, 'float32', 6) as tf.Tensor3D;
+    const got = wasmAttentionMatMul(q, k, true)!;
+    const want = tf.matMul(q, k, false, true);
+    expect(sameBits(got.dataSync() as Float32Array, want.dataSync() as Float32Array)).toBe(0);
+    tf.dispose([q, k, got, want]);
+  });
+
+  it('can be switched off for a side-by-side measurement', () => {
+    const [a, b] = [tf.ones([2, 1, 4]) as tf.Tensor3D, tf.ones([2, 4, 4]) as tf.Tensor3D];
+    setWasmAttentionKernel(false);
+    expect(wasmAttentionMatMul(a, b, true)).toBeNull();
+    setWasmAttentionKernel(true);
+    const on = wasmAttentionMatMul(a, b, true)!;
+    expect(Array.from(on.dataSync())).toEqual(new Array(8).fill(4));
+    tf.dispose([a, b, on]);
   });
 
   it('carries NaN, ±Inf and signed zeros as tf.matMul does', () => {

@@ -5,7 +5,8 @@
 // 0, in k order), each block's sum added to out in block order. Four output columns in the four lanes
 // of a vector keep that order exactly — every lane is one output's own sequential sum, with the same
 // f32 multiplies and adds (no fused multiply-add in WebAssembly) — so the floats do not change; only
-// the speed does. The module is a few hundred bytes built here (no toolchain), works on tfjs's own
+// the speed does. q·kᵀ reads four keys' rows four floats at a time and turns them into columns with
+// shuffles in registers; p·v reads v's rows as they lie. The module is built here (no toolchain), works on tfjs's own
 // heap (its memory, shared in the threaded build) and is registered like wasmRows.ts. Where it cannot
 // be instantiated (no SIMD) or a shape does not fit (columns not a multiple of 4), tf.matMul runs.
 import * as tf from '@tensorflow/tfjs';
@@ -53,6 +54,8 @@ const op = {
   v128Load: [0xfd, 0x00, 0x02, 0x00], v128Store: [0xfd, 0x0b, 0x02, 0x00],
   v128Zero: [0xfd, 0x0c, ...new Array<number>(16).fill(0)],
   f32x4Splat: [0xfd, 0x13], f32x4Add: [0xfd, ...uleb(0xe4)], f32x4Mul: [0xfd, ...uleb(0xe6)],
+  /** i8x16.shuffle picking f32 lanes (0–3 of the first operand, 4–7 of the second) */
+  shuffle: (lanes: number[]) => [0xfd, 0x0d, ...lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3])],
 };
 
 /** while (local < limit) { body; local += step } — body runs at least once (callers guarantee limit > start) */
@@ -106,6 +109,73 @@ function mmBody(): number[] {
   return [...locals, ...code];
 }
 
+/**
+ * qk(a, b, out, n, K, J): out [n, J] = a [n, K] · b [J, K]ᵀ, byte addresses, J and K multiples of 4.
+ * Four keys' rows are read four floats at a time and turned into four columns in registers (a 4×4
+ * transpose by shuffles), so lane l still sums a[i, k]·b[j + l, k] in k order. Locals: 0 a, 1 b,
+ * 2 out, 3 n, 4 K, 5 J | 6 aEnd, 7 pa, 8 p (key rows j.., at k), 9 k0, 10 kEnd, 11 j, 12 rowA, 13 rowO,
+ * 14 paEnd, 15 Jb, 16 Kb, 17 K2b, 18 K3b | 19 vsum, 20–23 r0–r3, 24–27 t0–t3 (v128)
+ */
+function qkBody(): number[] {
+  const [a, b, out, n, K, J, aEnd, pa, p, k0, kEnd, j, rowA, rowO, paEnd, Jb, Kb, K2b, K3b, vsum] = Array.from({ length: 20 }, (_, i) => i);
+  const r = [20, 21, 22, 23];
+  const t = [24, 25, 26, 27];
+  const locals = vec([[...uleb(13), I32], [...uleb(9), V128]]);
+  const lowPairs = [0, 4, 1, 5]; // (x[0], y[0], x[1], y[1])
+  const highPairs = [2, 6, 3, 7]; // (x[2], y[2], x[3], y[3])
+  // vsum += splat(a[i, k + c]) · column c
+  const term = (column: number[], c: number) => [
+    ...op.get(vsum), ...op.get(pa), 0x2a, 0x02, ...uleb(4 * c), ...op.f32x4Splat, ...column, ...op.f32x4Mul, ...op.f32x4Add, ...op.set(vsum),
+  ];
+  const code = [
+    ...op.get(J), ...op.i32(4), ...op.mul, ...op.set(Jb),
+    ...op.get(K), ...op.i32(4), ...op.mul, ...op.tee(Kb), ...op.get(Kb), ...op.add, ...op.tee(K2b), ...op.get(Kb), ...op.add, ...op.set(K3b),
+    ...op.get(a), ...op.get(n), ...op.get(Kb), ...op.mul, ...op.add, ...op.set(aEnd),
+    ...op.get(a), ...op.set(rowA), ...op.get(out), ...op.set(rowO),
+    ...op.loop, // rows i
+    ...op.i32(0), ...op.set(k0),
+    ...op.loop, // k-blocks of 48
+    ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
+    0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
+    ...op.i32(0), ...op.set(j),
+    ...doWhile(j, op.get(Jb), op.i32(16), [
+      op.v128Zero, op.set(vsum),
+      op.get(rowA), op.get(k0), op.i32(4), op.mul, op.add, op.set(pa),
+      op.get(rowA), op.get(kEnd), op.i32(4), op.mul, op.add, op.set(paEnd),
+      // p = b + (j/4·4 keys)·K·4 + k0·4 = b + j·K + k0·4 (j in bytes: j/4 keys)
+      op.get(b), op.get(j), op.get(K), op.mul, op.add, op.get(k0), op.i32(4), op.mul, op.add, op.set(p),
+      op.loop,
+      // r_l = b[j + l, k..k+3]
+      op.get(p), op.v128Load, op.set(r[0]),
+      op.get(p), op.get(Kb), op.add, op.v128Load, op.set(r[1]),
+      op.get(p), op.get(K2b), op.add, op.v128Load, op.set(r[2]),
+      op.get(p), op.get(K3b), op.add, op.v128Load, op.set(r[3]),
+      op.get(r[0]), op.get(r[1]), op.shuffle(lowPairs), op.set(t[0]),
+      op.get(r[2]), op.get(r[3]), op.shuffle(lowPairs), op.set(t[1]),
+      op.get(r[0]), op.get(r[1]), op.shuffle(highPairs), op.set(t[2]),
+      op.get(r[2]), op.get(r[3]), op.shuffle(highPairs), op.set(t[3]),
+      // columns k, k+1, k+2, k+3: (r0[c], r1[c], r2[c], r3[c])
+      term([...op.get(t[0]), ...op.get(t[1]), ...op.shuffle([0, 1, 4, 5])], 0),
+      term([...op.get(t[0]), ...op.get(t[1]), ...op.shuffle([2, 3, 6, 7])], 1),
+      term([...op.get(t[2]), ...op.get(t[3]), ...op.shuffle([0, 1, 4, 5])], 2),
+      term([...op.get(t[2]), ...op.get(t[3]), ...op.shuffle([2, 3, 6, 7])], 3),
+      op.get(p), op.i32(16), op.add, op.set(p),
+      op.get(pa), op.i32(16), op.add, op.tee(pa), op.get(paEnd), op.ltU, op.brIf(0),
+      op.end,
+      op.get(rowO), op.get(j), op.add,
+      op.get(k0), op.eqz, op.ifV128, op.v128Zero, op.else, op.get(rowO), op.get(j), op.add, op.v128Load, op.end,
+      op.get(vsum), op.f32x4Add, op.v128Store,
+    ]),
+    ...op.get(kEnd), ...op.tee(k0), ...op.get(K), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.get(rowO), ...op.get(Jb), ...op.add, ...op.set(rowO),
+    ...op.get(rowA), ...op.get(Kb), ...op.add, ...op.tee(rowA), ...op.get(aEnd), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.end,
+  ];
+  return [...locals, ...code];
+}
+
 /** tr(src, dst, R, C): dst [C, R] = src [R, C]ᵀ, byte addresses. Locals: 0 src, 1 dst, 2 R, 3 C | 4 r, 5 c, 6 ps */
 function trBody(): number[] {
   const [src, dst, R, C, r, c, ps] = Array.from({ length: 7 }, (_, i) => i);
@@ -137,13 +207,13 @@ function moduleBytes(shared: boolean): Uint8Array<ArrayBuffer> {
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec([fn(6), fn(4)])),
     ...section(2, vec([[...name('env'), ...name('memory'), 0x02, ...memory]])),
-    ...section(3, vec([[0], [1]])),
-    ...section(7, vec([[...name('mm'), 0x00, 0], [...name('tr'), 0x00, 1]])),
-    ...section(10, vec([body(mmBody()), body(trBody())])),
+    ...section(3, vec([[0], [1], [0]])),
+    ...section(7, vec([[...name('mm'), 0x00, 0], [...name('tr'), 0x00, 1], [...name('qk'), 0x00, 2]])),
+    ...section(10, vec([body(mmBody()), body(trBody()), body(qkBody())])),
   ]);
 }
 
-type Exports = { mm: (a: number, b: number, out: number, n: number, K: number, J: number) => void; tr: (src: number, dst: number, R: number, C: number) => void };
+type Exports = { mm: (a: number, b: number, out: number, n: number, K: number, J: number) => void; qk: (a: number, b: number, out: number, n: number, K: number, J: number) => void; tr: (src: number, dst: number, R: number, C: number) => void };
 type WasmModule = { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory; _malloc: (bytes: number) => number; _free: (ptr: number) => void };
 
 const instances = new WeakMap<object, Exports | null>();
@@ -177,13 +247,19 @@ function attentionMatMulKernel({ inputs, backend, attrs }: { inputs: tf.NamedTen
   const module = wasm.wasm as unknown as WasmModule;
   const at = (t: tf.TensorInfo) => wasm.dataIdMap.get(t.dataId)!.memoryOffset;
   const [pa, pb, po] = [at(a), at(b), at(out)];
-  // qᵀ's layout for the lanes: each batch's kᵀ [K, J] in a scratch buffer, reused
-  const scratch = transposeB ? module._malloc(K * J * 4) : 0;
+  // bᵀ: four keys' rows turned into columns in registers (qk) — for a decode step ~6× faster than
+  // transposing each batch's keys into a scratch buffer first, and as fast for a prefill
+  const viaShuffles = transposeB && K % 4 === 0;
+  // bᵀ with K not a multiple of 4: each batch's bᵀ [K, J] transposed into a scratch buffer, reused
+  const scratch = transposeB && !viaShuffles ? module._malloc(K * J * 4) : 0;
   try {
     for (let i = 0; i < N; i++) {
-      const bi = pb + i * K * J * 4;
-      if (transposeB) k.tr(bi, scratch, J, K);
-      k.mm(pa + i * n * K * 4, transposeB ? scratch : bi, po + i * n * J * 4, n, K, J);
+      const [ai, bi, oi] = [pa + i * n * K * 4, pb + i * K * J * 4, po + i * n * J * 4];
+      if (viaShuffles) k.qk(ai, bi, oi, n, K, J);
+      else if (transposeB) {
+        k.tr(bi, scratch, J, K);
+        k.mm(ai, scratch, oi, n, K, J);
+      } else k.mm(ai, bi, oi, n, K, J);
     }
   } finally {
     if (scratch) module._free(scratch);
@@ -192,11 +268,16 @@ function attentionMatMulKernel({ inputs, backend, attrs }: { inputs: tf.NamedTen
 }
 
 let registered = false;
+let enabled = true;
+/** turns the kernel off (tf.matMul everywhere, as before it) or on again: for side-by-side measurement (bench/rollout.ts) */
+export function setWasmAttentionKernel(on: boolean): void {
+  enabled = on;
+}
 
 /** a [N, n, K] · b [N, K, J] (or bᵀ with b [N, J, K]) → [N, n, J] on wasm, as tf.matMul computes it; null
  *  where the kernel cannot run here (then the caller uses tf.matMul) */
 export function wasmAttentionMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeB: boolean): tf.Tensor3D | null {
-  if (tf.getBackend() !== 'wasm' || a.dtype !== 'float32' || b.dtype !== 'float32') return null;
+  if (!enabled || tf.getBackend() !== 'wasm' || a.dtype !== 'float32' || b.dtype !== 'float32') return null;
   const J = transposeB ? b.shape[1] : b.shape[2];
   const K = a.shape[2];
   if (J % 4 !== 0 || J === 0 || K === 0 || a.shape[1] === 0 || (transposeB ? b.shape[2] : b.shape[1]) !== K || b.shape[0] !== a.shape[0]) return null;
