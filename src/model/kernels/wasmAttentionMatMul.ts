@@ -6,9 +6,10 @@
 // of a vector keep that order exactly — every lane is one output's own sequential sum, with the same
 // f32 multiplies and adds (no fused multiply-add in WebAssembly) — so the floats do not change; only
 // the speed does. q·kᵀ reads four keys' rows four floats at a time and turns them into columns with
-// shuffles in registers; p·v reads v's rows as they lie. The module is built here (no toolchain), works on tfjs's own
-// heap (its memory, shared in the threaded build) and is registered like wasmRows.ts. Where it cannot
-// be instantiated (no SIMD) or a shape does not fit (columns not a multiple of 4), tf.matMul runs.
+// shuffles in registers; p·v reads v's rows as they lie. The module (~1 KB) is emitted here, with no
+// toolchain, imports tfjs's own heap (its memory, shared in the threaded build) and is registered like
+// wasmRows.ts. Where it cannot be instantiated (no SIMD) or a shape does not fit (columns not a
+// multiple of 4), the caller runs tf.matMul.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 
@@ -16,7 +17,7 @@ const KERNEL = 'StarAttentionMatMul';
 /** tfjs-wasm's k-block (batch_mat_mul_impl.cc kBlockSize): sums restart every 48 products */
 const K_BLOCK = 48;
 
-// ---- a tiny WebAssembly emitter: just what the two functions need --------------------------------
+// ---- a tiny WebAssembly emitter: just what the three functions need --------------------------------
 const uleb = (n: number): number[] => {
   const out: number[] = [];
   do {
@@ -213,7 +214,9 @@ function moduleBytes(shared: boolean): Uint8Array<ArrayBuffer> {
   ]);
 }
 
-type Exports = { mm: (a: number, b: number, out: number, n: number, K: number, J: number) => void; qk: (a: number, b: number, out: number, n: number, K: number, J: number) => void; tr: (src: number, dst: number, R: number, C: number) => void };
+/** byte addresses on the heap and sizes */
+type Product = (a: number, b: number, out: number, n: number, K: number, J: number) => void;
+type Exports = { mm: Product; qk: Product; tr: (src: number, dst: number, R: number, C: number) => void };
 type WasmModule = { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory; _malloc: (bytes: number) => number; _free: (ptr: number) => void };
 
 const instances = new WeakMap<object, Exports | null>();
