@@ -8,8 +8,8 @@
 // the speed does. q·kᵀ reads four keys' rows four floats at a time and turns them into columns with
 // shuffles in registers; p·v reads v's rows as they lie. The module (~1 KB) is emitted here, with no
 // toolchain, imports tfjs's own heap (its memory, shared in the threaded build) and is registered like
-// wasmRows.ts. Where it cannot be instantiated (no SIMD) or a shape does not fit (columns not a
-// multiple of 4), the caller runs tf.matMul.
+// wasmRows.ts. Columns past the last multiple of 4 are summed one at a time, in the same order.
+// Where it cannot be instantiated (no SIMD), the caller runs tf.matMul.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 
@@ -17,7 +17,7 @@ const KERNEL = 'StarAttentionMatMul';
 /** tfjs-wasm's k-block (batch_mat_mul_impl.cc kBlockSize): sums restart every 48 products */
 const K_BLOCK = 48;
 
-// ---- a tiny WebAssembly emitter: just what the three functions need --------------------------------
+// ---- a tiny WebAssembly emitter: just what the four functions need --------------------------------
 const uleb = (n: number): number[] => {
   const out: number[] = [];
   do {
@@ -42,6 +42,7 @@ const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
 const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
 
 const I32 = 0x7f;
+const F32 = 0x7d;
 const V128 = 0x7b;
 const op = {
   get: (i: number) => [0x20, ...uleb(i)],
@@ -50,7 +51,8 @@ const op = {
   i32: (n: number) => [0x41, ...sleb(n)],
   add: [0x6a], mul: [0x6c], ltU: [0x49], eqz: [0x45],
   block: [0x02, 0x40], loop: [0x03, 0x40], end: [0x0b], brIf: (d: number) => [0x0d, ...uleb(d)], br: (d: number) => [0x0c, ...uleb(d)],
-  ifV128: [0x04, V128], else: [0x05],
+  ifV128: [0x04, V128], ifF32: [0x04, F32], else: [0x05],
+  f32Zero: [0x43, 0, 0, 0, 0], f32Add: [0x92], f32Mul: [0x94],
   f32Load: [0x2a, 0x02, 0x00], f32Store: [0x38, 0x02, 0x00],
   v128Load: [0xfd, 0x00, 0x02, 0x00], v128Store: [0xfd, 0x0b, 0x02, 0x00],
   v128Zero: [0xfd, 0x0c, ...new Array<number>(16).fill(0)],
@@ -65,12 +67,12 @@ const doWhile = (local: number, limit: number[], step: number[], body: number[][
 ];
 
 /**
- * mm(a, b, out, n, K, J): out [n, J] = a [n, K] · b [K, J], byte addresses, J a multiple of 4, K ≥ 1,
- * n ≥ 1. Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J | 6 i-row end of a, 7 pa, 8 pb, 9 k0, 10 kEnd, 11 j,
- * 12 rowA, 13 rowO, 14 paEnd, 15 Jbytes | 16 vsum (v128)
+ * mm(a, b, out, n, K, J, Jv): out [n, J] = a [n, K] · b [K, J] in its first Jv columns (Jv a positive
+ * multiple of 4), byte addresses, K ≥ 1, n ≥ 1. Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J, 6 Jv | 7 i-row
+ * end of a, 8 pa, 9 pb, 10 k0, 11 kEnd, 12 j, 13 rowA, 14 rowO, 15 paEnd, 16 Jbytes | 17 vsum (v128)
  */
 function mmBody(): number[] {
-  const [a, b, out, n, K, J, aEnd, pa, pb, k0, kEnd, j, rowA, rowO, paEnd, Jb, vsum] = Array.from({ length: 17 }, (_, i) => i);
+  const [a, b, out, n, K, J, Jv, aEnd, pa, pb, k0, kEnd, j, rowA, rowO, paEnd, Jb, vsum] = Array.from({ length: 18 }, (_, i) => i);
   const locals = vec([[...uleb(10), I32], [1, V128]]);
   const code = [
     ...op.get(J), ...op.i32(4), ...op.mul, ...op.set(Jb),
@@ -84,7 +86,7 @@ function mmBody(): number[] {
     ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
     0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
     ...op.i32(0), ...op.set(j),
-    ...doWhile(j, op.get(Jb), op.i32(16), [
+    ...doWhile(j, [...op.get(Jv), ...op.i32(4), ...op.mul], op.i32(16), [
       // vsum = Σ_{k0 ≤ k < kEnd} splat(a[i, k]) · b[k, j..j+3], in k order, from +0
       op.v128Zero, op.set(vsum),
       op.get(rowA), op.get(k0), op.i32(4), op.mul, op.add, op.set(pa),
@@ -111,16 +113,17 @@ function mmBody(): number[] {
 }
 
 /**
- * qk(a, b, out, n, K, J): out [n, J] = a [n, K] · b [J, K]ᵀ, byte addresses, J and K multiples of 4.
- * Four keys' rows are read four floats at a time and turned into four columns in registers (a 4×4
- * transpose by shuffles), so lane l still sums a[i, k]·b[j + l, k] in k order. Locals: 0 a, 1 b,
- * 2 out, 3 n, 4 K, 5 J | 6 aEnd, 7 pa, 8 p (key rows j.., at k), 9 k0, 10 kEnd, 11 j, 12 rowA, 13 rowO,
- * 14 paEnd, 15 Jb, 16 Kb, 17 K2b, 18 K3b | 19 vsum, 20–23 r0–r3, 24–27 t0–t3 (v128)
+ * qk(a, b, out, n, K, J, Jv): out [n, J] = a [n, K] · b [J, K]ᵀ in its first Jv columns (Jv a positive
+ * multiple of 4), byte addresses, K a multiple of 4. Four keys' rows are read four floats at a time and
+ * turned into four columns in registers (a 4×4 transpose by shuffles), so lane l still sums
+ * a[i, k]·b[j + l, k] in k order. Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J, 6 Jv | 7 aEnd, 8 pa, 9 p (key
+ * rows j.., at k), 10 k0, 11 kEnd, 12 j, 13 rowA, 14 rowO, 15 paEnd, 16 Jb, 17 Kb, 18 K2b, 19 K3b |
+ * 20 vsum, 21–24 r0–r3, 25–28 t0–t3 (v128)
  */
 function qkBody(): number[] {
-  const [a, b, out, n, K, J, aEnd, pa, p, k0, kEnd, j, rowA, rowO, paEnd, Jb, Kb, K2b, K3b, vsum] = Array.from({ length: 20 }, (_, i) => i);
-  const r = [20, 21, 22, 23];
-  const t = [24, 25, 26, 27];
+  const [a, b, out, n, K, J, Jv, aEnd, pa, p, k0, kEnd, j, rowA, rowO, paEnd, Jb, Kb, K2b, K3b, vsum] = Array.from({ length: 21 }, (_, i) => i);
+  const r = [21, 22, 23, 24];
+  const t = [25, 26, 27, 28];
   const locals = vec([[...uleb(13), I32], [...uleb(9), V128]]);
   const lowPairs = [0, 4, 1, 5]; // (x[0], y[0], x[1], y[1])
   const highPairs = [2, 6, 3, 7]; // (x[2], y[2], x[3], y[3])
@@ -139,7 +142,7 @@ function qkBody(): number[] {
     ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
     0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
     ...op.i32(0), ...op.set(j),
-    ...doWhile(j, op.get(Jb), op.i32(16), [
+    ...doWhile(j, [...op.get(Jv), ...op.i32(4), ...op.mul], op.i32(16), [
       op.v128Zero, op.set(vsum),
       op.get(rowA), op.get(k0), op.i32(4), op.mul, op.add, op.set(pa),
       op.get(rowA), op.get(kEnd), op.i32(4), op.mul, op.add, op.set(paEnd),
@@ -177,6 +180,49 @@ function qkBody(): number[] {
   return [...locals, ...code];
 }
 
+/**
+ * rest(a, b, out, n, K, J, j0, sk, sj): the columns j0 ≤ j < J of out [n, J] = a [n, K] · b, one float
+ * at a time in tfjs's order, b's element (k, j) at b + (k·sk + j·sj)·4 (b [K, J]: sk = J, sj = 1; bᵀ
+ * with b [J, K]: sk = 1, sj = K). Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J, 6 j0, 7 sk, 8 sj | 9 aEnd,
+ * 10 rowA, 11 rowO, 12 j, 13 k0, 14 kEnd, 15 k | 16 s (f32)
+ */
+function restBody(): number[] {
+  const [a, b, out, n, K, J, j0, sk, sj, aEnd, rowA, rowO, j, k0, kEnd, k, sum] = Array.from({ length: 17 }, (_, i) => i);
+  const locals = vec([[...uleb(7), I32], [1, F32]]);
+  const code = [
+    ...op.get(a), ...op.get(n), ...op.get(K), ...op.mul, ...op.i32(4), ...op.mul, ...op.add, ...op.set(aEnd),
+    ...op.get(a), ...op.set(rowA), ...op.get(out), ...op.set(rowO),
+    ...op.loop, // rows i
+    ...op.get(j0), ...op.set(j),
+    ...op.loop, // columns j
+    ...op.i32(0), ...op.set(k0),
+    ...op.loop, // k-blocks of 48
+    ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
+    0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
+    ...op.f32Zero, ...op.set(sum), ...op.get(k0), ...op.set(k),
+    ...op.loop, // s += a[i, k] · b(k, j)
+    ...op.get(sum),
+    ...op.get(rowA), ...op.get(k), ...op.i32(4), ...op.mul, ...op.add, ...op.f32Load,
+    ...op.get(b), ...op.get(k), ...op.get(sk), ...op.mul, ...op.get(j), ...op.get(sj), ...op.mul, ...op.add, ...op.i32(4), ...op.mul, ...op.add, ...op.f32Load,
+    ...op.f32Mul, ...op.f32Add, ...op.set(sum),
+    ...op.get(k), ...op.i32(1), ...op.add, ...op.tee(k), ...op.get(kEnd), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    // out[i, j] = (+0 for the first block, else out[i, j]) + s
+    ...op.get(rowO), ...op.get(j), ...op.i32(4), ...op.mul, ...op.add,
+    ...op.get(k0), ...op.eqz, ...op.ifF32, ...op.f32Zero, ...op.else, ...op.get(rowO), ...op.get(j), ...op.i32(4), ...op.mul, ...op.add, ...op.f32Load, ...op.end,
+    ...op.get(sum), ...op.f32Add, ...op.f32Store,
+    ...op.get(kEnd), ...op.tee(k0), ...op.get(K), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.get(j), ...op.i32(1), ...op.add, ...op.tee(j), ...op.get(J), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.get(rowO), ...op.get(J), ...op.i32(4), ...op.mul, ...op.add, ...op.set(rowO),
+    ...op.get(rowA), ...op.get(K), ...op.i32(4), ...op.mul, ...op.add, ...op.tee(rowA), ...op.get(aEnd), ...op.ltU, ...op.brIf(0),
+    ...op.end,
+    ...op.end,
+  ];
+  return [...locals, ...code];
+}
+
 /** tr(src, dst, R, C): dst [C, R] = src [R, C]ᵀ, byte addresses. Locals: 0 src, 1 dst, 2 R, 3 C | 4 r, 5 c, 6 ps */
 function trBody(): number[] {
   const [src, dst, R, C, r, c, ps] = Array.from({ length: 7 }, (_, i) => i);
@@ -206,17 +252,22 @@ function moduleBytes(shared: boolean): Uint8Array<ArrayBuffer> {
   const body = (b: number[]) => [...uleb(b.length), ...b];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([fn(6), fn(4)])),
+    ...section(1, vec([fn(7), fn(4), fn(9)])),
     ...section(2, vec([[...name('env'), ...name('memory'), 0x02, ...memory]])),
-    ...section(3, vec([[0], [1], [0]])),
-    ...section(7, vec([[...name('mm'), 0x00, 0], [...name('tr'), 0x00, 1], [...name('qk'), 0x00, 2]])),
-    ...section(10, vec([body(mmBody()), body(trBody()), body(qkBody())])),
+    ...section(3, vec([[0], [1], [0], [2]])),
+    ...section(7, vec([[...name('mm'), 0x00, 0], [...name('tr'), 0x00, 1], [...name('qk'), 0x00, 2], [...name('rest'), 0x00, 3]])),
+    ...section(10, vec([body(mmBody()), body(trBody()), body(qkBody()), body(restBody())])),
   ]);
 }
 
 /** byte addresses on the heap and sizes */
-type Product = (a: number, b: number, out: number, n: number, K: number, J: number) => void;
-type Exports = { mm: Product; qk: Product; tr: (src: number, dst: number, R: number, C: number) => void };
+type Product = (a: number, b: number, out: number, n: number, K: number, J: number, Jv: number) => void;
+type Exports = {
+  mm: Product;
+  qk: Product;
+  rest: (a: number, b: number, out: number, n: number, K: number, J: number, j0: number, sk: number, sj: number) => void;
+  tr: (src: number, dst: number, R: number, C: number) => void;
+};
 type WasmModule = { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory; _malloc: (bytes: number) => number; _free: (ptr: number) => void };
 
 const instances = new WeakMap<object, Exports | null>();
@@ -255,14 +306,19 @@ function attentionMatMulKernel({ inputs, backend, attrs }: { inputs: tf.NamedTen
   const viaShuffles = transposeB && K % 4 === 0;
   // bᵀ with K not a multiple of 4: each batch's bᵀ [K, J] transposed into a scratch buffer, reused
   const scratch = transposeB && !viaShuffles ? module._malloc(K * J * 4) : 0;
+  const Jv = J - (J % 4); // columns in vectors; the rest (a cache whose capacity is not a multiple of 4) one by one
   try {
     for (let i = 0; i < N; i++) {
       const [ai, bi, oi] = [pa + i * n * K * 4, pb + i * K * J * 4, po + i * n * J * 4];
-      if (viaShuffles) k.qk(ai, bi, oi, n, K, J);
-      else if (transposeB) {
-        k.tr(bi, scratch, J, K);
-        k.mm(ai, scratch, oi, n, K, J);
-      } else k.mm(ai, bi, oi, n, K, J);
+      if (viaShuffles) {
+        if (Jv > 0) k.qk(ai, bi, oi, n, K, J, Jv);
+        if (Jv < J) k.rest(ai, bi, oi, n, K, J, Jv, 1, K);
+      } else {
+        if (transposeB) k.tr(bi, scratch, J, K);
+        const bk = transposeB ? scratch : bi; // [K, J]
+        if (Jv > 0) k.mm(ai, bk, oi, n, K, J, Jv);
+        if (Jv < J) k.rest(ai, bk, oi, n, K, J, Jv, J, 1);
+      }
     }
   } finally {
     if (scratch) module._free(scratch);
@@ -283,7 +339,7 @@ export function wasmAttentionMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeB: 
   if (!enabled || tf.getBackend() !== 'wasm' || a.dtype !== 'float32' || b.dtype !== 'float32') return null;
   const J = transposeB ? b.shape[1] : b.shape[2];
   const K = a.shape[2];
-  if (J % 4 !== 0 || J === 0 || K === 0 || a.shape[1] === 0 || (transposeB ? b.shape[2] : b.shape[1]) !== K || b.shape[0] !== a.shape[0]) return null;
+  if (J === 0 || K === 0 || a.shape[1] === 0 || (transposeB ? b.shape[2] : b.shape[1]) !== K || b.shape[0] !== a.shape[0]) return null;
   if (!kernels(tf.backend() as BackendWasm)) return null;
   if (!registered) {
     if (!tf.getKernel(KERNEL, 'wasm')) tf.registerKernel({ kernelName: KERNEL, backendName: 'wasm', kernelFunc: attentionMatMulKernel as tf.KernelFunc });
