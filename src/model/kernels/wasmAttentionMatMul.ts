@@ -66,38 +66,35 @@ const doWhile = (local: number, limit: number[], step: number[], body: number[][
   ...op.loop, ...body.flat(), ...op.get(local), ...step, ...op.add, ...op.tee(local), ...limit, ...op.ltU, ...op.brIf(0), ...op.end,
 ];
 
+/** the locals both vector products share (after their 7 parameters a, b, out, n, K, J, Jv) */
+const P = { a: 0, b: 1, out: 2, n: 3, K: 4, J: 5, Jv: 6, aEnd: 7, pa: 8, k0: 9, kEnd: 10, j: 11, rowA: 12, rowO: 13, paEnd: 14, Jb: 15, vsum: 16 } as const;
+/** the first local after P's: a product's own */
+const OWN = 17;
+
 /**
- * mm(a, b, out, n, K, J, Jv): out [n, J] = a [n, K] · b [K, J] in its first Jv columns (Jv a positive
- * multiple of 4), byte addresses, K ≥ 1, n ≥ 1. Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J, 6 Jv | 7 i-row
- * end of a, 8 pa, 9 pb, 10 k0, 11 kEnd, 12 j, 13 rowA, 14 rowO, 15 paEnd, 16 Jbytes | 17 vsum (v128)
+ * The loops both vector products share: rows i; k-blocks of 48 (kEnd = min(k0 + 48, K)); vector columns
+ * j (a byte offset, 16 a step) up to Jv. For each, `sum` must leave vsum = Σ_{k0 ≤ k < kEnd} a[i, k]·b(k,
+ * j..j+3) in k order from +0, with pa walking a[i, k0..kEnd); then out[i, j..j+3] = (+0 for the first
+ * block, else out) + vsum — tfjs's `current + sum` on a zeroed output. `setup` runs once first.
  */
-function mmBody(): number[] {
-  const [a, b, out, n, K, J, Jv, aEnd, pa, pb, k0, kEnd, j, rowA, rowO, paEnd, Jb, vsum] = Array.from({ length: 18 }, (_, i) => i);
-  const locals = vec([[...uleb(10), I32], [1, V128]]);
-  const code = [
-    ...op.get(J), ...op.i32(4), ...op.mul, ...op.set(Jb),
-    // aEnd = a + n·K·4; rowA = a; rowO = out
+function vectorProduct(setup: number[], sum: number[][]): number[] {
+  const { a, out, n, K, Jv, aEnd, pa, k0, kEnd, j, rowA, rowO, paEnd, Jb, vsum } = P;
+  return [
+    ...op.get(P.J), ...op.i32(4), ...op.mul, ...op.set(Jb),
     ...op.get(a), ...op.get(n), ...op.get(K), ...op.mul, ...op.i32(4), ...op.mul, ...op.add, ...op.set(aEnd),
     ...op.get(a), ...op.set(rowA), ...op.get(out), ...op.set(rowO),
+    ...setup,
     ...op.loop, // rows i
     ...op.i32(0), ...op.set(k0),
     ...op.loop, // k-blocks
-    // kEnd = min(k0 + 48, K)
     ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
     0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
     ...op.i32(0), ...op.set(j),
     ...doWhile(j, [...op.get(Jv), ...op.i32(4), ...op.mul], op.i32(16), [
-      // vsum = Σ_{k0 ≤ k < kEnd} splat(a[i, k]) · b[k, j..j+3], in k order, from +0
       op.v128Zero, op.set(vsum),
       op.get(rowA), op.get(k0), op.i32(4), op.mul, op.add, op.set(pa),
       op.get(rowA), op.get(kEnd), op.i32(4), op.mul, op.add, op.set(paEnd),
-      op.get(b), op.get(k0), op.get(Jb), op.mul, op.add, op.get(j), op.add, op.set(pb),
-      op.loop,
-      op.get(vsum), op.get(pa), op.f32Load, op.f32x4Splat, op.get(pb), op.v128Load, op.f32x4Mul, op.f32x4Add, op.set(vsum),
-      op.get(pb), op.get(Jb), op.add, op.set(pb),
-      op.get(pa), op.i32(4), op.add, op.tee(pa), op.get(paEnd), op.ltU, op.brIf(0),
-      op.end,
-      // out[i, j..j+3] = (out or, for the first block, +0) + vsum: tfjs's `current + sum` on a zeroed output
+      ...sum,
       op.get(rowO), op.get(j), op.add,
       op.get(k0), op.eqz, op.ifV128, op.v128Zero, op.else, op.get(rowO), op.get(j), op.add, op.v128Load, op.end,
       op.get(vsum), op.f32x4Add, op.v128Store,
@@ -109,75 +106,69 @@ function mmBody(): number[] {
     ...op.end,
     ...op.end,
   ];
-  return [...locals, ...code];
+}
+
+/**
+ * mm(a, b, out, n, K, J, Jv): out [n, J] = a [n, K] · b [K, J] in its first Jv columns (Jv a positive
+ * multiple of 4), byte addresses, K ≥ 1, n ≥ 1: vsum += splat(a[i, k]) · b[k, j..j+3]. Own local: pb.
+ */
+function mmBody(): number[] {
+  const { b, k0, j, pa, paEnd, Jb, vsum } = P;
+  const pb = OWN;
+  const locals = vec([[...uleb(OWN - 7 - 1), I32], [1, V128], [1, I32]]);
+  const sum = [
+    op.get(b), op.get(k0), op.get(Jb), op.mul, op.add, op.get(j), op.add, op.set(pb),
+    op.loop,
+    op.get(vsum), op.get(pa), op.f32Load, op.f32x4Splat, op.get(pb), op.v128Load, op.f32x4Mul, op.f32x4Add, op.set(vsum),
+    op.get(pb), op.get(Jb), op.add, op.set(pb),
+    op.get(pa), op.i32(4), op.add, op.tee(pa), op.get(paEnd), op.ltU, op.brIf(0),
+    op.end,
+  ];
+  return [...locals, ...vectorProduct([], sum)];
 }
 
 /**
  * qk(a, b, out, n, K, J, Jv): out [n, J] = a [n, K] · b [J, K]ᵀ in its first Jv columns (Jv a positive
  * multiple of 4), byte addresses, K a multiple of 4. Four keys' rows are read four floats at a time and
  * turned into four columns in registers (a 4×4 transpose by shuffles), so lane l still sums
- * a[i, k]·b[j + l, k] in k order. Locals: 0 a, 1 b, 2 out, 3 n, 4 K, 5 J, 6 Jv | 7 aEnd, 8 pa, 9 p (key
- * rows j.., at k), 10 k0, 11 kEnd, 12 j, 13 rowA, 14 rowO, 15 paEnd, 16 Jb, 17 Kb, 18 K2b, 19 K3b |
- * 20 vsum, 21–24 r0–r3, 25–28 t0–t3 (v128)
+ * a[i, k]·b[j + l, k] in k order. Own locals: p (key rows j.., at k), Kb, K2b, K3b; r0–r3, t0–t3 (v128).
  */
 function qkBody(): number[] {
-  const [a, b, out, n, K, J, Jv, aEnd, pa, p, k0, kEnd, j, rowA, rowO, paEnd, Jb, Kb, K2b, K3b, vsum] = Array.from({ length: 21 }, (_, i) => i);
-  const r = [21, 22, 23, 24];
-  const t = [25, 26, 27, 28];
-  const locals = vec([[...uleb(13), I32], [...uleb(9), V128]]);
+  const { b, K, k0, j, pa, paEnd, vsum } = P;
+  const [p, Kb, K2b, K3b] = [OWN, OWN + 1, OWN + 2, OWN + 3];
+  const r = [OWN + 4, OWN + 5, OWN + 6, OWN + 7];
+  const t = [OWN + 8, OWN + 9, OWN + 10, OWN + 11];
+  const locals = vec([[...uleb(OWN - 7 - 1), I32], [1, V128], [4, I32], [8, V128]]);
   const lowPairs = [0, 4, 1, 5]; // (x[0], y[0], x[1], y[1])
   const highPairs = [2, 6, 3, 7]; // (x[2], y[2], x[3], y[3])
   // vsum += splat(a[i, k + c]) · column c
   const term = (column: number[], c: number) => [
     ...op.get(vsum), ...op.get(pa), 0x2a, 0x02, ...uleb(4 * c), ...op.f32x4Splat, ...column, ...op.f32x4Mul, ...op.f32x4Add, ...op.set(vsum),
   ];
-  const code = [
-    ...op.get(J), ...op.i32(4), ...op.mul, ...op.set(Jb),
-    ...op.get(K), ...op.i32(4), ...op.mul, ...op.tee(Kb), ...op.get(Kb), ...op.add, ...op.tee(K2b), ...op.get(Kb), ...op.add, ...op.set(K3b),
-    ...op.get(a), ...op.get(n), ...op.get(Kb), ...op.mul, ...op.add, ...op.set(aEnd),
-    ...op.get(a), ...op.set(rowA), ...op.get(out), ...op.set(rowO),
-    ...op.loop, // rows i
-    ...op.i32(0), ...op.set(k0),
-    ...op.loop, // k-blocks of 48
-    ...op.get(k0), ...op.i32(K_BLOCK), ...op.add, ...op.tee(kEnd), ...op.get(K), ...op.ltU, ...op.eqz,
-    0x04, 0x40, ...op.get(K), ...op.set(kEnd), ...op.end,
-    ...op.i32(0), ...op.set(j),
-    ...doWhile(j, [...op.get(Jv), ...op.i32(4), ...op.mul], op.i32(16), [
-      op.v128Zero, op.set(vsum),
-      op.get(rowA), op.get(k0), op.i32(4), op.mul, op.add, op.set(pa),
-      op.get(rowA), op.get(kEnd), op.i32(4), op.mul, op.add, op.set(paEnd),
-      // p = b + (j/4·4 keys)·K·4 + k0·4 = b + j·K + k0·4 (j in bytes: j/4 keys)
-      op.get(b), op.get(j), op.get(K), op.mul, op.add, op.get(k0), op.i32(4), op.mul, op.add, op.set(p),
-      op.loop,
-      // r_l = b[j + l, k..k+3]
-      op.get(p), op.v128Load, op.set(r[0]),
-      op.get(p), op.get(Kb), op.add, op.v128Load, op.set(r[1]),
-      op.get(p), op.get(K2b), op.add, op.v128Load, op.set(r[2]),
-      op.get(p), op.get(K3b), op.add, op.v128Load, op.set(r[3]),
-      op.get(r[0]), op.get(r[1]), op.shuffle(lowPairs), op.set(t[0]),
-      op.get(r[2]), op.get(r[3]), op.shuffle(lowPairs), op.set(t[1]),
-      op.get(r[0]), op.get(r[1]), op.shuffle(highPairs), op.set(t[2]),
-      op.get(r[2]), op.get(r[3]), op.shuffle(highPairs), op.set(t[3]),
-      // columns k, k+1, k+2, k+3: (r0[c], r1[c], r2[c], r3[c])
-      term([...op.get(t[0]), ...op.get(t[1]), ...op.shuffle([0, 1, 4, 5])], 0),
-      term([...op.get(t[0]), ...op.get(t[1]), ...op.shuffle([2, 3, 6, 7])], 1),
-      term([...op.get(t[2]), ...op.get(t[3]), ...op.shuffle([0, 1, 4, 5])], 2),
-      term([...op.get(t[2]), ...op.get(t[3]), ...op.shuffle([2, 3, 6, 7])], 3),
-      op.get(p), op.i32(16), op.add, op.set(p),
-      op.get(pa), op.i32(16), op.add, op.tee(pa), op.get(paEnd), op.ltU, op.brIf(0),
-      op.end,
-      op.get(rowO), op.get(j), op.add,
-      op.get(k0), op.eqz, op.ifV128, op.v128Zero, op.else, op.get(rowO), op.get(j), op.add, op.v128Load, op.end,
-      op.get(vsum), op.f32x4Add, op.v128Store,
-    ]),
-    ...op.get(kEnd), ...op.tee(k0), ...op.get(K), ...op.ltU, ...op.brIf(0),
-    ...op.end,
-    ...op.get(rowO), ...op.get(Jb), ...op.add, ...op.set(rowO),
-    ...op.get(rowA), ...op.get(Kb), ...op.add, ...op.tee(rowA), ...op.get(aEnd), ...op.ltU, ...op.brIf(0),
-    ...op.end,
-    ...op.end,
+  const setup = [...op.get(K), ...op.i32(4), ...op.mul, ...op.tee(Kb), ...op.get(Kb), ...op.add, ...op.tee(K2b), ...op.get(Kb), ...op.add, ...op.set(K3b)];
+  const sum = [
+    // p = b + (j/4 keys)·K·4 + k0·4 = b + j·K + k0·4 (j in bytes)
+    op.get(b), op.get(j), op.get(K), op.mul, op.add, op.get(k0), op.i32(4), op.mul, op.add, op.set(p),
+    op.loop,
+    // r_l = b[j + l, k..k+3]
+    op.get(p), op.v128Load, op.set(r[0]),
+    op.get(p), op.get(Kb), op.add, op.v128Load, op.set(r[1]),
+    op.get(p), op.get(K2b), op.add, op.v128Load, op.set(r[2]),
+    op.get(p), op.get(K3b), op.add, op.v128Load, op.set(r[3]),
+    op.get(r[0]), op.get(r[1]), op.shuffle(lowPairs), op.set(t[0]),
+    op.get(r[2]), op.get(r[3]), op.shuffle(lowPairs), op.set(t[1]),
+    op.get(r[0]), op.get(r[1]), op.shuffle(highPairs), op.set(t[2]),
+    op.get(r[2]), op.get(r[3]), op.shuffle(highPairs), op.set(t[3]),
+    // columns k, k+1, k+2, k+3: (r0[c], r1[c], r2[c], r3[c])
+    term([...op.get(t[0]), ...op.get(t[1]), ...op.shuffle([0, 1, 4, 5])], 0),
+    term([...op.get(t[0]), ...op.get(t[1]), ...op.shuffle([2, 3, 6, 7])], 1),
+    term([...op.get(t[2]), ...op.get(t[3]), ...op.shuffle([0, 1, 4, 5])], 2),
+    term([...op.get(t[2]), ...op.get(t[3]), ...op.shuffle([2, 3, 6, 7])], 3),
+    op.get(p), op.i32(16), op.add, op.set(p),
+    op.get(pa), op.i32(16), op.add, op.tee(pa), op.get(paEnd), op.ltU, op.brIf(0),
+    op.end,
   ];
-  return [...locals, ...code];
+  return [...locals, ...vectorProduct(setup, sum)];
 }
 
 /**
