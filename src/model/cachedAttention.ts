@@ -86,7 +86,8 @@ export function attendCached(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tenso
 function headsMatMul(a: tf.Tensor4D, b: tf.Tensor4D, transposeB: boolean): tf.Tensor4D {
   const [R, H, n] = a.shape;
   const flat = (x: tf.Tensor4D) => x.reshape([R * H, x.shape[2], x.shape[3]]) as tf.Tensor3D;
-  const fast = wasmAttentionMatMul(flat(a), flat(b), transposeB);
+  // the [R·H, …] views only where the kernel may take them: other backends go straight to tf.matMul
+  const fast = tf.getBackend() === 'wasm' ? wasmAttentionMatMul(flat(a), flat(b), transposeB) : null;
   return (fast ? fast.reshape([R, H, n, fast.shape[2]]) : tf.matMul(a, b, false, transposeB)) as tf.Tensor4D;
 }
 
