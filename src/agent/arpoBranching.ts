@@ -20,8 +20,6 @@ export interface BranchingOptions {
   beta: number;
   /** Z: partial rollouts branched at a triggering observation */
   branches: number;
-  /** the policy's vocabulary size (ΔH is normalised by ln V) */
-  vocabSize: number;
 }
 
 /** where an episode stood right after an observation: what a branch from there inherits */
@@ -96,7 +94,7 @@ export class BranchPlanner {
     if (!w || (w.entropies.length < this.o.k && !(ending && w.entropies.length > 0))) return null;
     this.window[row] = null;
     const g = this.rowGroup[row];
-    const deltaH = arpoEntropyDelta(w.entropies, this.initialEntropy[row] ?? [], this.o.vocabSize);
+    const deltaH = arpoEntropyDelta(w.entropies, this.initialEntropy[row] ?? []);
     this.deltas.push(deltaH);
     const p = arpoBranchProbability(deltaH, this.o.alpha, this.o.beta);
     if (!(rng.next() < p)) return null;

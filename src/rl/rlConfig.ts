@@ -24,8 +24,13 @@ export interface RlConfig {
   queriesPerStep: number;
   /** rollouts per query G (veRL rollout.n; ARPO's budget M) */
   groupSize: number;
-  /** AdamW learning rate (constant; veRL's actor default schedule) */
+  /** AdamW learning rate (constant after the warm-up; veRL's actor default schedule) */
   learningRate: number;
+  /** RL steps over which the learning rate ramps linearly from lr/warmup to lr (veRL optim.lr_warmup_steps) */
+  lrWarmupSteps: number;
+  /** null control (issue 23): advantages shuffled across the step's rollouts — the same update sizes with no
+   *  link between a rollout and its reward; the drift baseline every gain is read against */
+  nullControl: boolean;
   /** optimizer steps per RL step: the batch is cut into this many PPO mini-batches (veRL ppo_mini_batch_size) */
   miniBatches: number;
   /** lower clip ε_low: the ratio is clipped below at 1 − ε_low (PPO, Schulman et al. 2017) */
@@ -79,7 +84,7 @@ export interface RlConfig {
 /** defaults shared by every algorithm, sized for the lab's toy models */
 const BASE: RlConfig = {
   algorithm: 'grpo', reward: 'sum', curriculumSwitches: [1 / 3, 2 / 3], steps: 40, queriesPerStep: 4, groupSize: 8,
-  learningRate: 1e-4, miniBatches: 2, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.001, lossAggregation: 'token-mean',
+  learningRate: 1e-4, lrWarmupSteps: 0, nullControl: false, miniBatches: 2, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.001, lossAggregation: 'token-mean',
   temperature: 1, maxGradNorm: 1, toolFailureRate: 0, constrainPlan: false, maxTurns: 24,
   dynamicSampling: false, maxGenBatches: 3, overlongBuffer: 0,
   arpoInitial: 4, arpoAlpha: 0.5, arpoBeta: 0.2, arpoK: 10, arpoBranches: 1, arpoAdvantage: 'soft',
@@ -109,12 +114,15 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
       : { clipLow: lab.clipLow, clipHigh: lab.clipLow, klCoef: lab.klCoef };
   return rlConfigFor(lab.algorithm, {
     reward: lab.reward, curriculumSwitches: [lab.curriculumSwitch1, lab.curriculumSwitch2], steps: lab.steps,
-    queriesPerStep: lab.queriesPerStep, groupSize: lab.groupSize, learningRate: lab.learningRate, toolFailureRate: lab.toolFailureRate,
+    queriesPerStep: lab.queriesPerStep, groupSize: lab.groupSize, learningRate: lab.learningRate, lrWarmupSteps: lab.warmupSteps, temperature: lab.temperature,
+    miniBatches: lab.miniBatches, nullControl: lab.advantages === 'shuffled', toolFailureRate: lab.toolFailureRate,
     constrainPlan: lab.planDecoding === 'constrained', evalEvery: lab.evalEvery, evalQueries: lab.evalQueries, evalToolQa: lab.evalToolQa, seed: lab.seed, ...algorithmKnobs,
   });
 }
 
 export function validateRlConfig(c: RlConfig): void {
+  const nonNegInt = ['lrWarmupSteps'] as const;
+  for (const k of nonNegInt) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
   const posInt = ['steps', 'queriesPerStep', 'groupSize', 'miniBatches', 'maxTurns', 'maxGenBatches', 'arpoInitial', 'arpoK', 'arpoBranches', 'evalEvery'] as const;
   for (const k of posInt) if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`RL config: ${k} must be a positive integer, got ${c[k]}`);
   for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer'] as const) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);

@@ -120,13 +120,15 @@ export function arpoBranchProbability(deltaH: number, alpha: number, beta: numbe
 }
 
 /**
- * ARPO's entropy change ΔH: the mean entropy of the k tokens after an observation minus that of the
- * first k tokens of the rollout, divided by ln V (the largest possible entropy) so it lies in [−1, 1]
- * whatever the vocabulary. The paper normalises ΔH without publishing how; ln V is this project's choice.
+ * ARPO's entropy change ΔH: the mean entropy (nats) of the k tokens after an observation minus that of
+ * the first k tokens of the rollout — the raw difference, as ARPO's reference rollout code computes it
+ * (`entropy_now - entropy_init`, then `random() - entropy_weight * delta` against the branch
+ * probability). An earlier version divided by ln V, which squeezed ΔH into ±0.2 and left the branch
+ * probability at α ± 0.01: a coin flip that did not respond to the entropy rise.
  */
-export function arpoEntropyDelta(afterObservation: readonly number[], initial: readonly number[], vocabSize: number): number {
+export function arpoEntropyDelta(afterObservation: readonly number[], initial: readonly number[]): number {
   const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  return (mean(afterObservation) - mean(initial)) / Math.log(vocabSize);
+  return mean(afterObservation) - mean(initial);
 }
 
 /** where an ARPO rollout came from: `parent` (index in its group, null from the prompt) and the token
@@ -180,4 +182,31 @@ export function arpoHardAdvantages(advantages: readonly number[], tree: readonly
     }
     return out;
   });
+}
+
+/**
+ * The PPO mini-batches of one RL step, as lists of row indices (issue 23). Whole groups, cut in order
+ * as veRL cuts its batch: an optimizer step sees complete groups, whose advantages sum to zero (a
+ * half-group of [−0.5, −0.5] would only push its sampled tokens down). A row whose advantage is zero
+ * at every token carries no policy-gradient signal: it is left out unless `keepZeroRows` (with a KL
+ * term it still has a gradient: veRL's GRPO keeps it). A mini-batch with no signal at all is never
+ * formed: AdamW would move the weights on its momentum alone (the m + Success quick run drifted so).
+ * `signal[i]`: row i has a non-zero advantage somewhere.
+ */
+export function miniBatchPlan(groupOf: readonly number[], signal: readonly boolean[], miniBatches: number, keepZeroRows: boolean): number[][] {
+  if (groupOf.length !== signal.length) throw new Error(`miniBatchPlan: ${groupOf.length} group ids for ${signal.length} rows`);
+  const groups = new Map<number, number[]>(); // insertion order = batch order
+  groupOf.forEach((g, i) => {
+    if (!keepZeroRows && !signal[i]) return;
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(i);
+  });
+  const list = [...groups.values()];
+  const n = Math.min(Math.max(1, miniBatches), list.length);
+  const out: number[][] = [];
+  for (let k = 0; k < n; k++) {
+    const rows = list.slice(Math.floor((k * list.length) / n), Math.floor(((k + 1) * list.length) / n)).flat();
+    if (rows.some((i) => signal[i])) out.push(rows);
+  }
+  return out;
 }

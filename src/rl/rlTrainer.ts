@@ -18,7 +18,7 @@ import { PAD } from '../agent/vocab.ts';
 import type { Policy } from '../model/transformer.ts';
 import { AdamW, globalNormScale } from './optimizer.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
-import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, overlongPenalty } from './rlMath.ts';
+import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, miniBatchPlan, overlongPenalty } from './rlMath.ts';
 import { aggregationWeights, rlLoss, type RlBatch } from './rlLoss.ts';
 import type { RlConfig } from './rlConfig.ts';
 import type { RlEnvironment } from './rlEnvironment.ts';
@@ -30,6 +30,9 @@ export interface ScoredEpisode {
   episode: Episode;
   group: number;
   verdicts: Verdicts;
+  /** the reward of the current stage before DAPO's overlong penalty (DAPO filters groups on it) */
+  score: number;
+  /** what the update is driven by: the score plus DAPO's overlong penalty where it is on */
   reward: number;
   advantage: number;
   /** ARPO: index in its group of the rollout it branched from (null: from the prompt, or not ARPO) */
@@ -89,7 +92,7 @@ export class RlTrainer {
       const tasks: AgentTask[] = [];
       const groups: number[] = [];
       queries.forEach((query, q) => { for (let i = 0; i < c.arpoInitial; i++) { tasks.push({ kind: 'travel', query }); groups.push(q); } });
-      episodes = await rollout(this.policy, tasks, { ...common, branching: { groups, budget: c.groupSize, k: c.arpoK, alpha: c.arpoAlpha, beta: c.arpoBeta, branches: c.arpoBranches, vocabSize: this.policy.config.vocabSize } });
+      episodes = await rollout(this.policy, tasks, { ...common, branching: { groups, budget: c.groupSize, k: c.arpoK, alpha: c.arpoAlpha, beta: c.arpoBeta, branches: c.arpoBranches } });
       groupOf = episodes.map((e) => e.branch!.group);
     } else {
       const tasks = queries.flatMap((query) => Array.from({ length: c.groupSize }, () => ({ kind: 'travel', query }) as const));
@@ -102,11 +105,15 @@ export class RlTrainer {
     episodes.forEach((episode, i) => {
       const query = (episode.task as { query: Query }).query;
       const verdicts = evaluatePlan(this.env.world, query, episode.plan);
-      let reward = computeReward(stage, verdicts);
-      if (c.overlongBuffer > 0) reward += overlongPenalty(episode.tokens.length, maxTokens, c.overlongBuffer);
+      const score = computeReward(stage, verdicts);
+      // DAPO's soft overlong punishment on the response the policy wrote (its own tokens, against the room the
+      // prompt left), as the DAPO recipe penalises response length: counting prompt and tool observations, as an
+      // earlier version did, paid the policy for making fewer calls
+      const reward = score + (c.overlongBuffer > 0
+        ? overlongPenalty(episode.lossMask.reduce((n, x) => n + x, 0), maxTokens - episode.promptLength, c.overlongBuffer) : 0);
       const parent = episode.branch?.parent ?? null; // an index into `episodes`, always an earlier row of the same group
       indexInGroup.push(groups[groupOf[i]].length);
-      groups[groupOf[i]].push({ episode, group: groupBase + groupOf[i], verdicts, reward, advantage: 0, parent: parent === null ? null : indexInGroup[parent] });
+      groups[groupOf[i]].push({ episode, group: groupBase + groupOf[i], verdicts, score, reward, advantage: 0, parent: parent === null ? null : indexInGroup[parent] });
     });
     return groups;
   }
@@ -129,7 +136,9 @@ export class RlTrainer {
       genBatches++;
       all = all.concat(groups);
       for (const g of groups) {
-        if (c.dynamicSampling && isZeroStdGroup(g.map((e) => e.reward))) dropped++;
+        // DAPO filters on the score before the overlong penalty (the recipe's filter_groups metric: acc/score), so
+        // a group whose only spread is the length penalty is not mistaken for one that carries signal
+        if (c.dynamicSampling && isZeroStdGroup(g.map((e) => e.score))) dropped++;
         else kept.push(g);
       }
     }
@@ -139,7 +148,9 @@ export class RlTrainer {
     // ---- advantages
     const tReward = performance.now();
     const flat = kept.flat();
-    const adv = grpoAdvantages(flat.map((e) => e.reward), flat.map((e) => e.group));
+    const informative = kept.filter((g) => !isZeroStdGroup(g.map((e) => e.reward))).length;
+    const grpo = grpoAdvantages(flat.map((e) => e.reward), flat.map((e) => e.group));
+    const adv = c.nullControl ? this.rng.shuffle(grpo) : grpo;
     flat.forEach((e, i) => { e.advantage = adv[i]; });
     const tokenAdvantages = c.algorithm === 'arpo' && c.arpoAdvantage === 'hard' ? hardTokenAdvantages(kept) : null;
     m['time/reward'] = (performance.now() - tReward) / 1000;
@@ -165,6 +176,7 @@ export class RlTrainer {
       curriculum_stage: STAGE_INDEX[this.stage],
       'charts/rollouts': gen.length,
       'charts/groups_kept': kept.length,
+      'charts/informative_groups': informative,
     });
     if (c.dynamicSampling) Object.assign(m, { 'dapo/gen_batches': genBatches, 'dapo/dropped_groups': dropped, 'dapo/gave_up': kept.length < c.queriesPerStep ? 1 : 0 });
     if (c.algorithm === 'arpo') {
@@ -186,15 +198,18 @@ export class RlTrainer {
   private async update(rows: ScoredEpisode[], tokenAdvantages: Map<ScoredEpisode, number[]> | null): Promise<Metrics> {
     const c = this.config;
     const out = { 'losses/pg': 0, kl: 0, clip_frac: 0, 'charts/dual_clip_frac': 0, entropy: 0, 'charts/ratio_dev': 0, 'charts/grad_norm': 0 };
+    const lr = c.learningRate * Math.min(1, (this.step + 1) / Math.max(1, c.lrWarmupSteps));
     const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
-    if (trainable.length === 0) return out;
-    const order = this.rng.shuffle(trainable.map((_, i) => i));
-    const nMini = Math.min(c.miniBatches, trainable.length);
+    // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
+    const signal = trainable.map((r) => (tokenAdvantages?.get(r) ?? [r.advantage]).some((a) => a !== 0));
+    const plan = miniBatchPlan(trainable.map((r) => r.group), signal, c.miniBatches, c.klCoef > 0);
+    const updateTokens = plan.flat().reduce((n, i) => n + policyTokens(trainable[i]), 0);
+    const zeroTokens = plan.flat().filter((i) => !signal[i]).reduce((n, i) => n + policyTokens(trainable[i]), 0);
+    const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
     const vars = [...this.policy.params.values()];
     let done = 0;
-    for (let mb = 0; mb < nMini; mb++) {
-      const members = order.filter((_, i) => i % nMini === mb).map((i) => trainable[i]);
-      const batch = this.batchOf(members, tokenAdvantages);
+    for (const members of plan) {
+      const batch = this.batchOf(members.map((i) => trainable[i]), tokenAdvantages);
       const ref = c.klCoef > 0 ? await this.referenceLogProbs(batch) : null;
       const res = tf.tidy(() => {
         let stats: Record<string, tf.Scalar> = {};
@@ -213,7 +228,7 @@ export class RlTrainer {
         if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
           throw new Error(`RL step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower the learning rate`);
         }
-        this.optimizer.apply(res.grads, c.learningRate, res.scale);
+        this.optimizer.apply(res.grads, lr, res.scale);
         const [pg, kl, clip, dual, ent, dev] = s.map((x) => x[0]);
         out['losses/pg'] += pg; out.kl += kl; out.clip_frac += clip; out['charts/dual_clip_frac'] += dual; out.entropy += ent; out['charts/ratio_dev'] += dev;
         out['charts/grad_norm'] += norm[0];
@@ -223,7 +238,7 @@ export class RlTrainer {
       }
     }
     for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);
-    return out;
+    return { ...out, ...diagnostics };
   }
 
   /** pads the rows to one length and lists their loss positions with old log-probs, advantages, weights, bans */
@@ -309,6 +324,11 @@ function hardTokenAdvantages(groups: ScoredEpisode[][]): Map<ScoredEpisode, numb
     g.forEach((e, i) => out.set(e, per[i]));
   }
   return out;
+}
+
+/** the tokens the policy sampled in a rollout (its loss positions) */
+function policyTokens(e: ScoredEpisode): number {
+  return e.episode.lossMask.reduce((n, x) => n + x, 0);
 }
 
 /** branches between rollout i of a group and the prompt */

@@ -57,7 +57,7 @@ describe('ARPO branching rollout (wasm)', () => {
     try {
       const eps = await rollout(scripted, [{ kind: 'travel', query }, { kind: 'travel', query }], {
         world, rng: new Rng(6), greedy: true, maxTurns: 100,
-        branching: { groups: [0, 0], budget: 4, k: 3, alpha: 1, beta: 0, branches: 1, vocabSize: VOCAB.size },
+        branching: { groups: [0, 0], budget: 4, k: 3, alpha: 1, beta: 0, branches: 1 },
       });
       expect(eps).toHaveLength(4);
       for (const e of eps) {
@@ -91,7 +91,7 @@ describe('ARPO branching rollout (wasm)', () => {
     try {
       const eps = await rollout(scripted, [{ kind: 'travel', query }], {
         world, rng: new Rng(6), greedy: true, maxTurns: 100,
-        branching: { groups: [0], budget: 2, k: 3, alpha: 0, beta: 0, branches: 2, vocabSize: VOCAB.size },
+        branching: { groups: [0], budget: 2, k: 3, alpha: 0, beta: 0, branches: 2 },
       });
       expect(eps.map((e) => e.branch)).toEqual([
         { group: 0, parent: null, forkAt: 0, fill: false },

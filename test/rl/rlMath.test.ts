@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   aggregateLoss, arpoBranchProbability, arpoEntropyDelta, arpoHardAdvantages, clippedSurrogate, grpoAdvantages, isZeroStdGroup, k3Kl,
-  overlongPenalty, sharedPrefixLength, type BranchNode,
+  miniBatchPlan, overlongPenalty, sharedPrefixLength, type BranchNode,
 } from '../../src/rl/rlMath.ts';
 
 const clip = { clipLow: 0.2, clipHigh: 0.28, dualClip: 3 };
@@ -108,9 +108,10 @@ describe('ARPO', () => {
     expect(arpoBranchProbability(-10, 0.5, 0.2)).toBe(0);
     expect(arpoBranchProbability(10, 0.5, 0.2)).toBe(1);
   });
-  it('entropy delta is the difference of means over ln V', () => {
-    // (mean(2, 4) − mean(1, 1)) / ln 100 = 2 / 4.605170 = 0.434294
-    expect(arpoEntropyDelta([2, 4], [1, 1], 100)).toBeCloseTo(0.434294, 5);
+  it('entropy delta is the raw difference of means (nats), as ARPO\'s reference code', () => {
+    // mean(2, 4) − mean(1, 1) = 3 − 1 = 2; an entropy rise of 2 nats at β 0.2 moves p from 0.5 to 0.9
+    expect(arpoEntropyDelta([2, 4], [1, 1])).toBeCloseTo(2, 12);
+    expect(arpoBranchProbability(arpoEntropyDelta([2, 4], [1, 1]), 0.5, 0.2)).toBeCloseTo(0.9, 12);
   });
   // rollouts 0 and 1 from the prompt (3 tokens); 2 branched from 0 at token 6; 3 from 2 at token 8
   const tree: BranchNode[] = [{ parent: null, forkAt: 0 }, { parent: null, forkAt: 0 }, { parent: 0, forkAt: 6 }, { parent: 2, forkAt: 8 }];
@@ -138,5 +139,28 @@ describe('ARPO', () => {
     // rollout 1 beyond the prompt: its own −1
     expect(h[1][5]).toBe(-1);
     expect(h.map((r) => r.length)).toEqual(lengths);
+  });
+});
+
+describe('miniBatchPlan (groups kept together, no step without signal)', () => {
+  // rows 0-3 group 0 (signal), 4-7 group 1 (zero std), 8-11 group 2 (signal), 12-15 group 3 (signal)
+  const groupOf = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3];
+  const signal = groupOf.map((g) => g !== 1);
+  it('cuts whole groups in order and leaves zero-advantage rows out', () => {
+    expect(miniBatchPlan(groupOf, signal, 2, false)).toEqual([[0, 1, 2, 3], [8, 9, 10, 11, 12, 13, 14, 15]]);
+  });
+  it('keeps zero rows for a KL term, but never forms a mini-batch with no signal', () => {
+    expect(miniBatchPlan(groupOf, signal, 4, true)).toEqual([[0, 1, 2, 3], [8, 9, 10, 11], [12, 13, 14, 15]]);
+    expect(miniBatchPlan(groupOf, signal, 2, true)).toEqual([[0, 1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]]);
+  });
+  it('no signal anywhere: no mini-batch at all', () => {
+    expect(miniBatchPlan(groupOf, groupOf.map(() => false), 2, true)).toEqual([]);
+    expect(miniBatchPlan(groupOf, groupOf.map(() => false), 2, false)).toEqual([]);
+  });
+  it('every group lies in one mini-batch', () => {
+    for (const n of [1, 2, 3, 5]) {
+      const plan = miniBatchPlan(groupOf, groupOf.map(() => true), n, false);
+      for (const mb of plan) for (const g of new Set(mb.map((i) => groupOf[i]))) expect(mb.filter((i) => groupOf[i] === g)).toHaveLength(4);
+    }
   });
 });

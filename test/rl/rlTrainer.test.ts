@@ -109,3 +109,42 @@ describe('RL resume (wasm)', () => {
     }
   }, 600_000);
 });
+
+describe('RL trainer: no step without signal; DAPO on the score (issue 23)', () => {
+  it('rows that carry no advantage never move the weights (no AdamW step on momentum alone)', async () => {
+    await tf.setBackend('wasm');
+    const { t, dispose } = await trainer('grpo');
+    try {
+      await t.trainStep(); // real rollouts to re-use
+      let applied = 0;
+      const apply = t.optimizer.apply.bind(t.optimizer);
+      t.optimizer.apply = (...args: Parameters<typeof apply>) => { applied++; return apply(...args); };
+      const before = [...t.policy.params.values()].map((v) => v.dataSync().slice());
+      for (const e of t.lastEpisodes) e.advantage = 0;
+      const m = await (t as unknown as { update(rows: unknown[], tok: null): Promise<Record<string, number>> }).update(t.lastEpisodes, null);
+      expect(applied).toBe(0);
+      expect(m['charts/minibatches']).toBe(0);
+      [...t.policy.params.values()].forEach((v, i) => expect(v.dataSync()).toEqual(before[i]));
+    } finally {
+      dispose();
+    }
+  }, 300_000);
+
+  it('DAPO drops groups on the score before the overlong penalty, and penalises the policy\'s own tokens', async () => {
+    await tf.setBackend('wasm');
+    // a buffer longer than any response: every rollout is penalised by its length, so rewards always spread;
+    // under the Success reward almost every group's score is all 0 — those must still be dropped
+    const { t, dispose } = await trainer('dapo', { reward: 'success', overlongBuffer: 5000, maxGenBatches: 2 });
+    try {
+      const m = await t.trainStep();
+      expect(m['dapo/dropped_groups']).toBeGreaterThan(0);
+      const ctx = t.policy.config.contextLength;
+      for (const e of t.lastEpisodes) {
+        const own = e.episode.lossMask.reduce((n, x) => n + x, 0);
+        expect(e.reward - e.score).toBeCloseTo(-(own - (ctx - e.episode.promptLength - 5000)) / 5000, 9);
+      }
+    } finally {
+      dispose();
+    }
+  }, 300_000);
+});

@@ -1,0 +1,36 @@
+// ARPO's branching responds to the entropy rise after a tool observation (issue 23, item 4): with the
+// reference code's raw ΔH, a point where the policy became uncertain branches far more often than one
+// where it became sure. (Dividing ΔH by ln V, as an earlier version did, gave 0.56 vs 0.48 here.)
+import { describe, expect, it } from 'vitest';
+import { BranchPlanner } from '../../src/agent/arpoBranching.ts';
+import { Rng } from '../../src/env/random.ts';
+
+/** share of trials in which one rollout branches after an observation followed by tokens of entropy `after` */
+function branchRate(after: number, trials = 2000): number {
+  const rng = new Rng(7);
+  let branched = 0;
+  for (let i = 0; i < trials; i++) {
+    const planner = new BranchPlanner({ groups: [0], budget: 2, k: 3, alpha: 0.5, beta: 0.2, branches: 1 });
+    for (let t = 0; t < 3; t++) planner.token(0, 1.0, true); // the rollout's first k tokens: 1 nat each
+    planner.observed(0, { at: 10, steps: 1, callErrors: 0, toolFailures: 0 });
+    for (let t = 0; t < 3; t++) planner.token(0, after, false);
+    if (planner.decide(0, rng, false)) branched++;
+  }
+  return branched / trials;
+}
+
+describe('ARPO branching', () => {
+  it('high-entropy points branch more than low ones: p = clip(α + β·ΔH) with ΔH in nats', () => {
+    const high = branchRate(3.0); // ΔH = +2 → p = 0.9
+    const low = branchRate(0.2); // ΔH = −0.8 → p = 0.34
+    expect(high).toBeGreaterThan(0.85);
+    expect(high).toBeLessThan(0.95);
+    expect(low).toBeGreaterThan(0.29);
+    expect(low).toBeLessThan(0.39);
+    expect(high - low).toBeGreaterThan(0.4);
+  });
+  it('no entropy change branches with probability α', () => {
+    const same = branchRate(1.0);
+    expect(Math.abs(same - 0.5)).toBeLessThan(0.05);
+  });
+});
