@@ -8,4 +8,4 @@ export function makeWorld(source: WorldSource, seed: number, dataDir?: string): 
   return source === 'real' ? loadRealWorld(dataDir) : generateWorld(source, seed);
 }
 
-export const DATA_FLAG_HELP = `--data DIR    the real TravelPlanner data folder (default: $STAR_TRAVELPLANNER_DATA, else ../shared/data/travelplanner)`;
+export const DATA_FLAG_HELP = `--data DIR    the real TravelPlanner data folder (default: $STAR_TRAVELPLANNER_DATA, else the repository's data/travelplanner)`;

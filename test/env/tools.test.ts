@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Rng } from '../../src/env/random.ts';
 import { buildRealWorld } from '../../src/env/realWorld.ts';
+import { findRealDataDir } from '../../src/env/node/realData.ts';
 import { TOOL_NAMES, callTool, parseToolCall, renderObservation } from '../../src/env/tools.ts';
 import { generateWorld } from '../../src/env/world.ts';
 import type { Observation, ToolCall } from '../../src/env/types.ts';
@@ -215,9 +217,9 @@ describe('parseToolCall', () => {
 describe('renderObservation matches TravelPlanner’s own Content strings', () => {
   // The benchmark's prompts embed pandas tables of the same rows; rendering the rows ourselves must
   // give the identical text (names with newlines or wide characters aside: pandas pads those oddly).
-  const dir = '../shared/data/travelplanner/';
-  const refs = readFileSync(dir + 'train_ref_info.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  const prompts = readFileSync(dir + 'std_travelplanner.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l).messages[1].content as string);
+  const dir = findRealDataDir(); // the repository's data/travelplanner (or $STAR_TRAVELPLANNER_DATA)
+  const refs = readFileSync(join(dir, 'train_ref_info.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const prompts = readFileSync(join(dir, 'std_travelplanner.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).messages[1].content as string);
   type Row = Record<string, string | number>;
   const toObservation = (key: string, rows: Row[]): Observation | null => {
     if (key.startsWith('Flight from'))
@@ -263,8 +265,8 @@ describe('renderObservation matches TravelPlanner’s own Content strings', () =
     // train_ref_info.jsonl lists what TravelPlanner's tools answered for each query; the real world
     // built from those rows must answer the same calls with the same text (flights, drives, stays,
     // sights; restaurant tables carry the database's global row index, which the rows do not hold).
-    const lines = readFileSync(dir + 'train_ref_info.jsonl', 'utf8').trim().split('\n');
-    const real = buildRealWorld(lines, readFileSync(dir + 'citySet_with_states.txt', 'utf8'));
+    const lines = readFileSync(join(dir, 'train_ref_info.jsonl'), 'utf8').trim().split('\n');
+    const real = buildRealWorld(lines, readFileSync(join(dir, 'citySet_with_states.txt'), 'utf8'));
     let compared = 0;
     const mismatches: string[] = [];
     refs.forEach((ref, i) => {

@@ -1,5 +1,5 @@
 // The 312 (city, state) pairs of the TravelPlanner benchmark, as redistributed with the Agent-STAR code.
-// Data: TravelPlanner (OSU NLP Group, arXiv 2402.01622), MIT License — see shared/data/travelplanner/LICENSE.
+// Data: TravelPlanner (OSU NLP Group, arXiv 2402.01622), MIT License — see data/travelplanner/LICENSE.
 // Embedded as a module (not read from disk) so the browser bundle and Node share it. Order = the file's.
 
 /** [city, state], exactly as in citySet_with_states.txt (some "states" are countries' regions). */

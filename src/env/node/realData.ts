@@ -1,4 +1,4 @@
-// Node-only loaders for the real TravelPlanner files (../shared/data/travelplanner by default).
+// Node-only loaders for the real TravelPlanner files (the repository's data/travelplanner by default).
 // The parsers are pure (src/env/realWorld.ts, realQueries.ts); this module only finds and reads files.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -13,11 +13,14 @@ export const REAL_DATA_ENV = 'STAR_TRAVELPLANNER_DATA';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** The real-data folder: the explicit path, else $STAR_TRAVELPLANNER_DATA, else ../shared/data/travelplanner next to the repo. */
+/** The copy of the TravelPlanner files committed with the repository (MIT, see its LICENSE and ATTRIBUTION.md). */
+export const REPO_DATA_DIR = join(REPO_ROOT, 'data/travelplanner');
+
+/** The real-data folder: the explicit path, else $STAR_TRAVELPLANNER_DATA, else the repository's data/travelplanner. */
 export function findRealDataDir(explicit?: string): string {
   const candidates = explicit
     ? [resolve(explicit)]
-    : [process.env[REAL_DATA_ENV], join(REPO_ROOT, '../shared/data/travelplanner'), join(REPO_ROOT, 'shared/data/travelplanner')]
+    : [process.env[REAL_DATA_ENV], REPO_DATA_DIR]
         .filter((p): p is string => !!p)
         .map((p) => resolve(p));
   for (const dir of candidates) if (existsSync(join(dir, 'train_ref_info.jsonl'))) return dir;

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// The README's screenshot: the Lab view mid-run, its curves drawn. Serves a built dist/ with Vite's
+// preview server (the cross-origin isolation headers of vite.config.ts), opens a small RL run on the
+// `wasm` backend in headless Chromium, presses Start and takes the picture once the run has its
+// step-0 evaluation and at least two training steps on the curves, while it still runs.
+//
+//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…']
+//
+// ~2–4 min on a shared 2-core machine (the step-0 evaluation is most of it).
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { preview } from 'vite';
+import { chromium } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
+const out = resolve(ROOT, arg('--out', 'docs/img/lab.png'));
+const hash = arg('--hash', '#stage=rl&scale=s&worldSize=tiny&steps=4&evalEvery=2&evalQueries=8&evalToolQa=8');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+const server = await preview({ root: ROOT, logLevel: 'silent', preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+const base = server.resolvedUrls.local[0];
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'] });
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  page.setDefaultTimeout(300_000);
+  await page.goto(`${base}?backend=wasm${hash}`);
+  await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])');
+  await page.locator('[data-testid=start]').click();
+  const attr = (sel, name) => page.locator(sel).first().getAttribute(name);
+  const t0 = Date.now();
+  for (;;) {
+    const status = await attr('[data-testid=run-status]', 'data-status');
+    const points = Number(await attr('[data-testid=rl-charts]', 'data-points'));
+    const evals = Number(await attr('[data-testid=rl-charts]', 'data-evals'));
+    if (status === 'running' && evals >= 1 && points >= 2) break;
+    if (['completed', 'failed', 'stopped'].includes(status)) throw new Error(`the run ended (${status}) before the picture`);
+    if (Date.now() - t0 > 600_000) throw new Error(`no curves after 10 min (points ${points}, evaluations ${evals})`);
+    await page.waitForTimeout(250);
+  }
+  await page.waitForTimeout(500); // the charts' last redraw
+  mkdirSync(dirname(out), { recursive: true });
+  await page.screenshot({ path: out });
+  console.log(`${out} (${((Date.now() - t0) / 1000).toFixed(0)} s after Start)`);
+} finally {
+  await browser.close();
+  await server.close();
+}
