@@ -3,11 +3,11 @@
 // the checkpoint was scored on. Shared by the CLI and the browser worker: no node:fs, no fetch.
 import { createPolicy, type Policy } from '../model/transformer.ts';
 import { VOCAB } from '../agent/vocab.ts';
-import type { SftCard, ValidCheckpoint } from './checkpointFiles.ts';
+import type { SftCard, ValidWeights } from './checkpointFiles.ts';
 import type { SftPipelineOptions } from './sftPipeline.ts';
 
-/** a policy holding the checkpoint's weights (the caller disposes it) */
-export function policyFromCheckpoint(checkpoint: ValidCheckpoint): Policy {
+/** a policy holding the checkpoint's weights (an SFT checkpoint or an RL run's policy; the caller disposes it) */
+export function policyFromCheckpoint(checkpoint: ValidWeights): Policy {
   // weights of another token language would run, and emit nonsense
   if (checkpoint.config.vocabSize !== VOCAB.size) {
     throw new Error(`the checkpoint's vocabulary has ${checkpoint.config.vocabSize} tokens, this lab's has ${VOCAB.size}: ` +
