@@ -5,6 +5,7 @@ import { createPolicy, type Policy } from '../model/transformer.ts';
 import { VOCAB } from '../agent/vocab.ts';
 import type { SftCard, ValidWeights } from './checkpointFiles.ts';
 import type { SftPipelineOptions } from './sftPipeline.ts';
+import type { SftOrigin } from './rlEnvironment.ts';
 
 /** a policy holding the checkpoint's weights (an SFT checkpoint or an RL run's policy; the caller disposes it) */
 export function policyFromCheckpoint(checkpoint: ValidWeights): Policy {
@@ -42,4 +43,12 @@ export function pipelineOptionsFromCard(card: SftCard): SftPipelineOptions {
     batchSize: card.sft.batchSize,
     peakLr: card.sft.peakLr,
   };
+}
+
+/** the world and data an SFT card's checkpoint was made and scored on, as rlEnvironment / originEvaluationTasks take them
+ *  (the same world, splits and tool-QA suite as sftPipelineData of the card's options, with the splits grown) */
+export function sftOriginFromCard(card: SftCard): SftOrigin {
+  const o = pipelineOptionsFromCard(card); // refuses a mix the SFT pipeline never used
+  const { trainQueries, validationQueries, testQueries, toolQa } = card.data;
+  return { world: { size: o.worldSize, seed: o.seed }, data: { trainQueries, validationQueries, testQueries, toolQa, mix: [4, 3, 3] }, contextLength: card.modelConfig.contextLength };
 }

@@ -14,7 +14,7 @@ import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } f
 import { readPolicyDir, writeAtomic } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
-import { pipelineOptionsFromCard, policyFromCheckpoint } from '../../rl/loadPolicy.ts';
+import { policyFromCheckpoint, sftOriginFromCard } from '../../rl/loadPolicy.ts';
 import { originEvaluationTasks, type SftOrigin } from '../../rl/rlEnvironment.ts';
 import { evaluationFigures, queryVerdicts } from '../../rl/sftCard.ts';
 import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFiles.ts';
@@ -74,7 +74,7 @@ figures when the setup is the card's.`,
     const sftCard = loaded.kind === 'sft' ? loaded.checkpoint.card : null;
     const rlCard = loaded.kind === 'rl' ? loaded.policy.card : null;
     const weights: ValidWeights = loaded.kind === 'sft' ? loaded.checkpoint : loaded.policy;
-    const origin: SftOrigin = sftCard ? sftOrigin(sftCard) : { ...rlCard!.origin, world: { ...rlCard!.origin.world } };
+    const origin: SftOrigin = sftCard ? sftOriginFromCard(sftCard) : { ...rlCard!.origin, world: { ...rlCard!.origin.world } };
     const cardWorld = { ...origin.world };
     origin.world = { size: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, cardWorld.size), seed: flagInt(flags, 'seed', cardWorld.seed) };
     const trainedAt = rlCard && typeof rlCard.rl.temperature === 'number' ? rlCard.rl.temperature : 1;
@@ -142,12 +142,6 @@ figures when the setup is the card's.`,
     return 0;
   },
 };
-
-/** the world and data an SFT card's checkpoint was made and scored on (pipelineOptionsFromCard refuses a mix the pipeline never used) */
-function sftOrigin(card: SftCard): SftOrigin {
-  const o = pipelineOptionsFromCard(card);
-  return { world: { size: o.worldSize, seed: o.seed }, data: { ...card.data, mix: [4, 3, 3] }, contextLength: card.modelConfig.contextLength };
-}
 
 function cardIdentity(card: SftCard) {
   return { name: card.name, preset: card.preset, steps: card.sft.steps, commit: card.commit, sha256: card.weights.sha256 };
