@@ -42,6 +42,9 @@ for (const preset of presets.length ? presets : ['s', 'm', 'l']) {
       const e = await evaluatePolicy(policy, world, queries, heldOutQa, { batchSize: 64, seed: card.seed, constrainPlan: decoding === 'constrained' });
       scored[decoding] = { ...evaluationFigures(e), ...rateIntervals(e) };
       const f = scored[decoding];
+      const first = e.verdicts.slice(0, card.data.validationQueries);
+      console.log(`${preset} ${decoding}: the card's ${first.length} queries within the 300: success ${first.filter((v) => v.finalPass).length / first.length}, ` +
+        `delivery ${first.filter((v) => v.delivered).length / first.length} (the card's evaluation: ${card.evaluation[decoding].success}, ${card.evaluation[decoding].delivery})`);
       console.log(`${preset} ${decoding}: success ${f.success.toFixed(4)} [${f.successInterval.lo.toFixed(4)}, ${f.successInterval.hi.toFixed(4)}], ` +
         `delivery ${f.delivery.toFixed(4)} [${f.deliveryInterval.lo.toFixed(4)}, ${f.deliveryInterval.hi.toFixed(4)}], OOD ${f.oodAccuracy.toFixed(4)}`);
     }
