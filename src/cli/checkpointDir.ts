@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type * as tf from '@tensorflow/tfjs';
-import { modelJson, parseCard, validateCheckpoint, WEIGHTS_FILE, type SftCard, type ValidCheckpoint } from '../rl/checkpointFiles.ts';
+import { modelJson, parseCard, RL_POLICY_CARD_FORMAT, validateCheckpoint, validateRlPolicy, WEIGHTS_FILE, type RlPolicyCard, type SftCard,
+  type ValidCheckpoint, type ValidRlPolicy } from '../rl/checkpointFiles.ts';
 import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { ModelConfig } from '../model/config.ts';
 
@@ -51,6 +52,24 @@ export async function readCheckpointDir(dir: string): Promise<ValidCheckpoint> {
     if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a checkpoint: ${f} is missing`);
   }
   return validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), readJson(join(dir, 'card.json')));
+}
+
+export function writeRlPolicyCard(dir: string, card: RlPolicyCard): void {
+  writeAtomic(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
+}
+
+/** an SFT checkpoint or an RL run's policy folder, told apart by its card's format; validated like readCheckpointDir */
+export async function readPolicyDir(dir: string): Promise<{ kind: 'sft'; checkpoint: ValidCheckpoint } | { kind: 'rl'; policy: ValidRlPolicy }> {
+  for (const f of ['model.json', WEIGHTS_FILE, 'card.json']) {
+    if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a checkpoint: ${f} is missing`);
+  }
+  const card = readJson(join(dir, 'card.json'));
+  const format = card && typeof card === 'object' ? (card as { format?: unknown }).format : undefined;
+  if (format === RL_POLICY_CARD_FORMAT) {
+    return { kind: 'rl', policy: await validateRlPolicy(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card) };
+  }
+  // anything else is read as an SFT card, whose parser names what is wrong with it
+  return { kind: 'sft', checkpoint: await validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card) };
 }
 
 export function readCard(dir: string): SftCard {

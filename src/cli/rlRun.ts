@@ -5,10 +5,12 @@
 //   metrics.csv     the same as a table (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend, commit
 //   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
-//   policy/         the final weights (model.json + weights.bin)
+//   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
+//                   run's config, its SFT start, the world and data that rebuild its splits), so
+//                   `cli evaluate --checkpoint DIR/policy` scores it on any split
 //   resume/         the full training state every evalEvery steps, while the run is unfinished
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { LabConfig } from '../lab/config.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
@@ -16,7 +18,8 @@ import { rlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
-import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState } from './checkpointDir.ts';
+import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from './checkpointDir.ts';
+import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from './nodeBackend.ts';
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
@@ -65,8 +68,16 @@ export function shippedCheckpointDir(scale: string): string {
 }
 
 function figures(m: Metrics): RunFigures {
-  return { success: m['eval/success'] ?? NaN, delivery: m['eval/delivery'] ?? NaN, csMicro: m['eval/cs_micro'] ?? NaN,
-    hardMicro: m['eval/hard_micro'] ?? NaN, ood: m['eval/ood_accuracy'] ?? NaN };
+  const at = (k: string) => m[k] ?? NaN;
+  return { success: at('eval/success'), delivery: at('eval/delivery'), csMicro: at('eval/cs_micro'), hardMicro: at('eval/hard_micro'), ood: at('eval/ood_accuracy'),
+    successLo: at('eval/success_lo'), successHi: at('eval/success_hi'), queries: at('eval/queries'),
+    sampleSuccess: at('eval/sample_success'), sampleSuccessLo: at('eval/sample_success_lo'), sampleSuccessHi: at('eval/sample_success_hi'), samples: at('eval/samples') };
+}
+
+/** a path as the card records it: relative to the working directory (the repository root) when inside it */
+function cardPath(p: string): string {
+  const r = relative(process.cwd(), resolve(p));
+  return r && !r.startsWith('..') && !isAbsolute(r) ? r : resolve(p);
 }
 
 export function readSummary(dir: string): RlSummary | null {
@@ -140,7 +151,20 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     if (trainer.step > 0 && !lastEval['eval/success'] && lastEval['eval/success'] !== 0) lastEval = await trainer.evaluate();
     if (o.keepPolicy !== false) {
       const { buffer, specs } = await trainer.policy.saveWeights();
-      writePolicyFiles(join(o.out, 'policy'), trainer.policy.config, buffer, specs);
+      const dir = join(o.out, 'policy');
+      rmSync(join(dir, 'card.json'), { force: true }); // weights without their card are not a policy: the card goes last
+      writePolicyFiles(dir, trainer.policy.config, buffer, specs);
+      const d = ckpt.card.data;
+      const card: RlPolicyCard = {
+        format: RL_POLICY_CARD_FORMAT, hash, lab: { ...o.lab }, rl: { ...rl },
+        sft: { name: ckpt.card.name, path: cardPath(ckptDir), sha256: ckpt.card.weights.sha256 },
+        origin: { world: { ...ckpt.card.world }, data: { trainQueries: d.trainQueries, validationQueries: d.validationQueries, testQueries: d.testQueries,
+          toolQa: d.toolQa, mix: [...d.mix] }, contextLength: ckpt.config.contextLength },
+        steps: trainer.step, modelConfig: { ...trainer.policy.config },
+        weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
+        backend: o.backend, commit: gitCommit(), createdAt: new Date().toISOString(),
+      };
+      writeRlPolicyCard(dir, card);
     }
     writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
     const summary: RlSummary = {
@@ -162,7 +186,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
 async function startEvaluation(trainer: RlTrainer, rl: RlConfig, checkpointSha: string, o: RlRunOptions): Promise<Metrics> {
   if (!o.startCache) return trainer.evaluate();
   const key = { checkpoint: checkpointSha, evalQueries: rl.evalQueries, evalToolQa: rl.evalToolQa, seed: rl.seed,
-    constrainPlan: rl.constrainPlan, maxTurns: rl.maxTurns, temperature: rl.temperature, backend: o.backend };
+    constrainPlan: rl.constrainPlan, maxTurns: rl.maxTurns, temperature: rl.temperature, backend: o.backend, evalSamples: rl.evalSamples };
   const file = join(o.startCache, `${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}.json`);
   if (existsSync(file)) {
     try {

@@ -139,6 +139,15 @@ export interface DatasetOptions {
   validationSize?: number;
   /** held-out test queries (default 200), always at the paper's 4:3:3 mix */
   testSize?: number;
+  /** more validation queries, drawn after the training split and appended to the validation split
+   *  (default 0): the split grows without changing which training queries are drawn */
+  validationExtension?: number;
+  /** more test queries, drawn after the validation extension and appended to the test split (default 0) */
+  testExtension?: number;
+  /** query keys the training split must not hold (another dataset's held-out queries, e.g. RL training
+   *  beside an SFT checkpoint's grown splits): a training query with one of them is replaced, in its
+   *  place, by a query of the same level from a stream of its own; every other training query stays */
+  exclude?: Iterable<string>;
 }
 
 export interface Dataset {
@@ -148,6 +157,20 @@ export interface Dataset {
 }
 
 export const HELD_OUT_MIX: readonly [number, number, number] = [4, 3, 3];
+
+/** held-out queries per split the lab judges RL on (DESIGN §4 "Reading a run": a 95 % interval of
+ *  about ±5 points on a success rate needs ≥ 300) */
+export const GROWN_HELD_OUT = 300;
+
+/**
+ * The extensions that grow a dataset's validation and test splits to GROWN_HELD_OUT each (none for a
+ * split already that large). The first `validationSize` validation queries stay the ones the dataset
+ * always had, and the training split is unchanged, so checkpoints trained on it and figures measured
+ * on its first queries stay valid.
+ */
+export function grownHeldOut(validationSize: number, testSize: number): { validationExtension: number; testExtension: number } {
+  return { validationExtension: Math.max(0, GROWN_HELD_OUT - validationSize), testExtension: Math.max(0, GROWN_HELD_OUT - testSize) };
+}
 
 /** Integer counts per level proportional to `mix` (largest remainder), summing to `n`. */
 export function levelCounts(n: number, mix: readonly number[]): [number, number, number] {
@@ -163,7 +186,11 @@ export function levelCounts(n: number, mix: readonly number[]): [number, number,
 }
 
 function generateSplit(world: World, n: number, mix: readonly number[], rng: Rng, seen: Set<string>, name: string): Query[] {
-  const counts = levelCounts(n, mix);
+  return rng.shuffle(generateLevels(world, levelCounts(n, mix), rng, seen, name));
+}
+
+/** counts[i] new distinct feasible queries of level LEVELS[i], in level order, each key added to `seen` */
+function generateLevels(world: World, counts: readonly number[], rng: Rng, seen: Set<string>, name: string): Query[] {
   const out: Query[] = [];
   LEVELS.forEach((level, li) => {
     let made = 0;
@@ -181,7 +208,20 @@ function generateSplit(world: World, n: number, mix: readonly number[], rng: Rng
       made++;
     }
   });
-  return rng.shuffle(out);
+  return out;
+}
+
+/** `queries` with each one whose key is in `exclude` replaced in place by a new query of its level
+ *  (distinct from `seen` and `exclude`); the same array when none is */
+function replaceExcluded(world: World, queries: Query[], exclude: ReadonlySet<string>, rng: Rng, seen: Set<string>): Query[] {
+  const hit = queries.flatMap((q, i) => (exclude.has(queryKey(q)) ? [i] : []));
+  if (hit.length === 0) return queries;
+  for (const key of exclude) seen.add(key);
+  const counts = LEVELS.map((level) => hit.filter((i) => queries[i].level === level).length);
+  const fresh = generateLevels(world, counts, rng, seen, 'train (replacing held-out queries)');
+  const out = queries.slice();
+  for (const i of hit) out[i] = fresh.splice(fresh.findIndex((q) => q.level === queries[i].level), 1)[0];
+  return out;
 }
 
 /**
@@ -189,15 +229,24 @@ function generateSplit(world: World, n: number, mix: readonly number[], rng: Rng
  * own seeded streams and always at 4:3:3, so for one world and seed they are the same whatever the
  * training size and mix (data-size and data-mix runs are scored on the same test set). Splits are
  * disjoint and duplicate-free by `queryKey` (same trip, party and constraints).
+ *
+ * Extensions (validationExtension, testExtension) are drawn after the training split, from streams of
+ * their own, skipping every query drawn before them: the training split and the first validationSize /
+ * testSize held-out queries are exactly those of the same call without extensions. They depend on the
+ * training split, so a dataset's grown held-out splits are those of its own training size and mix.
  */
 export function buildDataset(world: World, opts: DatasetOptions): Dataset {
-  const { size, mix, seed, validationSize = 100, testSize = 200 } = opts;
-  for (const [k, v] of [['size', size], ['validationSize', validationSize], ['testSize', testSize]] as const) {
+  const { size, mix, seed, validationSize = 100, testSize = 200, validationExtension = 0, testExtension = 0 } = opts;
+  for (const [k, v] of [['size', size], ['validationSize', validationSize], ['testSize', testSize],
+    ['validationExtension', validationExtension], ['testExtension', testExtension]] as const) {
     if (!Number.isInteger(v) || v < 0) throw new Error(`buildDataset: ${k} must be a non-negative integer, got ${v}`);
   }
   const seen = new Set<string>();
   const test = generateSplit(world, testSize, HELD_OUT_MIX, new Rng(seed).fork(0x7e57), seen, 'test');
   const validation = generateSplit(world, validationSize, HELD_OUT_MIX, new Rng(seed).fork(0x0a1d), seen, 'validation');
-  const train = generateSplit(world, size, mix, new Rng(seed).fork(0x7a1e), seen, 'train');
-  return { train, validation, test };
+  const drawn = generateSplit(world, size, mix, new Rng(seed).fork(0x7a1e), seen, 'train');
+  const train = replaceExcluded(world, drawn, new Set(opts.exclude ?? []), new Rng(seed).fork(0x7a1f), seen);
+  const moreValidation = generateSplit(world, validationExtension, HELD_OUT_MIX, new Rng(seed).fork(0x0a1e), seen, 'validation extension');
+  const moreTest = generateSplit(world, testExtension, HELD_OUT_MIX, new Rng(seed).fork(0x7e58), seen, 'test extension');
+  return { train, validation: validation.concat(moreValidation), test: test.concat(moreTest) };
 }

@@ -301,7 +301,7 @@ export const SETTINGS = {
   evalEvery: {
     kind: 'int',
     label: 'Evaluate every',
-    doc: 'Steps between greedy evaluations on the validation queries and the OOD tool-QA suite (also at step 0 and at the end).',
+    doc: 'Steps between evaluations on the validation queries and the OOD tool-QA suite (also at step 0 and at the end).',
     group: 'training',
     default: 10,
     min: 1,
@@ -310,11 +310,20 @@ export const SETTINGS = {
   evalQueries: {
     kind: 'int',
     label: 'Validation queries',
-    doc: 'Held-out queries in each evaluation (the first n of the validation split).',
+    doc: 'Held-out queries in each evaluation (the first n of the validation split of 300; 300 gives a 95 % interval of about ±5 points).',
     group: 'training',
-    default: 40,
+    default: 100,
     min: 0,
-    max: 100,
+    max: 300,
+  } satisfies IntSetting,
+  evalSamples: {
+    kind: 'int',
+    label: 'Sampled evaluation k',
+    doc: 'Samples per validation query at the training temperature in each evaluation, beside the greedy rollout (sampled success; 0 = off, the CLI recipe uses 4).',
+    group: 'training',
+    default: 0,
+    min: 0,
+    max: 16,
   } satisfies IntSetting,
   evalToolQa: {
     kind: 'int',

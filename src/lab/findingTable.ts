@@ -11,6 +11,16 @@ export interface RunFigures {
   csMicro: number;
   hardMicro: number;
   ood: number;
+  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from runs before issue 23) */
+  successLo?: number;
+  successHi?: number;
+  queries?: number;
+  /** success of `samples` samples per query at the training temperature (pass@1 averaged over them), with its
+   *  conservative 95 % interval (lab/intervals.ts wilsonOfMeans); NaN when the run evaluated greedily only */
+  sampleSuccess?: number;
+  sampleSuccessLo?: number;
+  sampleSuccessHi?: number;
+  samples?: number;
 }
 
 /** what the table needs of a finished run */

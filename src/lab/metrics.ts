@@ -17,7 +17,7 @@ export interface MetricInfo {
 
 export const METRIC_GROUPS: Record<MetricGroup, string> = {
   rollouts: 'Training rollouts',
-  evaluation: 'Evaluation (greedy)',
+  evaluation: 'Evaluation (held out)',
   update: 'Policy update',
   algorithm: 'DAPO / ARPO',
   time: 'Time',
@@ -40,6 +40,14 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
   m('frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
   m('eval/success', 'Validation success', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share passing every check.', true),
+  m('eval/success_lo', 'Validation success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % Wilson interval of greedy validation success.', true),
+  m('eval/success_hi', 'Validation success, 95 % high', 'evaluation', 'rate', 'Upper end of the 95 % Wilson interval of greedy validation success.', true),
+  m('eval/queries', 'Validation queries', 'evaluation', 'number', 'Held-out queries behind each validation figure (300 resolve about ±5 points).', true),
+  m('eval/sample_success', 'Sampled success', 'evaluation', 'rate', 'k samples per held-out query at the training temperature: share passing every check (pass@1 averaged over the samples).', true),
+  m('eval/sample_success_lo', 'Sampled success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % interval of sampled success (Wilson over queries, a query\'s k samples one trial: conservative).', true),
+  m('eval/sample_success_hi', 'Sampled success, 95 % high', 'evaluation', 'rate', 'Upper end of the 95 % interval of sampled success (Wilson over queries, a query\'s k samples one trial: conservative).', true),
+  m('eval/sample_delivery', 'Sampled delivery', 'evaluation', 'rate', 'k samples per held-out query at the training temperature: share delivering a plan.', true),
+  m('eval/samples', 'Samples per query', 'evaluation', 'number', 'k, the samples per held-out query of the sampled evaluation.', true),
   m('eval/delivery', 'Validation delivery', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share delivering a plan.', true),
   m('eval/ood_accuracy', 'OOD accuracy', 'evaluation', 'rate', 'Accuracy on unseen tool-QA tasks (the out-of-domain suite, never trained on in RL).', true),
   m('eval/cs_micro', 'Validation commonsense', 'evaluation', 'rate', 'Held-out queries: share of commonsense checks passed.', true),

@@ -273,7 +273,9 @@ export function findRunFor<R extends StoredRun>(runs: readonly R[], config: LabC
 /** evaluation figures from a metric point's values (absent ones are NaN: the table shows them as missing) */
 export function evalFigures(values: Record<string, number>): RunFigures {
   const at = (k: string) => values[k] ?? Number.NaN;
-  return { success: at('eval/success'), delivery: at('eval/delivery'), csMicro: at('eval/cs_micro'), hardMicro: at('eval/hard_micro'), ood: at('eval/ood_accuracy') };
+  return { success: at('eval/success'), delivery: at('eval/delivery'), csMicro: at('eval/cs_micro'), hardMicro: at('eval/hard_micro'), ood: at('eval/ood_accuracy'),
+    successLo: at('eval/success_lo'), successHi: at('eval/success_hi'), queries: at('eval/queries'),
+    sampleSuccess: at('eval/sample_success'), sampleSuccessLo: at('eval/sample_success_lo'), sampleSuccessHi: at('eval/sample_success_hi'), samples: at('eval/samples') };
 }
 
 /** a stored run's result for a finding's table: its first and last evaluation points */

@@ -1,7 +1,10 @@
 // Which world and query split the Sandbox view shows: the ones training uses, so a person plays on
 // the same database and the same validation queries the lab scores its runs on. RL trains on its
 // starting point's world (rlEnvironment: the SFT checkpoint's world and its validation split); SFT
-// trains on the config's world. The split sizes mirror what the worker builds: a shipped card's
+// trains on the config's world. RL's validation split is grown to 300 (rlEnvironment), and its first
+// queries are these: the sandbox shows the card's own split, not the extension drawn after the
+// training split (that would mean generating the whole training split here). The split sizes mirror
+// what the worker builds: a shipped card's
 // `data` (validation 100 after a test split of 100) and sftJobOptions (no test split); a unit test
 // holds these numbers to the card and to sftJobOptions, so they cannot drift apart silently.
 import type { LabConfig } from './config.ts';

@@ -11,6 +11,7 @@ import { parameterShapes, type ModelConfig } from '../model/config.ts';
 
 export const MODEL_JSON_FORMAT = 'star-lab-policy/1';
 export const CARD_FORMAT = 'star-lab-sft-card/1';
+export const RL_POLICY_CARD_FORMAT = 'star-lab-rl-policy-card/1';
 export const WEIGHTS_FILE = 'weights.bin';
 
 export interface WeightEntry {
@@ -82,6 +83,29 @@ const VerdictSchema = v.object({
   id: v.string(), delivered: v.boolean(), success: v.boolean(), failed: v.array(v.string()), tokens: Int(0), calls: Int(0),
 });
 
+/** a 95 % interval of a rate (lab/intervals.ts); JSON writes an undefined end as null */
+const IntervalSchema = v.object({ lo: NumberOrNull, hi: NumberOrNull });
+
+/** figures of a greedy evaluation with the 95 % Wilson intervals of its success and delivery rates */
+const FiguresWithIntervalsSchema = v.object({ ...FiguresSchema.entries, successInterval: IntervalSchema, deliveryInterval: IntervalSchema });
+
+/** the card's checkpoint scored again on a grown held-out split (issue 23: ≥ 300 queries), beside the original evaluation */
+const GrownEvaluationSchema = v.object({
+  split: v.picklist(['validation', 'test']),
+  /** how the split was built, in words */
+  splitRule: v.string(),
+  batchSize: Int(1),
+  free: FiguresWithIntervalsSchema,
+  constrained: FiguresWithIntervalsSchema,
+  backend: v.string(),
+  commit: v.string(),
+  command: v.string(),
+  createdAt: v.string(),
+  evalSeconds: Finite,
+});
+
+export type GrownEvaluation = v.InferOutput<typeof GrownEvaluationSchema>;
+
 export const SftCardSchema = v.object({
   format: v.literal(CARD_FORMAT),
   name: v.string(),
@@ -105,9 +129,39 @@ export const SftCardSchema = v.object({
   evaluation: v.object({ split: v.string(), free: FiguresSchema, constrained: FiguresSchema, evalSeconds: Finite }),
   /** a fixed handful of validation queries rolled out on their own (greedy, free): the test re-derives these */
   verdictCheck: v.object({ decoding: v.picklist(['free', 'constrained']), batchSize: Int(1), queries: v.array(VerdictSchema) }),
+  /** the same weights scored on the validation split grown to 300 queries (added after the card was made) */
+  evaluation300: v.optional(GrownEvaluationSchema),
 });
 
 export type SftCard = v.InferOutput<typeof SftCardSchema>;
+
+/** where an RL policy's world and held-out splits come from: its SFT start's world and data (rlEnvironment SftOrigin) */
+const OriginSchema = v.object({
+  world: v.object({ size: v.picklist(['tiny', 'small', 'standard']), seed: v.pipe(v.number(), v.integer()) }),
+  data: v.object({ trainQueries: Int(0), validationQueries: Int(0), testQueries: Int(0), toolQa: Int(0), mix: v.tuple([Finite, Finite, Finite]) }),
+  contextLength: Int(1),
+});
+
+/** the card of an RL run's final weights (OUT/policy/card.json, written by `cli run`) */
+export const RlPolicyCardSchema = v.object({
+  format: v.literal(RL_POLICY_CARD_FORMAT),
+  /** the run's lab config as a link hash (urlState serializeHash; '' = the defaults) and in full */
+  hash: v.string(),
+  lab: v.record(v.string(), v.unknown()),
+  /** the RL config the run trained with (rlConfig.ts) */
+  rl: v.record(v.string(), v.unknown()),
+  /** the SFT checkpoint the run started from */
+  sft: v.object({ name: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) }),
+  origin: OriginSchema,
+  steps: Int(0),
+  modelConfig: ModelConfigSchema,
+  weights: v.object({ file: v.string(), bytes: Int(1), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) }),
+  backend: v.string(),
+  commit: v.string(),
+  createdAt: v.string(),
+});
+
+export type RlPolicyCard = v.InferOutput<typeof RlPolicyCardSchema>;
 
 export function modelJson(config: ModelConfig, specs: readonly { name: string; shape: readonly number[]; dtype: string }[]): ModelJson {
   return {
@@ -138,11 +192,28 @@ export function parseCard(json: unknown, where = 'card.json'): SftCard {
   }
 }
 
-export interface ValidCheckpoint {
-  card: SftCard;
+export function parseRlPolicyCard(json: unknown, where = 'card.json'): RlPolicyCard {
+  try {
+    return v.parse(RlPolicyCardSchema, json);
+  } catch (e) {
+    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab RL policy card (${issues(e)})`, { cause: e });
+    throw e;
+  }
+}
+
+/** weights that match their model.json and their card (what a policy is built from) */
+export interface ValidWeights {
   config: ModelConfig;
   specs: WeightEntry[];
   weights: ArrayBuffer;
+}
+
+export interface ValidCheckpoint extends ValidWeights {
+  card: SftCard;
+}
+
+export interface ValidRlPolicy extends ValidWeights {
+  card: RlPolicyCard;
 }
 
 /**
@@ -152,6 +223,17 @@ export interface ValidCheckpoint {
  */
 export async function validateCheckpoint(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidCheckpoint> {
   const card = parseCard(cardValue);
+  return { card, ...await validateWeights(modelJsonValue, weights, card) };
+}
+
+/** validateCheckpoint for an RL run's policy folder (model.json, weights.bin and an RL policy card) */
+export async function validateRlPolicy(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidRlPolicy> {
+  const card = parseRlPolicyCard(cardValue);
+  return { card, ...await validateWeights(modelJsonValue, weights, card) };
+}
+
+async function validateWeights(modelJsonValue: unknown, weights: ArrayBuffer,
+  card: { modelConfig: v.InferOutput<typeof ModelConfigSchema>; weights: { bytes: number; sha256: string } }): Promise<ValidWeights> {
   let mj: v.InferOutput<typeof ModelJsonSchema>;
   try {
     mj = v.parse(ModelJsonSchema, modelJsonValue);
@@ -183,5 +265,5 @@ export async function validateCheckpoint(modelJsonValue: unknown, weights: Array
   if (card.weights.bytes !== bytes) throw new Error(`card.json says ${card.weights.bytes} weight bytes, model.json describes ${bytes}`);
   const digest = await sha256Hex(weights);
   if (digest !== card.weights.sha256) throw new Error(`${WEIGHTS_FILE} does not match its card (SHA-256 ${digest.slice(0, 12)}…, card ${card.weights.sha256.slice(0, 12)}…): corrupt or from another run`);
-  return { card, config, specs, weights };
+  return { config, specs, weights };
 }

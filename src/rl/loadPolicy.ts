@@ -3,11 +3,12 @@
 // the checkpoint was scored on. Shared by the CLI and the browser worker: no node:fs, no fetch.
 import { createPolicy, type Policy } from '../model/transformer.ts';
 import { VOCAB } from '../agent/vocab.ts';
-import type { SftCard, ValidCheckpoint } from './checkpointFiles.ts';
+import type { SftCard, ValidWeights } from './checkpointFiles.ts';
 import type { SftPipelineOptions } from './sftPipeline.ts';
+import type { SftOrigin } from './rlEnvironment.ts';
 
-/** a policy holding the checkpoint's weights (the caller disposes it) */
-export function policyFromCheckpoint(checkpoint: ValidCheckpoint): Policy {
+/** a policy holding the checkpoint's weights (an SFT checkpoint or an RL run's policy; the caller disposes it) */
+export function policyFromCheckpoint(checkpoint: ValidWeights): Policy {
   // weights of another token language would run, and emit nonsense
   if (checkpoint.config.vocabSize !== VOCAB.size) {
     throw new Error(`the checkpoint's vocabulary has ${checkpoint.config.vocabSize} tokens, this lab's has ${VOCAB.size}: ` +
@@ -42,4 +43,12 @@ export function pipelineOptionsFromCard(card: SftCard): SftPipelineOptions {
     batchSize: card.sft.batchSize,
     peakLr: card.sft.peakLr,
   };
+}
+
+/** the world and data an SFT card's checkpoint was made and scored on, as rlEnvironment / originEvaluationTasks take them
+ *  (the same world, splits and tool-QA suite as sftPipelineData of the card's options, with the splits grown) */
+export function sftOriginFromCard(card: SftCard): SftOrigin {
+  const o = pipelineOptionsFromCard(card); // refuses a mix the SFT pipeline never used
+  const { trainQueries, validationQueries, testQueries, toolQa } = card.data;
+  return { world: { size: o.worldSize, seed: o.seed }, data: { trainQueries, validationQueries, testQueries, toolQa, mix: [4, 3, 3] }, contextLength: card.modelConfig.contextLength };
 }

@@ -77,6 +77,8 @@ export interface RlConfig {
   evalQueries: number;
   /** unseen tool-QA tasks evaluated (the OOD suite) */
   evalToolQa: number;
+  /** samples per validation query at `temperature` in each evaluation, beside the greedy rollout (eval/sample_success; 0 = off) */
+  evalSamples: number;
   /** seeds the query order, sampling and tool failures */
   seed: number;
 }
@@ -89,6 +91,7 @@ const BASE: RlConfig = {
   dynamicSampling: false, maxGenBatches: 3, overlongBuffer: 0,
   arpoInitial: 4, arpoAlpha: 0.5, arpoBeta: 0.2, arpoK: 10, arpoBranches: 1, arpoAdvantage: 'soft',
   evalEvery: 10, evalQueries: 40, evalToolQa: 32, seed: 1,
+  evalSamples: 4,
 };
 
 /** what each algorithm changes (DESIGN §4) */
@@ -117,6 +120,7 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
     queriesPerStep: lab.queriesPerStep, groupSize: lab.groupSize, learningRate: lab.learningRate, lrWarmupSteps: lab.warmupSteps, temperature: lab.temperature,
     miniBatches: lab.miniBatches, nullControl: lab.advantages === 'shuffled', toolFailureRate: lab.toolFailureRate,
     constrainPlan: lab.planDecoding === 'constrained', evalEvery: lab.evalEvery, evalQueries: lab.evalQueries, evalToolQa: lab.evalToolQa, seed: lab.seed, ...algorithmKnobs,
+    evalSamples: lab.evalSamples,
   });
 }
 
@@ -126,6 +130,7 @@ export function validateRlConfig(c: RlConfig): void {
   const posInt = ['steps', 'queriesPerStep', 'groupSize', 'miniBatches', 'maxTurns', 'maxGenBatches', 'arpoInitial', 'arpoK', 'arpoBranches', 'evalEvery'] as const;
   for (const k of posInt) if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`RL config: ${k} must be a positive integer, got ${c[k]}`);
   for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer'] as const) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
+  if (!Number.isInteger(c.evalSamples) || c.evalSamples < 0) throw new Error(`RL config: evalSamples must be a non-negative integer, got ${c.evalSamples}`);
   for (const k of ['learningRate', 'temperature', 'maxGradNorm', 'dualClip'] as const) if (!(c[k] > 0)) throw new Error(`RL config: ${k} must be positive, got ${c[k]}`);
   for (const k of ['clipLow', 'clipHigh', 'klCoef', 'toolFailureRate'] as const) if (!(c[k] >= 0)) throw new Error(`RL config: ${k} must be ≥ 0, got ${c[k]}`);
   if (c.clipLow >= 1) throw new Error(`RL config: clipLow must be < 1, got ${c.clipLow}`);

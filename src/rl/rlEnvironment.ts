@@ -2,17 +2,23 @@
 // the RL training queries (the study's data axes: how many, and the easy:medium:hard mix), and the
 // checkpoint's own validation split and unseen tool-QA tasks, so step 0 of every run re-measures the
 // SFT start on exactly the tasks its card reports.
+//
+// The held-out splits are grown to GROWN_HELD_OUT queries each (queries.ts grownHeldOut: the card's
+// own queries first, then more drawn after the SFT training split), so an evaluation can resolve
+// ±5 points; the SFT training split, and so the checkpoint, is unchanged. RL training queries skip
+// every validation and test query of the grown splits.
 import type { Query, World, WorldSize } from '../env/types.ts';
 import type { ToolQaTask } from '../env/toolqa.ts';
 import { generateWorld } from '../env/world.ts';
-import { buildDataset } from '../env/queries.ts';
+import { buildDataset, grownHeldOut, queryKey, type Dataset } from '../env/queries.ts';
 import { buildSftData, heldOutToolQa } from '../agent/sftData.ts';
 
 export interface RlEnvironment {
   world: World;
   /** RL training queries */
   train: Query[];
-  /** the checkpoint's validation split (in-domain evaluation) */
+  /** the checkpoint's validation split grown to GROWN_HELD_OUT (in-domain evaluation; its first
+   *  data.validationQueries are the ones the card was scored on) */
   validation: Query[];
   /** tool-QA tasks absent from the SFT data (the OOD suite, DESIGN §3.5) */
   heldOutQa: ToolQaTask[];
@@ -32,14 +38,31 @@ export interface RlDataOptions {
   mix: readonly [number, number, number];
 }
 
-export function rlEnvironment(origin: SftOrigin, data: RlDataOptions): RlEnvironment {
+/** The SFT run's dataset rebuilt exactly (its training split is the checkpoint's), with its validation and
+ *  test splits grown to GROWN_HELD_OUT each. */
+export function originDataset(world: World, origin: SftOrigin): Dataset {
+  const { trainQueries, mix, validationQueries, testQueries } = origin.data;
+  return buildDataset(world, { size: trainQueries, mix, seed: origin.world.seed, validationSize: validationQueries, testSize: testQueries,
+    ...grownHeldOut(validationQueries, testQueries) });
+}
+
+/** What any policy from this origin is evaluated on: the world, the grown held-out splits and the unseen tool-QA suite. */
+export function originEvaluationTasks(origin: SftOrigin): { world: World; sft: Dataset; heldOutQa: ToolQaTask[] } {
   const seed = origin.world.seed;
   const world = generateWorld(origin.world.size, seed);
-  // the SFT run's dataset, rebuilt exactly (its validation split; its tool-QA tasks, to exclude from OOD)
-  const sft = buildDataset(world, { size: origin.data.trainQueries, mix: origin.data.mix, seed, validationSize: origin.data.validationQueries, testSize: origin.data.testQueries });
+  // the SFT run's dataset (its validation split; its tool-QA tasks, to exclude from OOD)
+  const sft = originDataset(world, origin);
   const sftData = buildSftData(world, sft.train, { seed: seed + 1, toolQa: origin.data.toolQa, maxLength: origin.contextLength });
   const heldOutQa = heldOutToolQa(world, sftData, seed + 2, Math.max(10, Math.round(origin.data.toolQa / 4)));
-  // RL queries: the same generator and held-out splits, so none is a validation or test query
-  const rl = buildDataset(world, { size: data.trainSize, mix: data.mix, seed, validationSize: origin.data.validationQueries, testSize: origin.data.testQueries });
+  return { world, sft, heldOutQa };
+}
+
+export function rlEnvironment(origin: SftOrigin, data: RlDataOptions): RlEnvironment {
+  const { world, sft, heldOutQa } = originEvaluationTasks(origin);
+  // RL queries: the same generator and held-out splits, skipping the grown splits' queries, so none
+  // is a validation or test query (at the SFT run's own size and mix they are its training queries)
+  const exclude = [...sft.validation, ...sft.test].map(queryKey);
+  const rl = buildDataset(world, { size: data.trainSize, mix: data.mix, seed: origin.world.seed, validationSize: origin.data.validationQueries,
+    testSize: origin.data.testQueries, exclude });
   return { world, train: rl.train, validation: sft.validation, heldOutQa };
 }

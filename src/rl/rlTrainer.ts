@@ -14,6 +14,7 @@ import { evaluatePlan } from '../env/evaluate.ts';
 import { commonsenseMacro, commonsenseMicro, computeReward, curriculumStage, hardMacro, hardMicro, type CurriculumStage } from '../env/rewards.ts';
 import { rollout, trainingRow, type AgentTask, type Episode } from '../agent/rollout.ts';
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
+import { wilsonOfMeans } from '../lab/intervals.ts';
 import { PAD } from '../agent/vocab.ts';
 import type { Policy } from '../model/transformer.ts';
 import { AdamW, globalNormScale } from './optimizer.ts';
@@ -279,17 +280,32 @@ export class RlTrainer {
     return data;
   }
 
-  /** greedy rollouts on the first evalQueries validation queries and evalToolQa unseen tool-QA tasks */
+  /**
+   * Greedy rollouts on the first evalQueries validation queries and evalToolQa unseen tool-QA tasks and, with
+   * evalSamples k > 0, k samples per validation query at the training temperature (eval/sample_success: pass@1
+   * averaged over the samples). Each success rate comes with its 95 % Wilson interval over the queries; a query's
+   * k samples count as one trial at their mean rate (conservative for correlated samples, lab/intervals.ts). The
+   * sampled rollouts draw from a stream seeded by the config alone, the same at every evaluation of a run.
+   */
   async evaluate(): Promise<Metrics & { episodes?: never }> {
     const c = this.config;
     const t0 = performance.now();
-    const e = await evaluatePolicy(this.policy, this.env.world, this.env.validation.slice(0, c.evalQueries), this.env.heldOutQa.slice(0, c.evalToolQa),
-      { batchSize: 64, seed: c.seed, constrainPlan: c.constrainPlan, maxTurns: c.maxTurns });
+    const queries = this.env.validation.slice(0, c.evalQueries);
+    const common = { batchSize: 64, seed: c.seed, constrainPlan: c.constrainPlan, maxTurns: c.maxTurns };
+    const e = await evaluatePolicy(this.policy, this.env.world, queries, this.env.heldOutQa.slice(0, c.evalToolQa), common);
+    const greedy = wilsonOfMeans(e.querySuccess);
     const out: Metrics = {
-      'eval/success': e.success, 'eval/delivery': e.deliveryRate, 'eval/cs_micro': e.commonsenseMicro, 'eval/cs_macro': e.commonsenseMacro,
+      'eval/success': e.success, 'eval/success_lo': greedy.lo, 'eval/success_hi': greedy.hi, 'eval/queries': e.queries,
+      'eval/delivery': e.deliveryRate, 'eval/cs_micro': e.commonsenseMicro, 'eval/cs_macro': e.commonsenseMacro,
       'eval/hard_micro': e.hardMicro, 'eval/hard_macro': e.hardMacro, 'eval/ood_accuracy': e.oodAccuracy, 'eval/tool_calls': e.meanCalls,
-      'eval/seconds': (performance.now() - t0) / 1000,
     };
+    if (c.evalSamples > 0 && queries.length > 0) {
+      const s = await evaluatePolicy(this.policy, this.env.world, queries, [], { ...common, samples: c.evalSamples, temperature: c.temperature });
+      const sampled = wilsonOfMeans(s.querySuccess);
+      Object.assign(out, { 'eval/sample_success': s.success, 'eval/sample_success_lo': sampled.lo, 'eval/sample_success_hi': sampled.hi,
+        'eval/sample_delivery': s.deliveryRate, 'eval/samples': c.evalSamples });
+    }
+    out['eval/seconds'] = (performance.now() - t0) / 1000;
     for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k]; // an empty split is not reported
     // nor are the plan rates of no validation query (the evaluator's aggregate reads 0/0 as 0)
     if (e.queries === 0) for (const k of ['eval/success', 'eval/cs_micro', 'eval/cs_macro', 'eval/hard_micro', 'eval/hard_macro']) delete out[k];

@@ -1,6 +1,6 @@
 // The checkpoint commands end to end (issue 9), on a checkpoint this file makes with the `sft`
 // command itself (1 step on a handful of queries, context 256: the mechanics, not the learning):
-// `evaluate` with the card's setup reproduces the card's evaluation; a truncated, altered, mismatched
+// `evaluate` with the card's setup reproduces the card's evaluation (with intervals); a truncated, altered, mismatched
 // or incomplete copy is refused with its reason by readCheckpointDir and by the CLI (`npm run cli --
 // evaluate`, a real process: exit 1, the reason on stderr, no --json file); `repro` of the checkpoint
 // is identical.
@@ -45,7 +45,8 @@ describe('sft then evaluate', () => {
   it("evaluate with the card's setup reproduces the card's evaluation; --json holds the figures and every verdict", async () => {
     const json = join(tmp, 'eval', 'free.json');
     out.length = 0;
-    expect(await evaluateCommand.run(['--checkpoint', ck, '--json', json])).toBe(0);
+    // the split is grown to 300 queries (the card's 3 first): --n 3 is the card's own evaluation
+    expect(await evaluateCommand.run(['--checkpoint', ck, '--n', '3', '--json', json])).toBe(0);
     expect(out.join('\n')).toContain("the card's evaluation is reproduced");
     const written = JSON.parse(readFileSync(json, 'utf8')) as { figures: unknown; verdicts: QueryVerdict[]; setup: { queries: number } };
     const card = readCard(ck);
@@ -54,6 +55,7 @@ describe('sft then evaluate', () => {
     expect(written.setup.queries).toBe(3);
     expect(written.verdicts.map((v) => v.id)).toEqual(card.verdictCheck.queries.map((v) => v.id));
     expect(written.verdicts.filter((v) => v.delivered).length / 3).toBe(card.evaluation.free.delivery);
+    expect(out.join('\n')).toMatch(/95 % interval +\[\d+\.\d%, \d+\.\d%\]/);
   }, 120_000);
 
   it('evaluate --split test --n 1 --ood 0 --decoding constrained evaluates what it is asked', async () => {
@@ -65,7 +67,7 @@ describe('sft then evaluate', () => {
     expect(written.verdicts).toHaveLength(1);
     expect(written.figures.toolQaTasks).toBe(0);
     expect(out.join('\n')).not.toContain("card's evaluation"); // another setup: nothing to compare with
-    await expect(evaluateCommand.run(['--checkpoint', ck, '--n', '4'])).rejects.toThrow("--n 4: the card's validation split has 3 queries");
+    await expect(evaluateCommand.run(['--checkpoint', ck, '--n', '301'])).rejects.toThrow('--n 301: the validation split has 300 queries');
   }, 120_000);
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/env/random.ts';
 import { generateWorld } from '../../src/env/world.ts';
-import { buildDataset, generateQuery, levelCounts, queryKey } from '../../src/env/queries.ts';
+import { buildDataset, generateQuery, GROWN_HELD_OUT, grownHeldOut, levelCounts, queryKey } from '../../src/env/queries.ts';
+import { createHash } from 'node:crypto';
 import { dateRangeText, moneyText } from '../../src/env/queryText.ts';
 import { planTrip } from '../../src/env/teacher.ts';
 import { fillPlan } from '../../src/env/itinerary.ts';
@@ -141,5 +142,68 @@ describe('buildDataset', () => {
     expect(() => levelCounts(5, [0, 0, 0])).toThrow(/mix/);
     expect(() => buildDataset(world, { size: -1, mix: [4, 3, 3], seed: 1 })).toThrow(/size/);
     expect(() => buildDataset(world, { size: 5, mix: [1, -1, 3] as [number, number, number], seed: 1, testSize: 0, validationSize: 0 })).toThrow(/mix/);
+  });
+});
+
+describe('grown held-out splits (issue 23)', () => {
+  const sha = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex');
+  const count = (qs: Query[]) => LEVELS.map((l) => qs.filter((q) => q.level === l).length);
+
+  it("leave the shipped checkpoints' SFT training split and first 100 held-out queries as they were", () => {
+    // the shipped cards' data: world tiny seed 1, 1000 training queries at 4:3:3, validation 100 after test 100.
+    // These hashes were taken before the extensions existed: a change here invalidates public/checkpoints.
+    const world = generateWorld('tiny', 1);
+    const ds = buildDataset(world, { size: 1000, mix: [4, 3, 3], seed: 1, validationSize: 100, testSize: 100, ...grownHeldOut(100, 100) });
+    expect(sha(ds.train)).toBe('5589d65bd6ca28413914d84cbaf7be0627b0d8d932dd1c2704d9cde8b0e4ecc6');
+    expect(sha(ds.validation.slice(0, 100))).toBe('4ccce9ec577f6b78e585a00f89b09a4cb18e1fc6d8b8e52a355323f1a066c2db');
+    expect(sha(ds.test.slice(0, 100))).toBe('8666def51d5eb6039c2c641aebd36449ad315f9981a186e66ca792e5cb5ceb1b');
+    expect(GROWN_HELD_OUT).toBe(300);
+    expect(ds.validation).toHaveLength(300);
+    expect(ds.test).toHaveLength(300);
+    expect(count(ds.validation)).toEqual([120, 90, 90]); // 4:3:3 as a whole, as the first 100 are
+    expect(count(ds.test)).toEqual([120, 90, 90]);
+    const keys = [...ds.train, ...ds.validation, ...ds.test].map(queryKey);
+    expect(new Set(keys).size).toBe(keys.length);
+  }, 60_000);
+
+  it('grownHeldOut tops each split up to GROWN_HELD_OUT, never down', () => {
+    expect(grownHeldOut(100, 100)).toEqual({ validationExtension: 200, testExtension: 200 });
+    expect(grownHeldOut(2, 0)).toEqual({ validationExtension: 298, testExtension: 300 });
+    expect(grownHeldOut(400, 300)).toEqual({ validationExtension: 0, testExtension: 0 });
+  });
+
+  it('extensions keep the training split and the first held-out queries, and are disjoint from all of them', () => {
+    const world = generateWorld('tiny', 30);
+    const base = { size: 30, mix: [4, 3, 3] as const, seed: 5, validationSize: 6, testSize: 4 };
+    const plain = buildDataset(world, base);
+    const grown = buildDataset(world, { ...base, validationExtension: 10, testExtension: 7 });
+    expect(grown.train).toEqual(plain.train);
+    expect(grown.validation.slice(0, 6)).toEqual(plain.validation);
+    expect(grown.test.slice(0, 4)).toEqual(plain.test);
+    expect([grown.validation.length, grown.test.length]).toEqual([16, 11]);
+    const keys = [...grown.train, ...grown.validation, ...grown.test].map(queryKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(() => buildDataset(world, { ...base, validationExtension: -1 })).toThrow(/validationExtension/);
+  });
+
+  it('exclude replaces only the training queries it names, in place and at their level', () => {
+    const world = generateWorld('tiny', 30);
+    const base = { size: 30, mix: [1, 1, 1] as const, seed: 6, validationSize: 3, testSize: 3 };
+    const plain = buildDataset(world, base);
+    const named = [plain.train[2], plain.train[7], plain.train[20]];
+    const other = buildDataset(world, { ...base, exclude: [...named.map(queryKey), 'not|a|key'] });
+    expect(other.validation).toEqual(plain.validation);
+    expect(other.test).toEqual(plain.test);
+    other.train.forEach((q, i) => {
+      if ([2, 7, 20].includes(i)) {
+        expect(q.level).toBe(plain.train[i].level);
+        expect(queryKey(q)).not.toBe(queryKey(plain.train[i]));
+      } else {
+        expect(q).toEqual(plain.train[i]);
+      }
+    });
+    const keys = [...other.train, ...other.validation, ...other.test].map(queryKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(buildDataset(world, { ...base, exclude: ['not|a|key'] })).toEqual(plain);
   });
 });

@@ -30,14 +30,16 @@ describe('trainingSandboxSpec: the world and split training uses', () => {
     expect(trainingSandboxSpec({ ...defaultConfig(), stage: 'rl', worldSize: 'small' }, { kind: 'run', world: { size: 'real', seed: 1 } }).size).toBe('small');
   });
 
-  it('builds exactly the validation split RL evaluates on', () => {
+  it('builds exactly the first queries of the validation split RL evaluates on', () => {
     const spec = { size: 'tiny', seed: 1, validationSize: 12, testSize: 10 } as const;
     const built = buildSandbox(spec);
     const env = rlEnvironment(
       { world: { size: 'tiny', seed: 1 }, data: { trainQueries: 4, validationQueries: 12, testQueries: 10, toolQa: 4, mix: [4, 3, 3] }, contextLength: 576 },
       { trainSize: 4, mix: [4, 3, 3] },
     );
-    expect(built.validation.map(queryKey)).toEqual(env.validation.map(queryKey));
+    // RL's split is the card's queries then more drawn after its training split (grown to 300): the sandbox shows the card's
+    expect(built.validation.map(queryKey)).toEqual(env.validation.slice(0, 12).map(queryKey));
+    expect(env.validation).toHaveLength(300);
     expect(specKey(spec)).not.toBe(specKey({ ...spec, testSize: 0 }));
   });
 });

@@ -159,10 +159,12 @@ describe('RlJob from a stored SFT run (wasm)', () => {
     try {
       await job.init();
       expect(job.startingPoint.label).toBe('run sft-1 at step 1');
-      // the SFT job's world and validation split (sftJob.ts builds them from the same config)
+      // the SFT job's world and validation split (sftJob.ts builds them from the same config), grown to 300
       const world = generateWorld('tiny', 4);
       expect(job.trainer.env.world.seed).toBe(4);
-      expect(job.trainer.env.validation).toEqual(buildDataset(world, { size: 10, mix: [4, 3, 3], seed: 4, validationSize: 2, testSize: 0 }).validation);
+      const sftValidation = buildDataset(world, { size: 10, mix: [4, 3, 3], seed: 4, validationSize: 2, testSize: 0 }).validation;
+      expect(job.trainer.env.validation.slice(0, 2)).toEqual(sftValidation);
+      expect(job.trainer.env.validation).toHaveLength(300);
       expect(job.trainer.policy.config.contextLength).toBe(256); // the tiny SFT model's context
       const m = await job.step();
       expect(Number.isFinite(m['reward/mean'])).toBe(true);

@@ -1,46 +1,57 @@
 // `npm run cli -- evaluate`: greedy rollouts of a checkpoint with real tool calls, scored by the
-// official-faithful evaluator (issue 9). The world, the splits and the unseen tool-QA suite are rebuilt
-// from the checkpoint's card, so with the defaults this reproduces the card's own evaluation; a
-// checkpoint that fails validation is refused before anything is computed or written.
+// official-faithful evaluator (issue 9), each success rate with its 95 % interval (issue 23). The
+// checkpoint is an SFT checkpoint (public/checkpoints/*) or an RL run's policy folder (`cli run` writes
+// OUT/policy with a card naming the run's SFT start); the world, the held-out splits (grown to 300
+// queries each: the card's own queries first) and the unseen tool-QA suite are rebuilt from the card.
+// With --n set to the card's split size an SFT card's own evaluation is reproduced; with the whole grown
+// split, its `evaluation300`. --samples K adds the success of K samples per query at a temperature.
+// A checkpoint that fails validation is refused before anything is computed or written.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { readCheckpointDir, writeAtomic } from '../checkpointDir.ts';
+import { readPolicyDir, writeAtomic } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
-import { sftPipelineData } from '../../rl/sftPipeline.ts';
-import { pipelineOptionsFromCard, policyFromCheckpoint } from '../../rl/loadPolicy.ts';
+import { policyFromCheckpoint, sftOriginFromCard } from '../../rl/loadPolicy.ts';
+import { originEvaluationTasks, type SftOrigin } from '../../rl/rlEnvironment.ts';
 import { evaluationFigures, queryVerdicts } from '../../rl/sftCard.ts';
-import type { SftCard, ValidCheckpoint } from '../../rl/checkpointFiles.ts';
+import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFiles.ts';
 import { sameFigures, type Figures } from '../cardCompare.ts';
-import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
+import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolicy.ts';
+import { wilsonOfMeans, type Interval } from '../../lab/intervals.ts';
 
-const KNOWN = ['checkpoint', 'world', 'seed', 'split', 'n', 'ood', 'decoding', 'failure-rate', 'batch', 'json', 'backend'];
+const KNOWN = ['checkpoint', 'world', 'seed', 'split', 'n', 'ood', 'decoding', 'failure-rate', 'batch', 'json', 'backend', 'samples', 'temperature'];
 /** the batch the sft command evaluates with (the card's figures are only comparable at the same one) */
 const CARD_BATCH = 64;
 
 export const evaluateCommand: Command = {
   name: 'evaluate',
-  summary: 'greedy rollouts of a checkpoint with real tool calls, scored by the official-faithful evaluator',
+  summary: 'greedy (and sampled) rollouts of an SFT checkpoint or an RL policy with real tool calls, scored by the official-faithful evaluator, with 95 % intervals',
   help: `usage: npm run cli -- evaluate --checkpoint DIR [options]
 
-  --checkpoint DIR        a folder with model.json, weights.bin and card.json (e.g. public/checkpoints/s-tiny);
-                          checked against its card first: a damaged or mismatched one is refused (exit 1)
+  --checkpoint DIR        an SFT checkpoint (model.json, weights.bin, card.json; e.g. public/checkpoints/s-tiny) or an RL
+                          run's policy folder (OUT/policy of \`cli run\`); checked against its card first: a damaged or
+                          mismatched one is refused (exit 1)
   --world tiny|small|standard   the world to evaluate on (default: the card's)
   --seed K                world and dataset seed (default: the card's)
-  --split validation|test which held-out queries (default validation)
+  --split validation|test which held-out queries (default validation; each grown to 300: the card's own first)
   --n N                   the first N queries of the split (default all of them)
   --ood N                 the first N unseen tool-QA tasks (default all of the card's suite; 0 for none)
   --decoding free|constrained   plan decoding (constrained masks choices the calls cannot resolve; default free)
   --failure-rate F        probability that a tool call fails (default 0)
+  --samples K             also K samples per query at --temperature: sampled success, pass@1 averaged over the samples
+                          (default 0: greedy only)
+  --temperature T         sampling temperature of --samples (default: an RL policy's training temperature, else 1)
   --batch B               rollouts decoded together (default ${CARD_BATCH})
-  --json FILE             also write the figures and every query's verdict as JSON
+  --json FILE             also write the figures, intervals and every query's verdict as JSON
   --backend wasm|cpu      tfjs backend (default wasm)
 
-Prints delivery, success (final pass rate), commonsense and hard micro/macro, tool-QA (OOD) accuracy,
-call parse rate, mean tool calls and tokens; beside them the card's figures when the setup is the card's.`,
+Prints delivery, success (final pass rate) with their 95 % Wilson intervals, commonsense and hard micro/macro,
+tool-QA (OOD) accuracy, call parse rate, mean tool calls and tokens; with --samples the sampled success and
+its interval (Wilson over queries, a query's K samples one trial: conservative); beside them an SFT card's
+figures when the setup is the card's.`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -50,52 +61,70 @@ call parse rate, mean tool calls and tokens; beside them the card's figures when
     const failureRate = Number(flagText(flags, 'failure-rate', '0'));
     if (!(failureRate >= 0 && failureRate <= 1)) throw new Error(`--failure-rate needs a number in [0, 1], got "${String(flags.get('failure-rate'))}"`);
     const batchSize = flagInt(flags, 'batch', CARD_BATCH, 1);
+    const samples = flagInt(flags, 'samples', 0);
     const jsonFile = flagOptionalText(flags, 'json');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
 
-    let checkpoint: ValidCheckpoint;
+    let loaded: Awaited<ReturnType<typeof readPolicyDir>>;
     try {
-      checkpoint = await readCheckpointDir(dir);
+      loaded = await readPolicyDir(dir);
     } catch (e) {
       throw new Error(`checkpoint ${dir} refused: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    const { card } = checkpoint;
-    const o = pipelineOptionsFromCard(card);
-    o.worldSize = flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, card.world.size);
-    o.seed = flagInt(flags, 'seed', card.seed);
+    const sftCard = loaded.kind === 'sft' ? loaded.checkpoint.card : null;
+    const rlCard = loaded.kind === 'rl' ? loaded.policy.card : null;
+    const weights: ValidWeights = loaded.kind === 'sft' ? loaded.checkpoint : loaded.policy;
+    const origin: SftOrigin = sftCard ? sftOriginFromCard(sftCard) : { ...rlCard!.origin, world: { ...rlCard!.origin.world } };
+    const cardWorld = { ...origin.world };
+    origin.world = { size: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, cardWorld.size), seed: flagInt(flags, 'seed', cardWorld.seed) };
+    const trainedAt = rlCard && typeof rlCard.rl.temperature === 'number' ? rlCard.rl.temperature : 1;
+    const temperature = Number(flagText(flags, 'temperature', String(trainedAt)));
+    if (!(temperature > 0) || !Number.isFinite(temperature)) throw new Error(`--temperature needs a positive number, got "${String(flags.get('temperature'))}"`);
 
     const t0 = performance.now();
-    const { world, validation, test, heldOutQa } = sftPipelineData(o);
-    const pool = split === 'test' ? test : validation;
+    const { world, sft, heldOutQa } = originEvaluationTasks(origin);
+    const pool = split === 'test' ? sft.test : sft.validation;
     const n = flagInt(flags, 'n', pool.length, 1);
-    if (n > pool.length) throw new Error(`--n ${n}: the card's ${split} split has ${pool.length} queries`);
+    if (n > pool.length) throw new Error(`--n ${n}: the ${split} split has ${pool.length} queries`);
     const ood = flagInt(flags, 'ood', heldOutQa.length);
     if (ood > heldOutQa.length) throw new Error(`--ood ${ood}: the card's unseen tool-QA suite has ${heldOutQa.length} tasks`);
     const queries = pool.slice(0, n);
     const qa = heldOutQa.slice(0, ood);
 
     await useNodeBackend(backend, wasmThreads());
-    const policy = policyFromCheckpoint(checkpoint);
-    let e;
+    const policy = policyFromCheckpoint(weights);
+    const options = { batchSize, seed: origin.world.seed, failureRate, constrainPlan: decoding === 'constrained' };
+    let e: PolicyEvaluation;
+    let sampled: PolicyEvaluation | null = null;
     try {
-      e = await evaluatePolicy(policy, world, queries, qa, { batchSize, seed: o.seed, failureRate, constrainPlan: decoding === 'constrained' });
+      e = await evaluatePolicy(policy, world, queries, qa, options);
+      if (samples > 0) sampled = await evaluatePolicy(policy, world, queries, [], { ...options, samples, temperature });
     } finally {
       policy.dispose();
     }
     const seconds = (performance.now() - t0) / 1000;
     const figures = evaluationFigures(e);
-    const sameAsCard = split === card.evaluation.split && n === pool.length && ood === heldOutQa.length && failureRate === 0 &&
-      batchSize === CARD_BATCH && o.worldSize === card.world.size && o.seed === card.seed;
+    const intervals = rateIntervals(e);
+    const sampledFigures = sampled ? { samples, temperature, success: sampled.success, delivery: sampled.deliveryRate, ...rateIntervals(sampled) } : null;
 
-    console.log(`${card.name}: preset ${card.preset}, ${(card.parameters / 1e6).toFixed(2)}M parameters, ${card.sft.steps} SFT steps; ` +
-      `${queries.length} ${split} queries + ${qa.length} unseen tool-QA tasks of the ${o.worldSize} world (seed ${o.seed}), greedy, ` +
-      `${decoding} decoding, tool failure rate ${failureRate}, ${backend}: ${formatDuration(seconds)}\n`);
-    const cardFigures = sameAsCard ? card.evaluation[decoding] : null;
-    console.log(figuresTable(figures, cardFigures));
+    // an SFT card's own evaluations: the original (its split size) and the grown one (evaluation300)
+    const cardSetup = sftCard !== null && ood === heldOutQa.length && failureRate === 0 && batchSize === CARD_BATCH &&
+      origin.world.size === cardWorld.size && origin.world.seed === cardWorld.seed;
+    const cardFigures: (Figures & Partial<Intervals>) | null = !cardSetup ? null
+      : split === sftCard.evaluation.split && n === sftCard.evaluation.free.queries ? sftCard.evaluation[decoding]
+        : sftCard.evaluation300 && split === sftCard.evaluation300.split && n === sftCard.evaluation300.free.queries ? sftCard.evaluation300[decoding] : null;
+
+    const what = sftCard
+      ? `${sftCard.name}: preset ${sftCard.preset}, ${(sftCard.parameters / 1e6).toFixed(2)}M parameters, ${sftCard.sft.steps} SFT steps`
+      : `RL policy of run ${rlCard!.hash || '(the default config)'}: ${String(rlCard!.rl.algorithm)}, ${rlCard!.steps} steps from ${rlCard!.sft.name} (${rlCard!.sft.path})`;
+    console.log(`${what}; ${queries.length} ${split} queries + ${qa.length} unseen tool-QA tasks of the ${origin.world.size} world (seed ${origin.world.seed}), greedy` +
+      `${sampled ? ` and ${samples} samples per query at temperature ${temperature}` : ''}, ${decoding} decoding, tool failure rate ${failureRate}, ${backend}: ` +
+      `${formatDuration(seconds)}\n`);
+    console.log(figuresTable(figures, cardFigures, intervals, sampledFigures));
     if (cardFigures) {
       console.log(sameFigures(figures, cardFigures)
         ? '\nthe card\'s evaluation is reproduced'
-        : `\nthis differs from the card's evaluation (the card was made on ${card.backend} at commit ${card.commit.slice(0, 12)})`);
+        : `\nthis differs from the card's evaluation (the card was made on ${sftCard!.backend} at commit ${sftCard!.commit.slice(0, 12)})`);
     }
     if (e.failureReasons.length > 0) {
       console.log(`\nundelivered plans: ${e.failureReasons.slice(0, 5).map(([r, k]) => `${r} (×${k})`).join('; ')}`);
@@ -103,9 +132,10 @@ call parse rate, mean tool calls and tokens; beside them the card's figures when
     if (jsonFile) {
       mkdirSync(dirname(jsonFile), { recursive: true });
       writeAtomic(jsonFile, JSON.stringify({
-        checkpoint: dir, card: cardIdentity(card),
-        setup: { world: { size: o.worldSize, seed: o.seed }, split, queries: queries.length, toolQaTasks: qa.length, decoding, failureRate, batchSize, backend },
-        figures, failureReasons: e.failureReasons, verdicts: queryVerdicts(e, queries), seconds,
+        checkpoint: dir, card: sftCard ? cardIdentity(sftCard) : rlCardIdentity(rlCard!),
+        setup: { world: { ...origin.world }, split, queries: queries.length, toolQaTasks: qa.length, decoding, failureRate, batchSize, backend, samples, temperature },
+        figures, intervals, sampled: sampledFigures && { ...sampledFigures, querySuccess: sampled!.querySuccess },
+        failureReasons: e.failureReasons, verdicts: queryVerdicts(e, queries), seconds,
       }, null, 1) + '\n');
       console.log(`\nwrote ${jsonFile}`);
     }
@@ -115,6 +145,23 @@ call parse rate, mean tool calls and tokens; beside them the card's figures when
 
 function cardIdentity(card: SftCard) {
   return { name: card.name, preset: card.preset, steps: card.sft.steps, commit: card.commit, sha256: card.weights.sha256 };
+}
+
+function rlCardIdentity(card: RlPolicyCard) {
+  return { kind: 'rl', hash: card.hash, steps: card.steps, sft: card.sft, commit: card.commit, sha256: card.weights.sha256 };
+}
+
+export interface Intervals {
+  successInterval: { lo: number; hi: number };
+  deliveryInterval: { lo: number; hi: number };
+}
+
+/** 95 % intervals of an evaluation's success and delivery over its queries (wilsonOfMeans: a query's samples are one trial) */
+export function rateIntervals(e: PolicyEvaluation): Intervals {
+  const k = e.samplesPerTask;
+  const delivered = Array.from({ length: e.queries }, (_, i) => e.verdicts.slice(i * k, i * k + k).filter((v) => v.delivered).length / k);
+  const ends = (iv: Interval) => ({ lo: iv.lo, hi: iv.hi });
+  return { successInterval: ends(wilsonOfMeans(e.querySuccess)), deliveryInterval: ends(wilsonOfMeans(delivered)) };
 }
 
 const ROWS: [string, (f: Figures) => string][] = [
@@ -128,11 +175,29 @@ const ROWS: [string, (f: Figures) => string][] = [
   ['mean tokens', (f) => num(f.meanTokens)],
 ];
 
-/** the figures, with the card's beside them when the setup is the card's own evaluation */
-export function figuresTable(figures: Figures, card: Figures | null): string {
-  const lines = [`${''.padEnd(28)}${'this run'.padStart(16)}${card ? 'card'.padStart(16) : ''}`];
-  for (const [label, show] of ROWS) lines.push(`${label.padEnd(28)}${show(figures).padStart(16)}${card ? show(card).padStart(16) : ''}`);
+type ShownInterval = { lo: number | null; hi: number | null } | undefined;
+
+/** the figures, with the card's beside them when the setup is the card's own evaluation, the success and delivery
+ *  intervals under them, and the sampled success when there is one */
+export function figuresTable(figures: Figures, card: (Figures & Partial<Intervals>) | null, intervals?: Intervals,
+  sampled?: { samples: number; temperature: number; success: number; delivery: number } & Intervals | null): string {
+  const lines = [`${''.padEnd(32)}${'this run'.padStart(18)}${card ? 'card'.padStart(18) : ''}`];
+  const row = (label: string, mine: string, theirs: string | null) => lines.push(`${label.padEnd(32)}${mine.padStart(18)}${card ? (theirs ?? 'n/a').padStart(18) : ''}`);
+  for (const [label, show] of ROWS) {
+    row(label, show(figures), card ? show(card) : null);
+    if (label === 'delivery' && intervals) row('  95 % interval', span(intervals.deliveryInterval), span(card?.deliveryInterval));
+    if (label === 'success (final pass rate)' && intervals) row('  95 % interval', span(intervals.successInterval), span(card?.successInterval));
+  }
+  if (sampled) {
+    row(`sampled success (k ${sampled.samples}, T ${sampled.temperature})`, pct(sampled.success), null);
+    row('  95 % interval (conservative)', span(sampled.successInterval), null);
+    row('sampled delivery', pct(sampled.delivery), null);
+  }
   return lines.join('\n');
+}
+
+function span(iv: ShownInterval): string {
+  return iv ? `[${pct(iv.lo)}, ${pct(iv.hi)}]` : 'n/a';
 }
 
 function pct(x: number | null): string {

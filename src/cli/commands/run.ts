@@ -3,7 +3,7 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { NODE_BACKENDS } from '../nodeBackend.ts';
-import { runRl } from '../rlRun.ts';
+import { runRl, type RlSummary } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
 
@@ -32,10 +32,15 @@ export const runCommand: Command = {
     const s = await runRl({ lab, out, resume: flags.has('resume'), checkpoint: flagOptionalText(flags, 'checkpoint'),
       backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
       startCache: flagOptionalText(flags, 'start-cache') });
-    const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+    const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+    const ci = (lo: number | undefined, hi: number | undefined) => (lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '');
+    const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;
     console.log(`${out}: ${s.steps} steps of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
-      `  validation success ${f(s.start.success)} → ${f(s.final.success)}, delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, ` +
-      `OOD ${f(s.start.ood)} → ${f(s.final.ood)}`);
+      `  validation success ${f(s.start.success)}${ci(s.start.successLo, s.start.successHi)} → ${f(s.final.success)}${ci(s.final.successLo, s.final.successHi)} ` +
+      `(${s.final.queries ?? '?'} queries, 95 % intervals), delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, OOD ${f(s.start.ood)} → ${f(s.final.ood)}` +
+      (s.rl.evalSamples > 0 ? `\n  sampled success (k ${s.rl.evalSamples}, T ${s.rl.temperature}) ${sampled(s.start)} → ${sampled(s.final)}` : ''));
     return 0;
   },
 };
+
+type RunFiguresLike = RlSummary['start'];
