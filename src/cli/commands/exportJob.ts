@@ -8,8 +8,8 @@ import { DATA_FLAG_HELP } from '../sandbox.ts';
 import { ARPO_REFUSAL, ENGINES, STAGE_REFUSAL, VERL_VERSION, buildVerlJob } from '../verlJob.ts';
 import { generateWorld } from '../../env/world.ts';
 import { buildDataset } from '../../env/queries.ts';
-import { loadRealWorld } from '../../env/node/realData.ts';
-import type { World } from '../../env/types.ts';
+import { loadRealExamples, loadRealWorld } from '../../env/node/realData.ts';
+import type { Query, World } from '../../env/types.ts';
 
 export const exportJobCommand: Command = {
   name: 'export-job',
@@ -26,7 +26,9 @@ See docs/verl-export.md.
   --engine E        the engine to write for: verl (the only one)
   --out DIR         the folder to write; it must not exist or be empty, unless --force
   --force           replace DIR if it exists
-  --world W         generated (default: a world of the config's worldSize) or real (TravelPlanner's rows)
+  --world W         generated (default: a world of the config's worldSize) or real: the world of TravelPlanner's
+                    45 training queries, with those queries (the first --validation of them, default 10,
+                    validate; up to trainSize of the rest train)
   --world-seed K    seed of the generated world and of its query splits (default 1, the shipped checkpoints' world)
   --validation N    validation queries (default 100, the shipped checkpoints' split)
   --test N          test queries held out before the training split is drawn (default 100, as the checkpoints)
@@ -67,8 +69,20 @@ ARPO cannot be exported (the command says why).`,
     }
 
     const started = performance.now();
-    const world: World = worldKind === 'real' ? loadRealWorld(flagOptionalText(flags, 'data')) : generateWorld(lab.worldSize, worldSeed);
-    const ds = buildDataset(world, { size: lab.trainSize, mix: lab.mix, seed: worldSeed, validationSize, testSize });
+    let world: World;
+    let ds: { train: Query[]; validation: Query[] };
+    if (worldKind === 'real') {
+      // the real world is too small to draw new queries from: its own 45 queries, validation first
+      const dataDir = flagOptionalText(flags, 'data');
+      world = loadRealWorld(dataDir);
+      const real = loadRealExamples(dataDir).map((e) => e.query);
+      const v = flags.has('validation') ? validationSize : 10;
+      if (v >= real.length) throw new Error(`--validation ${v} leaves no training query among the ${real.length} real ones`);
+      ds = { validation: real.slice(0, v), train: real.slice(v, v + lab.trainSize) };
+    } else {
+      world = generateWorld(lab.worldSize, worldSeed);
+      ds = buildDataset(world, { size: lab.trainSize, mix: lab.mix, seed: worldSeed, validationSize, testSize });
+    }
     const { files, plan } = buildVerlJob({ lab, world, train: ds.train, validation: ds.validation, gpus, nodes, lr });
 
     // write beside DIR, then move into place: a failure leaves DIR as it was
