@@ -1,11 +1,11 @@
 // Rule-breaking variants of a plans.jsonl, for comparing the lab's evaluator with TravelPlanner's
 // own script (scripts/official_crosscheck.py): each variant applies 1–2 random edits to a plan
 // (blank or delete a field, move an item to another city, a random flight or drive, a repeated
-// item, a dropped day, a truncated text). Seeded.
+// item, a dropped day, a truncated text). Seeded. The edits live in src/env/planMutations.ts.
 //   npx tsx scripts/mutatePlans.ts DIR OUT.jsonl [COUNT] [SEED]   (DIR: an `export` folder)
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Rng } from '../src/env/random.ts';
 import { loadWorldFromDir } from '../src/env/node/interop.ts';
+import { mutatePlans, type PlanRecord } from '../src/env/planMutations.ts';
 
 const [dir, outFile, countArg = '400', seedArg = '7'] = process.argv.slice(2);
 if (!dir || !outFile) {
@@ -13,39 +13,7 @@ if (!dir || !outFile) {
   process.exit(2);
 }
 const world = loadWorldFromDir(dir);
-type Day = Record<string, unknown>;
-const plans = readFileSync(`${dir}/plans.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { idx: number; query: string; plan: Day[] | null });
-const rng = new Rng(Number(seedArg));
-const FIELDS = ['current_city', 'transportation', 'breakfast', 'attraction', 'lunch', 'dinner', 'accommodation'];
-const pool: Record<string, unknown[]> = {};
-for (const p of plans) for (const d of p.plan ?? []) for (const f of FIELDS) (pool[f] ??= []).push(d[f]);
-const cities = [...world.stateOf.keys()];
-const restaurants = [...world.restaurants.values()].flat();
-const rooms = [...world.accommodations.values()].flat();
-const sights = [...world.attractions.values()].flat();
-const flights = [...world.flights.values()].flat();
-
-const edits: ((plan: Day[], d: Day, f: string) => void)[] = [
-  (_, d, f) => void (d[f] = '-'),
-  (_, d, f) => void delete d[f],
-  (_, d, f) => void (d[f] = rng.pick(pool[f])),
-  (_, d) => { const r = rng.pick(restaurants); d[rng.pick(['breakfast', 'lunch', 'dinner'])] = `${r.name}, ${r.city}`; },
-  (_, d) => { const a = rng.pick(rooms); d.accommodation = `${a.name}, ${a.city}`; },
-  (_, d) => { const a = rng.pick(sights); d.attraction = `${a.name}, ${a.city};`; },
-  (_, d) => { const x = rng.pick(flights); d.transportation = `Flight Number: ${x.flightNumber}, from ${x.origin} to ${x.dest}, Departure Time: ${x.depTime}, Arrival Time: ${x.arrTime}`; },
-  (_, d) => { d.transportation = `${rng.pick(['Self-driving', 'Taxi'])}, from ${rng.pick(cities)} to ${rng.pick(cities)}, duration: 1 hour, distance: 100 km, cost: 5`; },
-  (_, d) => { d.current_city = rng.chance(0.5) ? rng.pick(cities) : `from ${rng.pick(cities)} to ${rng.pick(cities)}`; },
-  (plan) => void plan.splice(rng.int(plan.length), 1),
-  (plan, d, f) => void (d[f] = plan[rng.int(plan.length)][f]),
-  (_, d, f) => void (d[f] = String(d[f] ?? '').slice(0, rng.int(12))),
-];
-
-const out: string[] = [];
-for (let k = 0; k < Number(countArg); k++) {
-  const base = rng.pick(plans.filter((p) => p.plan));
-  const plan = structuredClone(base.plan!);
-  for (let m = rng.between(1, 2); m > 0 && plan.length > 0; m--) rng.pick(edits)(plan, plan[rng.int(plan.length)], rng.pick(FIELDS));
-  out.push(JSON.stringify({ idx: base.idx, query: base.query, plan: plan.length ? plan : null }));
-}
+const plans = readFileSync(`${dir}/plans.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as PlanRecord);
+const out = mutatePlans(world, plans, Number(countArg), Number(seedArg)).map((p) => JSON.stringify(p));
 writeFileSync(outFile, out.join('\n') + '\n');
 console.log(`wrote ${out.length} variants to ${outFile}`);

@@ -9,6 +9,8 @@
 import { COMMONSENSE_KEYS, HARD_KEYS } from './types.ts';
 import type { Verdicts } from './types.ts';
 
+// Ported to Python for exported veRL jobs (src/cli/verl/reward.py): test/cli/exportJob.test.ts compares the
+// two on a thousand plans, so a change here fails it until reward.py says the same.
 export type RewardKind = 'sum' | 'macro' | 'success' | 'curriculum';
 /** the reward a curriculum uses at a point of training */
 export type CurriculumStage = 'sum' | 'macro' | 'success';

@@ -4,6 +4,7 @@ import { benchCommand } from './bench.ts';
 import { worldCommand } from './world.ts';
 import { queriesCommand } from './queries.ts';
 import { exportCommand } from './export.ts';
+import { exportJobCommand } from './exportJob.ts';
 import { evalCommand } from './eval.ts';
 import { sftCommand } from './sft.ts';
 import { runCommand } from './run.ts';
@@ -11,4 +12,4 @@ import { sweepCommand } from './sweep.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { reproCommand } from './repro.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, evalCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand];
