@@ -58,6 +58,8 @@ export interface RlSummary {
   start: RunFigures;
   final: RunFigures;
   wallSeconds: number;
+  /** CPU seconds of this process (user + system, summed over resumes): a run's cost on a shared machine, where wall time counts the neighbours */
+  cpuSeconds: number;
   backend: string;
   commit: string;
   finishedAt: string;
@@ -104,6 +106,8 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
   let trainer = new RlTrainer(start, reference, env, rl);
   let wallBefore = 0;
+  let cpuBefore = 0;
+  const cpuNow = () => { const u = process.cpuUsage(); return cpuBefore + (u.user + u.system) / 1e6; };
   let startFigures: RunFigures | null = null;
   const saved = o.resume ? readResumeState(o.out, fingerprint) : null;
   if (saved) {
@@ -111,6 +115,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     start.dispose();
     trainer = RlTrainer.restore(saved.ckpt, reference, env, rl);
     wallBefore = Number(saved.extra.wallSeconds ?? 0);
+    cpuBefore = Number(saved.extra.cpuSeconds ?? 0) - (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
     startFigures = (saved.extra.start as RunFigures) ?? null;
     // the curve after the resumed step is redone
     const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step && !(m.step === trainer.step && m.kind === 'train'));
@@ -142,7 +147,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
         log('eval', trainer.step, lastEval);
         writeSamples();
         if (trainer.step < rl.steps) {
-          writeResumeState(o.out, await trainer.checkpoint(), fingerprint, { wallSeconds: wallBefore + (performance.now() - t0) / 1000, start: startFigures });
+          writeResumeState(o.out, await trainer.checkpoint(), fingerprint, { wallSeconds: wallBefore + (performance.now() - t0) / 1000, cpuSeconds: cpuNow(), start: startFigures });
         }
       }
       bar?.update(trainer.step, { reward: m['reward/mean'].toFixed(3), ...(lastEval['eval/success'] !== undefined ? { 'val succ': lastEval['eval/success'].toFixed(3) } : {}) });
@@ -170,6 +175,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     const summary: RlSummary = {
       format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
+      cpuSeconds: cpuNow(),
       backend: o.backend, commit: gitCommit(), finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
