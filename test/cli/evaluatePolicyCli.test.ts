@@ -64,7 +64,7 @@ describe('an RL run writes a policy folder that evaluate scores', () => {
       sft: { name: sft.name, sha256: sft.weights.sha256 },
       origin: { world: { size: 'tiny', seed: 3 }, data: { trainQueries: 12, validationQueries: 3, testQueries: 2, toolQa: 4, mix: [4, 3, 3] }, contextLength: 256 } });
     expect(card.sft.path).toBe(ck);
-    expect(card.rl).toMatchObject({ evalSamples: 2, temperature: 1, steps: 1 });
+    expect(card.rl).toMatchObject({ evalSamples: 2, temperature: 0.7, steps: 1 });
     // The weights move exactly when the step had a mini-batch with signal (issue 23: no AdamW step on a
     // mini-batch whose advantages are all zero); a 1-step SFT start often gives its two rollouts equal rewards.
     const steps = readFileSync(join(run, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.includes('charts/minibatches'))
@@ -80,7 +80,7 @@ describe('an RL run writes a policy folder that evaluate scores', () => {
     expect(await evaluateCommand.run(['--checkpoint', join(run, 'policy'), '--n', '3', '--ood', '1', '--samples', '2', '--json', json])).toBe(0);
     const text = out.join('\n');
     expect(text).toContain('RL policy of run');
-    expect(text).toMatch(/sampled success \(k 2, T 1\)/);
+    expect(text).toMatch(/sampled success \(k 2, T 0.7\)/);
     expect(text).toMatch(/95 % interval \(conservative\) +\[\d+\.\d%, \d+\.\d%\]/);
     const written = JSON.parse(readFileSync(json, 'utf8')) as {
       card: { kind: string; sha256: string }; setup: { queries: number; samples: number; temperature: number };
@@ -88,7 +88,7 @@ describe('an RL run writes a policy folder that evaluate scores', () => {
       sampled: { success: number; successInterval: { lo: number; hi: number }; querySuccess: number[] };
     };
     expect(written.card.kind).toBe('rl');
-    expect(written.setup).toMatchObject({ queries: 3, samples: 2, temperature: 1 });
+    expect(written.setup).toMatchObject({ queries: 3, samples: 2, temperature: 0.7 });
     // greedy decoding of the same weights on the same backend: the run's own final figures
     expect(written.figures.success).toBe(summary.final.success);
     expect(written.figures.delivery).toBe(summary.final.delivery);

@@ -8,7 +8,7 @@ import {
   markStarting, nextToStart, queueEta, recordProgress, startFailed, userOverrides, waitingCount, type ProgressReport, type RunQueue,
 } from '../../src/lab/runQueue.ts';
 
-const TINY = parseHash('#finding=T7&scale=s&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=1&trainSize=20&seed=6').config;
+const TINY = parseHash('#finding=T7&scale=l&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=1&trainSize=20&seed=6').config;
 const cfg = (patch: Partial<LabConfig>): LabConfig => ({ ...defaultConfig(), ...patch });
 const report = (runId: string, status: ProgressReport['status'], step = 0, extra: Partial<ProgressReport> = {}): ProgressReport =>
   ({ runId, status, step, etaMs: null, meanStepMs: null, ...extra });
@@ -18,7 +18,7 @@ describe('gridRuns', () => {
     const runs = gridRuns(findingById('T7'), TINY);
     expect(runs.map((r) => r.config.toolFailureRate)).toEqual([0, 0.05, 0.1]);
     for (const r of runs) {
-      expect(r.config.scale).toBe('s'); // the user's s beats T7's base m
+      expect(r.config.scale).toBe('l'); // the user's l beats T7's base m
       expect(r.config.reward).toBe('curriculum'); // the base
       expect([r.config.steps, r.config.groupSize, r.config.evalQueries, r.config.seed]).toEqual([1, 2, 0, 6]);
       expect(r.config.stage).toBe('rl');

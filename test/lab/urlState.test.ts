@@ -33,11 +33,11 @@ describe('URL hash codec', () => {
   });
 
   it('carries the view and the finding beside the settings, and names a bad one', () => {
-    const p = parseHash('#finding=t7&scale=s');
+    const p = parseHash('#finding=t7&scale=l');
     expect(p.route).toEqual({ view: 'findings', finding: 'T7' });
-    expect(p.config.scale).toBe('s');
+    expect(p.config.scale).toBe('l');
     expect(p.notices).toEqual([]);
-    expect(serializeHash(p.config, p.route)).toBe('#view=findings&finding=T7&scale=s');
+    expect(serializeHash(p.config, p.route)).toBe('#view=findings&finding=T7&scale=l');
     expect(parseHash('#view=sandbox').route).toEqual({ view: 'sandbox', finding: null });
     const bad = parseHash('#view=nowhere&finding=T9');
     expect(bad.route).toEqual({ view: 'lab', finding: null });
@@ -47,9 +47,9 @@ describe('URL hash codec', () => {
   it('writes only non-defaults, readable', () => {
     const c = defaultConfig();
     c.scale = 'l';
-    c.reward = 'sum';
+    c.reward = 'macro';
     c.mix = [0, 0, 1];
-    expect(serializeHash(c)).toBe('#scale=l&reward=sum&mix=0:0:1');
+    expect(serializeHash(c)).toBe('#scale=l&reward=macro&mix=0:0:1');
   });
 
   it('round-trips random valid configs with no notices', () => {

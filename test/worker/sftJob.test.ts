@@ -89,7 +89,7 @@ describe('sftJobOptions', () => {
     expect(o).toMatchObject({ preset: 'l', seed: 5, steps: 40, trainQueries: 80, teacherFailureRate: 0.1, worldSize: 'tiny', peakLr: 0.002, toolQa: 20 });
     expect(o.model).toMatchObject({ dModel: 32, nLayers: 3, contextLength: 256 });
     expect(sftJobOptions({ ...config, worldSize: 'standard' }).model).toEqual({});
-    expect(o.constrainPlan).toBe(false);
+    expect(sftJobOptions({ ...config, planDecoding: 'free' }).constrainPlan).toBe(false);
     expect(sftJobOptions({ ...config, planDecoding: 'constrained' }).constrainPlan).toBe(true);
     expect(() => new SftJob({ ...o, steps: 0 })).toThrow(/steps/);
   });
