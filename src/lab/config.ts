@@ -322,7 +322,7 @@ export const SETTINGS = {
   evalSamples: {
     kind: 'int',
     label: 'Sampled evaluation k',
-    doc: 'Samples per validation query at the training temperature in each evaluation, beside the greedy rollout (sampled success; 0 = off, the CLI recipe uses 4).',
+    doc: 'Samples per validation query at the training temperature in each evaluation, beside the greedy rollout (sampled success with its interval; 0 = off, the default: k samples of 100 queries cost about k greedy evaluations; add &evalSamples=4 to a link for it).',
     group: 'training',
     default: 0,
     min: 0,
