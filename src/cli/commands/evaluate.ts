@@ -39,7 +39,7 @@ export const evaluateCommand: Command = {
   --split validation|test which held-out queries (default validation; each grown to 300: the card's own first)
   --n N                   the first N queries of the split (default all of them)
   --ood N                 the first N unseen tool-QA tasks (default all of the card's suite; 0 for none)
-  --decoding free|constrained   plan decoding (constrained masks choices the calls cannot resolve; default free)
+  --decoding free|constrained   plan decoding (constrained masks choices the calls cannot resolve; default: an RL policy's run's, else free)
   --failure-rate F        probability that a tool call fails (default 0)
   --samples K             also K samples per query at --temperature: sampled success, pass@1 averaged over the samples
                           (default 0: greedy only)
@@ -57,7 +57,6 @@ figures when the setup is the card's.`,
     rejectUnknownFlags(flags, positional, KNOWN);
     const dir = flagText(flags, 'checkpoint');
     const split = flagChoice(flags, 'split', ['validation', 'test'] as const, 'validation');
-    const decoding = flagChoice(flags, 'decoding', ['free', 'constrained'] as const, 'free');
     const failureRate = Number(flagText(flags, 'failure-rate', '0'));
     if (!(failureRate >= 0 && failureRate <= 1)) throw new Error(`--failure-rate needs a number in [0, 1], got "${String(flags.get('failure-rate'))}"`);
     const batchSize = flagInt(flags, 'batch', CARD_BATCH, 1);
@@ -77,6 +76,8 @@ figures when the setup is the card's.`,
     const origin: SftOrigin = sftCard ? sftOriginFromCard(sftCard) : { ...rlCard!.origin, world: { ...rlCard!.origin.world } };
     const cardWorld = { ...origin.world };
     origin.world = { size: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, cardWorld.size), seed: flagInt(flags, 'seed', cardWorld.seed) };
+    // an RL policy is scored as its run evaluated it (the recipe trains and evaluates with constrained plans)
+    const decoding = flagChoice(flags, 'decoding', ['free', 'constrained'] as const, rlCard?.rl.constrainPlan ? 'constrained' : 'free');
     const trainedAt = rlCard && typeof rlCard.rl.temperature === 'number' ? rlCard.rl.temperature : 1;
     const temperature = Number(flagText(flags, 'temperature', String(trainedAt)));
     if (!(temperature > 0) || !Number.isFinite(temperature)) throw new Error(`--temperature needs a positive number, got "${String(flags.get('temperature'))}"`);
