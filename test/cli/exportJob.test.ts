@@ -29,7 +29,8 @@ import type { Plan, Query, World } from '../../src/env/types.ts';
 const PYTHON = process.env.PYTHON ?? 'python3';
 const hasPython = spawnSync(PYTHON, ['--version'], { stdio: 'ignore' }).status === 0;
 const DRIVER = resolve(__dirname, 'fixtures/verl_driver.py');
-const CONFIG = '#scale=s&worldSize=tiny&trainSize=200&toolFailureRate=0.1&seed=3';
+// reward and steps named: the run_phase lines below read them (the defaults moved to the recipe's Sum, 40 steps)
+const CONFIG = '#scale=s&reward=curriculum&steps=200&worldSize=tiny&trainSize=200&toolFailureRate=0.1&seed=3';
 const TRAIN = 200;
 const VALIDATION = 20;
 
@@ -300,7 +301,7 @@ describe('export-job refuses bad input and writes nothing', () => {
     writeFileSync(join(out(), 'keep.txt'), 'mine');
     await refuse(['--config', '#scale=s&worldSize=tiny&trainSize=20', '--engine', 'verl', '--out', out()], /exists and is not empty; pass --force/);
     expect(readdirSync(out())).toEqual(['keep.txt']);
-    expect(await exportJob(['--config', '#scale=m&worldSize=tiny&trainSize=20&algorithm=dapo&reward=sum', '--engine', 'verl', '--out', out(), '--force', '--validation', '5', '--test', '0'])).toBe(0);
+    expect(await exportJob(['--config', '#scale=m&worldSize=tiny&trainSize=20&algorithm=dapo&reward=sum&steps=200', '--engine', 'verl', '--out', out(), '--force', '--validation', '5', '--test', '0'])).toBe(0);
     expect(existsSync(join(out(), 'keep.txt'))).toBe(false);
     expect(readdirSync(root).filter((f) => f.includes('export-job'))).toEqual([]); // no staging folder left
     const run = readFileSync(join(out(), 'run.sh'), 'utf8');
