@@ -3,7 +3,7 @@
 // The run is exactly the quick sweep's `scale=s&reward=sum` cell (sweep.ts QUICK: 12 steps of 4 queries
 // × 4 rollouts, lr 1e-4, 40 validation queries, 32 unseen tool-QA tasks), deterministic on wasm (seeded
 // sampling, tool calls and query order), so `npm run cli -- sweep --preset T1 --quick --scales s` writes
-// the same numbers into results/findings/runs/scale=s_reward=sum_…/summary.json.
+// the same numbers into results/findings-quick/runs/scale=s_reward=sum_…/summary.json.
 // Measured 2026-12-01 (wasm, shared 2-core machine, 304 s): validation success 0.275 → 0.325, OOD tool-QA
 // 0.50 → 0.5625; sampled Sum reward per step 0.15 0.46 0.15 0.20 0.16 0.29 | 0.24 0.06 0.24 0.29 0.41 0.46,
 // mean of steps 1–6 0.234 → of steps 7–12 0.282.
