@@ -135,7 +135,7 @@ export function directionCall(calls: readonly PairCall[]): DirectionCall {
 }
 
 /** `+4.20 ± 3.10` (the half-width of the interval; '± ?' for one seed, '…' for none) */
-export function gainText(c: Pick<GainCell, 'mean' | 'ci95'>): string {
+export function gainText(c: { mean: { gain: number | null }; ci95: GainCell['ci95'] }): string {
   if (c.mean.gain === null) return '…';
   if (!c.ci95) return `${signed(c.mean.gain)} ± ?`;
   return `${signed(c.mean.gain)} ± ${((c.ci95.hi - c.ci95.lo) / 2).toFixed(1)}`;

@@ -26,6 +26,8 @@ export interface GainLine {
   paper: number | null;
   /** the lab's cost of the cell in core-minutes (null: not run) */
   coreMinutes: number | null;
+  /** the same runs as an earlier line (another metric of them: T2, T4), whose cost already counts them */
+  sameRuns: boolean;
 }
 
 function mark(c: GainCell | undefined): GainMark | null {
@@ -37,15 +39,22 @@ function mark(c: GainCell | undefined): GainMark | null {
 export function gainLines(f: Finding, lab: GainTable | null, mine: GainTable | null): GainLine[] {
   const find = (t: GainTable | null, row: string, col: string) => t?.cells.find((c) => c.row === row && c.col === col);
   const multi = new Set(f.cells.map((c) => c.metric)).size > 1;
+  const seen = new Set<string>();
+  const costOf = (c: GainCell | undefined) => {
+    const key = c?.where.length ? c.where.join('\n') : null;
+    const same = key !== null && seen.has(key);
+    if (key !== null) seen.add(key);
+    return { coreMinutes: same ? null : c?.coreMinutes ?? null, sameRuns: same };
+  };
   const lines: GainLine[] = f.cells.filter((c) => c.config !== null).map((c) => ({
     label: `${c.row} · ${c.col}`, metric: c.metric, isNull: false,
-    lab: mark(find(lab, c.row, c.col)), mine: mark(find(mine, c.row, c.col)), paper: paperGain(f, c), coreMinutes: find(lab, c.row, c.col)?.coreMinutes ?? null,
+    lab: mark(find(lab, c.row, c.col)), mine: mark(find(mine, c.row, c.col)), paper: paperGain(f, c), ...costOf(find(lab, c.row, c.col)),
   }));
   const metrics = [...new Set(f.cells.map((c) => c.metric))];
   for (const m of metrics) {
     const n = (t: GainTable | null) => t?.nullControl.find((c) => c.metric === m);
     lines.push({ label: multi ? `null control · ${m === 'ood' ? 'OOD' : 'success'}` : 'null control', metric: m, isNull: true,
-      lab: mark(n(lab)), mine: mark(n(mine)), paper: null, coreMinutes: n(lab)?.coreMinutes ?? null });
+      lab: mark(n(lab)), mine: mark(n(mine)), paper: null, ...costOf(n(lab)) });
   }
   return lines;
 }
