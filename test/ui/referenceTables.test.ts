@@ -29,7 +29,7 @@ describe('readReferenceTables', () => {
   });
 });
 
-/** every committed finding table under results/findings*/<ID>/table.json, by folder */
+/** every committed finding table (results/findings-quick/<ID>/table.json, results/findings/<ID>/table.json), by folder */
 function committed(): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const dir of readdirSync('results').filter((d) => d.startsWith('findings'))) {
