@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { readCheckpointDir, gitCommit, writeAtomic } from '../src/cli/checkpointDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../src/cli/nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../src/rl/loadPolicy.ts';
-import { originEvaluationTasks } from '../src/rl/rlEnvironment.ts';
+import { cardToolQa, originEvaluationTasks } from '../src/rl/rlEnvironment.ts';
 import { evaluationFigures } from '../src/rl/sftCard.ts';
 import { parseCard, type GrownEvaluation } from '../src/rl/checkpointFiles.ts';
 import { evaluatePolicy } from '../src/agent/evaluatePolicy.ts';
@@ -31,7 +31,10 @@ for (const preset of presets.length ? presets : ['s', 'm', 'l']) {
   const dir = join('public', 'checkpoints', `${preset}-tiny`);
   const checkpoint = await readCheckpointDir(dir);
   const { card } = checkpoint;
-  const { world, sft, heldOutQa } = originEvaluationTasks(sftOriginFromCard(card));
+  const origin = sftOriginFromCard(card);
+  const tasks = originEvaluationTasks(origin);
+  const { world, sft } = tasks;
+  const heldOutQa = tasks.heldOutQa.slice(0, cardToolQa(origin)); // the card's own OOD tasks, not the grown suite
   const queries = sft.validation;
   if (queries.length < GROWN_HELD_OUT) throw new Error(`${dir}: the grown validation split has ${queries.length} queries`);
   const policy = policyFromCheckpoint(checkpoint);

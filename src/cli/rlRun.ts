@@ -191,7 +191,9 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
 /** the step-0 evaluation, from o.startCache when an identical one was computed before */
 async function startEvaluation(trainer: RlTrainer, rl: RlConfig, checkpointSha: string, o: RlRunOptions): Promise<Metrics> {
   if (!o.startCache) return trainer.evaluate();
-  const key = { checkpoint: checkpointSha, evalQueries: rl.evalQueries, evalToolQa: rl.evalToolQa, seed: rl.seed,
+  // a greedy evaluation draws nothing (evaluation has no tool failures), so its seeds share one entry;
+  // sampled evaluation (evalSamples > 0) draws from the seed
+  const key = { checkpoint: checkpointSha, evalQueries: rl.evalQueries, evalToolQa: rl.evalToolQa, seed: rl.evalSamples > 0 ? rl.seed : null,
     constrainPlan: rl.constrainPlan, maxTurns: rl.maxTurns, temperature: rl.temperature, backend: o.backend, evalSamples: rl.evalSamples };
   const file = join(o.startCache, `${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}.json`);
   if (existsSync(file)) {

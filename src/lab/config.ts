@@ -331,7 +331,7 @@ export const SETTINGS = {
   evalToolQa: {
     kind: 'int',
     label: 'OOD tasks',
-    doc: 'Unseen tool-QA tasks in each RL evaluation (the out-of-domain suite; the first n of it).',
+    doc: 'Unseen tool-QA tasks in each RL evaluation (the first n of the out-of-domain suite, grown to 100 with the SFT card’s own 63 first).',
     group: 'training',
     default: 32,
     min: 0,

@@ -31,9 +31,25 @@ export interface Finding {
   cells: FindingCell[];
   /** which way a row's best column is judged: 'max' marks the best cell of each row */
   markBest: 'row' | 'none';
-  /** a test of the paper's direction on a filled table (the lab's or the paper's); returns a sentence */
+  /** the cells whose gains the claim orders (the standard tables' direction call reads their intervals) */
+  compares: Comparison;
+  /** a test of the paper's direction on a filled table (the lab's or the paper's); returns a sentence (the quick tables) */
   direction: (t: (row: string, col: string) => number | undefined) => { agrees: boolean | null; sentence: string };
 }
+
+/** a cell of a finding's table by its row and column, or 'start': the SFT start itself (a gain of 0) */
+export type CellRef = readonly [row: string, col: string] | 'start';
+
+/** which cells a claim orders: in each pair the first gains more than the second; `doc` says why in one line */
+export interface Comparison {
+  doc: string;
+  pairs: readonly (readonly [higher: CellRef, lower: CellRef])[];
+}
+
+/** the paper's SFT column per scale (in-domain success, %; its tables' base: a cell's paper gain is paper − this) */
+export const PAPER_SFT_SUCCESS: Readonly<Record<string, number>> = { s: 6.9, m: 12.2, l: 19.7 };
+/** the paper's SFT OOD accuracy (%), reported at 7B only */
+export const PAPER_SFT_OOD: Readonly<Record<string, number>> = { l: 41.9 };
 
 const SCALES = [['s', '1.5B'], ['m', '3B'], ['l', '7B']] as const;
 const REWARDS = [['sum', 'Sum'], ['macro', 'Macro'], ['success', 'Success'], ['curriculum', 'Curriculum']] as const;
@@ -61,6 +77,8 @@ export const FINDINGS: Finding[] = [
     claim: '1.5B and 3B do best with the Curriculum reward (34.9 %, 49.9 %), 7B with dense Sum (62.8 %); sparse Success is never best.',
     rows: SCALES.map(([, l]) => l), cols: REWARDS.map(([, l]) => l), base: {}, markBest: 'row',
     cells: SCALES.flatMap(([scale, row]) => REWARDS.map(([reward, col]) => ({ row, col, config: { scale, reward }, metric: 'success' as const, paper: T1_PAPER[row]?.[col] }))),
+    compares: { doc: "the paper's best reward of each scale (Curriculum at 1.5B and 3B, Sum at 7B) gains more than each other reward of that scale",
+      pairs: SCALES.flatMap(([, r]) => { const best = r === '7B' ? 'Sum' : 'Curriculum'; return REWARDS.filter(([, c]) => c !== best).map(([, c]) => [[r, best], [r, c]] as const); }) },
     direction: (t) => {
       const bests = SCALES.map(([, r]) => bestCol(t, r, REWARDS.map(([, c]) => c)));
       if (bests.some((b) => b === undefined)) return { agrees: null, sentence: 'Not every scale has a result yet.' };
@@ -81,6 +99,8 @@ export const FINDINGS: Finding[] = [
       { row: 'Macro', col: 'in-domain', config: { reward: 'macro' }, metric: 'success' },
       { row: 'Macro', col: 'OOD', config: { reward: 'macro' }, metric: 'ood', paper: 42.9 },
     ],
+    compares: { doc: 'at 7B, Sum RL loses OOD accuracy (below the start), and Macro keeps more of it than Sum',
+      pairs: [['start', ['Sum', 'OOD']], [['Macro', 'OOD'], ['Sum', 'OOD']]] },
     direction: (t) => {
       const [sft, sum, macro] = ['SFT', 'Sum', 'Macro'].map((r) => t(r, 'OOD'));
       if (sft === undefined || sum === undefined || macro === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -92,6 +112,8 @@ export const FINDINGS: Finding[] = [
     claim: 'With Sum, success rises from 33.1 % at 1.5B to 62.8 % at 7B; the gain differs by reward.',
     rows: REWARDS.map(([, l]) => l), cols: SCALES.map(([, l]) => l), base: {}, markBest: 'none',
     cells: REWARDS.flatMap(([reward, row]) => SCALES.map(([scale, col]) => ({ row, col, config: { scale, reward }, metric: 'success' as const, paper: T1_PAPER[col]?.[row] }))),
+    compares: { doc: 'a larger model gains more: Sum at 7B over Sum at 1.5B, Curriculum at 3B over Curriculum at 1.5B (the pairs the paper reports)',
+      pairs: [[['Sum', '7B'], ['Sum', '1.5B']], [['Curriculum', '3B'], ['Curriculum', '1.5B']]] },
     direction: (t) => {
       const gains = REWARDS.map(([, r]) => { const a = t(r, '1.5B'); const b = t(r, '7B'); return a === undefined || b === undefined ? undefined : b - a; });
       if (gains.some((g) => g === undefined)) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -107,6 +129,8 @@ export const FINDINGS: Finding[] = [
       row, col, config: { trainSize: Number(col) }, metric: row === 'OOD' ? 'ood' as const : 'success' as const,
       paper: row === 'in-domain' ? ({ '100': 37.5, '1000': 49.9, '2000': 50.8 } as Record<string, number>)[col] : ({ '1000': 35.0, '2000': 32.2 } as Record<string, number | undefined>)[col],
     }))),
+    compares: { doc: '1K training queries gain more success than 100, and 2K lose OOD accuracy against 1K',
+      pairs: [[['in-domain', '1000'], ['in-domain', '100']], [['OOD', '1000'], ['OOD', '2000']]] },
     direction: (t) => {
       const [a, b, c] = ['100', '1000', '2000'].map((col) => t('in-domain', col));
       if (a === undefined || b === undefined || c === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -121,6 +145,8 @@ export const FINDINGS: Finding[] = [
       { row: 'success', col: '4:3:3', config: { mix: [4, 3, 3] }, metric: 'success', paper: 49.9 },
       { row: 'success', col: 'hard only', config: { mix: [0, 0, 1] }, metric: 'success', paper: 25.9 },
     ],
+    compares: { doc: 'the mixed 4:3:3 set gains more than hard queries only',
+      pairs: [[['success', '4:3:3'], ['success', 'hard only']]] },
     direction: (t) => {
       const [mixed, hard] = [t('success', '4:3:3'), t('success', 'hard only')];
       if (mixed === undefined || hard === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -133,6 +159,8 @@ export const FINDINGS: Finding[] = [
     rows: SCALES.map(([, l]) => l), cols: ALGOS.map(([, l]) => l), base: { reward: 'sum' }, markBest: 'row',
     cells: SCALES.flatMap(([scale, row]) => ALGOS.map(([algorithm, col], j) => ({ row, col, config: { scale, algorithm }, metric: 'success' as const,
       paper: ({ '1.5B': [30.1, 36.9, 37.5], '3B': [48.2, 45.6, 47.5], '7B': [62.8, 58.4, 58.3] } as Record<string, number[]>)[row][j] }))),
+    compares: { doc: 'exploration (DAPO, ARPO) gains more than GRPO at 1.5B and less at 7B',
+      pairs: [[['1.5B', 'DAPO'], ['1.5B', 'GRPO']], [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], [['7B', 'GRPO'], ['7B', 'DAPO']], [['7B', 'GRPO'], ['7B', 'ARPO']]] },
     direction: (t) => {
       const edge = SCALES.map(([, r]) => { const g = t(r, 'GRPO'); const e = Math.max(t(r, 'DAPO') ?? -Infinity, t(r, 'ARPO') ?? -Infinity); return g === undefined || !Number.isFinite(e) ? undefined : e - g; });
       if (edge.some((e) => e === undefined)) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -144,6 +172,8 @@ export const FINDINGS: Finding[] = [
     claim: 'With 5 % random tool errors training is as good; at 10 % failed calls starve the reward and success drops.',
     rows: ['success'], cols: ['0 %', '5 %', '10 %'], base: { scale: 'm', reward: 'curriculum' }, markBest: 'none',
     cells: ([['0 %', 0], ['5 %', 0.05], ['10 %', 0.1]] as const).map(([col, rate]) => ({ row: 'success', col, config: { toolFailureRate: rate }, metric: 'success' as const })),
+    compares: { doc: '10 % tool failures gain less than none and than 5 % (that 5 % is "as good" is no ordering, so it is not called)',
+      pairs: [[['success', '0 %'], ['success', '10 %']], [['success', '5 %'], ['success', '10 %']]] },
     direction: (t) => {
       const [a, b, c] = ['0 %', '5 %', '10 %'].map((col) => t('success', col));
       if (a === undefined || b === undefined || c === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -162,4 +192,22 @@ export function findingById(id: string): Finding {
 export function cellConfig(f: Finding, cell: FindingCell, common: Partial<LabConfig> = {}): LabConfig | null {
   if (!cell.config) return null;
   return { ...defaultConfig(), ...f.base, ...common, ...cell.config } as LabConfig;
+}
+
+/** a cell's scale (its run's, or the finding's base for an SFT cell) */
+function cellScale(f: Finding, cell: FindingCell): string {
+  return (cell.config?.scale ?? f.base.scale ?? defaultConfig().scale) as string;
+}
+
+/** the paper's gain for a cell over its SFT column (%, one decimal), when it reports the cell and that scale's SFT figure */
+export function paperGain(f: Finding, cell: FindingCell): number | null {
+  if (cell.paper === undefined) return null;
+  if (!cell.config) return 0;
+  const sft = (cell.metric === 'ood' ? PAPER_SFT_OOD : PAPER_SFT_SUCCESS)[cellScale(f, cell)];
+  return sft === undefined ? null : Math.round(10 * (cell.paper - sft)) / 10;
+}
+
+/** the config of a finding's null control: its base (and the sweep's common settings) with shuffled advantages */
+export function nullControlConfig(f: Finding, common: Partial<LabConfig> = {}): LabConfig {
+  return { ...defaultConfig(), ...f.base, ...common, advantages: 'shuffled' } as LabConfig;
 }

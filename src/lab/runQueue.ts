@@ -3,7 +3,7 @@
 // LabState holds a RunQueue and calls these on every worker progress event.
 import { defaultConfig, type LabConfig, SETTING_KEYS, type SettingKey } from './config.ts';
 import type { RunFigures, RunResult } from './findingTable.ts';
-import { cellConfig, type Finding } from './findings.ts';
+import { cellConfig, nullControlConfig, type Finding } from './findings.ts';
 import { configFromRecord, formatValue, serializeHash } from './urlState.ts';
 
 /** one distinct run of a finding's grid; cells that share a config (T2's in-domain/OOD) share the run */
@@ -283,4 +283,17 @@ export function runResultOf(run: StoredRun & { createdAt: number }, points: read
   const evals = points.filter((p) => Object.keys(p.values).some((k) => k.startsWith('eval/'))).sort((a, b) => a.step - b.step);
   if (!evals.length) return undefined;
   return { start: evalFigures(evals[0].values), final: evalFigures(evals[evals.length - 1].values), wallSeconds: (run.updatedAt - run.createdAt) / 1000, where: run.id };
+}
+
+/**
+ * The configs of a finding's grid at every seed the user has run it with (a seed counts when at least
+ * one cell, or the null control, has a finished run at it), the null control's included: what the page's
+ * gain chart reads the user's runs from. Sorted by seed.
+ */
+export function gridSeedConfigs<R extends StoredRun>(f: Finding, user: LabConfig, runs: readonly R[]): { seeds: number[]; configs: LabConfig[] } {
+  const common = gridCommon(user);
+  const base = [...gridRuns(f, user).map((g) => g.config), nullControlConfig(f, common)];
+  const candidates = new Set(runs.filter((r) => r.kind === 'rl' && r.status === 'completed').map((r) => configFromRecord(r.config).config.seed));
+  const seeds = [...candidates].filter((seed) => base.some((c) => findRunFor(runs, { ...c, seed }))).sort((a, b) => a - b);
+  return { seeds, configs: seeds.flatMap((seed) => base.map((c) => ({ ...c, seed }))) };
 }

@@ -20,7 +20,7 @@ export interface RlEnvironment {
   /** the checkpoint's validation split grown to GROWN_HELD_OUT (in-domain evaluation; its first
    *  data.validationQueries are the ones the card was scored on) */
   validation: Query[];
-  /** tool-QA tasks absent from the SFT data (the OOD suite, DESIGN §3.5) */
+  /** tool-QA tasks absent from the SFT data (the OOD suite, DESIGN §3.5), grown to GROWN_OOD */
   heldOutQa: ToolQaTask[];
 }
 
@@ -46,14 +46,23 @@ export function originDataset(world: World, origin: SftOrigin): Dataset {
     ...grownHeldOut(validationQueries, testQueries) });
 }
 
-/** What any policy from this origin is evaluated on: the world, the grown held-out splits and the unseen tool-QA suite. */
+/** the unseen tool-QA suite grown to this many tasks (the card's own first, as the same generator draws them on),
+ *  so an RL evaluation can use ≥ 100 OOD tasks (issue 20) while the card's figures stay those of its first tasks */
+export const GROWN_OOD = 100;
+
+/** the unseen tool-QA tasks an SFT card was scored on (the first ones of the grown suite) */
+export function cardToolQa(origin: SftOrigin): number {
+  return Math.max(10, Math.round(origin.data.toolQa / 4));
+}
+
+/** What any policy from this origin is evaluated on: the world, the grown held-out splits and the grown unseen tool-QA suite. */
 export function originEvaluationTasks(origin: SftOrigin): { world: World; sft: Dataset; heldOutQa: ToolQaTask[] } {
   const seed = origin.world.seed;
   const world = generateWorld(origin.world.size, seed);
   // the SFT run's dataset (its validation split; its tool-QA tasks, to exclude from OOD)
   const sft = originDataset(world, origin);
   const sftData = buildSftData(world, sft.train, { seed: seed + 1, toolQa: origin.data.toolQa, maxLength: origin.contextLength });
-  const heldOutQa = heldOutToolQa(world, sftData, seed + 2, Math.max(10, Math.round(origin.data.toolQa / 4)));
+  const heldOutQa = heldOutToolQa(world, sftData, seed + 2, Math.max(GROWN_OOD, cardToolQa(origin)));
   return { world, sft, heldOutQa };
 }
 

@@ -4,7 +4,7 @@ import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 import { FINDINGS, findingById } from '../../src/lab/findings.ts';
 import { parseHash } from '../../src/lab/urlState.ts';
 import {
-  cancelWaiting, clearFinished, configKey, findRunFor, runResultOf, continueQueue, emptyQueue, enqueue, estimateStepMs, formatEta, gridRuns, markStarted,
+  cancelWaiting, clearFinished, configKey, findRunFor, gridSeedConfigs, runResultOf, continueQueue, emptyQueue, enqueue, estimateStepMs, formatEta, gridRuns, markStarted,
   markStarting, nextToStart, queueEta, recordProgress, startFailed, userOverrides, waitingCount, type ProgressReport, type RunQueue,
 } from '../../src/lab/runQueue.ts';
 
@@ -195,5 +195,19 @@ describe("the user's own results", () => {
     expect(Number.isNaN(r.start.success)).toBe(true); // not measured: shown as missing, not as 0
     expect([r.final.success, r.final.ood, r.wallSeconds]).toEqual([0.25, 0.5, 60]);
     expect(runResultOf(stored('r', a.config), [{ step: 1, values: { 'reward/mean': 1 } }])).toBeUndefined();
+  });
+
+  it("finds the seeds the user ran the grid at (a cell or the null control), for the gain chart", () => {
+    const f = findingById('T7');
+    const [, b] = gridRuns(f, TINY);
+    const runs = [
+      stored('a6', a.config), stored('b9', { ...b.config, seed: 9 }),
+      stored('null2', { ...a.config, toolFailureRate: 0, advantages: 'shuffled', seed: 2 }),
+      stored('elsewhere', { ...a.config, scale: 's', seed: 4 }), // another grid's settings: not a seed of this one
+    ];
+    const { seeds, configs } = gridSeedConfigs(f, TINY, runs);
+    expect(seeds).toEqual([2, 6, 9]);
+    expect(configs).toHaveLength(3 * 4); // 3 cells + the null control at each seed
+    expect(configs.filter((c) => c.advantages === 'shuffled').map((c) => c.seed)).toEqual([2, 6, 9]);
   });
 });

@@ -1,7 +1,10 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findingTable } from '../../src/lab/findingTable.ts';
+import { gainTable } from '../../src/lab/findingGains.ts';
 import { findingById } from '../../src/lab/findings.ts';
-import { readReferenceTables } from '../../src/ui/findings/referenceTables.ts';
+import { readGainTables, readReferenceTables, REFERENCE_TABLES, STANDARD_TABLES } from '../../src/ui/findings/referenceTables.ts';
 
 const meta = { command: 'npm run cli -- sweep --preset T7 --quick', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {}, sweepSeconds: 60 };
 const figures = (success: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood: 0.5 });
@@ -23,5 +26,42 @@ describe('readReferenceTables', () => {
     expect(tables.get('T1')?.error).toMatch(/not valid JSON/);
     expect(tables.get('T2')?.error).toMatch(/not a finding table: cells/);
     expect(tables.get('T3')?.error).toMatch(/table of T7, not T3/);
+  });
+});
+
+/** every committed finding table (results/findings-quick/<ID>/table.json, results/findings/<ID>/table.json), by folder */
+function committed(): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const dir of readdirSync('results').filter((d) => d.startsWith('findings'))) {
+    for (const id of readdirSync(join('results', dir))) {
+      const file = join('results', dir, id, 'table.json');
+      if (existsSync(file)) (out[dir] ??= {})[`/${file}`] = readFileSync(file, 'utf8');
+    }
+  }
+  return out;
+}
+
+describe('the committed tables', () => {
+  it('every results/findings*/<ID>/table.json validates: quick ones as quick tables, standard ones as gain tables', () => {
+    const byDir = committed();
+    expect(Object.keys(byDir['findings-quick'] ?? {})).toHaveLength(7);
+    for (const [dir, texts] of Object.entries(byDir)) {
+      const read = dir === 'findings-quick' ? readReferenceTables(texts) : readGainTables(texts);
+      expect(read.size, dir).toBe(Object.keys(texts).length);
+      for (const [id, r] of read) expect(r.error, `${dir}/${id}`).toBeUndefined();
+    }
+  });
+
+  it('are the ones the page bundles (quick from findings-quick/, standard from findings/)', () => {
+    expect(REFERENCE_TABLES.size).toBe(7);
+    for (const r of REFERENCE_TABLES.values()) expect(r.error).toBeUndefined();
+    expect(STANDARD_TABLES.size).toBe(Object.keys(committed().findings ?? {}).length);
+  });
+
+  it('a gain table is not read as a quick one, nor the other way round', () => {
+    const g = gainTable(findingById('T7'), () => undefined, [1, 2, 3], { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01', backend: 'wasm', common: {} });
+    expect(readGainTables({ '/results/findings/T7/table.json': JSON.stringify(g) }).get('T7')?.error).toBeUndefined();
+    expect(readReferenceTables({ '/results/findings-quick/T7/table.json': JSON.stringify(g) }).get('T7')?.error).toMatch(/not a finding table: format/);
+    expect(readGainTables({ '/results/findings/T7/table.json': JSON.stringify(t7) }).get('T7')?.error).toMatch(/not a finding table: format/);
   });
 });

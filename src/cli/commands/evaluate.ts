@@ -15,7 +15,7 @@ import { readPolicyDir, writeAtomic } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../../rl/loadPolicy.ts';
-import { originEvaluationTasks, type SftOrigin } from '../../rl/rlEnvironment.ts';
+import { cardToolQa, originEvaluationTasks, type SftOrigin } from '../../rl/rlEnvironment.ts';
 import { evaluationFigures, queryVerdicts } from '../../rl/sftCard.ts';
 import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFiles.ts';
 import { sameFigures, type Figures } from '../cardCompare.ts';
@@ -38,7 +38,7 @@ export const evaluateCommand: Command = {
   --seed K                world and dataset seed (default: the card's)
   --split validation|test which held-out queries (default validation; each grown to 300: the card's own first)
   --n N                   the first N queries of the split (default all of them)
-  --ood N                 the first N unseen tool-QA tasks (default all of the card's suite; 0 for none)
+  --ood N                 the first N unseen tool-QA tasks (default the card's own; the suite is grown to 100; 0 for none)
   --decoding free|constrained   plan decoding (constrained masks choices the calls cannot resolve; default: an RL policy's run's, else free)
   --failure-rate F        probability that a tool call fails (default 0)
   --samples K             also K samples per query at --temperature: sampled success, pass@1 averaged over the samples
@@ -87,8 +87,9 @@ figures when the setup is the card's.`,
     const pool = split === 'test' ? sft.test : sft.validation;
     const n = flagInt(flags, 'n', pool.length, 1);
     if (n > pool.length) throw new Error(`--n ${n}: the ${split} split has ${pool.length} queries`);
-    const ood = flagInt(flags, 'ood', heldOutQa.length);
-    if (ood > heldOutQa.length) throw new Error(`--ood ${ood}: the card's unseen tool-QA suite has ${heldOutQa.length} tasks`);
+    // by default the tasks the card was scored on (the grown suite's first ones)
+    const ood = flagInt(flags, 'ood', Math.min(cardToolQa(origin), heldOutQa.length));
+    if (ood > heldOutQa.length) throw new Error(`--ood ${ood}: the unseen tool-QA suite has ${heldOutQa.length} tasks`);
     const queries = pool.slice(0, n);
     const qa = heldOutQa.slice(0, ood);
 
@@ -109,7 +110,7 @@ figures when the setup is the card's.`,
     const sampledFigures = sampled ? { samples, temperature, success: sampled.success, delivery: sampled.deliveryRate, ...rateIntervals(sampled) } : null;
 
     // an SFT card's own evaluations: the original (its split size) and the grown one (evaluation300)
-    const cardSetup = sftCard !== null && ood === heldOutQa.length && failureRate === 0 && batchSize === CARD_BATCH &&
+    const cardSetup = sftCard !== null && ood === cardToolQa(origin) && failureRate === 0 && batchSize === CARD_BATCH &&
       origin.world.size === cardWorld.size && origin.world.seed === cardWorld.seed;
     const cardFigures: (Figures & Partial<Intervals>) | null = !cardSetup ? null
       : split === sftCard.evaluation.split && n === sftCard.evaluation.free.queries ? sftCard.evaluation[decoding]

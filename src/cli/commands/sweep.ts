@@ -1,7 +1,9 @@
 // `npm run cli -- sweep`: the grid behind one of the seven findings (src/lab/findings.ts), run after run,
 // each a `run` (rlRun.ts) in its own folder under --runs, named by its config; a run already finished
 // there is reused, so a sweep can be continued later and findings that share cells (T1/T2/T3, T1/T6)
-// share runs. Prints and writes table.md and table.json in the paper's shape, the paper's numbers beside.
+// share runs. Prints and writes table.md and table.json in the paper's shape, the paper's numbers beside:
+// with --quick one seed and absolute figures (findingTable.ts); with --standard each cell's gain across
+// seeds with its interval, the null control and the direction call (findingGains.ts).
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,8 @@ import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeB
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
-import { cellConfig, findingById, FINDINGS } from '../../lab/findings.ts';
+import { cellConfig, findingById, FINDINGS, nullControlConfig, type Finding } from '../../lab/findings.ts';
+import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
@@ -22,7 +25,16 @@ import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findin
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
 
-const KNOWN = ['preset', 'quick', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads'];
+/**
+ * --standard: the measured recipe's own run (40 steps of 4 × 8; its validation success rises until about
+ * step 30 and flattens, results/rl-recipe), evaluated only at step 0 and the end (evalEvery = steps) on all
+ * 300 validation queries and 100 unseen tool-QA tasks (±5 and ±10 points at 95 %), over STANDARD_SEEDS.
+ */
+export const STANDARD: Partial<LabConfig> = { steps: 40, queriesPerStep: 4, groupSize: 8, evalEvery: 40, evalQueries: 300, evalToolQa: 100, learningRate: 1e-4 };
+/** --standard's seeds: each changes query order, sampling and tool failures; the SFT start stays the shipped checkpoint */
+export const STANDARD_SEEDS = [1, 2, 3];
+
+const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads'];
 
 export function runDirName(lab: LabConfig): string {
   const hash = serializeHash(lab).replace(/^#/, '');
@@ -32,10 +44,13 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
-  --quick       the reference size: ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
+  --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
+  --standard    the findings size: ${Object.entries(STANDARD).map(([k, v]) => `${k}=${String(v)}`).join(' ')}, ${STANDARD_SEEDS.length} seeds a cell
+                and a null control per finding (its base with advantages=shuffled); tables of gains with 95 % intervals
+  --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')})
   --out DIR     writes DIR/<ID>/table.md and table.json
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
   --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
@@ -59,17 +74,33 @@ export const sweepCommand: Command = {
     const threads = flagInt(flags, 'threads', process.env[THREADS_ENV] ? wasmThreads() : defaultWasmThreads(jobs), 1);
     if (threads > 8) throw new Error(`--threads ${threads}: the threaded wasm build holds 8 threads`);
     process.env[THREADS_ENV] = String(threads); // read by this process's runs and inherited by the children
-    const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
+    const standard = flags.has('standard');
+    if (standard && flags.has('quick')) throw new Error('--quick and --standard are two sizes: choose one');
+    if (flags.has('seeds') && !standard) throw new Error('--seeds goes with --standard');
+    const seeds = standard ? parseSeeds(flagText(flags, 'seeds', STANDARD_SEEDS.join(','))) : [];
+    const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : standard ? STANDARD : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
     if (flags.has('steps')) common.steps = flagInt(flags, 'steps', 12, 1);
+    if (standard) common.evalEvery = common.steps; // evaluated at step 0 and the end only
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
     for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
     const command = `npm run cli -- sweep ${args.join(' ')}`;
 
-    // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells)
+    // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
+    // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
     const configs = new Map<string, LabConfig>();
-    for (const f of findings) for (const cell of f.cells) {
-      const lab = cellConfig(f, cell, common);
-      if (lab && scales.has(lab.scale)) configs.set(runDirName(lab), lab);
+    for (const f of findings) {
+      const labs = f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null);
+      const planned = standard ? seeds.flatMap((seed) => [...labs, nullControlConfig(f, common)].map((l) => ({ ...l, seed }))) : labs;
+      for (const lab of planned) if (scales.has(lab.scale)) configs.set(runDirName(lab), lab);
+    }
+    if (standard) {
+      // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
+      const summaries = new Map<string, RlSummary>();
+      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seeds, { command, backend, common })); };
+      await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); });
+      write();
+      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seeds, { command, backend, common }))}`);
+      return 0;
     }
     const summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs);
     for (const f of findings) {
@@ -88,6 +119,23 @@ export const sweepCommand: Command = {
   },
 };
 
+/** --seeds: distinct non-negative integers */
+function parseSeeds(text: string): number[] {
+  const seeds = text.split(',').map((x) => Number(x.trim()));
+  if (seeds.some((x) => !Number.isInteger(x) || x < 0) || new Set(seeds).size !== seeds.length) throw new Error(`--seeds: "${text}" is not a list of distinct seeds, e.g. 1,2,3`);
+  return seeds;
+}
+
+/** a finding's standard table from the finished runs (a missing run leaves its seed out of its cell) */
+function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: string, seeds: number[],
+  o: { command: string; backend: string; common: Partial<LabConfig> }): GainTable {
+  const lookup = (lab: LabConfig) => {
+    const s = summaries.get(runDirName(lab));
+    return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
+  };
+  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common });
+}
+
 /** the settings a --config names (those that differ from the defaults) */
 function explicitSettings(text: string | undefined): Partial<LabConfig> {
   if (text === undefined) return {};
@@ -102,7 +150,8 @@ function startSha(lab: LabConfig): string {
   return card.weights.sha256;
 }
 
-async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number): Promise<Map<string, RlSummary>> {
+async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
+  onFinish: (name: string, s: RlSummary) => void = () => {}): Promise<Map<string, RlSummary>> {
   const out = new Map<string, RlSummary>();
   const todo: [string, LabConfig][] = [];
   for (const [name, lab] of configs) {
@@ -110,6 +159,7 @@ async function runAll(configs: [string, LabConfig][], runsDir: string, backend: 
     if (done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab)) {
       console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
       out.set(name, done);
+      onFinish(name, done);
     } else todo.push([name, lab]);
   }
   if (jobs === 0) {
@@ -131,9 +181,11 @@ async function runAll(configs: [string, LabConfig][], runsDir: string, backend: 
     if (jobs === 1) {
       console.error(`${label} ${name}`);
       out.set(name, await runRl({ lab, out: dir, resume: true, backend, label: `${label} `, keepPolicy: false, startCache }));
+      onFinish(name, out.get(name)!);
     } else {
       console.error(`${label} ${name}: started`);
       out.set(name, await runInChild(lab, dir, backend, startCache));
+      onFinish(name, out.get(name)!);
       finished++;
       console.error(`\n${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
     }
@@ -182,4 +234,10 @@ function writeTable(dir: string, table: FindingTable): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
   writeFileSync(join(dir, 'table.md'), tableMarkdown(table) + '\n');
+}
+
+function writeGainTable(dir: string, table: GainTable): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
+  writeFileSync(join(dir, 'table.md'), gainMarkdown(table) + '\n');
 }

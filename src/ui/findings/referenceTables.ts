@@ -1,13 +1,15 @@
-// The lab's committed reference tables (results/findings/<ID>/table.json, written by
-// `npm run cli -- sweep`), bundled into the page at build time. They are read as text and checked
-// here, so a half-written or hand-edited table shows its reason on its finding's page instead of
-// breaking the build or the page.
+// The lab's committed reference tables, written by `npm run cli -- sweep` and bundled into the page at
+// build time: the quick ones (results/findings-quick/<ID>/table.json, one seed, absolute figures) and the
+// standard ones (results/findings/<ID>/table.json, gains across seeds with intervals). They are read as
+// text and checked here, so a half-written or hand-edited table shows its reason on its finding's page
+// instead of breaking the build or the page.
 import * as v from 'valibot';
 import type { FindingTable } from '../../lab/findingTable.ts';
+import { GAIN_TABLE_FORMAT, type GainTable } from '../../lab/findingGains.ts';
 
 const pct = v.pipe(v.number(), v.finite());
 
-const TableSchema = v.object({
+const QuickSchema = v.object({
   format: v.literal('star-lab-finding-table/1'),
   id: v.string(),
   title: v.string(),
@@ -31,11 +33,51 @@ const TableSchema = v.object({
   sweepSeconds: v.number(),
 });
 
-export type ReferenceTable = { table: FindingTable; error?: never } | { table?: never; error: string };
+const GainCellSchema = v.object({
+  row: v.string(),
+  col: v.string(),
+  metric: v.picklist(['success', 'ood']),
+  sft: v.boolean(),
+  seeds: v.array(v.number()),
+  start: v.array(pct),
+  end: v.array(pct),
+  gain: v.array(pct),
+  planned: v.number(),
+  mean: v.object({ start: v.nullable(pct), end: v.nullable(pct), gain: v.nullable(pct) }),
+  ci95: v.nullable(v.object({ lo: pct, hi: pct })),
+  paperGain: v.nullable(pct),
+  coreMinutes: v.nullable(pct),
+  where: v.array(v.string()),
+});
 
-/** Reads the tables' texts keyed by path ('/results/findings/T7/table.json'); one entry per finding id. */
-export function readReferenceTables(texts: Record<string, string>): Map<string, ReferenceTable> {
-  const out = new Map<string, ReferenceTable>();
+const call = <T extends string>(xs: readonly T[]) => v.picklist(xs);
+
+const GainSchema = v.object({
+  format: v.literal(GAIN_TABLE_FORMAT),
+  id: v.string(),
+  title: v.string(),
+  claim: v.string(),
+  rows: v.array(v.string()),
+  cols: v.array(v.string()),
+  size: v.string(),
+  cells: v.array(GainCellSchema),
+  nullControl: v.array(GainCellSchema),
+  compares: v.object({ doc: v.string(), pairs: v.array(v.object({ higher: v.string(), lower: v.string(), call: call(['supports', 'contradicts', 'not resolved']) })) }),
+  direction: v.object({ call: call(['agrees', 'disagrees', 'not resolved']), sentence: v.string() }),
+  command: v.string(),
+  commit: v.string(),
+  date: v.string(),
+  backend: v.string(),
+  common: v.record(v.string(), v.unknown()),
+  coreMinutes: v.number(),
+});
+
+export type Read<T> = { table: T; error?: never } | { table?: never; error: string };
+export type ReferenceTable = Read<FindingTable>;
+
+/** Reads tables' texts keyed by path ('/results/findings/T7/table.json') against `schema`; one entry per finding id. */
+function readTables<T>(texts: Record<string, string>, schema: v.GenericSchema): Map<string, Read<T>> {
+  const out = new Map<string, Read<T>>();
   for (const [path, text] of Object.entries(texts)) {
     const id = /\/(T[1-7])\/table\.json$/.exec(path)?.[1];
     if (!id) continue; // another folder (e.g. runs/) is not a finding's table
@@ -46,17 +88,31 @@ export function readReferenceTables(texts: Record<string, string>): Map<string, 
       out.set(id, { error: `${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})` });
       continue;
     }
-    const parsed = v.safeParse(TableSchema, raw);
+    const parsed = v.safeParse(schema, raw);
     if (!parsed.success) {
       const issue = parsed.issues[0];
       out.set(id, { error: `${path} is not a finding table: ${v.getDotPath(issue) ?? 'the file'} ${issue.message}` });
-    } else if (parsed.output.id !== id) out.set(id, { error: `${path} holds the table of ${parsed.output.id}, not ${id}` });
-    else out.set(id, { table: parsed.output as FindingTable });
+    } else if ((parsed.output as { id: string }).id !== id) out.set(id, { error: `${path} holds the table of ${(parsed.output as { id: string }).id}, not ${id}` });
+    else out.set(id, { table: parsed.output as T });
   }
   return out;
 }
 
-// bundled by Vite at build time; an absent folder or file simply gives no entry
-const bundled = import.meta.glob('/results/findings/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+/** the quick tables (format star-lab-finding-table/1) */
+export function readReferenceTables(texts: Record<string, string>): Map<string, ReferenceTable> {
+  return readTables<FindingTable>(texts, QuickSchema);
+}
 
-export const REFERENCE_TABLES = readReferenceTables(bundled);
+/** the standard tables (gains across seeds, format star-lab-finding-gains/1) */
+export function readGainTables(texts: Record<string, string>): Map<string, Read<GainTable>> {
+  return readTables<GainTable>(texts, GainSchema);
+}
+
+// bundled by Vite at build time; an absent folder or file simply gives no entry
+const quick = import.meta.glob('/results/findings-quick/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+const standard = import.meta.glob('/results/findings/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+
+/** the quick reference tables by finding id */
+export const REFERENCE_TABLES = readReferenceTables(quick);
+/** the standard tables by finding id (none until the standard sweep has committed them) */
+export const STANDARD_TABLES = readGainTables(standard);

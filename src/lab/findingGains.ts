@@ -1,0 +1,215 @@
+// A finding's standard table (issue 20): each cell's gain over the SFT start across seeds, with a 95 % t
+// interval of the mean gain (seedGains.ts), the paper's gain over its own SFT column beside it, the cell's
+// cost, the finding's null control (its base with shuffled advantages), and a direction call computed from
+// the intervals of the cells the claim compares (findings.ts `compares`): `agrees` when every pair is
+// apart the paper's way, `disagrees` when any pair is apart the other way, else `not resolved`.
+// The sweep writes it as results/findings/<ID>/table.json; the page draws it, and the user's own runs
+// with it. Pure: no tfjs, no DOM, no fs.
+import type { LabConfig } from './config.ts';
+import { cellConfig, nullControlConfig, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
+import type { RunResult } from './findingTable.ts';
+import type { Interval } from './intervals.ts';
+import { intervalsApart, summariseArm, type SeedRun } from './seedGains.ts';
+
+export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
+
+/** what a gain table needs of one finished run (one seed of one cell) */
+export type SeedResult = RunResult & { cpuSeconds?: number };
+
+/** one cell across its seeds; figures in % (one decimal for a seed, two for a mean or an interval end) */
+export interface GainCell {
+  row: string;
+  col: string;
+  metric: CellMetric;
+  /** the SFT start itself (no RL run): its gain is 0 by definition */
+  sft: boolean;
+  /** the seeds that finished, and per seed the start (step 0), end and gain (end − start) */
+  seeds: number[];
+  start: number[];
+  end: number[];
+  gain: number[];
+  /** the seeds the size asks for */
+  planned: number;
+  /** means over the finished seeds (null: none finished) */
+  mean: { start: number | null; end: number | null; gain: number | null };
+  /** 95 % t interval of the mean gain across seeds (null: fewer than two seeds) */
+  ci95: { lo: number; hi: number } | null;
+  /** the paper's gain over its SFT column (null: it reports no number for the cell or its SFT) */
+  paperGain: number | null;
+  /** the finished seeds' cost: CPU seconds (wall seconds where not recorded) over 60 */
+  coreMinutes: number | null;
+  /** the run folders (or stored run ids) behind it */
+  where: string[];
+}
+
+export type PairCall = 'supports' | 'contradicts' | 'not resolved';
+export type DirectionCall = 'agrees' | 'disagrees' | 'not resolved';
+
+export interface GainTable {
+  format: typeof GAIN_TABLE_FORMAT;
+  id: string;
+  title: string;
+  claim: string;
+  rows: string[];
+  cols: string[];
+  /** the size's name ('standard', or 'your runs' on the page) */
+  size: string;
+  cells: GainCell[];
+  /** the null control, one per metric the table shows (row 'null control', col the metric) */
+  nullControl: GainCell[];
+  /** the pairs the claim orders, each with its call from the intervals */
+  compares: { doc: string; pairs: { higher: string; lower: string; call: PairCall }[] };
+  direction: { call: DirectionCall; sentence: string };
+  command: string;
+  commit: string;
+  date: string;
+  backend: string;
+  common: Partial<LabConfig>;
+  /** the table's cost: every finished run's core-minutes, the null control's included (shared runs counted in each table) */
+  coreMinutes: number;
+}
+
+const r1 = (x: number) => Math.round(10 * x) / 10;
+const r2 = (x: number) => Math.round(100 * x) / 100;
+
+/** a cell over `seeds`: `configOf(seed)` names its run, `lookup` finds the finished one */
+function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly number[], configOf: (seed: number) => LabConfig | null,
+  lookup: (lab: LabConfig) => SeedResult | undefined, paper: number | null): GainCell {
+  const runs: (SeedRun & { where: string })[] = [];
+  const sft = configOf(seeds[0]) === null;
+  for (const seed of seeds) {
+    const lab = configOf(seed);
+    const r = lab ? lookup(lab) : undefined;
+    if (!r) continue;
+    const [a, b] = metric === 'ood' ? [r.start.ood, r.final.ood] : [r.start.success, r.final.success];
+    if (!Number.isFinite(a) || !Number.isFinite(b)) continue; // the run did not evaluate this metric
+    const queries = metric === 'ood' ? 1 : r.final.queries ?? 1;
+    runs.push({ seed, curve: [{ step: 0, success: a, queries }, { step: 1, success: b, queries }], wallSeconds: r.wallSeconds, cpuSeconds: r.cpuSeconds, where: r.where });
+  }
+  const empty: GainCell = { row, col, metric, sft, seeds: [], start: [], end: [], gain: [], planned: sft ? 0 : seeds.length,
+    mean: { start: null, end: null, gain: null }, ci95: null, paperGain: paper, coreMinutes: null, where: [] };
+  if (runs.length === 0) return empty;
+  const arm = summariseArm(runs);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const cost = runs.reduce((s, r) => s + (Number.isFinite(r.cpuSeconds) && r.cpuSeconds! > 0 ? r.cpuSeconds! : r.wallSeconds ?? 0), 0) / 60;
+  const g = arm.meanGain;
+  return {
+    ...empty,
+    seeds: arm.seeds, start: arm.start.map((x) => r1(100 * x)), end: arm.end.map((x) => r1(100 * x)), gain: arm.gain.map((x) => r1(100 * x)),
+    mean: { start: r2(100 * mean(arm.start)), end: r2(100 * mean(arm.end)), gain: r2(100 * g.estimate) },
+    ci95: g.lo <= g.hi ? { lo: r2(100 * g.lo), hi: r2(100 * g.hi) } : null,
+    coreMinutes: r1(cost), where: runs.map((r) => r.where),
+  };
+}
+
+/** an SFT cell: the start figures of any run at its scale, per seed (its gain is 0) */
+function sftCell(cell: GainCell, others: GainCell[]): GainCell {
+  const from = others.find((c) => !c.sft && c.metric === cell.metric && c.seeds.length > 0);
+  if (!from) return cell;
+  const zeros = from.seeds.map(() => 0);
+  const m = from.start.reduce((s, x) => s + x, 0) / from.start.length;
+  return { ...cell, seeds: from.seeds, start: from.start, end: from.start, gain: zeros, mean: { start: r2(m), end: r2(m), gain: 0 }, ci95: { lo: 0, hi: 0 } };
+}
+
+const label = (ref: CellRef) => (ref === 'start' ? 'the SFT start' : `${ref[0]} · ${ref[1]}`);
+
+/** a cell's gain interval as an Interval (the start: exactly 0); null while it has fewer than two seeds */
+function intervalOf(ref: CellRef, cells: readonly GainCell[]): Interval | null {
+  if (ref === 'start') return { estimate: 0, lo: 0, hi: 0, n: Infinity };
+  const c = cells.find((x) => x.row === ref[0] && x.col === ref[1]);
+  if (!c || !c.ci95 || c.mean.gain === null) return null;
+  return { estimate: c.mean.gain, lo: c.ci95.lo, hi: c.ci95.hi, n: c.seeds.length };
+}
+
+/** one ordered pair's call: apart the paper's way, apart the other way, or overlapping / unfinished */
+export function pairCall(higher: Interval | null, lower: Interval | null): PairCall {
+  if (!higher || !lower || !intervalsApart(higher, lower)) return 'not resolved';
+  return higher.lo > lower.hi ? 'supports' : 'contradicts';
+}
+
+/** the finding's call from its pairs: all apart its way → agrees; any apart the other way → disagrees; else not resolved */
+export function directionCall(calls: readonly PairCall[]): DirectionCall {
+  if (calls.some((c) => c === 'contradicts')) return 'disagrees';
+  if (calls.length > 0 && calls.every((c) => c === 'supports')) return 'agrees';
+  return 'not resolved';
+}
+
+/** `+4.20 ± 3.10` (the half-width of the interval; '± ?' for one seed, '…' for none) */
+export function gainText(c: { mean: { gain: number | null }; ci95: GainCell['ci95'] }): string {
+  if (c.mean.gain === null) return '…';
+  if (!c.ci95) return `${signed(c.mean.gain)} ± ?`;
+  return `${signed(c.mean.gain)} ± ${((c.ci95.hi - c.ci95.lo) / 2).toFixed(1)}`;
+}
+
+/** a gain with its sign, one decimal (−0.04 reads 0.0) */
+export function signed(x: number): string {
+  x = Math.round(10 * x) / 10;
+  return x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0';
+}
+
+/**
+ * The finding's standard table over `seeds`: every cell's runs are its config at each seed (the SFT start
+ * stays the shipped checkpoint), the null control the finding's base with shuffled advantages.
+ */
+export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | undefined, seeds: readonly number[],
+  meta: Omit<GainTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'nullControl' | 'compares' | 'direction' | 'coreMinutes'>): GainTable {
+  if (seeds.length === 0) throw new Error('gainTable: no seeds');
+  const withSeed = (lab: LabConfig | null, seed: number) => (lab ? { ...lab, seed } : null);
+  let cells = f.cells.map((cell) => seedCell(cell.row, cell.col, cell.metric, seeds, (seed) => withSeed(cellConfig(f, cell, meta.common), seed), lookup, paperGain(f, cell)));
+  cells = cells.map((c) => (c.sft ? sftCell(c, cells) : c));
+  const metrics = [...new Set(f.cells.map((c) => c.metric))];
+  const nullControl = metrics.map((m) => seedCell('null control', m, m, seeds, (seed) => ({ ...nullControlConfig(f, meta.common), seed }), lookup, null));
+  const pairs = f.compares.pairs.map(([hi, lo]) => ({ higher: label(hi), lower: label(lo), call: pairCall(intervalOf(hi, cells), intervalOf(lo, cells)) }));
+  const direction = directionSentence(f, cells, nullControl, pairs.map((p) => p.call));
+  const seen = new Set<string>();
+  let cost = 0;
+  for (const c of [...cells, ...nullControl]) {
+    // a run shows in two cells when both metrics read it (T2, T4): count it once
+    const fresh = c.where.filter((w) => !seen.has(w));
+    if (c.coreMinutes !== null && c.where.length) cost += (c.coreMinutes * fresh.length) / c.where.length;
+    fresh.forEach((w) => seen.add(w));
+  }
+  return { format: GAIN_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, ...meta,
+    cells, nullControl, compares: { doc: f.compares.doc, pairs }, direction, coreMinutes: r1(cost) };
+}
+
+function directionSentence(f: Finding, cells: GainCell[], nullControl: GainCell[], calls: PairCall[]): GainTable['direction'] {
+  const call = directionCall(calls);
+  const compared = new Set(f.compares.pairs.flat().filter((r): r is Exclude<CellRef, 'start'> => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
+  const unfinished = cells.filter((c) => compared.has(`${c.row}\u0000${c.col}`) && c.seeds.length < c.planned).length;
+  const n = (k: PairCall) => calls.filter((c) => c === k).length;
+  const nulls = nullControl.filter((c) => c.mean.gain !== null).map((c) => `${c.metric} ${gainText(c)}`);
+  const parts = [
+    `${n('supports')} of ${calls.length} compared pairs apart the paper's way, ${n('contradicts')} the other way, ${n('not resolved')} not resolved`,
+    unfinished ? `${unfinished} compared cell${unfinished > 1 ? 's' : ''} not finished` : '',
+    `null control ${nulls.length ? nulls.join(', ') : 'not run yet'}`,
+  ].filter(Boolean);
+  return { call, sentence: `${parts.join('; ')}.` };
+}
+
+export function gainMarkdown(t: GainTable): string {
+  const cell = (c: GainCell | undefined) => {
+    if (!c) return '';
+    if (c.sft) return c.mean.start === null ? '…' : `start ${c.mean.start.toFixed(1)}`;
+    const own = c.seeds.length === 0 ? '… not run yet' : c.seeds.length < c.planned ? `${gainText(c)} (${c.seeds.length}/${c.planned} seeds)` : gainText(c);
+    return c.paperGain === null ? own : `${own} (paper ${signed(c.paperGain)})`;
+  };
+  const nulls = t.nullControl.map((c) => `${c.metric} ${c.seeds.length ? gainText(c) : '… not run yet'}${c.seeds.length && c.seeds.length < c.planned ? ` (${c.seeds.length}/${c.planned} seeds)` : ''}`);
+  const lines = [
+    `### ${t.id}: ${t.title}`,
+    '',
+    `Paper: ${t.claim}`,
+    '',
+    `| | ${t.cols.join(' | ')} |`,
+    `|---|${t.cols.map(() => '---').join('|')}|`,
+    ...t.rows.map((r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`),
+    '',
+    `Gain over the SFT start in points (end − start, mean over seeds ± the half-width of its 95 % t interval; the paper's gain over its SFT column in parentheses; … = not run yet).`,
+    `Null control (the base with shuffled advantages): ${nulls.join(', ')}.`,
+    `Compared: ${t.compares.doc} — ${t.compares.pairs.map((p) => `${p.higher} > ${p.lower}: ${p.call}`).join('; ')}.`,
+    `Direction: **${t.direction.call}** — ${t.direction.sentence}`,
+    '',
+    `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${Math.round(t.coreMinutes)} core-min`,
+  ];
+  return lines.join('\n');
+}

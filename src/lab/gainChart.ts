@@ -1,0 +1,82 @@
+// The geometry behind a finding's gain chart (the page's GainChart.svelte draws it): one line per cell
+// of the finding, then its null control, each with the lab's standard gain and interval, the user's own
+// gain and interval, the paper's gain, and the cell's cost; plus an axis in points that holds them all.
+// Pure: no tfjs, no DOM.
+import type { GainCell, GainTable } from './findingGains.ts';
+import type { Finding } from './findings.ts';
+import { paperGain } from './findings.ts';
+
+/** one estimate on the chart: the mean gain, its 95 % interval (null: one seed) and the seeds' own gains */
+export interface GainMark {
+  mean: number;
+  ci95: { lo: number; hi: number } | null;
+  seeds: { seed: number; gain: number }[];
+  /** seeds finished of those planned */
+  done: number;
+  planned: number;
+}
+
+export interface GainLine {
+  label: string;
+  metric: 'success' | 'ood';
+  /** the null control's line (drawn apart, below the cells) */
+  isNull: boolean;
+  lab: GainMark | null;
+  mine: GainMark | null;
+  paper: number | null;
+  /** the lab's cost of the cell in core-minutes (null: not run) */
+  coreMinutes: number | null;
+  /** the same runs as an earlier line (another metric of them: T2, T4), whose cost already counts them */
+  sameRuns: boolean;
+}
+
+function mark(c: GainCell | undefined): GainMark | null {
+  if (!c || c.mean.gain === null) return null;
+  return { mean: c.mean.gain, ci95: c.ci95, seeds: c.seeds.map((seed, i) => ({ seed, gain: c.gain[i] })), done: c.seeds.length, planned: c.planned };
+}
+
+/** the chart's lines: every non-SFT cell of the finding, then one null-control line per metric */
+export function gainLines(f: Finding, lab: GainTable | null, mine: GainTable | null): GainLine[] {
+  const find = (t: GainTable | null, row: string, col: string) => t?.cells.find((c) => c.row === row && c.col === col);
+  const multi = new Set(f.cells.map((c) => c.metric)).size > 1;
+  const seen = new Set<string>();
+  const costOf = (c: GainCell | undefined) => {
+    const key = c?.where.length ? c.where.join('\n') : null;
+    const same = key !== null && seen.has(key);
+    if (key !== null) seen.add(key);
+    return { coreMinutes: same ? null : c?.coreMinutes ?? null, sameRuns: same };
+  };
+  const lines: GainLine[] = f.cells.filter((c) => c.config !== null).map((c) => ({
+    label: `${c.row} · ${c.col}`, metric: c.metric, isNull: false,
+    lab: mark(find(lab, c.row, c.col)), mine: mark(find(mine, c.row, c.col)), paper: paperGain(f, c), ...costOf(find(lab, c.row, c.col)),
+  }));
+  const metrics = [...new Set(f.cells.map((c) => c.metric))];
+  for (const m of metrics) {
+    const n = (t: GainTable | null) => t?.nullControl.find((c) => c.metric === m);
+    lines.push({ label: multi ? `null control · ${m === 'ood' ? 'OOD' : 'success'}` : 'null control', metric: m, isNull: true,
+      lab: mark(n(lab)), mine: mark(n(mine)), paper: null, ...costOf(n(lab)) });
+  }
+  return lines;
+}
+
+/** an axis in points covering every mark, interval and 0, with ticks at a round step (5, 10, 20 …) */
+export function gainAxis(lines: readonly GainLine[]): { lo: number; hi: number; ticks: number[] } {
+  const xs = [0];
+  for (const l of lines) {
+    if (l.paper !== null) xs.push(l.paper);
+    for (const m of [l.lab, l.mine]) if (m) {
+      xs.push(m.mean, ...m.seeds.map((s) => s.gain));
+      if (m.ci95) xs.push(m.ci95.lo, m.ci95.hi);
+    }
+  }
+  const finite = xs.filter(Number.isFinite);
+  let lo = Math.min(...finite);
+  let hi = Math.max(...finite);
+  if (hi - lo < 10) { const mid = (hi + lo) / 2; lo = mid - 5; hi = mid + 5; }
+  const step = [1, 2, 5, 10, 20, 25, 50].find((s) => (hi - lo) / s <= 8) ?? 100;
+  lo = Math.floor(lo / step) * step;
+  hi = Math.ceil(hi / step) * step;
+  const ticks: number[] = [];
+  for (let t = lo; t <= hi + 1e-9; t += step) ticks.push(Math.round(t * 1000) / 1000);
+  return { lo, hi, ticks };
+}

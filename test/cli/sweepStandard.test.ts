@@ -1,0 +1,66 @@
+// `sweep --standard` without running anything (--tables-only over hand-made finished runs): the run
+// folders it expects per seed (runDirName, so --resume reuses them), the null control's runs, and the
+// gain table it writes — intervals, an unfinished cell, the direction call — which the page's schema reads.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { runDirName, STANDARD, STANDARD_SEEDS, sweepCommand } from '../../src/cli/commands/sweep.ts';
+import { cellConfig, findingById, nullControlConfig } from '../../src/lab/findings.ts';
+import type { LabConfig } from '../../src/lab/config.ts';
+import { serializeHash } from '../../src/lab/urlState.ts';
+import { readGainTables } from '../../src/ui/findings/referenceTables.ts';
+import type { GainTable } from '../../src/lab/findingGains.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'star-sweep-standard-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const sha = (JSON.parse(readFileSync('public/checkpoints/m-tiny/card.json', 'utf8')) as { weights: { sha256: string } }).weights.sha256;
+const figures = (success: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood: 0.4, queries: 300 });
+
+/** a finished run's summary.json where the sweep looks for it */
+function finished(lab: LabConfig, end: number): void {
+  const dir = join(tmp, 'runs', runDirName(lab));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'summary.json'), JSON.stringify({ format: 'star-lab-rl-summary/1', hash: serializeHash(lab), lab, checkpointSha256: sha,
+    steps: lab.steps, start: figures(0.2), final: figures(end), wallSeconds: 900, cpuSeconds: 720 }));
+}
+
+describe('sweep --standard --tables-only', () => {
+  it('reads seeded runs and the null control into a gain table with intervals, an unfinished cell and a direction call', async () => {
+    const t5 = findingById('T5');
+    const common = { ...STANDARD };
+    const [mixed, hard] = t5.cells.map((c) => cellConfig(t5, c, common)!);
+    STANDARD_SEEDS.forEach((seed, i) => {
+      finished({ ...mixed, seed }, 0.4 + 0.01 * i);
+      if (seed !== 3) finished({ ...hard, seed }, 0.1 + 0.01 * i); // hard-only seed 3 has not finished
+      finished({ ...nullControlConfig(t5, common), seed }, 0.2 - 0.01 * i);
+    });
+    expect(runDirName({ ...mixed, seed: 2 })).toMatch(/seed=2/);
+    const quiet = [vi.spyOn(console, 'log').mockImplementation(() => {}), vi.spyOn(console, 'error').mockImplementation(() => {})];
+    try {
+      expect(await sweepCommand.run(['--preset', 'T5', '--standard', '--tables-only', '--out', tmp])).toBe(0);
+    } finally {
+      quiet.forEach((q) => q.mockRestore());
+    }
+    const text = readFileSync(join(tmp, 'T5', 'table.json'), 'utf8');
+    const read = readGainTables({ '/results/findings/T5/table.json': text }).get('T5');
+    expect(read?.error).toBeUndefined();
+    const t = read!.table as GainTable;
+    const [a, b] = t.cells;
+    expect(a.seeds).toEqual([1, 2, 3]);
+    expect(a.mean.gain).toBeCloseTo(21, 5);
+    expect(a.coreMinutes).toBe(36); // 3 × 720 CPU seconds
+    expect(b.seeds).toEqual([1, 2]);
+    expect(b.planned).toBe(3);
+    expect(t.nullControl[0].mean.gain).toBeCloseTo(-1, 5);
+    expect(t.direction.call).toBe('agrees'); // +21 ± 2.5 against −9.5 ± 6.4
+    expect(t.direction.sentence).toMatch(/1 compared cell not finished/);
+    expect(readFileSync(join(tmp, 'T5', 'table.md'), 'utf8')).toMatch(/\(2\/3 seeds\)/);
+  });
+
+  it('refuses --quick with --standard and --seeds without --standard', async () => {
+    await expect(sweepCommand.run(['--preset', 'T5', '--quick', '--standard', '--out', join(tmp, 'bad')])).rejects.toThrow(/choose one/);
+    await expect(sweepCommand.run(['--preset', 'T5', '--seeds', '1,2', '--out', join(tmp, 'bad')])).rejects.toThrow(/--seeds goes with --standard/);
+    await expect(sweepCommand.run(['--preset', 'T5', '--standard', '--seeds', '1,1', '--out', join(tmp, 'bad')])).rejects.toThrow(/distinct seeds/);
+  });
+});

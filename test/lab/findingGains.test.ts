@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { LabConfig } from '../../src/lab/config.ts';
+import { directionCall, gainMarkdown, gainTable, gainText, pairCall, type SeedResult } from '../../src/lab/findingGains.ts';
+import { findingById, paperGain } from '../../src/lab/findings.ts';
+
+const meta = { size: 'standard', command: 'npm run cli -- sweep --preset T7 --standard', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {} };
+const figures = (success: number, ood = 0.5) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });
+const iv = (lo: number, hi: number) => ({ estimate: (lo + hi) / 2, lo, hi, n: 3 });
+
+/** a hand-made T7 grid: success at the end per (failure rate, seed); start 20 % for every run */
+function t7(ends: Record<string, number[]>, nullEnds = [0.2, 0.21, 0.19]) {
+  const lookup = (lab: LabConfig): SeedResult | undefined => {
+    const row = lab.advantages === 'shuffled' ? nullEnds : ends[String(lab.toolFailureRate)];
+    const end = row?.[lab.seed - 1];
+    return end === undefined ? undefined : { start: figures(0.2), final: figures(end), wallSeconds: 600, cpuSeconds: 700, where: `run-${lab.toolFailureRate}-${lab.advantages}-${lab.seed}` };
+  };
+  return gainTable(findingById('T7'), lookup, [1, 2, 3], meta);
+}
+
+describe('pairCall and directionCall', () => {
+  it('calls a pair only when the intervals separate', () => {
+    expect(pairCall(iv(5, 9), iv(-1, 2))).toBe('supports');
+    expect(pairCall(iv(-1, 2), iv(5, 9))).toBe('contradicts');
+    expect(pairCall(iv(1, 6), iv(-1, 2))).toBe('not resolved');
+    expect(pairCall(null, iv(-1, 2))).toBe('not resolved');
+  });
+  it('agrees only when every pair supports; one contradiction disagrees', () => {
+    expect(directionCall(['supports', 'supports'])).toBe('agrees');
+    expect(directionCall(['supports', 'not resolved'])).toBe('not resolved');
+    expect(directionCall(['supports', 'contradicts'])).toBe('disagrees');
+    expect(directionCall([])).toBe('not resolved');
+  });
+});
+
+describe('gainTable on hand-made tables', () => {
+  it('agrees when 0 % and 5 % gain clearly more than 10 %', () => {
+    const t = t7({ 0: [0.40, 0.42, 0.41], 0.05: [0.38, 0.39, 0.40], 0.1: [0.10, 0.11, 0.12] });
+    expect(t.direction.call).toBe('agrees');
+    const zero = t.cells.find((c) => c.col === '0 %')!;
+    expect(zero.gain).toEqual([20, 22, 21]);
+    expect(zero.mean.gain).toBeCloseTo(21, 5);
+    // t(0.975, 2) = 4.303, sd 1, n 3: half-width 2.48
+    expect(zero.ci95!.hi - zero.mean.gain!).toBeCloseTo(2.48, 1);
+    expect(zero.coreMinutes).toBeCloseTo(35, 5); // 3 × 700 CPU seconds
+    expect(t.nullControl).toHaveLength(1);
+    expect(t.nullControl[0].mean.gain).toBeCloseTo(0, 5);
+    expect(t.direction.sentence).toMatch(/null control success/);
+  });
+
+  it('disagrees when 10 % gains clearly more than 0 %', () => {
+    const t = t7({ 0: [0.10, 0.11, 0.12], 0.05: [0.38, 0.39, 0.40], 0.1: [0.40, 0.42, 0.41] });
+    expect(t.direction.call).toBe('disagrees');
+    expect(t.compares.pairs.map((p) => p.call)).toEqual(['contradicts', 'not resolved']); // 5 % (+19) and 10 % (+21) overlap: one contradiction is enough
+  });
+
+  it('is not resolved when the intervals overlap, and says which cells have not finished', () => {
+    const noisy = t7({ 0: [0.40, 0.10, 0.30], 0.05: [0.30, 0.25, 0.2], 0.1: [0.20, 0.35, 0.15] });
+    expect(noisy.direction.call).toBe('not resolved');
+    const partial = t7({ 0: [0.40, 0.42], 0.05: [0.38, 0.39, 0.40], 0.1: [] });
+    expect(partial.direction.call).toBe('not resolved');
+    expect(partial.direction.sentence).toMatch(/2 compared cells not finished/);
+    const md = gainMarkdown(partial);
+    expect(md).toMatch(/\(2\/3 seeds\)/);
+    expect(md).toMatch(/… not run yet/);
+  });
+
+  it("gives T2's SFT row its start and a gain of 0, and reads the start as a gain of exactly 0", () => {
+    const lookup = (lab: LabConfig): SeedResult => ({ start: figures(0.2, 0.5), final: figures(0.3, lab.reward === 'sum' ? 0.4 - 0.01 * lab.seed : 0.5), wallSeconds: 60, where: `${lab.reward}-${lab.advantages}-${lab.seed}` });
+    const t = gainTable(findingById('T2'), lookup, [1, 2, 3], meta);
+    const sft = t.cells.find((c) => c.row === 'SFT' && c.col === 'OOD')!;
+    expect(sft.mean.start).toBe(50);
+    expect(sft.mean.gain).toBe(0);
+    expect(t.compares.pairs[0]).toMatchObject({ higher: 'the SFT start', lower: 'Sum · OOD', call: 'supports' });
+    expect(t.direction.call).toBe('agrees');
+    expect(t.nullControl.map((c) => c.metric)).toEqual(['success', 'ood']);
+    // each run counted once though two cells read it; wall seconds where CPU seconds are missing
+    expect(t.coreMinutes).toBe(9);
+  });
+
+  it('writes a gain with the half-width of its interval', () => {
+    expect(gainText({ mean: { gain: 4.2 }, ci95: { lo: 1.1, hi: 7.3 } })).toBe('+4.2 ± 3.1');
+    expect(gainText({ mean: { gain: -0.04 }, ci95: null })).toBe('0.0 ± ?');
+    expect(gainText({ mean: { gain: null }, ci95: null })).toBe('…');
+  });
+});
+
+describe('paperGain', () => {
+  it("reads the paper's gain over its SFT column (1.5B Sum +26.2)", () => {
+    const t1 = findingById('T1');
+    expect(paperGain(t1, t1.cells.find((c) => c.row === '1.5B' && c.col === 'Sum')!)).toBe(26.2);
+    expect(paperGain(t1, t1.cells.find((c) => c.row === '1.5B' && c.col === 'Macro')!)).toBeNull();
+    const t2 = findingById('T2');
+    expect(paperGain(t2, t2.cells.find((c) => c.row === 'Sum' && c.col === 'OOD')!)).toBe(-5.2);
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { LabConfig } from '../../src/lab/config.ts';
+import { gainTable, type SeedResult } from '../../src/lab/findingGains.ts';
+import { gainAxis, gainLines } from '../../src/lab/gainChart.ts';
+import { findingById } from '../../src/lab/findings.ts';
+
+const meta = { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01', backend: 'wasm', common: {} };
+const fig = (success: number, ood: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });
+
+describe('gainLines and gainAxis', () => {
+  it("T2: one line per run cell (not the SFT row), a null control per metric, the paper's gains, each run's cost once", () => {
+    const t2 = findingById('T2');
+    const lookup = (lab: LabConfig): SeedResult => ({ start: fig(0.2, 0.5), final: fig(0.3 + 0.01 * lab.seed, 0.45), wallSeconds: 60, cpuSeconds: 120, where: `${lab.reward}-${lab.advantages}-${lab.seed}` });
+    const lines = gainLines(t2, gainTable(t2, lookup, [1, 2, 3], meta), null);
+    expect(lines.map((l) => l.label)).toEqual(['Sum · in-domain', 'Sum · OOD', 'Macro · in-domain', 'Macro · OOD', 'null control · success', 'null control · OOD']);
+    expect(lines.map((l) => l.paper)).toEqual([43.1, -5.2, null, 1, null, null]);
+    expect(lines.map((l) => l.sameRuns)).toEqual([false, true, false, true, false, true]);
+    expect(lines[0].coreMinutes).toBe(6);
+    expect(lines[0].lab?.seeds.map((s) => s.gain)).toEqual([11, 12, 13]);
+    const axis = gainAxis(lines);
+    expect(axis.lo).toBeLessThanOrEqual(-5.2);
+    expect(axis.hi).toBeGreaterThanOrEqual(43.1);
+    expect(axis.ticks).toContain(0);
+  });
+
+  it('an empty table still has an axis around 0 and lines without marks', () => {
+    const t7 = findingById('T7');
+    const lines = gainLines(t7, null, null);
+    expect(lines).toHaveLength(4);
+    expect(lines.every((l) => l.lab === null && l.mine === null)).toBe(true);
+    const axis = gainAxis(lines);
+    expect(axis.lo).toBeLessThan(0);
+    expect(axis.hi).toBeGreaterThan(0);
+  });
+});
