@@ -18,6 +18,9 @@ import { PRETRAIN_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type PretrainCard } from
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
 
+/** the peak learning rates the shipped tiny-world SFT cards use (README: l at 3e-3 diverged to success 0.04) */
+const DEFAULT_LR = { s: '3e-3', m: '3e-3', l: '1.5e-3' } as const;
+
 const KNOWN = ['preset', 'tokens', 'out', 'resume', 'seed', 'backend', 'batch', 'lr', 'context', 'world-queries', 'world-tool-qa',
   'checkpoint-every', 'session-steps'];
 
@@ -35,7 +38,8 @@ export const pretrainCommand: Command = {
   --seed K                world stream, data order and init (default 1); world k is ${PRETRAIN_SIZES.join('/')} (alternating)
                           with seed 1e6·(K+1)+k, never the tiny evaluation world
   --batch B               sequences per step (default 8, as sft)
-  --lr X                  peak learning rate (default 3e-3, as sft; warm-up, then cosine to X/10 at the planned end)
+  --lr X                  peak learning rate (default: the shipped SFT's, 3e-3 for s and m, 1.5e-3 for l, where 3e-3 failed;
+                          warm-up, then cosine to X/10 at the planned end)
   --context N             context length in tokens (default 576, as sft: longer sequences are dropped)
   --world-queries N       travel queries the teacher solves per world (default 64)
   --world-tool-qa N       tool-QA episodes per world (default 16: the sft data's 4 : 1)
@@ -53,7 +57,7 @@ export const pretrainCommand: Command = {
     const parameters = countParameters(config);
     const budget = flagInt(flags, 'tokens', TOKENS_PER_PARAMETER * parameters, 1);
     const seed = flagInt(flags, 'seed', 1);
-    const peakLr = Number(flagText(flags, 'lr', '3e-3'));
+    const peakLr = Number(flagText(flags, 'lr', DEFAULT_LR[presetName]));
     if (!(peakLr > 0)) throw new Error(`--lr needs a positive number, got "${String(flags.get('lr'))}"`);
     const data: PretrainDataOptions = {
       seed, batchSize: flagInt(flags, 'batch', 8, 1), contextLength: config.contextLength,
