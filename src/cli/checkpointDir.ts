@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type * as tf from '@tensorflow/tfjs';
-import { modelJson, parseCard, RL_POLICY_CARD_FORMAT, validateCheckpoint, validateRlPolicy, WEIGHTS_FILE, type RlPolicyCard, type SftCard,
-  type ValidCheckpoint, type ValidRlPolicy } from '../rl/checkpointFiles.ts';
+import { modelJson, parseCard, PRETRAIN_CARD_FORMAT, RL_POLICY_CARD_FORMAT, validateCheckpoint, validatePretrain, validateRlPolicy, WEIGHTS_FILE,
+  type PretrainCard, type RlPolicyCard, type SftCard, type ValidCheckpoint, type ValidRlPolicy, type ValidWeights } from '../rl/checkpointFiles.ts';
 import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { ModelConfig } from '../model/config.ts';
 
@@ -42,7 +42,7 @@ export function writePolicyFiles(dir: string, config: ModelConfig, weights: Arra
   writeAtomic(join(dir, 'model.json'), JSON.stringify(modelJson(config, specs), null, 1) + '\n');
 }
 
-export function writeCard(dir: string, card: SftCard): void {
+export function writeCard(dir: string, card: SftCard | PretrainCard): void {
   writeAtomic(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
 }
 
@@ -52,6 +52,23 @@ export async function readCheckpointDir(dir: string): Promise<ValidCheckpoint> {
     if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a checkpoint: ${f} is missing`);
   }
   return validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), readJson(join(dir, 'card.json')));
+}
+
+/** reads and validates a pretraining run's folder; an SFT or RL checkpoint, or an unfinished run, is refused by name */
+export async function readPretrainDir(dir: string): Promise<ValidWeights & { card: PretrainCard }> {
+  if (!existsSync(join(dir, 'card.json')) && existsSync(join(dir, 'resume', 'state.json'))) {
+    throw new Error(`${dir} is a pretraining run still in progress (no card.json yet); finish it with \`pretrain … --resume\` first`);
+  }
+  for (const f of ['model.json', WEIGHTS_FILE, 'card.json']) {
+    if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a pretrain checkpoint: ${f} is missing`);
+  }
+  const card = readJson(join(dir, 'card.json'));
+  const format = card && typeof card === 'object' ? (card as { format?: unknown }).format : undefined;
+  if (format !== PRETRAIN_CARD_FORMAT) {
+    throw new Error(`${dir} is not a pretrain checkpoint: its card's format is ${JSON.stringify(format ?? null)}, not ${PRETRAIN_CARD_FORMAT} ` +
+      '(--from takes the --out folder of `npm run cli -- pretrain`)');
+  }
+  return validatePretrain(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card);
 }
 
 export function writeRlPolicyCard(dir: string, card: RlPolicyCard): void {

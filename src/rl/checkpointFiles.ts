@@ -12,6 +12,7 @@ import { parameterShapes, type ModelConfig } from '../model/config.ts';
 export const MODEL_JSON_FORMAT = 'star-lab-policy/1';
 export const CARD_FORMAT = 'star-lab-sft-card/1';
 export const RL_POLICY_CARD_FORMAT = 'star-lab-rl-policy-card/1';
+export const PRETRAIN_CARD_FORMAT = 'star-lab-pretrain-card/1';
 export const WEIGHTS_FILE = 'weights.bin';
 
 export interface WeightEntry {
@@ -106,6 +107,47 @@ const GrownEvaluationSchema = v.object({
 
 export type GrownEvaluation = v.InferOutput<typeof GrownEvaluationSchema>;
 
+const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
+
+/** what an SFT card says about the pretraining its start came from (`sft --from`, issue 21) */
+const PretrainStageSchema = v.object({
+  /** the pretrain checkpoint folder as given to --from */
+  path: v.string(),
+  name: v.string(),
+  /** SHA-256 of the pretrain weights the SFT started from */
+  sha256: Sha256,
+  tokens: Int(0),
+  worlds: Int(0),
+  steps: Int(0),
+  trainSeconds: Finite,
+  command: v.string(),
+  commit: v.string(),
+});
+
+/** the card of a pretraining run (`npm run cli -- pretrain`): trained on the teacher data of many generated worlds */
+export const PretrainCardSchema = v.object({
+  format: v.literal(PRETRAIN_CARD_FORMAT),
+  name: v.string(),
+  preset: v.picklist(['s', 'm', 'l']),
+  modelConfig: ModelConfigSchema,
+  parameters: Int(1),
+  /** the budget asked for, the real (unpadded) tokens trained on, and the latter per parameter */
+  tokens: v.object({ budget: Int(1), consumed: Int(0), perParameter: Finite }),
+  /** the world stream: how many worlds were (at least partly) trained on, their sizes and seed range */
+  worlds: v.object({ count: Int(0), sizes: v.array(v.string()), firstSeed: Int(0), lastSeed: Int(0), queriesPerWorld: Int(1), toolQaPerWorld: Int(0) }),
+  schedule: v.object({ steps: Int(0), plannedSteps: Int(1), batchSize: Int(1), peakLr: Finite, minLr: Finite, warmupSteps: Int(0) }),
+  seed: v.pipe(v.number(), v.integer()),
+  backend: v.string(),
+  command: v.string(),
+  commit: v.string(),
+  createdAt: v.string(),
+  finalLoss: Finite,
+  trainSeconds: Finite,
+  weights: v.object({ file: v.string(), bytes: Int(1), sha256: Sha256 }),
+});
+
+export type PretrainCard = v.InferOutput<typeof PretrainCardSchema>;
+
 export const SftCardSchema = v.object({
   format: v.literal(CARD_FORMAT),
   name: v.string(),
@@ -131,6 +173,8 @@ export const SftCardSchema = v.object({
   verdictCheck: v.object({ decoding: v.picklist(['free', 'constrained']), batchSize: Int(1), queries: v.array(VerdictSchema) }),
   /** the same weights scored on the validation split grown to 300 queries (added after the card was made) */
   evaluation300: v.optional(GrownEvaluationSchema),
+  /** the pretraining stage the SFT started from (absent: SFT from a random init) */
+  pretrain: v.optional(PretrainStageSchema),
 });
 
 export type SftCard = v.InferOutput<typeof SftCardSchema>;
@@ -192,6 +236,15 @@ export function parseCard(json: unknown, where = 'card.json'): SftCard {
   }
 }
 
+export function parsePretrainCard(json: unknown, where = 'card.json'): PretrainCard {
+  try {
+    return v.parse(PretrainCardSchema, json);
+  } catch (e) {
+    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab pretrain card (${issues(e)})`, { cause: e });
+    throw e;
+  }
+}
+
 export function parseRlPolicyCard(json: unknown, where = 'card.json'): RlPolicyCard {
   try {
     return v.parse(RlPolicyCardSchema, json);
@@ -229,6 +282,12 @@ export async function validateCheckpoint(modelJsonValue: unknown, weights: Array
 /** validateCheckpoint for an RL run's policy folder (model.json, weights.bin and an RL policy card) */
 export async function validateRlPolicy(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidRlPolicy> {
   const card = parseRlPolicyCard(cardValue);
+  return { card, ...await validateWeights(modelJsonValue, weights, card) };
+}
+
+/** validateCheckpoint for a pretraining run's folder (model.json, weights.bin and a pretrain card) */
+export async function validatePretrain(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidWeights & { card: PretrainCard }> {
+  const card = parsePretrainCard(cardValue);
   return { card, ...await validateWeights(modelJsonValue, weights, card) };
 }
 

@@ -91,10 +91,10 @@ export class SftTrainer {
     for (const [name, v] of policy.params) this.paramByVariable.set(v.name, name);
   }
 
-  /** one optimizer step; returns its metrics. Throws (leaving the weights untouched) on a NaN/Inf loss. */
-  async sftStep(): Promise<Metrics> {
+  /** one optimizer step; returns its metrics. Throws (leaving the weights untouched) on a NaN/Inf loss.
+   *  `batch` overrides the trainer's own data order (pretraining streams its batches from ever-new worlds). */
+  async sftStep(batch: readonly SftExample[] = this.nextBatch()): Promise<Metrics> {
     const t0 = performance.now();
-    const batch = this.nextBatch();
     const { tokens, T, targets, realTokens } = this.pad(batch);
     const lossTokens = targets.length;
     const lr = lrSchedule(this.step, this.config);

@@ -7,9 +7,10 @@ import { exportCommand } from './export.ts';
 import { exportJobCommand } from './exportJob.ts';
 import { evalCommand } from './eval.ts';
 import { sftCommand } from './sft.ts';
+import { pretrainCommand } from './pretrain.ts';
 import { runCommand } from './run.ts';
 import { sweepCommand } from './sweep.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { reproCommand } from './repro.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand];

@@ -8,13 +8,15 @@ import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagOptionalText, flagText } from '../envFlags.ts';
-import { readCard, readCheckpointDir } from '../checkpointDir.ts';
+import { readCard, readCheckpointDir, readPretrainDir } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { comparisonTable, compareCards } from '../cardCompare.ts';
 import { sftCommand } from './sft.ts';
+import { pretrainCommand } from './pretrain.ts';
 
 const KNOWN = ['checkpoint', 'out'];
 const SFT_PREFIX = 'npm run cli -- sft ';
+const PRETRAIN_PREFIX = 'npm run cli -- pretrain ';
 
 export const reproCommand: Command = {
   name: 'repro',
@@ -26,7 +28,8 @@ export const reproCommand: Command = {
   --out DIR            where the rerun writes its checkpoint (default: a fresh folder under ${tmpdir()});
                        rerunning into the same DIR resumes an interrupted rerun
 
-Runs the card's \`command\` with --out replaced, then prints a table of the shipped and rerun figures
+Runs the card's \`command\` with --out replaced (when the card has a pretrain stage, first that stage's
+command into OUT/pretrain, and the SFT with --from OUT/pretrain), then prints a table of the shipped and rerun figures
 and a verdict: identical (same weights, same evaluation) or differs. Exit code 0 only when identical.
 Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; tens of minutes).`,
   async run(args) {
@@ -46,7 +49,19 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
     if (resolve(out) === resolve(dir)) throw new Error('--out is the checkpoint being reproduced; choose another folder');
     if (existsSync(join(out, 'card.json'))) throw new Error(`${out} already holds a finished checkpoint; choose another --out`);
 
-    const sftArgs = [...rerunArgs(shipped.command, out), '--resume'];
+    let sftArgs = [...rerunArgs(shipped.command, out), '--resume'];
+    if (shipped.pretrain) { // both stages: the pretraining first, then the SFT from the rerun's own pretrain weights
+      const ptOut = join(out, 'pretrain');
+      const ptArgs = [...rerunArgs(shipped.pretrain.command, ptOut, PRETRAIN_PREFIX), '--resume'];
+      console.error(`reproducing the pretrain stage of ${dir} (${shipped.pretrain.name}, ${formatDuration(shipped.pretrain.trainSeconds)} when shipped)\n  ` +
+        `${PRETRAIN_PREFIX}${ptArgs.join(' ')}`);
+      const ptCode = await pretrainCommand.run(ptArgs);
+      if (ptCode !== 0) return ptCode;
+      const pt = (await readPretrainDir(ptOut)).card;
+      const same = pt.weights.sha256 === shipped.pretrain.sha256;
+      console.log(`pretrain stage: weights ${same ? 'identical' : `differ (SHA-256 ${pt.weights.sha256.slice(0, 12)}… vs shipped ${shipped.pretrain.sha256.slice(0, 12)}…)`}`);
+      sftArgs = withFrom(sftArgs, ptOut);
+    }
     console.error(`reproducing ${dir} (${shipped.name}, commit ${shipped.commit.slice(0, 12)}, ${shipped.backend}); the shipped run took ` +
       `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${SFT_PREFIX}${sftArgs.join(' ')}`);
     const code = await sftCommand.run(sftArgs);
@@ -65,10 +80,20 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
   },
 };
 
-/** the sft arguments of a card's command, writing to `out` instead (and never resuming the shipped folder) */
-export function rerunArgs(command: string, out: string): string[] {
-  if (!command.startsWith(SFT_PREFIX)) throw new Error(`the card's command is not an sft command: "${command}"`);
-  const args = command.slice(SFT_PREFIX.length).trim().split(/\s+/).filter((a) => a !== '');
+/** `args` with --from's value replaced by `from` (the rerun's own pretrain checkpoint) */
+export function withFrom(args: readonly string[], from: string): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--from') i++;
+    else if (!args[i].startsWith('--from=')) kept.push(args[i]);
+  }
+  return [...kept, '--from', from];
+}
+
+/** the arguments of a card's command (sft, or pretrain with its prefix), writing to `out` instead (and never resuming the shipped folder) */
+export function rerunArgs(command: string, out: string, prefix = SFT_PREFIX): string[] {
+  if (!command.startsWith(prefix)) throw new Error(`the card's command is not a ${prefix.trim().split(' ').pop()} command: "${command}"`);
+  const args = command.slice(prefix.length).trim().split(/\s+/).filter((a) => a !== '');
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--out') i++; // and its value

@@ -8,17 +8,19 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { gitCommit, readResumeState, writeCard, writePolicyFiles, writeResumeState } from '../checkpointDir.ts';
+import { gitCommit, readPretrainDir, readResumeState, writeCard, writePolicyFiles, writeResumeState } from '../checkpointDir.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
-import { CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type SftCard } from '../../rl/checkpointFiles.ts';
+import { CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type PretrainCard, type SftCard } from '../../rl/checkpointFiles.ts';
+import { VOCAB } from '../../agent/vocab.ts';
+import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
 import { countParameters } from '../../model/config.ts';
 
 const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
-  'context', 'checkpoint-every', 'backend'];
+  'context', 'checkpoint-every', 'backend', 'from'];
 
 export const sftCommand: Command = {
   name: 'sft',
@@ -39,7 +41,9 @@ export const sftCommand: Command = {
   --tool-qa N             tool-QA episodes in the SFT data (default 250; N/4 unseen ones are the OOD suite)
   --context N             context length in tokens (default 576)
   --checkpoint-every N    save the resume state every N steps (default 100)
-  --backend wasm|cpu      tfjs backend (default wasm; cpu is 6–40× slower)`,
+  --backend wasm|cpu      tfjs backend (default wasm; cpu is 6–40× slower)
+  --from DIR              start from a pretrain checkpoint (\`npm run cli -- pretrain --out DIR\`) instead of a random init;
+                          its preset and context must match; the card records both stages`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -60,15 +64,20 @@ export const sftCommand: Command = {
     };
     if (!(o.peakLr! > 0)) throw new Error(`--lr needs a positive number, got "${String(flags.get('lr'))}"`);
     const every = flagInt(flags, 'checkpoint-every', 100, 1);
+    const fromDir = flags.has('from') ? flagText(flags, 'from') : undefined;
+    // the pretrain checkpoint is checked before anything is written: a wrong --from must cost nothing
+    const from = fromDir === undefined ? undefined : await readPretrainDir(fromDir);
+    if (from) checkStart(from.card, o);
     const command = `npm run cli -- sft ${args.filter((a) => a !== '--resume').join(' ')}`;
     // a resumed run must be the same run: everything that shapes the batches and the model
-    const fingerprint = JSON.stringify({ ...o, backend });
+    const fingerprint = JSON.stringify({ ...o, backend, ...(from ? { from: from.card.weights.sha256 } : {}) });
     let commit = gitCommit(); // the code that trains (a resumed run keeps the commit it started at)
 
     await useNodeBackend(backend, wasmThreads());
     const t0 = performance.now();
     const { config, world, validation, data, heldOutQa } = sftPipelineData(o);
     let { policy, trainer } = sftPipelineTrainer(o, config, data.examples);
+    if (from) policy.loadWeights(from.weights, from.specs); // AdamW's moments start at zero either way
     let trainSecondsBefore = 0;
     let lastLoss = NaN;
     if (flags.has('resume')) {
@@ -84,6 +93,7 @@ export const sftCommand: Command = {
         console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
       } else console.error(`nothing to resume in ${out}; starting fresh`);
     }
+    if (from) console.error(`starting from ${fromDir} (${from.card.name}: ${(from.card.tokens.consumed / 1e6).toFixed(2)}M tokens of ${from.card.worlds.count} worlds)`);
     console.error(`SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${data.travel} teacher trajectories + ` +
       `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
       `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -133,13 +143,17 @@ export const sftCommand: Command = {
         weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
         evaluation: { split: 'validation', free: evaluationFigures(free), constrained: evaluationFigures(constrained), evalSeconds },
         verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
+        ...(from && fromDir !== undefined ? { pretrain: {
+          path: fromDir, name: from.card.name, sha256: from.card.weights.sha256, tokens: from.card.tokens.consumed, worlds: from.card.worlds.count,
+          steps: from.card.schedule.steps, trainSeconds: from.card.trainSeconds, command: from.card.command, commit: from.card.commit,
+        } } : {}),
       };
       writeCard(out, card);
       rmSync(join(out, 'resume'), { recursive: true, force: true }); // the run is complete: its card and weights are the record
       const f = card.evaluation.free;
       const c = card.evaluation.constrained;
       const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
-      console.log(`wrote ${join(out, 'card.json')}: ${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
+      console.log(`wrote ${join(out, 'card.json')}: ${card.pretrain ? `pretrain ${(card.pretrain.tokens / 1e6).toFixed(2)}M tokens, then ` : ''}${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
         `validation (${f.queries} queries): delivery ${n(f.delivery)}, success ${n(f.success)} free / ` +
         `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`);
       return 0;
@@ -149,3 +163,12 @@ export const sftCommand: Command = {
     }
   },
 };
+
+/** a pretrain checkpoint fits this SFT run only with the very same model shape */
+function checkStart(card: PretrainCard, o: SftPipelineOptions): void {
+  if (card.preset !== o.preset) throw new Error(`--from: the pretrain checkpoint is preset ${card.preset}, this SFT is preset ${o.preset}`);
+  const want = { ...preset(o.preset, VOCAB.size), ...o.model };
+  for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF', 'positions', 'embedding'] as const) {
+    if (card.modelConfig[k] !== want[k]) throw new Error(`--from: the pretrain checkpoint has ${k} ${String(card.modelConfig[k])}, this SFT ${String(want[k])}`);
+  }
+}
