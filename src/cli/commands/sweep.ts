@@ -140,8 +140,12 @@ function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: stri
 function explicitSettings(text: string | undefined): Partial<LabConfig> {
   if (text === undefined) return {};
   const lab = parseLabConfig(text);
+  // the settings the user wrote, even where one equals its default (`scale=s` must beat a finding's base m)
+  const written = new Set(text.trim().startsWith('{')
+    ? Object.keys(JSON.parse(text) as object)
+    : text.trim().replace(/^#/, '').split('&').map((part) => decodeURIComponent(part.split('=')[0])).filter(Boolean));
   const defaults = defaultConfig();
-  return Object.fromEntries(Object.entries(lab).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+  return Object.fromEntries(Object.entries(lab).filter(([k, v]) => written.has(k) || JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
 }
 
 /** the SFT start a run of this config reads (its weights' hash decides whether a finished run still counts) */
