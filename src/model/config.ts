@@ -90,12 +90,12 @@ export function trainingFlopsPerToken(c: ModelConfig, T: number): number {
 /**
  * Bytes one training forward + backward of `tokens` tokens, padded to length T, holds at its peak on wasm
  * (the gradient tape keeps every layer's activations, and each head its [T, T] attention):
- * 4 · nLayers · (56·dFF + 5·nHeads·T) per token. Fitted, a little above, to the wasm heap's growth over one
- * RL micro-batch (issue 22): s 313 / 413 KB a token at T 128 / 512, m 502 and l 788 KB at T 512
- * (estimated: 327 / 450, 565, 934). The RL update checks each planned micro-batch against the heap with it.
+ * 4 · nLayers · (52·dFF + 3·nHeads·T) per token. Fitted, ~6 % above, to the wasm heap's growth over one RL
+ * micro-batch (issue 22): s 337 / 345 KB a token at 8 / 16 rows × 560, l 744 KB at 4 × 576 (estimated:
+ * 365, 786). The RL update checks each planned micro-batch against the heap with it.
  */
 export function trainingBytes(c: ModelConfig, tokens: number, T: number): number {
-  return 4 * c.nLayers * (56 * c.dFF + 5 * c.nHeads * T) * tokens;
+  return 4 * c.nLayers * (52 * c.dFF + 3 * c.nHeads * T) * tokens;
 }
 
 export function validateConfig(c: ModelConfig): void {

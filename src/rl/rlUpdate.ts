@@ -37,8 +37,8 @@ export interface UpdateContext {
 }
 
 const PAD_MULTIPLE = 16;
-/** the wasm heap a micro-batch may plan to fill: 3 of its 4 GiB (the rest: weights, optimizer, caches, fragmentation) */
-export const WASM_TRAINING_HEAP = 3 * 2 ** 30;
+/** the wasm heap a micro-batch may plan to fill: its 4 GiB less 256 MiB (allocator slack, XNNPACK's buffers) */
+export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
 
 /**
  * The PPO mini-batch updates of one step over `rows`; ARPO hard attribution passes per-token advantages
