@@ -1,6 +1,7 @@
 // The PPO update over token-budgeted micro-batches (issue 22): the gradient each mini-batch's AdamW step
 // receives, summed over micro-batches, equals the unsplit one within float tolerance, and so do the step's
-// metrics; nothing leaks; a micro-batch planned past the wasm heap fails before any weight moves.
+// metrics (on synthetic rows, and on a real step's rollouts); nothing leaks; a micro-batch planned past the
+// wasm heap fails before any weight moves.
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -10,6 +11,10 @@ import { Rng } from '../../src/env/random.ts';
 import { rlConfigFor, type RlConfig } from '../../src/rl/rlConfig.ts';
 import { ppoUpdate, WASM_TRAINING_HEAP, type UpdateContext, type UpdateRow } from '../../src/rl/rlUpdate.ts';
 import type { AdamW } from '../../src/rl/optimizer.ts';
+import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
+import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
+import { RlTrainer } from '../../src/rl/rlTrainer.ts';
 
 /** rows of `groups` groups of 4: prompt, then policy tokens and observations; group 1 has all-zero advantages */
 function rows(groups: number, seed: number, maxLen = 90): UpdateRow[] {
@@ -101,6 +106,34 @@ describe('ppoUpdate: micro-batches accumulate the mini-batch gradient', () => {
       policy.dispose();
     }
   });
+});
+
+describe('ppoUpdate on real rollouts (shipped s checkpoint)', () => {
+  it('micro-batches give the old path\'s gradients and step metrics on the same rollouts', async () => {
+    await tf.setBackend('wasm');
+    const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
+    const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 200, mix: [4, 3, 3] });
+    const config = rlConfigFor('grpo', { queriesPerStep: 2, groupSize: 4, steps: 2, seed: 5, klCoef: 0.001, miniBatches: 1 });
+    const policy = policyFromCheckpoint(ckpt);
+    const reference = policyFromCheckpoint(ckpt);
+    const t = new RlTrainer(policy, null, env, { ...config, klCoef: 0 });
+    try {
+      await t.trainStep(); // real rollouts, scored, with advantages
+      const data = t.lastEpisodes.map((e) => ({ ...e, advantage: e.advantage || 0.5 })); // every row with signal
+      const whole = await recordUpdate(policy, reference, { ...config, microBatchTokens: 0 }, data);
+      const split = await recordUpdate(policy, reference, { ...config, microBatchTokens: 512 }, data);
+      expect(split.metrics['charts/microbatches']).toBeGreaterThan(1);
+      for (const k of ['losses/pg', 'kl', 'clip_frac', 'entropy', 'charts/ratio_dev', 'charts/grad_norm']) expect(split.metrics[k], k).toBeCloseTo(whole.metrics[k], 5);
+      for (const [name, g] of Object.entries(whole.steps[0])) {
+        const scale = Math.max(...g.map(Math.abs)) + 1e-12;
+        expect(Math.max(...Array.from(g, (x, i) => Math.abs(x - split.steps[0][name][i]))) / scale, name).toBeLessThan(1e-4);
+      }
+    } finally {
+      t.dispose();
+      policy.dispose();
+      reference.dispose();
+    }
+  }, 300_000);
 });
 
 describe('ppoUpdate: memory', () => {
