@@ -9,8 +9,9 @@
 //   rl.update_metrics_diff       the largest difference of the step's metrics (pg loss, KL, clip fraction,
 //                                entropy, grad norm) between the two paths: float order only
 //   rl.update_torch_s.s.32x448   a same-shape PyTorch model's update, when `python3 -c 'import torch'` works
-// At scale l the unsplit path needs more than the wasm heap (it printed `Aborted()` before issue 22; now the
-// update stops before any weight moves): only the micro-batched figure is reported there.
+// Where the unsplit path needs more than the wasm heap (l, and m when a rollout nears 576 tokens: it printed
+// `Aborted()` before issue 22; now the update stops before any weight moves) only the micro-batched figure is
+// reported. STAR_BENCH_RL_SCALES=s,m picks the real steps' scales (default: s with --quick, else s,m,l).
 import { spawnSync } from 'node:child_process';
 import { cpuSeconds, type Report } from './harness.ts';
 import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
@@ -43,12 +44,20 @@ async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig): Prom
 }
 
 /** the two paths on the same rows, alternated `reps` times after an untimed warm-up of the larger one (the wasm
- *  heap grows once per process: the first update to need more memory pays for its pages); the faster of each */
-async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number, unsplit = true) {
+ *  heap grows once per process: the first update to need more memory pays for its pages); the faster of each.
+ *  The unsplit path is NaN where it plans past the wasm heap (ppoUpdate refuses it before any weight moves). */
+async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number) {
   const split = rlConfigFor('grpo', base);
   const whole = rlConfigFor('grpo', { ...base, microBatchTokens: 0 });
-  await timeUpdate(ckpt, rows, unsplit ? whole : split);
-  const best = { split: Infinity, whole: Infinity };
+  let unsplit = true;
+  try {
+    await timeUpdate(ckpt, rows, whole);
+  } catch (e) {
+    if (!/out of memory/.test(String(e))) throw e;
+    unsplit = false;
+    await timeUpdate(ckpt, rows, split);
+  }
+  const best = { split: Infinity, whole: unsplit ? Infinity : NaN };
   let diff = 0;
   for (let r = 0; r < reps; r++) {
     const a = await timeUpdate(ckpt, rows, split);
@@ -93,14 +102,18 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
   const fixed = await sideBySide(s, syntheticRows(448), base, reps);
   report('rl.update_s.s.32x448', fixed.split, 's', `2 mini-batches, reference included, microBatchTokens ${rlConfigFor('grpo').microBatchTokens}`);
   report('rl.update_s.s.32x448.unsplit', fixed.whole, 's', 'the same rows through whole mini-batches (the path before issue 22)');
-  for (const scale of quick ? ['s'] : ['s', 'm', 'l']) {
+  const scales = (process.env.STAR_BENCH_RL_SCALES ?? (quick ? 's' : 's,m,l')).split(',');
+  for (const scale of scales) {
     const ckpt = scale === 's' ? s : await readCheckpointDir(`public/checkpoints/${scale}-tiny`);
     const rows = await realRows(ckpt);
     const lengths = rows.map((r) => r.episode.tokens.length);
     const note = `real GRPO step: 32 rollouts of ${Math.min(...lengths)}–${Math.max(...lengths)} tokens`;
-    const real = await sideBySide(ckpt, rows, base, reps, scale !== 'l');
+    const real = await sideBySide(ckpt, rows, base, reps);
     report(`rl.update_s.${scale}.real`, real.split, 's', note);
-    if (scale === 'l') continue; // unsplit: past the wasm heap
+    if (Number.isNaN(real.whole)) {
+      console.log(`  rl.update_s.${scale}.real.unsplit: over the wasm heap (before issue 22 this step printed Aborted())`);
+      continue;
+    }
     report(`rl.update_s.${scale}.real.unsplit`, real.whole, 's', 'the same rollouts through whole mini-batches');
     if (scale === 's') {
       report('rl.update_speedup', real.whole / real.split, '×', `${note}; target ≥ 2`);
