@@ -111,7 +111,7 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
     const real = await sideBySide(ckpt, rows, base, reps);
     report(`rl.update_s.${scale}.real`, real.split, 's', note);
     if (Number.isNaN(real.whole)) {
-      console.log(`  rl.update_s.${scale}.real.unsplit: over the wasm heap (before issue 22 this step printed Aborted())`);
+      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (scale l printed Aborted() before issue 22)`);
       continue;
     }
     report(`rl.update_s.${scale}.real.unsplit`, real.whole, 's', 'the same rollouts through whole mini-batches');
