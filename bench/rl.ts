@@ -8,6 +8,7 @@
 //   rl.step_s.grpo, rl.step_s.arpo CPU seconds per step of each, after one untimed warm-up step
 //   rl.time_share.rollout|reward|update  where a GRPO step's wall time goes
 // Both algorithms run the same steps (same seed, so the same queries) side by side in one process.
+// Then the update's own figures (bench/rlUpdate.ts, issue 22): rl.update_s.*, rl.update_speedup.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { cpuSeconds, type BenchSuite } from './harness.ts';
@@ -16,6 +17,7 @@ import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type Algorithm } from '../src/rl/rlConfig.ts';
 import { RlTrainer } from '../src/rl/rlTrainer.ts';
+import { rlUpdateBench } from './rlUpdate.ts';
 
 export const rlSuite: BenchSuite = {
   name: 'rl',
@@ -60,6 +62,7 @@ export const rlSuite: BenchSuite = {
       report('rl.arpo_over_grpo.rollout', arpo.share.rollout / grpo.share.rollout, '×', 'rollout wall time only');
       const total = grpo.share.rollout + grpo.share.reward + grpo.share.update;
       for (const k of ['rollout', 'reward', 'update'] as const) report(`rl.time_share.${k}`, grpo.share[k] / total, 'fraction', 'GRPO step, wall time');
+      await rlUpdateBench(report, { quick });
     } finally {
       if (previous) await tf.setBackend(previous);
     }

@@ -11,7 +11,7 @@
 //   resume/         the full training state every evalEvery steps, while the run is unfinished
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { LabConfig } from '../lab/config.ts';
+import { SETTINGS, type LabConfig } from '../lab/config.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
@@ -92,6 +92,14 @@ export function readSummary(dir: string): RlSummary | null {
   }
 }
 
+/** what a resumed run must share with the one that saved: everything but the micro-batch token budget, which
+ *  sets memory, not the update (a run that ran out of memory resumes with a smaller one) */
+export function resumeFingerprint(lab: LabConfig, rl: RlConfig, checkpointSha256: string, backend: NodeBackend): string {
+  const { microBatchTokens: _budget, ...update } = rl;
+  const hash = serializeHash({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
+  return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
+}
+
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   await useNodeBackend(o.backend, wasmThreads());
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
@@ -99,7 +107,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const ckpt = await readCheckpointDir(ckptDir);
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: o.lab.trainSize, mix: o.lab.mix });
   const hash = serializeHash(o.lab);
-  const fingerprint = JSON.stringify({ hash, rl, checkpoint: ckpt.card.weights.sha256, backend: o.backend });
+  const fingerprint = resumeFingerprint(o.lab, rl, ckpt.card.weights.sha256, o.backend);
   mkdirSync(o.out, { recursive: true });
 
   const start = policyFromCheckpoint(ckpt);

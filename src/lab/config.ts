@@ -384,6 +384,15 @@ export const SETTINGS = {
     min: 1,
     max: 16,
   } satisfies IntSetting,
+  microBatchTokens: {
+    kind: 'int',
+    label: 'Micro-batch tokens',
+    doc: 'Token budget of a micro-batch: each mini-batch’s gradient is summed over micro-batches of at most this many padded tokens (veRL dynamic batch size). The same update; lower it if a step runs out of memory. 0 = whole mini-batches.',
+    group: 'training',
+    default: 2048,
+    min: 0,
+    max: 65536,
+  } satisfies IntSetting,
   advantages: choice({
     label: 'Advantages',
     doc: 'Real, or shuffled across the step’s rollouts: the null control, the same run with no link between a rollout and its reward (how far RL drifts with no signal).',

@@ -87,6 +87,17 @@ export function trainingFlopsPerToken(c: ModelConfig, T: number): number {
   return 3 * 2 * (matmulWeights + attention);
 }
 
+/**
+ * Bytes one training forward + backward of `tokens` tokens, padded to length T, holds at its peak on wasm
+ * (the gradient tape keeps every layer's activations, and each head its [T, T] attention):
+ * 4 · nLayers · (52·dFF + 3·nHeads·T) per token. Fitted, ~6 % above, to the wasm heap's growth over one RL
+ * micro-batch (issue 22): s 337 / 345 KB a token at 8 / 16 rows × 560, l 744 KB at 4 × 576 (estimated:
+ * 365, 786). The RL update checks each planned micro-batch against the heap with it.
+ */
+export function trainingBytes(c: ModelConfig, tokens: number, T: number): number {
+  return 4 * c.nLayers * (52 * c.dFF + 3 * c.nHeads * T) * tokens;
+}
+
 export function validateConfig(c: ModelConfig): void {
   for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF'] as const) {
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);

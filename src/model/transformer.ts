@@ -32,7 +32,7 @@ import { layerNorm } from './kernels/layerNorm.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
 
 export { KVCache } from './kvcache.ts';
-export { alibiSlopes, countParameters, parameterShapes, preset, PRESETS, trainingFlopsPerToken, validateConfig, type ModelConfig, type PresetName } from './config.ts';
+export { alibiSlopes, countParameters, parameterShapes, preset, PRESETS, trainingBytes, trainingFlopsPerToken, validateConfig, type ModelConfig, type PresetName } from './config.ts';
 export { logSoftmaxLast, softmaxLast } from './ops.ts';
 
 /** backends whose full-sequence forward uses attendCausal (one head at a time, 2-D matMuls): wasm's

@@ -33,6 +33,10 @@ export interface RlConfig {
   nullControl: boolean;
   /** optimizer steps per RL step: the batch is cut into this many PPO mini-batches (veRL ppo_mini_batch_size) */
   miniBatches: number;
+  /** token budget of a micro-batch (veRL's dynamic batch size, ppo_max_token_len_per_gpu): each mini-batch's gradient is
+   *  accumulated over micro-batches of at most this many padded tokens, rows packed by length — the same update, with
+   *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the pre-issue-22 path) */
+  microBatchTokens: number;
   /** lower clip ε_low: the ratio is clipped below at 1 − ε_low (PPO, Schulman et al. 2017) */
   clipLow: number;
   /** upper clip ε_high (DAPO's clip-higher: 0.28; GRPO and ARPO clip symmetrically) */
@@ -86,7 +90,7 @@ export interface RlConfig {
 /** defaults shared by every algorithm, sized for the lab's toy models */
 const BASE: RlConfig = {
   algorithm: 'grpo', reward: 'sum', curriculumSwitches: [1 / 3, 2 / 3], steps: 40, queriesPerStep: 4, groupSize: 8,
-  learningRate: 1e-4, lrWarmupSteps: 0, nullControl: false, miniBatches: 2, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.001, lossAggregation: 'token-mean',
+  learningRate: 1e-4, lrWarmupSteps: 0, nullControl: false, miniBatches: 2, microBatchTokens: 2048, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.001, lossAggregation: 'token-mean',
   temperature: 1, maxGradNorm: 1, toolFailureRate: 0, constrainPlan: false, maxTurns: 24,
   dynamicSampling: false, maxGenBatches: 3, overlongBuffer: 0,
   arpoInitial: 4, arpoAlpha: 0.5, arpoBeta: 0.2, arpoK: 10, arpoBranches: 1, arpoAdvantage: 'soft',
@@ -118,7 +122,7 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
   return rlConfigFor(lab.algorithm, {
     reward: lab.reward, curriculumSwitches: [lab.curriculumSwitch1, lab.curriculumSwitch2], steps: lab.steps,
     queriesPerStep: lab.queriesPerStep, groupSize: lab.groupSize, learningRate: lab.learningRate, lrWarmupSteps: lab.warmupSteps, temperature: lab.temperature,
-    miniBatches: lab.miniBatches, nullControl: lab.advantages === 'shuffled', toolFailureRate: lab.toolFailureRate,
+    miniBatches: lab.miniBatches, microBatchTokens: lab.microBatchTokens, nullControl: lab.advantages === 'shuffled', toolFailureRate: lab.toolFailureRate,
     constrainPlan: lab.planDecoding === 'constrained', evalEvery: lab.evalEvery, evalQueries: lab.evalQueries, evalToolQa: lab.evalToolQa, seed: lab.seed, ...algorithmKnobs,
     evalSamples: lab.evalSamples,
   });
@@ -129,7 +133,7 @@ export function validateRlConfig(c: RlConfig): void {
   for (const k of nonNegInt) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
   const posInt = ['steps', 'queriesPerStep', 'groupSize', 'miniBatches', 'maxTurns', 'maxGenBatches', 'arpoInitial', 'arpoK', 'arpoBranches', 'evalEvery'] as const;
   for (const k of posInt) if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`RL config: ${k} must be a positive integer, got ${c[k]}`);
-  for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer'] as const) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
+  for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer', 'microBatchTokens'] as const) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
   if (!Number.isInteger(c.evalSamples) || c.evalSamples < 0) throw new Error(`RL config: evalSamples must be a non-negative integer, got ${c.evalSamples}`);
   for (const k of ['learningRate', 'temperature', 'maxGradNorm', 'dualClip'] as const) if (!(c[k] > 0)) throw new Error(`RL config: ${k} must be positive, got ${c[k]}`);
   for (const k of ['clipLow', 'clipHigh', 'klCoef', 'toolFailureRate'] as const) if (!(c[k] >= 0)) throw new Error(`RL config: ${k} must be ≥ 0, got ${c[k]}`);

@@ -1,6 +1,8 @@
 // The policy-gradient loss on the device: rlMath.ts's clipped surrogate, dual-clip and k3 KL, for every
 // policy token of a mini-batch at once, aggregated with per-token weights (token-mean: 1/P;
-// seq-mean-token-mean: 1/(sequences·tokens of the sequence)). The test checks it against rlMath.ts.
+// seq-mean-token-mean: 1/(sequences·tokens of the sequence)). The weights are those of the whole PPO
+// mini-batch, so the loss of its micro-batches adds up to its loss (rlUpdate.ts accumulates them).
+// The test checks it against rlMath.ts.
 import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../model/transformer.ts';
 import { KL_CLAMP, LOG_RATIO_CLAMP, type ClipConfig, type LossAggregation } from './rlMath.ts';
@@ -17,8 +19,11 @@ export interface RlBatch {
   oldLogProbs: Float32Array;
   /** per-token advantages, [P] */
   advantages: Float32Array;
-  /** aggregation weights (sum to 1 over the batch), [P] */
+  /** aggregation weights, [P]: they sum to 1 over the whole mini-batch, of which this may be one micro-batch */
   weights: Float32Array;
+  /** positions the diagnostics (clip fraction, KL, entropy, …) are averaged over: the whole mini-batch's
+   *  when this is one micro-batch of it, so the micro-batches' diagnostics add up to the mini-batch's (default P) */
+  statCount?: number;
   /** constrained decoding: ids masked out of each position's distribution, [P] (empty lists when unconstrained) */
   bans?: number[][];
 }
@@ -65,7 +70,8 @@ export function rlLoss(policy: Policy, batch: RlBatch, c: LossConfig, refLogProb
     kl = tf.clipByValue(tf.exp(d).sub(d).sub(1), -KL_CLAMP, KL_CLAMP) as tf.Tensor1D;
     tokenLoss = pg.add(kl.mul(c.klCoef)) as tf.Tensor1D;
   }
-  const mean = (x: tf.Tensor) => x.mean() as tf.Scalar;
+  const n = batch.statCount ?? P;
+  const mean = (x: tf.Tensor) => x.sum().div(n) as tf.Scalar; // a share of the mini-batch's mean
   return {
     loss: tokenLoss.mul(w).sum() as tf.Scalar,
     pgLoss: pg.mul(w).sum() as tf.Scalar,

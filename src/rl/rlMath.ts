@@ -210,3 +210,25 @@ export function miniBatchPlan(groupOf: readonly number[], signal: readonly boole
   }
   return out;
 }
+
+/**
+ * The micro-batches of one PPO mini-batch under a token budget (veRL's dynamic batch size,
+ * ppo_max_token_len_per_gpu): the optimizer step's gradient is accumulated over them, so peak memory
+ * follows the budget, not the group size, and a row is padded only to the longest of its own
+ * micro-batch. `padded[i]`: row i's length once padded; a micro-batch of n rows costs n · (its
+ * longest). Rows are taken longest first and a micro-batch grows while it stays within `budget`; a
+ * row longer than the budget goes alone. budget 0: no budget, one micro-batch (the unsplit update).
+ * Returns lists of indices into `padded`.
+ */
+export function microBatches(padded: readonly number[], budget: number): number[][] {
+  const order = padded.map((_, i) => i).sort((a, b) => padded[b] - padded[a] || a - b); // longest first, stable
+  if (budget <= 0) return order.length ? [order] : [];
+  const out: number[][] = [];
+  for (const i of order) {
+    const last = out[out.length - 1];
+    // sorted longest first: the micro-batch's first row sets its padded length
+    if (last && (last.length + 1) * padded[last[0]] <= budget) last.push(i);
+    else out.push([i]);
+  }
+  return out;
+}

@@ -1,26 +1,25 @@
 // The RL trainer (DESIGN §4, issue 10): one step = sample training queries, roll out a group per
 // query with real tool calls (ARPO: branching rollouts), score each plan with the chosen reward,
-// compute advantages, and update the policy with PPO-style mini-batches on the policy's own tokens.
+// compute advantages, and update the policy with PPO-style mini-batches on the policy's own tokens
+// (rlUpdate.ts: token-budgeted micro-batches, one AdamW step per mini-batch).
 // GRPO, DAPO and ARPO differ only where the config says so — read top to bottom:
 //
 //   queries ─ rollouts (G per query | ARPO tree of M) ─ verdicts ─ rewards (+ DAPO overlong)
 //     ─ [DAPO: drop zero-std groups, generate more] ─ advantages (GRPO | ARPO hard) ─ mini-batch updates
 //
 // Metric names are the issue's: reward/mean, success, kl, clip_frac, time/rollout, …
-import * as tf from '@tensorflow/tfjs';
 import type { Query, Verdicts } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { evaluatePlan } from '../env/evaluate.ts';
 import { commonsenseMacro, commonsenseMicro, computeReward, curriculumStage, hardMacro, hardMicro, type CurriculumStage } from '../env/rewards.ts';
-import { rollout, trainingRow, type AgentTask, type Episode } from '../agent/rollout.ts';
+import { rollout, type AgentTask, type Episode } from '../agent/rollout.ts';
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
 import { wilsonOfMeans } from '../lab/intervals.ts';
-import { PAD } from '../agent/vocab.ts';
 import type { Policy } from '../model/transformer.ts';
-import { AdamW, globalNormScale } from './optimizer.ts';
+import { AdamW } from './optimizer.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
-import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, miniBatchPlan, overlongPenalty } from './rlMath.ts';
-import { aggregationWeights, rlLoss, type RlBatch } from './rlLoss.ts';
+import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, overlongPenalty } from './rlMath.ts';
+import { ppoUpdate } from './rlUpdate.ts';
 import type { RlConfig } from './rlConfig.ts';
 import type { RlEnvironment } from './rlEnvironment.ts';
 
@@ -41,7 +40,6 @@ export interface ScoredEpisode {
 }
 
 const STAGE_INDEX: Record<CurriculumStage, number> = { sum: 0, macro: 1, success: 2 };
-const PAD_MULTIPLE = 16;
 /** AdamW for RL: veRL actor defaults (β2 0.999, weight decay 0.01) */
 const RL_ADAMW = { beta1: 0.9, beta2: 0.999, weightDecay: 0.01 };
 
@@ -51,7 +49,6 @@ export class RlTrainer {
   step = 0;
   /** the latest step's scored rollouts */
   lastEpisodes: ScoredEpisode[] = [];
-  private readonly paramByVariable = new Map<string, string>();
 
   /** trains `policy` in place; `reference` (frozen, the SFT start) is needed when klCoef > 0. The caller owns both. */
   constructor(readonly policy: Policy, readonly reference: Policy | null, readonly env: RlEnvironment, readonly config: RlConfig, optimizer?: AdamW) {
@@ -59,7 +56,6 @@ export class RlTrainer {
     if (env.train.length === 0) throw new Error('RL: no training queries');
     this.optimizer = optimizer ?? new AdamW(policy.params, RL_ADAMW);
     this.rng = new Rng(config.seed).fork(0x71);
-    for (const [name, v] of policy.params) this.paramByVariable.set(v.name, name);
   }
 
   /** the reward in force at the current step (Curriculum moves with training progress) */
@@ -188,96 +184,12 @@ export class RlTrainer {
 
     // ---- update: PPO mini-batches over the kept rollouts
     const tUpdate = performance.now();
-    Object.assign(m, await this.update(flat, tokenAdvantages));
+    Object.assign(m, await ppoUpdate({ policy: this.policy, reference: this.reference, optimizer: this.optimizer, config: c, step: this.step }, flat, tokenAdvantages));
     m['time/update'] = (performance.now() - tUpdate) / 1000;
     this.lastEpisodes = gen;
     this.step++;
     m['charts/step'] = this.step;
     return m;
-  }
-
-  private async update(rows: ScoredEpisode[], tokenAdvantages: Map<ScoredEpisode, number[]> | null): Promise<Metrics> {
-    const c = this.config;
-    const out = { 'losses/pg': 0, kl: 0, clip_frac: 0, 'charts/dual_clip_frac': 0, entropy: 0, 'charts/ratio_dev': 0, 'charts/grad_norm': 0 };
-    const lr = c.learningRate * Math.min(1, (this.step + 1) / Math.max(1, c.lrWarmupSteps));
-    const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
-    // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
-    const signal = trainable.map((r) => (tokenAdvantages?.get(r) ?? [r.advantage]).some((a) => a !== 0));
-    const plan = miniBatchPlan(trainable.map((r) => r.group), signal, c.miniBatches, c.klCoef > 0);
-    const updateTokens = plan.flat().reduce((n, i) => n + policyTokens(trainable[i]), 0);
-    const zeroTokens = plan.flat().filter((i) => !signal[i]).reduce((n, i) => n + policyTokens(trainable[i]), 0);
-    const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
-    const vars = [...this.policy.params.values()];
-    let done = 0;
-    for (const members of plan) {
-      const batch = this.batchOf(members.map((i) => trainable[i]), tokenAdvantages);
-      const ref = c.klCoef > 0 ? await this.referenceLogProbs(batch) : null;
-      const res = tf.tidy(() => {
-        let stats: Record<string, tf.Scalar> = {};
-        const { value, grads } = tf.variableGrads(() => {
-          const l = rlLoss(this.policy, batch, c, ref);
-          stats = { pg: tf.keep(l.pgLoss), kl: tf.keep(l.kl), clip: tf.keep(l.clipFrac), dual: tf.keep(l.dualClipFrac), ent: tf.keep(l.entropy), dev: tf.keep(l.ratioDev) };
-          return l.loss;
-        }, vars);
-        const byName: Record<string, tf.Tensor> = {};
-        for (const [vname, g] of Object.entries(grads)) byName[this.paramByVariable.get(vname)!] = g;
-        const { norm, scale } = globalNormScale(byName, c.maxGradNorm); // the clip, applied inside AdamW
-        return { loss: value, norm, grads: byName, scale, stats };
-      });
-      try {
-        const [loss, norm, ...s] = await Promise.all([res.loss.data(), res.norm.data(), ...Object.values(res.stats).map((t) => t.data())]);
-        if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
-          throw new Error(`RL step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower the learning rate`);
-        }
-        this.optimizer.apply(res.grads, lr, res.scale);
-        const [pg, kl, clip, dual, ent, dev] = s.map((x) => x[0]);
-        out['losses/pg'] += pg; out.kl += kl; out.clip_frac += clip; out['charts/dual_clip_frac'] += dual; out.entropy += ent; out['charts/ratio_dev'] += dev;
-        out['charts/grad_norm'] += norm[0];
-        done++;
-      } finally {
-        tf.dispose([res.loss, res.norm, res.scale, ...Object.values(res.grads), ...Object.values(res.stats)]);
-      }
-    }
-    for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);
-    return { ...out, ...diagnostics };
-  }
-
-  /** pads the rows to one length and lists their loss positions with old log-probs, advantages, weights, bans */
-  private batchOf(rows: ScoredEpisode[], tokenAdvantages: Map<ScoredEpisode, number[]> | null): RlBatch {
-    const B = rows.length;
-    const longest = Math.max(2, ...rows.map((r) => r.episode.tokens.length));
-    const T = Math.min(this.policy.config.contextLength, Math.ceil(longest / PAD_MULTIPLE) * PAD_MULTIPLE);
-    const tokens = new Int32Array(B * T).fill(PAD);
-    const positions: number[] = [];
-    const old: number[] = [];
-    const advantages: number[] = [];
-    const rowOf: number[] = [];
-    const bans: number[][] = [];
-    rows.forEach((r, b) => {
-      const row = trainingRow(r.episode);
-      tokens.set(row.tokens, b * T);
-      const banAt = new Map(row.targetBans.map((x) => [x.target, x.ids]));
-      const perToken = tokenAdvantages?.get(r);
-      row.targetMask.forEach((mask, t) => {
-        if (mask !== 1) return;
-        positions.push(b * (T - 1) + t);
-        old.push(row.oldLogProbs[t]);
-        advantages.push(perToken ? perToken[t + 1] : r.advantage); // target t is token t+1
-        rowOf.push(b);
-        bans.push(banAt.get(t) ?? []);
-      });
-    });
-    return { tokens, B, T, positions: Int32Array.from(positions), oldLogProbs: Float32Array.from(old), advantages: Float32Array.from(advantages),
-      weights: aggregationWeights(rowOf, this.config.lossAggregation), bans: bans.some((x) => x.length) ? bans : undefined };
-  }
-
-  /** the frozen reference's log-probs at the batch's positions (constants of the KL term) */
-  private async referenceLogProbs(batch: RlBatch): Promise<Float32Array> {
-    const lp = tf.tidy(() => this.reference!.logProbsAt(tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32'), batch.positions, undefined,
-      { temperature: this.config.temperature, bans: batch.bans }).logProbs);
-    const data = (await lp.data()) as Float32Array;
-    lp.dispose();
-    return data;
   }
 
   /**
@@ -340,11 +252,6 @@ function hardTokenAdvantages(groups: ScoredEpisode[][]): Map<ScoredEpisode, numb
     g.forEach((e, i) => out.set(e, per[i]));
   }
   return out;
-}
-
-/** the tokens the policy sampled in a rollout (its loss positions) */
-function policyTokens(e: ScoredEpisode): number {
-  return e.episode.lossMask.reduce((n, x) => n + x, 0);
 }
 
 /** branches between rollout i of a group and the prompt */

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   aggregateLoss, arpoBranchProbability, arpoEntropyDelta, arpoHardAdvantages, clippedSurrogate, grpoAdvantages, isZeroStdGroup, k3Kl,
-  miniBatchPlan, overlongPenalty, sharedPrefixLength, type BranchNode,
+  microBatches, miniBatchPlan, overlongPenalty, sharedPrefixLength, type BranchNode,
 } from '../../src/rl/rlMath.ts';
 
 const clip = { clipLow: 0.2, clipHigh: 0.28, dualClip: 3 };
@@ -161,6 +161,27 @@ describe('miniBatchPlan (groups kept together, no step without signal)', () => {
     for (const n of [1, 2, 3, 5]) {
       const plan = miniBatchPlan(groupOf, groupOf.map(() => true), n, false);
       for (const mb of plan) for (const g of new Set(mb.map((i) => groupOf[i]))) expect(mb.filter((i) => groupOf[i] === g)).toHaveLength(4);
+    }
+  });
+});
+
+describe('microBatches (token budget, rows packed by length)', () => {
+  it('packs longest first while rows × longest stays within the budget', () => {
+    // padded lengths: rows 1 and 3 are 448, row 0 is 288, row 2 is 160, row 4 is 96
+    expect(microBatches([288, 448, 160, 448, 96], 1024)).toEqual([[1, 3], [0, 2, 4]]);
+    expect(microBatches([288, 448, 160, 448, 96], 800)).toEqual([[1], [3], [0, 2], [4]]);
+  });
+  it('a row longer than the budget goes alone; budget 0 is one micro-batch', () => {
+    expect(microBatches([576, 100], 256)).toEqual([[0], [1]]);
+    expect(microBatches([96, 576, 160], 0)).toEqual([[1, 2, 0]]);
+    expect(microBatches([], 256)).toEqual([]);
+  });
+  it('every row once, and no micro-batch of several rows over the budget', () => {
+    const padded = Array.from({ length: 16 }, (_, i) => 16 * (1 + ((i * 7) % 30)));
+    for (const budget of [64, 500, 2048, 9000]) {
+      const plan = microBatches(padded, budget);
+      expect(plan.flat().sort((a, b) => a - b)).toEqual(padded.map((_, i) => i));
+      for (const m of plan) if (m.length > 1) expect(m.length * Math.max(...m.map((i) => padded[i]))).toBeLessThanOrEqual(budget);
     }
   });
 });

@@ -9,6 +9,7 @@ import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type Algorithm, type RlConfig } from '../../src/rl/rlConfig.ts';
 import { RlTrainer } from '../../src/rl/rlTrainer.ts';
+import { ppoUpdate } from '../../src/rl/rlUpdate.ts';
 
 const DIR = process.env.STAR_TEST_CHECKPOINT ?? 'public/checkpoints/s-tiny';
 const ckpt = await readCheckpointDir(DIR);
@@ -121,7 +122,7 @@ describe('RL trainer: no step without signal; DAPO on the score (issue 23)', () 
       t.optimizer.apply = (...args: Parameters<typeof apply>) => { applied++; return apply(...args); };
       const before = [...t.policy.params.values()].map((v) => v.dataSync().slice());
       for (const e of t.lastEpisodes) e.advantage = 0;
-      const m = await (t as unknown as { update(rows: unknown[], tok: null): Promise<Record<string, number>> }).update(t.lastEpisodes, null);
+      const m = await ppoUpdate({ policy: t.policy, reference: t.reference, optimizer: t.optimizer, config: t.config, step: t.step }, t.lastEpisodes, null);
       expect(applied).toBe(0);
       expect(m['charts/minibatches']).toBe(0);
       [...t.policy.params.values()].forEach((v, i) => expect(v.dataSync()).toEqual(before[i]));

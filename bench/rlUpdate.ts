@@ -1,0 +1,137 @@
+// The RL update's cost (issue 22), wasm, CPU seconds, run from the `rl` suite:
+//   rl.update_s.s.32x448         the update of 32 rows padded to 448 tokens, 2 mini-batches, the frozen reference's
+//                                forward included (klCoef 0.001): the shape of the PyTorch anchor (6.7 s on one
+//                                thread when the issue was filed), with the default micro-batch budget
+//   rl.update_s.s.32x448.unsplit the same rows through whole mini-batches (microBatchTokens 0, the path before)
+//   rl.update_s.<scale>.real, rl.update_s.<scale>.real.unsplit   a real GRPO step's update (4 queries × 8 rollouts
+//                                from the shipped checkpoint), the same rollouts through both paths
+//   rl.update_speedup            unsplit ÷ micro-batched on that real step at scale s (the issue's target: ≥ 2)
+//   rl.update_metrics_diff       the largest difference of the step's metrics (pg loss, KL, clip fraction,
+//                                entropy, grad norm) between the two paths: float order only
+//   rl.update_torch_s.s.32x448   a same-shape PyTorch model's update, when `python3 -c 'import torch'` works
+// Where the unsplit path needs more than the wasm heap (l, and m when a rollout nears 576 tokens: it printed
+// `Aborted()` before issue 22; now the update stops before any weight moves) only the micro-batched figure is
+// reported. STAR_BENCH_RL_SCALES=s,m picks the real steps' scales (default: s with --quick, else s,m,l).
+import { spawnSync } from 'node:child_process';
+import { cpuSeconds, type Report } from './harness.ts';
+import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
+import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
+import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';
+import { RlTrainer } from '../src/rl/rlTrainer.ts';
+import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';
+import { AdamW } from '../src/rl/optimizer.ts';
+import { Rng } from '../src/env/random.ts';
+import { VOCAB } from '../src/agent/vocab.ts';
+
+type Ckpt = Awaited<ReturnType<typeof readCheckpointDir>>;
+const METRICS = ['losses/pg', 'kl', 'clip_frac', 'entropy', 'charts/grad_norm'];
+
+/** CPU seconds and metrics of one update of `rows` from the checkpoint's weights (fresh policy, reference, AdamW) */
+async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig): Promise<{ s: number; metrics: Record<string, number> }> {
+  const policy = policyFromCheckpoint(ckpt);
+  const reference = config.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
+  const optimizer = new AdamW(policy.params, { beta1: 0.9, beta2: 0.999, weightDecay: 0.01 });
+  try {
+    const c0 = cpuSeconds();
+    const metrics = await ppoUpdate({ policy, reference, optimizer, config, step: 0 }, rows, null);
+    return { s: cpuSeconds() - c0, metrics };
+  } finally {
+    optimizer.dispose();
+    policy.dispose();
+    reference?.dispose();
+  }
+}
+
+/** the two paths on the same rows, alternated `reps` times after an untimed warm-up of the larger one (the wasm
+ *  heap grows once per process: the first update to need more memory pays for its pages); the faster of each.
+ *  The unsplit path is NaN where it plans past the wasm heap (ppoUpdate refuses it before any weight moves). */
+async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number) {
+  const split = rlConfigFor('grpo', base);
+  const whole = rlConfigFor('grpo', { ...base, microBatchTokens: 0 });
+  let unsplit = true;
+  try {
+    await timeUpdate(ckpt, rows, whole);
+  } catch (e) {
+    if (!/out of memory/.test(String(e))) throw e;
+    unsplit = false;
+    await timeUpdate(ckpt, rows, split);
+  }
+  const best = { split: Infinity, whole: unsplit ? Infinity : NaN };
+  let diff = 0;
+  for (let r = 0; r < reps; r++) {
+    const a = await timeUpdate(ckpt, rows, split);
+    best.split = Math.min(best.split, a.s);
+    if (!unsplit) continue;
+    const b = await timeUpdate(ckpt, rows, whole);
+    best.whole = Math.min(best.whole, b.s);
+    for (const k of METRICS) diff = Math.max(diff, Math.abs(a.metrics[k] - b.metrics[k]));
+  }
+  return { ...best, diff };
+}
+
+/** 32 rows (4 groups of 8) of exactly `T` tokens: a 40 % prompt, then policy tokens with an observation every 9th */
+function syntheticRows(T: number): UpdateRow[] {
+  const rng = new Rng(5);
+  return Array.from({ length: 32 }, (_, i) => {
+    const tokens = Array.from({ length: T }, () => 1 + rng.int(VOCAB.size - 1));
+    const lossMask = tokens.map((_, t) => (t >= 0.4 * T && t % 9 !== 0 ? 1 : 0));
+    const logProbs = lossMask.map((m) => (m ? -0.5 - rng.next() : 0));
+    return { episode: { tokens, lossMask, logProbs, bans: [] }, group: Math.floor(i / 8), advantage: [1, -1, 0.5, -0.5][i % 4] };
+  });
+}
+
+/** one real GRPO step's rollouts (4 × 8, scored, with advantages) from the checkpoint */
+async function realRows(ckpt: Ckpt): Promise<UpdateRow[]> {
+  const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+  const policy = policyFromCheckpoint(ckpt);
+  const t = new RlTrainer(policy, null, env, rlConfigFor('grpo', { klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }));
+  try {
+    await t.trainStep();
+    return t.lastEpisodes.map((e) => ({ episode: e.episode, group: e.group, advantage: e.advantage }));
+  } finally {
+    t.dispose();
+    policy.dispose();
+  }
+}
+
+export async function rlUpdateBench(report: Report, { quick }: { quick: boolean }): Promise<void> {
+  const reps = quick ? 1 : 2;
+  const base: Partial<RlConfig> = { klCoef: 0.001, miniBatches: 2 };
+  const s = await readCheckpointDir('public/checkpoints/s-tiny');
+  const fixed = await sideBySide(s, syntheticRows(448), base, reps);
+  report('rl.update_s.s.32x448', fixed.split, 's', `2 mini-batches, reference included, microBatchTokens ${rlConfigFor('grpo').microBatchTokens}`);
+  report('rl.update_s.s.32x448.unsplit', fixed.whole, 's', 'the same rows through whole mini-batches (the path before issue 22)');
+  const scales = (process.env.STAR_BENCH_RL_SCALES ?? (quick ? 's' : 's,m,l')).split(',');
+  for (const scale of scales) {
+    const ckpt = scale === 's' ? s : await readCheckpointDir(`public/checkpoints/${scale}-tiny`);
+    const rows = await realRows(ckpt);
+    const lengths = rows.map((r) => r.episode.tokens.length);
+    const note = `real GRPO step: 32 rollouts of ${Math.min(...lengths)}–${Math.max(...lengths)} tokens`;
+    const real = await sideBySide(ckpt, rows, base, reps);
+    report(`rl.update_s.${scale}.real`, real.split, 's', note);
+    if (Number.isNaN(real.whole)) {
+      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (scale l printed Aborted() before issue 22)`);
+      continue;
+    }
+    report(`rl.update_s.${scale}.real.unsplit`, real.whole, 's', 'the same rollouts through whole mini-batches');
+    if (scale === 's') {
+      report('rl.update_speedup', real.whole / real.split, '×', `${note}; target ≥ 2`);
+      report('rl.update_metrics_diff', real.diff, 'abs', `largest difference of ${METRICS.join(', ')} between the paths`);
+    }
+  }
+  torchAnchor(report);
+}
+
+/** the PyTorch anchor of the same shape, only where torch imports (Debian's python3-torch) */
+function torchAnchor(report: Report): void {
+  const probe = spawnSync('python3', ['-c', 'import torch'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    console.log('  rl.update_torch_s.s.32x448: skipped — python3 cannot import torch (install python3-torch to run the anchor)');
+    return;
+  }
+  const r = spawnSync('python3', ['bench/rlUpdateTorch.py'], { encoding: 'utf8' });
+  const s = Number(r.stdout.trim().split('\n').pop());
+  if (r.status === 0 && Number.isFinite(s)) report('rl.update_torch_s.s.32x448', s, 's', 'PyTorch CPU, one thread, same shape and mini-batches');
+  else console.log(`  rl.update_torch_s.s.32x448: the anchor failed: ${r.stderr.slice(-300)}`);
+}

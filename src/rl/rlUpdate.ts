@@ -1,0 +1,189 @@
+// The PPO update of one RL step (issue 22), read top to bottom:
+//
+//   rows ─ mini-batches (whole groups in order; miniBatchPlan) ─ per mini-batch: aggregation weights over
+//     the whole mini-batch ─ micro-batches packed by length under a token budget (microBatches) ─ per
+//     micro-batch: [reference log-probs when klCoef > 0] ─ loss and gradient, summed into the mini-batch's
+//     ─ one clipped AdamW step per mini-batch
+//
+// The micro-batches change the float order only: each one's loss carries the weights of the whole
+// mini-batch (token-mean 1/P, seq-mean 1/(sequences·tokens)), so their gradients add up to the unsplit
+// gradient, and the diagnostics are sums over the mini-batch's positions. Peak memory follows the token
+// budget, not the group size; every planned micro-batch is checked against the wasm heap before the first
+// weight moves (a wasm out-of-memory is an `Aborted()` that kills the module, not an error one can catch).
+import * as tf from '@tensorflow/tfjs';
+import { trainingRow, type Episode } from '../agent/rollout.ts';
+import { PAD } from '../agent/vocab.ts';
+import { trainingBytes, type Policy } from '../model/transformer.ts';
+import { globalNormScale, type AdamW } from './optimizer.ts';
+import { microBatches, miniBatchPlan } from './rlMath.ts';
+import { aggregationWeights, rlLoss, type RlBatch } from './rlLoss.ts';
+import type { RlConfig } from './rlConfig.ts';
+
+/** one rollout to learn from (a ScoredEpisode of the trainer is one) */
+export interface UpdateRow {
+  episode: Pick<Episode, 'tokens' | 'lossMask' | 'logProbs' | 'bans'>;
+  group: number;
+  advantage: number;
+}
+
+export interface UpdateContext {
+  policy: Policy;
+  /** the frozen reference (needed when klCoef > 0) */
+  reference: Policy | null;
+  optimizer: AdamW;
+  config: RlConfig;
+  /** the RL step (warm-up and error messages) */
+  step: number;
+}
+
+const PAD_MULTIPLE = 16;
+/** the wasm heap a micro-batch may plan to fill: its 4 GiB less 256 MiB (allocator slack, XNNPACK's buffers) */
+export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
+
+/**
+ * The PPO mini-batch updates of one step over `rows`; ARPO hard attribution passes per-token advantages
+ * (`tokenAdvantages`, indexed like the episode's tokens). Returns the step's update metrics (means over the
+ * mini-batches that stepped). Throws before any weight changes when a planned micro-batch would not fit
+ * in memory, and before the failing mini-batch's step on a non-finite loss.
+ */
+export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], tokenAdvantages: Map<UpdateRow, number[]> | null): Promise<Record<string, number>> {
+  const c = ctx.config;
+  const out = { 'losses/pg': 0, kl: 0, clip_frac: 0, 'charts/dual_clip_frac': 0, entropy: 0, 'charts/ratio_dev': 0, 'charts/grad_norm': 0 };
+  const lr = c.learningRate * Math.min(1, (ctx.step + 1) / Math.max(1, c.lrWarmupSteps));
+  const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
+  // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
+  const signal = trainable.map((r) => (tokenAdvantages?.get(r) ?? [r.advantage]).some((a) => a !== 0));
+  const targets = trainable.map(targetPositions); // per row: the targets t (token t+1) the policy sampled
+  const plan = miniBatchPlan(trainable.map((r) => r.group), signal, c.miniBatches, c.klCoef > 0);
+  const updateTokens = plan.flat().reduce((n, i) => n + policyTokens(trainable[i]), 0);
+  const zeroTokens = plan.flat().filter((i) => !signal[i]).reduce((n, i) => n + policyTokens(trainable[i]), 0);
+  // each mini-batch's micro-batches (row indices into trainable), packed by padded length under the budget
+  const padded = trainable.map((r) => paddedLength(r.episode.tokens.length, ctx.policy.config.contextLength));
+  const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), c.microBatchTokens).map((m) => m.map((k) => members[k])));
+  checkMemory(ctx, micro.flat().map((m) => ({ rows: m.length, T: padded[m[0]] })));
+  const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/microbatches': micro.flat().length,
+    'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
+  const vars = [...ctx.policy.params.values()];
+  const nameOf = new Map([...ctx.policy.params].map(([name, v]) => [v.name, name]));
+  let done = 0;
+  for (const [k, members] of plan.entries()) {
+    // aggregation weights and the diagnostics' count over the whole mini-batch, then cut per micro-batch
+    const rowOf = members.flatMap((i, b) => targets[i].map(() => b)); // the mini-batch's positions' rows
+    const weights = aggregationWeights(rowOf, c.lossAggregation); // [positions of the mini-batch]
+    const offset = new Map<number, number>(); // row index → its first weight
+    let at = 0;
+    for (const i of members) { offset.set(i, at); at += targets[i].length; }
+    let grads: Record<string, tf.Tensor> | null = null; // the mini-batch's gradient, summed over its micro-batches
+    const parts: tf.Scalar[] = []; // per micro-batch: loss, pg, kl, clip, dual, entropy, ratio dev
+    try {
+      for (const m of micro[k]) {
+        const w = m.flatMap((i) => Array.from(weights.subarray(offset.get(i)!, offset.get(i)! + targets[i].length)));
+        const batch = batchOf(m.map((i) => trainable[i]), m.map((i) => targets[i]), tokenAdvantages, padded[m[0]], Float32Array.from(w), rowOf.length);
+        const ref = c.klCoef > 0 ? await referenceLogProbs(ctx, batch) : null;
+        const previous: Record<string, tf.Tensor> | null = grads;
+        const res = tf.tidy(() => {
+          let stats: tf.Scalar[] = [];
+          const { value, grads: g } = tf.variableGrads(() => {
+            const l = rlLoss(ctx.policy, batch, c, ref);
+            stats = [l.pgLoss, l.kl, l.clipFrac, l.dualClipFrac, l.entropy, l.ratioDev].map((x) => tf.keep(x));
+            return l.loss;
+          }, vars);
+          const sum: Record<string, tf.Tensor> = {};
+          for (const [vname, gi] of Object.entries(g)) {
+            const name = nameOf.get(vname)!;
+            sum[name] = previous ? previous[name].add(gi) : gi;
+          }
+          return { sum, stats: [value, ...stats] };
+        });
+        if (previous) tf.dispose(Object.values(previous));
+        grads = res.sum;
+        parts.push(...res.stats);
+      }
+      const g = grads!;
+      const { norm, scale } = tf.tidy(() => globalNormScale(g, c.maxGradNorm)); // the clip, applied inside AdamW
+      parts.push(norm, scale);
+      const values = await Promise.all(parts.map((t) => t.data()));
+      const stat = (j: number) => values.slice(0, -2).filter((_, p) => p % 7 === j).reduce((s, x) => s + x[0], 0);
+      const [loss, gradNorm] = [stat(0), values[values.length - 2][0]];
+      if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
+        throw new Error(`RL step ${ctx.step}: loss ${loss}, gradient norm ${gradNorm} — stopping before the update (weights unchanged); lower the learning rate`);
+      }
+      ctx.optimizer.apply(g, lr, scale);
+      out['losses/pg'] += stat(1); out.kl += stat(2); out.clip_frac += stat(3); out['charts/dual_clip_frac'] += stat(4);
+      out.entropy += stat(5); out['charts/ratio_dev'] += stat(6); out['charts/grad_norm'] += gradNorm;
+      done++;
+    } finally {
+      tf.dispose([...parts, ...Object.values((grads ?? {}) as Record<string, tf.Tensor>)]);
+    }
+  }
+  for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);
+  return { ...out, ...diagnostics };
+}
+
+/**
+ * Fails, naming memory and what to lower, when a planned micro-batch (rows × padded length T) would not
+ * fit: on wasm its estimated peak (trainingBytes) against the heap left (WASM_TRAINING_HEAP less the live
+ * tensors). Other backends grow their memory as they go (cpu) or report no limit (webgpu): unchecked.
+ */
+function checkMemory(ctx: UpdateContext, planned: { rows: number; T: number }[]): void {
+  if (tf.getBackend() !== 'wasm' || planned.length === 0) return;
+  const room = WASM_TRAINING_HEAP - tf.memory().numBytes;
+  const need = (p: { rows: number; T: number }) => trainingBytes(ctx.policy.config, p.rows * p.T, p.T);
+  const worst = planned.reduce((a, b) => (need(b) > need(a) ? b : a));
+  if (need(worst) <= room) return;
+  const MB = (x: number) => Math.round(x / 2 ** 20);
+  const budget = ctx.config.microBatchTokens;
+  throw new Error(`RL step ${ctx.step}: out of memory — a micro-batch of ${worst.rows} rows × ${worst.T} tokens needs ~${MB(need(worst))} MB for ` +
+    `the backward, the wasm heap has ~${MB(room)} MB left. Stopped before the update (weights unchanged; the run can resume): ` +
+    `lower the micro-batch token budget (microBatchTokens, now ${budget > 0 ? budget : 'off: whole mini-batches'}${budget > 0 ? '' : '; e.g. 2048'}).`);
+}
+
+/** rows padded to T, listing their loss positions with old log-probs, advantages, the given weights and bans */
+function batchOf(rows: UpdateRow[], targets: number[][], tokenAdvantages: Map<UpdateRow, number[]> | null, T: number, weights: Float32Array, statCount: number): RlBatch {
+  const B = rows.length;
+  const tokens = new Int32Array(B * T).fill(PAD); // [B, T], right-padded
+  const positions: number[] = [];
+  const old: number[] = [];
+  const advantages: number[] = [];
+  const bans: number[][] = [];
+  rows.forEach((r, b) => {
+    const row = trainingRow(r.episode as Episode);
+    tokens.set(row.tokens, b * T);
+    const banAt = new Map(row.targetBans.map((x) => [x.target, x.ids]));
+    const perToken = tokenAdvantages?.get(r);
+    for (const t of targets[b]) {
+      positions.push(b * (T - 1) + t);
+      old.push(row.oldLogProbs[t]);
+      advantages.push(perToken ? perToken[t + 1] : r.advantage); // target t is token t+1
+      bans.push(banAt.get(t) ?? []);
+    }
+  });
+  return { tokens, B, T, positions: Int32Array.from(positions), oldLogProbs: Float32Array.from(old), advantages: Float32Array.from(advantages),
+    weights, statCount, bans: bans.some((x) => x.length) ? bans : undefined };
+}
+
+/** the frozen reference's log-probs at the batch's positions (constants of the KL term) */
+async function referenceLogProbs(ctx: UpdateContext, batch: RlBatch): Promise<Float32Array> {
+  const lp = tf.tidy(() => ctx.reference!.logProbsAt(tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32'), batch.positions, undefined,
+    { temperature: ctx.config.temperature, bans: batch.bans }).logProbs);
+  const data = (await lp.data()) as Float32Array;
+  lp.dispose();
+  return data;
+}
+
+/** the targets t (token t+1) the policy sampled, in order */
+function targetPositions(r: UpdateRow): number[] {
+  const out: number[] = [];
+  for (let t = 1; t < r.episode.lossMask.length; t++) if (r.episode.lossMask[t] === 1) out.push(t - 1);
+  return out;
+}
+
+/** a row's length padded to a multiple of 16 (fewer distinct shapes), at least 2, at most the context */
+function paddedLength(n: number, context: number): number {
+  return Math.min(context, Math.ceil(Math.max(2, n) / PAD_MULTIPLE) * PAD_MULTIPLE);
+}
+
+/** the tokens the policy sampled in a rollout (its loss positions) */
+function policyTokens(r: UpdateRow): number {
+  return r.episode.lossMask.reduce((n, x) => n + x, 0);
+}
