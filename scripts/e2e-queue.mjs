@@ -7,9 +7,9 @@
 // On the wasm backend: a step takes seconds there, minutes on SwiftShader's WebGPU.
 import { checkpointKeys, storedPoints, writeQueueRecord } from './e2e-store.mjs';
 
-/** the RL test's tiny ARPO for 8 steps (~2-3 s each on wasm: a reload after the pause lands mid-run), evaluated at 0, 4 and 8 */
-const STEPS = 8;
-const RL_WASM = `stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=${STEPS}&queriesPerStep=1&groupSize=2&evalEvery=4&evalQueries=0&evalToolQa=2&trainSize=20&seed=6`;
+/** the RL test's tiny ARPO for 16 steps (~1-3 s each on wasm: a reload after the pause lands mid-run; 8 steps ended before the reload once the recipe's defaults made steps faster), evaluated at 0, 8 and 16 */
+const STEPS = 16;
+const RL_WASM = `stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=${STEPS}&queriesPerStep=1&groupSize=2&evalEvery=8&evalQueries=0&evalToolQa=2&trainSize=20&seed=6`;
 
 export async function queueTests({ page, base, results, test, assert, attr, join }) {
   const groups = ['rl', 'queue'];

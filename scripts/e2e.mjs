@@ -244,7 +244,7 @@ await test('a malformed link shows the notice and the page still works', async (
   const text = await notice.innerText();
   for (const key of ['scale', 'bogus', 'steps', 'seed', 'reward']) assert(text.includes(key), `notice does not mention ${key}: ${text}`);
   assert(await page.locator('h1', { hasText: 'STAR Lab' }).isVisible(), 'header missing');
-  assert(await page.locator('[data-testid=choice-scale-s]').getAttribute('aria-checked') === 'true', 'bad scale did not fall back to the default');
+  assert(await page.locator('[data-testid=choice-scale-m]').getAttribute('aria-checked') === 'true', 'bad scale did not fall back to the default');
   await page.screenshot({ path: join(results, '4-url-notice.png') });
 });
 

@@ -4,7 +4,7 @@
 // The interval is paired: the same 100 validation queries are played greedily before and after, and the
 // per-query differences (−1, 0, +1) are bootstrapped — narrower than two separate Wilson intervals because
 // the queries the SFT start already solves mostly stay solved.
-// The run is exactly the first 30 steps of `npm run cli -- run --config '#worldSize=tiny&evalQueries=100&seed=1'`
+// The run is exactly the first 30 steps of `npm run cli -- run --config '#scale=s&worldSize=tiny&evalQueries=100&seed=1'`
 // (seed 1, the default; deterministic on wasm: seeded sampling, tool calls and query order); the recipe's
 // seeds and their null controls are in results/rl-recipe/. 30 steps, not the recipe's 40: seed 1's curve had
 // already risen there (0.31 → 0.50 on these 100 queries), and the suite has 15 minutes.
@@ -28,7 +28,7 @@ const QUERIES = 100;
 describe('RL learns (wasm, shipped s checkpoint, the default recipe)', () => {
   it('raises greedy validation success by more than the paired 95 % interval of the gain', async () => {
     await tf.setBackend('wasm');
-    const lab = { ...defaultConfig(), worldSize: 'tiny' as const, steps: STEPS, evalQueries: QUERIES, seed: 1 };
+    const lab = { ...defaultConfig(), scale: 's' as const, worldSize: 'tiny' as const, steps: STEPS, evalQueries: QUERIES, seed: 1 };
     const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
     const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: lab.trainSize, mix: lab.mix });
     const config = rlConfigFromLab(lab);
