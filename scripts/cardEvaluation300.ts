@@ -4,8 +4,9 @@
 // evaluation (the same unseen tool-QA suite) plus the 95 % Wilson intervals of success and delivery. No
 // other field of the card changes, nor the weights (their SHA-256 stays valid). Same setup as the card's
 // evaluation otherwise: batch 64, seed the card's, no tool failures.
-//   npx tsx scripts/cardEvaluation300.ts [s m l] [--backend wasm|cpu]
-import { readFileSync } from 'node:fs';
+//   npx tsx scripts/cardEvaluation300.ts [s m l | DIR …] [--backend wasm|cpu]
+// (a preset names its shipped folder public/checkpoints/<preset>-tiny; a DIR is any SFT checkpoint folder)
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCheckpointDir, gitCommit, writeAtomic } from '../src/cli/checkpointDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../src/cli/nodeBackend.ts';
@@ -20,17 +21,20 @@ import { GROWN_HELD_OUT } from '../src/env/queries.ts';
 const args = process.argv.slice(2);
 const at = args.indexOf('--backend');
 const backend = (at >= 0 ? args[at + 1] : 'wasm') as NodeBackend;
-const presets = args.filter((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1));
-if (presets.some((p) => !['s', 'm', 'l'].includes(p))) {
-  console.error('usage: npx tsx scripts/cardEvaluation300.ts [s m l] [--backend wasm|cpu]');
+const targets = args.filter((a, i) => !a.startsWith('--') && (at < 0 || i !== at + 1));
+const dirOf = (target: string) => (['s', 'm', 'l'].includes(target) ? join('public', 'checkpoints', `${target}-tiny`) : target);
+const missing = targets.filter((t) => !existsSync(join(dirOf(t), 'card.json')));
+if (missing.length) {
+  console.error(`no card.json in ${missing.map(dirOf).join(', ')}\nusage: npx tsx scripts/cardEvaluation300.ts [s m l | DIR …] [--backend wasm|cpu]`);
   process.exit(2);
 }
 await useNodeBackend(backend, wasmThreads());
 
-for (const preset of presets.length ? presets : ['s', 'm', 'l']) {
-  const dir = join('public', 'checkpoints', `${preset}-tiny`);
+for (const target of targets.length ? targets : ['s', 'm', 'l']) {
+  const dir = dirOf(target);
   const checkpoint = await readCheckpointDir(dir);
   const { card } = checkpoint;
+  const preset = card.preset;
   const origin = sftOriginFromCard(card);
   const tasks = originEvaluationTasks(origin);
   const { world, sft } = tasks;
@@ -59,7 +63,7 @@ for (const preset of presets.length ? presets : ['s', 'm', 'l']) {
     splitRule: `the card's ${card.data.validationQueries} validation queries, then ${queries.length - card.data.validationQueries} more drawn after its ` +
       `${card.data.trainQueries} training queries from their own stream, disjoint from train, validation and test (queries.ts grownHeldOut)`,
     batchSize: 64, free: scored.free!, constrained: scored.constrained!, backend, commit: gitCommit(),
-    command: `npx tsx scripts/cardEvaluation300.ts ${preset}${backend === 'wasm' ? '' : ` --backend ${backend}`}`,
+    command: `npx tsx scripts/cardEvaluation300.ts ${target}${backend === 'wasm' ? '' : ` --backend ${backend}`}`,
     createdAt: new Date().toISOString(), evalSeconds: (performance.now() - t0) / 1000,
   };
   // the card as written, with one key more (JSON.stringify writes NaN as null, as the card's own evaluation)
