@@ -14,7 +14,7 @@ import { gitCommit, readResumeState, writeCard, writePolicyFiles, writeResumeSta
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
-import { PRETRAIN_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
+import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
 
@@ -152,14 +152,7 @@ export const pretrainCommand: Command = {
         worlds: { count: worlds, sizes: [...PRETRAIN_SIZES], firstSeed: pretrainWorld(seed, 0).seed, lastSeed: pretrainWorld(seed, worlds - 1).seed,
           queriesPerWorld: data.worldQueries, toolQaPerWorld: data.worldToolQa },
         schedule: { steps: trainer.step, plannedSteps, batchSize: data.batchSize, peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        seed,
-        backend,
-        command,
-        commit,
-        createdAt: new Date().toISOString(),
-        finalLoss: lastLoss,
-        trainSeconds,
-        weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
+        ...await cardProvenance({ seed, backend, command, commit, finalLoss: lastLoss, trainSeconds }, buffer),
       };
       writeCard(out, card);
       rmSync(join(out, 'resume'), { recursive: true, force: true }); // complete: the card and weights are the record

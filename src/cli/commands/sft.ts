@@ -13,7 +13,7 @@ import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
-import { CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type PretrainCard, type SftCard } from '../../rl/checkpointFiles.ts';
+import { CARD_FORMAT, cardProvenance, WEIGHTS_FILE, type PretrainCard, type SftCard } from '../../rl/checkpointFiles.ts';
 import { VOCAB } from '../../agent/vocab.ts';
 import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
@@ -133,14 +133,7 @@ export const sftCommand: Command = {
         data: { trainQueries: o.trainQueries, validationQueries: o.validationQueries, testQueries: o.testQueries ?? 0, toolQa: o.toolQa,
           mix: [4, 3, 3], examples: data.examples.length, travelExamples: data.travel },
         sft: { steps: o.steps, batchSize: trainer.config.batchSize, peakLr: trainer.config.peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        seed: o.seed,
-        backend,
-        command,
-        commit,
-        createdAt: new Date().toISOString(),
-        finalLoss: lastLoss,
-        trainSeconds,
-        weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
+        ...await cardProvenance({ seed: o.seed, backend, command, commit, finalLoss: lastLoss, trainSeconds }, buffer),
         evaluation: { split: 'validation', free: evaluationFigures(free), constrained: evaluationFigures(constrained), evalSeconds },
         verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
         ...(from && fromDir !== undefined ? { pretrain: {
