@@ -1,7 +1,7 @@
 // Checkpoints on disk (Node only): the shipped layout of a policy (model.json + weights.bin +
 // card.json, see rl/checkpointFiles.ts) and the resume state of a run in progress (resume/: weights,
 // AdamW moments, RNG state and step, so `--resume` continues exactly where the run stopped).
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type * as tf from '@tensorflow/tfjs';
@@ -129,6 +129,41 @@ export function readResumeState(dir: string, fingerprint: string): { ckpt: Check
   const ckpt: Checkpoint = { weights: readBuffer(join(d, 'weights.bin')), weightSpecs: s.weightSpecs, optimizer: readBuffer(join(d, 'optimizer.bin')),
     optimizerSpecs: s.optimizerSpecs, rngState: s.rngState, step: s.step, config: s.config };
   return { ckpt, extra: s.extra ?? {} };
+}
+
+/** what a training command (pretrain, sft) carries from session to session besides its weights and optimizer */
+export interface RunProgress {
+  /** seconds of training so far (of the sessions before this one, when read back) */
+  trainSeconds: number;
+  lastLoss: number;
+  /** the code that trains: a resumed run keeps the commit it started at */
+  commit: string;
+}
+
+/**
+ * `--resume` for a training command: the state saved in DIR/resume (refused when it was saved with
+ * another fingerprint, i.e. other options) and the run's progress so far; null when there is none,
+ * which is said on stderr (the run starts fresh). `extra` holds the command's own saved fields.
+ */
+export function resumeTraining(dir: string, fingerprint: string, commit: string):
+  { ckpt: Checkpoint; progress: RunProgress; extra: Record<string, unknown> } | null {
+  const saved = readResumeState(dir, fingerprint);
+  if (!saved) {
+    console.error(`nothing to resume in ${dir}; starting fresh`);
+    return null;
+  }
+  const { ckpt, extra } = saved;
+  return { ckpt, extra, progress: { trainSeconds: Number(extra.trainSeconds ?? 0), lastLoss: Number(extra.lastLoss ?? NaN), commit: String(extra.commit ?? commit) } };
+}
+
+/** saves a training command's resume state: its progress, then the command's own fields (what resumeTraining reads back) */
+export function saveTraining(dir: string, ckpt: Checkpoint, fingerprint: string, progress: RunProgress, extra: Record<string, unknown> = {}): void {
+  writeResumeState(dir, ckpt, fingerprint, { ...progress, ...extra });
+}
+
+/** the run is complete: its card and weights are the record, the resume state goes */
+export function removeResumeState(dir: string): void {
+  rmSync(join(dir, 'resume'), { recursive: true, force: true });
 }
 
 /** HEAD's commit, with "-dirty" when tracked source files differ from it ("unknown" outside git) */

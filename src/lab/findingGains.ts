@@ -7,7 +7,7 @@
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from './config.ts';
 import { cellConfig, nullControlConfig, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
-import type { RunResult } from './findingTable.ts';
+import { gridMarkdown, madeByMarkdown, type RunResult } from './findingTable.ts';
 import type { Interval } from './intervals.ts';
 import { intervalsApart, summariseArm, type SeedRun } from './seedGains.ts';
 
@@ -196,20 +196,14 @@ export function gainMarkdown(t: GainTable): string {
   };
   const nulls = t.nullControl.map((c) => `${c.metric} ${c.seeds.length ? gainText(c) : '… not run yet'}${c.seeds.length && c.seeds.length < c.planned ? ` (${c.seeds.length}/${c.planned} seeds)` : ''}`);
   const lines = [
-    `### ${t.id}: ${t.title}`,
-    '',
-    `Paper: ${t.claim}`,
-    '',
-    `| | ${t.cols.join(' | ')} |`,
-    `|---|${t.cols.map(() => '---').join('|')}|`,
-    ...t.rows.map((r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`),
+    ...gridMarkdown(t, cell),
     '',
     `Gain over the SFT start in points (end − start, mean over seeds ± the half-width of its 95 % t interval; the paper's gain over its SFT column in parentheses; … = not run yet).`,
     `Null control (the base with shuffled advantages): ${nulls.join(', ')}.`,
     `Compared: ${t.compares.doc} — ${t.compares.pairs.map((p) => `${p.higher} > ${p.lower}: ${p.call}`).join('; ')}.`,
     `Direction: **${t.direction.call}** — ${t.direction.sentence}`,
     '',
-    `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${Math.round(t.coreMinutes)} core-min`,
+    madeByMarkdown(t, `${Math.round(t.coreMinutes)} core-min`),
   ];
   return lines.join('\n');
 }

@@ -99,6 +99,24 @@ export function tableMarkdown(t: FindingTable): string {
     return c.paper === null ? shown : `${shown} (${c.paper.toFixed(1)})`;
   };
   const lines = [
+    ...gridMarkdown(t, cell),
+    '',
+    `Lab value in %, the SFT start → after RL (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
+    `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
+    '',
+    madeByMarkdown(t, `${Math.round(t.sweepSeconds / 60)} min`),
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * The Markdown a findings table opens with (this table's and the seed-gain table's, findingGains.ts):
+ * its title, the paper's claim and the grid, one row a line, each cell's text from `cell`.
+ */
+export function gridMarkdown<C extends { row: string; col: string }>(
+  t: { id: string; title: string; claim: string; rows: readonly string[]; cols: readonly string[]; cells: readonly C[] },
+  cell: (c: C | undefined) => string): string[] {
+  return [
     `### ${t.id}: ${t.title}`,
     '',
     `Paper: ${t.claim}`,
@@ -106,11 +124,10 @@ export function tableMarkdown(t: FindingTable): string {
     `| | ${t.cols.join(' | ')} |`,
     `|---|${t.cols.map(() => '---').join('|')}|`,
     ...t.rows.map((r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`),
-    '',
-    `Lab value in %, the SFT start → after RL (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
-    `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
-    '',
-    `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${Math.round(t.sweepSeconds / 60)} min`,
   ];
-  return lines.join('\n');
+}
+
+/** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its cost */
+export function madeByMarkdown(t: { command: string; backend: string; commit: string; date: string }, cost: string): string {
+  return `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${cost}`;
 }

@@ -124,6 +124,41 @@ const PretrainStageSchema = v.object({
   commit: v.string(),
 });
 
+/** the weight shard a card vouches for: its file name, byte length and SHA-256 */
+const WeightsRecordSchema = v.object({ file: v.string(), bytes: Int(1), sha256: Sha256 });
+
+/**
+ * How a trained checkpoint was made and what it ended at: the fields a pretrain card and an SFT card
+ * share, in this order (both cards spread them at the same place, so their JSON keeps its key order).
+ */
+const ProvenanceSchema = v.object({
+  seed: v.pipe(v.number(), v.integer()),
+  backend: v.string(),
+  command: v.string(),
+  commit: v.string(),
+  createdAt: v.string(),
+  finalLoss: Finite,
+  trainSeconds: Finite,
+  weights: WeightsRecordSchema,
+});
+
+export type CardProvenance = v.InferOutput<typeof ProvenanceSchema>;
+
+/** a card's provenance block for weights just saved (createdAt now, the shard's length and SHA-256) */
+export async function cardProvenance(run: Pick<CardProvenance, 'seed' | 'backend' | 'command' | 'commit' | 'finalLoss' | 'trainSeconds'>,
+  weights: ArrayBuffer): Promise<CardProvenance> {
+  return {
+    seed: run.seed,
+    backend: run.backend,
+    command: run.command,
+    commit: run.commit,
+    createdAt: new Date().toISOString(),
+    finalLoss: run.finalLoss,
+    trainSeconds: run.trainSeconds,
+    weights: { file: WEIGHTS_FILE, bytes: weights.byteLength, sha256: await sha256Hex(weights) },
+  };
+}
+
 /** the card of a pretraining run (`npm run cli -- pretrain`): trained on the teacher data of many generated worlds */
 export const PretrainCardSchema = v.object({
   format: v.literal(PRETRAIN_CARD_FORMAT),
@@ -136,14 +171,7 @@ export const PretrainCardSchema = v.object({
   /** the world stream: how many worlds were (at least partly) trained on, their sizes and seed range */
   worlds: v.object({ count: Int(0), sizes: v.array(v.string()), firstSeed: Int(0), lastSeed: Int(0), queriesPerWorld: Int(1), toolQaPerWorld: Int(0) }),
   schedule: v.object({ steps: Int(0), plannedSteps: Int(1), batchSize: Int(1), peakLr: Finite, minLr: Finite, warmupSteps: Int(0) }),
-  seed: v.pipe(v.number(), v.integer()),
-  backend: v.string(),
-  command: v.string(),
-  commit: v.string(),
-  createdAt: v.string(),
-  finalLoss: Finite,
-  trainSeconds: Finite,
-  weights: v.object({ file: v.string(), bytes: Int(1), sha256: Sha256 }),
+  ...ProvenanceSchema.entries,
 });
 
 export type PretrainCard = v.InferOutput<typeof PretrainCardSchema>;
@@ -160,14 +188,7 @@ export const SftCardSchema = v.object({
     examples: Int(1), travelExamples: Int(0),
   }),
   sft: v.object({ steps: Int(1), batchSize: Int(1), peakLr: Finite, minLr: Finite, warmupSteps: Int(0) }),
-  seed: v.pipe(v.number(), v.integer()),
-  backend: v.string(),
-  command: v.string(),
-  commit: v.string(),
-  createdAt: v.string(),
-  finalLoss: Finite,
-  trainSeconds: Finite,
-  weights: v.object({ file: v.string(), bytes: Int(1), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) }),
+  ...ProvenanceSchema.entries,
   evaluation: v.object({ split: v.string(), free: FiguresSchema, constrained: FiguresSchema, evalSeconds: Finite }),
   /** a fixed handful of validation queries rolled out on their own (greedy, free): the test re-derives these */
   verdictCheck: v.object({ decoding: v.picklist(['free', 'constrained']), batchSize: Int(1), queries: v.array(VerdictSchema) }),
@@ -195,11 +216,11 @@ export const RlPolicyCardSchema = v.object({
   /** the RL config the run trained with (rlConfig.ts) */
   rl: v.record(v.string(), v.unknown()),
   /** the SFT checkpoint the run started from */
-  sft: v.object({ name: v.string(), path: v.string(), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) }),
+  sft: v.object({ name: v.string(), path: v.string(), sha256: Sha256 }),
   origin: OriginSchema,
   steps: Int(0),
   modelConfig: ModelConfigSchema,
-  weights: v.object({ file: v.string(), bytes: Int(1), sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)) }),
+  weights: WeightsRecordSchema,
   backend: v.string(),
   commit: v.string(),
   createdAt: v.string(),
@@ -227,31 +248,26 @@ function issues(e: { issues: v.BaseIssue<unknown>[] }): string {
   return e.issues.slice(0, 3).map((i) => `${v.getDotPath(i) ?? '(root)'}: ${i.message}`).join('; ');
 }
 
-export function parseCard(json: unknown, where = 'card.json'): SftCard {
+/** parses a card with its schema; a mismatch throws naming the file, the kind of card and the first issues */
+function parseWith<S extends v.GenericSchema>(schema: S, kind: string, json: unknown, where: string): v.InferOutput<S> {
   try {
-    return v.parse(SftCardSchema, json);
+    return v.parse(schema, json);
   } catch (e) {
-    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab SFT card (${issues(e)})`, { cause: e });
+    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab ${kind} (${issues(e)})`, { cause: e });
     throw e;
   }
+}
+
+export function parseCard(json: unknown, where = 'card.json'): SftCard {
+  return parseWith(SftCardSchema, 'SFT card', json, where);
 }
 
 export function parsePretrainCard(json: unknown, where = 'card.json'): PretrainCard {
-  try {
-    return v.parse(PretrainCardSchema, json);
-  } catch (e) {
-    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab pretrain card (${issues(e)})`, { cause: e });
-    throw e;
-  }
+  return parseWith(PretrainCardSchema, 'pretrain card', json, where);
 }
 
 export function parseRlPolicyCard(json: unknown, where = 'card.json'): RlPolicyCard {
-  try {
-    return v.parse(RlPolicyCardSchema, json);
-  } catch (e) {
-    if (v.isValiError(e)) throw new Error(`${where} is not a STAR Lab RL policy card (${issues(e)})`, { cause: e });
-    throw e;
-  }
+  return parseWith(RlPolicyCardSchema, 'RL policy card', json, where);
 }
 
 /** weights that match their model.json and their card (what a policy is built from) */
@@ -293,13 +309,7 @@ export async function validatePretrain(modelJsonValue: unknown, weights: ArrayBu
 
 async function validateWeights(modelJsonValue: unknown, weights: ArrayBuffer,
   card: { modelConfig: v.InferOutput<typeof ModelConfigSchema>; weights: { bytes: number; sha256: string } }): Promise<ValidWeights> {
-  let mj: v.InferOutput<typeof ModelJsonSchema>;
-  try {
-    mj = v.parse(ModelJsonSchema, modelJsonValue);
-  } catch (e) {
-    if (v.isValiError(e)) throw new Error(`model.json is not a STAR Lab policy (${issues(e)})`, { cause: e });
-    throw e;
-  }
+  const mj = parseWith(ModelJsonSchema, 'policy', modelJsonValue, 'model.json');
   const config = mj.modelConfig as ModelConfig;
   for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF', 'positions', 'embedding'] as const) {
     if (config[k] !== card.modelConfig[k]) throw new Error(`model.json and card.json disagree on ${k} (${String(config[k])} vs ${String(card.modelConfig[k])})`);

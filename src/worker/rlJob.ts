@@ -6,7 +6,6 @@
 // last, and keeps a few scored training rollouts of the step it evaluated at for the episode viewer.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on wasm or cpu — the same code.
-import type * as tf from '@tensorflow/tfjs';
 import type { LabConfig } from '../lab/config.ts';
 import { SETTINGS } from '../lab/config.ts';
 import { rewardStageOf } from '../lab/metrics.ts';
@@ -16,11 +15,10 @@ import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer } from '../rl/rlTrainer.ts';
 import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { LabStore } from '../store/labStore.ts';
-import type { WeightSpec } from '../store/records.ts';
 import type { StartingPointSource, StartingPointSummary } from './api.ts';
 import { pickRlSamples } from './rlSample.ts';
 import { loadStartingPoint } from './startingPoint.ts';
-import type { JobEpisode, JobState, TrainingJob } from './trainingJob.ts';
+import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
 
 export interface RlJobOptions {
   lab: LabConfig;
@@ -144,15 +142,7 @@ export class RlJob implements TrainingJob {
   }
 
   async saveState(): Promise<JobState> {
-    const ckpt = await this.ready().trainer.checkpoint();
-    return {
-      step: ckpt.step,
-      weights: ckpt.weights,
-      weightSpecs: ckpt.weightSpecs.map(toSpec),
-      optimizer: ckpt.optimizer,
-      optimizerSpecs: ckpt.optimizerSpecs.map(toSpec),
-      rngState: ckpt.rngState,
-    };
+    return jobState(await this.ready().trainer.checkpoint());
   }
 
   /** continues from a saved state: a new trainer on the saved weights, optimizer, rng and step */
@@ -198,8 +188,4 @@ async function copyOf(policy: Policy): Promise<Policy> {
     throw e;
   }
   return copy;
-}
-
-function toSpec(entry: tf.io.WeightsManifestEntry): WeightSpec {
-  return { name: entry.name, shape: [...entry.shape], dtype: entry.dtype as WeightSpec['dtype'] };
 }

@@ -4,7 +4,6 @@
 // on a few held-out queries and tool-QA tasks and keeps sample episodes for the page.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on cpu — the same code.
-import type * as tf from '@tensorflow/tfjs';
 import type { LabConfig } from '../lab/config.ts';
 import type { Query, World, WorldSize } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
@@ -16,9 +15,8 @@ import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.t
 import { PAD, VOCAB } from '../agent/vocab.ts';
 import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
 import { SftTrainer, type SftExample } from '../rl/sft.ts';
-import type { WeightSpec } from '../store/records.ts';
 import { sampleEpisode } from './sampleEpisode.ts';
-import type { JobEpisode, JobState, TrainingJob } from './trainingJob.ts';
+import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
 
 export interface SftJobOptions {
   worldSize: WorldSize;
@@ -193,15 +191,7 @@ export class SftJob implements TrainingJob {
   }
 
   async saveState(): Promise<JobState> {
-    const ckpt = await this.ready().trainer.checkpoint();
-    return {
-      step: ckpt.step,
-      weights: ckpt.weights,
-      weightSpecs: ckpt.weightSpecs.map(toSpec),
-      optimizer: ckpt.optimizer,
-      optimizerSpecs: ckpt.optimizerSpecs.map(toSpec),
-      rngState: ckpt.rngState,
-    };
+    return jobState(await this.ready().trainer.checkpoint());
   }
 
   async loadState(state: JobState): Promise<void> {
@@ -248,8 +238,4 @@ export class SftJob implements TrainingJob {
     if (!this.prepared) throw new Error('SFT job: call init() first');
     return this.prepared;
   }
-}
-
-function toSpec(entry: tf.io.WeightsManifestEntry): WeightSpec {
-  return { name: entry.name, shape: [...entry.shape], dtype: entry.dtype as WeightSpec['dtype'] };
 }

@@ -1,6 +1,8 @@
 // The contract between the training worker and a job. The worker owns the loop (pacing, pause,
 // stop, metric batching, checkpoints, the store); a job owns the model and one optimiser step.
 // The SFT job (sftJob.ts) and the RL job (rlJob.ts) implement it.
+import type * as tf from '@tensorflow/tfjs';
+import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { WeightSpec } from '../store/records.ts';
 
 /** Everything needed to continue a job exactly where it was. */
@@ -14,6 +16,22 @@ export interface JobState {
   optimizerSpecs: WeightSpec[];
   /** Rng.getState() of the job's data/sampling stream */
   rngState: number[];
+}
+
+/** a trainer's checkpoint as the job state the worker stores (the model config is the job's own) */
+export function jobState(ckpt: Checkpoint): JobState {
+  return {
+    step: ckpt.step,
+    weights: ckpt.weights,
+    weightSpecs: ckpt.weightSpecs.map(toSpec),
+    optimizer: ckpt.optimizer,
+    optimizerSpecs: ckpt.optimizerSpecs.map(toSpec),
+    rngState: ckpt.rngState,
+  };
+}
+
+function toSpec(entry: tf.io.WeightsManifestEntry): WeightSpec {
+  return { name: entry.name, shape: [...entry.shape], dtype: entry.dtype as WeightSpec['dtype'] };
 }
 
 /** A sample the job wants kept with the run (shown by the episode viewer). */

@@ -4,17 +4,17 @@
 // pretrain card. `sft --from DIR` starts the tiny-world SFT from it. Like `sft`, it saves its full
 // training state every --checkpoint-every steps, and `--resume` continues exactly (same batches, same
 // AdamW moments): the stream's cursor (group, batch) and the tokens so far are part of the state.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { gitCommit, readResumeState, writeCard, writePolicyFiles, writeResumeState } from '../checkpointDir.ts';
+import { gitCommit, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../checkpointDir.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
-import { PRETRAIN_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
+import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
 
@@ -90,21 +90,17 @@ export const pretrainCommand: Command = {
     let tokens = 0;
     let trainSecondsBefore = 0;
     let lastLoss = NaN;
-    if (flags.has('resume')) {
-      const saved = readResumeState(out, fingerprint);
-      if (saved) {
-        trainer.dispose();
-        policy.dispose();
-        cursor = saved.extra.cursor as typeof cursor;
-        tokens = Number(saved.extra.tokens);
-        trainSecondsBefore = Number(saved.extra.trainSeconds ?? 0);
-        lastLoss = Number(saved.extra.lastLoss ?? NaN);
-        commit = String(saved.extra.commit ?? commit);
-        if (cursor.group !== 0) group = pretrainGroup(data, cursor.group);
-        trainer = SftTrainer.restore(saved.ckpt, group.examples, trainer.config);
-        policy = trainer.policy;
-        console.error(`resuming ${out} at step ${trainer.step} (${fmtTokens(tokens)} of ${fmtTokens(budget)} tokens, world group ${cursor.group})`);
-      } else console.error(`nothing to resume in ${out}; starting fresh`);
+    const resumed = flags.has('resume') ? resumeTraining(out, fingerprint, commit) : null;
+    if (resumed) {
+      ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
+      cursor = resumed.extra.cursor as typeof cursor;
+      tokens = Number(resumed.extra.tokens);
+      if (cursor.group !== 0) group = pretrainGroup(data, cursor.group);
+      trainer.dispose();
+      policy.dispose();
+      trainer = SftTrainer.restore(resumed.ckpt, group.examples, trainer.config);
+      policy = trainer.policy;
+      console.error(`resuming ${out} at step ${trainer.step} (${fmtTokens(tokens)} of ${fmtTokens(budget)} tokens, world group ${cursor.group})`);
     }
     console.error(`pretraining preset ${presetName} (${(parameters / 1e6).toFixed(2)}M parameters) on ${fmtTokens(budget)} tokens ` +
       `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
@@ -114,7 +110,7 @@ export const pretrainCommand: Command = {
     const tTrain = performance.now();
     const startStep = trainer.step;
     let emaLoss = lastLoss;
-    const state = () => ({ trainSeconds: trainSecondsBefore + (performance.now() - tTrain) / 1000, lastLoss, commit, tokens, cursor, plannedSteps });
+    const trainSecondsNow = () => trainSecondsBefore + (performance.now() - tTrain) / 1000;
     try {
       while (tokens < budget) {
         if (cursor.batch >= group.batches.length) {
@@ -130,7 +126,9 @@ export const pretrainCommand: Command = {
         bar.update(trainer.step, { loss: emaLoss.toFixed(3), tokens: `${fmtTokens(tokens)}/${fmtTokens(budget)}` });
         if (tokens >= budget) break;
         const stop = trainer.step - startStep >= sessionSteps;
-        if (trainer.step % every === 0 || stop) writeResumeState(out, await trainer.checkpoint(), fingerprint, state());
+        if (trainer.step % every === 0 || stop) {
+          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit }, { tokens, cursor, plannedSteps });
+        }
         if (stop) {
           bar.done();
           console.error(`stopped after ${sessionSteps} steps of this session at step ${trainer.step} (${fmtTokens(tokens)} tokens); continue with --resume`);
@@ -138,7 +136,7 @@ export const pretrainCommand: Command = {
         }
       }
       bar.done();
-      const trainSeconds = state().trainSeconds;
+      const trainSeconds = trainSecondsNow();
       const { buffer, specs } = await policy.saveWeights();
       writePolicyFiles(out, config, buffer, specs);
       const worlds = (cursor.group + 1) * GROUP_WORLDS;
@@ -152,17 +150,10 @@ export const pretrainCommand: Command = {
         worlds: { count: worlds, sizes: [...PRETRAIN_SIZES], firstSeed: pretrainWorld(seed, 0).seed, lastSeed: pretrainWorld(seed, worlds - 1).seed,
           queriesPerWorld: data.worldQueries, toolQaPerWorld: data.worldToolQa },
         schedule: { steps: trainer.step, plannedSteps, batchSize: data.batchSize, peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        seed,
-        backend,
-        command,
-        commit,
-        createdAt: new Date().toISOString(),
-        finalLoss: lastLoss,
-        trainSeconds,
-        weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
+        ...await cardProvenance({ seed, backend, command, commit, finalLoss: lastLoss, trainSeconds }, buffer),
       };
       writeCard(out, card);
-      rmSync(join(out, 'resume'), { recursive: true, force: true }); // complete: the card and weights are the record
+      removeResumeState(out);
       console.log(`wrote ${join(out, 'card.json')}: ${trainer.step} steps, ${fmtTokens(tokens)} tokens of ${worlds} worlds in ` +
         `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`);
       return 0;

@@ -2,18 +2,17 @@
 // checkpoint (issue 9): model.json + weights.bin in tfjs's layout and card.json saying how it was made
 // and how it scores. Saves its full training state every --checkpoint-every steps; `--resume`
 // continues from there exactly (same batches, same AdamW moments, same RNG).
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { gitCommit, readPretrainDir, readResumeState, writeCard, writePolicyFiles, writeResumeState } from '../checkpointDir.ts';
+import { gitCommit, readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../checkpointDir.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
-import { CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type PretrainCard, type SftCard } from '../../rl/checkpointFiles.ts';
+import { CARD_FORMAT, cardProvenance, WEIGHTS_FILE, type PretrainCard, type SftCard } from '../../rl/checkpointFiles.ts';
 import { VOCAB } from '../../agent/vocab.ts';
 import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
@@ -80,18 +79,14 @@ export const sftCommand: Command = {
     if (from) policy.loadWeights(from.weights, from.specs); // AdamW's moments start at zero either way
     let trainSecondsBefore = 0;
     let lastLoss = NaN;
-    if (flags.has('resume')) {
-      const saved = readResumeState(out, fingerprint);
-      if (saved) {
-        trainer.dispose();
-        policy.dispose();
-        trainer = SftTrainer.restore(saved.ckpt, data.examples, trainer.config);
-        policy = trainer.policy;
-        trainSecondsBefore = Number(saved.extra.trainSeconds ?? 0);
-        lastLoss = Number(saved.extra.lastLoss ?? NaN);
-        commit = String(saved.extra.commit ?? commit);
-        console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
-      } else console.error(`nothing to resume in ${out}; starting fresh`);
+    const resumed = flags.has('resume') ? resumeTraining(out, fingerprint, commit) : null;
+    if (resumed) {
+      ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
+      trainer.dispose();
+      policy.dispose();
+      trainer = SftTrainer.restore(resumed.ckpt, data.examples, trainer.config);
+      policy = trainer.policy;
+      console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
     }
     if (from) console.error(`starting from ${fromDir} (${from.card.name}: ${(from.card.tokens.consumed / 1e6).toFixed(2)}M tokens of ${from.card.worlds.count} worlds)`);
     console.error(`SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${data.travel} teacher trajectories + ` +
@@ -101,6 +96,7 @@ export const sftCommand: Command = {
     const bar = new ProgressBar(o.steps, trainer.step, `sft ${o.preset} `, 50);
     const tTrain = performance.now();
     let emaLoss = lastLoss;
+    const trainSecondsNow = () => trainSecondsBefore + (performance.now() - tTrain) / 1000;
     try {
       while (trainer.step < o.steps) {
         const m = await trainer.sftStep();
@@ -108,12 +104,11 @@ export const sftCommand: Command = {
         emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
         bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
         if (trainer.step % every === 0 && trainer.step < o.steps) {
-          writeResumeState(out, await trainer.checkpoint(), fingerprint,
-            { trainSeconds: trainSecondsBefore + (performance.now() - tTrain) / 1000, lastLoss, commit });
+          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit });
         }
       }
       bar.done();
-      const trainSeconds = trainSecondsBefore + (performance.now() - tTrain) / 1000;
+      const trainSeconds = trainSecondsNow();
 
       const tEval = performance.now();
       const free = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
@@ -133,14 +128,7 @@ export const sftCommand: Command = {
         data: { trainQueries: o.trainQueries, validationQueries: o.validationQueries, testQueries: o.testQueries ?? 0, toolQa: o.toolQa,
           mix: [4, 3, 3], examples: data.examples.length, travelExamples: data.travel },
         sft: { steps: o.steps, batchSize: trainer.config.batchSize, peakLr: trainer.config.peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        seed: o.seed,
-        backend,
-        command,
-        commit,
-        createdAt: new Date().toISOString(),
-        finalLoss: lastLoss,
-        trainSeconds,
-        weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
+        ...await cardProvenance({ seed: o.seed, backend, command, commit, finalLoss: lastLoss, trainSeconds }, buffer),
         evaluation: { split: 'validation', free: evaluationFigures(free), constrained: evaluationFigures(constrained), evalSeconds },
         verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
         ...(from && fromDir !== undefined ? { pretrain: {
@@ -149,7 +137,7 @@ export const sftCommand: Command = {
         } } : {}),
       };
       writeCard(out, card);
-      rmSync(join(out, 'resume'), { recursive: true, force: true }); // the run is complete: its card and weights are the record
+      removeResumeState(out);
       const f = card.evaluation.free;
       const c = card.evaluation.constrained;
       const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
