@@ -35,7 +35,8 @@ export interface JobPlan {
 function labContextLength(scale: string): number {
   const card = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/checkpoints', `${scale}-tiny`, 'card.json');
   try {
-    if (existsSync(card)) return (JSON.parse(readFileSync(card, 'utf8')) as { contextLength?: number }).contextLength ?? 576;
+    // the card keeps the model's shape under modelConfig (a top-level contextLength never existed)
+    if (existsSync(card)) return (JSON.parse(readFileSync(card, 'utf8')) as { modelConfig?: { contextLength?: number } }).modelConfig?.contextLength ?? 576;
   } catch {
     // fall through
   }
