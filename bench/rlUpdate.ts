@@ -53,9 +53,9 @@ async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig, fused
   }
 }
 
-/** the three paths (new, plain, old: see the header) on the same rows, alternated `reps` times after an untimed
- *  warm-up of the largest (the wasm heap grows once per process: the first update to need more memory pays for
- *  its pages); the fastest of each. `old` is NaN where it plans past the wasm heap (ppoUpdate refuses it before
+/** the three paths (new, plain, old: see the header) on the same rows, alternated `reps` times after untimed
+ *  warm-ups of the largest (the wasm heap grows once per process: the first update to need more memory pays for
+ *  its pages) and of the fused kernel; the fastest of each. `old` is NaN where it plans past the wasm heap (ppoUpdate refuses it before
  *  any weight moves). */
 async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number) {
   const split = rlConfigFor('grpo', base);
@@ -68,6 +68,9 @@ async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>
     unsplit = false;
     await timeUpdate(ckpt, rows, split, false);
   }
+  // and of the fused kernel: V8 first runs a new wasm module's code unoptimised and tiers it up in the background
+  // (once per process; on this shared machine the first fused update took seconds longer)
+  await timeUpdate(ckpt, rows, split, true);
   const best = { new: Infinity, plain: Infinity, old: unsplit ? Infinity : NaN };
   let diff = 0;
   for (let r = 0; r < reps; r++) {
