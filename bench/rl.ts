@@ -8,7 +8,8 @@
 //   rl.step_s.grpo, rl.step_s.arpo CPU seconds per step of each, after one untimed warm-up step
 //   rl.time_share.rollout|reward|update  where a GRPO step's wall time goes
 // Both algorithms run the same steps (same seed, so the same queries) side by side in one process.
-// Then the update's own figures (bench/rlUpdate.ts, issue 22): rl.update_s.*, rl.update_speedup.
+// Then the update's own figures (bench/rlUpdate.ts, issue 22): rl.update_s.*, rl.update_speedup; with
+// STAR_BENCH_RL_UPDATE_ONLY=1 those alone.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { cpuSeconds, type BenchSuite } from './harness.ts';
@@ -27,6 +28,10 @@ export const rlSuite: BenchSuite = {
     try {
       const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
       const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+      if (process.env.STAR_BENCH_RL_UPDATE_ONLY === '1') { // the update's figures alone (bench/rlUpdate.ts)
+        await rlUpdateBench(report, { quick });
+        return;
+      }
       const steps = quick ? 1 : 3;
       const measure = async (algorithm: Algorithm) => {
         const policy = policyFromCheckpoint(ckpt);

@@ -2,6 +2,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
 import { wasmRows } from './kernels/wasmRows.ts';
+import { isCausalBias, trainingAttentionAvailable, trainingAttentionBackward, trainingAttentionForward } from './kernels/wasmTrainingAttention.ts';
 
 // Softmax and log-softmax over the last axis, written so no op broadcasts a [N, 1] column across
 // [N, K]: tfjs `cpu` runs such broadcasts ~10× slower than same-shape ops, which made tf.softmax the
@@ -78,6 +79,13 @@ export function matMul<T extends tf.Tensor>(a: T, b: tf.Tensor, transposeA = fal
   return product(a, b) as T;
 }
 
+let fusedAttention = true;
+/** turns the training attention's wasm kernel (kernels/wasmTrainingAttention.ts) off (the per-head plain ops, as
+ *  before it) or on again: for side-by-side measurement (bench/rlUpdate.ts) */
+export function setTrainingAttentionKernel(on: boolean): void {
+  fusedAttention = on;
+}
+
 /**
  * Causal attention over whole sequences, one head at a time. heads [B, 3H, T, hd] holds each row's H
  * query heads, then H key heads, then H value heads; bias [T, T] is the additive causal mask; q is
@@ -93,6 +101,8 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
   if (threeH !== 3 * H) throw new Error(`causalAttention: ${threeH} heads, expected 3·${H}`);
   const N = B * H;
   const wasm = tf.getBackend() === 'wasm';
+  const biases = Array.isArray(bias) ? bias : [bias as tf.Tensor2D];
+  if (wasm && fusedAttention && trainingAttentionAvailable(hd, scale) && biases.every(isCausalBias)) return fusedCausalAttention(heads, H, biases, scale);
   // head j = (b, h): its q, k, v are rows b·3H + h, + H, + 2H of heads viewed as [B·3H, T·hd]
   const row = (j: number, part: number) => Math.floor(j / H) * 3 * H + part * H + (j % H);
   // wasm: a heap copy (wasmRows); its gather costs ~36 ns an element (a quarter second a step at 16×288)
@@ -130,6 +140,27 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
     };
   }) as CustomGradFn);
   return attend(heads) as tf.Tensor4D;
+}
+
+/** causalAttention through the fused wasm kernels (kernels/wasmTrainingAttention.ts): T padded to a multiple
+ *  of 4 (the padded keys come after every real query, so causally unseen; padded queries' rows are cut off,
+ *  and their zero gradient adds nothing), the probabilities kept for the backward as the plain path does */
+function fusedCausalAttention(heads: tf.Tensor4D, H: number, biases: readonly tf.Tensor2D[], scale: number): tf.Tensor4D {
+  const [B, , T, hd] = heads.shape;
+  const pad = (4 - (T % 4)) % 4;
+  const x = pad ? tf.pad(heads, [[0, 0], [0, 0], [0, pad], [0, 0]]) : heads; // [B, 3H, Tp, hd]
+  const b = pad ? biases.map((m) => tf.pad(m, [[0, pad], [0, pad]])) : biases; // [Tp, Tp] each
+  const attend = tf.customGrad(((input: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [y, p] = trainingAttentionForward(input as tf.Tensor4D, b, scale); // [B, H, Tp, hd], [B·H, Tp, Tp]
+    save([input, p]);
+    p.dispose(); // save keeps its own reference (as the per-head path's ps)
+    return {
+      value: y,
+      gradFunc: (dy: tf.Tensor, [xs, ps]: tf.Tensor[]) => trainingAttentionBackward(xs, ps, dy, scale),
+    };
+  }) as CustomGradFn);
+  const y = attend(x) as tf.Tensor4D;
+  return pad ? y.slice([0, 0, 0, 0], [B, H, T, hd]) : y;
 }
 
 /** rows `index` (distinct, int32 [P]) of x [N, K] → [P, K], differentiable in x on every backend.

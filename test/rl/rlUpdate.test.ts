@@ -15,6 +15,7 @@ import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { RlTrainer } from '../../src/rl/rlTrainer.ts';
+import { setTrainingAttentionKernel } from '../../src/model/ops.ts';
 
 /** rows of `groups` groups of 4: prompt, then policy tokens and observations; group 1 has all-zero advantages */
 function rows(groups: number, seed: number, maxLen = 90): UpdateRow[] {
@@ -109,7 +110,7 @@ describe('ppoUpdate: micro-batches accumulate the mini-batch gradient', () => {
 });
 
 describe('ppoUpdate on real rollouts (shipped s checkpoint)', () => {
-  it('micro-batches give the old path\'s gradients and step metrics on the same rollouts', async () => {
+  it('micro-batches and the fused attention kernel give the old path\'s gradients and step metrics on the same rollouts', async () => {
     await tf.setBackend('wasm');
     const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
     const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 200, mix: [4, 3, 3] });
@@ -120,7 +121,8 @@ describe('ppoUpdate on real rollouts (shipped s checkpoint)', () => {
     try {
       await t.trainStep(); // real rollouts, scored, with advantages
       const data = t.lastEpisodes.map((e) => ({ ...e, advantage: e.advantage || 0.5 })); // every row with signal
-      const whole = await recordUpdate(policy, reference, { ...config, microBatchTokens: 0 }, data);
+      setTrainingAttentionKernel(false); // the path before issue 22: whole mini-batches, the per-head plain attention ops
+      const whole = await recordUpdate(policy, reference, { ...config, microBatchTokens: 0 }, data).finally(() => setTrainingAttentionKernel(true));
       const split = await recordUpdate(policy, reference, { ...config, microBatchTokens: 512 }, data);
       expect(split.metrics['charts/microbatches']).toBeGreaterThan(1);
       for (const k of ['losses/pg', 'kl', 'clip_frac', 'entropy', 'charts/ratio_dev', 'charts/grad_norm']) expect(split.metrics[k], k).toBeCloseTo(whole.metrics[k], 5);

@@ -12,54 +12,11 @@
 // Where it cannot be instantiated (no SIMD), the caller runs tf.matMul.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
+import { F32, I32, V128, instantiateOnHeap, memoryImport, name, op, section, uleb, vec, type WasmModule } from './wasmEmit.ts';
 
 const KERNEL = 'StarAttentionMatMul';
 /** tfjs-wasm's k-block (batch_mat_mul_impl.cc kBlockSize): sums restart every 48 products */
 const K_BLOCK = 48;
-
-// ---- a tiny WebAssembly emitter: just what the four functions need --------------------------------
-const uleb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (n !== 0);
-  return out;
-};
-const sleb = (n: number): number[] => {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && !(byte & 0x40)) || (n === -1 && byte & 0x40)) return [...out, byte];
-    out.push(byte | 0x80);
-  }
-};
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
-const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-
-const I32 = 0x7f;
-const F32 = 0x7d;
-const V128 = 0x7b;
-const op = {
-  get: (i: number) => [0x20, ...uleb(i)],
-  set: (i: number) => [0x21, ...uleb(i)],
-  tee: (i: number) => [0x22, ...uleb(i)],
-  i32: (n: number) => [0x41, ...sleb(n)],
-  add: [0x6a], mul: [0x6c], ltU: [0x49], eqz: [0x45],
-  loop: [0x03, 0x40], end: [0x0b], brIf: (d: number) => [0x0d, ...uleb(d)],
-  ifV128: [0x04, V128], ifF32: [0x04, F32], else: [0x05],
-  f32Zero: [0x43, 0, 0, 0, 0], f32Add: [0x92], f32Mul: [0x94],
-  f32Load: [0x2a, 0x02, 0x00], f32Store: [0x38, 0x02, 0x00],
-  v128Load: [0xfd, 0x00, 0x02, 0x00], v128Store: [0xfd, 0x0b, 0x02, 0x00],
-  v128Zero: [0xfd, 0x0c, ...new Array<number>(16).fill(0)],
-  f32x4Splat: [0xfd, 0x13], f32x4Add: [0xfd, ...uleb(0xe4)], f32x4Mul: [0xfd, ...uleb(0xe6)],
-  /** i8x16.shuffle picking f32 lanes (0–3 of the first operand, 4–7 of the second) */
-  shuffle: (lanes: number[]) => [0xfd, 0x0d, ...lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3])],
-};
 
 /** while (local < limit) { body; local += step } — body runs at least once (callers guarantee limit > start) */
 const doWhile = (local: number, limit: number[], step: number[], body: number[][]) => [
@@ -239,12 +196,11 @@ function trBody(): number[] {
 /** the module's bytes; `shared`: import a shared memory (tfjs's threaded build) */
 function moduleBytes(shared: boolean): Uint8Array<ArrayBuffer> {
   const fn = (params: number) => [0x60, ...vec(new Array<number[]>(params).fill([I32])), 0];
-  const memory = shared ? [0x03, ...uleb(0), ...uleb(65536)] : [0x00, ...uleb(0)];
   const body = (b: number[]) => [...uleb(b.length), ...b];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec([fn(7), fn(4), fn(9)])),
-    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, ...memory]])),
+    ...section(2, vec([memoryImport(shared)])),
     ...section(3, vec([[0], [1], [0], [2]])),
     ...section(7, vec([[...name('mm'), 0x00, 0], [...name('tr'), 0x00, 1], [...name('qk'), 0x00, 2], [...name('rest'), 0x00, 3]])),
     ...section(10, vec([body(mmBody()), body(trBody()), body(qkBody()), body(restBody())])),
@@ -259,26 +215,13 @@ type Exports = {
   rest: (a: number, b: number, out: number, n: number, K: number, J: number, j0: number, sk: number, sj: number) => void;
   tr: (src: number, dst: number, R: number, C: number) => void;
 };
-type WasmModule = { asm?: { memory?: WebAssembly.Memory }; wasmMemory?: WebAssembly.Memory; _malloc: (bytes: number) => number; _free: (ptr: number) => void };
-
 const instances = new WeakMap<object, Exports | null>();
 
-/** the kernel module on this backend's heap, or null where it cannot run */
+/** the kernel module on this backend's heap, or null where it cannot run (no SIMD: the plain matMul stays) */
 function kernels(wasm: BackendWasm): Exports | null {
   const module = wasm.wasm as unknown as WasmModule;
-  if (instances.has(module)) return instances.get(module)!;
-  let made: Exports | null = null;
-  try {
-    const memory = module.wasmMemory ?? module.asm?.memory; // the threaded build imports its (shared) memory
-    if (memory instanceof WebAssembly.Memory) {
-      const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
-      made = new WebAssembly.Instance(new WebAssembly.Module(moduleBytes(shared)), { env: { memory } }).exports as unknown as Exports;
-    }
-  } catch {
-    made = null; // no SIMD, or a heap it cannot import: the plain matMul stays
-  }
-  instances.set(module, made);
-  return made;
+  if (!instances.has(module)) instances.set(module, instantiateOnHeap<Exports>(module, moduleBytes));
+  return instances.get(module)!;
 }
 
 function attentionMatMulKernel({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
