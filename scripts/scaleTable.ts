@@ -3,7 +3,8 @@
 // intervals, free and constrained plan decoding, the compute each stage took, and the two calls the
 // issue asks for — is success ordered s < m < l, and are the intervals of s and l apart.
 //   npx tsx scripts/scaleTable.ts --out results/scale LABEL=DIR …
-// LABEL names a group of checkpoints (e.g. `scratch`, `pretrained`); DIR is an SFT checkpoint folder.
+// LABEL names a group of checkpoints (e.g. `scratch`, `pretrained`); DIR is an SFT checkpoint folder (or a
+// card's .json file on its own, as results/ keeps the cards of checkpoints that were not shipped).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCard, type SftCard } from '../src/rl/checkpointFiles.ts';
@@ -28,7 +29,7 @@ interface Row {
 }
 
 const rows: Row[] = entries.map(([group, dir]) => {
-  const file = join(dir, 'card.json');
+  const file = dir.endsWith('.json') ? dir : join(dir, 'card.json');
   const card = parseCard(JSON.parse(readFileSync(file, 'utf8')), file) as SftCard;
   const e = card.evaluation300;
   if (!e) throw new Error(`${file} has no evaluation300: run npx tsx scripts/cardEvaluation300.ts ${dir}`);
@@ -72,7 +73,7 @@ const md = [
   `| start | preset | parameters | pretrain tokens (per parameter) | SFT steps | hours pretrain + SFT (wall) | success free | success constrained | delivery free | delivery constrained | OOD tool-QA |`,
   '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map((r) => `| ${r.group} | ${r.preset} | ${(r.parameters / 1e6).toFixed(2)}M | ${r.pretrainTokens ? `${(r.pretrainTokens / 1e6).toFixed(2)}M (${r.pretrainTokensPerParameter.toFixed(1)})` : '—'} | ` +
-    `${r.sftSteps} | ${r.pretrainHours.toFixed(2)} + ${r.sftHours.toFixed(2)} | ${pct(r.success.free)} | ${pct(r.success.constrained)} | ${pct(r.delivery.free)} | ${pct(r.delivery.constrained)} | ${(100 * r.ood).toFixed(1)} |`),
+    `${r.sftSteps} | ${r.pretrainTokens ? r.pretrainHours.toFixed(2) : "—"} + ${r.sftHours.toFixed(2)} | ${pct(r.success.free)} | ${pct(r.success.constrained)} | ${pct(r.delivery.free)} | ${pct(r.delivery.constrained)} | ${(100 * r.ood).toFixed(1)} |`),
   '',
   `Greedy, the first ${table.queries} validation queries of each card's grown split (the same queries for every preset), 95 % Wilson intervals; hours are each stage's wall time as its card records it (one wasm thread on a shared 2-core machine).`,
   '',
