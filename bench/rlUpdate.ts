@@ -145,12 +145,13 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
 
 /** the PyTorch anchor of the same shape, only where torch imports (Debian's python3-torch) */
 function torchAnchor(report: Report): void {
-  const probe = spawnSync('python3', ['-c', 'import torch'], { encoding: 'utf8' });
-  if (probe.status !== 0) {
-    console.log('  rl.update_torch_s.s.32x448: skipped — python3 cannot import torch (install python3-torch to run the anchor)');
+  // Debian's python3-torch belongs to /usr/bin/python3, which a pyenv or venv python3 on PATH shadows
+  const python = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0);
+  if (!python) {
+    console.log('  rl.update_torch_s.s.32x448: skipped — neither python3 nor /usr/bin/python3 can import torch (install python3-torch to run the anchor)');
     return;
   }
-  const r = spawnSync('python3', ['bench/rlUpdateTorch.py'], { encoding: 'utf8' });
+  const r = spawnSync(python, ['bench/rlUpdateTorch.py'], { encoding: 'utf8' });
   const s = Number(r.stdout.trim().split('\n').pop());
   if (r.status === 0 && Number.isFinite(s)) report('rl.update_torch_s.s.32x448', s, 's', 'PyTorch CPU, one thread, same shape and mini-batches');
   else console.log(`  rl.update_torch_s.s.32x448: the anchor failed: ${r.stderr.slice(-300)}`);
