@@ -131,7 +131,7 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
     report(`rl.update_s.${scale}.real.plain_attention`, real.plain, 's', 'the same rollouts, micro-batches, the plain attention ops');
     if (scale === 's') report('rl.attention_kernel_speedup', real.plain / real.new, '×', `${note}: plain attention ÷ fused kernel, both micro-batched`);
     if (Number.isNaN(real.old)) {
-      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (scale l printed Aborted() before issue 22)`);
+      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (the path before issue 22 cannot run this step: at l it printed Aborted())`);
       continue;
     }
     report(`rl.update_s.${scale}.real.unsplit`, real.old, 's', 'the same rollouts through whole mini-batches and the plain attention (before issue 22)');

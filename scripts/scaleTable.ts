@@ -52,7 +52,7 @@ const rows: Row[] = entries.map(([group, dir]) => {
 function calls(group: string, d: Decoding) {
   const by = (p: string) => rows.find((r) => r.group === group && r.preset === p);
   const [s, m, l] = [by('s'), by('m'), by('l')];
-  if (!s || !m || !l) return { decoding: d, ordered: null, sAndLApart: null, sentence: `${group}: not every preset is scored yet` };
+  if (!s || !m || !l) return { decoding: d, ordered: null, sAndLApart: null, sentence: `${group}, ${d} decoding: only ${[s, m, l].filter(Boolean).map((r) => r!.preset).join(', ')} scored; no ordering call` };
   const ordered = s.success[d].rate < m.success[d].rate && m.success[d].rate < l.success[d].rate;
   const sAndLApart = s.success[d].hi < l.success[d].lo;
   const pct = (r: Row) => `${(100 * r.success[d].rate).toFixed(1)}`;

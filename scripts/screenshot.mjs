@@ -4,7 +4,11 @@
 // `wasm` backend in headless Chromium, presses Start and takes the picture once the run has its
 // step-0 evaluation and at least two training steps on the curves, while it still runs.
 //
-//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…']
+//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…'] [--until completed]
+//
+// --until completed waits for the run's end instead (exit 1 if it fails) and pictures it: the page-side
+// check that a setting trains at all, e.g. scale l's default 4 × 8 step on wasm (issue 22):
+//   node scripts/screenshot.mjs --until completed --out /tmp/l.png --hash '#stage=rl&scale=l&steps=1&evalEvery=1&evalQueries=0&evalToolQa=2'
 //
 // ~2–4 min on a shared 2-core machine (the step-0 evaluation is most of it).
 import { mkdirSync } from 'node:fs';
@@ -17,6 +21,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
 const out = resolve(ROOT, arg('--out', 'docs/img/lab.png'));
 const hash = arg('--hash', '#stage=rl&scale=s&worldSize=tiny&steps=4&evalEvery=2&evalQueries=8&evalToolQa=8');
+const until = arg('--until', 'running');
+if (!['running', 'completed'].includes(until)) throw new Error(`--until running|completed, got ${until}`);
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 const server = await preview({ root: ROOT, logLevel: 'silent', preview: { port: 0, host: '127.0.0.1', strictPort: false } });
@@ -34,15 +40,20 @@ try {
     const status = await attr('[data-testid=run-status]', 'data-status');
     const points = Number(await attr('[data-testid=rl-charts]', 'data-points'));
     const evals = Number(await attr('[data-testid=rl-charts]', 'data-evals'));
-    if (status === 'running' && evals >= 1 && points >= 2) break;
-    if (['completed', 'failed', 'stopped'].includes(status)) throw new Error(`the run ended (${status}) before the picture`);
-    if (Date.now() - t0 > 600_000) throw new Error(`no curves after 10 min (points ${points}, evaluations ${evals})`);
+    if (until === 'running' && status === 'running' && evals >= 1 && points >= 2) break;
+    if (until === 'completed' && status === 'completed') break;
+    if (['completed', 'failed', 'stopped'].includes(status)) {
+      await page.screenshot({ path: out });
+      throw new Error(`the run ended (${status}) before the picture: ${(await page.locator('body').innerText()).slice(0, 400)}`);
+    }
+    if (Date.now() - t0 > (until === 'completed' ? 1_800_000 : 600_000)) throw new Error(`no ${until === 'completed' ? 'end' : 'curves'} after ${until === 'completed' ? 30 : 10} min (points ${points}, evaluations ${evals})`);
     await page.waitForTimeout(250);
   }
   await page.waitForTimeout(500); // the charts' last redraw
   mkdirSync(dirname(out), { recursive: true });
   await page.screenshot({ path: out });
-  console.log(`${out} (${((Date.now() - t0) / 1000).toFixed(0)} s after Start)`);
+  const backend = await attr('[data-testid=backend]', 'data-backend');
+  console.log(`${out} (${((Date.now() - t0) / 1000).toFixed(0)} s after Start, backend ${backend}, ${await attr('[data-testid=rl-charts]', 'data-points')} training points)`);
 } finally {
   await browser.close();
   await server.close();
