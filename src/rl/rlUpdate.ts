@@ -61,6 +61,7 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
   const padded = trainable.map((r) => paddedLength(r.episode.tokens.length, ctx.policy.config.contextLength));
   const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), c.microBatchTokens).map((m) => m.map((k) => members[k])));
   checkMemory(ctx, micro.flat().map((m) => ({ rows: m.length, T: padded[m[0]] })));
+  checkFinite(ctx.step, trainable, targets, tokenAdvantages);
   const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/microbatches': micro.flat().length,
     'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
   const vars = [...ctx.policy.params.values()];
@@ -136,6 +137,22 @@ function checkMemory(ctx: UpdateContext, planned: { rows: number; T: number }[])
   throw new Error(`RL step ${ctx.step}: out of memory — a micro-batch of ${worst.rows} rows × ${worst.T} tokens needs ~${MB(need(worst))} MB for ` +
     `the backward, the wasm heap has ~${MB(room)} MB left. Stopped before the update (weights unchanged; the run can resume): ` +
     `lower the micro-batch token budget (microBatchTokens, now ${budget > 0 ? budget : 'off: whole mini-batches'}${budget > 0 ? '' : '; e.g. 2048'}).`);
+}
+
+/**
+ * Fails, naming the row and token, when a rollout's old log-prob or an advantage is not a finite number: the
+ * loss clamps the log-ratio (rlLoss.ts), which would quietly turn a NaN into a full-size push instead of the
+ * NaN that the loss check catches.
+ */
+function checkFinite(step: number, rows: UpdateRow[], targets: number[][], tokenAdvantages: Map<UpdateRow, number[]> | null): void {
+  rows.forEach((r, i) => {
+    const perToken = tokenAdvantages?.get(r);
+    const bad = targets[i].find((t) => !Number.isFinite(r.episode.logProbs[t + 1]) || !Number.isFinite(perToken ? perToken[t + 1] : r.advantage));
+    if (bad !== undefined) {
+      throw new Error(`RL step ${step}: rollout row ${i} (group ${r.group}) has a non-finite old log-prob or advantage at token ${bad + 1} ` +
+        '— stopping before the update (weights unchanged); the rollout or its reward is broken');
+    }
+  });
 }
 
 /** rows padded to T, listing their loss positions with old log-probs, advantages, the given weights and bans */

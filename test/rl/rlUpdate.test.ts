@@ -160,3 +160,28 @@ describe('ppoUpdate: memory', () => {
     }
   });
 });
+
+describe('ppoUpdate: non-finite input', () => {
+  it.each([
+    ['an old log-prob', (d: UpdateRow[]) => { d[1].episode.logProbs = d[1].episode.logProbs.map((lp, t) => (t === 9 ? Number.NaN : lp)); }],
+    ['an advantage', (d: UpdateRow[]) => { d[2].advantage = Number.POSITIVE_INFINITY; }],
+  ] as const)('%s that is not finite fails naming the row before any weight moves, leaking nothing', async (_, corrupt) => {
+    await tf.setBackend('wasm');
+    const policy = createPolicy(TINY, 1);
+    let applied = 0;
+    const ctx: UpdateContext = { policy, reference: null, step: 7,
+      optimizer: { apply: () => { applied++; } } as unknown as AdamW, config: rlConfigFor('grpo', { klCoef: 0, miniBatches: 1, microBatchTokens: 256 }) };
+    const data = rows(2, 5);
+    corrupt(data); // without the check a NaN old log-prob is clamped in the loss into a full-size push, not a NaN loss
+    const w0 = policy.params.get('h0.attn.w_qkv')!.dataSync().slice();
+    const before = tf.memory().numTensors;
+    try {
+      await expect(ppoUpdate(ctx, data, null)).rejects.toThrow(/^RL step 7: rollout row [12] \(group 0\) has a non-finite old log-prob or advantage at token \d+ — stopping before the update \(weights unchanged\)/);
+      expect(applied).toBe(0);
+      expect(policy.params.get('h0.attn.w_qkv')!.dataSync()).toEqual(w0);
+      expect(tf.memory().numTensors).toBe(before);
+    } finally {
+      policy.dispose();
+    }
+  });
+});
