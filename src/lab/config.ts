@@ -81,8 +81,8 @@ export const SETTINGS = {
     choices: ['s', 'm', 'l'],
     choiceLabels: { s: 'S · 1.5B', m: 'M · 3B', l: 'L · 7B' },
     // m stays the default: the findings of the paper's 3B (T4, T5, T7) name m as their base, and a user's
-    // setting only overrides a finding's base where it differs from the default. The RL recipe is measured
-    // at s (results/rl-recipe); `#scale=s` is the link to the run that is shown to learn.
+    // setting only overrides a finding's base where it differs from the default. It is also where the RL
+    // recipe learns most clearly from the shipped checkpoints (results/rl-recipe/pretrained-start).
     default: 'm',
   }),
   reward: choice({
