@@ -6,7 +6,7 @@
 // The sweep writes it as results/findings/<ID>/table.json; the page draws it, and the user's own runs
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from './config.ts';
-import { cellConfig, nullControlConfig, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
+import { cellConfig, nullControls, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
 import { gridMarkdown, madeByMarkdown, type RunResult } from './findingTable.ts';
 import type { Interval } from './intervals.ts';
 import { intervalsApart, summariseArm, type SeedRun } from './seedGains.ts';
@@ -55,7 +55,7 @@ export interface GainTable {
   /** the size's name ('standard', or 'your runs' on the page) */
   size: string;
   cells: GainCell[];
-  /** the null control, one per metric the table shows (row 'null control', col the metric) */
+  /** the null controls: row 'null control', col the metric (one scale) or the scale's label (a finding that spans scales: one per scale) */
   nullControl: GainCell[];
   /** the pairs the claim orders, each with its call from the intervals */
   compares: { doc: string; pairs: { higher: string; lower: string; call: PairCall }[] };
@@ -71,6 +71,11 @@ export interface GainTable {
 
 const r1 = (x: number) => Math.round(10 * x) / 10;
 const r2 = (x: number) => Math.round(100 * x) / 100;
+
+/** a null control's column: the metric, or the scale's label where a finding has one per scale */
+export function nullCol(label: string, metric: CellMetric, metrics: number): string {
+  return !label ? metric : metrics > 1 ? `${label} · ${metric}` : label;
+}
 
 /** a cell over `seeds`: `configOf(seed)` names its run, `lookup` finds the finished one */
 function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly number[], configOf: (seed: number) => LabConfig | null,
@@ -158,7 +163,8 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
   let cells = f.cells.map((cell) => seedCell(cell.row, cell.col, cell.metric, seeds, (seed) => withSeed(cellConfig(f, cell, meta.common), seed), lookup, paperGain(f, cell)));
   cells = cells.map((c) => (c.sft ? sftCell(c, cells) : c));
   const metrics = [...new Set(f.cells.map((c) => c.metric))];
-  const nullControl = metrics.map((m) => seedCell('null control', m, m, seeds, (seed) => ({ ...nullControlConfig(f, meta.common), seed }), lookup, null));
+  const nullControl = nullControls(f, meta.common).flatMap((n) => metrics.map((m) =>
+    seedCell('null control', nullCol(n.label, m, metrics.length), m, seeds, (seed) => ({ ...n.config, seed }), lookup, null)));
   const pairs = f.compares.pairs.map(([hi, lo]) => ({ higher: label(hi), lower: label(lo), call: pairCall(intervalOf(hi, cells), intervalOf(lo, cells)) }));
   const direction = directionSentence(f, cells, nullControl, pairs.map((p) => p.call));
   const seen = new Set<string>();
@@ -178,7 +184,7 @@ function directionSentence(f: Finding, cells: GainCell[], nullControl: GainCell[
   const compared = new Set(f.compares.pairs.flat().filter((r): r is Exclude<CellRef, 'start'> => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
   const unfinished = cells.filter((c) => compared.has(`${c.row}\u0000${c.col}`) && c.seeds.length < c.planned).length;
   const n = (k: PairCall) => calls.filter((c) => c === k).length;
-  const nulls = nullControl.filter((c) => c.mean.gain !== null).map((c) => `${c.metric} ${gainText(c)}`);
+  const nulls = nullControl.filter((c) => c.mean.gain !== null).map((c) => `${c.col} ${gainText(c)}`);
   const parts = [
     `${n('supports')} of ${calls.length} compared pairs apart the paper's way, ${n('contradicts')} the other way, ${n('not resolved')} not resolved`,
     unfinished ? `${unfinished} compared cell${unfinished > 1 ? 's' : ''} not finished` : '',
@@ -194,12 +200,12 @@ export function gainMarkdown(t: GainTable): string {
     const own = c.seeds.length === 0 ? '… not run yet' : c.seeds.length < c.planned ? `${gainText(c)} (${c.seeds.length}/${c.planned} seeds)` : gainText(c);
     return c.paperGain === null ? own : `${own} (paper ${signed(c.paperGain)})`;
   };
-  const nulls = t.nullControl.map((c) => `${c.metric} ${c.seeds.length ? gainText(c) : '… not run yet'}${c.seeds.length && c.seeds.length < c.planned ? ` (${c.seeds.length}/${c.planned} seeds)` : ''}`);
+  const nulls = t.nullControl.map((c) => `${c.col} ${c.seeds.length ? gainText(c) : '… not run yet'}${c.seeds.length && c.seeds.length < c.planned ? ` (${c.seeds.length}/${c.planned} seeds)` : ''}`);
   const lines = [
     ...gridMarkdown(t, cell),
     '',
     `Gain over the SFT start in points (end − start, mean over seeds ± the half-width of its 95 % t interval; the paper's gain over its SFT column in parentheses; … = not run yet).`,
-    `Null control (the base with shuffled advantages): ${nulls.join(', ')}.`,
+    `Null control (the base with shuffled advantages${t.nullControl.some((c) => c.col !== c.metric) ? ', one per scale' : ''}): ${nulls.join(', ')}.`,
     `Compared: ${t.compares.doc} — ${t.compares.pairs.map((p) => `${p.higher} > ${p.lower}: ${p.call}`).join('; ')}.`,
     `Direction: **${t.direction.call}** — ${t.direction.sentence}`,
     '',

@@ -207,7 +207,19 @@ export function paperGain(f: Finding, cell: FindingCell): number | null {
   return sft === undefined ? null : Math.round(10 * (cell.paper - sft)) / 10;
 }
 
-/** the config of a finding's null control: its base (and the sweep's common settings) with shuffled advantages */
-export function nullControlConfig(f: Finding, common: Partial<LabConfig> = {}): LabConfig {
-  return { ...defaultConfig(), ...f.base, ...common, advantages: 'shuffled' } as LabConfig;
+/** one null control of a finding: its label (the scale's, e.g. '1.5B', in a finding that spans scales; '' otherwise) and run config */
+export interface NullControl { label: string; config: LabConfig }
+
+/**
+ * A finding's null controls: its base (and the sweep's common settings) with shuffled advantages, one per
+ * scale its cells span. How far RL drifts with no signal depends on the scale (the recipe's 40 steps from
+ * the shipped checkpoints: s −11, m −6, l −40 points), so a gain at 7B is read against the 7B drift, not
+ * the 3B one. Single-scale findings (T2, T4, T5, T7) have one.
+ */
+export function nullControls(f: Finding, common: Partial<LabConfig> = {}): NullControl[] {
+  const base = { ...defaultConfig(), ...f.base, ...common, advantages: 'shuffled' } as LabConfig;
+  // the scales the cells run at (common settings may override the base's; the cell's own axis wins)
+  const scales = [...new Set(f.cells.map((c) => (cellConfig(f, c, common) ?? base).scale))];
+  if (scales.length === 1) return [{ label: '', config: { ...base, scale: scales[0] } }];
+  return scales.map((scale) => ({ label: SCALES.find(([x]) => x === scale)?.[1] ?? scale, config: { ...base, scale } }));
 }

@@ -2,9 +2,9 @@
 // of the finding, then its null control, each with the lab's standard gain and interval, the user's own
 // gain and interval, the paper's gain, and the cell's cost; plus an axis in points that holds them all.
 // Pure: no tfjs, no DOM.
-import type { GainCell, GainTable } from './findingGains.ts';
+import { nullCol, type GainCell, type GainTable } from './findingGains.ts';
 import type { Finding } from './findings.ts';
-import { paperGain } from './findings.ts';
+import { nullControls, paperGain } from './findings.ts';
 
 /** one estimate on the chart: the mean gain, its 95 % interval (null: one seed) and the seeds' own gains */
 export interface GainMark {
@@ -35,7 +35,7 @@ function mark(c: GainCell | undefined): GainMark | null {
   return { mean: c.mean.gain, ci95: c.ci95, seeds: c.seeds.map((seed, i) => ({ seed, gain: c.gain[i] })), done: c.seeds.length, planned: c.planned };
 }
 
-/** the chart's lines: every non-SFT cell of the finding, then one null-control line per metric */
+/** the chart's lines: every non-SFT cell of the finding, then one null-control line per scale and metric */
 export function gainLines(f: Finding, lab: GainTable | null, mine: GainTable | null): GainLine[] {
   const find = (t: GainTable | null, row: string, col: string) => t?.cells.find((c) => c.row === row && c.col === col);
   const multi = new Set(f.cells.map((c) => c.metric)).size > 1;
@@ -51,10 +51,12 @@ export function gainLines(f: Finding, lab: GainTable | null, mine: GainTable | n
     lab: mark(find(lab, c.row, c.col)), mine: mark(find(mine, c.row, c.col)), paper: paperGain(f, c), ...costOf(find(lab, c.row, c.col)),
   }));
   const metrics = [...new Set(f.cells.map((c) => c.metric))];
-  for (const m of metrics) {
-    const n = (t: GainTable | null) => t?.nullControl.find((c) => c.metric === m);
-    lines.push({ label: multi ? `null control · ${m === 'ood' ? 'OOD' : 'success'}` : 'null control', metric: m, isNull: true,
-      lab: mark(n(lab)), mine: mark(n(mine)), paper: null, ...costOf(n(lab)) });
+  for (const n of nullControls(f)) for (const m of metrics) {
+    const col = nullCol(n.label, m, metrics.length);
+    const cell = (t: GainTable | null) => t?.nullControl.find((c) => c.col === col && c.metric === m);
+    const what = [n.label, multi ? (m === 'ood' ? 'OOD' : 'success') : ''].filter(Boolean).join(' · ');
+    lines.push({ label: what ? `null control · ${what}` : 'null control', metric: m, isNull: true,
+      lab: mark(cell(lab)), mine: mark(cell(mine)), paper: null, ...costOf(cell(lab)) });
   }
   return lines;
 }

@@ -3,7 +3,7 @@
 // LabState holds a RunQueue and calls these on every worker progress event.
 import { defaultConfig, type LabConfig, SETTING_KEYS, type SettingKey } from './config.ts';
 import type { RunFigures, RunResult } from './findingTable.ts';
-import { cellConfig, nullControlConfig, type Finding } from './findings.ts';
+import { cellConfig, nullControls, type Finding } from './findings.ts';
 import { configFromRecord, formatValue, serializeHash } from './urlState.ts';
 
 /** one distinct run of a finding's grid; cells that share a config (T2's in-domain/OOD) share the run */
@@ -292,7 +292,7 @@ export function runResultOf(run: StoredRun & { createdAt: number }, points: read
  */
 export function gridSeedConfigs<R extends StoredRun>(f: Finding, user: LabConfig, runs: readonly R[]): { seeds: number[]; configs: LabConfig[] } {
   const common = gridCommon(user);
-  const base = [...gridRuns(f, user).map((g) => g.config), nullControlConfig(f, common)];
+  const base = [...gridRuns(f, user).map((g) => g.config), ...nullControls(f, common).map((n) => n.config)];
   const candidates = new Set(runs.filter((r) => r.kind === 'rl' && r.status === 'completed').map((r) => configFromRecord(r.config).config.seed));
   const seeds = [...candidates].filter((seed) => base.some((c) => findRunFor(runs, { ...c, seed }))).sort((a, b) => a - b);
   return { seeds, configs: seeds.flatMap((seed) => base.map((c) => ({ ...c, seed }))) };

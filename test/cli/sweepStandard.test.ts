@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runDirName, STANDARD, STANDARD_SEEDS, sweepCommand } from '../../src/cli/commands/sweep.ts';
-import { cellConfig, findingById, nullControlConfig } from '../../src/lab/findings.ts';
+import { cellConfig, findingById, nullControls } from '../../src/lab/findings.ts';
 import type { LabConfig } from '../../src/lab/config.ts';
 import { serializeHash } from '../../src/lab/urlState.ts';
 import { readGainTables } from '../../src/ui/findings/referenceTables.ts';
@@ -33,7 +33,7 @@ describe('sweep --standard --tables-only', () => {
     STANDARD_SEEDS.forEach((seed, i) => {
       finished({ ...mixed, seed }, 0.4 + 0.01 * i);
       if (seed !== 3) finished({ ...hard, seed }, 0.1 + 0.01 * i); // hard-only seed 3 has not finished
-      finished({ ...nullControlConfig(t5, common), seed }, 0.2 - 0.01 * i);
+      finished({ ...nullControls(t5, common)[0].config, seed }, 0.2 - 0.01 * i);
     });
     expect(runDirName({ ...mixed, seed: 2 })).toMatch(/seed=2/);
     const quiet = [vi.spyOn(console, 'log').mockImplementation(() => {}), vi.spyOn(console, 'error').mockImplementation(() => {})];

@@ -77,6 +77,21 @@ describe('gainTable on hand-made tables', () => {
     expect(t.coreMinutes).toBe(9);
   });
 
+  it('reads a finding that spans scales against one null control per scale (T1: s, m and l drift differently)', () => {
+    const drift: Record<string, number> = { s: 0.1, m: 0.15, l: 0.0 };
+    const lookup = (lab: LabConfig): SeedResult => ({ start: figures(0.2), final: figures(lab.advantages === 'shuffled' ? drift[lab.scale] + 0.01 * lab.seed : 0.3),
+      wallSeconds: 60, where: `${lab.scale}-${lab.reward}-${lab.advantages}-${lab.seed}` });
+    const t = gainTable(findingById('T1'), lookup, [1, 2, 3], meta);
+    expect(t.nullControl.map((c) => c.col)).toEqual(['1.5B', '3B', '7B']);
+    expect(t.nullControl.map((c) => c.mean.gain)).toEqual([-8, -3, -18]);
+    expect(t.nullControl[2].where[0]).toBe('l-sum-shuffled-1'); // the 7B null runs at l with the finding's base reward
+    expect(t.direction.sentence).toMatch(/null control 1\.5B −8\.0 ± 2\.5, 3B −3\.0 ± 2\.5, 7B −18\.0 ± 2\.5/);
+    expect(gainMarkdown(t)).toMatch(/one per scale\): 1\.5B −8\.0/);
+    // single-scale findings keep one per metric, named by the metric
+    const t7table = gainTable(findingById('T7'), lookup, [1, 2, 3], meta);
+    expect(t7table.nullControl.map((c) => `${c.col}:${c.where[0]}`)).toEqual(['success:m-curriculum-shuffled-1']);
+  });
+
   it('writes a gain with the half-width of its interval', () => {
     expect(gainText({ mean: { gain: 4.2 }, ci95: { lo: 1.1, hi: 7.3 } })).toBe('+4.2 ± 3.1');
     expect(gainText({ mean: { gain: -0.04 }, ci95: null })).toBe('0.0 ± ?');

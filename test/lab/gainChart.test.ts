@@ -23,6 +23,15 @@ describe('gainLines and gainAxis', () => {
     expect(axis.ticks).toContain(0);
   });
 
+  it('T6 spans scales: one null-control line per scale, each read from its own scale\'s runs', () => {
+    const t6 = findingById('T6');
+    const lookup = (lab: LabConfig): SeedResult => ({ start: fig(0.2, 0.5), final: fig(lab.advantages === 'shuffled' ? { s: 0.1, m: 0.15, l: 0 }[lab.scale] : 0.3, 0.5), wallSeconds: 60, where: `${lab.scale}-${lab.algorithm}-${lab.advantages}-${lab.seed}` });
+    const lines = gainLines(t6, gainTable(t6, lookup, [1, 2, 3], meta), null);
+    const nulls = lines.filter((l) => l.isNull);
+    expect(nulls.map((l) => l.label)).toEqual(['null control · 1.5B', 'null control · 3B', 'null control · 7B']);
+    expect(nulls.map((l) => l.lab?.mean)).toEqual([-10, -5, -20]);
+  });
+
   it('an empty table still has an axis around 0 and lines without marks', () => {
     const t7 = findingById('T7');
     const lines = gainLines(t7, null, null);

@@ -15,7 +15,7 @@ import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeB
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
-import { cellConfig, findingById, FINDINGS, nullControlConfig, type Finding } from '../../lab/findings.ts';
+import { cellConfig, findingById, FINDINGS, nullControls, type Finding } from '../../lab/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
@@ -49,7 +49,7 @@ export const sweepCommand: Command = {
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
   --standard    the findings size: ${Object.entries(STANDARD).map(([k, v]) => `${k}=${String(v)}`).join(' ')}, ${STANDARD_SEEDS.length} seeds a cell
-                and a null control per finding (its base with advantages=shuffled); tables of gains with 95 % intervals
+                and a null control per finding and scale (its base with advantages=shuffled); tables of gains with 95 % intervals
   --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')})
   --out DIR     writes DIR/<ID>/table.md and table.json
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
@@ -90,7 +90,7 @@ export const sweepCommand: Command = {
     const configs = new Map<string, LabConfig>();
     for (const f of findings) {
       const labs = f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null);
-      const planned = standard ? seeds.flatMap((seed) => [...labs, nullControlConfig(f, common)].map((l) => ({ ...l, seed }))) : labs;
+      const planned = standard ? seeds.flatMap((seed) => [...labs, ...nullControls(f, common).map((n) => n.config)].map((l) => ({ ...l, seed }))) : labs;
       for (const lab of planned) if (scales.has(lab.scale)) configs.set(runDirName(lab), lab);
     }
     if (standard) {
