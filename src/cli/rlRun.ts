@@ -100,6 +100,12 @@ export function resumeFingerprint(lab: LabConfig, rl: RlConfig, checkpointSha256
   return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
 }
 
+/** CPU seconds this process has spent (user + system) */
+function processCpuSeconds(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   await useNodeBackend(o.backend, wasmThreads());
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
@@ -115,7 +121,9 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   let trainer = new RlTrainer(start, reference, env, rl);
   let wallBefore = 0;
   let cpuBefore = 0;
-  const cpuNow = () => { const u = process.cpuUsage(); return cpuBefore + (u.user + u.system) / 1e6; };
+  // this run's CPU, not the process's: a sweep with --jobs 1 runs its runs one after another in one process
+  let cpuAtStart = processCpuSeconds();
+  const cpuNow = () => cpuBefore + processCpuSeconds() - cpuAtStart;
   let startFigures: RunFigures | null = null;
   const saved = o.resume ? readResumeState(o.out, fingerprint) : null;
   if (saved) {
@@ -123,7 +131,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     start.dispose();
     trainer = RlTrainer.restore(saved.ckpt, reference, env, rl);
     wallBefore = Number(saved.extra.wallSeconds ?? 0);
-    cpuBefore = Number(saved.extra.cpuSeconds ?? 0) - (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+    cpuBefore = Number(saved.extra.cpuSeconds ?? 0);
     startFigures = (saved.extra.start as RunFigures) ?? null;
     // the curve after the resumed step is redone
     const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step && !(m.step === trainer.step && m.kind === 'train'));
@@ -133,6 +141,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     for (const f of ['metrics.jsonl', 'samples.jsonl', 'summary.json']) rmSync(join(o.out, f), { force: true });
   }
   const t0 = performance.now();
+  cpuAtStart = processCpuSeconds(); // counted from where the wall clock starts
   const log = (kind: 'train' | 'eval', step: number, m: Metrics) => appendFileSync(join(o.out, 'metrics.jsonl'), JSON.stringify({ kind, step, ...m }) + '\n');
   const writeSamples = () => {
     const picked = pickSamples(trainer);

@@ -28,6 +28,10 @@ beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
   expect(await sftCommand.run(['--preset', 's', '--steps', '1', '--batch', '2', '--train-queries', '12', '--validation', '3', '--test', '2',
     '--tool-qa', '4', '--seed', '3', '--context', '256', '--out', ck])).toBe(0);
+  // 5 CPU seconds this process spends before the run, which the run's cpuSeconds must not count
+  const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+  const burnt = cpu() + 5;
+  while (cpu() < burnt);
   summary = await runRl({ lab: LAB, out: run, checkpoint: ck, resume: false, backend: 'wasm', quiet: true });
 }, 300_000);
 afterAll(() => {
@@ -36,6 +40,11 @@ afterAll(() => {
 });
 
 describe('an RL run writes a policy folder that evaluate scores', () => {
+  it("counts the run's own CPU, not the process's (a sweep with --jobs 1 runs its runs in one process)", () => {
+    expect(summary.cpuSeconds).toBeGreaterThan(0);
+    expect(summary.cpuSeconds).toBeLessThan(summary.wallSeconds + 3); // one wasm thread (GC may add a little); the 5 s burnt before do not count
+  });
+
   it('summary.json carries start and final intervals, the sampled success and n', () => {
     for (const f of [summary.start, summary.final]) {
       expect(f.queries).toBe(3);
