@@ -2,7 +2,8 @@
 // its metrics.jsonl and summary.json) and writes beside them:
 //   table.json — per scale and arm: start, end, gain per seed, the mean gain with its 95 % t interval,
 //                the pooled final success (Wilson), the paired real − null difference, the cost;
-//   table.md   — the same as a Markdown table (pasted into the README by hand);
+//   table.md   — the same as a Markdown table (pasted into the README by hand), then the training side:
+//                sampled success, delivery and entropy in the first and last ten steps, the final KL;
 //   curves.svg — greedy validation success against steps, per scale, seeds thin, means thick, null dashed.
 // Usage: npx tsx scripts/rlRecipeReport.ts [DIR]   (DIR defaults to results/rl-recipe)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,9 +14,9 @@ import { curvesSvg, type SvgPanel } from '../src/lab/curveSvg.ts';
 const dir = process.argv[2] ?? 'results/rl-recipe';
 const RUN = /^(s|m|l)-seed(\d+)-(real|null)$/;
 
-interface Found { scale: string; arm: 'real' | 'null'; run: SeedRun; hash: string; steps: number }
+interface Found { scale: string; arm: 'real' | 'null'; run: SeedRun; hash: string; steps: number; train: Record<string, number | string>[] }
 
-function readRun(folder: string): { run: Omit<SeedRun, 'seed'>; hash: string; steps: number } | null {
+function readRun(folder: string): { run: Omit<SeedRun, 'seed'>; hash: string; steps: number; train: Record<string, number | string>[] } | null {
   const metrics = join(dir, folder, 'metrics.jsonl');
   if (!existsSync(metrics)) return null;
   const lines = readFileSync(metrics, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, number | string>);
@@ -25,7 +26,8 @@ function readRun(folder: string): { run: Omit<SeedRun, 'seed'>; hash: string; st
   const summaryPath = join(dir, folder, 'summary.json');
   const summary = existsSync(summaryPath) ? JSON.parse(readFileSync(summaryPath, 'utf8')) as { hash: string; steps: number; wallSeconds: number; cpuSeconds?: number; lab: { evalQueries: number } } : null;
   for (const p of curve) if (!Number.isFinite(p.queries)) p.queries = summary?.lab.evalQueries ?? NaN;
-  return { run: { curve, wallSeconds: summary?.wallSeconds, cpuSeconds: summary?.cpuSeconds }, hash: summary?.hash ?? '(unfinished)', steps: summary?.steps ?? 0 };
+  return { run: { curve, wallSeconds: summary?.wallSeconds, cpuSeconds: summary?.cpuSeconds }, hash: summary?.hash ?? '(unfinished)', steps: summary?.steps ?? 0,
+    train: lines.filter((l) => l.kind === 'train') };
 }
 
 const found: Found[] = [];
@@ -34,7 +36,7 @@ for (const folder of readdirSync(dir).sort()) {
   if (!m) continue;
   const r = readRun(folder);
   if (!r || r.run.curve.length === 0) continue;
-  found.push({ scale: m[1], arm: m[3] as 'real' | 'null', run: { ...r.run, seed: Number(m[2]) }, hash: r.hash, steps: r.steps });
+  found.push({ scale: m[1], arm: m[3] as 'real' | 'null', run: { ...r.run, seed: Number(m[2]) }, hash: r.hash, steps: r.steps, train: r.train });
 }
 if (found.length === 0) throw new Error(`no runs named <scale>-seed<N>-<real|null> with evaluations under ${dir}`);
 
@@ -47,6 +49,17 @@ const table: Record<string, unknown> = {};
 const md: string[] = [
   '| scale | arm | seeds | start | end per seed | gain per seed | mean gain [95 % t] | call | pooled end [Wilson] | CPU min / run |',
   '|---|---|---|---|---|---|---|---|---|---|',
+];
+// the training side of the same runs: what the sampled rollouts (temperature 0.7) did in the first and
+// last ten steps — sampled success, delivery, policy entropy — and the KL to the SFT start at the end
+const TRAIN_KEYS = [['success', 'sampled success'], ['delivery', 'sampled delivery'], ['entropy', 'entropy']] as const;
+const trainMean = (runs: Found[], key: string, from: number, to: number) => {
+  const xs = runs.flatMap((r) => r.train.filter((t) => Number(t.step) >= from && Number(t.step) <= to).map((t) => Number(t[key]))).filter(Number.isFinite);
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
+};
+const trainingMd: string[] = [
+  `| scale | arm | ${TRAIN_KEYS.map(([, l]) => `${l} steps 1–10 → 31–40`).join(' | ')} | KL steps 31–40 |`,
+  `|---|---|${TRAIN_KEYS.map(() => '---|').join('')}---|`,
 ];
 const panels: SvgPanel[] = [];
 for (const scale of scales) {
@@ -66,7 +79,10 @@ for (const scale of scales) {
       lastStep: runs.map((r) => r.run.curve[r.run.curve.length - 1].step),
       cpuMinutesPerRun: round(a.cpuSeconds / 60), wallMinutesPerRun: round(a.wallSeconds / 60),
       hashes: runs.map((r) => r.hash), unfinished,
+      training: Object.fromEntries([...TRAIN_KEYS.map(([k]) => [k, { first10: round(trainMean(runs, k, 1, 10)), last10: round(trainMean(runs, k, 31, 40)) }]),
+        ['klLast10', round(trainMean(runs, 'kl', 31, 40))]]),
     };
+    trainingMd.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${TRAIN_KEYS.map(([k]) => `${trainMean(runs, k, 1, 10).toFixed(3)} → ${trainMean(runs, k, 31, 40).toFixed(3)}`).join(' | ')} | ${trainMean(runs, 'kl', 31, 40).toFixed(4)} |`);
     md.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${a.seeds.join(', ')} | ${a.start.map(pct).join(', ')} | ${a.end.map(pct).join(', ')} | ` +
       `${a.gain.map((g) => (g >= 0 ? '+' : '') + pct(g)).join(', ')} | **${pct(a.meanGain.estimate)}** ${iv(a.meanGain)} | ${gainCall(a.meanGain)} | ` +
       `${pct(a.pooledEnd.estimate)} ${iv(a.pooledEnd)} (n ${a.pooledEnd.n}) | ${Number.isFinite(a.cpuSeconds) ? (a.cpuSeconds / 60).toFixed(1) : '—'} |`);
@@ -90,10 +106,10 @@ for (const scale of scales) {
 
 const queries = [...new Set(found.flatMap((f) => f.run.curve.map((p) => p.queries)))];
 writeFileSync(join(dir, 'table.json'), JSON.stringify({ format: 'star-lab-rl-recipe-table/1', evalQueries: queries, scales: table }, null, 1) + '\n');
-writeFileSync(join(dir, 'table.md'), md.join('\n') + '\n');
+writeFileSync(join(dir, 'table.md'), `${md.join('\n')}\n\nTraining rollouts (means over the arm's seeds and steps):\n\n${trainingMd.join('\n')}\n`);
 writeFileSync(join(dir, 'curves.svg'), curvesSvg(panels, {
   title: 'Greedy validation success during RL (GRPO + Sum, T 0.7, constrained plans)',
   note: `${queries.join('/')} validation queries per evaluation; dashed: the same runs with advantages shuffled across the step`,
   xLabel: 'RL step', yLabel: 'validation success',
 }));
-console.log(md.join('\n'));
+console.log(`${md.join('\n')}\n\n${trainingMd.join('\n')}`);
