@@ -56,6 +56,15 @@ describe('sweep --standard --tables-only', () => {
     expect(t.direction.call).toBe('agrees'); // +21 ± 2.5 against −9.5 ± 6.4
     expect(t.direction.sentence).toMatch(/1 compared cell not finished/);
     expect(readFileSync(join(tmp, 'T5', 'table.md'), 'utf8')).toMatch(/\(2\/3 seeds\)/);
+    // a sweep of other scales (an s sweep beside an m one) rewrites every table from the runs folder: T5's m runs stay in it
+    const quiet2 = [vi.spyOn(console, 'log').mockImplementation(() => {}), vi.spyOn(console, 'error').mockImplementation(() => {})];
+    try {
+      expect(await sweepCommand.run(['--preset', 'all', '--standard', '--tables-only', '--scales', 's', '--out', tmp])).toBe(0);
+    } finally {
+      quiet2.forEach((q) => q.mockRestore());
+    }
+    const again = readGainTables({ '/results/findings/T5/table.json': readFileSync(join(tmp, 'T5', 'table.json'), 'utf8') }).get('T5')!.table as GainTable;
+    expect(again.cells[0].seeds).toEqual([1, 2, 3]);
   });
 
   it('refuses --quick with --standard and --seeds without --standard', async () => {

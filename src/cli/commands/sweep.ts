@@ -130,7 +130,9 @@ function parseSeeds(text: string): number[] {
 function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: string, seeds: number[],
   o: { command: string; backend: string; common: Partial<LabConfig> }): GainTable {
   const lookup = (lab: LabConfig) => {
-    const s = summaries.get(runDirName(lab));
+    // a run this sweep did not plan (another scale, another sweep running beside it) still counts once finished:
+    // the table is of the runs folder, so two sweeps side by side never write tables without each other's runs
+    const s = summaries.get(runDirName(lab)) ?? finishedRun(join(runs, runDirName(lab)), lab);
     return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
   };
   return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common });
@@ -154,13 +156,19 @@ function startSha(lab: LabConfig): string {
   return card.weights.sha256;
 }
 
+/** the finished run of `lab` in `dir`: its summary, when it ran this config from today's SFT start (else null) */
+function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
+  const done = readSummary(dir);
+  return done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab) ? done : null;
+}
+
 async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
   onFinish: (name: string, s: RlSummary) => void = () => {}): Promise<Map<string, RlSummary>> {
   const out = new Map<string, RlSummary>();
   const todo: [string, LabConfig][] = [];
   for (const [name, lab] of configs) {
-    const done = readSummary(join(runsDir, name));
-    if (done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab)) {
+    const done = finishedRun(join(runsDir, name), lab);
+    if (done) {
       console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
       out.set(name, done);
       onFinish(name, done);
