@@ -57,7 +57,8 @@ export const sweepCommand: Command = {
                 finding's base settings and --quick, never the axis the finding varies
   --steps N     override the steps of every run
   --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
-  --scales LIST run only the cells at these scales (default s,m,l); the tables show the rest as not run yet
+  --scales LIST run only the cells at these scales (default s,m,l); the tables show every finished run in
+                the runs folder, whichever sweep ran it, and the rest as not run yet
   --tables-only run nothing: write the tables from the runs that have finished
   --threads N   wasm threads of each run (default: the cores over --jobs on a machine of 4+ cores, else 1; or $${THREADS_ENV})
   --backend B   wasm (default) or cpu`,
