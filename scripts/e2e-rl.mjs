@@ -137,8 +137,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     await page.waitForSelector('[data-testid=finding][data-finding=T1]');
     assert(/finding=T1/.test(page.url()), `the link does not name T1: ${page.url()}`);
     assert((await page.locator('[data-testid=finding-cell][data-paper="34.9"]').count()) === 1, "T1's table lacks the paper's 34.9 (1.5B, Curriculum)");
-    // the gain chart: one line per cell and the null control, the paper's gain over its SFT column (1.5B Sum +26.2)
-    assert((await page.locator('[data-testid=gain-chart] [data-testid=gain-line]').count()) === 13, "T1's gain chart is not 12 cells + the null control");
+    // the gain chart: one line per cell and one null control per scale, the paper's gain over its SFT column (1.5B Sum +26.2)
+    assert((await page.locator('[data-testid=gain-chart] [data-testid=gain-line]').count()) === 15, "T1's gain chart is not 12 cells + a null control for each of 3 scales");
     assert((await page.locator('[data-testid=gain-line][data-paper="26.2"]').count()) === 1, "T1's chart lacks the paper's +26.2 (1.5B, Sum)");
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
     await page.locator('[data-testid=finding-tab-T7]').click();
