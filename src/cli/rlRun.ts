@@ -122,7 +122,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   let wallBefore = 0;
   let cpuBefore = 0;
   // this run's CPU, not the process's: a sweep with --jobs 1 runs its runs one after another in one process
-  let cpuAtStart = processCpuSeconds();
+  let cpuAtStart = 0; // set where the wall clock starts
   const cpuNow = () => cpuBefore + processCpuSeconds() - cpuAtStart;
   let startFigures: RunFigures | null = null;
   const saved = o.resume ? readResumeState(o.out, fingerprint) : null;
@@ -141,7 +141,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     for (const f of ['metrics.jsonl', 'samples.jsonl', 'summary.json']) rmSync(join(o.out, f), { force: true });
   }
   const t0 = performance.now();
-  cpuAtStart = processCpuSeconds(); // counted from where the wall clock starts
+  cpuAtStart = processCpuSeconds();
   const log = (kind: 'train' | 'eval', step: number, m: Metrics) => appendFileSync(join(o.out, 'metrics.jsonl'), JSON.stringify({ kind, step, ...m }) + '\n');
   const writeSamples = () => {
     const picked = pickSamples(trainer);

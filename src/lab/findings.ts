@@ -220,6 +220,6 @@ export function nullControls(f: Finding, common: Partial<LabConfig> = {}): NullC
   const base = { ...defaultConfig(), ...f.base, ...common, advantages: 'shuffled' } as LabConfig;
   // the scales the cells run at (common settings may override the base's; the cell's own axis wins)
   const scales = [...new Set(f.cells.map((c) => (cellConfig(f, c, common) ?? base).scale))];
-  if (scales.length === 1) return [{ label: '', config: { ...base, scale: scales[0] } }];
-  return scales.map((scale) => ({ label: SCALES.find(([x]) => x === scale)?.[1] ?? scale, config: { ...base, scale } }));
+  const label = (scale: string) => (scales.length === 1 ? '' : SCALES.find(([x]) => x === scale)?.[1] ?? scale);
+  return scales.map((scale) => ({ label: label(scale), config: { ...base, scale } }));
 }
