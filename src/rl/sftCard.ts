@@ -30,6 +30,33 @@ export function failedChecks(v: Verdicts): string[] {
   return out;
 }
 
+/** how often each check fails among `verdicts`' delivered plans, and how often it is the only one failed */
+export interface FailedCheckCount {
+  check: string;
+  /** plans that failed it */
+  failed: number;
+  /** plans that failed it and nothing else: what fixing this one check alone would turn into successes */
+  soleCause: number;
+}
+
+/**
+ * Which checks keep delivered plans from succeeding, most failed first (ties by name). Read beside the
+ * success rate, it says what an RL run changed: e.g. whether it fixed one check at the cost of another.
+ */
+export function failedCheckCounts(verdicts: readonly Verdicts[]): FailedCheckCount[] {
+  const counts = new Map<string, FailedCheckCount>();
+  for (const v of verdicts) {
+    const failed = failedChecks(v);
+    for (const check of failed) {
+      const c = counts.get(check) ?? { check, failed: 0, soleCause: 0 };
+      c.failed += 1;
+      if (failed.length === 1) c.soleCause += 1;
+      counts.set(check, c);
+    }
+  }
+  return [...counts.values()].sort((a, b) => b.failed - a.failed || a.check.localeCompare(b.check));
+}
+
 export function queryVerdicts(e: PolicyEvaluation, queries: readonly Query[]): QueryVerdict[] {
   const travel = e.episodes.filter((ep) => ep.task.kind === 'travel');
   return e.verdicts.map((v, i) => ({

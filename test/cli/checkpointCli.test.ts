@@ -56,6 +56,10 @@ describe('sft then evaluate', () => {
     expect(written.verdicts.map((v) => v.id)).toEqual(card.verdictCheck.queries.map((v) => v.id));
     expect(written.verdicts.filter((v) => v.delivered).length / 3).toBe(card.evaluation.free.delivery);
     expect(out.join('\n')).toMatch(/95 % interval +\[\d+\.\d%, \d+\.\d%\]/);
+    // the failed-check breakdown counts exactly the checks the verdicts name
+    const failed = written.verdicts.flatMap((v) => v.failed);
+    expect((written as unknown as { failedChecks: { failed: number }[] }).failedChecks.reduce((a, c) => a + c.failed, 0)).toBe(failed.length);
+    if (failed.length > 0) expect(out.join('\n')).toContain(`failed checks (share of the 3 queries`);
   }, 120_000);
 
   it('evaluate --split test --n 1 --ood 0 --decoding constrained evaluates what it is asked', async () => {

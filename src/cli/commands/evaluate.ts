@@ -16,7 +16,7 @@ import { formatDuration } from '../progress.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../../rl/loadPolicy.ts';
 import { cardToolQa, originEvaluationTasks, type SftOrigin } from '../../rl/rlEnvironment.ts';
-import { evaluationFigures, queryVerdicts } from '../../rl/sftCard.ts';
+import { evaluationFigures, failedCheckCounts, queryVerdicts } from '../../rl/sftCard.ts';
 import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFiles.ts';
 import { sameFigures, type Figures } from '../cardCompare.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolicy.ts';
@@ -51,7 +51,8 @@ export const evaluateCommand: Command = {
 Prints delivery, success (final pass rate) with their 95 % Wilson intervals, commonsense and hard micro/macro,
 tool-QA (OOD) accuracy, call parse rate, mean tool calls and tokens; with --samples the sampled success and
 its interval (Wilson over queries, a query's K samples one trial: conservative); beside them an SFT card's
-figures when the setup is the card's.`,
+figures when the setup is the card's; then which checks the delivered plans failed, each as a share of the
+queries and as the only check failed (what fixing it alone would win).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -131,13 +132,19 @@ figures when the setup is the card's.`,
     if (e.failureReasons.length > 0) {
       console.log(`\nundelivered plans: ${e.failureReasons.slice(0, 5).map(([r, k]) => `${r} (×${k})`).join('; ')}`);
     }
+    const checks = failedCheckCounts(e.verdicts);
+    if (checks.length > 0) {
+      const pct = (k: number) => `${(100 * k / e.verdicts.length).toFixed(1)}%`;
+      console.log(`\nfailed checks (share of the ${e.verdicts.length} queries; in parentheses, failed alone): ` +
+        checks.map((c) => `${c.check} ${pct(c.failed)} (${pct(c.soleCause)})`).join('; '));
+    }
     if (jsonFile) {
       mkdirSync(dirname(jsonFile), { recursive: true });
       writeAtomic(jsonFile, JSON.stringify({
         checkpoint: dir, card: sftCard ? cardIdentity(sftCard) : rlCardIdentity(rlCard!),
         setup: { world: { ...origin.world }, split, queries: queries.length, toolQaTasks: qa.length, decoding, failureRate, batchSize, backend, samples, temperature },
         figures, intervals, sampled: sampledFigures && { ...sampledFigures, querySuccess: sampled!.querySuccess },
-        failureReasons: e.failureReasons, verdicts: queryVerdicts(e, queries), seconds,
+        failureReasons: e.failureReasons, failedChecks: checks, verdicts: queryVerdicts(e, queries), seconds,
       }, null, 1) + '\n');
       console.log(`\nwrote ${jsonFile}`);
     }
