@@ -57,8 +57,11 @@ const trainMean = (runs: Found[], key: string, from: number, to: number) => {
   const xs = runs.flatMap((r) => r.train.filter((t) => Number(t.step) >= from && Number(t.step) <= to).map((t) => Number(t[key]))).filter(Number.isFinite);
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
 };
+// the last ten steps of the longest run (31–40 for the recipe's 40)
+const lastStep = Math.max(...found.flatMap((f) => f.train.map((t) => Number(t.step))).filter(Number.isFinite));
+const [L0, L1] = [lastStep - 9, lastStep];
 const trainingMd: string[] = [
-  `| scale | arm | ${TRAIN_KEYS.map(([, l]) => `${l} steps 1–10 → 31–40`).join(' | ')} | KL steps 31–40 |`,
+  `| scale | arm | ${TRAIN_KEYS.map(([, l]) => `${l} steps 1–10 → ${L0}–${L1}`).join(' | ')} | KL steps ${L0}–${L1} |`,
   `|---|---|${TRAIN_KEYS.map(() => '---|').join('')}---|`,
 ];
 const panels: SvgPanel[] = [];
@@ -79,10 +82,10 @@ for (const scale of scales) {
       lastStep: runs.map((r) => r.run.curve[r.run.curve.length - 1].step),
       cpuMinutesPerRun: round(a.cpuSeconds / 60), wallMinutesPerRun: round(a.wallSeconds / 60),
       hashes: runs.map((r) => r.hash), unfinished,
-      training: Object.fromEntries([...TRAIN_KEYS.map(([k]) => [k, { first10: round(trainMean(runs, k, 1, 10)), last10: round(trainMean(runs, k, 31, 40)) }]),
-        ['klLast10', round(trainMean(runs, 'kl', 31, 40))]]),
+      training: Object.fromEntries([...TRAIN_KEYS.map(([k]) => [k, { first10: round(trainMean(runs, k, 1, 10)), last10: round(trainMean(runs, k, L0, L1)) }]),
+        ['klLast10', round(trainMean(runs, 'kl', L0, L1))]]),
     };
-    trainingMd.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${TRAIN_KEYS.map(([k]) => `${trainMean(runs, k, 1, 10).toFixed(3)} → ${trainMean(runs, k, 31, 40).toFixed(3)}`).join(' | ')} | ${trainMean(runs, 'kl', 31, 40).toFixed(4)} |`);
+    trainingMd.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${TRAIN_KEYS.map(([k]) => `${trainMean(runs, k, 1, 10).toFixed(3)} → ${trainMean(runs, k, L0, L1).toFixed(3)}`).join(' | ')} | ${trainMean(runs, 'kl', L0, L1).toFixed(4)} |`);
     md.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${a.seeds.join(', ')} | ${a.start.map(pct).join(', ')} | ${a.end.map(pct).join(', ')} | ` +
       `${a.gain.map((g) => (g >= 0 ? '+' : '') + pct(g)).join(', ')} | **${pct(a.meanGain.estimate)}** ${iv(a.meanGain)} | ${gainCall(a.meanGain)} | ` +
       `${pct(a.pooledEnd.estimate)} ${iv(a.pooledEnd)} (n ${a.pooledEnd.n}) | ${Number.isFinite(a.cpuSeconds) ? (a.cpuSeconds / 60).toFixed(1) : '—'} |`);
