@@ -48,7 +48,7 @@ describe('sft then evaluate', () => {
     // the split is grown to 300 queries (the card's 3 first): --n 3 is the card's own evaluation
     expect(await evaluateCommand.run(['--checkpoint', ck, '--n', '3', '--json', json])).toBe(0);
     expect(out.join('\n')).toContain("the card's evaluation is reproduced");
-    const written = JSON.parse(readFileSync(json, 'utf8')) as { figures: unknown; verdicts: QueryVerdict[]; setup: { queries: number } };
+    const written = JSON.parse(readFileSync(json, 'utf8')) as { figures: unknown; verdicts: QueryVerdict[]; setup: { queries: number }; failedChecks: { failed: number }[] };
     const card = readCard(ck);
     // the card stores NaN as null, as JSON.stringify does
     expect(written.figures).toEqual(JSON.parse(JSON.stringify(card.evaluation.free)));
@@ -58,7 +58,7 @@ describe('sft then evaluate', () => {
     expect(out.join('\n')).toMatch(/95 % interval +\[\d+\.\d%, \d+\.\d%\]/);
     // the failed-check breakdown counts exactly the checks the verdicts name
     const failed = written.verdicts.flatMap((v) => v.failed);
-    expect((written as unknown as { failedChecks: { failed: number }[] }).failedChecks.reduce((a, c) => a + c.failed, 0)).toBe(failed.length);
+    expect(written.failedChecks.reduce((a, c) => a + c.failed, 0)).toBe(failed.length);
     if (failed.length > 0) expect(out.join('\n')).toContain(`failed checks (share of the 3 queries`);
   }, 120_000);
 
