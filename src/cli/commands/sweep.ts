@@ -17,6 +17,8 @@ import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type Finding } from '../../lab/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
+import { plannedArms, plannedSeeds } from '../../lab/powerPlan.ts';
+import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
@@ -50,7 +52,8 @@ export const sweepCommand: Command = {
   --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
   --standard    the findings size: ${Object.entries(STANDARD).map(([k, v]) => `${k}=${String(v)}`).join(' ')}, ${STANDARD_SEEDS.length} seeds a cell
                 and a null control per finding and scale (its base with advantages=shuffled); tables of gains with 95 % intervals
-  --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')})
+  --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')}); where --out holds a power plan (plan.json,
+                \`power-plan\`), each finding runs its planned seeds instead, and only the cells its pairs compare
   --out DIR     writes DIR/<ID>/table.md and table.json
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
   --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
@@ -78,7 +81,11 @@ export const sweepCommand: Command = {
     const standard = flags.has('standard');
     if (standard && flags.has('quick')) throw new Error('--quick and --standard are two sizes: choose one');
     if (flags.has('seeds') && !standard) throw new Error('--seeds goes with --standard');
+    // a power plan in --out fixes each finding's seeds (power-plan.ts): no --seeds beside it, no seed added after the fact
+    const plan = standard ? readPowerPlan(out) : null;
+    if (plan && flags.has('seeds')) throw new Error(`${join(out, 'plan.json')} fixes the seeds of every finding: --seeds cannot change them (use another --out for other seeds)`);
     const seeds = standard ? parseSeeds(flagText(flags, 'seeds', STANDARD_SEEDS.join(','))) : [];
+    const seedsOf = (f: Finding) => plannedSeeds(plan, f.id) ?? seeds;
     const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : standard ? STANDARD : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
     if (flags.has('steps')) common.steps = flagInt(flags, 'steps', 12, 1);
     if (standard) common.evalEvery = common.steps; // evaluated at step 0 and the end only
@@ -91,16 +98,18 @@ export const sweepCommand: Command = {
     const configs = new Map<string, LabConfig>();
     for (const f of findings) {
       const labs = f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null);
-      const planned = standard ? seeds.flatMap((seed) => [...labs, ...nullControls(f, common).map((n) => n.config)].map((l) => ({ ...l, seed }))) : labs;
+      // under a plan, only the cells a pair compares (and the null controls) run to the planned seeds
+      const arms = plan ? plannedArms(f, common).map((a) => a.lab) : [...labs, ...nullControls(f, common).map((n) => n.config)];
+      const planned = standard ? seedsOf(f).flatMap((seed) => arms.map((l) => ({ ...l, seed }))) : labs;
       for (const lab of planned) if (scales.has(lab.scale)) configs.set(runDirName(lab), lab);
     }
     if (standard) {
       // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
       const summaries = new Map<string, RlSummary>();
-      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seeds, { command, backend, common })); };
+      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common })); };
       await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); });
       write();
-      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seeds, { command, backend, common }))}`);
+      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common }))}`);
       return 0;
     }
     const summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs);

@@ -1,0 +1,63 @@
+// `npm run cli -- power-plan`: the findings' power plan (src/lab/powerPlan.ts) from the committed standard
+// tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
+// then reads it: each finding runs, and is tested at, exactly its planned seeds.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from '../command.ts';
+import { parseFlags } from '../command.ts';
+import { flagText, rejectUnknownFlags } from '../envFlags.ts';
+import { gitCommit } from '../checkpointDir.ts';
+import { GAIN_TABLE_FORMAT, type GainTable } from '../../lab/findingGains.ts';
+import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../lab/powerPlan.ts';
+
+/** the plan's choices; why each, in WHY (written into plan.md) */
+export const PLAN_CHOICES: PlanChoices = {
+  delta: { success: 12, ood: 5 },
+  power: 0.8,
+  alpha: 0.05,
+  budgetCoreHours: 30,
+  order: ['T5', 'T7', 'T4', 'T1', 'T2', 'T3', 'T6'],
+};
+
+const WHY = {
+  delta: 'Twelve points of success is about one and a half seed SDs: a difference a reader sees in most pairs of runs (P(A beats B) ≈ 0.86 for normal gains), and the size of the smallest effect the paper reports among its claims that is not a near-tie (T4, 100 → 1K queries: +12.4). Smaller paper differences (T1 at 1.5B, Curriculum 34.9 vs Sum 33.1; T6 at 7B, GRPO 62.8 vs DAPO 58.4) would need 40–400 seeds a cell at this spread: no CPU budget reaches them, and the plan says so rather than pretend. Five points of OOD accuracy is the paper\'s T2 effect (41.9 → 36.7 with Sum); OOD gains spread a third as much as success gains, so five points costs no more seeds.',
+  budget: 'Issue 29\'s budget. The 81 committed runs took 7.7 core-hours.',
+  order: 'The single-scale findings first, cheapest to complete first (T5, T7, T4: all at m), so that whole findings reach their call as early as possible; then the reward × scale grid (T1, which holds every cell of T2 and T3), then T6\'s DAPO and ARPO cells at s and l. Within a finding `sweep --standard` goes seed by seed (one seed of every cell and null control before the next), so an interrupted finding is balanced across its cells. Two runs at a time in the background, each committed as it lands.',
+};
+
+export const powerPlanCommand: Command = {
+  name: 'power-plan',
+  summary: "the findings' power plan: the seeds each finding needs, fixed before its runs",
+  help: `usage: npm run cli -- power-plan --out DIR [--force]
+
+  Reads DIR/T*/table.json (the standard tables), pools the per-seed spread of a cell's gain, and writes
+  DIR/plan.json and DIR/plan.md: the seeds each finding needs for ${Math.round(100 * PLAN_CHOICES.power)} % power at a difference of
+  ${PLAN_CHOICES.delta.success} points (success) under Holm, the runs it adds and their measured cost, and their order.
+  Refuses to overwrite a plan (a plan is made once, before its runs) unless --force.`,
+  async run(args) {
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, ['out', 'force']);
+    const out = resolve(flagText(flags, 'out'));
+    if (existsSync(join(out, 'plan.json')) && !flags.has('force')) {
+      throw new Error(`${join(out, 'plan.json')} exists: a power plan is fixed before its runs and not remade after them (--force to replace it)`);
+    }
+    const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json')))
+      .map((d) => JSON.parse(readFileSync(join(out, d, 'table.json'), 'utf8')) as GainTable)
+      .filter((t) => t.format === GAIN_TABLE_FORMAT);
+    if (tables.length === 0) throw new Error(`no standard tables (${GAIN_TABLE_FORMAT}) under ${out}`);
+    const plan = powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: gitCommit() });
+    writeFileSync(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
+    writeFileSync(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
+    console.log(powerPlanMarkdown(plan, WHY));
+    return 0;
+  },
+};
+
+/** the plan in DIR, or null when there is none; throws on a file that is not a plan */
+export function readPowerPlan(dir: string): PowerPlan | null {
+  const file = join(dir, 'plan.json');
+  if (!existsSync(file)) return null;
+  const plan = JSON.parse(readFileSync(file, 'utf8')) as PowerPlan;
+  if (plan.format !== POWER_PLAN_FORMAT) throw new Error(`${file} is not a power plan (format ${String(plan.format)})`);
+  return plan;
+}

@@ -1,0 +1,191 @@
+// The statistics behind a finding's call (issue 29): is one cell's gain over the SFT start larger than
+// another's, across seeds? Each seed of a cell is one independent RL run, so a cell is a small sample of
+// per-seed gains and two cells are compared the way Colas, Sigaud & Oudeyer (2018, "How Many Random
+// Seeds?") recommend for deep RL: Welch's t-test on final performance, the number of seeds fixed
+// beforehand by a power analysis, and (across a finding's several pairs) Holm's step-down correction.
+// Beside it, rliable's probability of improvement (Agarwal et al. 2021) for readers who think in "how
+// often does A beat B".
+//
+// The t and normal distributions come from stdlib (@stdlib/stats-base-dists-*): a well-kept, tested
+// numerical library (its distributions are validated against R and Julia reference values), one small
+// package per function, with TypeScript types and no dependencies beyond stdlib itself — so the lab
+// carries no hand-written incomplete-beta or quantile approximations. Pure: no tfjs, no DOM, no fs.
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
+import chisquarePdf from '@stdlib/stats-base-dists-chisquare-pdf';
+import chisquareQuantile from '@stdlib/stats-base-dists-chisquare-quantile';
+import { Rng } from '../env/random.ts';
+
+/** a test of a difference of means: the estimate, its two-sided interval, and the two-sided p-value */
+export interface DifferenceTest {
+  /** which test: Welch's two-sample t-test, or the one-sample t-test against a fixed value */
+  test: 'welch' | 'one-sample';
+  /** mean(a) − mean(b), or mean(a) − mu for the one-sample test */
+  difference: number;
+  /** the interval's ends at `level` (Welch–Satterthwaite t) */
+  lo: number;
+  hi: number;
+  /** the t statistic and its (Welch–Satterthwaite) degrees of freedom */
+  t: number;
+  df: number;
+  /** two-sided p-value of "no difference" */
+  p: number;
+  nA: number;
+  nB: number;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const variance = (xs: readonly number[]) => { const m = mean(xs); return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1); };
+
+function checkSample(name: string, xs: readonly number[]): void {
+  if (xs.length < 2) throw new Error(`${name}: needs at least two values, got ${xs.length}`);
+  for (const x of xs) if (!Number.isFinite(x)) throw new Error(`${name}: every value must be a finite number, got ${x}`);
+}
+
+/** the t test's figures from an estimate, its standard error and degrees of freedom */
+function fromT(test: DifferenceTest['test'], d: number, se: number, df: number, level: number, nA: number, nB: number): DifferenceTest {
+  if (!(level > 0 && level < 1)) throw new Error(`level must be in (0, 1), got ${level}`);
+  if (se === 0) {
+    // every value equal within each sample: the difference is known exactly
+    return { test, difference: d, lo: d, hi: d, t: d === 0 ? 0 : Math.sign(d) * Infinity, df, p: d === 0 ? 1 : 0, nA, nB };
+  }
+  const t = d / se;
+  const half = tQuantile(1 - (1 - level) / 2, df) * se;
+  return { test, difference: d, lo: d - half, hi: d + half, t, df, p: Math.min(1, 2 * tCdf(-Math.abs(t), df)), nA, nB };
+}
+
+/**
+ * Welch's unequal-variance t-test of mean(a) − mean(b) (Welch 1947; degrees of freedom by
+ * Satterthwaite 1946), with its two-sided `level` interval: the test Colas et al. (2018) recommend for
+ * comparing two RL algorithms over seeds, since their seed-to-seed spreads need not be equal.
+ */
+export function welchTest(a: readonly number[], b: readonly number[], level = 0.95): DifferenceTest {
+  checkSample('welchTest (a)', a);
+  checkSample('welchTest (b)', b);
+  const va = variance(a) / a.length;
+  const vb = variance(b) / b.length;
+  const se = Math.sqrt(va + vb);
+  const df = se === 0 ? a.length + b.length - 2 : (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  return fromT('welch', mean(a) - mean(b), se, df, level, a.length, b.length);
+}
+
+/**
+ * The one-sample t-test of mean(a) − mu (Student 1908): a cell against a fixed value — in the findings,
+ * a cell against the SFT start, whose gain over itself is exactly 0.
+ */
+export function oneSampleTest(a: readonly number[], mu = 0, level = 0.95): DifferenceTest {
+  checkSample('oneSampleTest', a);
+  return fromT('one-sample', mean(a) - mu, Math.sqrt(variance(a) / a.length), a.length - 1, level, a.length, 0);
+}
+
+/**
+ * Holm's step-down adjusted p-values (Holm 1979): with m tests sorted by p, the i-th smallest is
+ * multiplied by (m − i + 1) and the results made non-decreasing. Rejecting every adjusted p < α keeps
+ * the family-wise error at α, and is never less powerful than Bonferroni. Returns them in input order.
+ */
+export function holmAdjust(ps: readonly number[]): number[] {
+  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new Error(`holmAdjust: every p must be in [0, 1], got ${p}`);
+  const m = ps.length;
+  const order = ps.map((p, i) => [p, i] as const).sort((x, y) => x[0] - y[0]);
+  const out = new Array<number>(m);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+/** P(X > Y) + ½ P(X = Y) over every pair of a value of `a` and one of `b` (the Mann–Whitney U over n·m) */
+function pairwiseImprovement(a: readonly number[], b: readonly number[]): number {
+  let s = 0;
+  for (const x of a) for (const y of b) s += x > y ? 1 : x === y ? 0.5 : 0;
+  return s / (a.length * b.length);
+}
+
+/**
+ * rliable's probability of improvement (Agarwal et al. 2021, "Deep RL at the Edge of the Statistical
+ * Precipice"): the chance that a run of A ends with a larger gain than a run of B, P(X > Y) + ½ P(X = Y),
+ * with a percentile bootstrap interval that resamples each arm's seeds separately (rliable's stratified
+ * bootstrap, one stratum per arm). Seeded: the same values give the same interval.
+ */
+export function probabilityOfImprovement(a: readonly number[], b: readonly number[], opts: { level?: number; resamples?: number; seed?: number } = {}): { estimate: number; lo: number; hi: number } {
+  if (a.length === 0 || b.length === 0) throw new Error('probabilityOfImprovement: both arms need values');
+  const level = opts.level ?? 0.95;
+  const resamples = opts.resamples ?? 2000;
+  const rng = new Rng(opts.seed ?? 1);
+  const draws = new Float64Array(resamples);
+  const ra = new Array<number>(a.length);
+  const rb = new Array<number>(b.length);
+  for (let r = 0; r < resamples; r++) {
+    for (let i = 0; i < a.length; i++) ra[i] = a[rng.int(a.length)];
+    for (let i = 0; i < b.length; i++) rb[i] = b[rng.int(b.length)];
+    draws[r] = pairwiseImprovement(ra, rb);
+  }
+  draws.sort();
+  const at = (q: number) => draws[Math.min(resamples - 1, Math.max(0, Math.round((resamples - 1) * q)))];
+  return { estimate: pairwiseImprovement(a, b), lo: at((1 - level) / 2), hi: at(1 - (1 - level) / 2) };
+}
+
+/** the pooled standard deviation of several samples, √(Σ (nᵢ − 1) sᵢ² / Σ (nᵢ − 1)), and its degrees of freedom */
+export function pooledSd(samples: readonly (readonly number[])[]): { sd: number; df: number } {
+  let ss = 0;
+  let df = 0;
+  for (const xs of samples) {
+    if (xs.length < 2) continue;
+    ss += variance(xs) * (xs.length - 1);
+    df += xs.length - 1;
+  }
+  if (df === 0) throw new Error('pooledSd: no sample has two values');
+  return { sd: Math.sqrt(ss / df), df };
+}
+
+/**
+ * The power of a two-sided two-sample t-test with n seeds a cell, a true difference `delta` and a
+ * common per-seed standard deviation `sd`, at level `alpha`: P(|T′| > t₁₋α/₂) where T′ is noncentral t
+ * with 2n − 2 degrees of freedom and noncentrality δ / (σ √(2/n)) — what R's `power.t.test(strict =
+ * TRUE)` computes (Welch's test with equal n and equal spreads has the same distribution). T′ = (Z + λ)
+ * / √(V/ν) with V ~ χ²(ν), so P(T′ > c) = E_V[1 − Φ(c √(V/ν) − λ)]: integrated here over V by Simpson's
+ * rule between V's 1e-12 and 1 − 1e-12 quantiles (stdlib's normal CDF and χ² density).
+ */
+export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha: number }): number {
+  const { n, delta, sd, alpha } = o;
+  if (!(Number.isInteger(n) && n >= 2)) throw new Error(`twoSampleTPower: n must be an integer ≥ 2, got ${n}`);
+  if (!(sd > 0) || !(alpha > 0 && alpha < 1)) throw new Error('twoSampleTPower: sd must be positive and alpha in (0, 1)');
+  const df = 2 * n - 2;
+  const ncp = delta / (sd * Math.sqrt(2 / n));
+  const c = tQuantile(1 - alpha / 2, df);
+  const lo = chisquareQuantile(1e-12, df);
+  const hi = chisquareQuantile(1 - 1e-12, df);
+  const steps = 2000; // even
+  const h = (hi - lo) / steps;
+  let s = 0;
+  for (let i = 0; i <= steps; i++) {
+    const v = lo + i * h;
+    const scale = Math.sqrt(v / df);
+    const f = chisquarePdf(v, df) * (1 - normalCdf(c * scale - ncp, 0, 1) + normalCdf(-c * scale - ncp, 0, 1));
+    s += (i === 0 || i === steps ? 1 : i % 2 ? 4 : 2) * f;
+  }
+  return Math.min(1, (s * h) / 3);
+}
+
+/** the fewest seeds a cell (n ≥ 2, at most `max`) for which twoSampleTPower reaches `power` */
+export function seedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max?: number }): number {
+  const target = o.power ?? 0.8;
+  const max = o.max ?? 200;
+  for (let n = 2; n <= max; n++) if (twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha }) >= target) return n;
+  throw new Error(`seedsForPower: more than ${max} seeds a cell for a difference of ${o.delta} at sd ${o.sd}`);
+}
+
+/** the smallest difference a test with n seeds a cell detects with probability `power` (bisection on twoSampleTPower) */
+export function detectableDifference(o: { n: number; sd: number; alpha: number; power?: number }): number {
+  const target = o.power ?? 0.8;
+  let lo = 0;
+  let hi = 20 * o.sd;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (twoSampleTPower({ n: o.n, delta: mid, sd: o.sd, alpha: o.alpha }) >= target) hi = mid; else lo = mid;
+  }
+  return hi;
+}
