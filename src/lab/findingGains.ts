@@ -1,15 +1,17 @@
 // A finding's standard table (issue 20): each cell's gain over the SFT start across seeds, with a 95 % t
 // interval of the mean gain (seedGains.ts), the paper's gain over its own SFT column beside it, the cell's
-// cost, the finding's null control (its base with shuffled advantages), and a direction call computed from
-// the intervals of the cells the claim compares (findings.ts `compares`): `agrees` when every pair is
-// apart the paper's way, `disagrees` when any pair is apart the other way, else `not resolved`.
+// cost, the finding's null control (its base with shuffled advantages), and the call of each pair the claim
+// compares (findings.ts `compares`) by a test of their difference — Welch's t-test, Holm across the
+// finding's pairs, rliable's probability of improvement beside it (seedStatistics.ts) — and the finding's
+// call from them. Until every planned seed of a compared cell and null control has finished the table
+// is interim and makes no call.
 // The sweep writes it as results/findings/<ID>/table.json; the page draws it, and the user's own runs
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from './config.ts';
 import { cellConfig, nullControls, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
 import { gridMarkdown, madeByMarkdown, type RunResult } from './findingTable.ts';
-import type { Interval } from './intervals.ts';
-import { intervalsApart, summariseArm, type SeedRun } from './seedGains.ts';
+import { summariseArm, type SeedRun } from './seedGains.ts';
+import { findingCall, testPairs, type FindingCall, type PairCall, type PairSide } from './seedStatistics.ts';
 
 export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
 
@@ -28,8 +30,10 @@ export interface GainCell {
   start: number[];
   end: number[];
   gain: number[];
-  /** the seeds the size asks for */
+  /** the seeds the size (or the power plan) asks for */
   planned: number;
+  /** whether a pair of the claim compares this cell (a cell shown but not compared needs no planned seeds) */
+  compared: boolean;
   /** means over the finished seeds (null: none finished) */
   mean: { start: number | null; end: number | null; gain: number | null };
   /** 95 % t interval of the mean gain across seeds (null: fewer than two seeds) */
@@ -42,8 +46,27 @@ export interface GainCell {
   where: string[];
 }
 
-export type PairCall = 'supports' | 'contradicts' | 'not resolved';
-export type DirectionCall = 'agrees' | 'disagrees' | 'not resolved';
+export type { PairCall };
+export type DirectionCall = FindingCall;
+
+/** one ordered pair of the claim ("higher gains more than lower"), tested; figures in points */
+export interface GainPair {
+  higher: string;
+  lower: string;
+  call: PairCall;
+  /** the test behind the call: Welch between two cells, one-sample against the start; null while a side has < 2 seeds */
+  test: 'welch' | 'one-sample' | null;
+  /** mean gain of higher − mean gain of lower, its 95 % interval, the two-sided p and its Holm-adjusted value */
+  difference: number | null;
+  ci95: { lo: number; hi: number } | null;
+  df: number | null;
+  p: number | null;
+  pAdjusted: number | null;
+  /** seeds behind each side (0: the start) */
+  seeds: [number, number];
+  /** P(a seed of higher gains more than a seed of lower), with its bootstrap 95 % interval (null against the start) */
+  improvement: { estimate: number; lo: number; hi: number } | null;
+}
 
 export interface GainTable {
   format: typeof GAIN_TABLE_FORMAT;
@@ -57,8 +80,8 @@ export interface GainTable {
   cells: GainCell[];
   /** the null controls: row 'null control', col the metric (one scale) or the scale's label (a finding that spans scales: one per scale) */
   nullControl: GainCell[];
-  /** the pairs the claim orders, each with its call from the intervals */
-  compares: { doc: string; pairs: { higher: string; lower: string; call: PairCall }[] };
+  /** the pairs the claim orders, each tested; `alpha` the finding's family-wise level */
+  compares: { doc: string; alpha: number; pairs: GainPair[] };
   direction: { call: DirectionCall; sentence: string };
   command: string;
   commit: string;
@@ -79,7 +102,7 @@ export function nullCol(label: string, metric: CellMetric, metrics: number): str
 
 /** a cell over `seeds`: `configOf(seed)` names its run, `lookup` finds the finished one */
 function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly number[], configOf: (seed: number) => LabConfig | null,
-  lookup: (lab: LabConfig) => SeedResult | undefined, paper: number | null): GainCell {
+  lookup: (lab: LabConfig) => SeedResult | undefined, paper: number | null, compared: boolean): GainCell {
   const runs: (SeedRun & { where: string })[] = [];
   const sft = configOf(seeds[0]) === null;
   for (const seed of seeds) {
@@ -91,7 +114,7 @@ function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly 
     const queries = metric === 'ood' ? 1 : r.final.queries ?? 1;
     runs.push({ seed, curve: [{ step: 0, success: a, queries }, { step: 1, success: b, queries }], wallSeconds: r.wallSeconds, cpuSeconds: r.cpuSeconds, where: r.where });
   }
-  const empty: GainCell = { row, col, metric, sft, seeds: [], start: [], end: [], gain: [], planned: sft ? 0 : seeds.length,
+  const empty: GainCell = { row, col, metric, sft, seeds: [], start: [], end: [], gain: [], planned: sft ? 0 : seeds.length, compared,
     mean: { start: null, end: null, gain: null }, ci95: null, paperGain: paper, coreMinutes: null, where: [] };
   if (runs.length === 0) return empty;
   const arm = summariseArm(runs);
@@ -118,25 +141,26 @@ function sftCell(cell: GainCell, others: GainCell[]): GainCell {
 
 const label = (ref: CellRef) => (ref === 'start' ? 'the SFT start' : `${ref[0]} · ${ref[1]}`);
 
-/** a cell's gain interval as an Interval (the start: exactly 0); null while it has fewer than two seeds */
-function intervalOf(ref: CellRef, cells: readonly GainCell[]): Interval | null {
-  if (ref === 'start') return { estimate: 0, lo: 0, hi: 0, n: Infinity };
-  const c = cells.find((x) => x.row === ref[0] && x.col === ref[1]);
-  if (!c || !c.ci95 || c.mean.gain === null) return null;
-  return { estimate: c.mean.gain, lo: c.ci95.lo, hi: c.ci95.hi, n: c.seeds.length };
+/** a cell's per-seed gains for a pair's test ('start': exactly 0) */
+function sideOf(ref: CellRef, cells: readonly GainCell[]): PairSide {
+  if (ref === 'start') return 'start';
+  return cells.find((x) => x.row === ref[0] && x.col === ref[1])?.gain ?? [];
 }
 
-/** one ordered pair's call: apart the paper's way, apart the other way, or overlapping / unfinished */
-export function pairCall(higher: Interval | null, lower: Interval | null): PairCall {
-  if (!higher || !lower || !intervalsApart(higher, lower)) return 'not resolved';
-  return higher.lo > lower.hi ? 'supports' : 'contradicts';
-}
+const r4 = (x: number) => Number(x.toPrecision(4));
 
-/** the finding's call from its pairs: all apart its way → agrees; any apart the other way → disagrees; else not resolved */
-export function directionCall(calls: readonly PairCall[]): DirectionCall {
-  if (calls.some((c) => c === 'contradicts')) return 'disagrees';
-  if (calls.length > 0 && calls.every((c) => c === 'supports')) return 'agrees';
-  return 'not resolved';
+/** the claim's pairs, tested (seedStatistics.testPairs); `complete`: every planned seed has finished */
+function gainPairs(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number): GainPair[] {
+  const tests = testPairs(f.compares.pairs.map(([hi, lo]) => ({ higher: sideOf(hi, cells), lower: sideOf(lo, cells) })), { alpha, complete });
+  return f.compares.pairs.map(([hi, lo], i) => {
+    const t = tests[i];
+    const n = (ref: CellRef) => (ref === 'start' ? 0 : sideOf(ref, cells).length);
+    const base = { higher: label(hi), lower: label(lo), seeds: [n(hi), n(lo)] as [number, number] };
+    if (!t) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, df: null, p: null, pAdjusted: null, improvement: null };
+    return { ...base, call: t.call, test: t.test, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: Number.isFinite(t.df) ? r2(t.df) : null,
+      p: r4(t.p), pAdjusted: r4(t.pAdjusted),
+      improvement: t.improvement && { estimate: r2(t.improvement.estimate), lo: r2(t.improvement.lo), hi: r2(t.improvement.hi) } };
+  });
 }
 
 /** `+4.20 ± 3.10` (the half-width of the interval; '± ?' for one seed, '…' for none) */
@@ -160,13 +184,18 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
   meta: Omit<GainTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'nullControl' | 'compares' | 'direction' | 'coreMinutes'>): GainTable {
   if (seeds.length === 0) throw new Error('gainTable: no seeds');
   const withSeed = (lab: LabConfig | null, seed: number) => (lab ? { ...lab, seed } : null);
-  let cells = f.cells.map((cell) => seedCell(cell.row, cell.col, cell.metric, seeds, (seed) => withSeed(cellConfig(f, cell, meta.common), seed), lookup, paperGain(f, cell)));
+  const compared = new Set(f.compares.pairs.flat().filter((r): r is Exclude<CellRef, 'start'> => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
+  let cells = f.cells.map((cell) => seedCell(cell.row, cell.col, cell.metric, seeds, (seed) => withSeed(cellConfig(f, cell, meta.common), seed), lookup, paperGain(f, cell),
+    compared.has(`${cell.row}\u0000${cell.col}`)));
   cells = cells.map((c) => (c.sft ? sftCell(c, cells) : c));
   const metrics = [...new Set(f.cells.map((c) => c.metric))];
   const nullControl = nullControls(f, meta.common).flatMap((n) => metrics.map((m) =>
-    seedCell('null control', nullCol(n.label, m, metrics.length), m, seeds, (seed) => ({ ...n.config, seed }), lookup, null)));
-  const pairs = f.compares.pairs.map(([hi, lo]) => ({ higher: label(hi), lower: label(lo), call: pairCall(intervalOf(hi, cells), intervalOf(lo, cells)) }));
-  const direction = directionSentence(f, cells, nullControl, pairs.map((p) => p.call));
+    seedCell('null control', nullCol(n.label, m, metrics.length), m, seeds, (seed) => ({ ...n.config, seed }), lookup, null, false)));
+  // interim until every compared cell and every null control has all its planned seeds
+  const complete = [...cells.filter((c) => c.compared), ...nullControl].every((c) => c.seeds.length >= c.planned);
+  const alpha = 0.05;
+  const pairs = gainPairs(f, cells, complete, alpha);
+  const direction = directionSentence(cells, nullControl, pairs);
   const seen = new Set<string>();
   let cost = 0;
   for (const c of [...cells, ...nullControl]) {
@@ -176,28 +205,47 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
     fresh.forEach((w) => seen.add(w));
   }
   return { format: GAIN_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, ...meta,
-    cells, nullControl, compares: { doc: f.compares.doc, pairs }, direction, coreMinutes: r1(cost) };
+    cells, nullControl, compares: { doc: f.compares.doc, alpha, pairs }, direction, coreMinutes: r1(cost) };
 }
 
-function directionSentence(f: Finding, cells: GainCell[], nullControl: GainCell[], calls: PairCall[]): GainTable['direction'] {
-  const call = directionCall(calls);
-  const compared = new Set(f.compares.pairs.flat().filter((r): r is Exclude<CellRef, 'start'> => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
-  const unfinished = cells.filter((c) => compared.has(`${c.row}\u0000${c.col}`) && c.seeds.length < c.planned).length;
+function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: GainPair[]): GainTable['direction'] {
+  const calls = pairs.map((p) => p.call);
+  const call = findingCall(calls);
+  const unfinished = [...cells.filter((c) => c.compared), ...nullControl].filter((c) => c.seeds.length < c.planned);
   const n = (k: PairCall) => calls.filter((c) => c === k).length;
   const nulls = nullControl.filter((c) => c.mean.gain !== null).map((c) => `${c.col} ${gainText(c)}`);
-  const parts = [
-    `${n('supports')} of ${calls.length} compared pairs apart the paper's way, ${n('contradicts')} the other way, ${n('not resolved')} not resolved`,
-    unfinished ? `${unfinished} compared cell${unfinished > 1 ? 's' : ''} not finished` : '',
-    `null control ${nulls.length ? nulls.join(', ') : 'not run yet'}`,
-  ].filter(Boolean);
+  const parts = call === 'interim'
+    ? [`interim: ${unfinished.length} of the compared cells and null controls have not all their planned seeds (${unfinished.map((c) => `${c.row} · ${c.col} ${c.seeds.length}/${c.planned}`).join(', ')}); no call until they have`]
+    : [`${n('supports')} of ${calls.length} compared pairs support the paper's direction, ${n('contradicts')} contradict it, ${n('not resolved')} not resolved (Welch's t-test, Holm across the ${calls.length} pair${calls.length > 1 ? 's' : ''}, family-wise 5 %)`];
+  parts.push(`null control ${nulls.length ? nulls.join(', ') : 'not run yet'}`);
   return { call, sentence: `${parts.join('; ')}.` };
 }
+
+/** a pair's line: `A > B: +12.3 [+4.1, +20.5], p = 0.004 (Holm 0.008), P(A > B) 0.86 — supports` */
+export function pairText(p: GainPair): string {
+  if (p.difference === null || !p.ci95) return `${p.higher} > ${p.lower}: ${p.call} (fewer than two seeds)`;
+  const [a, b] = shortLabels(p.higher, p.lower);
+  const poi = p.improvement ? `, P(${a} beats ${b}) ${p.improvement.estimate.toFixed(2)} [${p.improvement.lo.toFixed(2)}, ${p.improvement.hi.toFixed(2)}]` : '';
+  return `${p.higher} > ${p.lower}: ${signed(p.difference)} [${signed(p.ci95.lo)}, ${signed(p.ci95.hi)}], ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**`;
+}
+
+/** the parts of two cells' labels that tell them apart ('3B · Curriculum', '3B · Sum' → 'Curriculum', 'Sum') */
+export function shortLabels(a: string, b: string): [string, string] {
+  const [pa, pb] = [a.split(' · '), b.split(' · ')];
+  if (pa.length !== 2 || pb.length !== 2) return [a, b];
+  if (pa[0] === pb[0]) return [pa[1], pb[1]];
+  if (pa[1] === pb[1]) return [pa[0], pb[0]];
+  return [a, b];
+}
+
+/** `p = 0.012`, or `p < 0.001` */
+export const fmtP = (p: number) => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
 
 export function gainMarkdown(t: GainTable): string {
   const cell = (c: GainCell | undefined) => {
     if (!c) return '';
     if (c.sft) return c.mean.start === null ? '…' : `start ${c.mean.start.toFixed(1)}`;
-    const own = c.seeds.length === 0 ? '… not run yet' : c.seeds.length < c.planned ? `${gainText(c)} (${c.seeds.length}/${c.planned} seeds)` : gainText(c);
+    const own = c.seeds.length === 0 ? '… not run yet' : !c.compared ? `${gainText(c)} (${c.seeds.length} seeds, not compared)` : c.seeds.length < c.planned ? `${gainText(c)} (${c.seeds.length}/${c.planned} seeds)` : gainText(c);
     return c.paperGain === null ? own : `${own} (paper ${signed(c.paperGain)})`;
   };
   const nulls = t.nullControl.map((c) => `${c.col} ${c.seeds.length ? gainText(c) : '… not run yet'}${c.seeds.length && c.seeds.length < c.planned ? ` (${c.seeds.length}/${c.planned} seeds)` : ''}`);
@@ -206,8 +254,11 @@ export function gainMarkdown(t: GainTable): string {
     '',
     `Gain over the SFT start in points (end − start, mean over seeds ± the half-width of its 95 % t interval; the paper's gain over its SFT column in parentheses; … = not run yet).`,
     `Null control (the base with shuffled advantages${t.nullControl.some((c) => c.col !== c.metric) ? ', one per scale' : ''}): ${nulls.join(', ')}.`,
-    `Compared: ${t.compares.doc} — ${t.compares.pairs.map((p) => `${p.higher} > ${p.lower}: ${p.call}`).join('; ')}.`,
-    `Direction: **${t.direction.call}** — ${t.direction.sentence}`,
+    `Compared: ${t.compares.doc}.`,
+    '',
+    ...t.compares.pairs.map((p) => `- ${pairText(p)}`),
+    '',
+    `Call: **${t.direction.call}** — ${t.direction.sentence}`,
     '',
     madeByMarkdown(t, `${Math.round(t.coreMinutes)} core-min`),
   ];

@@ -11,6 +11,8 @@
 // estimate, the interval does not count them as independent. `bootstrapInterval` over the per-query
 // means is the cluster bootstrap (queries resampled, their k samples kept together), narrower and not
 // conservative.
+import stdNormalQuantile from '@stdlib/stats-base-dists-normal-quantile';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 import { Rng } from '../env/random.ts';
 
 export interface Interval {
@@ -22,28 +24,10 @@ export interface Interval {
   n: number;
 }
 
-/** the standard normal quantile for a two-sided interval at `level` (0.95 → 1.959964) */
+/** the standard normal quantile (0.975 → 1.959964): stdlib's, as every distribution of the lab (seedStatistics.ts says why) */
 export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new Error(`normalQuantile: p must be in (0, 1), got ${p}`);
-  // Acklam's rational approximation (relative error < 1.2e-9)
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
-  const lowTail = 0.02425;
-  let x: number;
-  if (p < lowTail) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-  } else if (p <= 1 - lowTail) {
-    const q = p - 0.5;
-    const r = q * q;
-    x = ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-  } else {
-    const q = Math.sqrt(-2 * Math.log(1 - p));
-    x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-  }
-  return x;
+  return stdNormalQuantile(p, 0, 1);
 }
 
 function checkLevel(level: number): void {
@@ -83,65 +67,11 @@ function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-/** ln Γ(x) for x > 0 (Lanczos, g = 7) */
-function logGamma(x: number): number {
-  const g = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  x -= 1;
-  let s = g[0];
-  for (let i = 1; i < 9; i++) s += g[i] / (x + i);
-  const t = x + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(s);
-}
-
-/** the regularized incomplete beta I_x(a, b) (continued fraction, Numerical Recipes' betacf) */
-function incompleteBeta(x: number, a: number, b: number): number {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
-  if (x > (a + 1) / (a + b + 2)) return 1 - incompleteBeta(1 - x, b, a);
-  const tiny = 1e-300;
-  let c = 1;
-  let d = 1 - ((a + b) * x) / (a + 1);
-  if (Math.abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  let f = d;
-  for (let m = 1; m <= 300; m++) {
-    const m2 = 2 * m;
-    let num = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
-    d = 1 + num * d; if (Math.abs(d) < tiny) d = tiny; d = 1 / d;
-    c = 1 + num / c; if (Math.abs(c) < tiny) c = tiny;
-    f *= d * c;
-    num = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
-    d = 1 + num * d; if (Math.abs(d) < tiny) d = tiny; d = 1 / d;
-    c = 1 + num / c; if (Math.abs(c) < tiny) c = tiny;
-    const delta = d * c;
-    f *= delta;
-    if (Math.abs(delta - 1) < 1e-14) break;
-  }
-  return (front * f) / a;
-}
-
-/** P(T ≤ t) for Student's t with `df` degrees of freedom */
-export function studentTCdf(t: number, df: number): number {
-  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
-  return t >= 0 ? 1 - tail : tail;
-}
-
-/** the Student t quantile (0.975, 4) → 2.776; bisection on the CDF, to 1e-10 */
+/** the Student t quantile (0.975, 4) → 2.776 (stdlib) */
 export function studentTQuantile(p: number, df: number): number {
   if (!(p > 0 && p < 1)) throw new Error(`studentTQuantile: p must be in (0, 1), got ${p}`);
   if (!(df > 0)) throw new Error(`studentTQuantile: df must be positive, got ${df}`);
-  if (p < 0.5) return -studentTQuantile(1 - p, df);
-  let lo = 0;
-  let hi = 1;
-  while (studentTCdf(hi, df) < p) hi *= 2;
-  for (let i = 0; i < 200 && hi - lo > 1e-10; i++) {
-    const mid = (lo + hi) / 2;
-    if (studentTCdf(mid, df) < p) lo = mid; else hi = mid;
-  }
-  return (lo + hi) / 2;
+  return tQuantile(p, df);
 }
 
 /**

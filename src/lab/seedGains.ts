@@ -1,9 +1,10 @@
 // Gains over the SFT start, read across seeds (issue 23's recipe curves; the findings tables reuse it).
 // A run is one seed of one arm (the recipe, or its null control with shuffled advantages); its curve is the
 // greedy validation success at each evaluation. A gain is end − start per seed; the arm's gain is the mean
-// over seeds with a Student t interval (three seeds: a bootstrap would be too narrow). Two arms are
-// "apart" when their gain intervals do not overlap — the lab's rule for calling an effect
-// (DESIGN §4 "Reading a run"); a gain whose interval holds 0 is "not resolved".
+// over seeds with a Student t interval (three seeds: a bootstrap would be too narrow); a gain whose
+// interval holds 0 is "not resolved". Two arms are compared by a test of their difference
+// (seedStatistics.ts: Welch, Holm), not by whether their intervals overlap — `intervalsApart` is a
+// far stricter, descriptive reading the recipe report still prints beside the paired difference.
 // Pure: no tfjs, no DOM, no fs.
 import { tInterval, wilson, type Interval } from './intervals.ts';
 

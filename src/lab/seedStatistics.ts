@@ -189,3 +189,65 @@ export function detectableDifference(o: { n: number; sd: number; alpha: number; 
   }
   return hi;
 }
+
+/** a compared pair's call: its Holm-adjusted test rejects with the claimed sign (supports) or the other
+ *  (contradicts), or does not reject; `interim` while any of the finding's planned seeds is unfinished */
+export type PairCall = 'supports' | 'contradicts' | 'not resolved' | 'interim';
+
+/** one ordered pair "higher gains more than lower", tested */
+export interface PairTest extends DifferenceTest {
+  /** Holm-adjusted p across the finding's testable pairs */
+  pAdjusted: number;
+  call: PairCall;
+  /** P(a seed of higher gains more than a seed of lower), with its bootstrap interval; null against the start */
+  improvement: { estimate: number; lo: number; hi: number } | null;
+}
+
+/** one side of a pair: a cell's per-seed gains, or the SFT start (a gain of exactly 0) */
+export type PairSide = readonly number[] | 'start';
+
+/** the test of one pair: Welch between two cells, one-sample where a side is the start; null with fewer than two seeds a side */
+function testPair(higher: PairSide, lower: PairSide): (DifferenceTest & { improvement: PairTest['improvement'] }) | null {
+  if (higher === 'start' && lower === 'start') return null;
+  if ((higher !== 'start' && higher.length < 2) || (lower !== 'start' && lower.length < 2)) return null;
+  if (lower === 'start') return { ...oneSampleTest(higher as number[]), improvement: null };
+  if (higher === 'start') {
+    // start − lower = −(lower − 0): the same test, its difference and interval mirrored
+    const t = oneSampleTest(lower);
+    return { ...t, difference: -t.difference, lo: -t.hi, hi: -t.lo, t: -t.t, nA: 0, nB: t.nA, improvement: null };
+  }
+  return { ...welchTest(higher, lower), improvement: probabilityOfImprovement(higher, lower) };
+}
+
+/**
+ * A finding's pairs, each tested (welchTest / oneSampleTest), Holm-adjusted across the pairs that could
+ * be tested, and called at family-wise `alpha`. `complete` false (planned seeds unfinished): every call
+ * is `interim` — the figures are shown, no call is made (no optional stopping).
+ */
+export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[], o: { alpha?: number; complete: boolean }): (PairTest | null)[] {
+  const alpha = o.alpha ?? 0.05;
+  const tests = pairs.map((p) => testPair(p.higher, p.lower));
+  const done = tests.flatMap((t, i) => (t ? [i] : []));
+  const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
+  return tests.map((t, i) => {
+    if (!t) return null;
+    const pAdjusted = adjusted[done.indexOf(i)];
+    const call: PairCall = !o.complete ? 'interim' : pAdjusted < alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
+    return { ...t, pAdjusted, call };
+  });
+}
+
+/** a finding's call from its pairs' calls */
+export type FindingCall = 'agrees' | 'agrees in part' | 'disagrees' | 'mixed' | 'not resolved' | 'interim';
+
+/** every pair supports → agrees; some support and none contradicts → agrees in part; some contradict and none
+ *  supports → disagrees; both → mixed; none of either → not resolved; any unfinished → interim */
+export function findingCall(calls: readonly PairCall[]): FindingCall {
+  if (calls.length === 0 || calls.some((c) => c === 'interim')) return calls.length ? 'interim' : 'not resolved';
+  const yes = calls.filter((c) => c === 'supports').length;
+  const no = calls.filter((c) => c === 'contradicts').length;
+  if (yes && no) return 'mixed';
+  if (no) return 'disagrees';
+  if (yes === calls.length) return 'agrees';
+  return yes ? 'agrees in part' : 'not resolved';
+}

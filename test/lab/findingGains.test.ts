@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
-import { directionCall, gainMarkdown, gainTable, gainText, pairCall, type SeedResult } from '../../src/lab/findingGains.ts';
+import { gainMarkdown, gainTable, gainText, type SeedResult } from '../../src/lab/findingGains.ts';
 import { findingById, paperGain } from '../../src/lab/findings.ts';
 
 const meta = { size: 'standard', command: 'npm run cli -- sweep --preset T7 --standard', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {} };
 const figures = (success: number, ood = 0.5) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });
-const iv = (lo: number, hi: number) => ({ estimate: (lo + hi) / 2, lo, hi, n: 3 });
 
 /** a hand-made T7 grid: success at the end per (failure rate, seed); start 20 % for every run */
 function t7(ends: Record<string, number[]>, nullEnds = [0.2, 0.21, 0.19]) {
@@ -16,21 +15,6 @@ function t7(ends: Record<string, number[]>, nullEnds = [0.2, 0.21, 0.19]) {
   };
   return gainTable(findingById('T7'), lookup, [1, 2, 3], meta);
 }
-
-describe('pairCall and directionCall', () => {
-  it('calls a pair only when the intervals separate', () => {
-    expect(pairCall(iv(5, 9), iv(-1, 2))).toBe('supports');
-    expect(pairCall(iv(-1, 2), iv(5, 9))).toBe('contradicts');
-    expect(pairCall(iv(1, 6), iv(-1, 2))).toBe('not resolved');
-    expect(pairCall(null, iv(-1, 2))).toBe('not resolved');
-  });
-  it('agrees only when every pair supports; one contradiction disagrees', () => {
-    expect(directionCall(['supports', 'supports'])).toBe('agrees');
-    expect(directionCall(['supports', 'not resolved'])).toBe('not resolved');
-    expect(directionCall(['supports', 'contradicts'])).toBe('disagrees');
-    expect(directionCall([])).toBe('not resolved');
-  });
-});
 
 describe('gainTable on hand-made tables', () => {
   it('agrees when 0 % and 5 % gain clearly more than 10 %', () => {
@@ -53,12 +37,24 @@ describe('gainTable on hand-made tables', () => {
     expect(t.compares.pairs.map((p) => p.call)).toEqual(['contradicts', 'not resolved']); // 5 % (+19) and 10 % (+21) overlap: one contradiction is enough
   });
 
-  it('is not resolved when the intervals overlap, and says which cells have not finished', () => {
+  it('tests each pair by its difference (Welch, Holm) and gives its interval, p and probability of improvement', () => {
+    const t = t7({ 0: [0.40, 0.42, 0.41], 0.05: [0.38, 0.39, 0.40], 0.1: [0.10, 0.11, 0.12] });
+    const [p] = t.compares.pairs;
+    expect(p).toMatchObject({ higher: 'success · 0 %', lower: 'success · 10 %', test: 'welch', call: 'supports', seeds: [3, 3] });
+    expect(p.difference).toBeCloseTo(30, 5);
+    expect(p.pAdjusted!).toBeGreaterThanOrEqual(p.p!);
+    expect(p.improvement!.estimate).toBe(1);
+    expect(t.compares.alpha).toBe(0.05);
+    expect(gainMarkdown(t)).toContain('success · 0 % > success · 10 %: +30.0 [+27.7, +32.3], Welch p < 0.001 (Holm p < 0.001), P(0 % beats 10 %) 1.00 [1.00, 1.00], 3 vs 3 seeds — **supports**');
+  });
+
+  it('is not resolved when the difference is not significant, and interim (no call) while a planned seed is missing', () => {
     const noisy = t7({ 0: [0.40, 0.10, 0.30], 0.05: [0.30, 0.25, 0.2], 0.1: [0.20, 0.35, 0.15] });
     expect(noisy.direction.call).toBe('not resolved');
     const partial = t7({ 0: [0.40, 0.42], 0.05: [0.38, 0.39, 0.40], 0.1: [] });
-    expect(partial.direction.call).toBe('not resolved');
-    expect(partial.direction.sentence).toMatch(/2 compared cells not finished/);
+    expect(partial.direction.call).toBe('interim');
+    expect(partial.compares.pairs.map((p) => p.call)).toEqual(['interim', 'interim']);
+    expect(partial.direction.sentence).toMatch(/interim: 2 of the compared cells/);
     const md = gainMarkdown(partial);
     expect(md).toMatch(/\(2\/3 seeds\)/);
     expect(md).toMatch(/… not run yet/);

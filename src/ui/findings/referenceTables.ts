@@ -43,6 +43,7 @@ const GainCellSchema = v.object({
   end: v.array(pct),
   gain: v.array(pct),
   planned: v.number(),
+  compared: v.boolean(),
   mean: v.object({ start: v.nullable(pct), end: v.nullable(pct), gain: v.nullable(pct) }),
   ci95: v.nullable(v.object({ lo: pct, hi: pct })),
   paperGain: v.nullable(pct),
@@ -51,6 +52,21 @@ const GainCellSchema = v.object({
 });
 
 const call = <T extends string>(xs: readonly T[]) => v.picklist(xs);
+
+const interval = v.object({ lo: v.number(), hi: v.number() });
+const GainPairSchema = v.object({
+  higher: v.string(),
+  lower: v.string(),
+  call: call(['supports', 'contradicts', 'not resolved', 'interim']),
+  test: v.nullable(call(['welch', 'one-sample'])),
+  difference: v.nullable(v.number()),
+  ci95: v.nullable(interval),
+  df: v.nullable(v.number()),
+  p: v.nullable(v.number()),
+  pAdjusted: v.nullable(v.number()),
+  seeds: v.tuple([v.number(), v.number()]),
+  improvement: v.nullable(v.object({ estimate: v.number(), lo: v.number(), hi: v.number() })),
+});
 
 const GainSchema = v.object({
   format: v.literal(GAIN_TABLE_FORMAT),
@@ -62,8 +78,8 @@ const GainSchema = v.object({
   size: v.string(),
   cells: v.array(GainCellSchema),
   nullControl: v.array(GainCellSchema),
-  compares: v.object({ doc: v.string(), pairs: v.array(v.object({ higher: v.string(), lower: v.string(), call: call(['supports', 'contradicts', 'not resolved']) })) }),
-  direction: v.object({ call: call(['agrees', 'disagrees', 'not resolved']), sentence: v.string() }),
+  compares: v.object({ doc: v.string(), alpha: v.number(), pairs: v.array(GainPairSchema) }),
+  direction: v.object({ call: call(['agrees', 'agrees in part', 'disagrees', 'mixed', 'not resolved', 'interim']), sentence: v.string() }),
   command: v.string(),
   commit: v.string(),
   date: v.string(),
