@@ -215,7 +215,7 @@ function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: Ga
   const n = (k: PairCall) => calls.filter((c) => c === k).length;
   const nulls = nullControl.filter((c) => c.mean.gain !== null).map((c) => `${c.col} ${gainText(c)}`);
   const parts = call === 'interim'
-    ? [`interim: ${unfinished.length} of the compared cells and null controls have not all their planned seeds (${unfinished.map((c) => `${c.row} · ${c.col} ${c.seeds.length}/${c.planned}`).join(', ')}); no call until they have`]
+    ? [`${unfinished.length} of the compared cells and null controls have not all their planned seeds (${unfinished.map((c) => `${c.row} · ${c.col} ${c.seeds.length}/${c.planned}`).join(', ')}); no call until they have`]
     : [`${n('supports')} of ${calls.length} compared pairs support the paper's direction, ${n('contradicts')} contradict it, ${n('not resolved')} not resolved (Welch's t-test, Holm across the ${calls.length} pair${calls.length > 1 ? 's' : ''}, family-wise 5 %)`];
   parts.push(`null control ${nulls.length ? nulls.join(', ') : 'not run yet'}`);
   return { call, sentence: `${parts.join('; ')}.` };

@@ -2,8 +2,8 @@
 // of the finding, then its null control, each with the lab's standard gain and interval, the user's own
 // gain and interval, the paper's gain, and the cell's cost; plus an axis in points that holds them all.
 // Pure: no tfjs, no DOM.
-import { nullCol, type GainCell, type GainTable } from './findingGains.ts';
-import type { Finding } from './findings.ts';
+import { nullCol, shortLabels, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
+import type { CellRef, Finding } from './findings.ts';
 import { nullControls, paperGain } from './findings.ts';
 
 /** one estimate on the chart: the mean gain, its 95 % interval (null: one seed) and the seeds' own gains */
@@ -71,6 +71,44 @@ export function gainAxis(lines: readonly GainLine[]): { lo: number; hi: number; 
       if (m.ci95) xs.push(m.ci95.lo, m.ci95.hi);
     }
   }
+  return roundAxis(xs);
+}
+
+/** one compared pair on the differences' forest plot: the lab's test, the user's, and the paper's difference */
+export interface PairLine {
+  label: string;
+  lab: GainPair | null;
+  mine: GainPair | null;
+  /** the paper's gain of higher − lower (null: it reports no number for one side) */
+  paper: number | null;
+}
+
+/** the pairs a finding compares, each with the lab's standard test, the user's own and the paper's difference */
+export function pairLines(f: Finding, lab: GainTable | null, mine: GainTable | null): PairLine[] {
+  const paperOf = (ref: CellRef) => (ref === 'start' ? 0 : (() => { const c = f.cells.find((x) => x.row === ref[0] && x.col === ref[1]); return c ? paperGain(f, c) : null; })());
+  return f.compares.pairs.map(([hi, lo], i) => {
+    const [a, b] = [paperOf(hi), paperOf(lo)];
+    const l = lab?.compares.pairs[i] ?? null;
+    const m = mine?.compares.pairs[i] ?? null;
+    const name = (ref: CellRef) => (ref === 'start' ? 'the SFT start' : `${ref[0]} · ${ref[1]}`);
+    // '1.5B: Curriculum > Sum', 'Sum: 7B > 1.5B' — the shared part named once, so pairs at other scales stay apart
+    const [x, y] = shortLabels(name(hi), name(lo));
+    const shared = x === name(hi) ? '' : name(hi).split(' · ').find((part) => part !== x && name(lo).split(' · ').includes(part)) ?? '';
+    return { label: `${shared ? `${shared}: ` : ''}${x} > ${y}`, lab: l, mine: m, paper: a === null || b === null ? null : Math.round(10 * (a - b)) / 10 };
+  });
+}
+
+/** an axis in points over the pairs' differences, intervals, paper differences and 0 */
+export function pairAxis(lines: readonly PairLine[]): { lo: number; hi: number; ticks: number[] } {
+  const xs = [0];
+  for (const l of lines) {
+    if (l.paper !== null) xs.push(l.paper);
+    for (const p of [l.lab, l.mine]) if (p?.difference != null) xs.push(p.difference, ...(p.ci95 ? [p.ci95.lo, p.ci95.hi] : []));
+  }
+  return roundAxis(xs);
+}
+
+function roundAxis(xs: number[]): { lo: number; hi: number; ticks: number[] } {
   const finite = xs.filter(Number.isFinite);
   let lo = Math.min(...finite);
   let hi = Math.max(...finite);
