@@ -11,6 +11,7 @@ import type { LabConfig } from '../../src/lab/config.ts';
 import { serializeHash } from '../../src/lab/urlState.ts';
 import { readGainTables } from '../../src/ui/findings/referenceTables.ts';
 import type { GainTable } from '../../src/lab/findingGains.ts';
+import { powerPlanCommand } from '../../src/cli/commands/powerPlan.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-sweep-standard-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -73,5 +74,26 @@ describe('sweep --standard --tables-only', () => {
     await expect(sweepCommand.run(['--preset', 'T5', '--quick', '--standard', '--out', join(tmp, 'bad')])).rejects.toThrow(/choose one/);
     await expect(sweepCommand.run(['--preset', 'T5', '--seeds', '1,2', '--out', join(tmp, 'bad')])).rejects.toThrow(/--seeds goes with --standard/);
     await expect(sweepCommand.run(['--preset', 'T5', '--standard', '--seeds', '1,1', '--out', join(tmp, 'bad')])).rejects.toThrow(/distinct seeds/);
+  });
+
+  it('under a power plan: runs and tests each finding at its planned seeds, refuses --seeds, and the plan is not remade', async () => {
+    const dir = join(tmp, 'planned');
+    mkdirSync(join(dir, 'T5'), { recursive: true });
+    writeFileSync(join(dir, 'T5', 'table.json'), readFileSync(join(tmp, 'T5', 'table.json'), 'utf8'));
+    const quiet = [vi.spyOn(console, 'log').mockImplementation(() => {}), vi.spyOn(console, 'error').mockImplementation(() => {})];
+    try {
+      expect(await powerPlanCommand.run(['--out', dir])).toBe(0);
+      await expect(powerPlanCommand.run(['--out', dir])).rejects.toThrow(/fixed before its runs/);
+      await expect(sweepCommand.run(['--preset', 'T5', '--standard', '--seeds', '1,2,3,4', '--tables-only', '--out', dir])).rejects.toThrow(/fixes the seeds/);
+      const plan = JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')) as { findings: { id: string; seeds: number }[] };
+      const seeds = plan.findings.find((f) => f.id === 'T5')!.seeds;
+      expect(seeds).toBeGreaterThan(3);
+      expect(await sweepCommand.run(['--preset', 'T5', '--standard', '--tables-only', '--out', dir, '--runs', join(tmp, 'runs')])).toBe(0);
+    } finally {
+      quiet.forEach((q) => q.mockRestore());
+    }
+    const t = JSON.parse(readFileSync(join(dir, 'T5', 'table.json'), 'utf8')) as GainTable;
+    expect(t.cells[0].planned).toBe(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')).findings.find((f: { id: string }) => f.id === 'T5').seeds);
+    expect(t.direction.call).toBe('interim'); // 3 of the planned seeds: no call
   });
 });

@@ -1,0 +1,67 @@
+// The findings' power plan from tables: the seeds each finding needs, which runs get them, what it costs.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { LabConfig } from '../../src/lab/config.ts';
+import { gainTable, type GainTable, type SeedResult } from '../../src/lab/findingGains.ts';
+import { FINDINGS, findingById } from '../../src/lab/findings.ts';
+import { plannedArms, plannedSeeds, powerPlan, powerPlanMarkdown, type PlanChoices } from '../../src/lab/powerPlan.ts';
+import { seedsForPower } from '../../src/lab/seedStatistics.ts';
+
+const CHOICES: PlanChoices = { delta: { success: 12, ood: 5 }, power: 0.8, alpha: 0.05, budgetCoreHours: 30, order: ['T5', 'T7', 'T4', 'T1', 'T2', 'T3', 'T6'] };
+const meta = { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01', backend: 'wasm', common: { steps: 40, evalEvery: 40, evalQueries: 300, evalToolQa: 100 } };
+const fig = (success: number, ood: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });
+
+/** every finding's table over seeds 1–3, each run's gain spread ±`spread` points around 10 by seed */
+function tables(spread: number): GainTable[] {
+  const lookup = (lab: LabConfig): SeedResult => ({ start: fig(0.2, 0.5), final: fig(0.3 + (spread / 100) * (lab.seed - 2), 0.5 + (spread / 300) * (lab.seed - 2)),
+    wallSeconds: 300, cpuSeconds: lab.scale === 'l' ? 600 : 240, where: JSON.stringify(lab) });
+  return FINDINGS.map((f) => gainTable(f, lookup, [1, 2, 3], meta));
+}
+
+describe('plannedArms', () => {
+  it('gives more seeds only to the cells a pair compares, and to every null control', () => {
+    const t6 = plannedArms(findingById('T6'), {});
+    expect(t6.filter((a) => !a.nullControl).map((a) => `${a.lab.scale} ${a.lab.algorithm}`)).toEqual(['s grpo', 's dapo', 's arpo', 'l grpo', 'l dapo', 'l arpo']);
+    expect(t6.filter((a) => a.nullControl).map((a) => a.lab.scale)).toEqual(['s', 'm', 'l']);
+    // T4 compares in-domain 1K/100 and OOD 1K/2K: three runs (1K read twice), not the in-domain 2K twice
+    expect(plannedArms(findingById('T4'), {}).filter((a) => !a.nullControl).map((a) => a.lab.trainSize)).toEqual([100, 1000, 2000]);
+  });
+});
+
+describe('powerPlan', () => {
+  it('pools the per-seed spread, plans each finding at Holm\'s first threshold and each arm at the largest of its findings', () => {
+    const plan = powerPlan(tables(10), { ...CHOICES, budgetCoreHours: 1000 }, { date: '2026-01-01', commit: 'abc' });
+    // every cell's gains are 10 ± 10 by seed: SD exactly 10
+    expect(plan.pooled.success.sd).toBeCloseTo(10, 6);
+    const t1 = plan.findings.find((f) => f.id === 'T1')!;
+    expect(t1.holmFirstAlpha).toBeCloseTo(0.05 / 9, 12);
+    expect(t1.seeds).toBe(seedsForPower({ delta: 12, sd: 10, alpha: 0.05 / 9 }));
+    const t5 = plan.findings.find((f) => f.id === 'T5')!;
+    expect(t5.seeds).toBe(seedsForPower({ delta: 12, sd: 10, alpha: 0.05 }));
+    expect(t5.seeds).toBeLessThan(t1.seeds);
+    // m Curriculum is read by T5, T7, T4, T1, T3: it runs to T1's seeds, and goes first
+    const mCurriculum = plan.arms[0];
+    expect(mCurriculum.hash).toMatch(/reward=curriculum/);
+    expect(mCurriculum.planned).toBe(t1.seeds);
+    expect(mCurriculum.newRuns).toBe(t1.seeds - 3);
+    expect(mCurriculum.coreMinutesPerRun).toBe(4);
+    // T6's 3B DAPO and ARPO cells are shown, not compared: no arm
+    expect(plan.arms.some((a) => /scale=m|algorithm=dapo/.test(a.hash) && !/scale=[sl]/.test(a.hash) && /algorithm/.test(a.hash))).toBe(false);
+    expect(plan.newCoreHours).toBeCloseTo(plan.arms.reduce((s, a) => s + a.newRuns * a.coreMinutesPerRun, 0) / 60, 1);
+    expect(plan.cut).toEqual([]);
+    expect(plannedSeeds(plan, 'T5')).toEqual(Array.from({ length: t5.seeds }, (_, i) => i + 1));
+    expect(powerPlanMarkdown(plan, { delta: 'd', budget: 'b', order: 'o' })).toMatch(/\| T1 \| 9 \| 0\.0056 \|/);
+  });
+
+  it('says when it is over budget, before any run', () => {
+    const plan = powerPlan(tables(25), { ...CHOICES, budgetCoreHours: 1 }, { date: '2026-01-01', commit: 'abc' });
+    expect(plan.cut[0]).toMatch(/over the budget of 1/);
+  });
+
+  it('the committed plan is the one its committed tables and choices give (a plan is not edited by hand)', () => {
+    const committed = JSON.parse(readFileSync('results/findings/plan.json', 'utf8'));
+    expect(committed.findings.map((f: { id: string; seeds: number }) => [f.id, f.seeds])).toEqual([['T5', 9], ['T7', 11], ['T4', 11], ['T1', 15], ['T2', 7], ['T3', 11], ['T6', 13]]);
+    expect(committed.pooled.success.df).toBe(46);
+    expect(committed.newRuns).toBe(266);
+  });
+});
