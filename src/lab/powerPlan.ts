@@ -147,13 +147,16 @@ export function powerPlan(tables: readonly GainTable[], choices: PlanChoices, me
   const arms = armsOf(tables);
   const pooled = Object.fromEntries((['success', 'ood'] as const).map((m) => {
     const samples = rlGains(tables, m);
-    return [m, { ...pooledSd(samples), arms: samples.length }];
+    // a metric no table measures (e.g. OOD in T5 alone) has no spread; a finding that compares it says so below
+    return [m, samples.length ? { ...pooledSd(samples), arms: samples.length } : { sd: NaN, df: 0, arms: 0 }];
   })) as PowerPlan['pooled'];
 
-  const findings: PlannedFinding[] = choices.order.map((id) => {
+  // the findings whose tables were given, in the plan's order
+  const findings: PlannedFinding[] = choices.order.filter((id) => tables.some((t) => t.id === id)).map((id) => {
     const f = FINDINGS.find((x) => x.id === id)!;
     const pairs = f.compares.pairs.length;
     const holmFirstAlpha = choices.alpha / pairs;
+    for (const m of pairMetrics(f)) if (!(pooled[m].sd > 0)) throw new Error(`powerPlan: ${id} compares ${m}, but no table has two seeds of an RL cell in it`);
     const metrics = pairMetrics(f).map((metric) => ({ metric, sd: pooled[metric].sd,
       seeds: seedsForPower({ delta: choices.delta[metric], sd: pooled[metric].sd, alpha: holmFirstAlpha, power: choices.power }) }));
     const seeds = Math.max(...metrics.map((m) => m.seeds));
@@ -165,7 +168,7 @@ export function powerPlan(tables: readonly GainTable[], choices: PlanChoices, me
   const ordered = [...arms.entries()].sort(([, a], [, b]) => firstIn(a.findings, choices.order) - firstIn(b.findings, choices.order));
   const planned: PlannedArm[] = ordered.map(([hash, a]) => {
     const findingsOfArm = choices.order.filter((id) => a.findings.has(id));
-    const want = Math.max(...findingsOfArm.map((id) => seedsOf.get(id)!));
+    const want = Math.max(...findingsOfArm.map((id) => seedsOf.get(id) ?? 0));
     const newRuns = Math.max(0, want - a.seeds);
     return { hash, scale: SCALE_OF(a.lab), findings: findingsOfArm, nullControl: a.nullControl, finished: a.seeds, planned: want,
       coreMinutesPerRun: Math.round(10 * a.coreMinutes) / 10, newRuns, newCoreMinutes: Math.round(10 * newRuns * a.coreMinutes) / 10 };
