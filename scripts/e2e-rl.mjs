@@ -129,6 +129,9 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     const claim = await page.locator('[data-testid=finding-claim]').innerText();
     assert(/5 %.*10 %/.test(claim), `T7's claim reads: ${claim}`);
     assert((await page.locator('[data-testid=finding-cell]').count()) === 3, 'T7 table is not 1 × 3');
+    // the test behind the call: one forest line per compared pair, each with the committed table's call
+    const pairCalls = await page.locator('[data-testid=pair-line]').evaluateAll((els) => els.map((e) => e.getAttribute('data-call')));
+    assert(pairCalls.length === 2 && pairCalls.every((c) => ['supports', 'contradicts', 'not resolved', 'interim'].includes(c)), `T7's pair forest reads ${JSON.stringify(pairCalls)}`);
     const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
     if (hasReference) assert(/\S/.test(await page.locator('[data-testid=reference-direction]').innerText()), 'the reference table has no direction sentence');
     else assert(/No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
