@@ -13,7 +13,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
@@ -29,6 +29,7 @@ import { queueTests } from './e2e-queue.mjs';
 import { storeCounts, storedPoints } from './e2e-store.mjs';
 import { rlTests } from './e2e-rl.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
+import { uiTests } from './e2e-ui.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -216,6 +217,10 @@ await test('the run and its curve are listed after a reload', async () => {
 await test('the SFT run can be chosen as the starting point; its checkpoint loads', async () => {
   assert(runId, 'no run id from the SFT test');
   const before = await storeCounts(page);
+  // the page is on Stage SFT, where the RL starting point is disabled and says why (issue 32)
+  assert(await page.locator('[data-testid=starting-choice]').isDisabled() && await page.locator('[data-testid=starting-off]').isVisible(), 'Stage SFT leaves "Start RL from" active');
+  assert(await page.locator('[data-testid=choice-reward-macro]').isDisabled(), 'Stage SFT leaves the reward active');
+  await page.locator('[data-testid=choice-stage-rl]').click();
   await page.locator('[data-testid=starting-choice]').selectOption(runId);
   await page.waitForFunction(
     (id) => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === 'ready' &&
@@ -341,6 +346,12 @@ await test('sandbox: browse the world, call a tool by hand, write a plan and sco
   for (const kind of ['sum', 'macro', 'success', 'curriculum']) {
     assert(await attr(`[data-testid=reward-${kind}]`, 'data-value') === '1', `the teacher's passing plan has ${kind} reward ≠ 1`);
   }
+  // an edit after Score marks the verdict as the earlier plan's until Score is pressed again (issue 32)
+  await stay.fill('Nowhere Inn, Atlantis');
+  await page.waitForSelector('[data-testid=plan-result][data-stale=true]', { timeout: 5_000 });
+  assert(await attr('[data-testid=plan-result]', 'data-final-pass') === 'stale', 'an edited plan still shows the old verdict as its own');
+  await stay.fill(teacherStay);
+  await page.waitForSelector('[data-testid=plan-result][data-stale=false][data-final-pass=true]', { timeout: 5_000 });
   await page.screenshot({ path: join(results, 'sandbox.png'), fullPage: true });
 }, 'sandbox');
 
@@ -349,6 +360,9 @@ await robustTests({ page, context, base, dist, results, test, assert, attr, cons
 
 // ---- the Runs view and the episode viewer (no training: an imported bundle) ----------------------------
 await runsTests({ page, base, results, test, assert, attr, storeCounts: () => storeCounts(page), checkpointDir });
+
+// ---- what the page shows is what it does; history; axe-core on every view, at 1280 × 720 (e2e-ui.mjs) ----
+await uiTests({ page, context, base, results, test, assert, attr, checkpointDir });
 
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {

@@ -20,7 +20,8 @@ import { chromium } from 'playwright-core';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
 const out = resolve(ROOT, arg('--out', 'docs/img/lab.png'));
-const hash = arg('--hash', '#stage=rl&scale=s&worldSize=tiny&steps=4&evalEvery=2&evalQueries=8&evalToolQa=8');
+// the Curriculum reward (its stage card moves) and 8 steps, so the picture is taken well before the end
+const hash = arg('--hash', '#stage=rl&scale=s&worldSize=tiny&reward=curriculum&steps=8&evalEvery=2&evalQueries=8&evalToolQa=8');
 const until = arg('--until', 'running');
 if (!['running', 'completed'].includes(until)) throw new Error(`--until running|completed, got ${until}`);
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';

@@ -507,3 +507,28 @@ export function describeAxes(config: LabConfig): string {
     `${Math.round(config.toolFailureRate * 100)}% tool fail`,
   ].join(' · ');
 }
+
+export type Stage = LabConfig['stage'];
+
+/**
+ * The settings only one stage reads (the rest: both). The page greys the other stage's controls with
+ * this reason; test/worker/settingStages.test.ts checks the list against what the SFT job and the RL
+ * config read.
+ */
+export const STAGE_ONLY: Readonly<Partial<Record<SettingKey, Stage>>> = {
+  reward: 'rl', algorithm: 'rl', toolFailureRate: 'rl', curriculumSwitch1: 'rl', curriculumSwitch2: 'rl',
+  clipLow: 'rl', clipHigh: 'rl', klCoef: 'rl', dapoMaxGenBatches: 'rl', overlongBuffer: 'rl',
+  arpoAlpha: 'rl', arpoBeta: 'rl', arpoK: 'rl', arpoAdvantage: 'rl', arpoZ: 'rl',
+  groupSize: 'rl', queriesPerStep: 'rl', evalEvery: 'rl', evalQueries: 'rl', evalSamples: 'rl', evalToolQa: 'rl',
+  learningRate: 'rl', warmupSteps: 'rl', temperature: 'rl', miniBatches: 'rl', microBatchTokens: 'rl', advantages: 'rl',
+  teacherFailureRate: 'sft', sftLearningRate: 'sft',
+};
+
+/** why a setting does nothing in this stage, or null when the stage reads it */
+export function unusedInStage(key: SettingKey, stage: Stage): string | null {
+  const only = STAGE_ONLY[key];
+  if (!only || only === stage) return null;
+  return only === 'rl'
+    ? 'RL only: SFT learns from the teacher’s trajectories, with no reward, algorithm, rollouts or tool failures'
+    : 'SFT only: RL starts from the checkpoint under Starting point';
+}

@@ -118,6 +118,13 @@ export function serializeHash(config: LabConfig, route?: Route): string {
   return parts.length ? `#${parts.join('&')}` : '';
 }
 
+/** The link that shares a setup: the page's address without its query — `?backend=` forces this page's
+ *  backend and would force the receiver's — nor its hash, then the setup's own hash. */
+export function shareUrl(config: LabConfig, pageUrl: string): string {
+  const url = new URL(pageUrl);
+  return url.origin + url.pathname + serializeHash(config);
+}
+
 /** The value as it is written in the URL (and shown on the page). */
 export function formatValue(key: SettingKey, value: LabConfig[SettingKey]): string {
   const s: Setting = SETTINGS[key];

@@ -3,6 +3,7 @@
 // methods; nothing here touches tfjs (the worker does).
 import { defaultConfig, type LabConfig, type SettingKey } from '../lab/config.ts';
 import { configFromRecord, formatValue, parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
+import { isOwnEntry, onAddressChange, readAddress, writeAddress } from './addressBar.ts';
 import { LabStore } from '../store/labStore.ts';
 import { findingById } from '../lab/findings.ts';
 import {
@@ -86,7 +87,7 @@ export class LabState {
   /** Reads the URL, starts the worker and opens the store. */
   async boot(): Promise<void> {
     this.readHash();
-    window.addEventListener('hashchange', () => this.readHash());
+    onAddressChange(() => this.onAddressChange());
     const force = /[?&]backend=(webgpu|wasm|cpu)\b/.exec(location.search)?.[1];
     const forceBackend = (this.recovery.forceBackend = force as BackendName | undefined);
     this.worker = this.recovery.createWorker();
@@ -113,15 +114,28 @@ export class LabState {
     this.writeHash();
   }
 
-  /** Shows a view (and a finding on the Findings view); the URL keeps it, so a link opens it. */
+  /** Shows a view (and a finding on the Findings view) as a new history entry, so Back returns to the last; the URL keeps it, so a link opens it. */
   setRoute(view: View, finding: string | null = view === 'findings' ? this.route.finding : null): void {
+    const moved = view !== this.route.view || finding !== this.route.finding;
     this.route = { view, finding };
-    this.writeHash();
+    this.writeHash(moved);
   }
 
-  private writeHash(): void {
-    const hash = serializeHash(this.config, this.route);
-    history.replaceState(null, '', hash || location.pathname + location.search);
+  /** the address of a view at the current setup (the tabs' links) */
+  hrefFor(view: View): string {
+    return serializeHash(this.config, { view, finding: view === 'findings' ? this.route.finding : null }) || '#';
+  }
+
+  private writeHash(push = false): void {
+    writeAddress(this.config, this.route, push);
+  }
+
+  /** Back / Forward between the page's own entries move the view and keep the setup as it is now; any other address is a link, read whole. */
+  private onAddressChange(): void {
+    if (!isOwnEntry()) return this.readHash();
+    const { route } = parseHash(location.hash);
+    if (route.view !== this.route.view || route.finding !== this.route.finding) this.route = route;
+    this.writeHash(); // the entry's address now carries the current setup
   }
 
   resetConfig(): void {
@@ -382,8 +396,9 @@ export class LabState {
     this.episodes = result.items.filter((e) => e.step === newest).sort((a, b) => a.index - b.index);
   }
 
+  /** Reads a link (a malformed one is corrected in the address: addressBar.ts). */
   private readHash(): void {
-    const { config, route, notices } = parseHash(location.hash);
+    const { config, route, notices } = readAddress();
     this.config = config;
     this.route = route;
     this.notices = notices;

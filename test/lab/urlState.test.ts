@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SETTINGS, SETTING_KEYS, defaultConfig, type LabConfig, type Setting } from '../../src/lab/config.ts';
-import { parseHash, serializeHash } from '../../src/lab/urlState.ts';
+import { parseHash, serializeHash, shareUrl } from '../../src/lab/urlState.ts';
 
 // An arbitrary for every valid value of one setting, derived from the declared table.
 function arbitraryValue(s: Setting): fc.Arbitrary<unknown> {
@@ -121,5 +121,23 @@ describe('configFromRecord', () => {
     expect(config.steps).toBe(defaultConfig().steps);
     expect(notices.map((n) => n.key)).toEqual(['steps']);
     expect(configFromRecord(null).config).toEqual(defaultConfig());
+  });
+});
+
+describe('shareUrl', () => {
+  it('shares the setup as read, without the page\'s query (?backend=) or its broken hash', () => {
+    const { config } = parseHash('#scale=xl&steps=-5&foo=bar&reward=macro');
+    expect(shareUrl(config, 'http://127.0.0.1:5173/lab/?backend=wasm#scale=xl&steps=-5&foo=bar&reward=macro')).toBe('http://127.0.0.1:5173/lab/#reward=macro');
+    expect(shareUrl(defaultConfig(), 'https://x.test/?backend=cpu')).toBe('https://x.test/');
+  });
+
+  it('opens the same setup it shares', () => {
+    fc.assert(
+      fc.property(fc.record(Object.fromEntries(SETTING_KEYS.map((k) => [k, arbitraryValue(SETTINGS[k])]))), (raw) => {
+        const { config } = parseHash(serializeHash(raw as LabConfig)); // a valid config (cross-field problems reset)
+        expect(parseHash(new URL(shareUrl(config, 'http://h.test/p?backend=wasm#x=1')).hash).config).toEqual(config);
+      }),
+      { numRuns: 50 },
+    );
   });
 });
