@@ -48,6 +48,7 @@ export class RlJob implements TrainingJob {
   readonly checkpointEvery: number;
   description: string;
   phase = '';
+  onPhase: (() => void) | undefined;
   private prepared: Prepared | null = null;
   private fresh: JobEpisode[] = [];
 
@@ -74,7 +75,7 @@ export class RlJob implements TrainingJob {
   async init(): Promise<void> {
     const o = this.options;
     const source = o.source ?? { kind: 'shipped', scale: o.lab.scale };
-    this.phase = 'loading the starting point';
+    this.setPhase('loading the starting point');
     const loaded = await loadStartingPoint(source, { store: o.store, baseUrl: o.baseUrl });
     let reference: Policy | null = null;
     try {
@@ -92,35 +93,35 @@ export class RlJob implements TrainingJob {
       loaded.policy.dispose();
       throw e;
     } finally {
-      this.phase = '';
+      this.setPhase('');
     }
   }
 
   /** step 0: the starting point's evaluation, the curve's first point */
   async initialMetrics(): Promise<Record<string, number>> {
-    this.phase = 'evaluating the starting point';
+    this.setPhase('evaluating the starting point');
     try {
       return await this.evaluate();
     } finally {
-      this.phase = '';
+      this.setPhase('');
     }
   }
 
   async step(): Promise<Record<string, number>> {
     const { trainer, env } = this.ready();
-    this.phase = 'rolling out and updating';
+    this.setPhase('rolling out and updating');
     try {
       const metrics = await trainer.trainStep();
       if (trainer.step % this.rl.evalEvery === 0 || trainer.step === this.totalSteps) {
         // the rollouts of the step just taken, scored with the reward it was trained on
         const rewardStage = rewardStageOf(metrics.curriculum_stage) ?? 'sum'; // the trainer always reports it
         this.fresh = pickRlSamples(trainer.lastEpisodes, { world: env.world, algorithm: this.rl.algorithm, rewardStage }, this.options.keepEpisodes ?? 3);
-        this.phase = 'evaluating';
+        this.setPhase('evaluating');
         Object.assign(metrics, await this.evaluate());
       }
       return metrics;
     } finally {
-      this.phase = '';
+      this.setPhase('');
     }
   }
 
@@ -169,6 +170,12 @@ export class RlJob implements TrainingJob {
     trainer.policy.dispose();
     reference?.dispose();
     this.prepared = null;
+  }
+
+  /** a new phase is told to the page at once (the loop's onPhase); the end of one comes with the step's point */
+  private setPhase(phase: string): void {
+    this.phase = phase;
+    if (phase) this.onPhase?.();
   }
 
   private ready(): Prepared {
