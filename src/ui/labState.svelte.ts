@@ -78,6 +78,8 @@ export class LabState {
   /** set once the stored queue has been read, so nothing overwrites it before */
   private queueSaver: QueueSaver | null = null;
   private livePoints: MetricPoint[] = [];
+  /** progress reports received from the worker (a start keeps one that came before its own answer) */
+  private reports = 0;
 
   get running(): boolean {
     return this.progress?.status === 'running' || this.progress?.status === 'paused';
@@ -144,13 +146,21 @@ export class LabState {
       // RL starts where the Starting point card says (a resumed run keeps its own; a queued one the shipped checkpoint)
       const startingPoint = queued ? { kind: 'shipped' as const, scale: queued.scale }
         : config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
+      const reportsBefore = this.reports;
       const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
-      if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
+      if (resumeRunId) {
+        // the kept curve, then what the worker has sent meanwhile (it reports as soon as it trains)
+        const kept = (await this.store?.readMetrics(runId))?.items ?? [];
+        const last = kept.at(-1)?.step ?? -1;
+        this.livePoints = kept.concat(this.livePoints.filter((p) => p.step > last));
+      }
       this.curve = { runId, live: true, points: this.livePoints };
-      // a resumed run shows where it resumes (its kept curve's end, its own length) until the worker's first report
-      const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
-      const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
-      this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
+      // until the worker's first report: a resumed run shows where it resumes (its kept curve's end, its own length)
+      if (this.reports === reportsBefore || this.progress?.runId !== runId) {
+        const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
+        const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
+        this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
+      }
       this.episodes = [];
       if (resumeRunId) await this.loadEpisodes(runId);
       await this.refreshRuns();
@@ -362,6 +372,7 @@ export class LabState {
       } else {
         const before = this.progress;
         this.progress = event.progress;
+        this.reports++;
         this.recovery.onProgress(before, event.progress);
         this.queue = recordProgress(this.queue, event.progress);
         // a run ended (queued or not): the queue's next may start
