@@ -16,6 +16,8 @@ import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
 import { QueueSaver } from './queueSaver.ts';
 import { reconcileAfterReload } from '../lab/queueRestore.ts';
+import { trainingSandboxSpec } from '../lab/sandboxSetup.ts';
+import type { WorldSize } from '../env/types.ts';
 
 export interface ShownCurve {
   runId: string;
@@ -178,6 +180,21 @@ export class LabState {
   get startingRuns(): RunRecord[] {
     const live = this.running ? this.progress?.runId : undefined;
     return this.runs.filter((r) => r.kind === 'sft' && r.config.scale === this.config.scale && r.summary.steps > 0 && r.id !== live);
+  }
+
+  /** RL: the world the run will train in — its starting point's, not the World size setting's (null on SFT) */
+  get rlWorld(): { size: WorldSize; seed: number; from: string } | null {
+    if (this.config.stage !== 'rl') return null;
+    const source = this.startingSource;
+    if (source.kind === 'run') {
+      // an SFT run trained in its own setup's world (what the worker reads when it loads it)
+      const sft = configFromRecord(this.runs.find((r) => r.id === source.runId)?.config).config;
+      return { size: sft.worldSize, seed: sft.seed, from: `SFT run ${source.runId}` };
+    }
+    // a shipped checkpoint's is its card's (read by the worker; until then the cards' known world)
+    const read = this.startingPoint?.status === 'ready' ? this.startingPoint.summary?.world : null;
+    const spec = trainingSandboxSpec(this.config, { kind: 'shipped', world: read });
+    return { size: spec.size, seed: spec.seed, from: `the shipped ${source.scale} checkpoint` };
   }
 
   get startingSource(): StartingPointSource {

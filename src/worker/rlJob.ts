@@ -6,6 +6,7 @@
 // last, and keeps a few scored training rollouts of the step it evaluated at for the episode viewer.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on wasm or cpu — the same code.
+import type { WorldSize } from '../env/types.ts';
 import type { LabConfig } from '../lab/config.ts';
 import { SETTINGS } from '../lab/config.ts';
 import { rewardStageOf } from '../lab/metrics.ts';
@@ -38,6 +39,7 @@ interface Prepared {
   /** the frozen starting policy for the KL term (null when klCoef is 0) */
   reference: Policy | null;
   startingPoint: StartingPointSummary;
+  world: { size: WorldSize; seed: number };
 }
 
 export class RlJob implements TrainingJob {
@@ -63,6 +65,11 @@ export class RlJob implements TrainingJob {
     return this.prepared?.trainer.step ?? 0;
   }
 
+  /** the world RL trains and is judged in: its starting point's (after init), whatever the lab's World size says */
+  get world(): { size: WorldSize; seed: number } {
+    return { ...this.ready().world };
+  }
+
   /** the starting point as loaded and checked (after init) */
   get startingPoint(): StartingPointSummary {
     return this.ready().startingPoint;
@@ -82,7 +89,7 @@ export class RlJob implements TrainingJob {
       const env = rlEnvironment(loaded.origin, { trainSize: o.lab.trainSize, mix: o.lab.mix });
       reference = this.rl.klCoef > 0 ? await copyOf(loaded.policy) : null;
       const trainer = new RlTrainer(loaded.policy, reference, env, this.rl);
-      this.prepared = { env, trainer, reference, startingPoint: loaded.summary };
+      this.prepared = { env, trainer, reference, startingPoint: loaded.summary, world: loaded.origin.world };
       const c = this.rl;
       const group = c.algorithm === 'arpo' ? `a tree of M=${c.groupSize} rollouts (N=${c.arpoInitial} from the prompt)` : `G=${c.groupSize} rollouts`;
       this.description = `${this.description} from ${loaded.label} (${(countParameters(loaded.config) / 1e6).toFixed(2)}M parameters, ` +

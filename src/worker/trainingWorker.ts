@@ -94,6 +94,8 @@ class TrainingWorker implements TrainingWorkerApi {
     try {
       await job.init();
       if (resumeFrom) await resumeFromCheckpoint(job, this.store!, resumeFrom);
+      // RL trains in its starting point's world (the checkpoint's card), whatever the World size setting: the run keeps the one it used
+      else if (job instanceof RlJob) run = { ...run, config: { ...run.config, worldSize: job.world.size } };
     } catch (e) {
       job.dispose();
       throw e;
