@@ -13,8 +13,8 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs;
-//                                                 queue: the rl group's queue/reload/pause part alone)
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs,
+//                                                 live; queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
@@ -28,6 +28,7 @@ import { runsTests } from './e2e-runs.mjs';
 import { queueTests } from './e2e-queue.mjs';
 import { storeCounts, storedPoints } from './e2e-store.mjs';
 import { rlTests } from './e2e-rl.mjs';
+import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
@@ -349,6 +350,9 @@ await robustTests({ page, context, base, dist, results, test, assert, attr, cons
 
 // ---- the Runs view and the episode viewer (no training: an imported bundle) ----------------------------
 await runsTests({ page, base, results, test, assert, attr, storeCounts: () => storeCounts(page), checkpointDir });
+
+// ---- live progress, no step lost to a reload, a bundle's setup checked like a link (e2e-live.mjs) ----
+await liveTests({ page, base, results, test, assert, attr, join, storeCounts: () => storeCounts(page), checkpointDir });
 
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {
