@@ -62,6 +62,7 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
     // pause once step 2 is shown, resume once paused
     await page.waitForFunction(() => /step [2-5]\//.test(document.querySelector('[data-testid=run-status]')?.textContent ?? ''), null, { timeout: 240_000 });
     const brief = (log) => log.map((r) => `${r.status[0]}${r.step}/${r.points}${r.eta ? `·${r.eta}` : ''}`).join(' ');
+    await page.locator('section[aria-label=Training]').screenshot({ path: join(results, 'live-mid-run.png') });
     await page.locator('[data-testid=pause]').click();
     await waitStatus('paused', 120_000);
     const pausedPoints = Number(await attr('[data-testid=rl-charts]', 'data-points'));
@@ -163,8 +164,8 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
       });
       const text = await page.locator('[data-testid=runs-message]').innerText();
       assert(/bad-setup\.json was not imported, and nothing was stored/.test(text) && reason.test(text), `${what}: ${text}`);
+      if (what === 'scale') await page.screenshot({ path: join(results, 'runs-bad-setup.png') });
     }
     assert(JSON.stringify(await storeCounts()) === JSON.stringify(before), 'the store changed');
-    await page.screenshot({ path: join(results, 'runs-bad-setup.png') });
   }, ['runs', group]);
 }

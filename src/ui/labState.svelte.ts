@@ -189,12 +189,12 @@ export class LabState {
     if (source.kind === 'run') {
       // an SFT run trained in its own setup's world (what the worker reads when it loads it)
       const sft = configFromRecord(this.runs.find((r) => r.id === source.runId)?.config).config;
-      return { size: sft.worldSize, seed: sft.seed, from: `SFT run ${source.runId}` };
+      return { size: sft.worldSize, seed: sft.seed, from: `SFT run ${source.runId}'s setup` };
     }
     // a shipped checkpoint's is its card's (read by the worker; until then the cards' known world)
     const read = this.startingPoint?.status === 'ready' ? this.startingPoint.summary?.world : null;
     const spec = trainingSandboxSpec(this.config, { kind: 'shipped', world: read });
-    return { size: spec.size, seed: spec.seed, from: `the shipped ${source.scale} checkpoint` };
+    return { size: spec.size, seed: spec.seed, from: `the shipped ${source.scale} checkpoint's card` };
   }
 
   get startingSource(): StartingPointSource {
