@@ -13,7 +13,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, live;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
@@ -28,6 +28,7 @@ import { runsTests } from './e2e-runs.mjs';
 import { queueTests } from './e2e-queue.mjs';
 import { storeCounts, storedPoints } from './e2e-store.mjs';
 import { rlTests } from './e2e-rl.mjs';
+import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
 import { uiTests } from './e2e-ui.mjs';
 
@@ -363,6 +364,8 @@ await runsTests({ page, base, results, test, assert, attr, storeCounts: () => st
 
 // ---- what the page shows is what it does; history; axe-core on every view, at 1280 × 720 (e2e-ui.mjs) ----
 await uiTests({ page, context, base, results, test, assert, attr, checkpointDir });
+// ---- live progress, no step lost to a reload, a bundle's setup checked like a link (e2e-live.mjs) ----
+await liveTests({ page, base, results, test, assert, attr, join, storeCounts: () => storeCounts(page), checkpointDir });
 
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {

@@ -54,6 +54,11 @@ export function configKey(config: LabConfig): string {
   return serializeHash(config).replace(/^#/, '');
 }
 
+/** an RL run's identity: World size left out, since RL trains in its starting point's world (a run stores the one it used) */
+function rlConfigKey(config: LabConfig): string {
+  return configKey({ ...config, worldSize: defaultConfig().worldSize });
+}
+
 /** The user's settings that differ from the defaults (the stage excepted: a grid is always RL). */
 export function userOverrides(config: LabConfig): Partial<LabConfig> {
   const defaults = defaultConfig();
@@ -263,10 +268,10 @@ export interface StoredRun {
  * (as queued grid runs do; a run from the user's own SFT run measures something else).
  */
 export function findRunFor<R extends StoredRun>(runs: readonly R[], config: LabConfig): R | undefined {
-  const key = configKey(config);
+  const key = rlConfigKey(config);
   return runs
     .filter((r) => r.kind === 'rl' && r.status === 'completed' && (r.startingPoint?.kind ?? 'shipped') === 'shipped')
-    .filter((r) => configKey(configFromRecord(r.config).config) === key)
+    .filter((r) => rlConfigKey(configFromRecord(r.config).config) === key)
     .sort((a, b) => b.updatedAt - a.updatedAt)[0];
 }
 

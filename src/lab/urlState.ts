@@ -204,3 +204,33 @@ export function configFromRecord(raw: unknown): ParsedHash {
   }
   return { config, route, notices };
 }
+
+/**
+ * What is wrong with a config stored elsewhere (an imported bundle's run), named as a link's notices
+ * name it: a key that is not a setting, a value the setting refuses, settings that contradict each
+ * other. Empty when a link could give the same setup; a setting it lacks takes its default, as in a
+ * link. Where the page would carry on with defaults, a bundle with any of these is refused: the run
+ * stored must be the run that ran.
+ */
+export function storedConfigProblems(raw: Readonly<Record<string, unknown>>): UrlNotice[] {
+  const problems: UrlNotice[] = [];
+  const config = defaultConfig();
+  for (const [key, value] of Object.entries(raw)) {
+    if (!KNOWN.has(key)) {
+      problems.push({ key: shorten(key), message: 'is not a setting of this lab' });
+      continue;
+    }
+    const k = key as SettingKey;
+    const reason = invalidReason(k, value);
+    if (reason === null) (config as Record<SettingKey, unknown>)[k] = value;
+    else problems.push({ key: k, message: `“${shorten(shownValue(value))}” ${reason}` });
+  }
+  for (const problem of crossFieldProblems(config)) problems.push({ key: problem.keys.join(', '), message: problem.message });
+  return problems;
+}
+
+function shownValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'number')) return value.join(':');
+  return typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
+}

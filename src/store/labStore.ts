@@ -193,11 +193,16 @@ export class LabStore {
     });
   }
 
-  /** Drops a run's points after `step` (a resumed run recomputes them from its checkpoint). */
-  async deleteMetricsAfter(runId: string, step: number): Promise<void> {
-    await this.write('trimming metric points', () =>
-      this.db.delete('metrics', IDBKeyRange.bound([runId, step], [runId, []], true, false)),
-    );
+  /** Drops a run's points and episodes after `step`, in one transaction (a resumed run trains those steps again from its checkpoint). */
+  async deleteAfter(runId: string, step: number): Promise<void> {
+    await this.write('trimming metric points and episodes', async () => {
+      const tx = this.db.transaction(['metrics', 'episodes'], 'readwrite');
+      await Promise.all([
+        tx.objectStore('metrics').delete(IDBKeyRange.bound([runId, step], [runId, []], true, false)),
+        tx.objectStore('episodes').delete(IDBKeyRange.bound([runId, step, Infinity], [runId, []], true, false)),
+        tx.done,
+      ]);
+    });
   }
 
   /** A run's points in step order. */

@@ -5,6 +5,8 @@
 // throws a BundleError naming the first problem; the store writes nothing from a bundle that fails.
 // Pure: no DOM, no tfjs, no IndexedDB (src/store/labStore.ts reads and writes the records).
 import * as v from 'valibot';
+import { SETTINGS } from '../lab/config.ts';
+import { storedConfigProblems } from '../lab/urlState.ts';
 import {
   EpisodeSchema,
   MetricPointSchema,
@@ -125,6 +127,9 @@ export async function decodeRunBundle(text: string): Promise<RunBundle> {
     episodeKeys.add(key);
   }
 
+  const setup = setupProblem(file);
+  if (setup) throw new BundleError(setup);
+
   let checkpoint: CheckpointRecord | null = null;
   const cp = file.checkpoint;
   if (cp) {
@@ -141,6 +146,37 @@ export async function decodeRunBundle(text: string): Promise<RunBundle> {
     };
   }
   return { run: file.run, metrics: file.metrics, episodes: file.episodes, checkpoint };
+}
+
+/**
+ * The first way the bundle's setup is not what its run ran, or null: a config no link could give
+ * (checked as a link is: src/lab/urlState.ts), a stage other than the run's kind, a length other
+ * than its summary's, or a step past the end. Runs of the first builds (kind 'demo-sort') have no
+ * lab setup and are checked only as records.
+ */
+function setupProblem(file: Pick<BundleFile, 'run' | 'metrics' | 'episodes' | 'checkpoint'>): string | null {
+  const { run } = file;
+  const problems = storedConfigProblems(run.config);
+  if (problems.length) {
+    const p = problems[0];
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+    const where = p.key.includes(',') ? `run.config (${p.key})` : `run.config.${p.key}`;
+    return `the run's setup is not one a link could give: ${where}${p.message.startsWith('is ') ? ' ' : ': '}${p.message}${more}`;
+  }
+  if (run.kind !== 'rl' && run.kind !== 'sft') return null;
+  const stage = run.config.stage;
+  if (stage !== undefined && stage !== run.kind) return `the run is a${run.kind === 'rl' ? 'n RL' : 'n SFT'} run, but its setup says stage ${String(stage)}`;
+  const steps = typeof run.config.steps === 'number' ? run.config.steps : SETTINGS.steps.default;
+  const total = run.summary.totalSteps;
+  if (steps !== total) return `the run's setup says ${steps} steps, its summary ${total}: the setup is not the one it ran`;
+  const past = (what: string, step: number) => `${what} at step ${step}, past the run's ${total} steps`;
+  if (run.summary.steps > total) return past('the summary ends', run.summary.steps);
+  const point = file.metrics.find((p) => p.step > total);
+  if (point) return past('a metric point', point.step);
+  const episode = file.episodes.find((e) => e.step > total);
+  if (episode) return past('an episode', episode.step);
+  if (file.checkpoint && file.checkpoint.step > total) return past('the checkpoint', file.checkpoint.step);
+  return null;
 }
 
 /** bytes a tensor of `spec` takes in tf.io.encodeWeights' layout (null: a string tensor, variable) */

@@ -17,6 +17,8 @@ import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
 import { QueueSaver } from './queueSaver.ts';
 import { reconcileAfterReload } from '../lab/queueRestore.ts';
+import { trainingSandboxSpec } from '../lab/sandboxSetup.ts';
+import type { WorldSize } from '../env/types.ts';
 
 export interface ShownCurve {
   runId: string;
@@ -79,6 +81,8 @@ export class LabState {
   /** set once the stored queue has been read, so nothing overwrites it before */
   private queueSaver: QueueSaver | null = null;
   private livePoints: MetricPoint[] = [];
+  /** progress reports received from the worker (a start keeps one that came before its own answer) */
+  private reports = 0;
 
   get running(): boolean {
     return this.progress?.status === 'running' || this.progress?.status === 'paused';
@@ -158,13 +162,21 @@ export class LabState {
       // RL starts where the Starting point card says (a resumed run keeps its own; a queued one the shipped checkpoint)
       const startingPoint = queued ? { kind: 'shipped' as const, scale: queued.scale }
         : config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
+      const reportsBefore = this.reports;
       const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
-      if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
+      if (resumeRunId) {
+        // the kept curve, then what the worker has sent meanwhile (it reports as soon as it trains)
+        const kept = (await this.store?.readMetrics(runId))?.items ?? [];
+        const last = kept.at(-1)?.step ?? -1;
+        this.livePoints = kept.concat(this.livePoints.filter((p) => p.step > last));
+      }
       this.curve = { runId, live: true, points: this.livePoints };
-      // a resumed run shows where it resumes (its kept curve's end, its own length) until the worker's first report
-      const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
-      const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
-      this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
+      // until the worker's first report: a resumed run shows where it resumes (its kept curve's end, its own length)
+      if (this.reports === reportsBefore || this.progress?.runId !== runId) {
+        const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
+        const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
+        this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
+      }
       this.episodes = [];
       if (resumeRunId) await this.loadEpisodes(runId);
       await this.refreshRuns();
@@ -182,6 +194,21 @@ export class LabState {
   get startingRuns(): RunRecord[] {
     const live = this.running ? this.progress?.runId : undefined;
     return this.runs.filter((r) => r.kind === 'sft' && r.config.scale === this.config.scale && r.summary.steps > 0 && r.id !== live);
+  }
+
+  /** RL: the world the run will train in — its starting point's, not the World size setting's (null on SFT) */
+  get rlWorld(): { size: WorldSize; seed: number; from: string } | null {
+    if (this.config.stage !== 'rl') return null;
+    const source = this.startingSource;
+    if (source.kind === 'run') {
+      // an SFT run trained in its own setup's world (what the worker reads when it loads it)
+      const sft = configFromRecord(this.runs.find((r) => r.id === source.runId)?.config).config;
+      return { size: sft.worldSize, seed: sft.seed, from: `SFT run ${source.runId}'s setup` };
+    }
+    // a shipped checkpoint's is its card's (read by the worker; until then the cards' known world)
+    const read = this.startingPoint?.status === 'ready' ? this.startingPoint.summary?.world : null;
+    const spec = trainingSandboxSpec(this.config, { kind: 'shipped', world: read });
+    return { size: spec.size, seed: spec.seed, from: `the shipped ${source.scale} checkpoint's card` };
   }
 
   get startingSource(): StartingPointSource {
@@ -376,6 +403,7 @@ export class LabState {
       } else {
         const before = this.progress;
         this.progress = event.progress;
+        this.reports++;
         this.recovery.onProgress(before, event.progress);
         this.queue = recordProgress(this.queue, event.progress);
         // a run ended (queued or not): the queue's next may start

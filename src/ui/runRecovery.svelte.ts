@@ -3,6 +3,7 @@
 // device gets a new worker (a new backend) that resumes the run; full browser storage shows the
 // store's message and offers to prune old checkpoints, after which the worker writes what it owes.
 // LabState owns one of these; nothing here touches tfjs.
+import { keptCurve } from '../lab/resumeNotice.ts';
 import { isQuotaError, type LabStore } from '../store/labStore.ts';
 import type { RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, InterruptedRun, RunProgress } from '../worker/api.ts';
@@ -126,9 +127,13 @@ export class RunRecovery {
       return;
     }
     await this.host.start(runId);
-    this.notice = this.host.actionError
-      ? `${why}; run ${runId} could not be resumed: ${this.host.actionError}`
-      : `${why}: run ${runId} resumed by itself from its checkpoint at step ${from}; the curve up to it is kept.`;
+    if (this.host.actionError) {
+      this.notice = `${why}; run ${runId} could not be resumed: ${this.host.actionError}`;
+      return;
+    }
+    // what the store kept, read back rather than assumed
+    const kept = (await this.access.store()?.readMetrics(runId).catch(() => null))?.items ?? [];
+    this.notice = `${why}: run ${runId} resumed by itself from its checkpoint at step ${from}; ${keptCurve(kept.map((p) => p.step), from)}.`;
   }
 
   /** Replaces the worker (a crash, or a lost GPU device) and resumes its run from the newest checkpoint. */

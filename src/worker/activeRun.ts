@@ -1,13 +1,19 @@
 // One training run in progress: the loop around a TrainingJob (pacing, pause, resume, stop, NaN
-// and lost-device detection), the batching of metric points to the page (one message per flush,
-// not per step) and the writes to the store. Free of tfjs and of the worker's messaging, so it is
-// tested in Node with a scripted job.
+// and lost-device detection), what goes to the page and what goes to the store. Free of tfjs and of
+// the worker's messaging, so it is tested in Node with a scripted job.
+//
+// The page is told at once (a comlink call posts its message synchronously), never behind a store
+// write or a timer: a step on wasm holds the worker's event loop for its whole length, so a timer or
+// an IndexedDB callback waits until the step ends, and a flush that awaited the store before telling
+// the page reached it steps late (issue 32). The store is written between steps, the loop waiting
+// for it, and a checkpoint only after every point up to its step is stored: a resume starts after
+// the checkpoint, so a checkpoint ahead of the points would lose them.
 import { isQuotaError, type LabStore } from '../store/labStore.ts';
-import type { MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
+import type { CheckpointRecord, MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
 import type { JobEpisode, TrainingJob } from './trainingJob.ts';
 
-/** how often metric points and progress go to the page and the store */
+/** fast steps (SFT) go to the page and the store in batches at most this often; a slower step goes at once */
 const FLUSH_MS = 250;
 /** steps between checkpoints (also written on pause, stop and at the end) */
 const CHECKPOINT_EVERY = 25;
@@ -37,11 +43,13 @@ export class ActiveRun {
   private storeProblem: string | undefined;
   /** step of the newest checkpoint in the store (a resumed run starts at one; 0: none yet) */
   private checkpointStep: number;
-  /** a checkpoint write failed: write one after the next step instead of waiting for the interval */
+  /** a checkpoint was not written (a failed write, or points before it unsaved): write one after the next step */
   private checkpointDue = false;
   /** the loop is parked in pause (no step in flight), so a checkpoint can be taken from outside it */
   private parked = false;
   private wake: (() => void) | null = null;
+  /** steps whose metrics are recorded (the counter the page shows; a step in flight is not counted) */
+  private stepsRecorded: number;
   private pending: MetricPoint[] = [];
   /** points sent to the page whose store write failed; written with the next flush */
   private unsaved: MetricPoint[] = [];
@@ -49,8 +57,9 @@ export class ActiveRun {
   private totalStepMs = 0;
   private stepsTimed = 0;
   private last: Record<string, number> = {};
-  private flushTimer: ReturnType<typeof setInterval>;
-  private flushing: Promise<void> = Promise.resolve();
+  /** the store writes, one after another */
+  private storing: Promise<void> = Promise.resolve();
+  private flushedAt = 0;
   private startedAt = Date.now();
   /** how many times sample episodes were stored (the page reloads them when it changes) */
   private episodesStored = 0;
@@ -61,8 +70,10 @@ export class ActiveRun {
     private readonly store: LabStore | null,
     private readonly listener: WorkerListener,
   ) {
-    this.flushTimer = setInterval(() => void this.flush(), FLUSH_MS);
     this.checkpointStep = job.stepsDone;
+    this.stepsRecorded = job.stepsDone;
+    // a new phase mid-step ('evaluating') reaches the page as it starts, not when the step ends
+    job.onPhase = () => this.tell([]);
   }
 
   /** the loop: one optimiser step at a time, yielding between steps so pause/stop get through */
@@ -72,17 +83,20 @@ export class ActiveRun {
     });
     lost?.catch(() => undefined); // reported through the race below
     try {
+      this.tell([]);
       if (this.job.stepsDone === 0 && this.job.initialMetrics) {
         const metrics = await (lost ? Promise.race([this.job.initialMetrics(), lost]) : this.job.initialMetrics());
         this.checkFinite(metrics);
         this.pending.push({ runId: this.run.id, step: 0, t: Date.now() - this.startedAt, values: { ...metrics } });
         this.last = { ...this.last, ...metrics };
         await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
+        await this.flush();
         await yieldToMessages();
       }
       while (this.job.stepsDone < this.job.totalSteps && !this.stopRequested) {
         if (this.status === 'paused') {
           await this.checkpoint();
+          if (this.status !== 'paused') continue; // resumed (or stopped) while the checkpoint was written: no wake-up will come
           this.parked = true;
           await new Promise<void>((resolve) => (this.wake = resolve));
           this.parked = false;
@@ -93,8 +107,9 @@ export class ActiveRun {
         const ms = performance.now() - t0;
         this.checkFinite(metrics);
         this.record(metrics, ms);
-        await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
+        const sampled = await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
         if (this.checkpointDue || this.job.stepsDone % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0) await this.checkpoint();
+        else if (sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
         await yieldToMessages();
       }
       await this.checkpoint();
@@ -120,7 +135,7 @@ export class ActiveRun {
           : message;
       }
     } finally {
-      clearInterval(this.flushTimer);
+      this.job.onPhase = undefined;
       await this.flush();
       this.job.dispose();
     }
@@ -129,16 +144,17 @@ export class ActiveRun {
   pause(): void {
     if (this.status === 'running') {
       this.status = 'paused';
-      void this.flush();
+      this.tell([]);
     }
   }
 
   resume(): void {
     if (this.status === 'paused') {
       this.status = 'running';
+      // told before the loop wakes: the step it starts holds the event loop until it ends
+      this.tell([]);
       this.wake?.();
       this.wake = null;
-      void this.flush();
     }
   }
 
@@ -169,11 +185,11 @@ export class ActiveRun {
   progress(): RunProgress {
     const recent = this.stepMs.slice(-ETA_WINDOW);
     const meanRecent = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : null;
-    const remaining = this.job.totalSteps - this.job.stepsDone;
+    const remaining = this.job.totalSteps - this.stepsRecorded;
     return {
       runId: this.run.id,
       status: this.status,
-      step: this.job.stepsDone,
+      step: this.stepsRecorded,
       totalSteps: this.job.totalSteps,
       // three steps make a fair estimate; a slow step (RL: a minute on an emulated GPU) is worth one at once
       etaMs: meanRecent !== null && (recent.length >= 3 || meanRecent > SLOW_STEP_MS) ? meanRecent * remaining : null,
@@ -198,21 +214,29 @@ export class ActiveRun {
     }
     // the tiles show the latest value of every metric, evaluations included
     this.last = { ...this.last, ...metrics };
+    this.stepsRecorded = this.job.stepsDone;
     this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: Date.now() - this.startedAt, values: { ...metrics, stepMs: ms } });
   }
 
-  private async storeEpisodes(episodes: JobEpisode[]): Promise<void> {
-    if (!this.store || episodes.length === 0) return;
+  /** stores a step's sample episodes; true when there were some (the page then reloads them) */
+  private async storeEpisodes(episodes: JobEpisode[]): Promise<boolean> {
+    if (!this.store || episodes.length === 0) return false;
     await this.store.putEpisodes(
       episodes.map((e, index) => ({ runId: this.run.id, step: this.job.stepsDone, index, createdAt: Date.now(), ...e })),
     );
     this.episodesStored++;
-    // tell the page at once, so it can show the new sample
-    void this.flush();
+    return true;
   }
 
+  /** Stores the points so far, then a checkpoint of this step — unless a point before it is not stored. */
   private async checkpoint(): Promise<void> {
+    await this.flush();
     if (!this.store || this.job.stepsDone === 0) return;
+    if (this.unsaved.length) {
+      // a resume starts after its checkpoint: one ahead of unsaved points would lose them for good
+      this.checkpointDue = true;
+      return;
+    }
     try {
       const state = await this.job.saveState();
       await this.store.putCheckpoint({ runId: this.run.id, createdAt: Date.now(), ...state });
@@ -223,6 +247,7 @@ export class ActiveRun {
       this.checkpointDue = true;
       this.storeFailed(e, 'checkpoint not saved: ');
     }
+    this.tell([]); // the checkpoint's step, or why there is none
   }
 
   private storeWorked(): void {
@@ -235,44 +260,64 @@ export class ActiveRun {
     this.storeProblem = lead + (e instanceof Error ? e.message : String(e));
   }
 
-  /** Sends buffered points + progress to the page and the store, one flush at a time. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      const points = this.pending;
-      this.pending = [];
-      const progress = this.progress();
-      const events: WorkerEvent[] = [];
-      if (points.length) events.push({ type: 'points', runId: this.run.id, points });
-      events.push({ type: 'progress', progress });
-      if (this.store) {
-        this.unsaved.push(...points);
-        try {
-          await this.store.appendMetrics(this.unsaved);
-          this.unsaved = [];
-          await this.store.updateRun(this.run.id, {
-            status: progress.status,
-            summary: {
-              steps: progress.step,
-              totalSteps: progress.totalSteps,
-              last: this.last,
-              meanStepMs: progress.meanStepMs ?? undefined,
-              error: this.error,
-            },
-          });
-          if (!this.checkpointDue) this.storeWorked();
-        } catch (e) {
-          this.storeFailed(e);
-        }
-        Object.assign(progress, { error: this.error ?? this.storeProblem, storeFull: this.storeFull || undefined });
-      }
-      try {
-        await this.listener(events);
-      } catch {
-        // the page went away; the run still finishes and is stored
-      }
-    });
-    return this.flushing;
+  /** Sends `points` and the progress to the page now, in one message; never waits for its answer. */
+  private tell(points: MetricPoint[]): void {
+    const events: WorkerEvent[] = [];
+    if (points.length) events.push({ type: 'points', runId: this.run.id, points });
+    events.push({ type: 'progress', progress: this.progress() });
+    try {
+      // a comlink call posts at once; its answer needs this event loop, which a step may hold
+      void Promise.resolve(this.listener(events)).catch(() => undefined);
+    } catch {
+      // the page went away; the run still finishes and is stored
+    }
   }
+
+  /** Sends the buffered points and the progress to the page now, then stores them (after the writes before). */
+  flush(): Promise<void> {
+    const points = this.pending;
+    this.pending = [];
+    this.flushedAt = Date.now();
+    this.tell(points);
+    const progress = this.progress();
+    const last = { ...this.last };
+    this.storing = this.storing.then(() => this.save(points, progress, last));
+    return this.storing;
+  }
+
+  private async save(points: MetricPoint[], progress: RunProgress, last: Record<string, number>): Promise<void> {
+    if (!this.store) return;
+    const before = `${this.storeFull}|${this.storeProblem}`;
+    this.unsaved.push(...points);
+    try {
+      await this.store.appendMetrics(this.unsaved);
+      this.unsaved = [];
+      await this.store.updateRun(this.run.id, {
+        status: progress.status,
+        summary: {
+          steps: progress.step,
+          totalSteps: progress.totalSteps,
+          last,
+          meanStepMs: progress.meanStepMs ?? undefined,
+          error: this.error,
+        },
+      });
+      if (!this.checkpointDue) this.storeWorked();
+    } catch (e) {
+      this.storeFailed(e);
+    }
+    if (`${this.storeFull}|${this.storeProblem}` !== before) this.tell([]); // storage filled up, or has room again
+  }
+}
+
+/**
+ * Continues a stored run from its newest checkpoint: the job takes its weights, optimiser, random
+ * state and step, and the store drops the points and episodes after it (those steps are trained
+ * again). Every point up to the checkpoint stays: the loop stores them before it writes one.
+ */
+export async function resumeFromCheckpoint(job: TrainingJob, store: LabStore, checkpoint: CheckpointRecord): Promise<void> {
+  await job.loadState(checkpoint);
+  await store.deleteAfter(checkpoint.runId, checkpoint.step);
 }
 
 /** Lets queued messages (pause, stop) run between steps without the 4 ms clamp of setTimeout. */

@@ -6,6 +6,7 @@
 // last, and keeps a few scored training rollouts of the step it evaluated at for the episode viewer.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on wasm or cpu — the same code.
+import type { WorldSize } from '../env/types.ts';
 import type { LabConfig } from '../lab/config.ts';
 import { SETTINGS } from '../lab/config.ts';
 import { rewardStageOf } from '../lab/metrics.ts';
@@ -38,6 +39,7 @@ interface Prepared {
   /** the frozen starting policy for the KL term (null when klCoef is 0) */
   reference: Policy | null;
   startingPoint: StartingPointSummary;
+  world: { size: WorldSize; seed: number };
 }
 
 export class RlJob implements TrainingJob {
@@ -48,6 +50,7 @@ export class RlJob implements TrainingJob {
   readonly checkpointEvery: number;
   description: string;
   phase = '';
+  onPhase: (() => void) | undefined;
   private prepared: Prepared | null = null;
   private fresh: JobEpisode[] = [];
 
@@ -62,6 +65,11 @@ export class RlJob implements TrainingJob {
     return this.prepared?.trainer.step ?? 0;
   }
 
+  /** the world RL trains and is judged in: its starting point's (after init), whatever the lab's World size says */
+  get world(): { size: WorldSize; seed: number } {
+    return { ...this.ready().world };
+  }
+
   /** the starting point as loaded and checked (after init) */
   get startingPoint(): StartingPointSummary {
     return this.ready().startingPoint;
@@ -74,14 +82,14 @@ export class RlJob implements TrainingJob {
   async init(): Promise<void> {
     const o = this.options;
     const source = o.source ?? { kind: 'shipped', scale: o.lab.scale };
-    this.phase = 'loading the starting point';
+    this.setPhase('loading the starting point');
     const loaded = await loadStartingPoint(source, { store: o.store, baseUrl: o.baseUrl });
     let reference: Policy | null = null;
     try {
       const env = rlEnvironment(loaded.origin, { trainSize: o.lab.trainSize, mix: o.lab.mix });
       reference = this.rl.klCoef > 0 ? await copyOf(loaded.policy) : null;
       const trainer = new RlTrainer(loaded.policy, reference, env, this.rl);
-      this.prepared = { env, trainer, reference, startingPoint: loaded.summary };
+      this.prepared = { env, trainer, reference, startingPoint: loaded.summary, world: loaded.origin.world };
       const c = this.rl;
       const group = c.algorithm === 'arpo' ? `a tree of M=${c.groupSize} rollouts (N=${c.arpoInitial} from the prompt)` : `G=${c.groupSize} rollouts`;
       this.description = `${this.description} from ${loaded.label} (${(countParameters(loaded.config) / 1e6).toFixed(2)}M parameters, ` +
@@ -92,35 +100,35 @@ export class RlJob implements TrainingJob {
       loaded.policy.dispose();
       throw e;
     } finally {
-      this.phase = '';
+      this.setPhase('');
     }
   }
 
   /** step 0: the starting point's evaluation, the curve's first point */
   async initialMetrics(): Promise<Record<string, number>> {
-    this.phase = 'evaluating the starting point';
+    this.setPhase('evaluating the starting point');
     try {
       return await this.evaluate();
     } finally {
-      this.phase = '';
+      this.setPhase('');
     }
   }
 
   async step(): Promise<Record<string, number>> {
     const { trainer, env } = this.ready();
-    this.phase = 'rolling out and updating';
+    this.setPhase('rolling out and updating');
     try {
       const metrics = await trainer.trainStep();
       if (trainer.step % this.rl.evalEvery === 0 || trainer.step === this.totalSteps) {
         // the rollouts of the step just taken, scored with the reward it was trained on
         const rewardStage = rewardStageOf(metrics.curriculum_stage) ?? 'sum'; // the trainer always reports it
         this.fresh = pickRlSamples(trainer.lastEpisodes, { world: env.world, algorithm: this.rl.algorithm, rewardStage }, this.options.keepEpisodes ?? 3);
-        this.phase = 'evaluating';
+        this.setPhase('evaluating');
         Object.assign(metrics, await this.evaluate());
       }
       return metrics;
     } finally {
-      this.phase = '';
+      this.setPhase('');
     }
   }
 
@@ -169,6 +177,12 @@ export class RlJob implements TrainingJob {
     trainer.policy.dispose();
     reference?.dispose();
     this.prepared = null;
+  }
+
+  /** a new phase is told to the page at once (the loop's onPhase); the end of one comes with the step's point */
+  private setPhase(phase: string): void {
+    this.phase = phase;
+    if (phase) this.onPhase?.();
   }
 
   private ready(): Prepared {

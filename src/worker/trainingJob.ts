@@ -56,6 +56,8 @@ export interface TrainingJob {
   initialMetrics?(): Promise<Record<string, number>>;
   /** what the job is doing now, for the page (e.g. 'evaluating the starting point'); empty between phases */
   readonly phase?: string;
+  /** set by the run loop: the job calls it when `phase` changes, so the page hears of it mid-step */
+  onPhase?: (() => void) | undefined;
   /** steps between checkpoints (default: the loop's); RL steps are long, so it saves more often */
   readonly checkpointEvery?: number;
   saveState(): Promise<JobState>;

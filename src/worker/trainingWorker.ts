@@ -6,7 +6,7 @@ import { configFromRecord } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 import { LabStore } from '../store/labStore.ts';
 import type { RunRecord } from '../store/records.ts';
-import { ActiveRun } from './activeRun.ts';
+import { ActiveRun, resumeFromCheckpoint } from './activeRun.ts';
 import type { BackendInfo, BackendName, InterruptedRun, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { chooseBackend, gpuDeviceLost } from './backend.ts';
 import { RlJob } from './rlJob.ts';
@@ -93,10 +93,9 @@ class TrainingWorker implements TrainingWorkerApi {
     const job = createJob(config.stage, config, source, this.store);
     try {
       await job.init();
-      if (resumeFrom) {
-        await job.loadState(resumeFrom);
-        await this.store!.deleteMetricsAfter(run.id, resumeFrom.step);
-      }
+      if (resumeFrom) await resumeFromCheckpoint(job, this.store!, resumeFrom);
+      // RL trains in its starting point's world (the checkpoint's card), whatever the World size setting: the run keeps the one it used
+      else if (job instanceof RlJob) run = { ...run, config: { ...run.config, worldSize: job.world.size } };
     } catch (e) {
       job.dispose();
       throw e;

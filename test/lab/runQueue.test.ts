@@ -185,6 +185,12 @@ describe("the user's own results", () => {
     expect(findRunFor(runs.slice(2), a.config)).toBeUndefined();
   });
 
+  it("matches an RL run whatever World size it stored: RL trains in its starting point's world", () => {
+    const runs = [stored('tiny-world', { ...a.config, worldSize: 'tiny' })];
+    expect(findRunFor(runs, { ...a.config, worldSize: 'standard' })?.id).toBe('tiny-world');
+    expect(findRunFor(runs, { ...a.config, worldSize: 'small' })?.id).toBe('tiny-world');
+  });
+
   it('reads the first and last evaluations of a run', () => {
     const r = runResultOf(stored('r', a.config, { createdAt: 1000, updatedAt: 61_000 }), [
       { step: 1, values: { 'reward/mean': 0.3 } },

@@ -141,3 +141,33 @@ describe('shareUrl', () => {
     );
   });
 });
+
+describe('storedConfigProblems (an imported bundle is checked as a link is)', () => {
+  it('finds nothing in any setup a link can give', async () => {
+    const { storedConfigProblems } = await import('../../src/lab/urlState.ts');
+    fc.assert(
+      fc.property(arbitraryConfig, (config) => {
+        expect(storedConfigProblems({ ...config })).toEqual([]);
+      }),
+      { numRuns: 200 },
+    );
+    expect(storedConfigProblems({})).toEqual([]); // missing settings take their defaults, as in a link
+  });
+
+  it('names what a link would name: a bad value, an unknown key, contradicting settings', async () => {
+    const { storedConfigProblems } = await import('../../src/lab/urlState.ts');
+    const bad: Record<string, unknown> = { scale: 'xl', steps: -5, seed: 1.5, mix: [1, 2], foo: 'bar' };
+    for (const [key, value] of Object.entries(bad)) {
+      const text = Array.isArray(value) ? value.join(':') : String(value);
+      const link = parseHash(`#${key}=${text}`).notices.map((n) => n.key);
+      expect(storedConfigProblems({ [key]: value }).map((n) => n.key), key).toEqual(link);
+    }
+    expect(storedConfigProblems({ scale: 'xl', steps: -5 }).map((n) => n.message)).toEqual([
+      '“xl” must be one of s, m, l', `“-5” must be between ${SETTINGS.steps.min} and ${SETTINGS.steps.max}`,
+    ]);
+    expect(storedConfigProblems({ curriculumSwitch1: 0.9, curriculumSwitch2: 0.1 })).toEqual([
+      { key: 'curriculumSwitch1, curriculumSwitch2', message: 'the curriculum must switch to Macro before it switches to Success' },
+    ]);
+    expect(storedConfigProblems({ foo: 1 })).toEqual([{ key: 'foo', message: 'is not a setting of this lab' }]);
+  });
+});

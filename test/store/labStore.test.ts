@@ -55,7 +55,7 @@ describe('LabStore', () => {
 
     const points = await store.readMetrics('a');
     expect(points.items.map((p) => [p.step, p.values.loss])).toEqual([[1, 2], [2, 1.5]]);
-    await store.deleteMetricsAfter('a', 1);
+    await store.deleteAfter('a', 1);
     expect((await store.readMetrics('a')).items.map((p) => p.step)).toEqual([1]);
     expect((await store.readMetrics('b')).items).toHaveLength(1);
 

@@ -100,6 +100,7 @@ describe('run bundles', () => {
         async (values, weights) => {
           const b = sampleBundle('run-p', weights);
           b.metrics = values.map((x, step) => ({ runId: 'run-p', step, t: step, values: { m: x } }));
+          b.run = { ...b.run, config: { ...b.run.config, steps: 5 }, summary: { ...b.run.summary, totalSteps: 5 } }; // room for the points
           const back = await decodeRunBundle(await encodeRunBundle(b));
           expect(back.metrics.map((p) => p.values.m)).toEqual(values.map((x) => (Object.is(x, -0) ? 0 : x)));
           expect(bytes(back.checkpoint!.weights)).toEqual(bytes(b.checkpoint!.weights));
@@ -152,6 +153,18 @@ describe('run bundles', () => {
     ['an episode of another run', () => edited((f) => (f.episodes[0].runId = 'run-b')), /episode at step 2 belongs to run "run-b"/],
     ['a checkpoint of another run', () => edited((f) => (f.checkpoint.runId = 'run-b')), /checkpoint belongs to run "run-b"/],
     ['two points at one step', () => edited((f) => (f.metrics[1].step = 2)), /two metric points at step 2/],
+    // issue 32: a setup no link could give was imported and shown with defaults in its place
+    ['a scale no link could give', () => edited((f) => (f.run.config.scale = 'xl')), /setup is not one a link could give: run\.config\.scale: “xl” must be one of s, m, l$/],
+    ['negative steps', () => edited((f) => (f.run.config.steps = -5)), /run\.config\.steps: “-5” must be between 1 and \d+$/],
+    ['two bad settings', () => edited((f) => Object.assign(f.run.config, { scale: 'xl', steps: -5 })), /run\.config\.scale: “xl” must be one of s, m, l \(and 1 more\)$/],
+    ['a setting this lab does not have', () => edited((f) => (f.run.config.foo = 'bar')), /run\.config\.foo is not a setting of this lab$/],
+    ['a mix that is not three parts', () => edited((f) => (f.run.config.mix = [1, 2])), /run\.config\.mix: “1:2” must be three parts/],
+    ['contradicting curriculum switches', () => edited((f) => Object.assign(f.run.config, { curriculumSwitch1: 0.8, curriculumSwitch2: 0.2 })),
+      /run\.config \(curriculumSwitch1, curriculumSwitch2\): the curriculum must switch to Macro before it switches to Success/],
+    ['a stage other than the run', () => edited((f) => (f.run.config.stage = 'sft')), /an RL run, but its setup says stage sft/],
+    ['steps other than the run', () => edited((f) => (f.run.config.steps = 40)), /setup says 40 steps, its summary 2/],
+    ['a point past the last step', () => edited((f) => (f.metrics[2].step = 3)), /a metric point at step 3, past the run's 2 steps/],
+    ['a checkpoint past the last step', () => edited((f) => (f.checkpoint.step = 9)), /the checkpoint at step 9, past the run's 2 steps/],
   ];
   for (const [name, make, reason] of corrupt) {
     it(`refuses ${name} with its reason, and stores nothing`, async () => {
@@ -165,6 +178,15 @@ describe('run bundles', () => {
       store.close();
     });
   }
+
+  it('takes a setup a link could give, its missing settings at their defaults (a bundle of an older build)', async () => {
+    const b = sampleBundle();
+    b.run = { ...b.run, config: { scale: 's', steps: 2 } };
+    expect((await decodeRunBundle(await encodeRunBundle(b))).run.config).toEqual({ scale: 's', steps: 2 });
+    const demo = sampleBundle();
+    demo.run = { ...demo.run, kind: 'demo-sort', config: {}, summary: { ...demo.run.summary, totalSteps: 40 } };
+    expect((await decodeRunBundle(await encodeRunBundle(demo))).run.kind).toBe('demo-sort');
+  });
 
   it('writes nothing when a write fails halfway through the import', async () => {
     const store = await freshStore();

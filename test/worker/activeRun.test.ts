@@ -182,6 +182,29 @@ describe('ActiveRun', () => {
     expect((await store.latestCheckpoint(run.id))?.step).toBe(job.stepsDone);
   });
 
+  it('a resume that comes while the pause checkpoint is written is not lost', async () => {
+    const job = new ScriptedJob(new Array(6).fill(1), 2);
+    let saving: () => void = () => undefined;
+    const saved = new Promise<void>((resolve) => (saving = resolve));
+    const save = job.saveState.bind(job);
+    job.saveState = async () => {
+      saving();
+      await new Promise((r) => setTimeout(r, 30));
+      return save();
+    };
+    const { active, batches } = await setup(job);
+    const done = active.loop(null);
+    await new Promise((r) => setTimeout(r, 5));
+    active.pause();
+    expect(batches.at(-1)?.at(-1)).toMatchObject({ progress: { status: 'paused' } }); // told at once, not after the step
+    await saved; // the loop is writing the pause checkpoint, not parked yet
+    active.resume();
+    expect(batches.at(-1)?.at(-1)).toMatchObject({ progress: { status: 'running' } });
+    await done; // before the fix the loop parked after this resume and never woke
+    expect(active.status).toBe('completed');
+    expect(job.stepsDone).toBe(6);
+  }, 10_000);
+
   it('a job\'s initial metrics are the curve\'s step 0; its checkpoint interval and phase are used', async () => {
     class StagedJob extends ScriptedJob {
       readonly checkpointEvery = 2;

@@ -56,6 +56,9 @@ describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () 
     expect(job.kind).toBe('rl');
     expect(job.totalSteps).toBe(2);
     expect(job.startingPoint.label).toBe('shipped checkpoint s-tiny');
+    // LAB's World size is the default (standard); RL trains in the card's world, which the run stores
+    expect(LAB.worldSize).toBe('standard');
+    expect(job.world).toEqual({ size: 'tiny', seed: 1 });
     expect(job.description).toMatch(/^GRPO with the Sum reward from shipped checkpoint s-tiny .* 1 query per step, G=2 rollouts each/);
     const start = await job.initialMetrics();
     for (const key of ['eval/success', 'eval/delivery', 'eval/ood_accuracy']) expect(start[key]).toBeGreaterThanOrEqual(0);
@@ -162,6 +165,7 @@ describe('RlJob from a stored SFT run (wasm)', () => {
       // the SFT job's world and validation split (sftJob.ts builds them from the same config), grown to 300
       const world = generateWorld('tiny', 4);
       expect(job.trainer.env.world.seed).toBe(4);
+      expect(job.world).toEqual({ size: 'tiny', seed: 4 });
       const sftValidation = buildDataset(world, { size: 10, mix: [4, 3, 3], seed: 4, validationSize: 2, testSize: 0 }).validation;
       expect(job.trainer.env.validation.slice(0, 2)).toEqual(sftValidation);
       expect(job.trainer.env.validation).toHaveLength(300);
