@@ -12,5 +12,6 @@ import { runCommand } from './run.ts';
 import { sweepCommand } from './sweep.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { reproCommand } from './repro.ts';
+import { lessonsCommand } from './lessons.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand, lessonsCommand];
