@@ -213,6 +213,9 @@ export class ActiveRun {
 
   private async checkpoint(): Promise<void> {
     if (!this.store || this.job.stepsDone === 0) return;
+    // the points up to the checkpoint go first: a run resumed from it skips those steps, so points
+    // still pending when the page closed (the last step's, its evaluation's) would be lost for good
+    await this.flush();
     try {
       const state = await this.job.saveState();
       await this.store.putCheckpoint({ runId: this.run.id, createdAt: Date.now(), ...state });
