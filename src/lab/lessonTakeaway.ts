@@ -53,7 +53,9 @@ export interface Takeaway {
 
 const pts = (x: number) => `${(100 * x).toFixed(1)} %`;
 const signed = (points: number) => `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)}`;
-const span = (i: { lo: number; hi: number }) => `[${(100 * i.lo).toFixed(1)}, ${(100 * i.hi).toFixed(1)}]`;
+/** a rate's interval in points, its ends kept in 0…100 (a t interval over few seeds can reach past them) */
+const span = (i: { lo: number; hi: number }) => `[${(100 * clamp01(i.lo)).toFixed(1)}, ${(100 * clamp01(i.hi)).toFixed(1)}]`;
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const seedsText = (n: number) => `${n} seed${n === 1 ? '' : 's'}`;
 
 /** the mean of a metric over steps from..to of a run's points (null when it was not reported there) */
@@ -198,7 +200,7 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
       const mine = meanOver(run.points, chart.metric, late);
       if (mine === null) return;
       const info = metricInfo(chart.metric);
-      const fmt = (x: number) => (info.format === 'rate' ? pts(x) : x.toFixed(2));
+      const fmt = (x: number) => (info.format === 'rate' ? pts(clamp01(x)) : Math.max(0, x).toFixed(2));
       const w = refs[i]?.windows[chart.metric];
       const ref = w && w.late.length >= 2 ? tInterval(w.late) : w && w.late.length === 1 ? { estimate: w.late[0], lo: NaN, hi: NaN, n: 1 } : null;
       const refText = ref ? `; the committed seeds ${fmt(ref.estimate)}${Number.isFinite(ref.lo) ? ` [${fmt(ref.lo)}, ${fmt(ref.hi)}]` : ''}` : '';
