@@ -78,6 +78,9 @@ export class LabState {
   /** set once the stored queue has been read, so nothing overwrites it before */
   private queueSaver: QueueSaver | null = null;
   private livePoints: MetricPoint[] = [];
+  private markBooted: () => void = () => {};
+  /** resolves once boot() has resumed what it could after a reload (the lessons continue their sittings from there) */
+  readonly booted = new Promise<void>((resolve) => (this.markBooted = resolve));
 
   get running(): boolean {
     return this.progress?.status === 'running' || this.progress?.status === 'paused';
@@ -104,6 +107,7 @@ export class LabState {
     await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
     await this.recovery.afterBoot(); // and continues the one that was training
+    this.markBooted();
     await this.settleRestoredQueue(); // then the queue carries on
   }
 
@@ -113,9 +117,10 @@ export class LabState {
     this.writeHash();
   }
 
-  /** Shows a view (and a finding on the Findings view); the URL keeps it, so a link opens it. */
-  setRoute(view: View, finding: string | null = view === 'findings' ? this.route.finding : null): void {
-    this.route = { view, finding };
+  /** Shows a view (and a finding on the Findings view, a lesson on the Lessons view); the URL keeps it, so a link opens it. */
+  setRoute(view: View, finding: string | null = view === 'findings' ? this.route.finding : null,
+    lesson: string | null = view === 'lessons' ? (this.route.lesson ?? null) : null): void {
+    this.route = { view, finding, lesson };
     this.writeHash();
   }
 
