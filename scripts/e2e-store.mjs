@@ -23,6 +23,7 @@ const inStore = ([op, arg]) =>
         for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
         tx.oncomplete = () => done(counts);
       } else if (op === 'points') answer(db.transaction('metrics').objectStore('metrics').getAll(ofRun()));
+      else if (op === 'runs') answer(db.transaction('runs').objectStore('runs').getAll());
       else if (op === 'checkpointKeys') answer(db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(arg === undefined ? undefined : ofRun()));
       else if (op === 'writeQueue') {
         const tx = db.transaction('queue', 'readwrite');
@@ -35,6 +36,9 @@ const inStore = ([op, arg]) =>
 
 /** a run's stored metric points, in step order */
 export const storedPoints = (page, runId) => page.evaluate(inStore, ['points', runId]);
+
+/** every stored run record */
+export const storedRuns = (page) => page.evaluate(inStore, ['runs']);
 
 /** the lab store's record counts: { runs, metrics, checkpoints, episodes } */
 export const storeCounts = (page) => page.evaluate(inStore, ['counts']);
