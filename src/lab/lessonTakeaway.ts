@@ -212,6 +212,19 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
     }
   }
 
+  // the rises the prediction is about, on the committed seeds: early → late with the t interval of the change
+  if (lesson.judge.kind === 'rises' && arms[0].run) {
+    const w = refs[0]?.windows;
+    const parts = lesson.judge.metrics.flatMap((m) => {
+      const x = w?.[m];
+      if (!x || x.early.length < 2) return [];
+      const change = tInterval(x.late.map((l, i) => l - x.early[i]));
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      return [`${metricInfo(m).label.toLowerCase()} ${pts(mean(x.early))} → ${pts(mean(x.late))} (${signed(100 * change.estimate)} points [${signed(100 * change.lo)}, ${signed(100 * change.hi)}])`];
+    });
+    if (parts.length) lines.push({ kind: 'mechanism', text: `The committed ${arms[0].arm.label} seeds, first quarter of the steps → last: ${parts.join('; ')}.` });
+  }
+
   lines.push(...differenceLines(input, arms));
   lines.push({ kind: 'paper', text: lesson.paper });
 

@@ -73,6 +73,8 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(t.judged?.key).toBe('delivery');
     expect(t.predicted?.matched).toBe(true);
     expect(texts(t, 'mechanism')).toMatch(/Delivery, steps 31–40: Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
+    // the reference's windows here: early 0 for every seed, late as given
+    expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0\.0 % → 96\.3 % \(\+96\.3 points \[/);
     const flat = learner(0.2, () => ({ delivery: 0.9, success: 0.04 }));
     expect(computeTakeaway({ lesson: l, refs: [null, null], runs: [flat, null], prediction: null, pairTest: null })?.judged?.key).toBe('neither');
   });

@@ -11,10 +11,12 @@ import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
 import { runDirName } from './sweep.ts';
 import type { LabConfig } from '../../lab/config.ts';
-import { BAND_SEEDS } from '../../lab/lessons.ts';
+import { armConfig, BAND_SEEDS, LESSONS } from '../../lab/lessons.ts';
 import {
-  LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, settingReference, type CommittedRun, type LessonReference, type SettingReference,
+  LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, predictionBand, settingKey, settingReference, type CommittedRun, type LessonReference, type SettingReference,
 } from '../../lab/lessonReference.ts';
+import { tInterval } from '../../lab/intervals.ts';
+import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
@@ -32,8 +34,8 @@ export const lessonsCommand: Command = {
   For each setting a lesson runs (src/lab/lessons.ts), reads every finished seed (summary.json of exactly
   that setting, from today's shipped checkpoint) and writes per-step bands over seeds (mean and the 95 %
   band one run is expected in, of EMA-smoothed curves, weight ${REFERENCE_SMOOTHING}), each seed's early and late
-  means and its start and end validation success. Prints each setting's seed count; a lesson calls its
-  reference complete from ${BAND_SEEDS} seeds.`,
+  means and its start and end validation success. Prints each setting's seed count (a lesson calls its
+  reference complete from ${BAND_SEEDS} seeds) and, per lesson and arm, the outcome to expect (docs/lessons.md).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed']);
@@ -51,19 +53,51 @@ export const lessonsCommand: Command = {
       settings[s.key] = settingReference(s.key, found, s.metrics);
       console.log(`  ${s.key}: ${found.length} seed${found.length === 1 ? '' : 's'} (${found.map((r) => r.seed).join(', ')})${found.length < BAND_SEEDS ? ` — fewer than ${BAND_SEEDS}: incomplete` : ''}`);
     }
+    // the date moves only when the reference does (a rerun with no new seeds leaves the file as it is)
+    const before = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Partial<LessonReference>) : null;
+    const same = before?.settings !== undefined && JSON.stringify(before.settings) === JSON.stringify(settings);
     const reference: LessonReference = {
       format: LESSON_REFERENCE_FORMAT,
       command: `npm run cli -- lessons${flags.has('runs') ? ` --runs ${relative(process.cwd(), runs)}` : ''}${flags.has('out') ? ` --out ${relative(process.cwd(), out)}` : ''}`,
-      date: new Date().toISOString(),
+      date: same && typeof before?.date === 'string' ? before.date : new Date().toISOString(),
       smoothing: REFERENCE_SMOOTHING,
       settings,
     };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(reference) + '\n');
-    console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)`);
+    console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
+    console.log(expectedTable(settings));
     return 0;
   },
 };
+
+const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' : (100 * Math.min(1, Math.max(0, x))).toFixed(1));
+
+/** per lesson and arm: the seeds, the start, the mean end with its t interval, the band for one run, and the
+ *  late means (last quarter of the steps) of the lesson's mechanism metrics — what a teacher should expect */
+export function expectedTable(settings: Record<string, SettingReference>): string {
+  const rows = ['| lesson | arm | seeds | start % | end %: mean [95 % t] | one run: 95 % band | mechanism, last 10 steps: mean [95 % t] |', '|---|---|---|---|---|---|---|'];
+  for (const lesson of LESSONS) {
+    for (const arm of lesson.arms) {
+      const r = settings[settingKey(armConfig(arm, 1))];
+      if (!r) {
+        rows.push(`| ${lesson.id} | ${arm.label} | 0 | — | — | — | — |`);
+        continue;
+      }
+      const end = tInterval(r.eval.end);
+      const band = predictionBand(r.eval.end);
+      const mech = lesson.charts.filter((c) => c.role === 'mechanism').map((c) => {
+        const late = r.windows[c.metric]?.late;
+        if (!late) return `${metricInfo(c.metric).label} —`;
+        const i = tInterval(late);
+        const f = (x: number) => (metricInfo(c.metric).format === 'rate' ? pct(x) : Math.max(0, x).toFixed(2));
+        return `${metricInfo(c.metric).label} ${f(i.estimate)} [${f(i.lo)}, ${f(i.hi)}]`;
+      });
+      rows.push(`| ${lesson.id} | ${arm.label} | ${r.seeds.length} | ${pct(r.eval.start[0])} | ${pct(end.estimate)} [${pct(end.lo)}, ${pct(end.hi)}] | [${pct(band.lo)}, ${pct(band.hi)}] | ${mech.join('; ')} |`);
+    }
+  }
+  return rows.join('\n');
+}
 
 /** the shipped checkpoint's weights hash: a run from an older start is not today's reference */
 function startSha(scale: string): string {

@@ -35,6 +35,8 @@ const TimingSchema = v.object({
   lesson: v.string(),
   /** wall seconds from pressing Run to the takeaway */
   wallSeconds: num,
+  /** CPU seconds the browser spent meanwhile (absent where not measured) */
+  cpuSeconds: v.optional(num),
   /** how the arms ran: 'parallel' (two workers) or 'sequential' */
   mode: v.string(),
   backend: v.string(),
