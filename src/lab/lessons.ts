@@ -123,9 +123,9 @@ export const LESSONS: readonly Lesson[] = [
     question: 'The dense Sum reward pays for every check a plan passes. What does a small model learn from it — to be right, or to hand something in?',
     setup: 'Scale s, GRPO. One arm trains on Sum (partial credit per check), the other on Success (1 only when every check passes). Watch delivery against success on the training rollouts.',
     predictions: [
-      { key: 'delivery', text: 'Delivery rises; success barely moves' },
+      { key: 'delivery', text: 'Delivery rises more than success does' },
       { key: 'success', text: 'Success rises at least as much as delivery' },
-      { key: 'neither', text: 'Neither moves' },
+      { key: 'neither', text: 'Neither rises by 3 points or more' },
     ],
     judge: { kind: 'rises', metrics: ['delivery', 'success'], keys: ['delivery', 'success'], neither: 'neither', rise: 0.03 },
     arms: [
