@@ -24,6 +24,7 @@ const inStore = ([op, arg]) =>
         tx.oncomplete = () => done(counts);
       } else if (op === 'points') answer(db.transaction('metrics').objectStore('metrics').getAll(ofRun()));
       else if (op === 'run') answer(db.transaction('runs').objectStore('runs').get(arg));
+      else if (op === 'runs') answer(db.transaction('runs').objectStore('runs').getAll());
       else if (op === 'checkpointKeys') answer(db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(arg === undefined ? undefined : ofRun()));
       else if (op === 'writeQueue') {
         const tx = db.transaction('queue', 'readwrite');
@@ -39,6 +40,8 @@ export const storedPoints = (page, runId) => page.evaluate(inStore, ['points', r
 
 /** a stored run record as it is (undefined when missing) */
 export const storedRun = (page, runId) => page.evaluate(inStore, ['run', runId]);
+/** every stored run record */
+export const storedRuns = (page) => page.evaluate(inStore, ['runs']);
 
 /** the lab store's record counts: { runs, metrics, checkpoints, episodes } */
 export const storeCounts = (page) => page.evaluate(inStore, ['counts']);

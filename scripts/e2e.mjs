@@ -5,7 +5,8 @@
 // checkpoint on WebGPU (SwiftShader when there is no GPU) while the rest is cancelled: curves stream in,
 // the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
 // tree; the Sandbox (a query played by hand and scored), the Runs view (bundles, CSV, overlays, the
-// episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records); the SFT stage runs there too: the loss
+// episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records), the Lessons (every
+// lesson from its link; one played at a smoke size through a reload to its takeaway); the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
 // RL starting point (a shipped SFT checkpoint) is loaded and shown, and a missing, truncated or
@@ -13,7 +14,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, live;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, live, lessons;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
@@ -31,6 +32,7 @@ import { rlTests } from './e2e-rl.mjs';
 import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
 import { uiTests } from './e2e-ui.mjs';
+import { lessonsTests } from './e2e-lessons.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -366,6 +368,8 @@ await runsTests({ page, base, results, test, assert, attr, storeCounts: () => st
 await uiTests({ page, context, base, results, test, assert, attr, checkpointDir });
 // ---- live progress, no step lost to a reload, a bundle's setup checked like a link (e2e-live.mjs) ----
 await liveTests({ page, base, results, test, assert, attr, join, storeCounts: () => storeCounts(page), checkpointDir });
+// ---- the Lessons: every lesson from its link; one played at the smoke size, reloaded mid-run, to its takeaway ----
+await lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors });
 
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {

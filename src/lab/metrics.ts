@@ -38,6 +38,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('response_len', 'Response length', 'rollouts', 'tokens', 'Mean tokens generated after the prompt (calls, observations and the plan).'),
   m('tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
   m('tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
+  m('charts/informative_groups', 'Informative groups', 'rollouts', 'number', 'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.'),
   m('frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
   m('eval/success', 'Validation success', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share passing every check.', true),
   m('eval/success_lo', 'Validation success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % Wilson interval of greedy validation success.', true),

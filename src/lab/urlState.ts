@@ -12,6 +12,7 @@ import {
   type Setting,
   type SettingKey,
 } from './config.ts';
+import { LESSON_IDS } from './lessons.ts';
 
 export interface UrlNotice {
   /** the key as written in the URL ('' when the fragment could not be split into a key) */
@@ -20,13 +21,15 @@ export interface UrlNotice {
 }
 
 /** The page's views; `view` and `finding` ride in the hash beside the settings but are not settings. */
-export const VIEWS = ['lab', 'runs', 'findings', 'sandbox'] as const;
+export const VIEWS = ['lab', 'runs', 'findings', 'lessons', 'sandbox'] as const;
 export type View = (typeof VIEWS)[number];
 
 export interface Route {
   view: View;
   /** the finding a link opens (T1…T7), or null */
   finding: string | null;
+  /** the lesson a link opens (`#lesson=seeds`), or null (absent: none) */
+  lesson?: string | null;
 }
 
 export interface ParsedHash {
@@ -58,6 +61,14 @@ export function parseHash(hash: string): ParsedHash {
     const key = decode(rawKey);
     if (key === null) {
       note(rawKey, 'could not be decoded (bad percent-encoding); ignored');
+      continue;
+    }
+    if (key === 'lesson') {
+      const value = rawValue === null ? null : decode(rawValue);
+      if (value !== null && (LESSON_IDS as readonly string[]).includes(value)) {
+        route.lesson = value;
+        if (!text.includes('view=')) route.view = 'lessons'; // `#lesson=seeds` alone opens that lesson
+      } else note(key, `“${shorten(value ?? '')}” is not a lesson (${LESSON_IDS.join(', ')}); ignored`);
       continue;
     }
     if (key === 'view' || key === 'finding') {
@@ -109,8 +120,10 @@ export function parseHash(hash: string): ParsedHash {
 export function serializeHash(config: LabConfig, route?: Route): string {
   const defaults = defaultConfig();
   const parts: string[] = [];
-  if (route && route.view !== 'lab') parts.push(`view=${route.view}`);
+  // a lesson's link is `#lesson=<id>` alone: it names its view
+  if (route && route.view !== 'lab' && !(route.view === 'lessons' && route.lesson)) parts.push(`view=${route.view}`);
   if (route?.finding) parts.push(`finding=${route.finding}`);
+  if (route?.lesson) parts.push(`lesson=${route.lesson}`);
   for (const k of SETTING_KEYS) {
     const text = formatValue(k, config[k]);
     if (text !== formatValue(k, defaults[k])) parts.push(`${k}=${encodeValue(text)}`);

@@ -20,6 +20,20 @@ export const RunSummarySchema = v.object({
   error: v.optional(v.string()),
 });
 
+/** a run started by a lesson (src/lab/lessons.ts): the learner's prediction is kept with the run */
+export const LessonTagSchema = v.object({
+  /** the lesson's id */
+  id: v.string(),
+  /** one sitting: the arms started together share it */
+  session: v.string(),
+  /** this run's arm (its key in the lesson) */
+  arm: v.string(),
+  /** the prediction picked before running (its key in the lesson) */
+  prediction: v.string(),
+  /** the arms this sitting runs, in order */
+  arms: v.array(v.string()),
+});
+
 export const RunSchema = v.object({
   id: v.pipe(v.string(), v.minLength(1)),
   /** what runs: 'rl' or 'sft' (the stage); 'demo-sort' on runs of the first builds */
@@ -28,6 +42,8 @@ export const RunSchema = v.object({
   config: v.record(v.string(), v.unknown()),
   /** RL: where it started (a StartingPointSource, checked by the worker when it is used) */
   startingPoint: v.optional(v.record(v.string(), v.unknown())),
+  /** set when a lesson started the run */
+  lesson: v.optional(LessonTagSchema),
   status: v.picklist(RUN_STATUSES),
   createdAt: finite,
   updatedAt: finite,
@@ -98,6 +114,7 @@ export const QueueRecordSchema = v.object({
 });
 
 export type RunRecord = v.InferOutput<typeof RunSchema>;
+export type LessonTag = v.InferOutput<typeof LessonTagSchema>;
 export type QueueRecord = v.InferOutput<typeof QueueRecordSchema>;
 export type RunSummary = v.InferOutput<typeof RunSummarySchema>;
 export type MetricPoint = v.InferOutput<typeof MetricPointSchema>;

@@ -83,6 +83,9 @@ export class LabState {
   private livePoints: MetricPoint[] = [];
   /** progress reports received from the worker (a start keeps one that came before its own answer) */
   private reports = 0;
+  private markBooted: () => void = () => {};
+  /** resolves once boot() has resumed what it could after a reload (the lessons continue their sittings from there) */
+  readonly booted = new Promise<void>((resolve) => (this.markBooted = resolve));
 
   get running(): boolean {
     return this.progress?.status === 'running' || this.progress?.status === 'paused';
@@ -109,6 +112,7 @@ export class LabState {
     await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
     await this.recovery.afterBoot(); // and continues the one that was training
+    this.markBooted();
     await this.settleRestoredQueue(); // then the queue carries on
   }
 
@@ -118,16 +122,17 @@ export class LabState {
     this.writeHash();
   }
 
-  /** Shows a view (and a finding on the Findings view) as a new history entry, so Back returns to the last; the URL keeps it, so a link opens it. */
-  setRoute(view: View, finding: string | null = view === 'findings' ? this.route.finding : null): void {
-    const moved = view !== this.route.view || finding !== this.route.finding;
-    this.route = { view, finding };
+  /** Shows a view (and a finding on the Findings view, a lesson on the Lessons view) as a new history entry, so Back returns to the last; the URL keeps it, so a link opens it. */
+  setRoute(view: View, finding: string | null = view === 'findings' ? this.route.finding : null,
+    lesson: string | null = view === 'lessons' ? (this.route.lesson ?? null) : null): void {
+    const moved = view !== this.route.view || finding !== this.route.finding || lesson !== (this.route.lesson ?? null);
+    this.route = { view, finding, lesson };
     this.writeHash(moved);
   }
 
   /** the address of a view at the current setup (the tabs' links) */
   hrefFor(view: View): string {
-    return serializeHash(this.config, { view, finding: view === 'findings' ? this.route.finding : null }) || '#';
+    return serializeHash(this.config, { view, finding: view === 'findings' ? this.route.finding : null, lesson: view === 'lessons' ? (this.route.lesson ?? null) : null }) || '#';
   }
 
   private writeHash(push = false): void {
@@ -138,7 +143,7 @@ export class LabState {
   private onAddressChange(): void {
     if (!isOwnEntry()) return this.readHash();
     const { route } = parseHash(location.hash);
-    if (route.view !== this.route.view || route.finding !== this.route.finding) this.route = route;
+    if (route.view !== this.route.view || route.finding !== this.route.finding || (route.lesson ?? null) !== (this.route.lesson ?? null)) this.route = route;
     this.writeHash(); // the entry's address now carries the current setup
   }
 

@@ -44,6 +44,17 @@ describe('URL hash codec', () => {
     expect(bad.notices.map((n) => n.key)).toEqual(['view', 'finding']);
   });
 
+  it('a lesson is a link of its own, `#lesson=<id>`, and a bad one is named', () => {
+    const p = parseHash('#lesson=seeds');
+    expect(p.route).toEqual({ view: 'lessons', finding: null, lesson: 'seeds' });
+    expect(p.notices).toEqual([]);
+    expect(serializeHash(p.config, p.route)).toBe('#lesson=seeds');
+    expect(serializeHash(defaultConfig(), { view: 'lessons', finding: null, lesson: null })).toBe('#view=lessons');
+    const bad = parseHash('#lesson=T7');
+    expect(bad.route.view).toBe('lab');
+    expect(bad.notices.map((n) => n.key)).toEqual(['lesson']);
+  });
+
   it('writes only non-defaults, readable', () => {
     const c = defaultConfig();
     c.scale = 'l';

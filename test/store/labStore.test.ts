@@ -36,6 +36,22 @@ function sampleCheckpoint(runId: string, step: number): CheckpointRecord {
 afterEach(() => vi.restoreAllMocks());
 
 describe('LabStore', () => {
+  it('keeps a lesson\'s tag (and the prediction in it) with its run through the worker\'s updates and a resume', async () => {
+    const store = await LabStore.open(freshName());
+    await store.putRun(sampleRun('a'));
+    const lesson = { id: 'seeds', session: 'les-1', arm: 'seed-a', prediction: 'far', arms: ['seed-a', 'seed-b'] };
+    await store.updateRun('a', { lesson });
+    // the worker's flush patches status and summary; a resume writes the stored record back whole
+    await store.updateRun('a', { status: 'completed', summary: { steps: 10, totalSteps: 10, last: {} } });
+    const stored = await store.getRun('a');
+    expect(stored?.lesson).toEqual(lesson);
+    await store.putRun({ ...stored!, status: 'running' });
+    expect((await store.listRuns()).items[0].lesson).toEqual(lesson);
+    // a tag that is not one is reported, not used
+    await store.putRun({ ...sampleRun('b'), lesson: { id: 'seeds' } } as unknown as RunRecord);
+    expect((await store.listRuns()).skipped.map((s) => s.key)).toEqual([JSON.stringify('b')]);
+  });
+
   it('round-trips runs, metric points, checkpoints and episodes', async () => {
     const store = await LabStore.open(freshName());
     await store.putRun(sampleRun('a', 1));

@@ -91,6 +91,21 @@ describe('ActiveRun', () => {
     expect((await store.readMetrics(run.id)).items.map((p) => p.step)).toEqual([1, 2]);
   });
 
+  it('stores the points up to a checkpoint before the checkpoint: a run resumed from it never lacks the steps it skips', async () => {
+    const job = new ScriptedJob(Array.from({ length: 6 }, (_, i) => 3 - i * 0.1));
+    Object.assign(job, { checkpointEvery: 2 });
+    const { store, run, active } = await setup(job);
+    const put = store.putCheckpoint.bind(store);
+    const seen: [number, number][] = [];
+    vi.spyOn(store, 'putCheckpoint').mockImplementation(async (cp) => {
+      seen.push([cp.step, Math.max(0, ...(await store.readMetrics(run.id)).items.map((p) => p.step))]);
+      return put(cp);
+    });
+    await active.loop(null);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    for (const [step, storedTo] of seen) expect(storedTo, `checkpoint at step ${step}`).toBe(step);
+  });
+
   it('a NaN loss after checkpoints keeps the last good one and the curve up to the failure', async () => {
     const job = new ScriptedJob([2, 1.9, 1.8, 1.7, 1.6, NaN, 1, 1]);
     Object.assign(job, { checkpointEvery: 2 });

@@ -13,5 +13,6 @@ import { sweepCommand } from './sweep.ts';
 import { evaluateCommand } from './evaluate.ts';
 import { reproCommand } from './repro.ts';
 import { powerPlanCommand } from './powerPlan.ts';
+import { lessonsCommand } from './lessons.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand, powerPlanCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand, powerPlanCommand, lessonsCommand];

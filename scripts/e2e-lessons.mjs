@@ -1,0 +1,95 @@
+// The e2e group `lessons` (E2E_ONLY=lessons): every lesson opens from its link (`#lesson=<id>`) with its
+// question, its reference bands labelled with their seed count (and "incomplete" below 8) and no page
+// error, and the list links them all; then one lesson (dense reward, scale s) plays at the smoke size
+// (`?lessonSize=smoke`, 6 steps) on wasm: a prediction is picked, both arms run side by side (the page is
+// told it has 4 cores, so the second arm trains in a worker of its own), the tab is reloaded mid-run and
+// the lesson resumes into itself — prediction kept, curves kept, both arms continued from their
+// checkpoints — and runs to a takeaway computed from the runs, with the prediction stored with each run.
+// Screenshots: test-results/lesson-<id>.png, lesson-smoke.png.
+import { readFileSync } from 'node:fs';
+import { storedPoints, storedRuns } from './e2e-store.mjs';
+
+const IDS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'];
+
+export async function lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors }) {
+  const G = 'lessons';
+  const reference = JSON.parse(readFileSync(new URL('../results/lessons/reference.json', import.meta.url), 'utf8'));
+  const fewest = Math.min(...Object.values(reference.settings).map((s) => s.seeds.length));
+
+  await test('lessons: every lesson opens from its link, with its bands and their seed counts, and no page error', async () => {
+    const before = consoleErrors.length;
+    await page.goto('about:blank');
+    await page.goto(`${base}#view=lessons`);
+    await page.waitForSelector('[data-testid=lesson-list]');
+    const links = await page.locator('[data-testid=lesson-list] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    assert(JSON.stringify(links) === JSON.stringify(IDS.map((id) => `#lesson=${id}`)), `the list links ${links.join(', ')}`);
+    for (const id of IDS) {
+      await page.goto('about:blank');
+      await page.goto(`${base}#lesson=${id}`);
+      await page.waitForSelector(`[data-testid=lesson][data-lesson="${id}"]`, { timeout: 30_000 });
+      assert(await page.locator('[data-testid=nav-lessons][aria-current=page]').count() === 1, `${id}: the Lessons tab is not the current one`);
+      const question = await page.locator('[data-testid=lesson-question]').innerText();
+      assert(question.endsWith('?'), `${id}: question "${question}"`);
+      assert(await page.locator('[data-testid=lesson-predictions] input').count() === 3, `${id}: three predictions`);
+      assert(await page.locator('[data-testid=lesson-run]').isDisabled(), `${id}: Run is enabled before a prediction`);
+      const plots = await page.locator('[data-testid=lesson-plot]').evaluateAll((ps) => ps.map((p) => Number(p.dataset.refs)));
+      assert(plots.length >= 3 && plots.every((n) => n >= 1), `${id}: plots with their references ${plots.join(', ')}`);
+      const seeds = await page.locator('[data-testid=band-seeds]').allInnerTexts();
+      assert(seeds.length >= 1 && seeds.every((s) => /^\d+ seeds?$/.test(s)), `${id}: seed counts ${seeds.join(', ')}`);
+      const incomplete = await page.locator('[data-testid=reference-incomplete]').count();
+      assert(fewest < 8 ? incomplete === 1 : true, `${id}: the reference has ${fewest} seeds but is not called incomplete`);
+      await page.screenshot({ path: join(results, `lesson-${id}.png`) });
+    }
+    await page.goto(`${base}#lesson=nope`);
+    await page.waitForSelector('text=is not a lesson');
+    assert(consoleErrors.length === before, `page errors: ${consoleErrors.slice(before).join(' | ')}`);
+  }, G);
+
+  await test('lessons: a smoke-size lesson runs both arms side by side, survives a reload mid-run and ends in a computed takeaway', async () => {
+    await page.goto('about:blank');
+    // (the last group: the init script stays with the page)
+    // the page's own navigator says 4 cores: the second arm gets a worker of its own (each worker still sees the real cores)
+    await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }));
+    await page.goto(`${base}?backend=wasm&lessonSize=smoke#lesson=dense-reward`);
+    await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
+    await page.waitForSelector('[data-testid=lesson-smoke]');
+    await page.locator('[data-testid=lesson-run]').waitFor();
+    await page.locator('[data-testid=predict-delivery]').check();
+    await page.locator('[data-testid=lesson-run]').click();
+    // both arms train at once; reload once both have stored a checkpoint (every 2 steps), before either ends
+    const arms = '[data-testid=lesson-arm]';
+    const deadline = Date.now() + 300_000;
+    let reloaded = false;
+    while (Date.now() < deadline && !reloaded) {
+      const states = await page.locator(arms).evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
+      if (states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint >= 2)) {
+        await page.reload();
+        reloaded = true;
+      } else if (states.some((s) => s.state === 'done')) throw new Error(`an arm finished before both were seen mid-run: ${JSON.stringify(states)}`);
+      else await page.waitForTimeout(100);
+    }
+    assert(reloaded, 'the arms were never both running with a checkpoint');
+    await page.waitForSelector('[data-testid=lesson][data-state=running]', { timeout: 60_000 });
+    assert(await page.locator('[data-testid=predict-delivery]').isChecked(), 'the prediction was not kept across the reload');
+    assert(Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2, 'the curves were not kept across the reload');
+    await page.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 300_000 });
+    await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
+    const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
+    const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));
+    console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
+    const kinds = await page.locator('[data-testid=lesson-takeaway] li').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
+    for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note']) assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
+    const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
+    assert(['delivery', 'success', 'neither'].includes(judged), `judged ${judged}`);
+    assert(await attr('[data-testid=lesson-takeaway]', 'data-matched') === String(judged === 'delivery'), 'the verdict does not follow the judged prediction');
+    const text = await page.locator('[data-testid=lesson-takeaway]').innerText();
+    assert(/not at the reference setting \(steps=6/.test(text), 'the takeaway does not say the smoke run is off the reference setting');
+    const evals = await page.locator('[data-testid=lesson-plot][data-metric="eval/success"]').getAttribute('data-live-points');
+    assert(Number(evals) === 8, `the validation plot holds ${evals} of the two arms' 8 evaluations (steps 0, 2, 4, 6)`);
+    const tagged = (await storedRuns(page)).filter((r) => r.lesson?.id === 'dense-reward');
+    assert(tagged.length === 2 && tagged.every((r) => r.lesson.prediction === 'delivery' && r.status === 'completed'), `stored lesson runs: ${JSON.stringify(tagged.map((r) => [r.status, r.lesson]))}`);
+    assert(new Set(tagged.map((r) => r.lesson.session)).size === 1, 'the two arms are not one sitting');
+    assert(new Set(tagged.map((r) => r.config.seed)).size === 1 && tagged[0].config.seed >= 100, `the arms' seeds: ${tagged.map((r) => r.config.seed)}`);
+    await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
+  }, G);
+}

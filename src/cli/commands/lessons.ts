@@ -1,0 +1,134 @@
+// `npm run cli -- lessons`: derives the Lessons view's reference (src/lab/lessonReference.ts) from the
+// committed standard findings runs: for each setting a lesson runs, every finished seed's folder under
+// --runs (named as `sweep` names them, runDirName), checked to be exactly that setting from today's shipped
+// checkpoint, reduced to per-step bands, early/late means and start/end validation success per seed.
+// Rerun it whenever more seeds land; the page bundles the file it writes.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { Command } from '../command.ts';
+import { parseFlags } from '../command.ts';
+import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
+import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
+import { runDirName } from './sweep.ts';
+import type { LabConfig } from '../../lab/config.ts';
+import { armConfig, BAND_SEEDS, LESSONS } from '../../lab/lessons.ts';
+import {
+  LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, predictionBand, settingKey, settingReference, type CommittedRun, type LessonReference, type SettingReference,
+} from '../../lab/lessonReference.ts';
+import { tInterval } from '../../lab/intervals.ts';
+import { metricInfo } from '../../lab/metrics.ts';
+import { serializeHash } from '../../lab/urlState.ts';
+
+const DEFAULT_RUNS = 'results/findings/runs';
+const DEFAULT_OUT = 'results/lessons/reference.json';
+
+export const lessonsCommand: Command = {
+  name: 'lessons',
+  summary: "derive the Lessons view's reference bands from the committed findings runs",
+  help: `usage: npm run cli -- lessons [--runs DIR] [--out FILE] [--max-seed N]
+
+  --runs DIR     the standard findings runs, one folder per setting and seed (default ${DEFAULT_RUNS})
+  --out FILE     the reference the page bundles (default ${DEFAULT_OUT})
+  --max-seed N   the highest seed looked for (default 99)
+
+  For each setting a lesson runs (src/lab/lessons.ts), reads every finished seed (summary.json of exactly
+  that setting, from today's shipped checkpoint) and writes per-step bands over seeds (mean and the 95 %
+  band one run is expected in, of EMA-smoothed curves, weight ${REFERENCE_SMOOTHING}), each seed's early and late
+  means and its start and end validation success. Prints each setting's seed count (a lesson calls its
+  reference complete from ${BAND_SEEDS} seeds) and, per lesson and arm, the outcome to expect (docs/lessons.md).`,
+  async run(args) {
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed']);
+    const runs = resolve(flagText(flags, 'runs', DEFAULT_RUNS));
+    const out = resolve(flagText(flags, 'out', DEFAULT_OUT));
+    const maxSeed = flagInt(flags, 'max-seed', 99, 1);
+    if (!existsSync(runs)) throw new Error(`--runs ${runs} does not exist`);
+    const settings: Record<string, SettingReference> = {};
+    for (const s of lessonSettings()) {
+      const found = committedRuns(runs, s.config, s.metrics, maxSeed);
+      if (found.length === 0) {
+        console.log(`  ${s.key}: no committed seeds (the page says so instead of drawing a band)`);
+        continue;
+      }
+      settings[s.key] = settingReference(s.key, found, s.metrics);
+      console.log(`  ${s.key}: ${found.length} seed${found.length === 1 ? '' : 's'} (${found.map((r) => r.seed).join(', ')})${found.length < BAND_SEEDS ? ` — fewer than ${BAND_SEEDS}: incomplete` : ''}`);
+    }
+    // the date moves only when the reference does (a rerun with no new seeds leaves the file as it is)
+    const before = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Partial<LessonReference>) : null;
+    const same = before?.settings !== undefined && JSON.stringify(before.settings) === JSON.stringify(settings);
+    const reference: LessonReference = {
+      format: LESSON_REFERENCE_FORMAT,
+      command: `npm run cli -- lessons${flags.has('runs') ? ` --runs ${relative(process.cwd(), runs)}` : ''}${flags.has('out') ? ` --out ${relative(process.cwd(), out)}` : ''}`,
+      date: same && typeof before?.date === 'string' ? before.date : new Date().toISOString(),
+      smoothing: REFERENCE_SMOOTHING,
+      settings,
+    };
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify(reference) + '\n');
+    console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
+    console.log(expectedTable(settings));
+    return 0;
+  },
+};
+
+const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' : (100 * Math.min(1, Math.max(0, x))).toFixed(1));
+
+/** per lesson and arm: the seeds, the start, the mean end with its t interval, the band for one run, and the
+ *  late means (last quarter of the steps) of the lesson's mechanism metrics — what a teacher should expect */
+export function expectedTable(settings: Record<string, SettingReference>): string {
+  const rows = ['| lesson | arm | seeds | start % | end %: mean [95 % t] | one run: 95 % band | mechanism, last 10 steps: mean [95 % t] |', '|---|---|---|---|---|---|---|'];
+  for (const lesson of LESSONS) {
+    for (const arm of lesson.arms) {
+      const r = settings[settingKey(armConfig(arm, 1))];
+      if (!r) {
+        rows.push(`| ${lesson.id} | ${arm.label} | 0 | — | — | — | — |`);
+        continue;
+      }
+      const end = tInterval(r.eval.end);
+      const band = predictionBand(r.eval.end);
+      const mech = lesson.charts.filter((c) => c.role === 'mechanism').map((c) => {
+        const late = r.windows[c.metric]?.late;
+        if (!late) return `${metricInfo(c.metric).label} —`;
+        const i = tInterval(late);
+        const f = (x: number) => (metricInfo(c.metric).format === 'rate' ? pct(x) : Math.max(0, x).toFixed(2));
+        return `${metricInfo(c.metric).label} ${f(i.estimate)} [${f(i.lo)}, ${f(i.hi)}]`;
+      });
+      rows.push(`| ${lesson.id} | ${arm.label} | ${r.seeds.length} | ${pct(r.eval.start[0])} | ${pct(end.estimate)} [${pct(end.lo)}, ${pct(end.hi)}] | [${pct(band.lo)}, ${pct(band.hi)}] | ${mech.join('; ')} |`);
+    }
+  }
+  return rows.join('\n');
+}
+
+/** the shipped checkpoint's weights hash: a run from an older start is not today's reference */
+function startSha(scale: string): string {
+  const card = JSON.parse(readFileSync(join(shippedCheckpointDir(scale), 'card.json'), 'utf8')) as { weights: { sha256: string } };
+  return card.weights.sha256;
+}
+
+interface MetricsLine { kind: string; step: number; [metric: string]: number | string }
+
+/** every finished seed of `config` under `runs` (seed 1…maxSeed), read from its folder */
+export function committedRuns(runs: string, config: LabConfig, metrics: readonly string[], maxSeed: number): CommittedRun[] {
+  const found: CommittedRun[] = [];
+  const sha = startSha(config.scale);
+  for (let seed = 1; seed <= maxSeed; seed++) {
+    const lab = { ...config, seed };
+    const dir = join(runs, runDirName(lab));
+    const summary = readSummary(dir);
+    if (!summary || summary.hash !== serializeHash(lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
+    const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricsLine);
+    const train = lines.filter((l) => l.kind === 'train').sort((a, b) => a.step - b.step);
+    if (train.length !== lab.steps || train.some((l, i) => l.step !== i + 1)) throw new Error(`${dir}: metrics.jsonl does not hold steps 1…${lab.steps} in order`);
+    const evals = lines.filter((l) => l.kind === 'eval').sort((a, b) => a.step - b.step)
+      .map((l) => ({ step: l.step, success: Number(l['eval/success']), queries: Number(l['eval/queries']) }));
+    found.push({
+      seed,
+      where: relative(process.cwd(), dir),
+      train: train.map((l) => Object.fromEntries(metrics.filter((m) => typeof l[m] === 'number').map((m) => [m, l[m] as number]))),
+      evals,
+      wallSeconds: summary.wallSeconds,
+      cpuSeconds: summary.cpuSeconds,
+    });
+  }
+  return found;
+}

@@ -1,0 +1,276 @@
+// A lesson's takeaway, computed from the learner's own run(s) — never canned: where each run ended against
+// the band of the committed seeds of its setting, those seeds' interval, the mechanism's late-run figures
+// beside the reference's, what the findings' difference test says of the comparison, the paper's figure,
+// and which of the predictions the run bears out. Returns sentences (with their numbers) for the page to
+// show. Pure: no tfjs, no DOM.
+import { tInterval, type Interval } from './intervals.ts';
+import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
+import { predictionBand, type SettingReference } from './lessonReference.ts';
+import { metricInfo } from './metrics.ts';
+import { intervalsApart } from './seedGains.ts';
+
+/** the learner's run of one arm, as the page has it (its metric points in step order) */
+export interface LearnerRun {
+  seed: number;
+  /** 'completed' once it reached its last step; the takeaway waits for that */
+  status: string;
+  totalSteps: number;
+  points: readonly { step: number; values: Record<string, number> }[];
+  /** settings of the run that differ from the reference setting (e.g. a smoke size), as `key=value` */
+  offSetting?: readonly string[];
+}
+
+/** a pair's test as the findings' standard table records it (the fields beyond `call` arrive with issue 30's Welch tests) */
+export interface PairTest {
+  finding: string;
+  higher: string;
+  lower: string;
+  call: string;
+  difference?: number;
+  ci95?: { lo: number; hi: number };
+  p?: number;
+  pAdjusted?: number;
+}
+
+export type Placement = 'inside' | 'above' | 'below';
+
+export interface ArmFigures {
+  arm: LessonArm;
+  /** the learner's run: start and end validation success (shares), the end's Wilson interval, and where it ended against the band */
+  run: { seed: number; start: number | null; end: number; lo: number | null; hi: number | null; queries: number | null; placement: Placement | null } | null;
+  /** the committed seeds: the interval of their mean end (t), the band one run is expected in, their starts */
+  ref: { seeds: number[]; complete: boolean; end: Interval; band: { lo: number; hi: number } | null; start: number[] } | null;
+}
+
+export interface Takeaway {
+  arms: ArmFigures[];
+  /** the prediction the run bears out, and the learner's */
+  judged: { key: string; text: string; basis: string } | null;
+  predicted: { key: string; text: string; matched: boolean } | null;
+  /** the sentences, in reading order */
+  lines: { kind: 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'note'; text: string }[];
+}
+
+const pts = (x: number) => `${(100 * x).toFixed(1)} %`;
+const signed = (points: number) => `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)}`;
+/** a rate's interval in points, its ends kept in 0…100 (a t interval over few seeds can reach past them) */
+const span = (i: { lo: number; hi: number }) => `[${(100 * clamp01(i.lo)).toFixed(1)}, ${(100 * clamp01(i.hi)).toFixed(1)}]`;
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+const seedsText = (n: number) => `${n} seed${n === 1 ? '' : 's'}`;
+
+/** the mean of a metric over steps from..to of a run's points (null when it was not reported there) */
+export function meanOver(points: LearnerRun['points'], metric: string, [from, to]: readonly [number, number]): number | null {
+  const xs = points.filter((p) => p.step >= from && p.step <= to && Number.isFinite(p.values[metric]))
+    .map((p) => p.values[metric]);
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}
+
+/** a finished run's evaluations: its first (the start) and last (the end), with the end's Wilson interval */
+function runEnds(run: LearnerRun): ArmFigures['run'] {
+  if (run.status !== 'completed') return null;
+  const evals = run.points.filter((p) => Number.isFinite(p.values['eval/success']));
+  const last = evals.at(-1);
+  if (!last || last.step !== run.totalSteps) return null;
+  const first = evals[0];
+  const v = last.values;
+  return {
+    seed: run.seed,
+    start: first && first.step === 0 ? first.values['eval/success'] : null,
+    end: v['eval/success'],
+    lo: Number.isFinite(v['eval/success_lo']) ? v['eval/success_lo'] : null,
+    hi: Number.isFinite(v['eval/success_hi']) ? v['eval/success_hi'] : null,
+    queries: Number.isFinite(v['eval/queries']) ? v['eval/queries'] : null,
+    placement: null,
+  };
+}
+
+function armFigures(arm: LessonArm, ref: SettingReference | null, run: LearnerRun | null): ArmFigures {
+  const ends = run ? runEnds(run) : null;
+  let refFigures: ArmFigures['ref'] = null;
+  if (ref && ref.seeds.length > 0) {
+    const b = predictionBand(ref.eval.end);
+    const band = b.lo !== null && b.hi !== null ? { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) } : null;
+    refFigures = { seeds: ref.seeds, complete: ref.seeds.length >= BAND_SEEDS, end: tInterval(ref.eval.end), band, start: ref.eval.start };
+    if (ends && band) ends.placement = ends.end < band.lo ? 'below' : ends.end > band.hi ? 'above' : 'inside';
+  }
+  return { arm, run: ends, ref: refFigures };
+}
+
+/** one arm's end for a comparison: the learner's (with its interval) or, without one, the committed mean */
+function endOf(f: ArmFigures): { value: number; lo: number | null; hi: number | null; mine: boolean } | null {
+  if (f.run) return { value: f.run.end, lo: f.run.lo, hi: f.run.hi, mine: true };
+  if (f.ref) return { value: f.ref.end.estimate, lo: null, hi: null, mine: false };
+  return null;
+}
+
+/** two ends apart by the learner's 95 % interval(s): both intervals when both are the learner's, else the mean outside the one */
+function apart(a: NonNullable<ReturnType<typeof endOf>>, b: NonNullable<ReturnType<typeof endOf>>): boolean {
+  const box = (x: typeof a) => (x.lo !== null && x.hi !== null ? { lo: x.lo, hi: x.hi } : null);
+  const ia = box(a);
+  const ib = box(b);
+  if (ia && ib) return ia.lo > ib.hi || ib.lo > ia.hi;
+  if (ia) return b.value < ia.lo || b.value > ia.hi;
+  if (ib) return a.value < ib.lo || a.value > ib.hi;
+  return false;
+}
+
+function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[]): Takeaway['judged'] {
+  const text = (key: string) => lesson.predictions.find((p) => p.key === key)?.text ?? key;
+  const j = lesson.judge;
+  if (j.kind === 'rises') {
+    const run = runs[0];
+    if (!run || !arms[0].run) return null;
+    const { early, late } = runWindows(run.totalSteps);
+    const rise = j.metrics.map((m) => {
+      const a = meanOver(run.points, m, early);
+      const b = meanOver(run.points, m, late);
+      return a === null || b === null ? null : b - a;
+    });
+    if (rise.some((r) => r === null)) return null;
+    const [r0, r1] = rise as number[];
+    const key = Math.max(r0, r1) < j.rise ? j.neither : r0 >= r1 ? j.keys[0] : j.keys[1];
+    const label = (m: string) => metricInfo(m).label.toLowerCase();
+    return { key, text: text(key), basis: `your ${arms[0].arm.label} run: ${label(j.metrics[0])} ${signed(100 * r0)} points, ${label(j.metrics[1])} ${signed(100 * r1)} points from steps ${early[0]}–${early[1]} to ${late[0]}–${late[1]} (a rise counts from ${Math.round(100 * j.rise)} points)` };
+  }
+  const [a, b] = arms.map(endOf);
+  if (!a || !b || (!a.mine && !b.mine)) return null;
+  const basis = a.mine && b.mine ? 'your two runs' : `your ${(a.mine ? arms[0] : arms[1]).arm.label} run against the committed mean of the other arm`;
+  const diff = 100 * (a.value - b.value);
+  if (j.kind === 'spread') {
+    const d = Math.abs(diff);
+    const key = j.bounds.find(([bound]) => d < bound)?.[1] ?? j.beyond;
+    return { key, text: text(key), basis: `${basis}: ${d.toFixed(1)} points apart` };
+  }
+  const key = !apart(a, b) ? j.same : diff > 0 ? j.aHigher : j.aLower;
+  return { key, text: text(key), basis: `${basis}: ${arms[0].arm.label} ${pts(a.value)}, ${arms[1].arm.label} ${pts(b.value)} (${signed(diff)} points; ${apart(a, b) ? 'apart' : 'not apart'} by the 95 % interval of each evaluation)` };
+}
+
+export interface TakeawayInput {
+  lesson: Lesson;
+  /** per arm, in the lesson's order: the committed reference of its setting (null: none committed) */
+  refs: readonly (SettingReference | null)[];
+  /** per arm: the learner's run (null: not run) */
+  runs: readonly (LearnerRun | null)[];
+  /** the learner's prediction key (null: none picked) */
+  prediction: string | null;
+  /** the findings' test of the lesson's pair, when its table has it */
+  pairTest: PairTest | null;
+}
+
+/** null until at least one of the learner's runs has finished */
+export function computeTakeaway(input: TakeawayInput): Takeaway | null {
+  const { lesson, refs, runs } = input;
+  const arms = lesson.arms.map((arm, i) => armFigures(arm, refs[i] ?? null, runs[i] ?? null));
+  if (!arms.some((a) => a.run)) return null;
+  const lines: Takeaway['lines'] = [];
+
+  // where each finished run ended, against its band and the committed seeds' interval
+  for (const f of arms) {
+    if (!f.run) continue;
+    const r = f.run;
+    const own = r.lo !== null && r.hi !== null ? ` ${span({ lo: r.lo, hi: r.hi })} on ${r.queries ?? '?'} queries` : '';
+    const start = r.start !== null ? `from ${pts(r.start)} ` : '';
+    lines.push({ kind: 'result', text: `${f.arm.label} (seed ${r.seed}): validation success ${start}to ${pts(r.end)}${own}.` });
+    if (!f.ref) {
+      lines.push({ kind: 'band', text: `No committed runs of this setting yet: there is no band to place it in.` });
+      continue;
+    }
+    const n = f.ref.seeds.length;
+    const mean = f.ref.end;
+    const meanText = n >= 2 ? `${pts(mean.estimate)} ${span(mean)} (95 % t interval of the mean over ${seedsText(n)})` : `${pts(mean.estimate)} (one seed: no interval)`;
+    const where = f.ref.band && r.placement
+      ? r.placement === 'inside'
+        ? `inside the band where one run of this setting is expected, ${span(f.ref.band)}`
+        : `${r.placement} the band where one run of this setting is expected, ${span(f.ref.band)}`
+      : 'with no band to place it in (fewer than two committed seeds)';
+    lines.push({ kind: 'band', text: `It ended ${where}. The committed seeds end at ${meanText}.` });
+    const starts = [...new Set(f.ref.start.map((s) => s.toFixed(4)))];
+    if (r.start !== null && starts.length === 1 && Math.abs(Number(starts[0]) - r.start) > 1e-3) {
+      lines.push({ kind: 'note', text: `Its start (${pts(r.start)}) is not the committed runs' (${pts(Number(starts[0]))}): the same checkpoint evaluated the same way should match; a smaller evaluation or another backend can move it.` });
+    }
+  }
+
+  // the mechanism: each chart's late-run mean, the learner's beside the committed seeds'
+  for (const chart of lesson.charts.filter((c) => c.role === 'mechanism')) {
+    const parts: string[] = [];
+    arms.forEach((f, i) => {
+      const run = runs[i];
+      if (!f.run || !run) return;
+      const { late } = runWindows(run.totalSteps);
+      const mine = meanOver(run.points, chart.metric, late);
+      if (mine === null) return;
+      const info = metricInfo(chart.metric);
+      const fmt = (x: number) => (info.format === 'rate' ? pts(clamp01(x)) : Math.max(0, x).toFixed(2));
+      const w = refs[i]?.windows[chart.metric];
+      const ref = w && w.late.length >= 2 ? tInterval(w.late) : w && w.late.length === 1 ? { estimate: w.late[0], lo: NaN, hi: NaN, n: 1 } : null;
+      const refText = ref ? `; the committed seeds ${fmt(ref.estimate)}${Number.isFinite(ref.lo) ? ` [${fmt(ref.lo)}, ${fmt(ref.hi)}]` : ''}` : '';
+      parts.push(`${f.arm.label}: yours ${fmt(mine)}${refText}`);
+    });
+    if (parts.length) {
+      const { late } = runWindows(runs.find((r) => r)?.totalSteps ?? 40);
+      lines.push({ kind: 'mechanism', text: `${metricInfo(chart.metric).label}, steps ${late[0]}–${late[1]}: ${parts.join('; ')}.` });
+    }
+  }
+
+  // the rises the prediction is about, on the committed seeds: early → late with the t interval of the change
+  if (lesson.judge.kind === 'rises' && arms[0].run) {
+    const w = refs[0]?.windows;
+    const parts = lesson.judge.metrics.flatMap((m) => {
+      const x = w?.[m];
+      if (!x || x.early.length < 2) return [];
+      const change = tInterval(x.late.map((l, i) => l - x.early[i]));
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      return [`${metricInfo(m).label.toLowerCase()} ${pts(mean(x.early))} → ${pts(mean(x.late))} (${signed(100 * change.estimate)} points [${signed(100 * change.lo)}, ${signed(100 * change.hi)}])`];
+    });
+    if (parts.length) lines.push({ kind: 'mechanism', text: `The committed ${arms[0].arm.label} seeds, first quarter of the steps → last: ${parts.join('; ')}.` });
+  }
+
+  lines.push(...differenceLines(input, arms));
+  lines.push({ kind: 'paper', text: lesson.paper });
+
+  const judged = judge(lesson, arms, runs);
+  const chosen = input.prediction ? lesson.predictions.find((p) => p.key === input.prediction) ?? null : null;
+  const predicted = chosen ? { key: chosen.key, text: chosen.text, matched: judged?.key === chosen.key } : null;
+  if (judged) {
+    const verdict = predicted ? (predicted.matched ? 'Your prediction matches it.' : `You predicted: “${predicted.text}”.`) : 'You made no prediction.';
+    lines.push({ kind: 'prediction', text: `What your run shows: “${judged.text}” — ${judged.basis}. ${verdict}` });
+  }
+
+  for (const f of arms) {
+    if (f.ref && !f.ref.complete) {
+      lines.push({ kind: 'note', text: `${f.arm.label}: the reference has ${seedsText(f.ref.seeds.length)} of the ${BAND_SEEDS} a band needs — incomplete, so its band and interval are wider (and less sure) than they will be.` });
+    }
+  }
+  const off = runs.find((r) => r?.offSetting?.length)?.offSetting;
+  if (off) lines.push({ kind: 'note', text: `Your runs are not at the reference setting (${off.join(', ')}): the band belongs to the standard size, so read the comparison as a smoke test, not a result.` });
+  return { arms, judged, predicted, lines };
+}
+
+function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['lines'] {
+  const { lesson, refs, pairTest } = input;
+  if (lesson.seedsOnly) {
+    const ref = refs[0];
+    if (!ref || ref.seeds.length < 2) return [{ kind: 'test', text: 'Fewer than two committed seeds: no interval over seeds yet.' }];
+    const committed = tInterval(ref.eval.end);
+    const mine = arms.filter((a) => a.run).map((a) => a.run!.end);
+    const withMine = tInterval([...ref.eval.end, ...mine]);
+    const width = (i: Interval) => (100 * (i.hi - i.lo)).toFixed(1);
+    return [{ kind: 'test', text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings call two settings different only when such intervals are apart — at ${seedsText(ref.seeds.length)} a cell none of their pairs is.` }];
+  }
+  if (pairTest) {
+    const numbers = [
+      pairTest.difference !== undefined ? `difference ${signed(pairTest.difference)} points` : null,
+      pairTest.ci95 ? `95 % interval [${pairTest.ci95.lo.toFixed(1)}, ${pairTest.ci95.hi.toFixed(1)}]` : null,
+      pairTest.p !== undefined ? `p = ${pairTest.p.toPrecision(2)}` : null,
+      pairTest.pAdjusted !== undefined ? `adjusted for the finding's pairs ${pairTest.pAdjusted.toPrecision(2)}` : null,
+    ].filter(Boolean);
+    return [{ kind: 'test', text: `The findings' test of this pair (${pairTest.finding}: ${pairTest.higher} over ${pairTest.lower}, the committed seeds): ${pairTest.call}${numbers.length ? ` — ${numbers.join(', ')}` : ''}.` }];
+  }
+  // no findings pair: the findings' rule (95 % t intervals of the two arms' seeds apart), computed here
+  const [a, b] = refs;
+  if (!a || !b || a.seeds.length < 2 || b.seeds.length < 2) return [{ kind: 'test', text: 'The committed seeds are too few in one arm to test the difference.' }];
+  const ia = tInterval(a.eval.end);
+  const ib = tInterval(b.eval.end);
+  const call = intervalsApart(ia, ib) ? (ia.estimate > ib.estimate ? `${lesson.arms[0].label} ends higher` : `${lesson.arms[1].label} ends higher`) : 'not resolved';
+  return [{ kind: 'test', text: `The findings' rule on the committed seeds (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}; their 95 % intervals apart or not): ${lesson.arms[0].label} ${pts(ia.estimate)} ${span(ia)}, ${lesson.arms[1].label} ${pts(ib.estimate)} ${span(ib)} — ${call}.` }];
+}

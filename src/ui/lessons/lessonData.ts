@@ -1,0 +1,100 @@
+// What the Lessons view bundles at build time: the reference derived from the committed findings runs
+// (results/lessons/reference.json, `npm run cli -- lessons`), the lessons' measured times
+// (results/lessons/timings.json, scripts/measure-lessons.mjs) and the findings' standard tables, whose
+// pairs carry the difference test a lesson quotes. Each is checked here, so a missing or hand-broken file
+// shows its reason on the lesson instead of breaking the page.
+import * as v from 'valibot';
+import { LESSON_REFERENCE_FORMAT, type LessonReference } from '../../lab/lessonReference.ts';
+import type { FindingPair } from '../../lab/lessons.ts';
+import type { PairTest } from '../../lab/lessonTakeaway.ts';
+
+const num = v.pipe(v.number(), v.finite());
+const cell = v.nullable(num);
+const BandSchema = v.object({ mean: v.array(cell), lo: v.array(cell), hi: v.array(cell) });
+const SettingSchema = v.object({
+  key: v.string(),
+  seeds: v.array(v.pipe(v.number(), v.integer())),
+  steps: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  train: v.record(v.string(), BandSchema),
+  windows: v.record(v.string(), v.object({ early: v.array(num), late: v.array(num) })),
+  eval: v.object({ start: v.array(num), end: v.array(num), queries: num, steps: v.tuple([num, num]) }),
+  wallSeconds: v.array(num),
+  cpuSeconds: v.array(num),
+  where: v.array(v.string()),
+});
+const ReferenceSchema = v.object({
+  format: v.literal(LESSON_REFERENCE_FORMAT),
+  command: v.string(),
+  date: v.string(),
+  smoothing: num,
+  settings: v.record(v.string(), SettingSchema),
+});
+
+/** a lesson's time measured in the browser (scripts/measure-lessons.mjs) */
+const TimingSchema = v.object({
+  lesson: v.string(),
+  /** wall seconds from pressing Run to the takeaway */
+  wallSeconds: num,
+  /** CPU seconds the browser spent meanwhile (absent where not measured) */
+  cpuSeconds: v.optional(num),
+  /** how the arms ran: 'parallel' (two workers) or 'sequential' */
+  mode: v.string(),
+  backend: v.string(),
+  cores: num,
+  load: v.optional(num),
+});
+const TimingsSchema = v.object({ date: v.string(), commit: v.string(), machine: v.string(), lessons: v.array(TimingSchema) });
+export type LessonTiming = v.InferOutput<typeof TimingSchema>;
+
+export type Read<T> = { value: T; error?: never } | { value?: never; error: string };
+
+function read<T>(texts: Record<string, string>, path: string, schema: v.GenericSchema<unknown, T>): Read<T> | null {
+  const text = texts[path];
+  if (text === undefined) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { error: `${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+  const parsed = v.safeParse(schema, raw);
+  if (!parsed.success) return { error: `${path}: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}` };
+  return { value: parsed.output };
+}
+
+/** the reference from its text (exported for tests) */
+export function readReference(texts: Record<string, string>): Read<LessonReference> {
+  return read(texts, '/results/lessons/reference.json', ReferenceSchema as v.GenericSchema<unknown, LessonReference>)
+    ?? { error: 'results/lessons/reference.json is not committed: `npm run cli -- lessons` writes it' };
+}
+
+/** The test of a pair from the findings' standard tables' texts: its call, and the Welch figures where the table has them. */
+export function readPairTest(texts: Record<string, string>, pair: FindingPair): PairTest | null {
+  const text = texts[`/results/findings/${pair.finding}/table.json`];
+  if (text === undefined) return null;
+  try {
+    const table = JSON.parse(text) as { compares?: { pairs?: unknown } };
+    const pairs = Array.isArray(table.compares?.pairs) ? (table.compares.pairs as Record<string, unknown>[]) : [];
+    const found = pairs.find((p) => p.higher === pair.higher && p.lower === pair.lower);
+    if (!found || typeof found.call !== 'string') return null;
+    const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+    const ci = found.ci95 as { lo?: unknown; hi?: unknown } | null | undefined;
+    const lo = n(ci?.lo);
+    const hi = n(ci?.hi);
+    return {
+      ...pair, call: found.call,
+      difference: n(found.difference), p: n(found.p), pAdjusted: n(found.pAdjusted),
+      ...(lo !== undefined && hi !== undefined ? { ci95: { lo, hi } } : {}),
+    };
+  } catch {
+    return null; // an unreadable table: the Findings view says why; the lesson computes the call itself
+  }
+}
+
+const referenceTexts = import.meta.glob('/results/lessons/reference.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+const timingTexts = import.meta.glob('/results/lessons/timings.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+const tableTexts = import.meta.glob('/results/findings/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+
+export const LESSON_REFERENCE = readReference(referenceTexts);
+export const LESSON_TIMINGS = read(timingTexts, '/results/lessons/timings.json', TimingsSchema);
+export const pairTest = (pair: FindingPair): PairTest | null => readPairTest(tableTexts, pair);

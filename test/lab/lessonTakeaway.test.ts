@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { lessonById, type Lesson } from '../../src/lab/lessons.ts';
+import type { SettingReference } from '../../src/lab/lessonReference.ts';
+import { computeTakeaway, meanOver, type LearnerRun, type PairTest } from '../../src/lab/lessonTakeaway.ts';
+
+const lesson = (id: string): Lesson => lessonById(id)!;
+
+function ref(ends: number[], windows: Record<string, number[]> = {}): SettingReference {
+  return {
+    key: 'k', seeds: ends.map((_, i) => i + 1), steps: 40, train: {},
+    windows: Object.fromEntries(Object.entries(windows).map(([m, late]) => [m, { early: late.map(() => 0), late }])),
+    eval: { start: ends.map(() => 0.143), end: ends, queries: 300, steps: [0, 40] },
+    wallSeconds: [], cpuSeconds: [], where: [],
+  };
+}
+
+/** a finished 40-step run: start and end evaluations (end ± 5 points), training values per step */
+function learner(end: number, train: (step: number) => Record<string, number> = () => ({}), seed = 500, status = 'completed'): LearnerRun {
+  const points: LearnerRun['points'][number][] = [{ step: 0, values: { 'eval/success': 0.143, 'eval/success_lo': 0.11, 'eval/success_hi': 0.19, 'eval/queries': 300 } }];
+  for (let s = 1; s <= 40; s++) points.push({ step: s, values: { ...train(s), ...(s === 40 ? { 'eval/success': end, 'eval/success_lo': end - 0.05, 'eval/success_hi': end + 0.05, 'eval/queries': 300 } : {}) } });
+  return { seed, status, totalSteps: 40, points };
+}
+
+const texts = (t: NonNullable<ReturnType<typeof computeTakeaway>>, kind: string) => t.lines.filter((l) => l.kind === kind).map((l) => l.text).join('\n');
+
+describe('a lesson\'s takeaway, computed from the run', () => {
+  it('waits for a finished run', () => {
+    const base = { lesson: lesson('null-control'), refs: [ref([0.33, 0.38, 0.38]), ref([0.06, 0.11, 0.06])], prediction: 'same', pairTest: null };
+    expect(computeTakeaway({ ...base, runs: [null, null] })).toBeNull();
+    expect(computeTakeaway({ ...base, runs: [learner(0.4, undefined, 5, 'running'), null] })).toBeNull();
+  });
+
+  it('places each run against its band, gives the seeds\' interval, judges the prediction from the two runs', () => {
+    const t = computeTakeaway({
+      lesson: lesson('null-control'), refs: [ref([0.333, 0.383, 0.38]), ref([0.063, 0.11, 0.06])],
+      runs: [learner(0.36), learner(0.62)], prediction: 'real-higher', pairTest: null,
+    })!;
+    expect(t.arms[0].run?.placement).toBe('inside');
+    expect(t.arms[1].run?.placement).toBe('above'); // the null band from these three seeds ends near 22 %
+    expect(texts(t, 'band')).toMatch(/committed seeds end at 36\.5 % \[29\.\d, 43\.\d\] \(95 % t interval of the mean over 3 seeds\)/);
+    // 36 % against 62 %, each ±5: apart, the null control higher
+    expect(t.judged?.key).toBe('null-higher');
+    expect(t.predicted).toEqual({ key: 'real-higher', text: lesson('null-control').predictions[0].text, matched: false });
+    // no findings pair for this lesson: the findings' rule computed from the committed seeds
+    expect(texts(t, 'test')).toMatch(/Recipe \(real advantages\) ends higher/);
+    expect(texts(t, 'note')).toMatch(/3 seeds of the 8 a band needs/);
+    expect(texts(t, 'paper')).toMatch(/49\.9 %/);
+  });
+
+  it('with one arm run, judges it against the other arm\'s committed mean; overlapping evaluations are "about the same"', () => {
+    const base = { lesson: lesson('tool-failures'), refs: [ref([0.277, 0.19, 0.177]), ref([0.373, 0.513, 0.473])], prediction: 'lower', pairTest: null };
+    const lower = computeTakeaway({ ...base, runs: [learner(0.2), null] })!;
+    expect(lower.judged?.key).toBe('lower');
+    expect(lower.judged?.basis).toMatch(/against the committed mean/);
+    expect(lower.predicted?.matched).toBe(true);
+    const same = computeTakeaway({ ...base, runs: [learner(0.43), null] })!; // 45.3 lies inside 43 ± 5
+    expect(same.judged?.key).toBe('same');
+  });
+
+  it('quotes the findings\' test of its pair, with the Welch figures where the table has them', () => {
+    const pair: PairTest = { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %', call: 'not resolved' };
+    const base = { lesson: lesson('tool-failures'), refs: [ref([0.2, 0.25]), ref([0.4, 0.45])], runs: [learner(0.2), null], prediction: null };
+    expect(texts(computeTakeaway({ ...base, pairTest: pair })!, 'test')).toBe("The findings' test of this pair (T7: success · 0 % over success · 10 %, the committed seeds): not resolved.");
+    const welch = texts(computeTakeaway({ ...base, pairTest: { ...pair, call: 'supports', difference: 23.9, ci95: { lo: 4.1, hi: 43.7 }, p: 0.031, pAdjusted: 0.062 } })!, 'test');
+    expect(welch).toMatch(/supports — difference \+23\.9 points, 95 % interval \[4\.1, 43\.7\], p = 0\.031, adjusted for the finding's pairs 0\.062/);
+  });
+
+  it('dense reward: which of delivery and success rose on the training rollouts (first ten steps against the last ten)', () => {
+    const l = lesson('dense-reward');
+    const run = learner(0.2, (s) => ({ delivery: s <= 10 ? 0.88 : s > 30 ? 0.96 : 0.9, success: s <= 10 ? 0.03 : s > 30 ? 0.05 : 0.04 }));
+    expect(meanOver(run.points, 'delivery', [31, 40])).toBeCloseTo(0.96, 10);
+    const t = computeTakeaway({ lesson: l, refs: [ref([0.25, 0.09, 0.17], { delivery: [0.95, 0.97, 0.97] }), ref([0.21, 0.21, 0.16])], runs: [run, null], prediction: 'delivery', pairTest: null })!;
+    expect(t.judged?.key).toBe('delivery');
+    expect(t.predicted?.matched).toBe(true);
+    expect(texts(t, 'mechanism')).toMatch(/Delivery, steps 31–40: Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
+    // the reference's windows here: early 0 for every seed, late as given
+    expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0\.0 % → 96\.3 % \(\+96\.3 points \[/);
+    const flat = learner(0.2, () => ({ delivery: 0.9, success: 0.04 }));
+    expect(computeTakeaway({ lesson: l, refs: [null, null], runs: [flat, null], prediction: null, pairTest: null })?.judged?.key).toBe('neither');
+  });
+
+  it('seeds: the distance between the two runs, and the interval over the committed seeds with the learner\'s added', () => {
+    const t = computeTakeaway({ lesson: lesson('seeds'), refs: [ref([0.373, 0.513, 0.473]), ref([0.373, 0.513, 0.473])], runs: [learner(0.36, undefined, 700), learner(0.48, undefined, 701)], prediction: 'some', pairTest: null })!;
+    expect(t.judged?.key).toBe('far'); // 12 points apart
+    expect(texts(t, 'test')).toMatch(/With your 2 runs added \(5 seeds\)/);
+  });
+
+  it('says when there is no reference, and when the run is not at the reference setting', () => {
+    const run = { ...learner(0.3), offSetting: ['steps=2'] };
+    const t = computeTakeaway({ lesson: lesson('hard-only'), refs: [null, null], runs: [run, null], prediction: null, pairTest: null })!;
+    expect(texts(t, 'band')).toMatch(/No committed runs of this setting yet/);
+    expect(texts(t, 'note')).toMatch(/not at the reference setting \(steps=2\)/);
+    expect(t.judged).toBeNull(); // nothing to compare the one run with
+  });
+});

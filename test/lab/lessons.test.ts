@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RL_METRICS } from '../../src/lab/metrics.ts';
+import { armConfig, LESSON_SIZE, LESSONS } from '../../src/lab/lessons.ts';
+import { lessonSettings, settingReference, type LessonReference } from '../../src/lab/lessonReference.ts';
+import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
+import { committedRuns } from '../../src/cli/commands/lessons.ts';
+
+const RUNS = 'results/findings/runs';
+
+describe('the lessons', () => {
+  it('run at the findings\' standard size, so their reference is the committed cells', () => {
+    expect(LESSON_SIZE).toEqual(STANDARD);
+  });
+
+  it('are complete: five or more, each with a question, predictions its judge can name, and charts of metrics the trainer reports', () => {
+    expect(LESSONS.length).toBeGreaterThanOrEqual(5);
+    const known = new Set(RL_METRICS.map((m) => m.key));
+    for (const l of LESSONS) {
+      expect(l.question.endsWith('?'), l.id).toBe(true);
+      const keys = l.predictions.map((p) => p.key);
+      expect(new Set(keys).size, l.id).toBe(keys.length);
+      const named = l.judge.kind === 'ends' ? [l.judge.aHigher, l.judge.same, l.judge.aLower]
+        : l.judge.kind === 'rises' ? [...l.judge.keys, l.judge.neither] : [...l.judge.bounds.map(([, k]) => k), l.judge.beyond];
+      expect(new Set(named), l.id).toEqual(new Set(keys));
+      for (const c of l.charts) expect(known.has(c.metric), `${l.id}: ${c.metric}`).toBe(true);
+      expect(l.charts.some((c) => c.role === 'mechanism'), l.id).toBe(true);
+      expect(l.arms[0].key).not.toBe(l.arms[1].key);
+    }
+  });
+
+  it('every arm is a cell of the standard grids: its seed-1 run is committed', () => {
+    for (const l of LESSONS) for (const arm of l.arms) {
+      const dir = join(RUNS, runDirName(armConfig(arm, 1)));
+      expect(existsSync(join(dir, 'summary.json')), `${l.id} · ${arm.key}: ${dir}`).toBe(true);
+    }
+  });
+
+  it('the committed reference (results/lessons/reference.json) is the one the committed runs give — rerun `npm run cli -- lessons` when seeds land', () => {
+    const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+    for (const s of lessonSettings()) {
+      const runs = committedRuns(RUNS, s.config, s.metrics, 99);
+      const fresh = runs.length ? settingReference(s.key, runs, s.metrics) : undefined;
+      expect(committed.settings[s.key], `${s.key}: results/lessons/reference.json is stale; run npm run cli -- lessons`).toEqual(fresh);
+    }
+  });
+});
