@@ -96,10 +96,14 @@ export class ActiveRun {
       while (this.job.stepsDone < this.job.totalSteps && !this.stopRequested) {
         if (this.status === 'paused') {
           await this.checkpoint();
-          if (this.status !== 'paused') continue; // resumed (or stopped) while the checkpoint was written: no wake-up will come
-          this.parked = true;
-          await new Promise<void>((resolve) => (this.wake = resolve));
-          this.parked = false;
+          // a resume (or stop) while the checkpoint was written has come already: no wake-up would follow
+          if (this.status === 'paused') {
+            this.parked = true;
+            await new Promise<void>((resolve) => (this.wake = resolve));
+            this.parked = false;
+          }
+          // stored, then shown, before the next step holds the event loop: a reload now resumes the run the page says is training
+          await this.flush(true);
           continue;
         }
         const t0 = performance.now();
@@ -151,8 +155,7 @@ export class ActiveRun {
   resume(): void {
     if (this.status === 'paused') {
       this.status = 'running';
-      // told before the loop wakes: the step it starts holds the event loop until it ends
-      this.tell([]);
+      // the loop stores and tells the new status before it starts the next step
       this.wake?.();
       this.wake = null;
     }
@@ -273,15 +276,22 @@ export class ActiveRun {
     }
   }
 
-  /** Sends the buffered points and the progress to the page now, then stores them (after the writes before). */
-  flush(): Promise<void> {
+  /**
+   * Sends the buffered points and the progress to the page now, then stores them (after the writes
+   * before); `storeFirst`: the page hears of them once stored (a status it must not show before a
+   * reload would find it).
+   */
+  flush(storeFirst = false): Promise<void> {
     const points = this.pending;
     this.pending = [];
     this.flushedAt = Date.now();
-    this.tell(points);
+    if (!storeFirst) this.tell(points);
     const progress = this.progress();
     const last = { ...this.last };
-    this.storing = this.storing.then(() => this.save(points, progress, last));
+    this.storing = this.storing.then(async () => {
+      await this.save(points, progress, last);
+      if (storeFirst) this.tell(points);
+    });
     return this.storing;
   }
 
