@@ -22,7 +22,8 @@ const inStore = ([op, arg]) =>
         const counts = {};
         for (const n of names) tx.objectStore(n).count().onsuccess = (e) => (counts[n] = e.target.result);
         tx.oncomplete = () => done(counts);
-      } else if (op === 'points') answer(db.transaction('metrics').objectStore('metrics').getAll(ofRun()));
+      } else if (op === 'run') answer(db.transaction('runs').objectStore('runs').get(arg));
+      else if (op === 'points') answer(db.transaction('metrics').objectStore('metrics').getAll(ofRun()));
       else if (op === 'checkpointKeys') answer(db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(arg === undefined ? undefined : ofRun()));
       else if (op === 'writeQueue') {
         const tx = db.transaction('queue', 'readwrite');
@@ -35,6 +36,31 @@ const inStore = ([op, arg]) =>
 
 /** a run's stored metric points, in step order */
 export const storedPoints = (page, runId) => page.evaluate(inStore, ['points', runId]);
+
+/** a stored run's record */
+export const storedRun = (page, runId) => page.evaluate(inStore, ['run', runId]);
+
+/** runs in the page: this device's stored backend calibrations ('star-lab-device', src/store/calibrationStore.ts); `clear` deletes them first */
+const inCalibrations = (clear) =>
+  new Promise((ok, fail) => {
+    const open = indexedDB.open('star-lab-device');
+    open.onerror = () => fail(open.error);
+    open.onupgradeneeded = () => open.result.createObjectStore('calibrations', { keyPath: 'scale' });
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('calibrations', 'readwrite');
+      if (clear) tx.objectStore('calibrations').clear();
+      const all = tx.objectStore('calibrations').getAll();
+      tx.oncomplete = () => (db.close(), ok(all.result));
+      tx.onerror = () => fail(tx.error);
+    };
+  });
+
+/** this device's stored backend calibrations, one per scale measured */
+export const storedCalibrations = (page) => page.evaluate(inCalibrations, false);
+
+/** forgets them, so that the next page measures again */
+export const clearCalibrations = (page) => page.evaluate(inCalibrations, true);
 
 /** the lab store's record counts: { runs, metrics, checkpoints, episodes } */
 export const storeCounts = (page) => page.evaluate(inStore, ['counts']);

@@ -3,7 +3,7 @@
 // `?quick` shortens them; `?full` adds the SFT-like mix (each new batch shape compiles shaders). The
 // WebGPU road's own figures (dispatch counts, time to the first step: webgpuFigures.ts) come first, on
 // a page where no shader has been compiled yet; `?only=webgpu` stops after them.
-import { chooseBackend } from '../../src/worker/backend.ts';
+import { startFirst } from '../../src/worker/backend.ts';
 import { measureFirstStep, measureMatmulPrograms, measureWebGPU } from './webgpuFigures.ts';
 
 export interface BrowserBenchResult {
@@ -23,7 +23,7 @@ const show = (): void => {
 
 async function run(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const backend = await chooseBackend('webgpu'); // the lab's own backend choice, forced to webgpu
+  const backend = await startFirst(['webgpu']); // the lab's own way of starting webgpu (cpu if it cannot)
   if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
   result.adapter = [backend.vendor, backend.architecture].filter(Boolean).join(' · ') || 'unnamed adapter';
   show();

@@ -6,14 +6,16 @@ import { configFromRecord, formatValue, parseHash, serializeHash, type Route, ty
 import { LabStore } from '../store/labStore.ts';
 import { findingById } from '../lab/findings.ts';
 import {
-  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
+  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
   type RunQueue, type StepSample,
 } from '../lab/runQueue.ts';
+import { calibrationOf, stepSamplesFor } from '../lab/backendChoice.ts';
 import { decodeRunBundle, encodeRunBundle } from '../store/runBundle.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
+import { BackendState } from './backendState.svelte.ts';
 import { QueueSaver } from './queueSaver.ts';
 import { reconcileAfterReload } from '../lab/queueRestore.ts';
 
@@ -37,8 +39,12 @@ export class LabState {
   /** which view is shown (and which finding), mirrored in the URL hash beside the config */
   route = $state<Route>({ view: 'lab', finding: null });
   notices = $state<UrlNotice[]>([]);
-  backend = $state<BackendInfo | null>(null);
-  backendError = $state<string | null>(null);
+  /** the backend the worker chose for the page's scale, and its measurement (backendState.svelte.ts) */
+  readonly backends: BackendState = new BackendState({ worker: () => this.worker, scale: () => this.config.scale, onError: (m) => (this.actionError = m) });
+  get backend(): BackendInfo | null { return this.backends.info; }
+  set backend(info: BackendInfo | null) { this.backends.info = info; }
+  get backendError(): string | null { return this.backends.error; }
+  set backendError(message: string | null) { this.backends.error = message; }
   runs = $state.raw<RunRecord[]>([]);
   /** records in the store that failed validation (listed, not shown) */
   skippedRecords = $state<string[]>([]);
@@ -78,6 +84,8 @@ export class LabState {
   /** set once the stored queue has been read, so nothing overwrites it before */
   private queueSaver: QueueSaver | null = null;
   private livePoints: MetricPoint[] = [];
+  /** the live run's setup, for its ETA before it has timed a step */
+  private liveConfig: LabConfig | null = null;
 
   get running(): boolean {
     return this.progress?.status === 'running' || this.progress?.status === 'paused';
@@ -90,10 +98,7 @@ export class LabState {
     const force = /[?&]backend=(webgpu|wasm|cpu)\b/.exec(location.search)?.[1];
     const forceBackend = (this.recovery.forceBackend = force as BackendName | undefined);
     this.worker = this.recovery.createWorker();
-    const backend = this.worker.api.init({ forceBackend }).then(
-      (info) => (this.backend = info),
-      (e: unknown) => (this.backendError = messageOf(e)),
-    );
+    const backend = this.backends.boot(this.worker, forceBackend);
     try {
       this.store = await LabStore.open();
       await this.refreshRuns();
@@ -109,8 +114,10 @@ export class LabState {
 
   /** Applies a config edit and writes it to the URL (only non-default values). */
   setConfig(patch: Partial<LabConfig>): void {
+    const scale = this.config.scale;
     this.config = { ...this.config, ...patch };
     this.writeHash();
+    if (this.config.scale !== scale) void this.backends.choose(); // the choice is per scale
   }
 
   /** Shows a view (and a finding on the Findings view); the URL keeps it, so a link opens it. */
@@ -144,13 +151,16 @@ export class LabState {
       // RL starts where the Starting point card says (a resumed run keeps its own; a queued one the shipped checkpoint)
       const startingPoint = queued ? { kind: 'shipped' as const, scale: queued.scale }
         : config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
-      const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
+      const worker = this.worker;
+      // a run at a scale not measured yet is measured first: the page shows it
+      const runId = await this.backends.measured(() => worker.api.start({ config, startingPoint, resumeRunId }, listener));
       if (resumeRunId) this.livePoints = (await this.store?.readMetrics(runId))?.items ?? [];
       this.curve = { runId, live: true, points: this.livePoints };
       // a resumed run shows where it resumes (its kept curve's end, its own length) until the worker's first report
       const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
       const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
-      this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
+      this.liveConfig = stored ? configFromRecord(stored.config).config : config;
+      this.progress = this.withEta({ runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null });
       this.episodes = [];
       if (resumeRunId) await this.loadEpisodes(runId);
       await this.refreshRuns();
@@ -294,9 +304,17 @@ export class LabState {
     this.queue = clearFinished(this.queue);
   }
 
-  /** measured step times of stored RL runs, for the ETA of queued runs not started yet */
+  /** measured step times on this backend — its stored RL runs', else its calibration figure — for the ETA of runs not timed yet */
   get stepSamples(): StepSample[] {
-    return this.runs.flatMap((r) => (r.kind === 'rl' && r.summary.meanStepMs ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs }] : []));
+    const calibration = calibrationOf(this.backend);
+    return stepSamplesFor(this.runs, this.backend?.name ?? null, calibration ? [calibration] : []);
+  }
+
+  /** the worker's progress, with an ETA from the measured step times until the run has timed its own steps */
+  private withEta(p: RunProgress): RunProgress {
+    if (p.etaMs !== null || p.status !== 'running' || !this.liveConfig) return p;
+    const perStep = estimateStepMs(this.liveConfig, this.stepSamples);
+    return perStep === null ? p : { ...p, etaMs: perStep * Math.max(0, p.totalSteps - p.step) };
   }
 
   private advancing = false;
@@ -361,12 +379,14 @@ export class LabState {
         }
       } else {
         const before = this.progress;
-        this.progress = event.progress;
+        this.progress = this.withEta(event.progress);
         this.recovery.onProgress(before, event.progress);
         this.queue = recordProgress(this.queue, event.progress);
         // a run ended (queued or not): the queue's next may start
         if (before?.status !== event.progress.status && !this.running) void this.advanceQueue();
         if (before?.status !== event.progress.status) void this.refreshRuns();
+        // a run at another scale may have moved the worker to another backend: back to the page's scale's
+        if (before?.status !== event.progress.status && !this.running && this.backend?.choice?.scale !== this.config.scale) void this.backends.choose();
         if ((event.progress.episodes ?? 0) !== (before?.episodes ?? 0) && this.curve?.runId === event.progress.runId) {
           void this.loadEpisodes(event.progress.runId);
         }
@@ -384,7 +404,9 @@ export class LabState {
 
   private readHash(): void {
     const { config, route, notices } = parseHash(location.hash);
+    const scale = this.config.scale;
     this.config = config;
+    if (config.scale !== scale) void this.backends.choose();
     this.route = route;
     this.notices = notices;
   }
