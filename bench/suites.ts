@@ -7,8 +7,9 @@ import { interopSuite } from './interop.ts';
 import { agentSuite } from './agent.ts';
 import { sftCpuSuite } from './sftCpu.ts';
 import { webgpuSuite } from './webgpu.ts';
+import { calibrationSuite } from './calibration.ts';
 import { rlSuite } from './rl.ts';
 import { rolloutSuite } from './rollout.ts';
 import { sweepJobsSuite } from './sweepJobs.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rolloutSuite, rlSuite, sweepJobsSuite, webgpuSuite];
+export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rolloutSuite, rlSuite, sweepJobsSuite, webgpuSuite, calibrationSuite];

@@ -4,7 +4,7 @@
 // group tree, and nothing else starts. Screenshots: findings.png, queue.png, rl-running.png,
 // rl-episode.png, rl-finished.png. The queue's reload/pause part is e2e-queue.mjs.
 import { join } from 'node:path';
-import { storeCounts, storedPoints } from './e2e-store.mjs';
+import { storeCounts, storedPoints, storedRun } from './e2e-store.mjs';
 
 // the browser's RL config: ARPO from the shipped s-tiny checkpoint (preset s, context 576), one step of
 // one query with a budget of two rollouts, the second always branched (α = 1), evaluated at the start and
@@ -25,11 +25,11 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     await page.locator('[data-testid=start]').click();
   }
 
-  /** opens an RL link on webgpu, starts it (`start`: by default the Lab view's Start button) and waits for the
+  /** opens an RL link on webgpu (forced: without ?backend= SwiftShader loses to wasm), starts it (`start`: by default the Lab view's Start button) and waits for the
    *  end (screenshot `shot`-running.png once the step-0 evaluation is in) */
   async function runRl(hash, shot, start = clickStart) {
     await page.goto('about:blank');
-    await page.goto(`${base}#${hash}`);
+    await page.goto(`${base}?backend=webgpu#${hash}`);
     await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
     const backend = await attr('[data-testid=backend]', 'data-backend');
     assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
@@ -96,6 +96,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
     assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
     assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
+    const record = await storedRun(page, run.id);
+    assert(record.calibration?.mode === 'forced' && /^forced with \?backend=webgpu/.test(record.calibration.summary), `the run's backend choice: ${JSON.stringify(record.calibration)}`);
     // the kept rollouts: reward, advantage, and the group as ARPO's tree with a branch at its fork
     await page.locator('[data-testid=sample-episode]').waitFor({ timeout: 15_000 });
     const rl = page.locator('[data-testid=episode-rl]');

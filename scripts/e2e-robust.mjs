@@ -57,7 +57,7 @@ export async function robustTests({ page, context, base, dist, results, test, as
       document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`));
     });
     await page.goto('about:blank');
-    await page.goto(`${base}#scale=s&worldSize=tiny`);
+    await page.goto(`${base}?backend=webgpu#scale=s&worldSize=tiny`);
     await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
     // the worker fetched and checked the shipped checkpoint under connect-src 'self'
     await page.waitForFunction(() => document.querySelector('[data-testid=starting-point]')?.getAttribute('data-state') === 'ready', null, { timeout: 90_000 });

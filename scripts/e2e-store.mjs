@@ -43,6 +43,28 @@ export const storedRun = (page, runId) => page.evaluate(inStore, ['run', runId])
 /** every stored run record */
 export const storedRuns = (page) => page.evaluate(inStore, ['runs']);
 
+/** runs in the page: this device's stored backend calibrations ('star-lab-device', src/store/calibrationStore.ts); `clear` deletes them first */
+const inCalibrations = (clear) =>
+  new Promise((ok, fail) => {
+    const open = indexedDB.open('star-lab-device');
+    open.onerror = () => fail(open.error);
+    open.onupgradeneeded = () => open.result.createObjectStore('calibrations', { keyPath: 'scale' });
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('calibrations', 'readwrite');
+      if (clear) tx.objectStore('calibrations').clear();
+      const all = tx.objectStore('calibrations').getAll();
+      tx.oncomplete = () => (db.close(), ok(all.result));
+      tx.onerror = () => fail(tx.error);
+    };
+  });
+
+/** this device's stored backend calibrations, one per scale measured */
+export const storedCalibrations = (page) => page.evaluate(inCalibrations, false);
+
+/** forgets them, so that the next page measures again */
+export const clearCalibrations = (page) => page.evaluate(inCalibrations, true);
+
 /** the lab store's record counts: { runs, metrics, checkpoints, episodes } */
 export const storeCounts = (page) => page.evaluate(inStore, ['counts']);
 

@@ -2,11 +2,12 @@
 // End-to-end tests: serve the built page (dist/, built by `vite build` in scripts/test.sh) on a
 // free localhost port, drive it in headless Chromium with playwright-core, and check the path a
 // user takes: a finding's page (T7) queues its grid, whose first run (ARPO) trains from the shipped s-tiny
-// checkpoint on WebGPU (SwiftShader when there is no GPU) while the rest is cancelled: curves stream in,
+// checkpoint on WebGPU (forced with ?backend=webgpu: SwiftShader when there is no GPU) while the rest is cancelled: curves stream in,
 // the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
 // tree; the Sandbox (a query played by hand and scored), the Runs view (bundles, CSV, overlays, the
 // episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records), the Lessons (every
-// lesson from its link; one played at a smoke size through a reload to its takeaway); the SFT stage runs there too: the loss
+// lesson from its link; one played at a smoke size through a reload to its takeaway), the backend the page
+// picks by measuring when no ?backend= forces one (wasm on SwiftShader); the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
 // RL starting point (a shipped SFT checkpoint) is loaded and shown, and a missing, truncated or
@@ -14,7 +15,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, live, lessons;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, live, lessons, backend;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
@@ -33,6 +34,7 @@ import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
 import { uiTests } from './e2e-ui.mjs';
 import { lessonsTests } from './e2e-lessons.mjs';
+import { backendTests } from './e2e-backend.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -172,8 +174,9 @@ let runId = null;
 const timings = {};
 console.log(`e2e: ${base} in ${chromiumPath}`);
 
-await test('the training worker runs on the webgpu backend', async () => {
-  await page.goto(`${base}#${SFT}`);
+await test('the training worker runs on the webgpu backend (forced: ?backend=webgpu)', async () => {
+  // without ?backend= the page measures the backends and, on SwiftShader, trains on wasm (e2e-backend.mjs)
+  await page.goto(`${base}?backend=webgpu#${SFT}`);
   await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
   const backend = await attr('[data-testid=backend]', 'data-backend');
   const label = await page.locator('[data-testid=backend]').innerText();
@@ -264,7 +267,7 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   await page.goto(`${base}?backend=cpu#stage=sft&steps=500&seed=4&scale=s&worldSize=tiny&trainSize=40`);
   await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
   const fallback = await page.locator('[data-testid=backend-fallback]').innerText();
-  assert(/not WebGPU.*forced with \?backend=/.test(fallback), `the fallback notice reads: ${fallback}`);
+  assert(/forced with \?backend=cpu/.test(fallback) && !/only slower/.test(fallback), `the forced-backend notice reads: ${fallback}`);
   const status = () => attr('[data-testid=run-status]', 'data-status');
   const waitStatus = (want) =>
     page.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === w, want, { timeout: 60_000 });
@@ -357,6 +360,9 @@ await test('sandbox: browse the world, call a tool by hand, write a plan and sco
   await page.waitForSelector('[data-testid=plan-result][data-stale=false][data-final-pass=true]', { timeout: 5_000 });
   await page.screenshot({ path: join(results, 'sandbox.png'), fullPage: true });
 }, 'sandbox');
+
+// ---- the backend chosen by measurement (no ?backend=), and forced (e2e-backend.mjs) ----------------------
+await backendTests({ page, base, results, test, assert, attr });
 
 // ---- robustness and security: CSP and origin, resume after a reload or a crash, full storage, corrupt records ----
 await robustTests({ page, context, base, dist, results, test, assert, attr, consoleErrors });

@@ -6,7 +6,9 @@
 //
 //   npx vite build && node scripts/measure-grid.mjs [--out FILE] [--screens DIR] [--backend wasm|cpu]
 //
-// --backend forces another backend (?backend=): a quick pass for the screenshots; its figures go to
+// The page is always opened with ?backend= (webgpu unless --backend says otherwise): without it the page
+// measures the backends and trains on the faster (wasm, where WebGPU is SwiftShader).
+// --backend forces another backend: a quick pass for the screenshots; its figures go to
 // the temp folder unless --out says otherwise (the committed figure is webgpu's).
 // --screens DIR also saves a screenshot of each view on the way (Lab training with curves, the queue,
 // Findings T7 with the runs filled in, Runs with two runs overlaid, an episode's ARPO tree, Sandbox).
@@ -22,7 +24,7 @@ const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
 const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const wanted = arg('--backend') ?? 'webgpu';
 const out = resolve(arg('--out') ?? (wanted === 'webgpu' ? join(root, 'results', 'browser-grid-t7.json') : join(tmpdir(), `browser-grid-t7-${wanted}.json`)));
-const query = wanted === 'webgpu' ? '' : `?backend=${wanted}`;
+const query = `?backend=${wanted}`; // forced: without it the page measures and picks the faster
 const screens = arg('--screens') ? resolve(arg('--screens')) : null;
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // scripts/e2e.mjs's RL link (ARPO from the shipped s-tiny checkpoint, one step of one query, two rollouts)

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // The README's screenshot: the Lab view mid-run, its curves drawn. Serves a built dist/ with Vite's
-// preview server (the cross-origin isolation headers of vite.config.ts), opens a small RL run on the
-// `wasm` backend in headless Chromium, presses Start and takes the picture once the run has its
-// step-0 evaluation and at least two training steps on the curves, while it still runs.
+// preview server (the cross-origin isolation headers of vite.config.ts), opens a small RL run in headless
+// Chromium with no query string — the page measures its backends and picks the faster (wasm here, where
+// WebGPU is SwiftShader) —, presses Start and takes the picture once the run has its step-0 evaluation and
+// at least two training steps on the curves, while it still runs. --backend B forces one (?backend=B).
 //
-//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…'] [--until completed]
+//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…'] [--until completed] [--backend wasm]
 //
 // --until completed waits for the run's end instead (exit 1 if it fails) and pictures it: the page-side
 // check that a setting trains at all, e.g. scale l's default 4 × 8 step on wasm (issue 22):
 //   node scripts/screenshot.mjs --until completed --out /tmp/l.png --hash '#stage=rl&scale=l&steps=1&evalEvery=1&evalQueries=0&evalToolQa=2'
 //
-// ~2–4 min on a shared 2-core machine (the step-0 evaluation is most of it).
+// ~2–4 min on a shared 2-core machine (the step-0 evaluation is most of it; the backend measurement ~30 s).
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ const out = resolve(ROOT, arg('--out', 'docs/img/lab.png'));
 // the Curriculum reward (its stage card moves) and 8 steps, so the picture is taken well before the end
 const hash = arg('--hash', '#stage=rl&scale=s&worldSize=tiny&reward=curriculum&steps=8&evalEvery=2&evalQueries=8&evalToolQa=8');
 const until = arg('--until', 'running');
+const query = arg('--backend') ? `?backend=${arg('--backend')}` : '';
 if (!['running', 'completed'].includes(until)) throw new Error(`--until running|completed, got ${until}`);
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -32,7 +34,8 @@ const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--head
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   page.setDefaultTimeout(300_000);
-  await page.goto(`${base}?backend=wasm${hash}`);
+  await page.goto(`${base}${query}${hash}`);
+  // empty while the page measures its backends (~30 s on a first visit here)
   await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])');
   await page.locator('[data-testid=start]').click();
   const attr = (sel, name) => page.locator(sel).first().getAttribute(name);

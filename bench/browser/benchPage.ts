@@ -2,8 +2,10 @@
 // `webgpu` backend and publishes them on `globalThis.__bench` for the Node driver (bench/webgpu.ts).
 // `?quick` shortens them; `?full` adds the SFT-like mix (each new batch shape compiles shaders). The
 // WebGPU road's own figures (dispatch counts, time to the first step: webgpuFigures.ts) come first, on
-// a page where no shader has been compiled yet; `?only=webgpu` stops after them.
-import { chooseBackend } from '../../src/worker/backend.ts';
+// a page where no shader has been compiled yet; `?only=webgpu` stops after them. `?only=calibration` runs the
+// lab's backend calibration instead (calibrationFigures.ts; `&scales=s,m`), every backend offered.
+import { probeWebgpu, startFirst } from '../../src/worker/backend.ts';
+import type { Scale } from '../../src/lab/backendChoice.ts';
 import { measureFirstStep, measureMatmulPrograms, measureWebGPU } from './webgpuFigures.ts';
 
 export interface BrowserBenchResult {
@@ -23,7 +25,15 @@ const show = (): void => {
 
 async function run(): Promise<void> {
   const params = new URLSearchParams(location.search);
-  const backend = await chooseBackend('webgpu'); // the lab's own backend choice, forced to webgpu
+  if (params.get('only') === 'calibration') {
+    // before any backend starts here: the calibration starts each one itself
+    const probe = await probeWebgpu();
+    result.adapter = probe.ok ? probe.key : `no webgpu (${probe.reason})`;
+    const { measureCalibration } = await import('./calibrationFigures.ts');
+    return measureCalibration((key, value, unit, note) => { result.figures[key] = { value, unit, note }; show(); },
+      (params.get('scales') ?? 's').split(',') as Scale[]);
+  }
+  const backend = await startFirst(['webgpu']); // the lab's own way of starting webgpu (cpu if it cannot)
   if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
   result.adapter = [backend.vendor, backend.architecture].filter(Boolean).join(' · ') || 'unnamed adapter';
   show();

@@ -4,7 +4,7 @@
 // `globalThis.__check` = { done, checks: [{ name, maxErr, tol, ok }], error? }. Shapes are tiny:
 // on SwiftShader every new program costs a shader compile.
 import * as tf from '@tensorflow/tfjs';
-import { chooseBackend } from '../../src/worker/backend.ts';
+import { startFirst } from '../../src/worker/backend.ts';
 import { setFusedKernels } from '../../src/model/kernels/webgpu.ts';
 import { setCompileAhead } from '../../src/model/kernels/compileAhead.ts';
 import { layerNorm } from '../../src/model/kernels/layerNorm.ts';
@@ -140,7 +140,7 @@ async function sftCheck(): Promise<void> {
 }
 
 async function run(): Promise<void> {
-  const backend = await chooseBackend('webgpu');
+  const backend = await startFirst(['webgpu']);
   if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
   state.adapter = backend.label;
   await adamwCheck();

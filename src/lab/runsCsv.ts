@@ -53,7 +53,7 @@ export function runRow(run: RunRecord, points: readonly MetricPoint[]): RunRow {
 
 /** the CSV's columns, in order: the run, its results, then every setting (unique: no setting shares a name with a run column) */
 export const CSV_COLUMNS = [
-  'id', 'kind', 'status', 'created', 'duration_s', 'backend', 'steps_done', 'total_steps',
+  'id', 'kind', 'status', 'created', 'duration_s', 'backend', 'backend_choice', 'steps_done', 'total_steps',
   'start_step', 'start_success', 'start_ood', 'final_step', 'final_success', 'final_ood',
   ...SETTING_KEYS,
 ] as const;
@@ -69,6 +69,7 @@ export function runsCsv(rows: readonly RunRow[]): string {
       created: new Date(run.createdAt).toISOString(),
       duration_s: Math.round(durationMs / 100) / 10,
       backend: run.backend,
+      backend_choice: run.calibration?.summary ?? '',
       steps_done: run.summary.steps,
       total_steps: run.summary.totalSteps,
       start_step: start?.step ?? '',

@@ -2,6 +2,7 @@
 // against them: a record written by an older build, a half-written record or a hand-edited one
 // is reported and skipped instead of crashing the page (or the worker) later.
 import * as v from 'valibot';
+import { RunCalibrationSchema } from './calibrationRecords.ts';
 
 export const RUN_STATUSES = ['running', 'paused', 'completed', 'stopped', 'failed', 'interrupted'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -49,6 +50,8 @@ export const RunSchema = v.object({
   updatedAt: finite,
   /** tfjs backend the run trained on, with the adapter, e.g. 'webgpu · swiftshader' */
   backend: v.string(),
+  /** how that backend was chosen: measured (and the figures), forced with ?backend=, or the only one (absent on older runs) */
+  calibration: v.optional(RunCalibrationSchema),
   summary: RunSummarySchema,
 });
 

@@ -7,14 +7,16 @@ import { isOwnEntry, onAddressChange, readAddress, writeAddress } from './addres
 import { LabStore } from '../store/labStore.ts';
 import { findingById } from '../lab/findings.ts';
 import {
-  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
+  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
   type RunQueue, type StepSample,
 } from '../lab/runQueue.ts';
+import { calibrationOf, stepSamplesFor } from '../lab/backendChoice.ts';
 import { decodeRunBundle, encodeRunBundle } from '../store/runBundle.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
+import { BackendState } from './backendState.svelte.ts';
 import { QueueSaver } from './queueSaver.ts';
 import { reconcileAfterReload } from '../lab/queueRestore.ts';
 import { trainingSandboxSpec } from '../lab/sandboxSetup.ts';
@@ -40,8 +42,12 @@ export class LabState {
   /** which view is shown (and which finding), mirrored in the URL hash beside the config */
   route = $state<Route>({ view: 'lab', finding: null });
   notices = $state<UrlNotice[]>([]);
-  backend = $state<BackendInfo | null>(null);
-  backendError = $state<string | null>(null);
+  /** the backend the worker chose for the page's scale, and its measurement (backendState.svelte.ts) */
+  readonly backends: BackendState = new BackendState({ worker: () => this.worker, scale: () => this.config.scale, onError: (m) => (this.actionError = m) });
+  get backend(): BackendInfo | null { return this.backends.info; }
+  set backend(info: BackendInfo | null) { this.backends.info = info; }
+  get backendError(): string | null { return this.backends.error; }
+  set backendError(message: string | null) { this.backends.error = message; }
   runs = $state.raw<RunRecord[]>([]);
   /** records in the store that failed validation (listed, not shown) */
   skippedRecords = $state<string[]>([]);
@@ -86,6 +92,8 @@ export class LabState {
   private markBooted: () => void = () => {};
   /** resolves once boot() has resumed what it could after a reload (the lessons continue their sittings from there) */
   readonly booted = new Promise<void>((resolve) => (this.markBooted = resolve));
+  /** the live run's setup, for its ETA before it has timed a step */
+  private liveConfig: LabConfig | null = null;
 
   get running(): boolean {
     return this.progress?.status === 'running' || this.progress?.status === 'paused';
@@ -98,10 +106,7 @@ export class LabState {
     const force = /[?&]backend=(webgpu|wasm|cpu)\b/.exec(location.search)?.[1];
     const forceBackend = (this.recovery.forceBackend = force as BackendName | undefined);
     this.worker = this.recovery.createWorker();
-    const backend = this.worker.api.init({ forceBackend }).then(
-      (info) => (this.backend = info),
-      (e: unknown) => (this.backendError = messageOf(e)),
-    );
+    const backend = this.backends.boot(this.worker, forceBackend);
     try {
       this.store = await LabStore.open();
       await this.refreshRuns();
@@ -118,8 +123,10 @@ export class LabState {
 
   /** Applies a config edit and writes it to the URL (only non-default values). */
   setConfig(patch: Partial<LabConfig>): void {
+    const scale = this.config.scale;
     this.config = { ...this.config, ...patch };
     this.writeHash();
+    if (this.config.scale !== scale) void this.backends.choose(); // the choice is per scale
   }
 
   /** Shows a view (and a finding on the Findings view, a lesson on the Lessons view) as a new history entry, so Back returns to the last; the URL keeps it, so a link opens it. */
@@ -168,7 +175,9 @@ export class LabState {
       const startingPoint = queued ? { kind: 'shipped' as const, scale: queued.scale }
         : config.stage === 'rl' ? $state.snapshot(this.startingSource) as StartingPointSource : undefined;
       const reportsBefore = this.reports;
-      const runId = await this.worker.api.start({ config, startingPoint, resumeRunId }, listener);
+      const worker = this.worker;
+      // a run at a scale not measured yet is measured first: the page shows it
+      const runId = await this.backends.measured(() => worker.api.start({ config, startingPoint, resumeRunId }, listener));
       if (resumeRunId) {
         // the kept curve, then what the worker has sent meanwhile (it reports as soon as it trains)
         const kept = (await this.store?.readMetrics(runId))?.items ?? [];
@@ -176,11 +185,12 @@ export class LabState {
         this.livePoints = kept.concat(this.livePoints.filter((p) => p.step > last));
       }
       this.curve = { runId, live: true, points: this.livePoints };
+      const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
+      this.liveConfig = stored ? configFromRecord(stored.config).config : config;
       // until the worker's first report: a resumed run shows where it resumes (its kept curve's end, its own length)
       if (this.reports === reportsBefore || this.progress?.runId !== runId) {
-        const stored = resumeRunId ? this.runs.find((r) => r.id === runId) : undefined;
         const step = resumeRunId ? (this.livePoints.at(-1)?.step ?? 0) : 0;
-        this.progress = { runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null };
+        this.progress = this.withEta({ runId, status: 'running', step, totalSteps: stored?.summary.totalSteps ?? config.steps, etaMs: null, meanStepMs: null });
       }
       this.episodes = [];
       if (resumeRunId) await this.loadEpisodes(runId);
@@ -340,9 +350,17 @@ export class LabState {
     this.queue = clearFinished(this.queue);
   }
 
-  /** measured step times of stored RL runs, for the ETA of queued runs not started yet */
+  /** measured step times on this backend — its stored RL runs', else its calibration figure — for the ETA of runs not timed yet */
   get stepSamples(): StepSample[] {
-    return this.runs.flatMap((r) => (r.kind === 'rl' && r.summary.meanStepMs ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs }] : []));
+    const calibration = calibrationOf(this.backend);
+    return stepSamplesFor(this.runs, this.backend?.name ?? null, calibration ? [calibration] : []);
+  }
+
+  /** the worker's progress, with an ETA from the measured step times until the run has timed its own steps */
+  private withEta(p: RunProgress): RunProgress {
+    if (p.etaMs !== null || p.status !== 'running' || !this.liveConfig) return p;
+    const perStep = estimateStepMs(this.liveConfig, this.stepSamples);
+    return perStep === null ? p : { ...p, etaMs: perStep * Math.max(0, p.totalSteps - p.step) };
   }
 
   private advancing = false;
@@ -407,13 +425,15 @@ export class LabState {
         }
       } else {
         const before = this.progress;
-        this.progress = event.progress;
+        this.progress = this.withEta(event.progress);
         this.reports++;
         this.recovery.onProgress(before, event.progress);
         this.queue = recordProgress(this.queue, event.progress);
         // a run ended (queued or not): the queue's next may start
         if (before?.status !== event.progress.status && !this.running) void this.advanceQueue();
         if (before?.status !== event.progress.status) void this.refreshRuns();
+        // a run at another scale may have moved the worker to another backend: back to the page's scale's
+        if (before?.status !== event.progress.status && !this.running && this.backend?.choice?.scale !== this.config.scale) void this.backends.choose();
         if ((event.progress.episodes ?? 0) !== (before?.episodes ?? 0) && this.curve?.runId === event.progress.runId) {
           void this.loadEpisodes(event.progress.runId);
         }
@@ -432,7 +452,9 @@ export class LabState {
   /** Reads a link (a malformed one is corrected in the address: addressBar.ts). */
   private readHash(): void {
     const { config, route, notices } = readAddress();
+    const scale = this.config.scale;
     this.config = config;
+    if (config.scale !== scale) void this.backends.choose();
     this.route = route;
     this.notices = notices;
   }

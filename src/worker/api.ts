@@ -2,8 +2,9 @@
 // imports this file, never tfjs.
 import type { LabConfig } from '../lab/config.ts';
 import type { MetricPoint, RunStatus } from '../store/records.ts';
+import type { BackendChoice, BackendName, CalibrationProgress, Scale } from '../lab/backendChoice.ts';
 
-export type BackendName = 'webgpu' | 'wasm' | 'cpu';
+export type { BackendChoice, BackendName, CalibrationProgress } from '../lab/backendChoice.ts';
 
 export interface BackendInfo {
   name: BackendName;
@@ -17,9 +18,14 @@ export interface BackendInfo {
   threads?: number;
   /** whether the worker is cross-origin isolated (COOP/COEP), which threads need */
   crossOriginIsolated?: boolean;
-  /** why a better backend was not used, if one was tried and failed */
+  /** why a backend was not used, if one was tried and failed */
   fallbackReason?: string;
+  /** how it was chosen: measured on this device (and the figures), forced with ?backend=, or the only one */
+  choice?: BackendChoice;
 }
+
+/** the calibration's progress, streamed to the page while it measures */
+export type MeasureListener = (progress: CalibrationProgress) => void;
 
 export interface RunProgress {
   runId: string;
@@ -101,8 +107,12 @@ export interface StartingPointSummary {
 }
 
 export interface TrainingWorkerApi {
-  /** picks the backend (webgpu › wasm › cpu, or the one forced) and opens the store */
-  init(options?: { forceBackend?: BackendName }): Promise<BackendInfo>;
+  /** opens the store and chooses the backend for `scale` (default: the default setup's): the one forced, the only
+   *  one offered, the choice stored for this device, or a measurement now (its progress to `onMeasure`) */
+  init(options?: { forceBackend?: BackendName; scale?: Scale }, onMeasure?: MeasureListener): Promise<BackendInfo>;
+  /** the backend for runs at `scale` (stored, or measured now; `remeasure`: measured again). While a run trains
+   *  nothing is switched or measured: the run's own backend is answered (re-measuring then rejects). */
+  backendFor(scale: Scale, options?: { remeasure?: boolean }, onMeasure?: MeasureListener): Promise<BackendInfo>;
   /** starts (or resumes) a run of the config's stage (RL or SFT); resolves with the run id once it is running */
   start(request: StartRequest, listener: WorkerListener): Promise<string>;
   pause(): Promise<void>;

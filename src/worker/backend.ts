@@ -1,56 +1,82 @@
-// Picks the fastest tfjs backend this browser (or Node) offers: webgpu › wasm › cpu.
-// The WebGPU backend is imported only once `navigator.gpu` has handed out an adapter, so a
-// browser without WebGPU never loads it; the wasm binaries are emitted by Vite as assets.
+// Starts a tfjs backend in this worker (or page, or Node) and names it for the badge. Which one the
+// page trains on is decided by measurement (backendChooser.ts, calibration.ts); this file only knows
+// how to start each: the WebGPU backend is imported only once `navigator.gpu` has handed out an
+// adapter, so a browser without WebGPU never loads it; the wasm binaries are emitted by Vite as assets.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from './api.ts';
 
-export async function chooseBackend(force?: BackendName): Promise<BackendInfo> {
-  const reasons: string[] = [];
+/** The WebGPU adapter this browser would hand out, named as the device key and badge need; or why there is none. */
+export type WebgpuProbe =
+  | { ok: true; vendor: string; architecture: string; /** vendor · architecture · description, '(fallback)' when it says so */ key: string }
+  | { ok: false; reason: string };
 
-  if (!force || force === 'webgpu') {
-    const gpu = typeof navigator !== 'undefined' ? navigator.gpu : undefined;
-    if (!gpu) {
-      reasons.push('this browser has no WebGPU (navigator.gpu)');
-    } else {
-      try {
-        const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-        if (!adapter) throw new Error('no WebGPU adapter was found');
-        const info = await adapterInfo(adapter);
-        await import('@tensorflow/tfjs-backend-webgpu');
-        if (!(await tf.setBackend('webgpu'))) throw new Error('the tfjs webgpu backend failed to start');
-        await tf.ready();
-        const label = ['webgpu', info.architecture || info.vendor].filter(Boolean).join(' · ');
-        return { name: 'webgpu', vendor: info.vendor, architecture: info.architecture, label };
-      } catch (e) {
-        reasons.push(`webgpu: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
+export async function probeWebgpu(): Promise<WebgpuProbe> {
+  const gpu = typeof navigator !== 'undefined' ? navigator.gpu : undefined;
+  if (!gpu) return { ok: false, reason: 'this browser has no WebGPU (navigator.gpu)' };
+  try {
+    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    if (!adapter) return { ok: false, reason: 'no WebGPU adapter was found' };
+    const info = await adapterInfo(adapter);
+    const fallback = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true || info.isFallbackAdapter === true;
+    const key = [info.vendor, info.architecture, info.description].filter(Boolean).join(' · ') + (fallback ? ' (fallback)' : '');
+    return { ok: true, vendor: info.vendor, architecture: info.architecture, key: key || 'unnamed adapter' };
+  } catch (e) {
+    return { ok: false, reason: messageOf(e) };
   }
+}
 
-  if (!force || force === 'wasm') {
-    try {
-      const wasm = await import('@tensorflow/tfjs-backend-wasm');
+/** Starts `name` and makes it tfjs's backend; throws the reason when it cannot. A backend started before is switched back to. */
+export async function startBackend(name: BackendName): Promise<BackendInfo> {
+  if (name === 'webgpu') {
+    const probe = await probeWebgpu();
+    if (!probe.ok) throw new Error(probe.reason);
+    await import('@tensorflow/tfjs-backend-webgpu');
+    if (!(await tf.setBackend('webgpu'))) throw new Error('the tfjs webgpu backend failed to start');
+    await tf.ready();
+    const label = ['webgpu', probe.architecture || probe.vendor].filter(Boolean).join(' · ');
+    return { name: 'webgpu', vendor: probe.vendor, architecture: probe.architecture, label };
+  }
+  if (name === 'wasm') {
+    const wasm = await import('@tensorflow/tfjs-backend-wasm');
+    const plan = wasmThreadPlan();
+    if (!wasmStarted) { // both are read once, when the backend first starts (tfjs refuses them after)
       const paths = await wasmPaths();
       if (paths) wasm.setWasmPaths(paths);
-      const plan = wasmThreadPlan();
       if (plan.threads > 1) wasm.setThreadsCount(plan.threads);
-      if (!(await withLogicalCores(2 * plan.threads, () => tf.setBackend('wasm')))) throw new Error('the tfjs wasm backend failed to start');
-      await tf.ready();
-      const threads = wasm.getThreadsCount();
-      const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) ? 'simd · ' : '';
-      const label = `wasm · ${simd}${threads} thread${threads > 1 ? 's' : ''}${threads > 1 ? '' : ` (${plan.reason ?? 'the threaded build did not start'})`}`;
-      return { name: 'wasm', vendor: '', architecture: '', label, threads, crossOriginIsolated: isolated(), fallbackReason: reasons.join('; ') || undefined };
+    }
+    if (!(await withLogicalCores(2 * plan.threads, () => tf.setBackend('wasm')))) throw new Error('the tfjs wasm backend failed to start');
+    await tf.ready();
+    wasmStarted = true;
+    const threads = wasm.getThreadsCount();
+    const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) ? 'simd · ' : '';
+    const label = `wasm · ${simd}${threads} thread${threads > 1 ? 's' : ''}${threads > 1 ? '' : ` (${plan.reason ?? 'the threaded build did not start'})`}`;
+    return { name: 'wasm', vendor: '', architecture: '', label, threads, crossOriginIsolated: isolated() };
+  }
+  if (!(await tf.setBackend('cpu'))) throw new Error('the tfjs cpu backend failed to start');
+  await tf.ready();
+  return { name: 'cpu', vendor: '', architecture: '', label: 'cpu', crossOriginIsolated: isolated() };
+}
+/** the wasm backend started once in this thread: its paths and threads are set */
+let wasmStarted = false;
+
+/** The first of `order` that starts, else `cpu`; `fallbackReason` says why the ones before it did not (no measurement:
+ *  a forced backend, and the bench pages). */
+export async function startFirst(order: readonly BackendName[]): Promise<BackendInfo> {
+  const reasons: string[] = [];
+  for (const name of order) {
+    try {
+      const info = await startBackend(name);
+      return reasons.length ? { ...info, fallbackReason: reasons.join('; ') } : info;
     } catch (e) {
-      reasons.push(`wasm: ${e instanceof Error ? e.message : String(e)}`);
+      reasons.push(`${name}: ${messageOf(e)}`);
     }
   }
-
-  await tf.setBackend('cpu');
-  await tf.ready();
-  return { name: 'cpu', vendor: '', architecture: '', label: 'cpu', crossOriginIsolated: isolated(), fallbackReason: reasons.join('; ') || undefined };
+  const cpu = await startBackend('cpu');
+  return { ...cpu, fallbackReason: reasons.join('; ') || undefined };
 }
 
 const isolated = (): boolean => (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** How many threads wasm can have here, and why only one. tfjs loads its threaded build by itself when
  *  SharedArrayBuffer can be posted, which a browser allows only to a cross-origin isolated page (the
@@ -80,11 +106,11 @@ async function withLogicalCores<T>(cores: number, fn: () => Promise<T>): Promise
 }
 
 /** GPUAdapter.info (Chrome 114+), else the older requestAdapterInfo(). */
-async function adapterInfo(adapter: GPUAdapter): Promise<{ vendor: string; architecture: string }> {
+async function adapterInfo(adapter: GPUAdapter): Promise<{ vendor: string; architecture: string; description: string; isFallbackAdapter?: boolean }> {
   // both exist in some browsers and not in others (and not in every @webgpu/types version)
   const either = adapter as GPUAdapter & { info?: GPUAdapterInfo; requestAdapterInfo?: () => Promise<GPUAdapterInfo> };
-  const info = either.info ?? (await either.requestAdapterInfo?.());
-  return { vendor: info?.vendor ?? '', architecture: info?.architecture ?? '' };
+  const info = (either.info ?? (await either.requestAdapterInfo?.())) as (GPUAdapterInfo & { isFallbackAdapter?: boolean }) | undefined;
+  return { vendor: info?.vendor ?? '', architecture: info?.architecture ?? '', description: info?.description ?? '', isFallbackAdapter: info?.isFallbackAdapter };
 }
 
 /** In a Vite build the .wasm files are assets with hashed names; tell tfjs where they are. */

@@ -1,12 +1,14 @@
 // The page's handle on the training worker. The page imports this (and api.ts types), never
 // tfjs: everything heavy happens behind `Comlink.Remote<TrainingWorkerApi>`.
 import * as Comlink from 'comlink';
-import type { TrainingWorkerApi, WorkerListener } from './api.ts';
+import type { MeasureListener, TrainingWorkerApi, WorkerListener } from './api.ts';
 
 export interface TrainingWorkerHandle {
   api: Comlink.Remote<TrainingWorkerApi>;
   /** wraps a listener so the worker can call it back across the thread boundary */
   listen(listener: WorkerListener): WorkerListener & Comlink.ProxyMarked;
+  /** the same for the backend calibration's progress */
+  listenMeasure(listener: MeasureListener): MeasureListener & Comlink.ProxyMarked;
   terminate(): void;
 }
 
@@ -19,6 +21,7 @@ export function createTrainingWorker(onCrash: (message: string) => void): Traini
   return {
     api,
     listen: (listener) => Comlink.proxy(listener),
+    listenMeasure: (listener) => Comlink.proxy(listener),
     terminate() {
       api[Comlink.releaseProxy]();
       worker.terminate();

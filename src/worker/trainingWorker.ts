@@ -3,12 +3,15 @@
 // (run record, metric points, checkpoints, episodes) to IndexedDB, where the page reads it back.
 import * as Comlink from 'comlink';
 import { configFromRecord } from '../lab/urlState.ts';
-import type { LabConfig } from '../lab/config.ts';
+import { defaultConfig, type LabConfig } from '../lab/config.ts';
+import { runCalibration, type Scale } from '../lab/backendChoice.ts';
 import { LabStore } from '../store/labStore.ts';
+import { CalibrationStore } from '../store/calibrationStore.ts';
 import type { RunRecord } from '../store/records.ts';
 import { ActiveRun, resumeFromCheckpoint } from './activeRun.ts';
-import type { BackendInfo, BackendName, InterruptedRun, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
-import { chooseBackend, gpuDeviceLost } from './backend.ts';
+import type { BackendInfo, BackendName, InterruptedRun, MeasureListener, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
+import { gpuDeviceLost } from './backend.ts';
+import { BackendChooser } from './backendChooser.ts';
 import { RlJob } from './rlJob.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
 import { checkSource, loadStartingPoint } from './startingPoint.ts';
@@ -32,37 +35,78 @@ class TrainingWorker implements TrainingWorkerApi {
   private marking: Promise<InterruptedRun[]> = Promise.resolve([]);
 
   private initializing: Promise<BackendInfo> | null = null;
+  private chooser: BackendChooser | null = null;
+  /** the page's listener for calibration progress (the latest one it gave) */
+  private onMeasure: MeasureListener | undefined;
+  /** tfjs work that must not overlap a backend switch (choosing, loading a starting point, starting a run) runs one at a time */
+  private tfjsTurn: Promise<unknown> = Promise.resolve();
 
   /** once per worker: a call that arrives while the first is choosing the backend waits for it */
-  init(options?: { forceBackend?: BackendName }): Promise<BackendInfo> {
-    this.initializing ??= this.initOnce(options?.forceBackend);
+  init(options?: { forceBackend?: BackendName; scale?: Scale }, onMeasure?: MeasureListener): Promise<BackendInfo> {
+    if (onMeasure) this.onMeasure = onMeasure;
+    this.initializing ??= this.initOnce(options?.forceBackend, options?.scale ?? defaultConfig().scale);
     return this.initializing;
   }
 
-  private async initOnce(forceBackend?: BackendName): Promise<BackendInfo> {
-    this.backend = await chooseBackend(forceBackend);
+  private async initOnce(forceBackend: BackendName | undefined, scale: Scale): Promise<BackendInfo> {
     try {
       this.store = await LabStore.open();
       this.marking = this.markInterruptedRuns().catch(() => []);
     } catch (e) {
       this.storeError = e instanceof Error ? e.message : String(e);
     }
+    // the figures are kept apart from the runs; without IndexedDB the backends are measured on every visit
+    this.chooser = new BackendChooser(await CalibrationStore.open().catch(() => null), forceBackend);
+    return this.exclusive(() => this.switchTo(scale));
+  }
+
+  async backendFor(scale: Scale, options?: { remeasure?: boolean }, onMeasure?: MeasureListener): Promise<BackendInfo> {
+    if (onMeasure) this.onMeasure = onMeasure;
+    await this.init();
+    return this.exclusive(async () => {
+      if (this.training()) {
+        if (options?.remeasure) throw new Error('A run is training on this backend: measure again once it has stopped.');
+        return this.backend!;
+      }
+      return this.switchTo(scale, options?.remeasure);
+    });
+  }
+
+  /** chooses (and starts) the backend for `scale`; call inside exclusive() */
+  private async switchTo(scale: Scale, remeasure = false): Promise<BackendInfo> {
+    this.backend = await this.chooser!.choose(scale, { remeasure, onProgress: (p) => this.onMeasure?.(p) });
     return this.backend;
+  }
+
+  private training(): boolean {
+    return this.active?.status === 'running' || this.active?.status === 'paused';
+  }
+
+  /** runs `fn` after the tfjs work queued before it */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const turn = this.tfjsTurn.then(fn);
+    this.tfjsTurn = turn.catch(() => undefined);
+    return turn;
   }
 
   async inspectStartingPoint(source: StartingPointSource): Promise<StartingPointSummary> {
     await this.init();
-    const loaded = await loadStartingPoint(source, { store: this.store });
-    loaded.policy.dispose();
-    return loaded.summary;
+    return this.exclusive(async () => {
+      const loaded = await loadStartingPoint(source, { store: this.store });
+      loaded.policy.dispose();
+      return loaded.summary;
+    });
   }
 
   async start(request: StartRequest, listener: WorkerListener): Promise<string> {
     await this.init();
     await this.marking; // else it could mark the run this call resumes as interrupted
-    if (this.active && (this.active.status === 'running' || this.active.status === 'paused')) {
-      throw new Error('A run is already in progress; stop it first.');
-    }
+    // nothing may switch the backend between choosing it and the run holding it
+    return this.exclusive(() => this.startNow(request, listener));
+  }
+
+  private async startNow(request: StartRequest, listener: WorkerListener): Promise<string> {
+    if (this.training()) throw new Error('A run is already in progress; stop it first.');
     let config = request.config;
     let source: StartingPointSource = request.startingPoint ? checkSource(request.startingPoint) : { kind: 'shipped', scale: config.scale };
     let run: RunRecord;
@@ -75,8 +119,10 @@ class TrainingWorker implements TrainingWorkerApi {
       // the stored run decides: its stage (runs of older builds have no `stage` setting) and starting point
       config = { ...configFromRecord(stored.config).config, stage: stored.kind === 'sft' ? 'sft' : 'rl' };
       source = stored.startingPoint ? checkSource(stored.startingPoint) : { kind: 'shipped', scale: config.scale };
-      run = { ...stored, status: 'running', backend: this.backend!.label };
+      const backend = await this.switchTo(config.scale);
+      run = { ...stored, status: 'running', ...backendFields(backend) };
     } else {
+      const backend = await this.switchTo(config.scale); // the run's scale may not be the page's
       const now = Date.now();
       run = {
         id: `run-${now.toString(36)}-${Math.random().toString(36).slice(2, 6)}`,
@@ -86,7 +132,7 @@ class TrainingWorker implements TrainingWorkerApi {
         status: 'running',
         createdAt: now,
         updatedAt: now,
-        backend: this.backend!.label,
+        ...backendFields(backend),
         summary: { steps: 0, totalSteps: config.steps, last: {}, error: this.storeError },
       };
     }
@@ -166,6 +212,11 @@ class TrainingWorker implements TrainingWorkerApi {
     }
     return unsure;
   }
+}
+
+/** what a run records of the backend it trains on, and of how that was chosen */
+function backendFields(backend: BackendInfo): Pick<RunRecord, 'backend' | 'calibration'> {
+  return { backend: backend.label, ...(backend.choice ? { calibration: runCalibration(backend, backend.choice) } : {}) };
 }
 
 Comlink.expose(new TrainingWorker());

@@ -40,7 +40,9 @@ describe('runs table', () => {
 
   it('writes one CSV record per run with its results and every setting', () => {
     const rows = [
-      runRow(run('run-1', { scale: 'm', steps: 4, reward: 'sum', algorithm: 'arpo', mix: [1, 2, 3], toolFailureRate: 0.1 }), [
+      runRow(run('run-1', { scale: 'm', steps: 4, reward: 'sum', algorithm: 'arpo', mix: [1, 2, 3], toolFailureRate: 0.1 }, {
+        calibration: { mode: 'forced', scale: 'm', figures: [], choice: null, measuredAt: null, summary: 'forced with ?backend=webgpu' },
+      }), [
         point('run-1', 0, 1, { 'eval/success': 0.25, 'eval/ood_accuracy': 0.5 }),
         point('run-1', 4, 12_345, { 'eval/success': 0.375, 'eval/ood_accuracy': 0.75 }),
       ]),
@@ -54,11 +56,11 @@ describe('runs table', () => {
     expect(CSV_COLUMNS).toEqual(expect.arrayContaining(SETTING_KEYS));
     const [a, b] = parsed.data;
     expect(a).toMatchObject({
-      id: 'run-1', kind: 'rl', status: 'completed', created: '2025-01-02T03:04:05.000Z', duration_s: '12.3', backend: 'webgpu · swiftshader',
+      id: 'run-1', kind: 'rl', status: 'completed', created: '2025-01-02T03:04:05.000Z', duration_s: '12.3', backend: 'webgpu · swiftshader', backend_choice: 'forced with ?backend=webgpu',
       steps_done: '4', total_steps: '4', steps: '4', start_step: '0', start_success: '0.25', start_ood: '0.5', final_step: '4', final_success: '0.375', final_ood: '0.75',
       scale: 'm', reward: 'sum', algorithm: 'arpo', mix: '1:2:3', toolFailureRate: '0.1',
     });
-    expect(b).toMatchObject({ id: `'=HYPERLINK("x")`, kind: 'sft', status: 'failed', scale: defaultConfig().scale, start_success: '', final_ood: '' });
+    expect(b).toMatchObject({ id: `'=HYPERLINK("x")`, kind: 'sft', status: 'failed', scale: defaultConfig().scale, start_success: '', final_ood: '', backend_choice: '' });
   });
 
   it('writes the table as JSON with each run and its results', () => {

@@ -16,7 +16,15 @@ function sampleBundle(id = 'run-a', weights = new Float32Array([1, 2, 3, 4, 5, 6
     status: 'completed',
     createdAt: 1000,
     updatedAt: 5000,
-    backend: 'webgpu · swiftshader',
+    backend: 'wasm · simd · 1 thread',
+    // how the backend was chosen travels with the run
+    calibration: {
+      mode: 'measured', scale: 's', choice: 'wasm', measuredAt: 900, summary: 'measured: wasm · simd · 1 thread (1.9 s/step at s) — at least 12× faster here than webgpu · swiftshader',
+      figures: [
+        { backend: 'wasm', label: 'wasm · simd · 1 thread', status: 'measured', decodeStepMs: 5, trainMicroBatchMs: 60, stepMs: 1900, atLeastMs: null, costMs: 3000 },
+        { backend: 'webgpu', label: 'webgpu · swiftshader', status: 'dropped', decodeStepMs: 120, trainMicroBatchMs: null, stepMs: null, atLeastMs: 24000, costMs: 21000, note: 'already slower after 1 decode step' },
+      ],
+    },
     summary: { steps: 2, totalSteps: 2, last: { 'reward/mean': 0.5, 'eval/success': 0.25 }, meanStepMs: 120 },
   };
   const metrics: MetricPoint[] = [
