@@ -308,7 +308,8 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
 // ---- the Sandbox: the training world browsed, a tool called by hand, a plan written and scored ----------
 await test('sandbox: browse the world, call a tool by hand, write a plan and score it', async () => {
   await page.goto('about:blank');
-  await page.goto(`${base}#view=sandbox`);
+  // forced: with no ?backend= the page would spend this test measuring its backends at m in the background
+  await page.goto(`${base}?backend=wasm#view=sandbox`);
   await page.waitForSelector('[data-testid=sandbox][data-ready=true]', { timeout: 60_000 });
   // the world browser: a filter narrows the flights
   await page.locator('[data-testid=world-tab-flights]').click();
