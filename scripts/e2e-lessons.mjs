@@ -55,6 +55,8 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     await page.waitForSelector('[data-testid=lesson-smoke]');
     await page.locator('[data-testid=lesson-run]').waitFor();
     await page.locator('[data-testid=predict-delivery]').check();
+    const t0 = Date.now();
+    const at = () => `${Math.round((Date.now() - t0) / 1000)} s`;
     await page.locator('[data-testid=lesson-run]').click();
     // both arms train at once; reload once both have stored a checkpoint (every 2 steps), before either ends
     const arms = '[data-testid=lesson-arm]';
@@ -63,6 +65,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     while (Date.now() < deadline && !reloaded) {
       const states = await page.locator(arms).evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
       if (states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint >= 2)) {
+        console.log(`      both arms past their first checkpoint at ${at()}: reload`);
         await page.reload();
         reloaded = true;
       } else if (states.some((s) => s.state === 'done')) throw new Error(`an arm finished before both were seen mid-run: ${JSON.stringify(states)}`);
@@ -73,6 +76,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     assert(await page.locator('[data-testid=predict-delivery]').isChecked(), 'the prediction was not kept across the reload');
     assert(Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2, 'the curves were not kept across the reload');
     await page.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 300_000 });
+    console.log(`      both arms finished at ${at()}`);
     await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
     const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
     const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));

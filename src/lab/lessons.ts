@@ -15,7 +15,7 @@ export type LessonId = (typeof LESSON_IDS)[number];
 export const LESSON_SIZE: Partial<LabConfig> = { steps: 40, queriesPerStep: 4, groupSize: 8, evalEvery: 40, evalQueries: 300, evalToolQa: 100, learningRate: 1e-4 };
 
 /** a smoke size for the browser test (`?lessonSize=smoke`): seconds a run, not a result — the page says so */
-export const SMOKE_SIZE: Partial<LabConfig> = { steps: 6, evalEvery: 2, evalQueries: 4, evalToolQa: 2, queriesPerStep: 1, groupSize: 2 };
+export const SMOKE_SIZE: Partial<LabConfig> = { steps: 6, evalEvery: 2, evalQueries: 4, evalToolQa: 0, queriesPerStep: 1, groupSize: 2, trainSize: 20 };
 
 /** the settings a size may change; an arm's run keeps the rest of its lesson's setting */
 export const SIZE_KEYS = [...new Set([...Object.keys(LESSON_SIZE), ...Object.keys(SMOKE_SIZE)])] as (keyof LabConfig)[];

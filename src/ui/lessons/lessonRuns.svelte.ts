@@ -169,20 +169,23 @@ export class LessonRuns {
     }
   }
 
-  /** pauses, resumes or stops every live arm */
-  pause(): void {
-    void this.lab.pause();
-    void this.companion?.api.pause();
+  /** pauses, resumes or stops the sitting's live arms (and nothing else the page may be training) */
+  pause(session: Session): void {
+    this.onWorkers(session, (api) => void api.pause());
   }
 
-  resume(): void {
-    void this.lab.resume();
-    void this.companion?.api.resume();
+  resume(session: Session): void {
+    this.onWorkers(session, (api) => void api.resume());
   }
 
-  stop(): void {
-    void this.lab.stop();
-    void this.companion?.api.stop();
+  stop(session: Session): void {
+    this.onWorkers(session, (api) => void api.stop());
+  }
+
+  private onWorkers(session: Session, act: (api: { pause(): unknown; resume(): unknown; stop(): unknown }) => void): void {
+    const ids = Object.values(session.runs).map((r) => r.id);
+    if (this.lab.progress && ids.includes(this.lab.progress.runId)) act({ pause: this.lab.pause, resume: this.lab.resume, stop: this.lab.stop });
+    if (this.companion && this.companionProgress && ids.includes(this.companionProgress.runId)) act(this.companion.api);
   }
 
   /** reads a run's points from the store (the page polls the runs it shows) */
