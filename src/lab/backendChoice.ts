@@ -17,10 +17,11 @@ const DEFAULTS = defaultConfig();
  * groupSize × queriesPerStep rows (8 × 4 = 32) decoding over a 256-slot KV cache (a rollout's middle; no
  * prompt is prefilled, whose own shaders would only lengthen the warm-up: on a CPU-emulated GPU every
  * new shader costs a compile), and a training micro-batch of 4 rows of 256 tokens (half the default
- * 2048-token budget, microBatchTokens: the first visit pays for it twice, warm-up and timing). The weights turn the two times into the figure compared,
- * an estimate of one default RL step at the scale (decode steps and micro-batches per step, with tool
- * calls, the old and reference log-prob passes and the optimiser folded in): fitted to RL steps at s on
- * wasm in the browser (docs/performance.md, "How the page picks its backend").
+ * 2048-token budget, microBatchTokens: the first visit pays for it twice, warm-up and timing). The
+ * weights turn the two times into the figure compared, an estimate of one default RL step at the scale
+ * (decode steps and micro-batches per step, with tool calls, the old and reference log-prob passes and the
+ * optimiser folded in), set from RL steps at s on wasm in the browser (docs/performance.md, "How the page
+ * picks its backend"): an order of magnitude, which is what the choice and a first ETA need.
  */
 export const CALIBRATION = {
   decodeBatch: DEFAULTS.groupSize * DEFAULTS.queriesPerStep,
@@ -29,15 +30,15 @@ export const CALIBRATION = {
   decodeSteps: 8,
   trainRows: 4,
   trainTokens: 256,
-  decodeStepsPerRlStep: 200,
-  microBatchesPerRlStep: 16,
+  decodeStepsPerRlStep: 220,
+  microBatchesPerRlStep: 18,
   /** a backend still warming up (shader compiles) or timing after this long is left unmeasured */
   capMs: 30_000,
   /** figures within 10 % are a tie: measurement noise on a busy machine is that large */
   tie: 0.1,
 } as const;
 
-/** the shipped checkpoints' context length (public/checkpoints/<scale>-tiny/card.json), which the decode cache is sized by */
+/** the context length of the model the calibration builds: the shipped checkpoints' (public/checkpoints/<scale>-tiny/card.json) */
 export const CALIBRATION_CONTEXT = 576;
 
 /** a tie (or no figure at all) goes to the first of these: wasm's speed does not hang on shader compiles for

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  alreadySlower, backendNotice, badgeText, CALIBRATION, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
+  alreadySlower, backendNotice, badgeText, CALIBRATION, CALIBRATION_CONTEXT, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
   runCalibration, sameDevice, stepEstimateMs, stepSamplesFor, TIE_ORDER, type BackendFigure, type BackendName, type Calibration, type DeviceKey,
 } from '../../src/lab/backendChoice.ts';
 import { estimateStepMs } from '../../src/lab/runQueue.ts';
@@ -105,6 +106,13 @@ describe('measuring', () => {
     const d = defaultConfig();
     expect(CALIBRATION.decodeBatch).toBe(d.groupSize * d.queriesPerStep);
     expect(CALIBRATION.trainRows * CALIBRATION.trainTokens).toBe(d.microBatchTokens / 2);
+  });
+
+  it("builds the shipped checkpoints' model: their context length", () => {
+    for (const scale of ['s', 'm', 'l']) {
+      const card = JSON.parse(readFileSync(new URL(`../../public/checkpoints/${scale}-tiny/card.json`, import.meta.url), 'utf8'));
+      expect(card.modelConfig.contextLength).toBe(CALIBRATION_CONTEXT);
+    }
   });
 
   it('counts stored figures only on the same adapter, browser, build, cores and isolation', () => {
