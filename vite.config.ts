@@ -24,6 +24,18 @@ const tfjsWasmThreadsMinifySafe: Plugin = {
   },
 };
 
+// @stdlib's series and continued-fraction helpers (under the t and chi-square distributions of
+// src/lab/seedStatistics.ts) probe for generators at load with `eval('(function* () {})')`. The probe
+// is caught, but the page's CSP (no 'unsafe-eval') reports it as a violation every load. Every browser
+// with WebGPU or wasm SIMD has generators, so the build answers the probe without eval.
+const STDLIB_GENERATOR_PROBE = '@stdlib/assert-has-generator-support';
+const stdlibGeneratorsWithoutEval: Plugin = {
+  name: 'stdlib-generators-without-eval',
+  enforce: 'pre',
+  resolveId: (id) => (id === STDLIB_GENERATOR_PROBE ? '\0stdlib-has-generator-support' : null),
+  load: (id) => (id === '\0stdlib-has-generator-support' ? 'module.exports = function hasGeneratorSupport() { return true; };' : null),
+};
+
 // Cross-origin isolation (COOP + COEP) gives the page SharedArrayBuffer, which tfjs's threaded wasm
 // build needs; every resource is same-origin, so require-corp blocks nothing. A static host needs the
 // same two headers: public/_headers (Netlify, Cloudflare Pages) and the README's note.
@@ -34,8 +46,8 @@ export const ISOLATION_HEADERS = {
 
 // The training worker is an ES module (it imports tfjs and comlink), so workers are bundled as ES.
 export default defineConfig({
-  plugins: [svelte(), devInlineStyles],
-  worker: { format: 'es', plugins: () => [tfjsWasmThreadsMinifySafe] },
+  plugins: [svelte(), devInlineStyles, stdlibGeneratorsWithoutEval],
+  worker: { format: 'es', plugins: () => [tfjsWasmThreadsMinifySafe, stdlibGeneratorsWithoutEval] },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
   server: { host: '127.0.0.1', headers: ISOLATION_HEADERS },
   preview: { headers: ISOLATION_HEADERS },

@@ -54,7 +54,7 @@ export async function robustTests({ page, context, base, dist, results, test, as
     });
     await page.addInitScript(() => {
       window.__cspViolations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(`${e.effectiveDirective} ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`));
     });
     await page.goto('about:blank');
     await page.goto(`${base}?backend=webgpu#scale=s&worldSize=tiny`);
