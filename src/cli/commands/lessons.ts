@@ -9,7 +9,11 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
-import { runDirName } from './sweep.ts';
+import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
+import { readPowerPlan } from './powerPlan.ts';
+import { FINDINGS } from '../../lab/findings.ts';
+import { availableParallelism } from 'node:os';
+import { defaultWasmThreads, THREADS_ENV } from '../nodeBackend.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { armConfig, BAND_SEEDS, LESSONS } from '../../lab/lessons.ts';
 import {
@@ -18,6 +22,7 @@ import {
 import { tInterval } from '../../lab/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
+import type { PowerPlan } from '../../lab/powerPlan.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
 const DEFAULT_OUT = 'results/lessons/reference.json';
@@ -25,11 +30,15 @@ const DEFAULT_OUT = 'results/lessons/reference.json';
 export const lessonsCommand: Command = {
   name: 'lessons',
   summary: "derive the Lessons view's reference bands from the committed findings runs",
-  help: `usage: npm run cli -- lessons [--runs DIR] [--out FILE] [--max-seed N]
+  help: `usage: npm run cli -- lessons [--runs DIR] [--out FILE] [--max-seed N] [--run [--jobs N]]
 
   --runs DIR     the standard findings runs, one folder per setting and seed (default ${DEFAULT_RUNS})
   --out FILE     the reference the page bundles (default ${DEFAULT_OUT})
   --max-seed N   the highest seed looked for (default 99)
+  --run          first run the seeds 1…${BAND_SEEDS} a lesson setting lacks, into --runs, exactly as
+                 \`sweep --standard\` would (same folders, same settings): every lesson setting is a cell or
+                 null control of the findings' power plan, which gives each at least ${BAND_SEEDS} seeds
+  --jobs N       with --run: runs at once, each in its own process (default: the number of cores)
 
   For each setting a lesson runs (src/lab/lessons.ts), reads every finished seed (summary.json of exactly
   that setting, from today's shipped checkpoint) and writes per-step bands over seeds (mean and the 95 %
@@ -38,11 +47,18 @@ export const lessonsCommand: Command = {
   reference complete from ${BAND_SEEDS} seeds) and, per lesson and arm, the outcome to expect (docs/lessons.md).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed']);
+    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs']);
     const runs = resolve(flagText(flags, 'runs', DEFAULT_RUNS));
     const out = resolve(flagText(flags, 'out', DEFAULT_OUT));
     const maxSeed = flagInt(flags, 'max-seed', 99, 1);
     if (!existsSync(runs)) throw new Error(`--runs ${runs} does not exist`);
+    if (flags.has('run')) {
+      const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
+      process.env[THREADS_ENV] ??= String(defaultWasmThreads(jobs));
+      // seed by seed across the settings, so an interrupted --run leaves every band a seed further
+      const configs = lessonRuns(readPowerPlan(dirname(runs)));
+      await runAll(configs, runs, 'wasm', jobs);
+    }
     const settings: Record<string, SettingReference> = {};
     for (const s of lessonSettings()) {
       const found = committedRuns(runs, s.config, s.metrics, maxSeed);
@@ -70,6 +86,24 @@ export const lessonsCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * the runs `--run` makes: seeds 1…BAND_SEEDS of every lesson setting, seed by seed across the settings (an
+ * interrupted --run leaves every band a seed further). Each must be a run the findings' power plan makes
+ * (same folder, same settings), so the lessons add no seed a finding's test could pick up unplanned.
+ */
+export function lessonRuns(plan: PowerPlan | null): [string, LabConfig][] {
+  if (!plan) throw new Error('--run needs the findings\' power plan (plan.json beside --runs): the lessons run only planned seeds');
+  const planned = standardRuns(FINDINGS, plan, [], { ...STANDARD, evalEvery: STANDARD.steps });
+  const configs = Array.from({ length: BAND_SEEDS }, (_, i) => i + 1)
+    .flatMap((seed) => lessonSettings().map((s) => ({ ...s.config, seed })))
+    .map((lab): [string, LabConfig] => [runDirName(lab), lab]);
+  for (const [name, lab] of configs) {
+    const same = planned.get(name);
+    if (!same || serializeHash(same) !== serializeHash(lab)) throw new Error(`lesson run ${name} is not a run of the findings' power plan`);
+  }
+  return configs;
+}
 
 const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' : (100 * Math.min(1, Math.max(0, x))).toFixed(1));
 

@@ -17,7 +17,7 @@ import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type Finding } from '../../lab/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
-import { plannedArms, plannedSeeds } from '../../lab/powerPlan.ts';
+import { plannedArms, plannedSeeds, type PowerPlan } from '../../lab/powerPlan.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
@@ -95,14 +95,12 @@ export const sweepCommand: Command = {
 
     // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
     // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
-    const configs = new Map<string, LabConfig>();
-    for (const f of findings) {
-      const labs = f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null);
-      // under a plan, only the cells a pair compares (and the null controls) run to the planned seeds
-      const arms = plan ? plannedArms(f, common).map((a) => a.lab) : [...labs, ...nullControls(f, common).map((n) => n.config)];
-      const planned = standard ? seedsOf(f).flatMap((seed) => arms.map((l) => ({ ...l, seed }))) : labs;
-      for (const lab of planned) if (scales.has(lab.scale)) configs.set(runDirName(lab), lab);
+    const configs = standard ? standardRuns(findings, plan, seeds, common) : new Map<string, LabConfig>();
+    if (!standard) for (const f of findings) for (const cell of f.cells) {
+      const lab = cellConfig(f, cell, common);
+      if (lab) configs.set(runDirName(lab), lab);
     }
+    for (const [name, lab] of configs) if (!scales.has(lab.scale)) configs.delete(name);
     if (standard) {
       // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
       const summaries = new Map<string, RlSummary>();
@@ -128,6 +126,22 @@ export const sweepCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * every run of `sweep --standard` over `findings`, by folder name, in the order it goes: finding by finding,
+ * seed by seed within one (a grid has one seed of every cell before the next). Under a power plan only the
+ * cells a pair compares and the null controls run, to the finding's planned seeds; else every cell and
+ * null control to `seeds`. A cell several findings read (T1/T2/T3, T1/T6) appears once.
+ */
+export function standardRuns(findings: readonly Finding[], plan: PowerPlan | null, seeds: readonly number[], common: Partial<LabConfig>): Map<string, LabConfig> {
+  const configs = new Map<string, LabConfig>();
+  for (const f of findings) {
+    const arms = plan ? plannedArms(f, common).map((a) => a.lab)
+      : [...f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null), ...nullControls(f, common).map((n) => n.config)];
+    for (const seed of plannedSeeds(plan, f.id) ?? seeds) for (const lab of arms) configs.set(runDirName({ ...lab, seed }), { ...lab, seed });
+  }
+  return configs;
+}
 
 /** --seeds: distinct non-negative integers */
 function parseSeeds(text: string): number[] {
@@ -172,7 +186,8 @@ function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
   return done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab) ? done : null;
 }
 
-async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
+/** runs `configs` not finished yet in `runsDir`, `jobs` at a time, each in its own process (0: none, the finished only) */
+export async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
   onFinish: (name: string, s: RlSummary) => void = () => {}): Promise<Map<string, RlSummary>> {
   const out = new Map<string, RlSummary>();
   const todo: [string, LabConfig][] = [];
