@@ -5,9 +5,11 @@
 // told it has 4 cores, so the second arm trains in a worker of its own), the tab is reloaded mid-run and
 // the lesson resumes into itself — prediction kept, curves kept, both arms continued from their
 // checkpoints — and runs to a takeaway computed from the runs, with the prediction stored with each run.
+// axe finds no serious or critical violation in the list, any lesson, or a lesson with its takeaway.
 // Screenshots: test-results/lesson-<id>.png, lesson-smoke.png.
 import { readFileSync } from 'node:fs';
 import { storedPoints, storedRuns } from './e2e-store.mjs';
+import { assertAccessible } from './e2e-axe.mjs';
 
 const IDS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'];
 
@@ -23,6 +25,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     await page.waitForSelector('[data-testid=lesson-list]');
     const links = await page.locator('[data-testid=lesson-list] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     assert(JSON.stringify(links) === JSON.stringify(IDS.map((id) => `#lesson=${id}`)), `the list links ${links.join(', ')}`);
+    await assertAccessible(page, 'Lessons (the list)');
     for (const id of IDS) {
       await page.goto('about:blank');
       await page.goto(`${base}#lesson=${id}`);
@@ -39,6 +42,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
       const incomplete = await page.locator('[data-testid=reference-incomplete]').count();
       assert(fewest < 8 ? incomplete === 1 : true, `${id}: the reference has ${fewest} seeds but is not called incomplete`);
       await page.screenshot({ path: join(results, `lesson-${id}.png`) });
+      await assertAccessible(page, `lesson ${id}`);
     }
     await page.goto(`${base}#lesson=nope`);
     await page.waitForSelector('text=is not a lesson');
@@ -95,5 +99,6 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     assert(new Set(tagged.map((r) => r.lesson.session)).size === 1, 'the two arms are not one sitting');
     assert(new Set(tagged.map((r) => r.config.seed)).size === 1 && tagged[0].config.seed >= 100, `the arms' seeds: ${tagged.map((r) => r.config.seed)}`);
     await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
+    await assertAccessible(page, 'a lesson with its takeaway');
   }, G);
 }
