@@ -7,7 +7,7 @@ import { tInterval, type Interval } from './intervals.ts';
 import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
 import { predictionBand, type SettingReference } from './lessonReference.ts';
 import { metricInfo } from './metrics.ts';
-import { intervalsApart } from './seedGains.ts';
+import { detectableDifference, welchTest } from './seedStatistics.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */
 export interface LearnerRun {
@@ -20,7 +20,7 @@ export interface LearnerRun {
   offSetting?: readonly string[];
 }
 
-/** a pair's test as the findings' standard table records it (the fields beyond `call` arrive with issue 30's Welch tests) */
+/** a pair's test as the findings' standard table records it: its call and Welch's figures (findingGains.ts GainPair) */
 export interface PairTest {
   finding: string;
   higher: string;
@@ -255,7 +255,10 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
     const mine = arms.filter((a) => a.run).map((a) => a.run!.end);
     const withMine = tInterval([...ref.eval.end, ...mine]);
     const width = (i: Interval) => (100 * (i.hi - i.lo)).toFixed(1);
-    return [{ kind: 'test', text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings call two settings different only when such intervals are apart — at ${seedsText(ref.seeds.length)} a cell none of their pairs is.` }];
+    // what this spread costs a comparison: the difference Welch's test finds 80 % of the time at this many seeds a cell
+    const sd = Math.sqrt(ref.eval.end.reduce((t, x) => t + (x - committed.estimate) ** 2, 0) / (ref.eval.end.length - 1));
+    const detects = sd > 0 ? `; at this spread (SD ${(100 * sd).toFixed(1)} points a run) and ${seedsText(ref.seeds.length)} a setting, the smallest difference it finds 80 % of the time is ${(100 * detectableDifference({ n: ref.seeds.length, sd, alpha: 0.05 })).toFixed(1)} points` : '';
+    return [{ kind: 'test', text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings compare two settings by Welch's test of their difference${detects}.` }];
   }
   if (pairTest) {
     const numbers = [
@@ -266,11 +269,12 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
     ].filter(Boolean);
     return [{ kind: 'test', text: `The findings' test of this pair (${pairTest.finding}: ${pairTest.higher} over ${pairTest.lower}, the committed seeds): ${pairTest.call}${numbers.length ? ` — ${numbers.join(', ')}` : ''}.` }];
   }
-  // no findings pair: the findings' rule (95 % t intervals of the two arms' seeds apart), computed here
+  // no findings pair: the findings' test (Welch's, of the two arms' committed end success), computed here;
+  // both arms start from one checkpoint evaluated once, so their ends differ exactly as their gains do
   const [a, b] = refs;
   if (!a || !b || a.seeds.length < 2 || b.seeds.length < 2) return [{ kind: 'test', text: 'The committed seeds are too few in one arm to test the difference.' }];
-  const ia = tInterval(a.eval.end);
-  const ib = tInterval(b.eval.end);
-  const call = intervalsApart(ia, ib) ? (ia.estimate > ib.estimate ? `${lesson.arms[0].label} ends higher` : `${lesson.arms[1].label} ends higher`) : 'not resolved';
-  return [{ kind: 'test', text: `The findings' rule on the committed seeds (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}; their 95 % intervals apart or not): ${lesson.arms[0].label} ${pts(ia.estimate)} ${span(ia)}, ${lesson.arms[1].label} ${pts(ib.estimate)} ${span(ib)} — ${call}.` }];
+  const w = welchTest(a.eval.end, b.eval.end);
+  const call = w.p < 0.05 ? `${w.difference > 0 ? lesson.arms[0].label : lesson.arms[1].label} ends higher` : 'not resolved';
+  const interim = Math.min(a.seeds.length, b.seeds.length) < BAND_SEEDS ? ` (interim: fewer than ${BAND_SEEDS} seeds)` : '';
+  return [{ kind: 'test', text: `Welch's test of the committed seeds' end (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}): ${lesson.arms[0].label} − ${lesson.arms[1].label} = ${signed(100 * w.difference)} points, 95 % interval [${(100 * w.lo).toFixed(1)}, ${(100 * w.hi).toFixed(1)}], p = ${w.p.toPrecision(2)} — ${call}${interim}.` }];
 }

@@ -41,8 +41,9 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     // 36 % against 62 %, each ±5: apart, the null control higher
     expect(t.judged?.key).toBe('null-higher');
     expect(t.predicted).toEqual({ key: 'real-higher', text: lesson('null-control').predictions[0].text, matched: false });
-    // no findings pair for this lesson: the findings' rule computed from the committed seeds
-    expect(texts(t, 'test')).toMatch(/Recipe \(real advantages\) ends higher/);
+    // no findings pair for this lesson: the findings' test (Welch) of the committed seeds' ends, computed here
+    // (SciPy: ttest_ind(equal_var=False) p 0.000231, interval [22.41, 35.12] points)
+    expect(texts(t, 'test')).toMatch(/^Welch's test of the committed seeds' end \(3 seeds and 3 seeds\): Recipe \(real advantages\) − Null control \(shuffled\) = \+28\.8 points, 95 % interval \[22\.4, 35\.1\], p = 0\.00023 — Recipe \(real advantages\) ends higher \(interim: fewer than 8 seeds\)\.$/);
     expect(texts(t, 'note')).toMatch(/3 seeds of the 8 a band needs/);
     expect(texts(t, 'paper')).toMatch(/49\.9 %/);
   });
@@ -83,6 +84,8 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const t = computeTakeaway({ lesson: lesson('seeds'), refs: [ref([0.373, 0.513, 0.473]), ref([0.373, 0.513, 0.473])], runs: [learner(0.36, undefined, 700), learner(0.48, undefined, 701)], prediction: 'some', pairTest: null })!;
     expect(t.judged?.key).toBe('far'); // 12 points apart
     expect(texts(t, 'test')).toMatch(/With your 2 runs added \(5 seeds\)/);
+    // SD 7.2 points over 3 seeds: the noncentral t (SciPy nct) gives 80 % power at a difference of 22.14 points
+    expect(texts(t, 'test')).toMatch(/SD 7\.2 points a run\) and 3 seeds a setting, the smallest difference it finds 80 % of the time is 22\.1 points\.$/);
   });
 
   it('says when there is no reference, and when the run is not at the reference setting', () => {
