@@ -80,6 +80,15 @@ function browserCpuSeconds() {
 const query = backend === 'webgpu' ? '' : `?backend=${backend}`;
 const lesson = '[data-testid=lesson]';
 
+/** results/lessons/timings.json: the lessons measured now, over those measured before */
+function writeTimings() {
+  const lessons = [...previous.lessons.filter((l) => !measured.some((m) => m.lesson === l.lesson)), ...measured]
+    .sort((a, b) => IDS.indexOf(a.lesson) - IDS.indexOf(b.lesson));
+  const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), headless Chromium`;
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), commit, machine, lessons }, null, 1) + '\n');
+  console.log(`wrote ${out}`);
+}
+
 let commit = 'unknown';
 try {
   commit = execSync('git describe --always --dirty', { cwd: root }).toString().trim();
@@ -109,6 +118,7 @@ try {
       const cpuSeconds = Math.round(browserCpuSeconds() - cpu0);
       const entry = { lesson: id, wallSeconds, cpuSeconds, mode, backend: label, cores, load: Math.round(((load + loadavg()[0]) / 2) * 10) / 10 };
       measured.push(entry);
+      writeTimings(); // after each lesson: a measurement cut short keeps what it measured
       console.log(`measure-lessons: ${id} ${Math.round(wallSeconds / 6) / 10} min wall, ${Math.round(cpuSeconds / 6) / 10} CPU-min (${mode}, ${label}, ${cores} cores, load ${entry.load})`);
     }
     await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 60_000 });
@@ -117,13 +127,6 @@ try {
     console.log(`  screenshot ${join(screens, `lesson-${id}.png`)}`);
   }
 } finally {
-  if (measured.length) {
-    const lessons = [...previous.lessons.filter((l) => !measured.some((m) => m.lesson === l.lesson)), ...measured]
-      .sort((a, b) => IDS.indexOf(a.lesson) - IDS.indexOf(b.lesson));
-    const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), headless Chromium`;
-    writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), commit, machine, lessons }, null, 1) + '\n');
-    console.log(`wrote ${out}`);
-  }
   if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
   await context.close();
   server.close();
