@@ -135,7 +135,7 @@ export const LESSONS: readonly Lesson[] = [
     charts: [
       { metric: 'delivery', role: 'mechanism', why: 'Share of training rollouts that deliver a plan: what partial credit buys first.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check: the thing we want.' },
-      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Groups (of 4) whose rewards differ: a sparse reward at s leaves most groups with nothing to learn from.' },
+      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: a sparse reward at s leaves most groups with nothing to learn from.' },
     ],
     paper: 'The paper\'s 1.5B Sum run reaches 33.1 % from 6.9 % SFT (T1); it does not report delivery.',
   },
@@ -156,7 +156,7 @@ export const LESSONS: readonly Lesson[] = [
       { key: 'clean', label: 'No failures', config: { ...CURRICULUM } },
     ],
     charts: [
-      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Groups (of 4) whose rewards differ: once the reward turns strict, failed calls leave groups with no success to learn from.' },
+      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: once the reward turns strict, failed calls leave groups with no success to learn from.' },
       { metric: 'tool_failures', role: 'mechanism', why: 'Injected failures per rollout: what the environment took away.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check.' },
     ],
@@ -180,7 +180,7 @@ export const LESSONS: readonly Lesson[] = [
       { key: 'mixed', label: 'Mixed (4:3:3)', config: { ...CURRICULUM } },
     ],
     charts: [
-      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Groups (of 4) whose rewards differ: hard queries that no rollout solves teach nothing once the reward turns strict.' },
+      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: hard queries that no rollout solves teach nothing once the reward turns strict.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check (on each arm\'s own training queries).' },
     ],
     pair: { finding: 'T5', higher: 'success · 4:3:3', lower: 'success · hard only' },
@@ -205,7 +205,7 @@ export const LESSONS: readonly Lesson[] = [
     seedsOnly: true,
     charts: [
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check: same setting, different dice.' },
-      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Groups (of 4) whose rewards differ: the run learns only from these, and which ones it gets is luck.' },
+      { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: the run learns only from these, and which ones it gets is luck.' },
     ],
     paper: 'The paper reports one number per cell (e.g. 49.9 % for this setting at 3B, T5), with no spread across seeds.',
   },
