@@ -66,6 +66,9 @@ export interface GainPair {
   seeds: [number, number];
   /** P(a seed of higher gains more than a seed of lower), with its bootstrap 95 % interval (null against the start) */
   improvement: { estimate: number; lo: number; hi: number } | null;
+  /** a pair not resolved whose 95 % interval lies inside ± the power plan's smallest difference worth detecting:
+   *  that difference (points), which the test then rules out; else null (optional: tables made before it say nothing) */
+  rulesOut?: number | null;
 }
 
 export interface GainTable {
@@ -81,7 +84,7 @@ export interface GainTable {
   /** the null controls: row 'null control', col the metric (one scale) or the scale's label (a finding that spans scales: one per scale) */
   nullControl: GainCell[];
   /** the pairs the claim orders, each tested; `alpha` the finding's family-wise level */
-  compares: { doc: string; alpha: number; pairs: GainPair[] };
+  compares: { doc: string; alpha: number; pairs: GainPair[]; delta?: Partial<Record<CellMetric, number>> | null };
   direction: { call: DirectionCall; sentence: string };
   command: string;
   commit: string;
@@ -149,17 +152,21 @@ function sideOf(ref: CellRef, cells: readonly GainCell[]): PairSide {
 
 const r4 = (x: number) => Number(x.toPrecision(4));
 
-/** the claim's pairs, tested (seedStatistics.testPairs); `complete`: every planned seed has finished */
-function gainPairs(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number): GainPair[] {
+/** the claim's pairs, tested (seedStatistics.testPairs); `complete`: every planned seed has finished; `delta`: the
+ *  power plan's smallest difference worth detecting per metric (a not-resolved pair says when it rules that out) */
+function gainPairs(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number, delta: Partial<Record<CellMetric, number>> | null): GainPair[] {
   const tests = testPairs(f.compares.pairs.map(([hi, lo]) => ({ higher: sideOf(hi, cells), lower: sideOf(lo, cells) })), { alpha, complete });
   return f.compares.pairs.map(([hi, lo], i) => {
     const t = tests[i];
     const n = (ref: CellRef) => (ref === 'start' ? 0 : sideOf(ref, cells).length);
     const base = { higher: label(hi), lower: label(lo), seeds: [n(hi), n(lo)] as [number, number] };
-    if (!t) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, df: null, p: null, pAdjusted: null, improvement: null };
+    if (!t) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, df: null, p: null, pAdjusted: null, improvement: null, rulesOut: null };
+    const metric = [hi, lo].map((ref) => (ref === 'start' ? undefined : cells.find((x) => x.row === ref[0] && x.col === ref[1])?.metric)).find(Boolean);
+    const d = metric ? delta?.[metric] : undefined;
+    const rulesOut = t.call === 'not resolved' && d !== undefined && t.lo > -d && t.hi < d ? d : null;
     return { ...base, call: t.call, test: t.test, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: Number.isFinite(t.df) ? r2(t.df) : null,
       p: r4(t.p), pAdjusted: r4(t.pAdjusted),
-      improvement: t.improvement && { estimate: r2(t.improvement.estimate), lo: r2(t.improvement.lo), hi: r2(t.improvement.hi) } };
+      improvement: t.improvement && { estimate: r2(t.improvement.estimate), lo: r2(t.improvement.lo), hi: r2(t.improvement.hi) }, rulesOut };
   });
 }
 
@@ -181,7 +188,8 @@ export function signed(x: number): string {
  * stays the shipped checkpoint), the null control the finding's base with shuffled advantages.
  */
 export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | undefined, seeds: readonly number[],
-  meta: Omit<GainTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'nullControl' | 'compares' | 'direction' | 'coreMinutes'>): GainTable {
+  meta: Omit<GainTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'nullControl' | 'compares' | 'direction' | 'coreMinutes'>,
+  delta: Partial<Record<CellMetric, number>> | null = null): GainTable {
   if (seeds.length === 0) throw new Error('gainTable: no seeds');
   const withSeed = (lab: LabConfig | null, seed: number) => (lab ? { ...lab, seed } : null);
   const compared = new Set(f.compares.pairs.flat().filter((r): r is Exclude<CellRef, 'start'> => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
@@ -194,7 +202,7 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
   // interim until every compared cell and every null control has all its planned seeds
   const complete = [...cells.filter((c) => c.compared), ...nullControl].every((c) => c.seeds.length >= c.planned);
   const alpha = 0.05;
-  const pairs = gainPairs(f, cells, complete, alpha);
+  const pairs = gainPairs(f, cells, complete, alpha, delta);
   const direction = directionSentence(cells, nullControl, pairs);
   const seen = new Set<string>();
   let cost = 0;
@@ -205,7 +213,7 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
     fresh.forEach((w) => seen.add(w));
   }
   return { format: GAIN_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, ...meta,
-    cells, nullControl, compares: { doc: f.compares.doc, alpha, pairs }, direction, coreMinutes: r1(cost) };
+    cells, nullControl, compares: { doc: f.compares.doc, alpha, pairs, delta }, direction, coreMinutes: r1(cost) };
 }
 
 function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: GainPair[]): GainTable['direction'] {
@@ -226,7 +234,7 @@ export function pairText(p: GainPair): string {
   if (p.difference === null || !p.ci95) return `${p.higher} > ${p.lower}: ${p.call} (fewer than two seeds)`;
   const [a, b] = shortLabels(p.higher, p.lower);
   const poi = p.improvement ? `, P(${a} beats ${b}) ${p.improvement.estimate.toFixed(2)} [${p.improvement.lo.toFixed(2)}, ${p.improvement.hi.toFixed(2)}]` : '';
-  return `${p.higher} > ${p.lower}: ${signed(p.difference)} [${signed(p.ci95.lo)}, ${signed(p.ci95.hi)}], ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**`;
+  return `${p.higher} > ${p.lower}: ${signed(p.difference)} [${signed(p.ci95.lo)}, ${signed(p.ci95.hi)}], ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**${p.rulesOut ? `; the interval excludes a difference of ${p.rulesOut} points (the power plan's smallest worth detecting)` : ''}`;
 }
 
 /** the parts of two cells' labels that tell them apart ('3B · Curriculum', '3B · Sum' → 'Curriculum', 'Sum') */

@@ -7,13 +7,13 @@ const meta = { size: 'standard', command: 'npm run cli -- sweep --preset T7 --st
 const figures = (success: number, ood = 0.5) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });
 
 /** a hand-made T7 grid: success at the end per (failure rate, seed); start 20 % for every run */
-function t7(ends: Record<string, number[]>, nullEnds = [0.2, 0.21, 0.19]) {
+function t7(ends: Record<string, number[]>, nullEnds = [0.2, 0.21, 0.19], delta: { success: number } | null = null) {
   const lookup = (lab: LabConfig): SeedResult | undefined => {
     const row = lab.advantages === 'shuffled' ? nullEnds : ends[String(lab.toolFailureRate)];
     const end = row?.[lab.seed - 1];
     return end === undefined ? undefined : { start: figures(0.2), final: figures(end), wallSeconds: 600, cpuSeconds: 700, where: `run-${lab.toolFailureRate}-${lab.advantages}-${lab.seed}` };
   };
-  return gainTable(findingById('T7'), lookup, [1, 2, 3], meta);
+  return gainTable(findingById('T7'), lookup, [1, 2, 3], meta, delta);
 }
 
 describe('gainTable on hand-made tables', () => {
@@ -58,6 +58,20 @@ describe('gainTable on hand-made tables', () => {
     const md = gainMarkdown(partial);
     expect(md).toMatch(/\(2\/3 seeds\)/);
     expect(md).toMatch(/… not run yet/);
+  });
+
+  it("says when a pair not resolved rules out the power plan's smallest difference worth detecting", () => {
+    // 0 % vs 10 %: +1.0 [−1.5, +3.5] (sd 1 a cell, 3 seeds): inside ±12, so a 12-point difference is ruled out
+    const close = t7({ 0: [0.40, 0.41, 0.42], 0.05: [0.40, 0.41, 0.42], 0.1: [0.39, 0.40, 0.41] }, undefined, { success: 12 });
+    const [p] = close.compares.pairs;
+    expect(p.call).toBe('not resolved');
+    expect(p.rulesOut).toBe(12);
+    expect(close.compares.delta).toEqual({ success: 12 });
+    expect(gainMarkdown(close)).toContain('— **not resolved**; the interval excludes a difference of 12 points');
+    // a wide interval rules nothing out; without a plan nothing is said
+    const noisy = t7({ 0: [0.40, 0.10, 0.30], 0.05: [0.30, 0.25, 0.2], 0.1: [0.20, 0.35, 0.15] }, undefined, { success: 12 });
+    expect(noisy.compares.pairs.map((x) => x.rulesOut)).toEqual([null, null]);
+    expect(t7({ 0: [0.40, 0.41, 0.42], 0.05: [0.40, 0.41, 0.42], 0.1: [0.39, 0.40, 0.41] }).compares.pairs[0].rulesOut).toBeNull();
   });
 
   it("gives T2's SFT row its start and a gain of 0, and reads the start as a gain of exactly 0", () => {

@@ -15,7 +15,7 @@ import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeB
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
-import { cellConfig, findingById, FINDINGS, nullControls, type Finding } from '../../lab/findings.ts';
+import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../lab/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
 import { plannedArms, plannedSeeds, type PowerPlan } from '../../lab/powerPlan.ts';
 import { readPowerPlan } from './powerPlan.ts';
@@ -104,10 +104,10 @@ export const sweepCommand: Command = {
     if (standard) {
       // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
       const summaries = new Map<string, RlSummary>();
-      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common })); };
+      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null })); };
       await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); });
       write();
-      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common }))}`);
+      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null }))}`);
       return 0;
     }
     const summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs);
@@ -152,14 +152,14 @@ function parseSeeds(text: string): number[] {
 
 /** a finding's standard table from the finished runs (a missing run leaves its seed out of its cell) */
 function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: string, seeds: number[],
-  o: { command: string; backend: string; common: Partial<LabConfig> }): GainTable {
+  o: { command: string; backend: string; common: Partial<LabConfig>; delta: Partial<Record<CellMetric, number>> | null }): GainTable {
   const lookup = (lab: LabConfig) => {
     // a run this sweep did not plan (another scale, another sweep running beside it) still counts once finished:
     // the table is of the runs folder, so two sweeps side by side never write tables without each other's runs
     const s = summaries.get(runDirName(lab)) ?? finishedRun(join(runs, runDirName(lab)), lab);
     return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
   };
-  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common });
+  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common }, o.delta);
 }
 
 /** the settings a --config names (those that differ from the defaults) */

@@ -66,6 +66,7 @@ const GainPairSchema = v.object({
   pAdjusted: v.nullable(v.number()),
   seeds: v.tuple([v.number(), v.number()]),
   improvement: v.nullable(v.object({ estimate: v.number(), lo: v.number(), hi: v.number() })),
+  rulesOut: v.optional(v.nullable(v.number())),
 });
 
 const GainSchema = v.object({
@@ -78,7 +79,7 @@ const GainSchema = v.object({
   size: v.string(),
   cells: v.array(GainCellSchema),
   nullControl: v.array(GainCellSchema),
-  compares: v.object({ doc: v.string(), alpha: v.number(), pairs: v.array(GainPairSchema) }),
+  compares: v.object({ doc: v.string(), alpha: v.number(), pairs: v.array(GainPairSchema), delta: v.optional(v.nullable(v.record(v.string(), v.number()))) }),
   direction: v.object({ call: call(['agrees', 'agrees in part', 'disagrees', 'mixed', 'not resolved', 'interim']), sentence: v.string() }),
   command: v.string(),
   commit: v.string(),
