@@ -30,6 +30,8 @@ export interface PairTest {
   ci95?: { lo: number; hi: number };
   p?: number;
   pAdjusted?: number;
+  /** not resolved, and its interval excludes a difference this large (points): the power plan's smallest worth detecting */
+  rulesOut?: number;
 }
 
 export type Placement = 'inside' | 'above' | 'below';
@@ -267,7 +269,8 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
       pairTest.p !== undefined ? `p = ${pairTest.p.toPrecision(2)}` : null,
       pairTest.pAdjusted !== undefined ? `adjusted for the finding's pairs ${pairTest.pAdjusted.toPrecision(2)}` : null,
     ].filter(Boolean);
-    return [{ kind: 'test', text: `The findings' test of this pair (${pairTest.finding}: ${pairTest.higher} over ${pairTest.lower}, the committed seeds): ${pairTest.call}${numbers.length ? ` — ${numbers.join(', ')}` : ''}.` }];
+    const excludes = pairTest.rulesOut ? `; the interval excludes a difference of ${pairTest.rulesOut} points, the smallest the findings' power plan was sized to detect` : '';
+    return [{ kind: 'test', text: `The findings' test of this pair (${pairTest.finding}: ${pairTest.higher} over ${pairTest.lower}, the committed seeds): ${pairTest.call}${numbers.length ? ` — ${numbers.join(', ')}` : ''}${excludes}.` }];
   }
   // no findings pair: the findings' test (Welch's, of the two arms' committed end success), computed here;
   // both arms start from one checkpoint evaluated once, so their ends differ exactly as their gains do

@@ -64,6 +64,8 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(texts(computeTakeaway({ ...base, pairTest: pair })!, 'test')).toBe("The findings' test of this pair (T7: success · 0 % over success · 10 %, the committed seeds): not resolved.");
     const welch = texts(computeTakeaway({ ...base, pairTest: { ...pair, call: 'supports', difference: 23.9, ci95: { lo: 4.1, hi: 43.7 }, p: 0.031, pAdjusted: 0.062 } })!, 'test');
     expect(welch).toMatch(/supports — difference \+23\.9 points, 95 % interval \[4\.1, 43\.7\], p = 0\.031, adjusted for the finding's pairs 0\.062/);
+    const bounded = texts(computeTakeaway({ ...base, pairTest: { ...pair, difference: 1.2, ci95: { lo: -6.8, hi: 9.2 }, p: 0.758, pAdjusted: 0.758, rulesOut: 12 } })!, 'test');
+    expect(bounded).toMatch(/not resolved — difference \+1\.2 points, .*; the interval excludes a difference of 12 points, the smallest the findings' power plan was sized to detect\.$/);
   });
 
   it('dense reward: which of delivery and success rose on the training rollouts (first ten steps against the last ten)', () => {

@@ -83,7 +83,7 @@ export function readPairTest(texts: Record<string, string>, pair: FindingPair): 
     const hi = n(ci?.hi);
     return {
       ...pair, call: found.call,
-      difference: n(found.difference), p: n(found.p), pAdjusted: n(found.pAdjusted),
+      difference: n(found.difference), p: n(found.p), pAdjusted: n(found.pAdjusted), rulesOut: n(found.rulesOut),
       ...(lo !== undefined && hi !== undefined ? { ci95: { lo, hi } } : {}),
     };
   } catch {
