@@ -140,7 +140,9 @@ export class ActiveRun {
       }
     } finally {
       this.job.onPhase = undefined;
-      await this.flush();
+      // the end status (completed, failed, stopped) reaches the page once stored: a lesson that reads
+      // "finished" and a reload at that moment find the same run
+      await this.flush(true);
       this.job.dispose();
     }
   }
