@@ -279,5 +279,5 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
   const w = welchTest(a.eval.end, b.eval.end);
   const call = w.p < 0.05 ? `${w.difference > 0 ? lesson.arms[0].label : lesson.arms[1].label} ends higher` : 'not resolved';
   const interim = Math.min(a.seeds.length, b.seeds.length) < BAND_SEEDS ? ` (interim: fewer than ${BAND_SEEDS} seeds)` : '';
-  return [{ kind: 'test', text: `Welch's test of the committed seeds' end (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}): ${lesson.arms[0].label} − ${lesson.arms[1].label} = ${signed(100 * w.difference)} points, 95 % interval [${(100 * w.lo).toFixed(1)}, ${(100 * w.hi).toFixed(1)}], p = ${w.p.toPrecision(2)} — ${call}${interim}.` }];
+  return [{ kind: 'test', text: `Welch's test of the committed seeds' end (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}): ${lesson.arms[0].label} − ${lesson.arms[1].label} = ${signed(100 * w.difference)} points, 95 % interval [${signed(100 * w.lo)}, ${signed(100 * w.hi)}], p = ${w.p.toPrecision(2)} — ${call}${interim}.` }];
 }

@@ -43,7 +43,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(t.predicted).toEqual({ key: 'real-higher', text: lesson('null-control').predictions[0].text, matched: false });
     // no findings pair for this lesson: the findings' test (Welch) of the committed seeds' ends, computed here
     // (SciPy: ttest_ind(equal_var=False) p 0.000231, interval [22.41, 35.12] points)
-    expect(texts(t, 'test')).toMatch(/^Welch's test of the committed seeds' end \(3 seeds and 3 seeds\): Recipe \(real advantages\) − Null control \(shuffled\) = \+28\.8 points, 95 % interval \[22\.4, 35\.1\], p = 0\.00023 — Recipe \(real advantages\) ends higher \(interim: fewer than 8 seeds\)\.$/);
+    expect(texts(t, 'test')).toMatch(/^Welch's test of the committed seeds' end \(3 seeds and 3 seeds\): Recipe \(real advantages\) − Null control \(shuffled\) = \+28\.8 points, 95 % interval \[\+22\.4, \+35\.1\], p = 0\.00023 — Recipe \(real advantages\) ends higher \(interim: fewer than 8 seeds\)\.$/);
     expect(texts(t, 'note')).toMatch(/3 seeds of the 8 a band needs/);
     expect(texts(t, 'paper')).toMatch(/49\.9 %/);
   });
