@@ -7,7 +7,7 @@ import { tInterval, type Interval } from './intervals.ts';
 import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
 import { predictionBand, type SettingReference } from './lessonReference.ts';
 import { metricInfo } from './metrics.ts';
-import { detectableDifference, welchTest } from './seedStatistics.ts';
+import { detectableDifference, pooledSd, welchTest } from './seedStatistics.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */
 export interface LearnerRun {
@@ -258,7 +258,7 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
     const withMine = tInterval([...ref.eval.end, ...mine]);
     const width = (i: Interval) => (100 * (i.hi - i.lo)).toFixed(1);
     // what this spread costs a comparison: the difference Welch's test finds 80 % of the time at this many seeds a cell
-    const sd = Math.sqrt(ref.eval.end.reduce((t, x) => t + (x - committed.estimate) ** 2, 0) / (ref.eval.end.length - 1));
+    const { sd } = pooledSd([ref.eval.end]);
     const detects = sd > 0 ? `; at this spread (SD ${(100 * sd).toFixed(1)} points a run) and ${seedsText(ref.seeds.length)} a setting, the smallest difference it finds 80 % of the time is ${(100 * detectableDifference({ n: ref.seeds.length, sd, alpha: 0.05 })).toFixed(1)} points` : '';
     return [{ kind: 'test', text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings compare two settings by Welch's test of their difference${detects}.` }];
   }

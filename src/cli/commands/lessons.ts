@@ -4,6 +4,7 @@
 // checkpoint, reduced to per-step bands, early/late means and start/end validation success per seed.
 // Rerun it whenever more seeds land; the page bundles the file it writes.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -11,9 +12,8 @@ import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
 import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
 import { readPowerPlan } from './powerPlan.ts';
-import { FINDINGS } from '../../lab/findings.ts';
-import { availableParallelism } from 'node:os';
 import { defaultWasmThreads, THREADS_ENV } from '../nodeBackend.ts';
+import { FINDINGS } from '../../lab/findings.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { armConfig, BAND_SEEDS, LESSONS } from '../../lab/lessons.ts';
 import {
