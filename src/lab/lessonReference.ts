@@ -12,6 +12,7 @@ import { defaultConfig, type LabConfig } from './config.ts';
 import { studentTQuantile } from './intervals.ts';
 import { armConfig, LESSONS, runWindows } from './lessons.ts';
 import { ema, metricInfo } from './metrics.ts';
+import { pooledSd } from './seedStatistics.ts';
 import { serializeHash } from './urlState.ts';
 
 export const LESSON_REFERENCE_FORMAT = 'star-lab-lesson-reference/1';
@@ -81,7 +82,7 @@ export function predictionBand(values: readonly number[], level = 0.95): { mean:
   if (n === 0) return { mean: null, lo: null, hi: null };
   const mean = values.reduce((a, b) => a + b, 0) / n;
   if (n === 1) return { mean, lo: null, hi: null };
-  const s = Math.sqrt(values.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1));
+  const s = pooledSd([values]).sd; // one sample: its own SD
   const half = studentTQuantile(1 - (1 - level) / 2, n - 1) * s * Math.sqrt(1 + 1 / n);
   return { mean, lo: mean - half, hi: mean + half };
 }
