@@ -1,7 +1,7 @@
 // Checkpoints on disk (Node only): the shipped layout of a policy (model.json + weights.bin +
 // card.json, see rl/checkpointFiles.ts) and the resume state of a run in progress (resume/: weights,
 // AdamW moments, RNG state and step, so `--resume` continues exactly where the run stopped).
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type * as tf from '@tensorflow/tfjs';
@@ -104,17 +104,22 @@ interface ResumeState {
   optimizerSpecs: tf.io.WeightsManifestEntry[];
   /** run-specific extras (e.g. the loss curve so far) */
   extra: Record<string, unknown>;
+  /** the shards' names: each save writes new files named by its step, so a save cut short leaves the last
+   *  complete one whole (absent in states written before: weights.bin, optimizer.bin) */
+  files?: { weights: string; optimizer: string };
 }
 
 export function writeResumeState(dir: string, ckpt: Checkpoint, fingerprint: string, extra: Record<string, unknown> = {}): void {
   const d = join(dir, 'resume');
   mkdirSync(d, { recursive: true });
-  writeAtomic(join(d, 'weights.bin'), bytes(ckpt.weights));
-  writeAtomic(join(d, 'optimizer.bin'), bytes(ckpt.optimizer));
+  const files = { weights: `weights.${ckpt.step}.bin`, optimizer: `optimizer.${ckpt.step}.bin` };
+  writeAtomic(join(d, files.weights), bytes(ckpt.weights));
+  writeAtomic(join(d, files.optimizer), bytes(ckpt.optimizer));
   const state: ResumeState = { format: 'star-lab-resume/1', fingerprint, step: ckpt.step, rngState: ckpt.rngState, config: ckpt.config,
-    weightSpecs: ckpt.weightSpecs, optimizerSpecs: ckpt.optimizerSpecs, extra };
-  // state.json last: it names the step the two shards belong to
+    weightSpecs: ckpt.weightSpecs, optimizerSpecs: ckpt.optimizerSpecs, extra, files };
+  // state.json last: it names the shards of its step; until it is written the previous state and its shards stand
   writeAtomic(join(d, 'state.json'), JSON.stringify(state) + '\n');
+  for (const f of readdirSync(d)) if (f.endsWith('.bin') && f !== files.weights && f !== files.optimizer) rmSync(join(d, f), { force: true });
 }
 
 /** the saved state of an interrupted run in DIR, or null when there is none */
@@ -126,7 +131,8 @@ export function readResumeState(dir: string, fingerprint: string): { ckpt: Check
   if (s.fingerprint !== fingerprint) {
     throw new Error(`${d} was saved by a run with other options (${s.fingerprint}); resume with the same options or use another --out`);
   }
-  const ckpt: Checkpoint = { weights: readBuffer(join(d, 'weights.bin')), weightSpecs: s.weightSpecs, optimizer: readBuffer(join(d, 'optimizer.bin')),
+  const files = s.files ?? { weights: 'weights.bin', optimizer: 'optimizer.bin' };
+  const ckpt: Checkpoint = { weights: readBuffer(join(d, files.weights)), weightSpecs: s.weightSpecs, optimizer: readBuffer(join(d, files.optimizer)),
     optimizerSpecs: s.optimizerSpecs, rngState: s.rngState, step: s.step, config: s.config };
   return { ckpt, extra: s.extra ?? {} };
 }

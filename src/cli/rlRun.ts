@@ -8,7 +8,7 @@
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
 //                   run's config, its SFT start, the world and data that rebuild its splits), so
 //                   `cli evaluate --checkpoint DIR/policy` scores it on any split
-//   resume/         the full training state every evalEvery steps, while the run is unfinished
+//   resume/         the full training state every resumeEvery steps and at each evaluation, while the run is unfinished
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
@@ -43,7 +43,16 @@ export interface RlRunOptions {
   /** a folder of step-0 evaluations shared by runs: the greedy evaluation of a checkpoint depends only on
    *  the checkpoint and the evaluation settings, so a grid of 23 runs from 3 checkpoints needs 3 of them */
   startCache?: string;
+  /** write the training state (resume/) every N steps besides each evaluation (default RESUME_EVERY): a
+   *  findings run evaluates only at its end, and a session that ends mid-run should not lose the run */
+  resumeEvery?: number;
+  /** called after each step once its lines and any resume state are written; what it throws stops the
+   *  run there, as a crash would (the tests stop a run with it) */
+  afterStep?: (step: number) => void;
 }
+
+/** steps between two saves of the training state: a save at l is ~15 MB and well under a second */
+export const RESUME_EVERY = 10;
 
 
 export interface RlSummary {
@@ -133,9 +142,11 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     wallBefore = Number(saved.extra.wallSeconds ?? 0);
     cpuBefore = Number(saved.extra.cpuSeconds ?? 0);
     startFigures = (saved.extra.start as RunFigures) ?? null;
-    // the curve after the resumed step is redone
-    const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step && !(m.step === trainer.step && m.kind === 'train'));
+    // the lines past the saved step are redone; the saved step's own (train, eval) stay
+    const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
+    const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
+    writeFileSync(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
     if (!o.quiet) console.error(`resuming ${o.out} at step ${trainer.step}/${rl.steps}`);
   } else {
     for (const f of ['metrics.jsonl', 'samples.jsonl', 'summary.json']) rmSync(join(o.out, f), { force: true });
@@ -163,10 +174,11 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
         lastEval = await trainer.evaluate();
         log('eval', trainer.step, lastEval);
         writeSamples();
-        if (trainer.step < rl.steps) {
-          writeResumeState(o.out, await trainer.checkpoint(), fingerprint, { wallSeconds: wallBefore + (performance.now() - t0) / 1000, cpuSeconds: cpuNow(), start: startFigures });
-        }
       }
+      if (trainer.step < rl.steps && (evalNow || trainer.step % (o.resumeEvery ?? RESUME_EVERY) === 0)) {
+        writeResumeState(o.out, await trainer.checkpoint(), fingerprint, { wallSeconds: wallBefore + (performance.now() - t0) / 1000, cpuSeconds: cpuNow(), start: startFigures });
+      }
+      o.afterStep?.(trainer.step);
       bar?.update(trainer.step, { reward: m['reward/mean'].toFixed(3), ...(lastEval['eval/success'] !== undefined ? { 'val succ': lastEval['eval/success'].toFixed(3) } : {}) });
     }
     bar?.done();

@@ -18,7 +18,8 @@ export const runCommand: Command = {
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
                     are an error. Settings: see src/lab/config.ts (or the page).
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
-  --resume          continue the run saved in DIR (same config required)
+  --resume          continue the run saved in DIR from its last saved state (every 10 steps and at each
+                    evaluation), ending with the figures of an unstopped run; same config required
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
   --backend B       wasm (default) or cpu (slower; bit-reproducible)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
