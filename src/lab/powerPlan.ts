@@ -233,3 +233,52 @@ export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: st
   ];
   return lines.join('\n') + '\n';
 }
+
+/** how far a finding's planned runs have got (`sweep --standard --status`) */
+export interface FindingProgress {
+  id: FindingId;
+  seeds: number;
+  /** its planned runs (cells in a pair and null controls, every planned seed) */
+  planned: number;
+  finished: number;
+  /** unfinished runs with a saved mid-run state */
+  saved: number;
+  /** the plan's measured core-minutes of its unfinished runs: what completing this finding alone costs */
+  coreMinutesLeft: number;
+}
+
+/** the progress of every finding, and of the plan (a run several findings share counted once) */
+export interface PlanProgress {
+  findings: FindingProgress[];
+  runsLeft: number;
+  coreMinutesLeft: number;
+}
+
+/**
+ * The plan's progress from the runs that exist: per finding, in the plan's order, its planned runs and how
+ * many have finished, and the cost left from each arm's planned core-minutes a run. Findings share runs
+ * (T1's cells are T2's, T3's and T6's), so the plan's total counts each unfinished run once.
+ */
+export function planProgress(plan: PowerPlan, common: Partial<LabConfig>, state: (lab: LabConfig) => 'finished' | 'saved' | 'none'): PlanProgress {
+  const cost = new Map(plan.arms.map((a) => [a.hash, a.coreMinutesPerRun]));
+  const left = new Map<string, number>(); // unfinished run → its core-minutes
+  const findings = plan.choices.order.map((id) => {
+    const f = FINDINGS.find((x) => x.id === id)!;
+    const seeds = plannedSeeds(plan, id) ?? [];
+    const row: FindingProgress = { id, seeds: seeds.length, planned: 0, finished: 0, saved: 0, coreMinutesLeft: 0 };
+    for (const arm of plannedArms(f, common)) {
+      for (const seed of seeds) {
+        const lab = { ...arm.lab, seed };
+        const s = state(lab);
+        row.planned++;
+        if (s === 'finished') { row.finished++; continue; }
+        if (s === 'saved') row.saved++;
+        const minutes = cost.get(withoutSeed(arm.lab)) ?? 0;
+        row.coreMinutesLeft += minutes;
+        left.set(serializeHash(lab), minutes);
+      }
+    }
+    return row;
+  });
+  return { findings, runsLeft: left.size, coreMinutesLeft: [...left.values()].reduce((a, b) => a + b, 0) };
+}

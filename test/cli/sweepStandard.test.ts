@@ -89,6 +89,13 @@ describe('sweep --standard --tables-only', () => {
       const seeds = plan.findings.find((f) => f.id === 'T5')!.seeds;
       expect(seeds).toBe(2); // the hand-made gains spread by ~1 point: two seeds a cell suffice
       expect(await sweepCommand.run(['--preset', 'T5', '--standard', '--tables-only', '--out', dir, '--runs', join(tmp, 'runs')])).toBe(0);
+      // --status: T5's 3 arms × 2 planned seeds, all finished; without a plan it says what it needs
+      quiet[0].mockClear();
+      expect(await sweepCommand.run(['--preset', 'T5', '--standard', '--status', '--out', dir, '--runs', join(tmp, 'runs')])).toBe(0);
+      const status = quiet[0].mock.calls.flat().join('\n');
+      expect(status).toContain('| T5 | 2 | 6 | 6 | 0 | 0 (complete: its table makes its call) | 0.0 |');
+      expect(status).not.toContain('| T1 |');
+      await expect(sweepCommand.run(['--preset', 'T5', '--standard', '--status', '--out', tmp])).rejects.toThrow(/--status reads a power plan/);
     } finally {
       quiet.forEach((q) => q.mockRestore());
     }

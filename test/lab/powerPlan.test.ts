@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
 import { gainTable, type GainTable, type SeedResult } from '../../src/lab/findingGains.ts';
 import { FINDINGS, findingById } from '../../src/lab/findings.ts';
-import { plannedArms, plannedSeeds, powerPlan, powerPlanMarkdown, type PlanChoices } from '../../src/lab/powerPlan.ts';
+import { plannedArms, plannedSeeds, planProgress, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../src/lab/powerPlan.ts';
 import { seedsForPower } from '../../src/lab/seedStatistics.ts';
 
 const CHOICES: PlanChoices = { delta: { success: 12, ood: 5 }, power: 0.8, alpha: 0.05, budgetCoreHours: 30, order: ['T5', 'T7', 'T4', 'T1', 'T2', 'T3', 'T6'] };
@@ -63,5 +63,30 @@ describe('powerPlan', () => {
     expect(committed.findings.map((f: { id: string; seeds: number }) => [f.id, f.seeds])).toEqual([['T5', 9], ['T7', 11], ['T4', 11], ['T1', 15], ['T2', 7], ['T3', 11], ['T6', 13]]);
     expect(committed.pooled.success.df).toBe(46);
     expect(committed.newRuns).toBe(266);
+  });
+});
+
+describe('planProgress (sweep --standard --status)', () => {
+  const plan = JSON.parse(readFileSync('results/findings/plan.json', 'utf8')) as PowerPlan;
+  const common = { steps: 40, queriesPerStep: 4, groupSize: 8, evalEvery: 40, evalQueries: 300, evalToolQa: 100, learningRate: 1e-4 };
+  const plannedRuns = plan.arms.reduce((t, a) => t + a.planned, 0);
+  const plannedMinutes = plan.arms.reduce((t, a) => t + a.planned * a.coreMinutesPerRun, 0);
+
+  it('with nothing run, every planned run is left once: the plan\'s own arms add up to the same runs and minutes', () => {
+    const p = planProgress(plan, common, () => 'none');
+    expect(p.findings.map((f) => [f.id, f.planned])).toEqual([['T5', 27], ['T7', 44], ['T4', 44], ['T1', 225], ['T2', 21], ['T3', 77], ['T6', 117]]);
+    expect(p.runsLeft).toBe(plannedRuns);
+    expect(p.coreMinutesLeft).toBeCloseTo(plannedMinutes, 6);
+    // a finding's own cost counts its shared runs: T1 alone costs more than its share of the plan
+    expect(p.findings.find((f) => f.id === 'T1')!.coreMinutesLeft).toBeLessThan(p.coreMinutesLeft);
+  });
+
+  it('finished runs leave a finding complete; a saved mid-run state is counted and still left', () => {
+    const p = planProgress(plan, common, (lab) => (lab.seed <= 7 ? 'finished' : lab.seed === 8 ? 'saved' : 'none'));
+    const row = (id: string) => p.findings.find((f) => f.id === id)!;
+    expect(row('T2')).toMatchObject({ seeds: 7, finished: 21, saved: 0, coreMinutesLeft: 0 }); // T2 plans seeds 1…7
+    expect(row('T1')).toMatchObject({ finished: 15 * 7, saved: 15 });
+    expect(row('T1').planned - row('T1').finished).toBe(15 * 8);
+    expect(p.runsLeft).toBe(plan.arms.reduce((t, a) => t + Math.max(0, a.planned - 7), 0));
   });
 });

@@ -17,7 +17,7 @@ import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../lab/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
-import { plannedArms, plannedSeeds, type PowerPlan } from '../../lab/powerPlan.ts';
+import { plannedArms, plannedSeeds, planProgress, type PlanProgress, type PowerPlan } from '../../lab/powerPlan.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
@@ -36,7 +36,7 @@ export const STANDARD: Partial<LabConfig> = { steps: 40, queriesPerStep: 4, grou
 /** --standard's seeds: each changes query order, sampling and tool failures; the SFT start stays the shipped checkpoint */
 export const STANDARD_SEEDS = [1, 2, 3];
 
-const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads'];
+const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads', 'status'];
 
 export function runDirName(lab: LabConfig): string {
   const hash = serializeHash(lab).replace(/^#/, '');
@@ -63,6 +63,8 @@ export const sweepCommand: Command = {
   --scales LIST run only the cells at these scales (default s,m,l); the tables show every finished run in
                 the runs folder, whichever sweep ran it, and the rest as not run yet
   --tables-only run nothing: write the tables from the runs that have finished
+  --status      run nothing: with --standard and a plan in DIR, each finding's planned runs, how many have
+                finished or saved a mid-run state, and the plan's core-hours left
   --threads N   wasm threads of each run (default: the cores over --jobs on a machine of 4+ cores, else 1; or $${THREADS_ENV})
   --backend B   wasm (default) or cpu`,
   async run(args) {
@@ -92,6 +94,15 @@ export const sweepCommand: Command = {
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
     for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
     const command = `npm run cli -- sweep ${args.join(' ')}`;
+    if (flags.has('status')) {
+      if (!plan) throw new Error(`--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`);
+      const state = (lab: LabConfig) => {
+        const dir = join(runs, runDirName(lab));
+        return finishedRun(dir, lab) ? 'finished' : existsSync(join(dir, 'resume', 'state.json')) ? 'saved' : 'none';
+      };
+      console.log(planStatusMarkdown(planProgress(plan, common, state), findings));
+      return 0;
+    }
 
     // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
     // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
@@ -160,6 +171,18 @@ function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: stri
     return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
   };
   return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common }, o.delta);
+}
+
+/** --status: one row a chosen finding, and what the whole plan has left */
+export function planStatusMarkdown(p: PlanProgress, chosen: readonly Finding[]): string {
+  const h = (min: number) => (min / 60).toFixed(1);
+  const lines = ['| finding | seeds a cell | planned runs | finished | saved mid-run | left | core-hours to complete it |', '|---|---|---|---|---|---|---|'];
+  for (const r of p.findings.filter((x) => chosen.some((f) => f.id === x.id))) {
+    const left = r.planned - r.finished;
+    lines.push(`| ${r.id} | ${r.seeds} | ${r.planned} | ${r.finished} | ${r.saved} | ${left === 0 ? '0 (complete: its table makes its call)' : left} | ${h(r.coreMinutesLeft)} |`);
+  }
+  lines.push('', `The plan: ${p.runsLeft} runs left, ${h(p.coreMinutesLeft)} core-hours at its measured cost a run (findings share runs: T1's cells are T2's, T3's and T6's; each counted once here).`);
+  return lines.join('\n');
 }
 
 /** the settings a --config names (those that differ from the defaults) */
