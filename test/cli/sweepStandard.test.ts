@@ -68,6 +68,15 @@ describe('sweep --standard --tables-only', () => {
     }
     const again = readGainTables({ '/results/findings/T5/table.json': readFileSync(join(tmp, 'T5', 'table.json'), 'utf8') }).get('T5')!.table as GainTable;
     expect(again.cells[0].seeds).toEqual([1, 2, 3]);
+    // the same runs again: the tables keep their files (commit and date unchanged), so a commit of new runs touches only theirs
+    const before = readFileSync(join(tmp, 'T5', 'table.json'), 'utf8');
+    const quiet3 = [vi.spyOn(console, 'log').mockImplementation(() => {}), vi.spyOn(console, 'error').mockImplementation(() => {})];
+    try {
+      expect(await sweepCommand.run(['--preset', 'all', '--standard', '--tables-only', '--scales', 's', '--out', tmp])).toBe(0);
+    } finally {
+      quiet3.forEach((q) => q.mockRestore());
+    }
+    expect(readFileSync(join(tmp, 'T5', 'table.json'), 'utf8')).toBe(before);
   });
 
   it('refuses --quick with --standard and --seeds without --standard', async () => {

@@ -292,12 +292,24 @@ function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCach
 
 function writeTable(dir: string, table: FindingTable): void {
   mkdirSync(dir, { recursive: true });
+  if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
   writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
   writeFileSync(join(dir, 'table.md'), tableMarkdown(table) + '\n');
 }
 
 function writeGainTable(dir: string, table: GainTable): void {
   mkdirSync(dir, { recursive: true });
+  if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
   writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
   writeFileSync(join(dir, 'table.md'), gainMarkdown(table) + '\n');
+}
+
+/** true when the table at `path` differs from `table` only in its stamp (commit, date): such a table keeps its
+ * file, so committing one finding's new runs does not rewrite the six other tables */
+function sameApartFromStamp(path: string, table: object): boolean {
+  if (!existsSync(path)) return false;
+  let old: unknown;
+  try { old = JSON.parse(readFileSync(path, 'utf8')); } catch { return false; } // a damaged file is rewritten
+  const unstamped = (t: object) => JSON.stringify({ ...t, commit: '', date: '' });
+  return typeof old === 'object' && old !== null && unstamped(old) === unstamped(table);
 }
