@@ -112,5 +112,15 @@ describe('sweep --standard --tables-only', () => {
     expect(t.cells[0].planned).toBe(JSON.parse(readFileSync(join(dir, 'plan.json'), 'utf8')).findings.find((f: { id: string }) => f.id === 'T5').seeds);
     expect(t.cells[0].seeds).toEqual([1, 2]); // seed 3 has finished, but the plan's test reads its own seeds only
     expect(t.direction.call).toBe('agrees'); // +20.5 against −9.5, both planned seeds of both cells in
+    // --cost-to-resolve prices the pairs left not resolved (none here) and leaves the plan as it was
+    const planBefore = readFileSync(join(dir, 'plan.json'), 'utf8');
+    const quiet2 = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      expect(await powerPlanCommand.run(['--out', dir, '--cost-to-resolve'])).toBe(0);
+    } finally {
+      quiet2.mockRestore();
+    }
+    expect(readFileSync(join(dir, 'cost-to-resolve.md'), 'utf8')).toMatch(/No called finding leaves a pair not resolved/);
+    expect(readFileSync(join(dir, 'plan.json'), 'utf8')).toBe(planBefore);
   });
 });

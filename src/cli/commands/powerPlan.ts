@@ -9,6 +9,7 @@ import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../lab/findingGains.ts';
 import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../lab/powerPlan.ts';
+import { costToResolve, costToResolveMarkdown } from '../../lab/resolveCost.ts';
 
 /** the plan's choices; why each, in WHY (written into plan.md) */
 export const PLAN_CHOICES: PlanChoices = {
@@ -29,22 +30,30 @@ export const powerPlanCommand: Command = {
   name: 'power-plan',
   summary: "the findings' power plan: the seeds each finding needs, fixed before its runs",
   help: `usage: npm run cli -- power-plan --out DIR [--force]
+       npm run cli -- power-plan --out DIR --cost-to-resolve
 
   Reads DIR/T*/table.json (the standard tables), pools the per-seed spread of a cell's gain, and writes
   DIR/plan.json and DIR/plan.md: the seeds each finding needs for ${Math.round(100 * PLAN_CHOICES.power)} % power at a difference of
   ${PLAN_CHOICES.delta.success} points (success) under Holm, the runs it adds and their measured cost, and their order.
-  Refuses to overwrite a plan (a plan is made once, before its runs) unless --force.`,
+  Refuses to overwrite a plan (a plan is made once, before its runs) unless --force.
+
+  --cost-to-resolve: leaves the plan alone and writes DIR/cost-to-resolve.md — for every pair a called
+  finding leaves not resolved, the seeds a cell and core-hours that would test the paper's gap, and the
+  lab's own difference, at the spread the finished seeds measured (src/lab/resolveCost.ts).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve']);
     const out = resolve(flagText(flags, 'out'));
+    if (flags.has('cost-to-resolve')) {
+      const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
+      writeFileSync(join(out, 'cost-to-resolve.md'), text);
+      console.log(text);
+      return 0;
+    }
     if (existsSync(join(out, 'plan.json')) && !flags.has('force')) {
       throw new Error(`${join(out, 'plan.json')} exists: a power plan is fixed before its runs and not remade after them (--force to replace it)`);
     }
-    const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json')))
-      .map((d) => JSON.parse(readFileSync(join(out, d, 'table.json'), 'utf8')) as GainTable)
-      .filter((t) => t.format === GAIN_TABLE_FORMAT);
-    if (tables.length === 0) throw new Error(`no standard tables (${GAIN_TABLE_FORMAT}) under ${out}`);
+    const tables = readGainTableFiles(out);
     const plan = powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: gitCommit() });
     writeFileSync(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
     writeFileSync(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
@@ -52,6 +61,15 @@ export const powerPlanCommand: Command = {
     return 0;
   },
 };
+
+/** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
+function readGainTableFiles(out: string): GainTable[] {
+  const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json'))).sort()
+    .map((d) => JSON.parse(readFileSync(join(out, d, 'table.json'), 'utf8')) as GainTable)
+    .filter((t) => t.format === GAIN_TABLE_FORMAT);
+  if (tables.length === 0) throw new Error(`no standard tables (${GAIN_TABLE_FORMAT}) under ${out}`);
+  return tables;
+}
 
 /** the plan in DIR, or null when there is none; throws on a file that is not a plan */
 export function readPowerPlan(dir: string): PowerPlan | null {

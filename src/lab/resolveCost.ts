@@ -1,0 +1,107 @@
+// What it would cost to resolve a pair that a finding's call leaves *not resolved* (issue 29: "which it
+// cannot resolve at this power — and what each would cost to resolve"). A prospective power calculation,
+// the same one the power plan made (seedStatistics.seedsForPower: a two-sample t-test, 80 % power, at
+// Holm's first threshold α / pairs), now with the spread the finished seeds measured for the pair's two
+// cells, and for two sizes of difference:
+//  - the paper's: the difference of the two cells' paper gains over the paper's SFT column — what it takes
+//    to test the paper's own gap at the lab's spread;
+//  - the lab's: the difference the lab measured, were it the true one. That is "observed power", which
+//    Hoenig & Heisey (2001, "The Abuse of Power") warn says nothing about the test already made; here it
+//    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
+// The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
+import type { GainCell, GainPair, GainTable } from './findingGains.ts';
+import { pooledSd, twoSampleTPower } from './seedStatistics.ts';
+
+/** seeds a cell past which a pair is called out of reach rather than priced */
+export const SEEDS_OUT_OF_REACH = 10_000;
+
+/** one size of difference and what detecting it costs */
+export interface ResolveTarget {
+  /** the difference, points (positive: the sign does not change the seeds) */
+  difference: number;
+  /** seeds a cell for the power asked; null: more than SEEDS_OUT_OF_REACH */
+  seeds: number | null;
+  /** core-hours of the runs this adds to the two cells' finished seeds; null with seeds */
+  coreHours: number | null;
+}
+
+export interface ResolveCost {
+  finding: string;
+  pair: string;
+  /** the finished seeds of each cell and the pooled per-seed SD of their gains, points */
+  seeds: [number, number];
+  sd: number;
+  /** the lab's difference and its 95 % interval (as tested) */
+  difference: number;
+  ci95: { lo: number; hi: number };
+  /** the level the power is computed at: Holm's first threshold, α / pairs */
+  alpha: number;
+  paper: ResolveTarget | null;
+  lab: ResolveTarget;
+}
+
+const cellOf = (t: GainTable, label: string): GainCell | undefined => t.cells.find((c) => `${c.row} · ${c.col}` === label);
+
+/** the fewest seeds a cell (≥ 2) with twoSampleTPower ≥ power, by bisection (power rises with n); null past the cap */
+export function seedsToDetect(o: { delta: number; sd: number; alpha: number; power: number }): number | null {
+  const ok = (n: number) => twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha }) >= o.power;
+  if (!ok(SEEDS_OUT_OF_REACH)) return null;
+  let lo = 1; // not enough (n = 1 has no spread)
+  let hi = SEEDS_OUT_OF_REACH; // enough
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mid >= 2 && ok(mid)) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+/**
+ * Every not-resolved two-sample pair of a called table, priced. A pair against the SFT start (a one-sample
+ * test) and an interim table are left out: the first is not a two-sample design, the second has no call yet.
+ */
+export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
+  if (t.direction.call === 'interim') return [];
+  const pairs = t.compares.pairs;
+  const alpha = t.compares.alpha / pairs.length;
+  return pairs.filter((p): p is GainPair & { difference: number; ci95: { lo: number; hi: number } } =>
+    p.call === 'not resolved' && p.test === 'welch' && p.difference !== null && p.ci95 !== null).flatMap((p) => {
+    const [a, b] = [cellOf(t, p.higher), cellOf(t, p.lower)];
+    if (!a || !b || a.gain.length < 2 || b.gain.length < 2) return [];
+    const sd = pooledSd([a.gain, b.gain]).sd;
+    // the new runs of a cell at its measured core-minutes per run (the two cells may differ in scale)
+    const newMinutes = (c: GainCell, seeds: number) => Math.max(0, seeds - c.gain.length) * ((c.coreMinutes ?? 0) / c.gain.length);
+    const target = (delta: number): ResolveTarget => {
+      const seeds = sd > 0 ? seedsToDetect({ delta: Math.abs(delta), sd, alpha, power }) : 2;
+      return { difference: Math.abs(delta), seeds, coreHours: seeds === null ? null : Math.round((10 * (newMinutes(a, seeds) + newMinutes(b, seeds))) / 60) / 10 };
+    };
+    const paper = a.paperGain !== null && b.paperGain !== null && a.paperGain !== b.paperGain ? target(a.paperGain - b.paperGain) : null;
+    return [{ finding: t.id, pair: `${p.higher} > ${p.lower}`, seeds: [a.gain.length, b.gain.length] as [number, number], sd: Math.round(100 * sd) / 100,
+      difference: p.difference, ci95: p.ci95, alpha, paper, lab: target(p.difference) }];
+  });
+}
+
+const fmt = (x: number) => (x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0');
+/** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power */
+const price = (r: ResolveTarget | null, finished: number) =>
+  !r ? '—' : r.seeds === null ? `${r.difference.toFixed(1)}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
+    : r.seeds <= finished ? `${r.difference.toFixed(1)}: ${r.seeds} seeds — already run` : `${r.difference.toFixed(1)}: ${r.seeds} seeds, ${r.coreHours} core-h`;
+
+/** the priced pairs as a Markdown table, with what the columns mean */
+export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8): string {
+  return [
+    '# What resolving the unresolved pairs would cost',
+    '',
+    `For every pair a called finding leaves *not resolved*: the seeds a cell a two-sample t-test needs for ${Math.round(100 * power)} % power at`,
+    "Holm's first threshold (α / pairs, as the power plan), at the pooled per-seed SD the pair's finished seeds measured, and the",
+    "core-hours of the runs that adds (at the pair's measured cost per run). Two sizes of difference: the paper's gap (its two",
+    "cells' gains over its SFT column), and the lab's own difference were it the true one — the latter prices the next experiment",
+    'and says nothing about the test already made (Hoenig & Heisey 2001); a near-zero difference out of reach is a tie.',
+    '*Already run*: the finished seeds had that power, so the paper\'s gap, were it the lab\'s, would most likely have been found.',
+    '',
+    '| finding | pair | lab: difference [95 % CI] | seeds | SD | paper\'s gap: seeds, cost | lab\'s difference: seeds, cost |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${fmt(r.difference)} [${fmt(r.ci95.lo)}, ${fmt(r.ci95.hi)}] | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${price(r.paper, Math.min(...r.seeds))} | ${price(r.lab, Math.min(...r.seeds))} |`),
+    '',
+    rows.length ? '' : 'No called finding leaves a pair not resolved.',
+  ].join('\n').trimEnd() + '\n';
+}
