@@ -9,7 +9,7 @@
 //    Hoenig & Heisey (2001, "The Abuse of Power") warn says nothing about the test already made; here it
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
 // The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
-import type { GainCell, GainPair, GainTable } from './findingGains.ts';
+import { signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
 import { pooledSd, twoSampleTPower } from './seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
@@ -80,7 +80,6 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
   });
 }
 
-const fmt = (x: number) => (x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0');
 /** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power */
 const price = (r: ResolveTarget | null, finished: number) =>
   !r ? '—' : r.seeds === null ? `${r.difference.toFixed(1)}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
@@ -100,7 +99,7 @@ export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8)
     '',
     '| finding | pair | lab: difference [95 % CI] | seeds | SD | paper\'s gap: seeds, cost | lab\'s difference: seeds, cost |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${fmt(r.difference)} [${fmt(r.ci95.lo)}, ${fmt(r.ci95.hi)}] | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${price(r.paper, Math.min(...r.seeds))} | ${price(r.lab, Math.min(...r.seeds))} |`),
+    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${signed(r.difference)} [${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}] | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${price(r.paper, Math.min(...r.seeds))} | ${price(r.lab, Math.min(...r.seeds))} |`),
     '',
     rows.length ? '' : 'No called finding leaves a pair not resolved.',
   ].join('\n').trimEnd() + '\n';
