@@ -82,8 +82,8 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
 
 /** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power */
 const price = (r: ResolveTarget | null, finished: number) =>
-  !r ? '—' : r.seeds === null ? `${r.difference.toFixed(1)}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
-    : r.seeds <= finished ? `${r.difference.toFixed(1)}: ${r.seeds} seeds — already run` : `${r.difference.toFixed(1)}: ${r.seeds} seeds, ${r.coreHours} core-h`;
+  !r ? '—' : r.seeds === null ? `${signed(r.difference).replace('+', '')}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
+    : `${signed(r.difference).replace('+', '')}: ${r.seeds} seeds${r.seeds <= finished ? ' — already run' : `, ${r.coreHours} core-h`}`;
 
 /** the priced pairs as a Markdown table, with what the columns mean */
 export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8): string {
