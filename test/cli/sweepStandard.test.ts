@@ -122,5 +122,10 @@ describe('sweep --standard --tables-only', () => {
     }
     expect(readFileSync(join(dir, 'cost-to-resolve.md'), 'utf8')).toMatch(/No called finding leaves a pair not resolved/);
     expect(readFileSync(join(dir, 'plan.json'), 'utf8')).toBe(planBefore);
+    // a damaged table is named, with how to rewrite it
+    const broken = join(tmp, 'broken');
+    mkdirSync(join(broken, 'T5'), { recursive: true });
+    writeFileSync(join(broken, 'T5', 'table.json'), '{"format": "star-lab-fin');
+    await expect(powerPlanCommand.run(['--out', broken, '--cost-to-resolve'])).rejects.toThrow(/T5\/table\.json is not readable JSON.*--tables-only/);
   });
 });

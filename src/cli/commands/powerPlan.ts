@@ -65,7 +65,14 @@ export const powerPlanCommand: Command = {
 /** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
 function readGainTableFiles(out: string): GainTable[] {
   const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json'))).sort()
-    .map((d) => JSON.parse(readFileSync(join(out, d, 'table.json'), 'utf8')) as GainTable)
+    .map((d) => {
+      const file = join(out, d, 'table.json');
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as GainTable;
+      } catch (e) {
+        throw new Error(`${file} is not readable JSON (${(e as Error).message}): rewrite it with \`sweep --standard --tables-only --out ${out}\``, { cause: e });
+      }
+    })
     .filter((t) => t.format === GAIN_TABLE_FORMAT);
   if (tables.length === 0) throw new Error(`no standard tables (${GAIN_TABLE_FORMAT}) under ${out}`);
   return tables;
