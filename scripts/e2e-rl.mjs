@@ -145,6 +145,11 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     // the gain chart: one line per cell and one null control per scale, the paper's gain over its SFT column (1.5B Sum +26.2)
     assert((await page.locator('[data-testid=gain-chart] [data-testid=gain-line]').count()) === 15, "T1's gain chart is not 12 cells + a null control for each of 3 scales");
     assert((await page.locator('[data-testid=gain-line][data-paper="26.2"]').count()) === 1, "T1's chart lacks the paper's +26.2 (1.5B, Sum)");
+    // a called table prices each pair it leaves not resolved (T1 at its planned seeds: all nine, none against the start)
+    const unresolved = await page.locator('[data-testid=pair-line][data-call="not resolved"]').count();
+    const priced = await page.locator('[data-testid=resolve-cost] [data-testid=resolve-line]').count();
+    assert(priced === unresolved && (unresolved === 0 || /seeds/.test(await page.locator('[data-testid=resolve-line]').first().textContent())),
+      `T1 prices ${priced} pairs of the ${unresolved} its call leaves not resolved`);
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
     await page.locator('[data-testid=finding-tab-T7]').click();
     await page.waitForSelector('[data-testid=finding][data-finding=T7]');

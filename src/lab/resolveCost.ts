@@ -80,8 +80,8 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
   });
 }
 
-/** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power */
-const price = (r: ResolveTarget | null, finished: number) =>
+/** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power (`finished`: the fewer of the two cells') */
+export const priceText = (r: ResolveTarget | null, finished: number): string =>
   !r ? '—' : r.seeds === null ? `${signed(r.difference).replace('+', '')}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
     : `${signed(r.difference).replace('+', '')}: ${r.seeds} seeds${r.seeds <= finished ? ' — already run' : `, ${r.coreHours} core-h`}`;
 
@@ -99,7 +99,7 @@ export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8)
     '',
     '| finding | pair | lab: difference [95 % CI] | seeds | SD | paper\'s gap: seeds, cost | lab\'s difference: seeds, cost |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${signed(r.difference)} [${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}] | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${price(r.paper, Math.min(...r.seeds))} | ${price(r.lab, Math.min(...r.seeds))} |`),
+    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${signed(r.difference)} [${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}] | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${priceText(r.paper, Math.min(...r.seeds))} | ${priceText(r.lab, Math.min(...r.seeds))} |`),
     '',
     rows.length ? '' : 'No called finding leaves a pair not resolved.',
   ].join('\n').trimEnd() + '\n';
