@@ -1,6 +1,6 @@
 // What it would cost to resolve a pair that a finding's call leaves *not resolved* (issue 29: "which it
 // cannot resolve at this power — and what each would cost to resolve"). A prospective power calculation,
-// the same one the power plan made (seedStatistics.seedsForPower: a two-sample t-test, 80 % power, at
+// the same one the power plan made (seedStatistics.fewestSeedsForPower: a two-sample t-test, 80 % power, at
 // Holm's first threshold α / pairs), now with the spread the finished seeds measured for the pair's two
 // cells, and for two sizes of difference:
 //  - the paper's: the difference of the two cells' paper gains over the paper's SFT column — what it takes
@@ -10,7 +10,7 @@
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
 // The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
 import { signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
-import { pooledSd, twoSampleTPower } from './seedStatistics.ts';
+import { fewestSeedsForPower, pooledSd } from './seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
 export const SEEDS_OUT_OF_REACH = 10_000;
@@ -42,17 +42,9 @@ export interface ResolveCost {
 
 const cellOf = (t: GainTable, label: string): GainCell | undefined => t.cells.find((c) => `${c.row} · ${c.col}` === label);
 
-/** the fewest seeds a cell (≥ 2) with twoSampleTPower ≥ power, by bisection (power rises with n); null past the cap */
+/** the fewest seeds a cell with 80 % (`power`) to detect `delta`; null past SEEDS_OUT_OF_REACH */
 export function seedsToDetect(o: { delta: number; sd: number; alpha: number; power: number }): number | null {
-  const ok = (n: number) => twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha }) >= o.power;
-  if (!ok(SEEDS_OUT_OF_REACH)) return null;
-  let lo = 1; // not enough (n = 1 has no spread)
-  let hi = SEEDS_OUT_OF_REACH; // enough
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (mid >= 2 && ok(mid)) hi = mid; else lo = mid;
-  }
-  return hi;
+  return fewestSeedsForPower({ ...o, max: SEEDS_OUT_OF_REACH });
 }
 
 /**

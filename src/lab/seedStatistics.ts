@@ -170,12 +170,26 @@ export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha
   return Math.min(1, (s * h) / 3);
 }
 
-/** the fewest seeds a cell (n ≥ 2, at most `max`) for which twoSampleTPower reaches `power` */
+/** the fewest seeds a cell (2 ≤ n ≤ `max`) for which twoSampleTPower reaches `power`, by bisection (the power
+ *  rises with n); null when even `max` seeds fall short */
+export function fewestSeedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max: number }): number | null {
+  const ok = (n: number) => twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha }) >= (o.power ?? 0.8);
+  if (o.max < 2 || !ok(o.max)) return null;
+  let lo = 1; // too few (one seed has no spread)
+  let hi = o.max; // enough
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (mid >= 2 && ok(mid)) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+/** the fewest seeds a cell (n ≥ 2, at most `max`) for which twoSampleTPower reaches `power`; throws past `max` */
 export function seedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max?: number }): number {
-  const target = o.power ?? 0.8;
   const max = o.max ?? 200;
-  for (let n = 2; n <= max; n++) if (twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha }) >= target) return n;
-  throw new Error(`seedsForPower: more than ${max} seeds a cell for a difference of ${o.delta} at sd ${o.sd}`);
+  const n = fewestSeedsForPower({ ...o, max });
+  if (n === null) throw new Error(`seedsForPower: more than ${max} seeds a cell for a difference of ${o.delta} at sd ${o.sd}`);
+  return n;
 }
 
 /** the smallest difference a test with n seeds a cell detects with probability `power` (bisection on twoSampleTPower) */
