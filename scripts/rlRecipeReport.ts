@@ -8,8 +8,8 @@
 // Usage: npx tsx scripts/rlRecipeReport.ts [DIR]   (DIR defaults to results/rl-recipe)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gainCall, intervalsApart, pairedDifference, summariseArm, type ArmSummary, type CurvePoint, type SeedRun } from '../src/lab/seedGains.ts';
-import { curvesSvg, type SvgPanel } from '../src/lab/curveSvg.ts';
+import { gainCall, intervalsApart, pairedDifference, summariseArm, type ArmSummary, type CurvePoint, type SeedRun } from '../src/findings/seedGains.ts';
+import { curvesSvg, type SvgPanel } from '../src/findings/curveSvg.ts';
 
 const dir = process.argv[2] ?? 'results/rl-recipe';
 const RUN = /^(s|m|l)-seed(\d+)-(real|null)$/;

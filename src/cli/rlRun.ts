@@ -24,7 +24,7 @@ import { useNodeBackend, wasmThreads, type NodeBackend } from './nodeBackend.ts'
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
 import { createHash } from 'node:crypto';
-import type { RunFigures } from '../lab/findingTable.ts';
+import type { RunFigures } from '../findings/findingTable.ts';
 
 export interface RlRunOptions {
   lab: LabConfig;

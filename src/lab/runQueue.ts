@@ -2,8 +2,8 @@
 // an ETA per run and for the whole queue. Pure data and functions (no DOM, no tfjs): the page's
 // LabState holds a RunQueue and calls these on every worker progress event.
 import { defaultConfig, type LabConfig, SETTING_KEYS, type SettingKey } from './config.ts';
-import type { RunFigures, RunResult } from './findingTable.ts';
-import { cellConfig, nullControls, type Finding } from './findings.ts';
+import type { RunFigures, RunResult } from '../findings/findingTable.ts';
+import { cellConfig, nullControls, type Finding } from '../findings/findings.ts';
 import { configFromRecord, formatValue, serializeHash } from './urlState.ts';
 
 /** one distinct run of a finding's grid; cells that share a config (T2's in-domain/OOD) share the run */

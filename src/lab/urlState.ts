@@ -12,7 +12,7 @@ import {
   type Setting,
   type SettingKey,
 } from './config.ts';
-import { LESSON_IDS } from './lessons.ts';
+import { LESSON_IDS } from '../lessons/lessons.ts';
 
 export interface UrlNotice {
   /** the key as written in the URL ('' when the fragment could not be split into a key) */

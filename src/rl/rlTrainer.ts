@@ -14,7 +14,7 @@ import { evaluatePlan } from '../env/evaluate.ts';
 import { commonsenseMacro, commonsenseMicro, computeReward, curriculumStage, hardMacro, hardMicro, type CurriculumStage } from '../env/rewards.ts';
 import { rollout, type AgentTask, type Episode } from '../agent/rollout.ts';
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
-import { wilsonOfMeans } from '../lab/intervals.ts';
+import { wilsonOfMeans } from '../stats/intervals.ts';
 import type { Policy } from '../model/transformer.ts';
 import { AdamW } from './optimizer.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';

@@ -5,7 +5,7 @@ import { defaultConfig, type LabConfig, type SettingKey } from '../lab/config.ts
 import { configFromRecord, formatValue, parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
 import { isOwnEntry, onAddressChange, readAddress, writeAddress } from './addressBar.ts';
 import { LabStore } from '../store/labStore.ts';
-import { findingById } from '../lab/findings.ts';
+import { findingById } from '../findings/findings.ts';
 import {
   cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
   type RunQueue, type StepSample,
@@ -19,7 +19,7 @@ import { RunRecovery } from './runRecovery.svelte.ts';
 import { BackendState } from './backendState.svelte.ts';
 import { QueueSaver } from './queueSaver.ts';
 import { reconcileAfterReload } from '../lab/queueRestore.ts';
-import { trainingSandboxSpec } from '../lab/sandboxSetup.ts';
+import { trainingSandboxSpec } from '../sandbox/sandboxSetup.ts';
 import type { WorldSize } from '../env/types.ts';
 
 export interface ShownCurve {

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lessonRuns } from '../../src/cli/commands/lessons.ts';
-import { BAND_SEEDS } from '../../src/lab/lessons.ts';
-import { lessonSettings } from '../../src/lab/lessonReference.ts';
-import type { PowerPlan } from '../../src/lab/powerPlan.ts';
+import { BAND_SEEDS } from '../../src/lessons/lessons.ts';
+import { lessonSettings } from '../../src/lessons/lessonReference.ts';
+import type { PowerPlan } from '../../src/findings/powerPlan.ts';
 
 const plan = JSON.parse(readFileSync('results/findings/plan.json', 'utf8')) as PowerPlan;
 

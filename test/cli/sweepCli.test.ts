@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliProcess } from './cliProcess.ts';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { FindingTable } from '../../src/lab/findingTable.ts';
+import type { FindingTable } from '../../src/findings/findingTable.ts';
 import type { RlSummary } from '../../src/cli/rlRun.ts';
 import { sweepCommand } from '../../src/cli/commands/sweep.ts';
 

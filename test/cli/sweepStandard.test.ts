@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runDirName, STANDARD, STANDARD_SEEDS, sweepCommand } from '../../src/cli/commands/sweep.ts';
-import { cellConfig, findingById, nullControls } from '../../src/lab/findings.ts';
+import { cellConfig, findingById, nullControls } from '../../src/findings/findings.ts';
 import type { LabConfig } from '../../src/lab/config.ts';
 import { serializeHash } from '../../src/lab/urlState.ts';
 import { readGainTables } from '../../src/ui/findings/referenceTables.ts';
-import type { GainTable } from '../../src/lab/findingGains.ts';
+import type { GainTable } from '../../src/findings/findingGains.ts';
 import { powerPlanCommand } from '../../src/cli/commands/powerPlan.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-sweep-standard-'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingById } from '../../src/lab/findings.ts';
+import { findingById } from '../../src/findings/findings.ts';
 import { queueFromRecord, queueToRecord, reconcileAfterReload, type StoredRunState } from '../../src/lab/queueRestore.ts';
 import {
   emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, type ProgressReport, type RunQueue,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
-import { FINDINGS, findingById } from '../../src/lab/findings.ts';
+import { FINDINGS, findingById } from '../../src/findings/findings.ts';
 import { parseHash } from '../../src/lab/urlState.ts';
 import {
   cancelWaiting, clearFinished, configKey, findRunFor, gridSeedConfigs, runResultOf, continueQueue, emptyQueue, enqueue, estimateStepMs, formatEta, gridRuns, markStarted,

@@ -20,7 +20,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
 import { defaultConfig } from '../../src/lab/config.ts';
-import { bootstrapInterval } from '../../src/lab/intervals.ts';
+import { bootstrapInterval } from '../../src/stats/intervals.ts';
 import { evaluatePolicy } from '../../src/agent/evaluatePolicy.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';

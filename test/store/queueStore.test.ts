@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDB } from 'idb';
 import { LabStore, MIGRATIONS, QUEUE_KEY } from '../../src/store/labStore.ts';
 import type { RunRecord } from '../../src/store/records.ts';
-import { findingById } from '../../src/lab/findings.ts';
+import { findingById } from '../../src/findings/findings.ts';
 import { queueToRecord, reconcileAfterReload } from '../../src/lab/queueRestore.ts';
 import { emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, type RunQueue } from '../../src/lab/runQueue.ts';
 import { parseHash } from '../../src/lab/urlState.ts';

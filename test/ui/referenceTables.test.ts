@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findingTable } from '../../src/lab/findingTable.ts';
-import { gainTable } from '../../src/lab/findingGains.ts';
-import { findingById } from '../../src/lab/findings.ts';
+import { findingTable } from '../../src/findings/findingTable.ts';
+import { gainTable } from '../../src/findings/findingGains.ts';
+import { findingById } from '../../src/findings/findings.ts';
 import { readGainTables, readReferenceTables, REFERENCE_TABLES, STANDARD_TABLES } from '../../src/ui/findings/referenceTables.ts';
 
 const meta = { command: 'npm run cli -- sweep --preset T7 --quick', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {}, sweepSeconds: 60 };

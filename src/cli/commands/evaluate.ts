@@ -20,7 +20,7 @@ import { evaluationFigures, failedCheckCounts, queryVerdicts } from '../../rl/sf
 import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFiles.ts';
 import { sameFigures, type Figures } from '../cardCompare.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolicy.ts';
-import { wilsonOfMeans, type Interval } from '../../lab/intervals.ts';
+import { wilsonOfMeans, type Interval } from '../../stats/intervals.ts';
 
 const KNOWN = ['checkpoint', 'world', 'seed', 'split', 'n', 'ood', 'decoding', 'failure-rate', 'batch', 'json', 'backend', 'samples', 'temperature'];
 /** the batch the sft command evaluates with (the card's figures are only comparable at the same one) */

@@ -13,16 +13,16 @@ import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
 import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultWasmThreads, THREADS_ENV } from '../nodeBackend.ts';
-import { FINDINGS } from '../../lab/findings.ts';
+import { FINDINGS } from '../../findings/findings.ts';
 import type { LabConfig } from '../../lab/config.ts';
-import { armConfig, BAND_SEEDS, LESSONS } from '../../lab/lessons.ts';
+import { armConfig, BAND_SEEDS, LESSONS } from '../../lessons/lessons.ts';
 import {
   LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, predictionBand, settingKey, settingReference, type CommittedRun, type LessonReference, type SettingReference,
-} from '../../lab/lessonReference.ts';
-import { tInterval } from '../../lab/intervals.ts';
+} from '../../lessons/lessonReference.ts';
+import { tInterval } from '../../stats/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
-import type { PowerPlan } from '../../lab/powerPlan.ts';
+import type { PowerPlan } from '../../findings/powerPlan.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
 const DEFAULT_OUT = 'results/lessons/reference.json';

@@ -7,9 +7,9 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { gitCommit } from '../checkpointDir.ts';
-import { GAIN_TABLE_FORMAT, type GainTable } from '../../lab/findingGains.ts';
-import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../lab/powerPlan.ts';
-import { costToResolve, costToResolveMarkdown } from '../../lab/resolveCost.ts';
+import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
+import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
+import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
 
 /** the plan's choices; why each, in WHY (written into plan.md) */
 export const PLAN_CHOICES: PlanChoices = {

@@ -15,14 +15,14 @@ import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeB
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
-import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../lab/findings.ts';
-import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
-import { plannedArms, plannedSeeds, planProgress, type PlanProgress, type PowerPlan } from '../../lab/powerPlan.ts';
+import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../findings/findings.ts';
+import { gainMarkdown, gainTable, type GainTable } from '../../findings/findingGains.ts';
+import { plannedArms, plannedSeeds, planProgress, type PlanProgress, type PowerPlan } from '../../findings/powerPlan.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
-import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findingTable.ts';
+import { findingTable, tableMarkdown, type FindingTable } from '../../findings/findingTable.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };

@@ -4,8 +4,8 @@
 // text and checked here, so a half-written or hand-edited table shows its reason on its finding's page
 // instead of breaking the build or the page.
 import * as v from 'valibot';
-import type { FindingTable } from '../../lab/findingTable.ts';
-import { GAIN_TABLE_FORMAT, type GainTable } from '../../lab/findingGains.ts';
+import type { FindingTable } from '../../findings/findingTable.ts';
+import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 
 const pct = v.pipe(v.number(), v.finite());
 

@@ -4,9 +4,9 @@
 // pairs carry the difference test a lesson quotes. Each is checked here, so a missing or hand-broken file
 // shows its reason on the lesson instead of breaking the page.
 import * as v from 'valibot';
-import { LESSON_REFERENCE_FORMAT, type LessonReference } from '../../lab/lessonReference.ts';
-import type { FindingPair } from '../../lab/lessons.ts';
-import type { PairTest } from '../../lab/lessonTakeaway.ts';
+import { LESSON_REFERENCE_FORMAT, type LessonReference } from '../../lessons/lessonReference.ts';
+import type { FindingPair } from '../../lessons/lessons.ts';
+import type { PairTest } from '../../lessons/lessonTakeaway.ts';
 
 const num = v.pipe(v.number(), v.finite());
 const cell = v.nullable(num);

@@ -8,7 +8,7 @@
 // starts again); when an arm finishes, the next one starts.
 // Nothing here touches tfjs.
 import { untrack } from 'svelte';
-import { armConfig, lessonById, LESSONS, SIZE_KEYS, type Lesson } from '../../lab/lessons.ts';
+import { armConfig, lessonById, LESSONS, SIZE_KEYS, type Lesson } from '../../lessons/lessons.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { configFromRecord } from '../../lab/urlState.ts';
 import { LabStore } from '../../store/labStore.ts';

@@ -4,11 +4,11 @@
 // as Colas, Sigaud & Oudeyer (2018) prescribe, so that no seed is added "until it comes out". The CLI's
 // `power-plan` writes it as results/findings/plan.{json,md}; `sweep --standard` then runs each finding at
 // its planned seeds and its tables make no call until they have all finished. Pure: no tfjs, no DOM, no fs.
-import type { LabConfig } from './config.ts';
+import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, FINDINGS, nullControls, type CellMetric, type Finding, type FindingId } from './findings.ts';
 import type { GainTable } from './findingGains.ts';
-import { detectableDifference, pooledSd, seedsForPower } from './seedStatistics.ts';
-import { serializeHash } from './urlState.ts';
+import { detectableDifference, pooledSd, seedsForPower } from '../stats/seedStatistics.ts';
+import { serializeHash } from '../lab/urlState.ts';
 
 export const POWER_PLAN_FORMAT = 'star-lab-power-plan/1';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
-import { gainTable, type SeedResult } from '../../src/lab/findingGains.ts';
-import { gainAxis, gainLines, pairAxis, pairLines } from '../../src/lab/gainChart.ts';
-import { findingById } from '../../src/lab/findings.ts';
+import { gainTable, type SeedResult } from '../../src/findings/findingGains.ts';
+import { gainAxis, gainLines, pairAxis, pairLines } from '../../src/findings/gainChart.ts';
+import { findingById } from '../../src/findings/findings.ts';
 
 const meta = { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01', backend: 'wasm', common: {} };
 const fig = (success: number, ood: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });

@@ -4,8 +4,8 @@
 // that shows why, and a takeaway computed from the learner's run (lessonTakeaway.ts). Pure data: the
 // page (src/ui/views/LessonsView.svelte) and the CLI (`lessons`, which derives the reference bands from
 // results/findings/runs/) both read it. No tfjs, no DOM.
-import { defaultConfig, type LabConfig } from './config.ts';
-import type { FindingId } from './findings.ts';
+import { defaultConfig, type LabConfig } from '../lab/config.ts';
+import type { FindingId } from '../findings/findings.ts';
 
 export const LESSON_IDS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'] as const;
 export type LessonId = (typeof LESSON_IDS)[number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/env/random.ts';
-import { bootstrapInterval, normalQuantile, studentTQuantile, tInterval, wilson, wilsonOfMeans } from '../../src/lab/intervals.ts';
+import { bootstrapInterval, normalQuantile, studentTQuantile, tInterval, wilson, wilsonOfMeans } from '../../src/stats/intervals.ts';
 
 describe('wilson', () => {
   // reference values: R's prop.test(x, n, correct = FALSE)$conf.int and statsmodels proportion_confint(method='wilson')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/lab/config.ts';
-import { predictionBand, settingKey, settingReference, windowMean, type CommittedRun } from '../../src/lab/lessonReference.ts';
+import { predictionBand, settingKey, settingReference, windowMean, type CommittedRun } from '../../src/lessons/lessonReference.ts';
 
 function run(seed: number, success: number[], end: number): CommittedRun {
   return {

@@ -8,12 +8,12 @@
 // The band is a prediction interval, mean ± t(n−1) · s · √(1 + 1/n): where a single further run of the
 // setting should land 95 % of the time, which is the question a learner's one run asks. The interval of
 // the mean (tInterval, narrower by √(n + 1)) is what the findings' tables report; the takeaway gives both.
-import { defaultConfig, type LabConfig } from './config.ts';
-import { studentTQuantile } from './intervals.ts';
+import { defaultConfig, type LabConfig } from '../lab/config.ts';
+import { studentTQuantile } from '../stats/intervals.ts';
 import { armConfig, LESSONS, runWindows } from './lessons.ts';
-import { ema, metricInfo } from './metrics.ts';
-import { pooledSd } from './seedStatistics.ts';
-import { serializeHash } from './urlState.ts';
+import { ema, metricInfo } from '../lab/metrics.ts';
+import { pooledSd } from '../stats/seedStatistics.ts';
+import { serializeHash } from '../lab/urlState.ts';
 
 export const LESSON_REFERENCE_FORMAT = 'star-lab-lesson-reference/1';
 /** the EMA weight of the reference curves and of the learner's curve drawn against them */

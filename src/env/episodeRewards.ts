@@ -2,8 +2,8 @@
 // Success, Curriculum), recomputed from the verdicts the episode keeps (its checks, whether a plan
 // was delivered, whether it passes everything) with the trainer's own reward functions, so the
 // episode viewer can compare the shapes on one trajectory. Pure: no DOM, no tfjs.
-import { COMMONSENSE_KEYS, HARD_KEYS, type CheckResult, type CommonsenseKey, type HardKey, type Verdicts } from '../env/types.ts';
-import { curriculumStage, macroReward, successReward, sumReward, type CurriculumStage } from '../env/rewards.ts';
+import { COMMONSENSE_KEYS, HARD_KEYS, type CheckResult, type CommonsenseKey, type HardKey, type Verdicts } from './types.ts';
+import { curriculumStage, macroReward, successReward, sumReward, type CurriculumStage } from './rewards.ts';
 
 /** what a stored episode keeps of its scoring (src/worker/sampleEpisode.ts SampleEpisode has these fields) */
 export interface ScoredEpisode {

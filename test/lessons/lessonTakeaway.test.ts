@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { lessonById, type Lesson } from '../../src/lab/lessons.ts';
-import type { SettingReference } from '../../src/lab/lessonReference.ts';
-import { computeTakeaway, meanOver, type LearnerRun, type PairTest } from '../../src/lab/lessonTakeaway.ts';
+import { lessonById, type Lesson } from '../../src/lessons/lessons.ts';
+import type { SettingReference } from '../../src/lessons/lessonReference.ts';
+import { computeTakeaway, meanOver, type LearnerRun, type PairTest } from '../../src/lessons/lessonTakeaway.ts';
 
 const lesson = (id: string): Lesson => lessonById(id)!;
 

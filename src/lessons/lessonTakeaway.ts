@@ -3,11 +3,11 @@
 // beside the reference's, what the findings' difference test says of the comparison, the paper's figure,
 // and which of the predictions the run bears out. Returns sentences (with their numbers) for the page to
 // show. Pure: no tfjs, no DOM.
-import { tInterval, type Interval } from './intervals.ts';
+import { tInterval, type Interval } from '../stats/intervals.ts';
 import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
 import { predictionBand, type SettingReference } from './lessonReference.ts';
-import { metricInfo } from './metrics.ts';
-import { detectableDifference, pooledSd, welchTest } from './seedStatistics.ts';
+import { metricInfo } from '../lab/metrics.ts';
+import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */
 export interface LearnerRun {

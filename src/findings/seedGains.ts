@@ -6,7 +6,7 @@
 // (seedStatistics.ts: Welch, Holm), not by whether their intervals overlap — `intervalsApart` is a
 // far stricter, descriptive reading the recipe report still prints beside the paired difference.
 // Pure: no tfjs, no DOM, no fs.
-import { tInterval, wilson, type Interval } from './intervals.ts';
+import { tInterval, wilson, type Interval } from '../stats/intervals.ts';
 
 /** one evaluation of one run */
 export interface CurvePoint {

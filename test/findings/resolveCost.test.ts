@@ -2,10 +2,10 @@
 // difference at the pair's measured spread, and the core-hours of the runs that adds.
 import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
-import { gainTable, type SeedResult } from '../../src/lab/findingGains.ts';
-import { findingById } from '../../src/lab/findings.ts';
-import { costToResolve, costToResolveMarkdown, seedsToDetect, SEEDS_OUT_OF_REACH } from '../../src/lab/resolveCost.ts';
-import { seedsForPower, twoSampleTPower } from '../../src/lab/seedStatistics.ts';
+import { gainTable, type SeedResult } from '../../src/findings/findingGains.ts';
+import { findingById } from '../../src/findings/findings.ts';
+import { costToResolve, costToResolveMarkdown, seedsToDetect, SEEDS_OUT_OF_REACH } from '../../src/findings/resolveCost.ts';
+import { seedsForPower, twoSampleTPower } from '../../src/stats/seedStatistics.ts';
 
 const meta = { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01', backend: 'wasm', common: { steps: 40, evalEvery: 40, evalQueries: 300, evalToolQa: 100 } };
 const fig = (success: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood: 0.4, queries: 300 });

@@ -7,7 +7,7 @@
 // what the worker builds: a shipped card's
 // `data` (validation 100 after a test split of 100) and sftJobOptions (no test split); a unit test
 // holds these numbers to the card and to sftJobOptions, so they cannot drift apart silently.
-import type { LabConfig } from './config.ts';
+import type { LabConfig } from '../lab/config.ts';
 import type { Query, World, WorldSize } from '../env/types.ts';
 import { generateWorld } from '../env/world.ts';
 import { buildDataset } from '../env/queries.ts';

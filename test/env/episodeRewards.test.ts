@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { episodeRewards, verdictsOf } from '../../src/lab/episodeRewards.ts';
+import { episodeRewards, verdictsOf } from '../../src/env/episodeRewards.ts';
 import { COMMONSENSE_KEYS, HARD_KEYS, type Verdicts } from '../../src/env/types.ts';
 import { computeReward } from '../../src/env/rewards.ts';
 import type { SampleEpisode } from '../../src/worker/sampleEpisode.ts';

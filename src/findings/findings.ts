@@ -2,7 +2,7 @@
 // paper's claim and numbers, the configs of its cells (one lab config per cell, the rest defaults),
 // and the table shape the paper reports it in. The CLI's `sweep` and the page's Findings read this.
 // No tfjs, no DOM.
-import { defaultConfig, type LabConfig } from './config.ts';
+import { defaultConfig, type LabConfig } from '../lab/config.ts';
 
 export type FindingId = 'T1' | 'T2' | 'T3' | 'T4' | 'T5' | 'T6' | 'T7';
 

@@ -3,8 +3,8 @@
 // two-sided two-sample t-test from scipy.stats.nct: nct.sf(c, df, ncp) + nct.cdf(−c, df, ncp) with
 // c = t.ppf(1 − α/2, df), df = 2n − 2, ncp = δ / (σ √(2/n))), pasted below with the call that gave them.
 import { describe, expect, it } from 'vitest';
-import { detectableDifference, findingCall, holmAdjust, oneSampleTest, pooledSd, probabilityOfImprovement, seedsForPower, testPairs, twoSampleTPower, welchTest } from '../../src/lab/seedStatistics.ts';
-import { tInterval } from '../../src/lab/intervals.ts';
+import { detectableDifference, findingCall, holmAdjust, oneSampleTest, pooledSd, probabilityOfImprovement, seedsForPower, testPairs, twoSampleTPower, welchTest } from '../../src/stats/seedStatistics.ts';
+import { tInterval } from '../../src/stats/intervals.ts';
 
 // T7's committed per-seed gains (results/findings/T7/table.json, seeds 1–3): 0 %, 5 % and 10 % tool failures
 const T7_0 = [23, 37, 33];

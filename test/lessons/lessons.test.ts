@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RL_METRICS } from '../../src/lab/metrics.ts';
-import { armConfig, LESSON_SIZE, LESSONS } from '../../src/lab/lessons.ts';
-import { lessonSettings, settingReference, type LessonReference } from '../../src/lab/lessonReference.ts';
+import { armConfig, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
+import { lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
 import { committedRuns } from '../../src/cli/commands/lessons.ts';
 

@@ -10,7 +10,7 @@
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
 // The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
 import { signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, pooledSd } from './seedStatistics.ts';
+import { fewestSeedsForPower, pooledSd } from '../stats/seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
 export const SEEDS_OUT_OF_REACH = 10_000;

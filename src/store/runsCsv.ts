@@ -2,9 +2,9 @@
 // success) and out-of-domain (tool-QA accuracy) results at the start and at the end, its status,
 // duration and backend; and that table as CSV or JSON for a download. Pure: no DOM, no tfjs.
 import Papa from 'papaparse';
-import { SETTING_KEYS, type LabConfig } from './config.ts';
-import { configFromRecord } from './urlState.ts';
-import type { MetricPoint, RunRecord } from '../store/records.ts';
+import { SETTING_KEYS, type LabConfig } from '../lab/config.ts';
+import { configFromRecord } from '../lab/urlState.ts';
+import type { MetricPoint, RunRecord } from './records.ts';
 
 /** one evaluation's headline results (undefined: not measured, e.g. no validation queries) */
 export interface EvalResult {

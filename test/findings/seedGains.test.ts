@@ -1,7 +1,7 @@
 // Gains across seeds (issue 23's recipe table; the findings tables reuse it), checked on hand-made runs.
 import { describe, expect, it } from 'vitest';
-import { gainCall, intervalsApart, pairedDifference, summariseArm, type SeedRun } from '../../src/lab/seedGains.ts';
-import { curvesSvg } from '../../src/lab/curveSvg.ts';
+import { gainCall, intervalsApart, pairedDifference, summariseArm, type SeedRun } from '../../src/findings/seedGains.ts';
+import { curvesSvg } from '../../src/findings/curveSvg.ts';
 
 const run = (seed: number, values: number[], cpuSeconds?: number): SeedRun =>
   ({ seed, curve: values.map((success, i) => ({ step: i * 10, success, queries: 300 })), cpuSeconds });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/lab/config.ts';
-import { SHIPPED_SANDBOX, buildSandbox, sftValidationSize, specKey, trainingSandboxSpec } from '../../src/lab/sandboxSetup.ts';
+import { SHIPPED_SANDBOX, buildSandbox, sftValidationSize, specKey, trainingSandboxSpec } from '../../src/sandbox/sandboxSetup.ts';
 import { sftJobOptions } from '../../src/worker/sftJob.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { queryKey } from '../../src/env/queries.ts';

@@ -6,7 +6,7 @@ import { evaluatePlan } from '../../src/env/evaluate.ts';
 import { computeReward } from '../../src/env/rewards.ts';
 import { observationTokens } from '../../src/agent/encode.ts';
 import { Rng } from '../../src/env/random.ts';
-import { argumentFields, blankPlan, defaultArguments, parsePlanText, planToText, runHandCall, scorePlan, teacherPlan } from '../../src/lab/handPlay.ts';
+import { argumentFields, blankPlan, defaultArguments, parsePlanText, planToText, runHandCall, scorePlan, teacherPlan } from '../../src/sandbox/handPlay.ts';
 
 const world = generateWorld('tiny', 1);
 const queries = buildDataset(world, { size: 0, mix: [4, 3, 3], seed: 1, validationSize: 6, testSize: 0 }).validation;

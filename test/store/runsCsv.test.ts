@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import Papa from 'papaparse';
-import { CSV_COLUMNS, formatDuration, runResults, runRow, runsCsv, runsJson } from '../../src/lab/runsCsv.ts';
+import { CSV_COLUMNS, formatDuration, runResults, runRow, runsCsv, runsJson } from '../../src/store/runsCsv.ts';
 import { SETTING_KEYS, defaultConfig } from '../../src/lab/config.ts';
 import type { MetricPoint, RunRecord } from '../../src/store/records.ts';
 

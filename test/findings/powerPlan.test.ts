@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
-import { gainTable, type GainTable, type SeedResult } from '../../src/lab/findingGains.ts';
-import { FINDINGS, findingById } from '../../src/lab/findings.ts';
-import { plannedArms, plannedSeeds, planProgress, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../src/lab/powerPlan.ts';
-import { seedsForPower } from '../../src/lab/seedStatistics.ts';
+import { gainTable, type GainTable, type SeedResult } from '../../src/findings/findingGains.ts';
+import { FINDINGS, findingById } from '../../src/findings/findings.ts';
+import { plannedArms, plannedSeeds, planProgress, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../src/findings/powerPlan.ts';
+import { seedsForPower } from '../../src/stats/seedStatistics.ts';
 
 const CHOICES: PlanChoices = { delta: { success: 12, ood: 5 }, power: 0.8, alpha: 0.05, budgetCoreHours: 30, order: ['T5', 'T7', 'T4', 'T1', 'T2', 'T3', 'T6'] };
 const meta = { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01', backend: 'wasm', common: { steps: 40, evalEvery: 40, evalQueries: 300, evalToolQa: 100 } };

@@ -1,7 +1,7 @@
 // A finding's table filled with results (the CLI's sweep, the page's own runs): each cell's lab value
 // (%), the paper's number beside it, the best cell of each row marked where the paper marks one, and
 // the sentence on whether the lab agrees with the paper's direction. Pure: no tfjs, no DOM, no fs.
-import type { LabConfig } from './config.ts';
+import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, type Finding } from './findings.ts';
 
 /** evaluation figures of a run at its start (the SFT checkpoint) or end, fractions in [0, 1] */

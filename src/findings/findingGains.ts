@@ -7,11 +7,11 @@
 // is interim and makes no call.
 // The sweep writes it as results/findings/<ID>/table.json; the page draws it, and the user's own runs
 // with it. Pure: no tfjs, no DOM, no fs.
-import type { LabConfig } from './config.ts';
+import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, nullControls, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
 import { gridMarkdown, madeByMarkdown, type RunResult } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
-import { findingCall, testPairs, type FindingCall, type PairCall, type PairSide } from './seedStatistics.ts';
+import { findingCall, testPairs, type FindingCall, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
 
 export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
 

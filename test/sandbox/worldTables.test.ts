@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { generateWorld, worldSummary } from '../../src/env/world.ts';
-import { TABLE_KINDS, cachedWorldTable, filterRows, worldTable } from '../../src/lab/worldTables.ts';
+import { TABLE_KINDS, cachedWorldTable, filterRows, worldTable } from '../../src/sandbox/worldTables.ts';
 
 const world = generateWorld('tiny', 1);
 
