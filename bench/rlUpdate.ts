@@ -20,7 +20,7 @@
 // STAR_BENCH_RL_SCALES=s,m picks the real steps' scales (default: s with --quick, else s,m,l).
 import { spawnSync } from 'node:child_process';
 import { cpuSeconds, type Report } from './harness.ts';
-import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';

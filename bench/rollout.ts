@@ -17,7 +17,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { cpuSeconds, type BenchSuite } from './harness.ts';
-import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rollout, type AgentTask, type Episode } from '../src/agent/rollout.ts';

@@ -3,7 +3,7 @@
 // decode step, and prints one line `RESULT {json}`. Wall time: the threads' work is the point, and
 // CPU time would count it once per thread. Usage: tsx bench/wasmThreadsChild.ts THREADS [--quick]
 import * as tf from '@tensorflow/tfjs';
-import { useNodeBackend } from '../src/cli/nodeBackend.ts';
+import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { createPolicy, preset, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
 import { SftTrainer, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';

@@ -8,8 +8,8 @@
 // (a preset names its shipped folder public/checkpoints/<preset>-tiny; a DIR is any SFT checkpoint folder)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCheckpointDir, gitCommit, writeAtomic } from '../src/cli/checkpointDir.ts';
-import { useNodeBackend, wasmThreads, type NodeBackend } from '../src/cli/nodeBackend.ts';
+import { readCheckpointDir, gitCommit, writeAtomic } from '../src/node/checkpointDir.ts';
+import { useNodeBackend, wasmThreads, type NodeBackend } from '../src/node/nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../src/rl/loadPolicy.ts';
 import { cardToolQa, originEvaluationTasks } from '../src/rl/rlEnvironment.ts';
 import { evaluationFigures } from '../src/rl/sftCard.ts';

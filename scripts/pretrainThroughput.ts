@@ -3,7 +3,7 @@
 // CPU seconds of this process (the machine is shared, so wall time overstates the cost), and the
 // core-hours the default budget (TOKENS_PER_PARAMETER × parameters) would take at that rate.
 //   nice -n 10 npx tsx scripts/pretrainThroughput.ts [steps=30] [presets=s,m,l]
-import { useNodeBackend } from '../src/cli/nodeBackend.ts';
+import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { SftTrainer } from '../src/rl/sft.ts';
 import { batchTokens, pretrainGroup, TOKENS_PER_PARAMETER } from '../src/rl/pretrainData.ts';
 import { PAD, VOCAB } from '../src/agent/vocab.ts';

@@ -3,7 +3,7 @@
 // init and of an init pretrained for P steps of the `pretrain` stream, after 0 / 50 / 150 steps of the
 // shipped tiny-world SFT recipe (1,500-step schedule, batch 8, lr 3e-3). Forward passes for the losses.
 //   nice -n 10 npx tsx scripts/pretrainTransfer.ts [P=200]
-import { useNodeBackend } from '../src/cli/nodeBackend.ts';
+import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer } from '../src/rl/sftPipeline.ts';
 import { buildSftData } from '../src/agent/sftData.ts';
 import { SftTrainer } from '../src/rl/sft.ts';

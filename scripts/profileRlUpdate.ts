@@ -6,8 +6,8 @@
 // (tf.profile's own overhead inflates every kernel: shares, not seconds).
 //   nice -n 10 npx tsx scripts/profileRlUpdate.ts [T=448] [profile]
 import * as tf from '@tensorflow/tfjs';
-import { useNodeBackend } from '../src/cli/nodeBackend.ts';
-import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { useNodeBackend } from '../src/node/nodeBackend.ts';
+import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlConfigFor } from '../src/rl/rlConfig.ts';
 import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';

@@ -3,8 +3,8 @@
 // tiny world's validation + test queries (held out), and on sequences of the pretraining stream's first
 // group (other worlds). Forward passes only.
 //   nice -n 10 npx tsx scripts/sftHeldOutLoss.ts [presets=s,m,l]
-import { useNodeBackend } from '../src/cli/nodeBackend.ts';
-import { readCheckpointDir } from '../src/cli/checkpointDir.ts';
+import { useNodeBackend } from '../src/node/nodeBackend.ts';
+import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint, pipelineOptionsFromCard } from '../src/rl/loadPolicy.ts';
 import { sftPipelineData } from '../src/rl/sftPipeline.ts';
 import { buildSftData } from '../src/agent/sftData.ts';

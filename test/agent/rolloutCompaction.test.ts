@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { rollout, type AgentTask } from '../../src/agent/rollout.ts';

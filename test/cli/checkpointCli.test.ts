@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sftCommand } from '../../src/cli/commands/sft.ts';
 import { evaluateCommand } from '../../src/cli/commands/evaluate.ts';
 import { reproCommand } from '../../src/cli/commands/repro.ts';
-import { readCard, readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { readCard, readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import type { QueryVerdict } from '../../src/rl/checkpointFiles.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-ckpt-cli-'));

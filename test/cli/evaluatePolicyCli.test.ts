@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sftCommand } from '../../src/cli/commands/sft.ts';
 import { evaluateCommand } from '../../src/cli/commands/evaluate.ts';
 import { runRl, type RlSummary } from '../../src/cli/rlRun.ts';
-import { readCard, readPolicyDir } from '../../src/cli/checkpointDir.ts';
+import { readCard, readPolicyDir } from '../../src/node/checkpointDir.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 import { serializeHash } from '../../src/lab/urlState.ts';
 import { RL_POLICY_CARD_FORMAT } from '../../src/rl/checkpointFiles.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pretrainCommand } from '../../src/cli/commands/pretrain.ts';
 import { sftCommand } from '../../src/cli/commands/sft.ts';
 import { reproCommand } from '../../src/cli/commands/repro.ts';
-import { readCard, readPretrainDir } from '../../src/cli/checkpointDir.ts';
+import { readCard, readPretrainDir } from '../../src/node/checkpointDir.ts';
 import { assertNotEvaluationWorld, EVALUATION_WORLDS, GROUP_WORLDS, pretrainGroup, pretrainWorld } from '../../src/rl/pretrainData.ts';
 import { sftPipelineData } from '../../src/rl/sftPipeline.ts';
 import { buildSftData } from '../../src/agent/sftData.ts';

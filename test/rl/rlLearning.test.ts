@@ -18,7 +18,7 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { defaultConfig } from '../../src/lab/config.ts';
 import { bootstrapInterval } from '../../src/stats/intervals.ts';
 import { evaluatePolicy } from '../../src/agent/evaluatePolicy.ts';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type Algorithm, type RlConfig } from '../../src/rl/rlConfig.ts';

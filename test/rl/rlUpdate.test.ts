@@ -11,7 +11,7 @@ import { Rng } from '../../src/env/random.ts';
 import { rlConfigFor, type RlConfig } from '../../src/rl/rlConfig.ts';
 import { ppoUpdate, WASM_TRAINING_HEAP, type UpdateContext, type UpdateRow } from '../../src/rl/rlUpdate.ts';
 import type { AdamW } from '../../src/rl/optimizer.ts';
-import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { RlTrainer } from '../../src/rl/rlTrainer.ts';

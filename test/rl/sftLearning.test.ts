@@ -11,7 +11,7 @@
 //   (callParseRate 1.0; the plans are not delivered yet, they run out of turns or tokens);
 //   118 CPU s (164 s wall with the machine shared) for data, 300 steps and the rollouts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useNodeBackend } from '../../src/cli/nodeBackend.ts';
+import { useNodeBackend } from '../../src/node/nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../src/rl/sftPipeline.ts';
 import { evaluatePolicy } from '../../src/agent/evaluatePolicy.ts';
 import { teachTrajectory } from '../../src/env/teacher.ts';

@@ -6,8 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useNodeBackend } from '../../src/cli/nodeBackend.ts';
-import { readCheckpointDir } from '../../src/cli/checkpointDir.ts';
+import { useNodeBackend } from '../../src/node/nodeBackend.ts';
+import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { pipelineOptionsFromCard, policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { sftPipelineData } from '../../src/rl/sftPipeline.ts';
 import { verdictCheck } from '../../src/rl/sftCard.ts';

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { useNodeBackend } from '../../src/cli/nodeBackend.ts';
+import { useNodeBackend } from '../../src/node/nodeBackend.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 import { buildDataset } from '../../src/env/queries.ts';
 import { generateWorld } from '../../src/env/world.ts';

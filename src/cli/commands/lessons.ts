@@ -12,7 +12,7 @@ import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
 import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
 import { readPowerPlan } from './powerPlan.ts';
-import { defaultWasmThreads, THREADS_ENV } from '../nodeBackend.ts';
+import { defaultWasmThreads, THREADS_ENV } from '../../node/nodeBackend.ts';
 import { FINDINGS } from '../../findings/findings.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { armConfig, BAND_SEEDS, LESSONS } from '../../lessons/lessons.ts';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { gitCommit } from '../checkpointDir.ts';
+import { gitCommit } from '../../node/checkpointDir.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagOptionalText, flagText } from '../envFlags.ts';
-import { readCard, readCheckpointDir, readPretrainDir } from '../checkpointDir.ts';
+import { readCard, readCheckpointDir, readPretrainDir } from '../../node/checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { comparisonTable, compareCards } from '../cardCompare.ts';
 import { sftCommand } from './sft.ts';

@@ -2,7 +2,7 @@
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { NODE_BACKENDS } from '../nodeBackend.ts';
+import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
 import { runRl, type RlSummary } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';

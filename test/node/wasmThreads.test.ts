@@ -3,7 +3,7 @@
 // the attention's SIMD kernel runs on its shared heap.
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { THREADS_ENV, useNodeBackend, wasmThreads } from '../../src/cli/nodeBackend.ts';
+import { THREADS_ENV, useNodeBackend, wasmThreads } from '../../src/node/nodeBackend.ts';
 import { wasmAttentionMatMul } from '../../src/model/kernels/wasmAttentionMatMul.ts';
 
 describe('wasm threads in Node', () => {
