@@ -5,7 +5,23 @@
 // The rollout loop (rollout.ts) does the forking itself, by copying the row's KV cache (no recompute
 // of the shared prefix). No tfjs here.
 import type { Rng } from '../env/random.ts';
-import { arpoBranchProbability, arpoEntropyDelta } from '../rl/rlMath.ts';
+
+/** ARPO's branching probability after a tool observation: clip(α + β·ΔH, 0, 1). */
+export function arpoBranchProbability(deltaH: number, alpha: number, beta: number): number {
+  return Math.min(1, Math.max(0, alpha + beta * deltaH));
+}
+
+/**
+ * ARPO's entropy change ΔH: the mean entropy (nats) of the k tokens after an observation minus that of
+ * the first k tokens of the rollout — the raw difference, as ARPO's reference rollout code computes it
+ * (`entropy_now - entropy_init`, then `random() - entropy_weight * delta` against the branch
+ * probability). An earlier version divided by ln V, which squeezed ΔH into ±0.2 and left the branch
+ * probability at α ± 0.01: a coin flip that did not respond to the entropy rise.
+ */
+export function arpoEntropyDelta(afterObservation: readonly number[], initial: readonly number[]): number {
+  const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  return mean(afterObservation) - mean(initial);
+}
 
 export interface BranchingOptions {
   /** the group (query) of each task passed to rollout(); those tasks are the N rollouts started from the prompt */

@@ -1,6 +1,6 @@
 // The per-row KV cache of incremental decoding, and how fresh keys/values are written into it.
 import * as tf from '@tensorflow/tfjs';
-import type { ModelConfig } from './transformer.ts';
+import type { ModelConfig } from './config.ts';
 import { cacheRows } from './cachedAttention.ts';
 import { writableInPlace, writeRowsInPlace } from './kernels/inPlaceRows.ts';
 

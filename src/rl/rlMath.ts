@@ -4,8 +4,8 @@
 //
 // Sources: veRL `verl/trainer/ppo/core_algos.py` (GRPO advantage, clipped surrogate with dual-clip,
 // k3 "low_var_kl", loss aggregation); DAPO (Yu et al. 2025, arXiv 2503.14476: clip-higher, soft
-// overlong punishment); ARPO (Dong et al. 2025, arXiv 2507.19849: entropy-triggered branching,
-// hard/soft advantage attribution).
+// overlong punishment); ARPO (Dong et al. 2025, arXiv 2507.19849: hard/soft advantage attribution;
+// its entropy-triggered branching is in src/agent/arpoBranching.ts, beside the rollout that uses it).
 
 /**
  * GRPO outcome advantage (veRL compute_grpo_outcome_advantage): within each group,
@@ -112,23 +112,6 @@ export function overlongPenalty(length: number, maxLength: number, buffer: numbe
   if (buffer <= 0) return 0;
   const exceed = length - (maxLength - buffer);
   return exceed <= 0 ? 0 : Math.max(-1, -exceed / buffer);
-}
-
-/** ARPO's branching probability after a tool observation: clip(α + β·ΔH, 0, 1). */
-export function arpoBranchProbability(deltaH: number, alpha: number, beta: number): number {
-  return Math.min(1, Math.max(0, alpha + beta * deltaH));
-}
-
-/**
- * ARPO's entropy change ΔH: the mean entropy (nats) of the k tokens after an observation minus that of
- * the first k tokens of the rollout — the raw difference, as ARPO's reference rollout code computes it
- * (`entropy_now - entropy_init`, then `random() - entropy_weight * delta` against the branch
- * probability). An earlier version divided by ln V, which squeezed ΔH into ±0.2 and left the branch
- * probability at α ± 0.01: a coin flip that did not respond to the entropy rise.
- */
-export function arpoEntropyDelta(afterObservation: readonly number[], initial: readonly number[]): number {
-  const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  return mean(afterObservation) - mean(initial);
 }
 
 /** where an ARPO rollout came from: `parent` (index in its group, null from the prompt) and the token

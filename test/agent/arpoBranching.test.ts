@@ -2,7 +2,7 @@
 // reference code's raw ΔH, a point where the policy became uncertain branches far more often than one
 // where it became sure. (Dividing ΔH by ln V, as an earlier version did, gave 0.56 vs 0.48 here.)
 import { describe, expect, it } from 'vitest';
-import { BranchPlanner } from '../../src/agent/arpoBranching.ts';
+import { arpoBranchProbability, arpoEntropyDelta, BranchPlanner } from '../../src/agent/arpoBranching.ts';
 import { Rng } from '../../src/env/random.ts';
 
 /** share of trials in which one rollout branches after an observation followed by tokens of entropy `after` */
@@ -32,5 +32,19 @@ describe('ARPO branching', () => {
   it('no entropy change branches with probability α', () => {
     const same = branchRate(1.0);
     expect(Math.abs(same - 0.5)).toBeLessThan(0.05);
+  });
+});
+
+// the two formulas against hand-computed values (moved here from test/rl/rlMath.test.ts with the math)
+describe('ARPO branching math', () => {
+  it('branch probability clip(α + β·ΔH, 0, 1)', () => {
+    expect(arpoBranchProbability(0.5, 0.5, 0.2)).toBeCloseTo(0.6, 12);
+    expect(arpoBranchProbability(-10, 0.5, 0.2)).toBe(0);
+    expect(arpoBranchProbability(10, 0.5, 0.2)).toBe(1);
+  });
+  it('entropy delta is the raw difference of means (nats), as ARPO\'s reference code', () => {
+    // mean(2, 4) − mean(1, 1) = 3 − 1 = 2; an entropy rise of 2 nats at β 0.2 moves p from 0.5 to 0.9
+    expect(arpoEntropyDelta([2, 4], [1, 1])).toBeCloseTo(2, 12);
+    expect(arpoBranchProbability(arpoEntropyDelta([2, 4], [1, 1]), 0.5, 0.2)).toBeCloseTo(0.9, 12);
   });
 });

@@ -2,7 +2,7 @@
 // comment beside it, not produced by the code under test.
 import { describe, expect, it } from 'vitest';
 import {
-  aggregateLoss, arpoBranchProbability, arpoEntropyDelta, arpoHardAdvantages, clippedSurrogate, grpoAdvantages, isZeroStdGroup, k3Kl,
+  aggregateLoss, arpoHardAdvantages, clippedSurrogate, grpoAdvantages, isZeroStdGroup, k3Kl,
   microBatches, miniBatchPlan, overlongPenalty, sharedPrefixLength, type BranchNode,
 } from '../../src/rl/rlMath.ts';
 
@@ -103,16 +103,6 @@ describe('overlongPenalty', () => {
 });
 
 describe('ARPO', () => {
-  it('branch probability clip(α + β·ΔH, 0, 1)', () => {
-    expect(arpoBranchProbability(0.5, 0.5, 0.2)).toBeCloseTo(0.6, 12);
-    expect(arpoBranchProbability(-10, 0.5, 0.2)).toBe(0);
-    expect(arpoBranchProbability(10, 0.5, 0.2)).toBe(1);
-  });
-  it('entropy delta is the raw difference of means (nats), as ARPO\'s reference code', () => {
-    // mean(2, 4) − mean(1, 1) = 3 − 1 = 2; an entropy rise of 2 nats at β 0.2 moves p from 0.5 to 0.9
-    expect(arpoEntropyDelta([2, 4], [1, 1])).toBeCloseTo(2, 12);
-    expect(arpoBranchProbability(arpoEntropyDelta([2, 4], [1, 1]), 0.5, 0.2)).toBeCloseTo(0.9, 12);
-  });
   // rollouts 0 and 1 from the prompt (3 tokens); 2 branched from 0 at token 6; 3 from 2 at token 8
   const tree: BranchNode[] = [{ parent: null, forkAt: 0 }, { parent: null, forkAt: 0 }, { parent: 0, forkAt: 6 }, { parent: 2, forkAt: 8 }];
   const lengths = [10, 9, 12, 11];
