@@ -12,7 +12,6 @@ import {
   type Setting,
   type SettingKey,
 } from './config.ts';
-import { LESSON_IDS } from '../lessons/lessons.ts';
 
 export interface UrlNotice {
   /** the key as written in the URL ('' when the fragment could not be split into a key) */
@@ -23,6 +22,12 @@ export interface UrlNotice {
 /** The page's views; `view` and `finding` ride in the hash beside the settings but are not settings. */
 export const VIEWS = ['lab', 'runs', 'findings', 'lessons', 'sandbox'] as const;
 export type View = (typeof VIEWS)[number];
+
+/** The lessons a link can open (`#lesson=seeds`). Their ids are kept here, with the views, because the
+ *  address is read below the lessons' room (src/lessons/lessons.ts gives each id its lesson; a test holds
+ *  the two lists equal). */
+export const LESSON_IDS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'] as const;
+export type LessonId = (typeof LESSON_IDS)[number];
 
 export interface Route {
   view: View;

@@ -6,9 +6,8 @@
 // results/findings/runs/) both read it. No tfjs, no DOM.
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import type { FindingId } from '../findings/findings.ts';
-
-export const LESSON_IDS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'] as const;
-export type LessonId = (typeof LESSON_IDS)[number];
+import type { LessonId } from '../lab/urlState.ts';
+export { LESSON_IDS, type LessonId } from '../lab/urlState.ts';
 
 /** The findings' standard size (`sweep --standard`, src/cli/commands/sweep.ts STANDARD; a test keeps them
  *  equal): a lesson runs exactly a committed cell, so its band is that cell's seeds. */

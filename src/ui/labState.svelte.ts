@@ -7,9 +7,10 @@ import { isOwnEntry, onAddressChange, readAddress, writeAddress } from './addres
 import { LabStore } from '../store/labStore.ts';
 import { findingById } from '../findings/findings.ts';
 import {
-  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, gridRuns, markStarted, markStarting, nextToStart, recordProgress, startFailed,
+  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, markStarted, markStarting, nextToStart, recordProgress, startFailed,
   type RunQueue, type StepSample,
 } from '../lab/runQueue.ts';
+import { gridRuns } from '../findings/findingRuns.ts';
 import { calibrationOf, stepSamplesFor } from '../lab/backendChoice.ts';
 import { decodeRunBundle, encodeRunBundle } from '../store/runBundle.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { findingById } from '../../src/findings/findings.ts';
 import { queueFromRecord, queueToRecord, reconcileAfterReload, type StoredRunState } from '../../src/lab/queueRestore.ts';
 import {
-  emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, type ProgressReport, type RunQueue,
+  emptyQueue, enqueue, markStarted, markStarting, nextToStart, recordProgress, type ProgressReport, type RunQueue,
 } from '../../src/lab/runQueue.ts';
+import { gridRuns } from '../../src/findings/findingRuns.ts';
 import { parseHash } from '../../src/lab/urlState.ts';
 
 const TINY = parseHash('#finding=T7&scale=s&steps=2&queriesPerStep=1&groupSize=2&evalEvery=2&evalQueries=0&evalToolQa=2&trainSize=20&seed=6').config;

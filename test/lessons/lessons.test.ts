@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RL_METRICS } from '../../src/lab/metrics.ts';
-import { armConfig, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
+import { armConfig, LESSON_IDS, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
 import { lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
 import { committedRuns } from '../../src/cli/commands/lessons.ts';
@@ -28,6 +28,10 @@ describe('the lessons', () => {
       expect(l.charts.some((c) => c.role === 'mechanism'), l.id).toBe(true);
       expect(l.arms[0].key).not.toBe(l.arms[1].key);
     }
+  });
+
+  it('are the lessons a link can open: LESSON_IDS (src/lab/urlState.ts, which reads #lesson=) in order', () => {
+    expect(LESSONS.map((l) => l.id)).toEqual([...LESSON_IDS]);
   });
 
   it('every arm is a cell of the standard grids: its seed-1 run is committed', () => {

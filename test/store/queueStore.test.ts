@@ -5,7 +5,8 @@ import { LabStore, MIGRATIONS, QUEUE_KEY } from '../../src/store/labStore.ts';
 import type { RunRecord } from '../../src/store/records.ts';
 import { findingById } from '../../src/findings/findings.ts';
 import { queueToRecord, reconcileAfterReload } from '../../src/lab/queueRestore.ts';
-import { emptyQueue, enqueue, gridRuns, markStarted, markStarting, nextToStart, recordProgress, type RunQueue } from '../../src/lab/runQueue.ts';
+import { emptyQueue, enqueue, markStarted, markStarting, nextToStart, recordProgress, type RunQueue } from '../../src/lab/runQueue.ts';
+import { gridRuns } from '../../src/findings/findingRuns.ts';
 import { parseHash } from '../../src/lab/urlState.ts';
 import { QueueSaver } from '../../src/ui/queueSaver.ts';
 
