@@ -207,7 +207,7 @@ export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: st
     `- **Test**: Welch's t-test of the difference of two cells' mean gains over the SFT start (a one-sample t-test where a pair names the start), Holm's correction across a finding's pairs at family-wise α = ${c.alpha}.`,
     `- **Spread**: the pooled per-seed SD of a cell's gain over every distinct RL arm of the committed tables (null controls left out: the l null collapses to 0 % in every seed): success ${f1(p.pooled.success.sd)} points (${p.pooled.success.arms} arms, ${p.pooled.success.df} degrees of freedom), OOD ${f1(p.pooled.ood.sd)} points (${p.pooled.ood.arms} arms, ${p.pooled.ood.df} df).`,
     `- **Smallest difference worth detecting**: ${f1(c.delta.success)} points of success gain, ${f1(c.delta.ood)} of OOD gain. ${why.delta}`,
-    `- **Power**: ${Math.round(100 * c.power)} % at Holm's first threshold α / pairs (conservative: Holm tests its later pairs at larger thresholds). Seeds from the noncentral t (\`seedsForPower\`, src/lab/seedStatistics.ts).`,
+    `- **Power**: ${Math.round(100 * c.power)} % at Holm's first threshold α / pairs (conservative: Holm tests its later pairs at larger thresholds). Seeds from the noncentral t (\`seedsForPower\`, src/stats/seedStatistics.ts).`,
     `- **Budget**: ${c.budgetCoreHours} core-hours of new runs. ${why.budget}`,
     '',
     '## Seeds per finding',

@@ -21,7 +21,7 @@ export const RunSummarySchema = v.object({
   error: v.optional(v.string()),
 });
 
-/** a run started by a lesson (src/lab/lessons.ts): the learner's prediction is kept with the run */
+/** a run started by a lesson (src/lessons/lessons.ts): the learner's prediction is kept with the run */
 export const LessonTagSchema = v.object({
   /** the lesson's id */
   id: v.string(),

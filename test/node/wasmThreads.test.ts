@@ -1,4 +1,4 @@
-// tfjs's threaded wasm build in Node (src/cli/wasmThreaded.ts): it starts with the threads asked for,
+// tfjs's threaded wasm build in Node (src/node/wasmThreaded.ts): it starts with the threads asked for,
 // even on a 2-core machine (the binary would halve the cores), and computes what plain JS computes;
 // the attention's SIMD kernel runs on its shared heap.
 import { afterAll, describe, expect, it } from 'vitest';
