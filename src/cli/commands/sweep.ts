@@ -46,7 +46,7 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu|webgpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
@@ -66,7 +66,7 @@ export const sweepCommand: Command = {
   --status      run nothing: with --standard and a plan in DIR, each finding's planned runs, how many have
                 finished or saved a mid-run state, and the plan's core-hours left
   --threads N   wasm threads of each run (default: the cores over --jobs on a machine of 4+ cores, else 1; or $${THREADS_ENV})
-  --backend B   wasm (default) or cpu`,
+  --backend B   wasm (default), cpu or webgpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
