@@ -10,6 +10,7 @@ import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envF
 import { gitCommit } from '../checkpointDir.ts';
 import { GPU_CHECK_FORMAT, SCALES, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
 import { writeAtomic } from '../checkpointDir.ts';
+import { defaultWasmThreads } from '../nodeBackend.ts';
 
 const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
@@ -33,7 +34,7 @@ export const gpuCheckCommand: Command = {
   --scales LIST   scales in order (default m,s,l: m first, the scale the issue's 5× is asked at)
   --steps N       timed steps after the first, per scale and backend (default 2)
   --deadline-s S  no step starts after S seconds (default 300)
-  --threads N     wasm threads (default: every core, at most 8, the threaded build's pool)`,
+  --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -48,7 +49,7 @@ export const gpuCheckCommand: Command = {
     const out = flagText(flags, 'out');
     const rehearse = flags.has('rehearse');
     const scales = parseScales(flagText(flags, 'scales', rehearse ? 's' : 'm,s,l'));
-    const threads = flagInt(flags, 'threads', Math.min(8, os.availableParallelism()), 1);
+    const threads = flagInt(flags, 'threads', defaultWasmThreads(1), 1); // the CLI's rule: every core from 4, at most 8
     if (threads > 8) throw new Error('--threads: the threaded wasm build holds at most 8');
     mkdirSync(out, { recursive: true });
     const figures: GpuCheckFigures = {

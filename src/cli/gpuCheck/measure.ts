@@ -70,10 +70,18 @@ export async function measure(o: MeasureOptions): Promise<void> {
   const save = () => { f.updatedAt = new Date().toISOString(); o.write(f); };
   // both backends start first: the adapter is the check's first answer, and a failure there costs nothing else
   if (!o.rehearse) process.env[WEBGPU_ADAPTER_ENV] = 'hardware';
-  f.adapter = await startNodeWebgpu();
-  console.log(`adapter: ${describeAdapter(f.adapter)}`);
+  let counters: GpuCounters | null = null;
+  try {
+    f.adapter = await startNodeWebgpu();
+    console.log(`adapter: ${describeAdapter(f.adapter)}`);
+    counters = new GpuCounters();
+  } catch (e) {
+    // no GPU: say so first and loudest, then still measure wasm on this machine's cores (also unknown so far)
+    const message = `NO WEBGPU ADAPTER — webgpu is not measured: ${e instanceof Error ? e.message : String(e)}`;
+    console.error(message);
+    f.errors.push(message);
+  }
   save();
-  const counters = new GpuCounters();
   countDecodeSteps();
   f.wasmThreads = await useNodeBackend('wasm', o.wasmThreads);
   console.log(`wasm: ${f.wasmThreads} threads of ${os.availableParallelism()} cores`);
@@ -85,7 +93,7 @@ export async function measure(o: MeasureOptions): Promise<void> {
     const setup = { queriesPerStep: rl.queriesPerStep, groupSize: rl.groupSize, maxTurns: rl.maxTurns, miniBatches: rl.miniBatches,
       microBatchTokens: rl.microBatchTokens, algorithm: rl.algorithm, seed: rl.seed };
     const parts: Partial<Record<CheckBackend, BackendFigures>> = {};
-    for (const backend of ['webgpu', 'wasm'] as const) {
+    for (const backend of counters ? (['webgpu', 'wasm'] as const) : (['wasm'] as const)) {
       const part: BackendFigures = { backend, ...(backend === 'wasm' ? { threads: f.wasmThreads } : {}), steps: [], stepS: null };
       parts[backend] = part;
       f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);

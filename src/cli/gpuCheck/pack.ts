@@ -51,18 +51,19 @@ export function packProblems(m: Pick<PackManifest, 'files' | 'totalBytes'>, limi
 }
 
 export const REQUIRED = ['run.sh', 'node.xz', 'dawn.node.xz', 'libvulkan.so.1.xz', 'runtime.tar.xz', 'cli.mjs', 'tfjs-backend-wasm-simd.wasm',
-  'wasm-out/tfjs-backend-wasm-threaded-simd.js', 'wasm-out/tfjs-backend-wasm-threaded-simd.worker.js', 'wasm-out/tfjs-backend-wasm-threaded-simd.wasm'];
+  'wasm-out/package.json', 'wasm-out/tfjs-backend-wasm-threaded-simd.js', 'wasm-out/tfjs-backend-wasm-threaded-simd.worker.js', 'wasm-out/tfjs-backend-wasm-threaded-simd.wasm'];
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 30 });
 const has = (cmd: string) => { try { execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }); return true; } catch { return false; } };
 
-/** xz -9e of `src` into `dest`, with x86's branch filter for machine code; kept when `dest` was made from the same source */
-function xz(src: string, dest: string, machineCode: boolean): void {
+/** xz -9e of `src` (or of what `prepare` makes from it) into `dest`, with x86's branch filter for machine
+ *  code; kept when `dest` was made from the same source (DEST.source records it: Node's takes ~2 min) */
+function xz(src: string, dest: string, machineCode: boolean, prepare: (src: string) => string = (p) => p): void {
   const stamp = `${dest}.source`;
-  const source = `${realpathSync(src)} ${statSync(src).size} ${statSync(src).mtimeMs} ${machineCode}`;
+  const source = `${realpathSync(src)} ${statSync(src).size} ${statSync(src).mtimeMs} ${machineCode} ${prepare.name}`;
   if (existsSync(dest) && existsSync(stamp) && readFileSync(stamp, 'utf8') === source) return;
-  const args = [...(machineCode ? ['--x86'] : []), '--lzma2=preset=9e,dict=128MiB', '-T1', '-c', src];
+  const args = [...(machineCode ? ['--x86'] : []), '--lzma2=preset=9e,dict=128MiB', '-T1', '-c', prepare(src)];
   writeFileSync(dest, run('xz', args));
   writeFileSync(stamp, source);
 }
@@ -94,9 +95,11 @@ export async function writePack(dir: string): Promise<PackManifest> {
   const tmp = mkdtempSync(join(os.tmpdir(), 'star-gpu-pack-'));
   try {
     console.log(`packing into ${dir} (Node's binary takes ~2 min to compress; kept if unchanged)`);
-    const node = join(tmp, 'node');
-    run('strip', ['-o', node, process.execPath]); // .symtab and debug info; .dynsym stays for addons
-    xz(node, join(dir, 'node.xz'), true);
+    const stripped = (src: string) => { // .symtab and debug info go; .dynsym, which addons link against, stays
+      run('strip', ['-o', join(tmp, 'node'), src]);
+      return join(tmp, 'node');
+    };
+    xz(process.execPath, join(dir, 'node.xz'), true, stripped);
     xz(dawn, join(dir, 'dawn.node.xz'), true);
     xz(loader, join(dir, 'libvulkan.so.1.xz'), true);
     writeRuntime(tmp, join(dir, 'runtime.tar.xz'));
@@ -106,6 +109,8 @@ export async function writePack(dir: string): Promise<PackManifest> {
     for (const f of ['tfjs-backend-wasm-threaded-simd.js', 'tfjs-backend-wasm-threaded-simd.worker.js', 'tfjs-backend-wasm-threaded-simd.wasm']) {
       copyFileSync(join(wasmPackage, 'wasm-out', f), join(dir, 'wasm-out', f));
     }
+    // tfjs's wasm-out scripts are CommonJS; the repository's package.json (above the pack) says "module"
+    writeFileSync(join(dir, 'wasm-out', 'package.json'), '{ "type": "commonjs" }\n');
     copyFileSync(join(HERE, 'run.sh'), join(dir, 'run.sh'));
     const manifest: PackManifest = {
       format: 'star-lab-gpu-pack/1', commit: gitCommit(), builtAt: new Date().toISOString(), node: process.version,
@@ -120,7 +125,7 @@ export async function writePack(dir: string): Promise<PackManifest> {
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1) + '\n');
     const problems = packProblems(manifest);
     if (problems.length) throw new Error(`the pack in ${dir} is not fit to travel:\n  ${problems.join('\n  ')}`);
-    console.log(`pack: ${manifest.files.length} files, ${mib(manifest.totalBytes)} MiB (limit ${mib(PACK_LIMIT_BYTES)}); binaries need ${Object.entries(manifest.needs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(`pack: ${manifest.files.length} files, ${mib(manifest.totalBytes)} MiB (limit ${mib(PACK_LIMIT_BYTES)}); binaries need ${Object.values(manifest.needs).join(', ')}`);
     return manifest;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -139,7 +144,7 @@ function writeRuntime(tmp: string, dest: string): void {
     for (const name of names) copyFileSync(systemLibrary(name), join(root, group, name));
   }
   const tar = join(tmp, 'runtime.tar');
-  run('tar', ['-cf', tar, '-C', root, 'libc', 'cxx']);
+  run('tar', ['-cf', tar, '--mtime=@0', '--owner=0', '--group=0', '-C', root, 'libc', 'cxx']);
   xz(tar, dest, true);
 }
 

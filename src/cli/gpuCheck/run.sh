@@ -56,7 +56,8 @@ run_node() {
   esac
 }
 probe='process.dlopen({ exports: {} }, process.env.STAR_DAWN_NODE)'
-for mode in system cxx libc; do
+# STAR_PACK_RUNTIME=libc (or cxx) tries that one alone: the rehearsal checks the fallbacks too
+for mode in ${STAR_PACK_RUNTIME:-system cxx libc}; do
   if run_node -e "$probe" >/dev/null 2>&1; then break; fi
   note "runtime $mode: $(run_node -e "$probe" 2>&1 | grep -m1 -i 'error' || echo failed)"
 done
