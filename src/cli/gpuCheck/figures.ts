@@ -26,6 +26,9 @@ export interface StepFigures {
   submits?: number;
   submitsRollout?: number;
   readbacks?: number;
+  /** the rollout's dispatches over its decode steps (prefills and sampling included), the update's over its micro-batches */
+  dispatchesPerDecodeStep?: number;
+  dispatchesPerMicroBatch?: number;
 }
 
 /** one scale on one backend: a first step (shader compiles, allocations), then the timed steps */

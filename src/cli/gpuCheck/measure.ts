@@ -171,6 +171,8 @@ async function timedStep(trainer: RlTrainer, counters: GpuCounters | null): Prom
     step.submits = counters.submitTimes.length;
     step.submitsRollout = counters.submitTimes.filter(inRollout).length;
     step.readbacks = counters.maps;
+    if (decodeSteps) step.dispatchesPerDecodeStep = step.dispatchesRollout / decodeSteps;
+    if (microBatches) step.dispatchesPerMicroBatch = step.dispatchesUpdate / microBatches;
   }
   return step;
 }
