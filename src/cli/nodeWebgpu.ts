@@ -82,6 +82,19 @@ export async function startNodeWebgpu(): Promise<WebgpuAdapterInfo> {
   return started;
 }
 
+/** Before the process exits: waits for the GPU's queue and destroys tfjs's device, so that dawn.node does
+ *  not tear down with work in flight (a `bench --backend webgpu` exited with SIGSEGV without this). Not
+ *  navigator.gpu: deleting it has crashed dawn.node (node-webgpu issue 18). */
+export async function shutdownNodeWebgpu(): Promise<void> {
+  if (!started) return;
+  const tf = await import('@tensorflow/tfjs');
+  const device = (tf.findBackend('webgpu') as unknown as { device?: GPUDevice } | null)?.device;
+  if (!device) return;
+  // a lost device may never finish its queue: give it 5 s
+  await Promise.race([device.queue.onSubmittedWorkDone(), new Promise((done) => setTimeout(done, 5000).unref())]);
+  device.destroy();
+}
+
 /** one line: vendor · architecture · description, and what a fallback adapter is */
 export function describeAdapter(a: WebgpuAdapterInfo): string {
   const name = [a.vendor, a.architecture, a.description].filter(Boolean).join(' · ') || 'an unnamed adapter';

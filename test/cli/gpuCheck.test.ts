@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { figuresProblems, GPU_CHECK_FORMAT, summarizeScale, type BackendFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
 import { packProblems, PACK_LIMIT_BYTES, REQUIRED } from '../../src/cli/gpuCheck/pack.ts';
 import { driverCandidates, NVIDIA_ICD_DIR, SWIFTSHADER_ICD } from '../../src/cli/nodeWebgpu.ts';
-import { readme } from '../../src/cli/commands/gpuCheck.ts';
+import { parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
 
 const step = (wallS: number, dispatches?: number): StepFigures => ({ wallS, rolloutS: wallS * 0.7, updateS: wallS * 0.3, rollouts: 32, decodeSteps: 200,
   decodeStepMs: 1, microBatches: 18, microBatchMs: 1, ...(dispatches === undefined ? {} : { dispatches }) });
@@ -46,6 +46,17 @@ describe('figures.json', () => {
     expect(text).toContain('nvidia · hopper · NVIDIA H200;');
     expect(text).toContain('**Incomplete**');
     expect(text).toContain('| m | 6.00 | 1.00 | 6.00× | 27000 | 9.0 |');
+  });
+});
+
+describe('--flags', () => {
+  it('takes WEBGPU_* flags with numbers or booleans, and names anything else', () => {
+    expect(parseWebgpuFlags(undefined)).toEqual({});
+    expect(parseWebgpuFlags('{"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64,"WEBGPU_CPU_FORWARD":false}')).toEqual({ WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE: 64, WEBGPU_CPU_FORWARD: false });
+    expect(() => parseWebgpuFlags('{"WASM_X":1}')).toThrow('--flags: WASM_X=1 is not a WEBGPU_* flag');
+    expect(() => parseWebgpuFlags('{"WEBGPU_PRINT_SHADER":"all"}')).toThrow('is not a WEBGPU_* flag with a number or boolean');
+    expect(() => parseWebgpuFlags('[1]')).toThrow('--flags needs a JSON object');
+    expect(() => parseWebgpuFlags('{oops')).toThrow('--flags is not JSON');
   });
 });
 

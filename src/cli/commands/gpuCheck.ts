@@ -12,7 +12,7 @@ import { GPU_CHECK_FORMAT, SCALES, type GpuCheckFigures, type Scale } from '../g
 import { writeAtomic } from '../checkpointDir.ts';
 import { defaultWasmThreads } from '../nodeBackend.ts';
 
-const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads'];
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -21,6 +21,7 @@ export const gpuCheckCommand: Command = {
   summary: 'pack the GPU check for a bare GPU machine, or run it there (RL step on webgpu vs wasm)',
   help: `usage: npm run gpu-check -- --pack DIR
        gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
+                 [--flags JSON] [--compile-ahead]
 
   --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
                   tfjs's wasm files, run.sh): under 32 MiB, so the repository and the pack fit the GPU
@@ -34,7 +35,9 @@ export const gpuCheckCommand: Command = {
   --scales LIST   scales in order (default m,s,l: m first, the scale the issue's 5× is asked at)
   --steps N       timed steps after the first, per scale and backend (default 2)
   --deadline-s S  no step starts after S seconds (default 300)
-  --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)`,
+  --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)
+  --flags JSON    tfjs flags for webgpu, e.g. '{"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}' (levers, no new pack)
+  --compile-ahead compile each new step's shaders at once (src/model/kernels/compileAhead.ts)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -56,7 +59,7 @@ export const gpuCheckCommand: Command = {
       format: GPU_CHECK_FORMAT, complete: false, rehearsal: rehearse, startedAt: new Date().toISOString(), updatedAt: '',
       command: `gpu-check ${args.join(' ')}`, commit: packCommit(),
       machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` },
-      adapter: null, wasmThreads: null, scales: {}, errors: [],
+      adapter: null, wasmThreads: null, compileAhead: flags.has('compile-ahead'), scales: {}, errors: [],
     };
     const write = (f: GpuCheckFigures) => {
       writeAtomic(join(out, 'figures.json'), JSON.stringify(f, null, 1) + '\n');
@@ -65,7 +68,7 @@ export const gpuCheckCommand: Command = {
     write(figures);
     const { measure } = await import('../gpuCheck/measure.ts');
     try {
-      await measure({ scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures });
+      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
       write(figures);
@@ -75,6 +78,22 @@ export const gpuCheckCommand: Command = {
     return figures.errors.length ? 1 : 0;
   },
 };
+
+/** --flags: a JSON object of WEBGPU_* flags, numbers or booleans */
+export function parseWebgpuFlags(text: string | undefined): Record<string, number | boolean> {
+  if (text === undefined) return {};
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`--flags is not JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+  }
+  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new Error('--flags needs a JSON object such as {"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}');
+  for (const [k, v] of Object.entries(o)) {
+    if (!k.startsWith('WEBGPU_') || !(typeof v === 'number' || typeof v === 'boolean')) throw new Error(`--flags: ${k}=${JSON.stringify(v)} is not a WEBGPU_* flag with a number or boolean`);
+  }
+  return o as Record<string, number | boolean>;
+}
 
 function parseScales(text: string): Scale[] {
   const scales = text.split(',').map((s) => s.trim());

@@ -73,6 +73,10 @@ export interface GpuCheckFigures {
   machine: { nproc: number; cpu: string; memoryGiB: number; node: string; platform: string };
   adapter: WebgpuAdapterInfo | null;
   wasmThreads: number | null;
+  /** tfjs's WEBGPU_* flags as they ran (submit batching, CPU forwarding, …): the knobs the next change turns */
+  webgpuFlags?: Record<string, unknown>;
+  /** whether a new step's shaders were compiled at once (--compile-ahead) */
+  compileAhead?: boolean;
   scales: Partial<Record<Scale, ScaleFigures>>;
   errors: string[];
 }

@@ -12,6 +12,7 @@ import { rlEnvironment } from '../../rl/rlEnvironment.ts';
 import { RlTrainer } from '../../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../../rl/loadPolicy.ts';
 import { Policy } from '../../model/transformer.ts';
+import { setCompileAhead } from '../../model/kernels/compileAhead.ts';
 import { readCheckpointDir } from '../checkpointDir.ts';
 import { shippedCheckpointDir } from '../rlRun.ts';
 import { useNodeBackend } from '../nodeBackend.ts';
@@ -27,6 +28,10 @@ export interface MeasureOptions {
   /** SwiftShader is accepted and the steps are tiny (1 query × 2 rollouts, 1 turn): the pack's rehearsal */
   rehearse: boolean;
   wasmThreads: number;
+  /** tfjs flags to set once webgpu has started (e.g. WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE): a lever tried without a new pack */
+  webgpuFlags: Record<string, number | boolean>;
+  /** compile a new step's shaders at once (kernels/compileAhead.ts; off in the lab until a GPU shows it pays) */
+  compileAhead: boolean;
   /** called with the figures after every change */
   write: (f: GpuCheckFigures) => void;
   figures: GpuCheckFigures;
@@ -80,6 +85,14 @@ export async function measure(o: MeasureOptions): Promise<void> {
     const message = `NO WEBGPU ADAPTER — webgpu is not measured: ${e instanceof Error ? e.message : String(e)}`;
     console.error(message);
     f.errors.push(message);
+  }
+  if (counters) {
+    // a misspelt flag fails here, before any step: tfjs throws on a flag it has not registered
+    for (const [k, v] of Object.entries(o.webgpuFlags)) tf.env().set(k, v);
+    setCompileAhead(o.compileAhead);
+    // every registered WEBGPU_* flag, evaluated (getFlags() holds only those read so far)
+    const registry = (tf.env() as unknown as { flagRegistry: Record<string, unknown> }).flagRegistry;
+    f.webgpuFlags = Object.fromEntries(Object.keys(registry).filter((k) => k.startsWith('WEBGPU')).map((k) => [k, tf.env().get(k)]));
   }
   save();
   countDecodeSteps();

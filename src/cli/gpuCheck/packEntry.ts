@@ -3,6 +3,7 @@
 import type { Command } from '../command.ts';
 import { gpuCheckCommand } from '../commands/gpuCheck.ts';
 import { runCommand } from '../commands/run.ts';
+import { shutdownNodeWebgpu } from '../nodeWebgpu.ts';
 
 const commands: Command[] = [gpuCheckCommand, runCommand];
 
@@ -19,10 +20,9 @@ async function main([name, ...rest]: string[]): Promise<number> {
   return command.run(rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+// on webgpu, the GPU's work is finished and its device destroyed before the process exits (nodeWebgpu.ts)
+const exit = (code: number) => shutdownNodeWebgpu().catch(() => {}).finally(() => process.exit(code));
+main(process.argv.slice(2)).then(exit, (err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  return exit(1);
+});
