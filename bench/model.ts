@@ -21,9 +21,10 @@ import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
 
 // tfjs `cpu` runs on this one JS thread, so the process's CPU time is its cost even when other jobs
-// share the cores (wall time would mostly measure them); elsewhere (a browser) fall back to wall time.
+// share the cores (wall time would mostly measure them); elsewhere (a browser) fall back to wall time,
+// and on webgpu too (`bench --backend webgpu` in Node: the GPU's work is not this process's CPU).
 const clockMs = typeof process !== 'undefined' && process.cpuUsage
-  ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
+  ? () => { if (tf.getBackend() === 'webgpu') return performance.now(); const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
   : () => performance.now();
 
 /** mean ms of `fn` over `reps` calls after one warm-up; fn awaits its own readback */

@@ -1,6 +1,7 @@
 // `npm run cli -- <command> [options]`: the headless runner (DESIGN §2). Each command lives in its
 // own module under src/cli/commands and is registered here; `--help` works on each.
 import { commands } from './commands/index.ts';
+import { shutdownNodeWebgpu } from '../node/nodeWebgpu.ts';
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -22,10 +23,9 @@ async function main(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+// on webgpu, the GPU's work is finished and its device destroyed before the process exits (nodeWebgpu.ts)
+const exit = (code: number) => shutdownNodeWebgpu().catch(() => {}).finally(() => process.exit(code));
+main(process.argv.slice(2)).then(exit, (err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  return exit(1);
+});

@@ -3,7 +3,7 @@
 // evalEvery steps and at the end. Writes into DIR:
 //   metrics.jsonl   one JSON object per step (and per evaluation), the issue's metric names
 //   metrics.csv     the same as a table (written at the end)
-//   summary.json    config, start and final in-domain / OOD figures, wall time, backend, commit
+//   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter), commit
 //   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
 //                   run's config, its SFT start, the world and data that rebuild its splits), so
@@ -21,6 +21,7 @@ import { sampleEpisode } from '../worker/sampleEpisode.ts';
 import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
+import { nodeWebgpuAdapter, type WebgpuAdapterInfo } from '../node/nodeWebgpu.ts';
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
 import { createHash } from 'node:crypto';
@@ -70,6 +71,8 @@ export interface RlSummary {
   /** CPU seconds of this process (user + system, summed over resumes): a run's cost on a shared machine, where wall time counts the neighbours */
   cpuSeconds: number;
   backend: string;
+  /** on webgpu, the adapter it ran on (a fallback one is SwiftShader's CPU emulation, not a GPU) */
+  adapter?: WebgpuAdapterInfo;
   commit: string;
   finishedAt: string;
 }
@@ -107,6 +110,12 @@ export function resumeFingerprint(lab: LabConfig, rl: RlConfig, checkpointSha256
   const { microBatchTokens: _budget, ...update } = rl;
   const hash = serializeHash({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
   return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
+}
+
+/** `adapter` for a webgpu run's summary (nothing on the other backends) */
+function adapterField(backend: NodeBackend): { adapter?: WebgpuAdapterInfo } {
+  const adapter = backend === 'webgpu' ? nodeWebgpuAdapter() : null;
+  return adapter ? { adapter } : {};
 }
 
 /** CPU seconds this process has spent (user + system) */
@@ -205,7 +214,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       cpuSeconds: cpuNow(),
-      backend: o.backend, commit: gitCommit(), finishedAt: new Date().toISOString(),
+      backend: o.backend, ...adapterField(o.backend), commit: gitCommit(), finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });

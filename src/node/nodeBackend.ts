@@ -1,12 +1,13 @@
 // The tfjs backend of a CLI run in Node: `wasm` (XNNPACK kernels; the default for anything long —
-// `cpu` is 6–40× slower on these models, bench sft-cpu) or `cpu` (plain JS, bit-reproducible).
+// `cpu` is 6–40× slower on these models, bench sft-cpu), `cpu` (plain JS, bit-reproducible) or
+// `webgpu` (the page's WebGPU kernels through Dawn's Node bindings: nodeWebgpu.ts, loaded only then).
 // `wasm` with more than one thread is tfjs's threaded SIMD build (wasmThreaded.ts); with one, the
 // plain SIMD build, as before.
 import * as tf from '@tensorflow/tfjs';
 import { availableParallelism } from 'node:os';
 import { registerThreadedWasm } from './wasmThreaded.ts';
 
-export const NODE_BACKENDS = ['wasm', 'cpu'] as const;
+export const NODE_BACKENDS = ['wasm', 'cpu', 'webgpu'] as const;
 export type NodeBackend = (typeof NODE_BACKENDS)[number];
 
 /** the environment variable that sets the wasm threads of a CLI process (sweep sets it per child) */
@@ -33,9 +34,15 @@ export function defaultWasmThreads(jobs: number): number {
   return cores < MIN_CORES_FOR_THREADS ? 1 : Math.min(8, Math.max(1, Math.floor(cores / jobs)));
 }
 
-/** Starts `name`; on wasm with `threads` > 1 the threaded build. Returns the threads it runs on (1 on cpu).
- *  The default, 1, keeps library callers (tests) on the plain build; the CLI passes wasmThreads(). */
+/** Starts `name`; on wasm with `threads` > 1 the threaded build. Returns the threads it runs on (1 on cpu
+ *  and webgpu). The default, 1, keeps library callers (tests) on the plain build; the CLI passes wasmThreads(). */
 export async function useNodeBackend(name: NodeBackend, threads = 1): Promise<number> {
+  if (name === 'webgpu') {
+    const { startNodeWebgpu, describeAdapter } = await import('./nodeWebgpu.ts');
+    const adapter = await startNodeWebgpu();
+    console.error(`webgpu on ${describeAdapter(adapter)}`);
+    return 1;
+  }
   if (name === 'wasm') {
     const wasm = await import('@tensorflow/tfjs-backend-wasm');
     if (threads > 1) registerThreadedWasm(threads);

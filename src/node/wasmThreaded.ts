@@ -19,7 +19,8 @@ type Factory = (config: Record<string, unknown>) => Promise<WasmModule>;
 /** Replaces the `wasm` backend's factory by the threaded one with `threads` XNNPACK threads (≤ 8,
  *  the build's pthread pool). Call before `tf.setBackend('wasm')`; the kernels stay registered. */
 export function registerThreadedWasm(threads: number): void {
-  const out = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'wasm-out');
+  // the GPU check's pack carries these files beside its one-file CLI, where no node_modules is (gpu-check.md)
+  const out = process.env.STAR_TFJS_WASM_OUT || join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'wasm-out');
   const mainScript = join(out, 'tfjs-backend-wasm-threaded-simd.js');
   const factory = require(mainScript) as Factory;
   const { wasmWorkerContents } = require(join(out, 'tfjs-backend-wasm-threaded-simd.worker.js')) as { wasmWorkerContents: string };

@@ -46,7 +46,7 @@ export const evaluateCommand: Command = {
   --temperature T         sampling temperature of --samples (default: an RL policy's training temperature, else 1)
   --batch B               rollouts decoded together (default ${CARD_BATCH})
   --json FILE             also write the figures, intervals and every query's verdict as JSON
-  --backend wasm|cpu      tfjs backend (default wasm)
+  --backend wasm|cpu|webgpu  tfjs backend (default wasm; webgpu: Dawn, docs/performance.md)
 
 Prints delivery, success (final pass rate) with their 95 % Wilson intervals, commonsense and hard micro/macro,
 tool-QA (OOD) accuracy, call parse rate, mean tool calls and tokens; with --samples the sampled success and

@@ -14,5 +14,6 @@ import { evaluateCommand } from './evaluate.ts';
 import { reproCommand } from './repro.ts';
 import { powerPlanCommand } from './powerPlan.ts';
 import { lessonsCommand } from './lessons.ts';
+import { gpuCheckCommand } from './gpuCheck.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand, powerPlanCommand, lessonsCommand];
+export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand, powerPlanCommand, lessonsCommand, gpuCheckCommand];

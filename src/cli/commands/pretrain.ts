@@ -45,7 +45,7 @@ export const pretrainCommand: Command = {
   --world-tool-qa N       tool-QA episodes per world (default 16: the sft data's 4 : 1)
   --checkpoint-every N    save the resume state every N steps (default 100)
   --session-steps N       stop after N steps of this session, leaving the resume state (run in chunks)
-  --backend wasm|cpu      tfjs backend (default wasm)`,
+  --backend wasm|cpu|webgpu  tfjs backend (default wasm; webgpu: Dawn, docs/performance.md)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);

@@ -12,7 +12,7 @@ const KNOWN = ['config', 'out', 'resume', 'checkpoint', 'backend', 'no-policy', 
 export const runCommand: Command = {
   name: 'run',
   summary: 'one RL run (GRPO / DAPO / ARPO) from a shipped SFT checkpoint',
-  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume] [--checkpoint DIR] [--backend wasm|cpu]
+  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume] [--checkpoint DIR] [--backend wasm|cpu|webgpu]
 
   --config CONFIG   the experiment: a lab URL hash ('#scale=s&algorithm=dapo&steps=20', the page's "copy link")
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
@@ -21,7 +21,7 @@ export const runCommand: Command = {
   --resume          continue the run saved in DIR from its last saved state (every 10 steps and at each
                     evaluation), ending with the figures of an unstopped run; same config required
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
-  --backend B       wasm (default) or cpu (slower; bit-reproducible)
+  --backend B       wasm (default), cpu (slower; bit-reproducible) or webgpu (Dawn's WebGPU: a GPU, else SwiftShader)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
   --quiet           no progress bar
   --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)`,

@@ -40,7 +40,7 @@ export const sftCommand: Command = {
   --tool-qa N             tool-QA episodes in the SFT data (default 250; N/4 unseen ones are the OOD suite)
   --context N             context length in tokens (default 576)
   --checkpoint-every N    save the resume state every N steps (default 100)
-  --backend wasm|cpu      tfjs backend (default wasm; cpu is 6–40× slower)
+  --backend wasm|cpu|webgpu  tfjs backend (default wasm; cpu is 6–40× slower; webgpu: Dawn, docs/performance.md)
   --from DIR              start from a pretrain checkpoint (\`npm run cli -- pretrain --out DIR\`) instead of a random init;
                           its preset and context must match; the card records both stages`,
   async run(args) {

@@ -36,6 +36,9 @@ export const STANDARD: Partial<LabConfig> = { steps: 40, queriesPerStep: 4, grou
 /** --standard's seeds: each changes query order, sampling and tool failures; the SFT start stays the shipped checkpoint */
 export const STANDARD_SEEDS = [1, 2, 3];
 
+/** runs at once on webgpu by default: one GPU, shared by processes, is unmeasured (the GPU check measures one) */
+const WEBGPU_JOBS = 1;
+
 const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads', 'status'];
 
 export function runDirName(lab: LabConfig): string {
@@ -46,7 +49,7 @@ export function runDirName(lab: LabConfig): string {
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu|webgpu]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
@@ -59,14 +62,16 @@ export const sweepCommand: Command = {
   --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
                 finding's base settings and --quick, never the axis the finding varies
   --steps N     override the steps of every run
-  --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
+  --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()}; on
+                webgpu ${WEBGPU_JOBS}: the runs would share one GPU, each with a device of its own, which no
+                figure shows to pay yet: docs/gpu-check.md)
   --scales LIST run only the cells at these scales (default s,m,l); the tables show every finished run in
                 the runs folder, whichever sweep ran it, and the rest as not run yet
   --tables-only run nothing: write the tables from the runs that have finished
   --status      run nothing: with --standard and a plan in DIR, each finding's planned runs, how many have
                 finished or saved a mid-run state, and the plan's core-hours left
   --threads N   wasm threads of each run (default: the cores over --jobs on a machine of 4+ cores, else 1; or $${THREADS_ENV})
-  --backend B   wasm (default) or cpu`,
+  --backend B   wasm (default), cpu or webgpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -75,7 +80,7 @@ export const sweepCommand: Command = {
     const out = resolve(flagText(flags, 'out'));
     const runs = resolve(flagOptionalText(flags, 'runs') ?? join(out, 'runs'));
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
-    const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
+    const jobs = flagInt(flags, 'jobs', backend === 'webgpu' ? WEBGPU_JOBS : availableParallelism(), 1);
     // each run's share of the cores, so N runs at once do not fight over them
     const threads = flagInt(flags, 'threads', process.env[THREADS_ENV] ? wasmThreads() : defaultWasmThreads(jobs), 1);
     if (threads > 8) throw new Error(`--threads ${threads}: the threaded wasm build holds 8 threads`);

@@ -1,0 +1,135 @@
+// `gpu-check`: the lab's RL step on a real GPU against wasm (docs/gpu-check.md). `--pack DIR` (here) writes
+// everything a bare GPU machine needs — Node, dawn.node, the Vulkan loader, this CLI in one file with
+// tfjs's wasm files — and `--run` (there, started by the pack's run.sh) measures and writes figures.json.
+import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import type { Command } from '../command.ts';
+import { parseFlags } from '../command.ts';
+import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
+import { gitCommit } from '../../node/checkpointDir.ts';
+import { GPU_CHECK_FORMAT, SCALES, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
+import { writeAtomic } from '../../node/checkpointDir.ts';
+import { defaultWasmThreads } from '../../node/nodeBackend.ts';
+
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead'];
+/** where run.sh says the pack lies (its manifest names the commit it was built from) */
+export const PACK_DIR_ENV = 'STAR_PACK_DIR';
+
+export const gpuCheckCommand: Command = {
+  name: 'gpu-check',
+  summary: 'pack the GPU check for a bare GPU machine, or run it there (RL step on webgpu vs wasm)',
+  help: `usage: npm run gpu-check -- --pack DIR
+       gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
+                 [--flags JSON] [--compile-ahead]
+
+  --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
+                  tfjs's wasm files, run.sh): under 32 MiB, so the repository and the pack fit the GPU
+                  machine's 64 MiB. On that machine: sh DIR/run.sh OUT [options], from the repository root
+                  (the checkpoints are read from public/checkpoints). docs/gpu-check.md
+  --run           measure here: the adapter (a hardware one, or it fails), then per scale a first and N
+                  timed default RL steps on webgpu and on wasm, dispatches and memory, into OUT/figures.json
+                  (rewritten after every step) and OUT/README.md
+  --out DIR       where --run writes
+  --rehearse      accept a fallback adapter (SwiftShader) and run tiny steps (1 query × 2 rollouts, 1 turn)
+  --scales LIST   scales in order (default m,s,l: m first, the scale the issue's 5× is asked at)
+  --steps N       timed steps after the first, per scale and backend (default 2)
+  --deadline-s S  no step starts after S seconds (default 300)
+  --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)
+  --flags JSON    tfjs flags for webgpu, e.g. '{"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}' (levers, no new pack)
+  --compile-ahead compile each new step's shaders at once (src/model/kernels/compileAhead.ts)`,
+  async run(args) {
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, KNOWN);
+    const pack = flagOptionalText(flags, 'pack');
+    if (pack !== undefined) {
+      if (flags.has('run')) throw new Error('--pack and --run are two steps on two machines: give one');
+      const { writePack } = await import('../gpuCheck/pack.ts');
+      await writePack(pack);
+      return 0;
+    }
+    if (!flags.has('run')) throw new Error('give --pack DIR (here) or --run --out DIR (on the GPU machine); see --help');
+    const out = flagText(flags, 'out');
+    const rehearse = flags.has('rehearse');
+    const scales = parseScales(flagText(flags, 'scales', rehearse ? 's' : 'm,s,l'));
+    const threads = flagInt(flags, 'threads', defaultWasmThreads(1), 1); // the CLI's rule: every core from 4, at most 8
+    if (threads > 8) throw new Error('--threads: the threaded wasm build holds at most 8');
+    mkdirSync(out, { recursive: true });
+    const figures: GpuCheckFigures = {
+      format: GPU_CHECK_FORMAT, complete: false, rehearsal: rehearse, startedAt: new Date().toISOString(), updatedAt: '',
+      command: `gpu-check ${args.join(' ')}`, commit: packCommit(),
+      machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` },
+      adapter: null, wasmThreads: null, compileAhead: flags.has('compile-ahead'), scales: {}, errors: [],
+    };
+    const write = (f: GpuCheckFigures) => {
+      writeAtomic(join(out, 'figures.json'), JSON.stringify(f, null, 1) + '\n');
+      writeFileSync(join(out, 'README.md'), readme(f));
+    };
+    write(figures);
+    const { measure } = await import('../gpuCheck/measure.ts');
+    try {
+      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures });
+    } catch (e) {
+      figures.errors.push(e instanceof Error ? e.message : String(e));
+      write(figures);
+      throw e;
+    }
+    console.log(`wrote ${join(out, 'figures.json')}`);
+    return figures.errors.length ? 1 : 0;
+  },
+};
+
+/** --flags: a JSON object of WEBGPU_* flags, numbers or booleans */
+export function parseWebgpuFlags(text: string | undefined): Record<string, number | boolean> {
+  if (text === undefined) return {};
+  let o: unknown;
+  try {
+    o = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`--flags is not JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+  }
+  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new Error('--flags needs a JSON object such as {"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}');
+  for (const [k, v] of Object.entries(o)) {
+    if (!k.startsWith('WEBGPU_') || !(typeof v === 'number' || typeof v === 'boolean')) throw new Error(`--flags: ${k}=${JSON.stringify(v)} is not a WEBGPU_* flag with a number or boolean`);
+  }
+  return o as Record<string, number | boolean>;
+}
+
+function parseScales(text: string): Scale[] {
+  const scales = text.split(',').map((s) => s.trim());
+  for (const s of scales) if (!(SCALES as readonly string[]).includes(s)) throw new Error(`--scales: "${s}" is not one of ${SCALES.join(', ')}`);
+  return scales as Scale[];
+}
+
+/** the commit the pack was built from (its manifest), else this checkout's */
+function packCommit(): string {
+  const dir = process.env[PACK_DIR_ENV];
+  const manifest = dir ? join(dir, 'manifest.json') : '';
+  if (manifest && existsSync(manifest)) return String((JSON.parse(readFileSync(manifest, 'utf8')) as { commit?: string }).commit ?? 'unknown');
+  return gitCommit();
+}
+
+const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === undefined ? '—' : v.toFixed(digits));
+
+/** OUT/README.md: the command, the machine, the adapter and the headline figures */
+export function readme(f: GpuCheckFigures): string {
+  const a = f.adapter;
+  const rows = Object.entries(f.scales).map(([scale, s]) =>
+    `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} |`);
+  return `# GPU check${f.rehearsal ? ' (rehearsal: tiny steps, fallback adapter allowed)' : ''}
+
+${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when this was written).'} Started ${f.startedAt}, last written ${f.updatedAt}.
+
+- command: \`${f.command}\` (commit ${f.commit})
+- machine: ${f.machine.nproc} cores (${f.machine.cpu}), ${f.machine.memoryGiB} GiB, Node ${f.machine.node}, ${f.machine.platform}
+- adapter: ${a ? `${[a.vendor, a.architecture, a.description].filter(Boolean).join(' · ')}${a.isFallbackAdapter ? ' (fallback)' : ''}; Vulkan driver ${a.driverFile ?? 'found by the loader'}, loader ${a.vulkanLoader ?? '—'}` : 'none'}
+- wasm threads: ${f.wasmThreads ?? '—'}
+
+| scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s |
+|---|---|---|---|---|---|
+${rows.join('\n')}
+
+Every figure, with the rollout/update split, decode-step and micro-batch times and memory: figures.json
+(format ${f.format}; docs/gpu-check.md says what each field is).
+${f.errors.length ? `\nErrors:\n${f.errors.map((e) => `- ${e}`).join('\n')}\n` : ''}`;
+}

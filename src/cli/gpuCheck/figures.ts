@@ -1,0 +1,122 @@
+// figures.json of the GPU check (docs/gpu-check.md): what one run on a GPU machine measured, written after
+// every step so that a run cut short by its time limit still leaves what it had. Pure: no tfjs, no GPU.
+import type { WebgpuAdapterInfo } from '../../node/nodeWebgpu.ts';
+
+export const GPU_CHECK_FORMAT = 'star-lab-gpu-check/1';
+export const SCALES = ['s', 'm', 'l'] as const;
+export type Scale = (typeof SCALES)[number];
+export type CheckBackend = 'webgpu' | 'wasm';
+
+/** one RL step (rollouts + update), timed on the wall clock */
+export interface StepFigures {
+  wallS: number;
+  rolloutS: number;
+  updateS: number;
+  rollouts: number;
+  /** Policy.step calls (one decode step of every live row) and the rollout time over them */
+  decodeSteps: number;
+  decodeStepMs: number;
+  /** the update's micro-batches and the update time over them */
+  microBatches: number;
+  microBatchMs: number;
+  /** webgpu only: compute dispatches and queue submits in the step, split by phase; buffer maps (readbacks) */
+  dispatches?: number;
+  dispatchesRollout?: number;
+  dispatchesUpdate?: number;
+  submits?: number;
+  submitsRollout?: number;
+  readbacks?: number;
+  /** the rollout's dispatches over its decode steps (prefills and sampling included), the update's over its micro-batches */
+  dispatchesPerDecodeStep?: number;
+  dispatchesPerMicroBatch?: number;
+}
+
+/** one scale on one backend: a first step (shader compiles, allocations), then the timed steps */
+export interface BackendFigures {
+  backend: CheckBackend;
+  /** wasm: the XNNPACK threads */
+  threads?: number;
+  firstStep?: StepFigures;
+  steps: StepFigures[];
+  /** mean wall seconds of the timed steps (the first step's when none fitted), null before any */
+  stepS: number | null;
+  /** tfjs's tf.memory() after the steps (webgpu: numBytesInGPU, numBytesInGPUAllocated) */
+  memory?: Record<string, number>;
+  /** why this part stopped early or failed */
+  note?: string;
+  error?: string;
+}
+
+export interface ScaleFigures {
+  /** the RL settings the steps ran (the lab's defaults at this scale, or the rehearsal's tiny ones) */
+  setup: Record<string, number | string>;
+  wasmStepS: number | null;
+  webgpuStepS: number | null;
+  /** wasmStepS / webgpuStepS: how many times faster webgpu is */
+  webgpuSpeedup: number | null;
+  dispatchesPerStep: number | null;
+  submitsPerStep: number | null;
+  webgpu?: BackendFigures;
+  wasm?: BackendFigures;
+}
+
+export interface GpuCheckFigures {
+  format: typeof GPU_CHECK_FORMAT;
+  /** true once every planned part ran (or was skipped for time, with a note) */
+  complete: boolean;
+  rehearsal: boolean;
+  startedAt: string;
+  updatedAt: string;
+  command: string;
+  /** the commit the pack was built from (git may be absent on the GPU machine) */
+  commit: string;
+  machine: { nproc: number; cpu: string; memoryGiB: number; node: string; platform: string };
+  adapter: WebgpuAdapterInfo | null;
+  wasmThreads: number | null;
+  /** tfjs's WEBGPU_* flags as they ran (submit batching, CPU forwarding, …): the knobs the next change turns */
+  webgpuFlags?: Record<string, unknown>;
+  /** whether a new step's shaders were compiled at once (--compile-ahead) */
+  compileAhead?: boolean;
+  scales: Partial<Record<Scale, ScaleFigures>>;
+  errors: string[];
+}
+
+const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/** the mean wall time of the timed steps, else the first step's (an upper bound, with shader compiles) */
+export function backendStepS(b: BackendFigures): number | null {
+  return mean(b.steps.map((s) => s.wallS)) ?? b.firstStep?.wallS ?? null;
+}
+
+/** the headline fields of a scale from its two parts */
+export function summarizeScale(setup: ScaleFigures['setup'], webgpu?: BackendFigures, wasm?: BackendFigures): ScaleFigures {
+  const webgpuStepS = webgpu ? backendStepS(webgpu) : null;
+  const wasmStepS = wasm ? backendStepS(wasm) : null;
+  const timed = webgpu ? (webgpu.steps.length ? webgpu.steps : webgpu.firstStep ? [webgpu.firstStep] : []) : [];
+  return {
+    setup, wasmStepS, webgpuStepS,
+    webgpuSpeedup: wasmStepS !== null && webgpuStepS !== null && webgpuStepS > 0 ? wasmStepS / webgpuStepS : null,
+    dispatchesPerStep: mean(timed.map((s) => s.dispatches ?? NaN).filter(Number.isFinite)),
+    submitsPerStep: mean(timed.map((s) => s.submits ?? NaN).filter(Number.isFinite)),
+    ...(webgpu ? { webgpu } : {}),
+    ...(wasm ? { wasm } : {}),
+  };
+}
+
+/** Checks figures.json's shape (the lead's scripts and the next session read it): [] when sound. */
+export function figuresProblems(f: unknown): string[] {
+  const problems: string[] = [];
+  const o = f as Partial<GpuCheckFigures> | null;
+  if (!o || typeof o !== 'object') return ['not an object'];
+  if (o.format !== GPU_CHECK_FORMAT) problems.push(`format is ${String(o.format)}, not ${GPU_CHECK_FORMAT}`);
+  if (!('adapter' in o)) problems.push('no adapter');
+  if (!o.scales || typeof o.scales !== 'object') problems.push('no scales');
+  for (const [scale, s] of Object.entries(o.scales ?? {})) {
+    if (!(SCALES as readonly string[]).includes(scale)) problems.push(`unknown scale ${scale}`);
+    for (const k of ['wasmStepS', 'webgpuStepS', 'dispatchesPerStep'] as const) {
+      const v = (s as ScaleFigures)[k];
+      if (!(k in (s as object)) || (v !== null && !(typeof v === 'number' && Number.isFinite(v) && v >= 0))) problems.push(`scales.${scale}.${k} is ${String(v)}`);
+    }
+  }
+  return problems;
+}

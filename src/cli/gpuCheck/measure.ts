@@ -1,0 +1,191 @@
+// The GPU check's measurement (`gpu-check --run`, docs/gpu-check.md): for each scale, RL steps (rollouts +
+// update, the lab's default config at that scale) on webgpu and on wasm in this one process, from the
+// shipped checkpoints, each with a first step (shader compiles, allocations) and then timed steps, all
+// under one deadline so the whole check fits its call on the GPU machine. On webgpu it counts compute
+// dispatches, queue submits and buffer maps by wrapping Dawn's own methods, split into the rollout and
+// the update by time. figures.json is rewritten after every step.
+import * as tf from '@tensorflow/tfjs';
+import os from 'node:os';
+import { defaultConfig, type LabConfig } from '../../lab/config.ts';
+import { rlConfigFromLab, type RlConfig } from '../../rl/rlConfig.ts';
+import { rlEnvironment } from '../../rl/rlEnvironment.ts';
+import { RlTrainer } from '../../rl/rlTrainer.ts';
+import { policyFromCheckpoint } from '../../rl/loadPolicy.ts';
+import { Policy } from '../../model/transformer.ts';
+import { setCompileAhead } from '../../model/kernels/compileAhead.ts';
+import { readCheckpointDir } from '../../node/checkpointDir.ts';
+import { shippedCheckpointDir } from '../rlRun.ts';
+import { useNodeBackend } from '../../node/nodeBackend.ts';
+import { describeAdapter, startNodeWebgpu, WEBGPU_ADAPTER_ENV } from '../../node/nodeWebgpu.ts';
+import { summarizeScale, type BackendFigures, type CheckBackend, type GpuCheckFigures, type Scale, type StepFigures } from './figures.ts';
+
+export interface MeasureOptions {
+  scales: Scale[];
+  /** timed steps after the first, per scale and backend */
+  steps: number;
+  /** seconds from the start after which no new step begins */
+  deadlineS: number;
+  /** SwiftShader is accepted and the steps are tiny (1 query × 2 rollouts, 1 turn): the pack's rehearsal */
+  rehearse: boolean;
+  wasmThreads: number;
+  /** tfjs flags to set once webgpu has started (e.g. WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE): a lever tried without a new pack */
+  webgpuFlags: Record<string, number | boolean>;
+  /** compile a new step's shaders at once (kernels/compileAhead.ts; off in the lab until a GPU shows it pays) */
+  compileAhead: boolean;
+  /** called with the figures after every change */
+  write: (f: GpuCheckFigures) => void;
+  figures: GpuCheckFigures;
+}
+
+/** what a rehearsal changes: a step SwiftShader can afford (~1 min) */
+const REHEARSAL: Partial<RlConfig> = { queriesPerStep: 1, groupSize: 2, maxTurns: 1, miniBatches: 1 };
+
+/** Counts Dawn's dispatches, submits and buffer maps (each with its time, to split a step by phase). */
+class GpuCounters {
+  dispatchTimes: number[] = [];
+  submitTimes: number[] = [];
+  maps = 0;
+  constructor() {
+    const g = globalThis as unknown as Record<string, { prototype: Record<string, (...a: unknown[]) => unknown> } | undefined>;
+    const wrap = (cls: string, method: string, count: () => void) => {
+      const proto = g[cls]?.prototype;
+      if (!proto || typeof proto[method] !== 'function') throw new Error(`Dawn has no ${cls}.${method} to count`);
+      const original = proto[method];
+      proto[method] = function (this: unknown, ...args: unknown[]) { count(); return original.apply(this, args); };
+    };
+    wrap('GPUComputePassEncoder', 'dispatchWorkgroups', () => this.dispatchTimes.push(performance.now()));
+    wrap('GPUQueue', 'submit', () => this.submitTimes.push(performance.now()));
+    wrap('GPUBuffer', 'mapAsync', () => this.maps++);
+  }
+  reset(): void { this.dispatchTimes = []; this.submitTimes = []; this.maps = 0; }
+}
+
+/** Policy.step calls (one decode step of the live rows) since the last timedStep began */
+let decodeSteps = 0;
+function countDecodeSteps(): void {
+  const original = Policy.prototype.step;
+  Policy.prototype.step = function (this: Policy, ...args: Parameters<Policy['step']>) { decodeSteps++; return original.apply(this, args); };
+}
+
+const elapsedS = (t0: number) => (performance.now() - t0) / 1000;
+
+export async function measure(o: MeasureOptions): Promise<void> {
+  const t0 = performance.now();
+  const f = o.figures;
+  const save = () => { f.updatedAt = new Date().toISOString(); o.write(f); };
+  // both backends start first: the adapter is the check's first answer, and a failure there costs nothing else
+  if (!o.rehearse) process.env[WEBGPU_ADAPTER_ENV] = 'hardware';
+  let counters: GpuCounters | null = null;
+  try {
+    f.adapter = await startNodeWebgpu();
+    console.log(`adapter: ${describeAdapter(f.adapter)}`);
+    counters = new GpuCounters();
+  } catch (e) {
+    // no GPU: say so first and loudest, then still measure wasm on this machine's cores (also unknown so far)
+    const message = `NO WEBGPU ADAPTER — webgpu is not measured: ${e instanceof Error ? e.message : String(e)}`;
+    console.error(message);
+    f.errors.push(message);
+  }
+  if (counters) {
+    // a misspelt flag fails here, before any step: tfjs throws on a flag it has not registered
+    for (const [k, v] of Object.entries(o.webgpuFlags)) tf.env().set(k, v);
+    setCompileAhead(o.compileAhead);
+    // every registered WEBGPU_* flag, evaluated (getFlags() holds only those read so far)
+    const registry = (tf.env() as unknown as { flagRegistry: Record<string, unknown> }).flagRegistry;
+    f.webgpuFlags = Object.fromEntries(Object.keys(registry).filter((k) => k.startsWith('WEBGPU')).map((k) => [k, tf.env().get(k)]));
+  }
+  save();
+  countDecodeSteps();
+  f.wasmThreads = await useNodeBackend('wasm', o.wasmThreads);
+  console.log(`wasm: ${f.wasmThreads} threads of ${os.availableParallelism()} cores`);
+  save();
+
+  for (const scale of o.scales) {
+    const lab: LabConfig = { ...defaultConfig(), scale };
+    const rl: RlConfig = { ...rlConfigFromLab(lab), ...(o.rehearse ? REHEARSAL : {}) };
+    const setup = { queriesPerStep: rl.queriesPerStep, groupSize: rl.groupSize, maxTurns: rl.maxTurns, miniBatches: rl.miniBatches,
+      microBatchTokens: rl.microBatchTokens, algorithm: rl.algorithm, seed: rl.seed };
+    const parts: Partial<Record<CheckBackend, BackendFigures>> = {};
+    for (const backend of counters ? (['webgpu', 'wasm'] as const) : (['wasm'] as const)) {
+      const part: BackendFigures = { backend, ...(backend === 'wasm' ? { threads: f.wasmThreads } : {}), steps: [], stepS: null };
+      parts[backend] = part;
+      f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);
+      if (elapsedS(t0) > o.deadlineS) { part.note = `skipped: the check's ${o.deadlineS} s were spent`; save(); continue; }
+      try {
+        await tf.setBackend(backend);
+        await runPart(scale, rl, part, backend === 'webgpu' ? counters : null, () => o.deadlineS - elapsedS(t0), o.steps, () => {
+          f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);
+          save();
+        });
+      } catch (e) {
+        part.error = e instanceof Error ? e.message : String(e);
+        f.errors.push(`${scale} ${backend}: ${part.error}`);
+      }
+      f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);
+      save();
+      const s = f.scales[scale]!;
+      console.log(`${scale} ${backend}: ${part.stepS?.toFixed(2) ?? '—'} s a step (first ${part.firstStep?.wallS.toFixed(1) ?? '—'} s)` +
+        `${backend === 'webgpu' && s.dispatchesPerStep !== null ? `, ${Math.round(s.dispatchesPerStep)} dispatches` : ''}${part.note ? ` — ${part.note}` : ''}${part.error ? ` — error: ${part.error}` : ''}`);
+    }
+    const s = f.scales[scale]!;
+    if (s.webgpuSpeedup !== null) console.log(`${scale}: webgpu ${s.webgpuSpeedup.toFixed(2)}× wasm's speed`);
+  }
+  f.complete = true;
+  save();
+}
+
+/** the first step and up to `steps` timed ones of one scale on the current backend */
+async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counters: GpuCounters | null, leftS: () => number, steps: number,
+  saved: () => void): Promise<void> {
+  const ckpt = await readCheckpointDir(shippedCheckpointDir(scale));
+  const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: defaultConfig().trainSize, mix: defaultConfig().mix });
+  const policy = policyFromCheckpoint(ckpt);
+  const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
+  const trainer = new RlTrainer(policy, reference, env, rl);
+  try {
+    part.firstStep = await timedStep(trainer, counters);
+    part.stepS = part.firstStep.wallS;
+    saved();
+    for (let i = 0; i < steps; i++) {
+      const last = part.steps.at(-1)?.wallS ?? part.firstStep.wallS;
+      if (leftS() < last * 1.2) { part.note = `${i} of ${steps} timed steps: the deadline was near`; break; }
+      part.steps.push(await timedStep(trainer, counters));
+      part.stepS = part.steps.reduce((a, s) => a + s.wallS, 0) / part.steps.length;
+      saved();
+    }
+    const memory = tf.memory() as unknown as Record<string, unknown>;
+    part.memory = Object.fromEntries(Object.entries(memory).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
+  } finally {
+    trainer.dispose();
+    trainer.policy.dispose();
+    reference?.dispose();
+  }
+}
+
+async function timedStep(trainer: RlTrainer, counters: GpuCounters | null): Promise<StepFigures> {
+  counters?.reset();
+  decodeSteps = 0;
+  const start = performance.now();
+  const m = await trainer.trainStep();
+  const wallS = elapsedS(start);
+  const rolloutS = m['time/rollout'];
+  const updateS = m['time/update'];
+  const microBatches = m['charts/microbatches'] ?? 0;
+  const step: StepFigures = {
+    wallS, rolloutS, updateS, rollouts: m['charts/rollouts'], decodeSteps, decodeStepMs: decodeSteps ? (rolloutS * 1000) / decodeSteps : 0,
+    microBatches, microBatchMs: microBatches ? (updateS * 1000) / microBatches : 0,
+  };
+  if (counters) {
+    const rolloutEnd = start + rolloutS * 1000;
+    const inRollout = (t: number) => t <= rolloutEnd;
+    step.dispatches = counters.dispatchTimes.length;
+    step.dispatchesRollout = counters.dispatchTimes.filter(inRollout).length;
+    step.dispatchesUpdate = step.dispatches - step.dispatchesRollout;
+    step.submits = counters.submitTimes.length;
+    step.submitsRollout = counters.submitTimes.filter(inRollout).length;
+    step.readbacks = counters.maps;
+    if (decodeSteps) step.dispatchesPerDecodeStep = step.dispatchesRollout / decodeSteps;
+    if (microBatches) step.dispatchesPerMicroBatch = step.dispatchesUpdate / microBatches;
+  }
+  return step;
+}

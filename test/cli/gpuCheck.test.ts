@@ -1,0 +1,99 @@
+// The GPU check's cheap parts (docs/gpu-check.md): figures.json's headline fields and its shape check, the
+// pack's size and contents check, the order in which the Node webgpu backend tries Vulkan drivers, and
+// run.sh's syntax (it must run under a plain POSIX sh and never use a `node` from PATH). Packing itself
+// (~30 MB, minutes of xz) and the measurement are rehearsed by hand, as the doc says.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { figuresProblems, GPU_CHECK_FORMAT, summarizeScale, type BackendFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
+import { packProblems, PACK_LIMIT_BYTES, REQUIRED } from '../../src/cli/gpuCheck/pack.ts';
+import { driverCandidates, NVIDIA_ICD_DIR, SWIFTSHADER_ICD } from '../../src/node/nodeWebgpu.ts';
+import { parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
+
+const step = (wallS: number, dispatches?: number): StepFigures => ({ wallS, rolloutS: wallS * 0.7, updateS: wallS * 0.3, rollouts: 32, decodeSteps: 200,
+  decodeStepMs: 1, microBatches: 18, microBatchMs: 1, ...(dispatches === undefined ? {} : { dispatches }) });
+const part = (backend: 'webgpu' | 'wasm', first: StepFigures, steps: StepFigures[]): BackendFigures => ({ backend, firstStep: first, steps, stepS: null });
+
+describe('figures.json', () => {
+  it("a scale's headline: wasm over webgpu step time, dispatches over the timed steps (the first step's when none was timed)", () => {
+    const s = summarizeScale({ groupSize: 8 }, part('webgpu', step(9, 30_000), [step(1, 27_000), step(3, 29_000)]), part('wasm', step(10), [step(8), step(12)]));
+    expect(s.webgpuStepS).toBe(2);
+    expect(s.wasmStepS).toBe(10);
+    expect(s.webgpuSpeedup).toBe(5);
+    expect(s.dispatchesPerStep).toBe(28_000);
+    const onlyFirst = summarizeScale({}, part('webgpu', step(9, 30_000), []), undefined);
+    expect([onlyFirst.webgpuStepS, onlyFirst.dispatchesPerStep, onlyFirst.wasmStepS, onlyFirst.webgpuSpeedup]).toEqual([9, 30_000, null, null]);
+  });
+
+  it('the shape check passes sound figures and names what is wrong', () => {
+    const f: Partial<GpuCheckFigures> = { format: GPU_CHECK_FORMAT, adapter: null, scales: { m: summarizeScale({}, part('webgpu', step(2, 5), []), part('wasm', step(4), [])) } };
+    expect(figuresProblems(JSON.parse(JSON.stringify(f)))).toEqual([]);
+    const { adapter: _a, ...noAdapter } = f;
+    expect(figuresProblems(noAdapter)).toEqual(['no adapter']);
+    const bad = JSON.parse(JSON.stringify(f));
+    bad.scales.m.webgpuStepS = 'fast';
+    bad.scales.xl = bad.scales.m;
+    delete bad.scales.m.dispatchesPerStep;
+    expect(figuresProblems(bad)).toEqual(['scales.m.webgpuStepS is fast', 'scales.m.dispatchesPerStep is undefined', 'unknown scale xl', 'scales.xl.webgpuStepS is fast', 'scales.xl.dispatchesPerStep is undefined']);
+  });
+
+  it('README.md names the adapter and carries the table', () => {
+    const f = { format: GPU_CHECK_FORMAT, complete: false, rehearsal: false, startedAt: 't0', updatedAt: 't1', command: 'gpu-check --run', commit: 'abc',
+      machine: { nproc: 16, cpu: 'x', memoryGiB: 128, node: 'v20', platform: 'linux-x64' }, wasmThreads: 8, errors: [],
+      adapter: { vendor: 'nvidia', architecture: 'hopper', description: 'NVIDIA H200', isFallbackAdapter: false, driverFile: null, vulkanLoader: 'libvulkan.so.1' },
+      scales: { m: summarizeScale({}, part('webgpu', step(9, 30_000), [step(1, 27_000)]), part('wasm', step(10), [step(6)])) } } satisfies GpuCheckFigures;
+    const text = readme(f);
+    expect(text).toContain('nvidia · hopper · NVIDIA H200;');
+    expect(text).toContain('**Incomplete**');
+    expect(text).toContain('| m | 6.00 | 1.00 | 6.00× | 27000 | 9.0 |');
+  });
+});
+
+describe('--flags', () => {
+  it('takes WEBGPU_* flags with numbers or booleans, and names anything else', () => {
+    expect(parseWebgpuFlags(undefined)).toEqual({});
+    expect(parseWebgpuFlags('{"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64,"WEBGPU_CPU_FORWARD":false}')).toEqual({ WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE: 64, WEBGPU_CPU_FORWARD: false });
+    expect(() => parseWebgpuFlags('{"WASM_X":1}')).toThrow('--flags: WASM_X=1 is not a WEBGPU_* flag');
+    expect(() => parseWebgpuFlags('{"WEBGPU_PRINT_SHADER":"all"}')).toThrow('is not a WEBGPU_* flag with a number or boolean');
+    expect(() => parseWebgpuFlags('[1]')).toThrow('--flags needs a JSON object');
+    expect(() => parseWebgpuFlags('{oops')).toThrow('--flags is not JSON');
+  });
+});
+
+describe('the pack', () => {
+  const files = (bytes: number) => REQUIRED.map((path, i) => ({ path, bytes: i === 0 ? bytes : 1, sha256: '' }));
+  const manifest = (bytes: number) => ({ files: files(bytes), totalBytes: bytes + REQUIRED.length - 1 });
+
+  it('fits under its limit with everything run.sh needs', () => {
+    expect(packProblems(manifest(1000))).toEqual([]);
+    expect(packProblems(manifest(PACK_LIMIT_BYTES))[0]).toMatch(/^32\.0 MiB is over the pack's 32\.0 MiB/);
+    const m = manifest(1000);
+    expect(packProblems({ files: m.files.filter((f) => f.path !== 'node.xz'), totalBytes: m.totalBytes - 1 })).toEqual(['node.xz is missing']);
+    expect(packProblems({ ...m, totalBytes: 5 })).toEqual([`totalBytes 5 is not the files' ${m.totalBytes}`]);
+  });
+
+  it('run.sh is POSIX sh and only runs the node it unpacked', () => {
+    execFileSync('sh', ['-n', 'src/cli/gpuCheck/run.sh']);
+    const script = readFileSync('src/cli/gpuCheck/run.sh', 'utf8').split('\n').filter((l) => !l.trim().startsWith('#')).join('\n');
+    expect(script).not.toMatch(/(^|[\s;&|(])node\s/m);
+    expect(script).toContain('"$work/node"');
+  });
+});
+
+describe('the Vulkan drivers the Node webgpu backend tries', () => {
+  const fs = (files: Record<string, string[]>) => ({
+    exists: (p: string) => p in files || Object.values(files).flat().includes(p),
+    list: (d: string) => files[d] ?? [],
+  });
+  it("the loader's own search (when it has files), then NVIDIA's container path, then SwiftShader", () => {
+    const { exists, list } = fs({ '/usr/share/vulkan/icd.d': ['lvp_icd.x86_64.json'], [NVIDIA_ICD_DIR]: ['nvidia_icd.json', 'README'], [SWIFTSHADER_ICD]: [] });
+    expect(driverCandidates({ HOME: '/root' }, exists, list)).toEqual([null, `${NVIDIA_ICD_DIR}/nvidia_icd.json`, SWIFTSHADER_ICD]);
+  });
+  it('skips the loader when it has nothing to find, and follows what the user set', () => {
+    const { exists, list } = fs({ [SWIFTSHADER_ICD]: [] });
+    expect(driverCandidates({ HOME: '/root' }, exists, list)).toEqual([SWIFTSHADER_ICD]);
+    expect(driverCandidates({ HOME: '/root', VK_ICD_FILENAMES: '/x.json' }, exists, list)).toEqual([null]);
+    const withNvidia = fs({ [NVIDIA_ICD_DIR]: ['nvidia_icd.json'], [SWIFTSHADER_ICD]: [] });
+    expect(driverCandidates({ HOME: '/root', STAR_WEBGPU_ADAPTER: 'software' }, withNvidia.exists, withNvidia.list)).toEqual([SWIFTSHADER_ICD]);
+  });
+});
