@@ -11,8 +11,10 @@ import { gitCommit } from '../../node/checkpointDir.ts';
 import { GPU_CHECK_FORMAT, SCALES, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
 import { writeAtomic } from '../../node/checkpointDir.ts';
 import { defaultWasmThreads } from '../../node/nodeBackend.ts';
+import { defaultConfig, type LabConfig } from '../../lab/config.ts';
+import { parseLabConfig } from '../labConfigArg.ts';
 
-const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead'];
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -21,7 +23,7 @@ export const gpuCheckCommand: Command = {
   summary: 'pack the GPU check for a bare GPU machine, or run it there (RL step on webgpu vs wasm)',
   help: `usage: npm run gpu-check -- --pack DIR
        gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
-                 [--flags JSON] [--compile-ahead]
+                 [--flags JSON] [--compile-ahead] [--config HASH] [--backends webgpu,wasm]
 
   --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
                   tfjs's wasm files, run.sh): under 32 MiB, so the repository and the pack fit the GPU
@@ -37,7 +39,10 @@ export const gpuCheckCommand: Command = {
   --deadline-s S  no step starts after S seconds (default 300)
   --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)
   --flags JSON    tfjs flags for webgpu, e.g. '{"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}' (levers, no new pack)
-  --compile-ahead compile each new step's shaders at once (src/model/kernels/compileAhead.ts)`,
+  --compile-ahead compile each new step's shaders at once (src/model/kernels/compileAhead.ts)
+  --config HASH   settings over the lab's defaults, as the page's hash, e.g. '#queriesPerStep=16' (4× the rows
+                  a decode step: the proxy for several seeds in one program)
+  --backends LIST which backends to measure, in order (default webgpu,wasm)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -68,7 +73,8 @@ export const gpuCheckCommand: Command = {
     write(figures);
     const { measure } = await import('../gpuCheck/measure.ts');
     try {
-      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures });
+      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures,
+        config: configOverrides(flagOptionalText(flags, 'config')), backends: parseBackends(flagText(flags, 'backends', 'webgpu,wasm')) });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
       write(figures);
@@ -132,4 +138,19 @@ ${rows.join('\n')}
 Every figure, with the rollout/update split, decode-step and micro-batch times and memory: figures.json
 (format ${f.format}; docs/gpu-check.md says what each field is).
 ${f.errors.length ? `\nErrors:\n${f.errors.map((e) => `- ${e}`).join('\n')}\n` : ''}`;
+}
+
+/** the settings a --config hash sets (only those it names: the rest stay the lab's defaults) */
+function configOverrides(text: string | undefined): Partial<LabConfig> {
+  if (text === undefined) return {};
+  const full = parseLabConfig(text);
+  const defaults = defaultConfig();
+  return Object.fromEntries(Object.entries(full).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+}
+
+function parseBackends(text: string): ('webgpu' | 'wasm')[] {
+  const list = text.split(',').map((b) => b.trim());
+  for (const b of list) if (b !== 'webgpu' && b !== 'wasm') throw new Error(`--backends: ${b} is not webgpu or wasm`);
+  if (list.length === 0) throw new Error('--backends: give at least one of webgpu, wasm');
+  return list as ('webgpu' | 'wasm')[];
 }

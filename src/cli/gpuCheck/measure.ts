@@ -32,6 +32,10 @@ export interface MeasureOptions {
   webgpuFlags: Record<string, number | boolean>;
   /** compile a new step's shaders at once (kernels/compileAhead.ts; off in the lab until a GPU shows it pays) */
   compileAhead: boolean;
+  /** settings over the lab's defaults (e.g. queriesPerStep: a larger batch a step, the proxy for several seeds in one program) */
+  config: Partial<LabConfig>;
+  /** the backends to measure, in order (default webgpu then wasm) */
+  backends: readonly CheckBackend[];
   /** called with the figures after every change */
   write: (f: GpuCheckFigures) => void;
   figures: GpuCheckFigures;
@@ -101,12 +105,12 @@ export async function measure(o: MeasureOptions): Promise<void> {
   save();
 
   for (const scale of o.scales) {
-    const lab: LabConfig = { ...defaultConfig(), scale };
+    const lab: LabConfig = { ...defaultConfig(), ...o.config, scale };
     const rl: RlConfig = { ...rlConfigFromLab(lab), ...(o.rehearse ? REHEARSAL : {}) };
     const setup = { queriesPerStep: rl.queriesPerStep, groupSize: rl.groupSize, maxTurns: rl.maxTurns, miniBatches: rl.miniBatches,
       microBatchTokens: rl.microBatchTokens, algorithm: rl.algorithm, seed: rl.seed };
     const parts: Partial<Record<CheckBackend, BackendFigures>> = {};
-    for (const backend of counters ? (['webgpu', 'wasm'] as const) : (['wasm'] as const)) {
+    for (const backend of o.backends.filter((b) => counters || b === 'wasm')) {
       const part: BackendFigures = { backend, ...(backend === 'wasm' ? { threads: f.wasmThreads } : {}), steps: [], stepS: null };
       parts[backend] = part;
       f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);

@@ -5,7 +5,8 @@
 //                      filter (→ ~21 MB); run.sh unpacks it with xz or Python's lzma
 //   dawn.node.xz       the `webgpu` package's linux-x64 Dawn bindings
 //   libvulkan.so.1.xz  a Vulkan loader, for a machine that has the driver but not the loader
-//   runtime.tar.xz     glibc and libstdc++ of this machine, for one whose own are older than dawn.node needs
+//   runtime.tar.xz     glibc and libstdc++ of this machine, for one whose own are older than dawn.node needs;
+//                      libglvnd's dispatch libraries, without which NVIDIA's Vulkan ICD does not load
 //   cli.mjs            the CLI's gpu-check and run commands in one file (esbuild), tfjs's .wasm beside it
 //   wasm-out/          tfjs's threaded wasm build (its pthread script must be a real file)
 //   run.sh, README.md, manifest.json (every file's size and sha256, the commit, what dawn.node needs)
@@ -77,6 +78,8 @@ function needs(binary: string): Record<string, string> {
   return Object.fromEntries(['GLIBC', 'GLIBCXX', 'CXXABI'].map((p) => [p, newest(p)]).filter(([, v]) => v));
 }
 
+const hasSystemLibrary = (name: string) => run('ldconfig', ['-p']).toString().split('\n').some((l) => l.trim().startsWith(`${name} `) && l.includes('x86-64'));
+
 /** the shared library `name` as the dynamic linker finds it here */
 function systemLibrary(name: string): string {
   const line = run('ldconfig', ['-p']).toString().split('\n').find((l) => l.trim().startsWith(`${name} `) && l.includes('x86-64'));
@@ -138,13 +141,19 @@ function writeRuntime(tmp: string, dest: string): void {
   const groups: Record<string, string[]> = {
     libc: ['ld-linux-x86-64.so.2', 'libc.so.6', 'libm.so.6', 'libdl.so.2', 'libpthread.so.0', 'librt.so.1'],
     cxx: ['libstdc++.so.6', 'libgcc_s.so.1'],
+    // NVIDIA's Vulkan ICD is libGLX_nvidia.so.0, which will not load without libglvnd's dispatch library:
+    // on the H200 machine (no libglvnd installed) the loader said "Found no drivers!" until these came along
+    glvnd: ['libGLdispatch.so.0', 'libGLX.so.0', 'libX11.so.6', 'libXext.so.6', 'libxcb.so.1', 'libXau.so.6', 'libXdmcp.so.6', 'libbsd.so.0', 'libmd.so.0'],
   };
   for (const [group, names] of Object.entries(groups)) {
     mkdirSync(join(root, group), { recursive: true });
-    for (const name of names) copyFileSync(systemLibrary(name), join(root, group, name));
+    for (const name of names) {
+      if (group === 'glvnd' && !hasSystemLibrary(name)) { console.log(`pack: ${name} is not on this machine; a GPU machine without libglvnd will need it (apt-get install libglvnd0 libglx0)`); continue; }
+      copyFileSync(systemLibrary(name), join(root, group, name));
+    }
   }
   const tar = join(tmp, 'runtime.tar');
-  run('tar', ['-cf', tar, '--mtime=@0', '--owner=0', '--group=0', '-C', root, 'libc', 'cxx']);
+  run('tar', ['-cf', tar, '--mtime=@0', '--owner=0', '--group=0', '-C', root, 'libc', 'cxx', 'glvnd']);
   xz(tar, dest, true);
 }
 

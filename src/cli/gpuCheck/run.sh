@@ -35,6 +35,12 @@ note "uname: $(uname -srm); nproc: $(nproc 2>/dev/null || echo ?); glibc: $(getc
 for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
   [ -d "$d" ] && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
 done
+# NVIDIA's Vulkan ICD (libGLX_nvidia.so.0) needs libglvnd's libGLdispatch; the H200 machine has none, so the
+# pack's (Debian 12's) go last on the path when the system lacks them
+if ! (ldconfig -p 2>/dev/null | grep -q 'libGLdispatch\.so\.0 '); then
+  LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$work/runtime/glvnd"
+  note "libglvnd: the pack's (the system has no libGLdispatch.so.0)"
+fi
 export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}"
 # the system's Vulkan loader when there is one, else the pack's (Chromium's build of the Khronos loader)
 if ! (ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '); then export STAR_VULKAN_LOADER="$work/vulkan/libvulkan.so.1"; fi
