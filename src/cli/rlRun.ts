@@ -20,6 +20,7 @@ import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
 import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from './checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
+import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from './nodeBackend.ts';
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
@@ -31,7 +32,10 @@ export interface RlRunOptions {
   out: string;
   /** the SFT checkpoint folder (default: the shipped one of the config's scale) */
   checkpoint?: string;
+  /** continue the run saved in `out` (the same setting); a finished one is returned as it is, untrained */
   resume: boolean;
+  /** replace whatever `out` holds (said on stderr); without it or `resume` a folder holding a run is refused */
+  force?: boolean;
   backend: NodeBackend;
   /** overrides of the RL config derived from the lab config (e.g. a sweep's --quick evaluation size) */
   rl?: Partial<RlConfig>;
@@ -73,6 +77,21 @@ export interface RlSummary {
   commit: string;
   finishedAt: string;
 }
+
+/** what an RL run's folder holds (outDir.ts decides from it whether a folder is this run, another, or not a run) */
+export const RL_RUN_KIND: RunKind = {
+  noun: 'RL run', finishedFile: 'summary.json', files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'], kept: ['run.log'],
+  // a run finished before run.json was written: its summary says what it trained
+  legacyFingerprint: (dir) => {
+    const s = readSummary(dir);
+    return s ? resumeFingerprint(s.lab, s.rl, s.checkpointSha256, s.backend as NodeBackend) : null;
+  },
+  describeFinished: (dir) => {
+    const s = readSummary(dir);
+    const f = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+    return s ? `${s.steps} steps, validation success ${f(s.start.success)} → ${f(s.final.success)}` : 'its summary.json is unreadable';
+  },
+};
 
 export function shippedCheckpointDir(scale: string): string {
   return resolve(process.cwd(), 'public', 'checkpoints', `${scale}-tiny`);
@@ -123,7 +142,13 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: o.lab.trainSize, mix: o.lab.mix });
   const hash = serializeHash(o.lab);
   const fingerprint = resumeFingerprint(o.lab, rl, ckpt.card.weights.sha256, o.backend);
-  mkdirSync(o.out, { recursive: true });
+  // checked before anything is written: a folder holding another run is refused, not overwritten
+  const begin = prepareRunDir(o.out, { resume: o.resume, force: o.force ?? false, fingerprint, kind: RL_RUN_KIND });
+  if (begin.action === 'finished') {
+    const done = readSummary(o.out);
+    if (!done) throw new Error(`${join(o.out, 'summary.json')} is not readable; pass --force to run again (nothing was written)`);
+    return done;
+  }
 
   const start = policyFromCheckpoint(ckpt);
   const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
@@ -134,7 +159,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   let cpuAtStart = 0; // set where the wall clock starts
   const cpuNow = () => cpuBefore + processCpuSeconds() - cpuAtStart;
   let startFigures: RunFigures | null = null;
-  const saved = o.resume ? readResumeState(o.out, fingerprint) : null;
+  const saved = begin.action === 'resume' ? readResumeState(o.out, fingerprint) : null;
   if (saved) {
     trainer.dispose();
     start.dispose();
@@ -148,8 +173,6 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
     if (!o.quiet) console.error(`resuming ${o.out} at step ${trainer.step}/${rl.steps}`);
-  } else {
-    for (const f of ['metrics.jsonl', 'samples.jsonl', 'summary.json']) rmSync(join(o.out, f), { force: true });
   }
   const t0 = performance.now();
   cpuAtStart = processCpuSeconds();

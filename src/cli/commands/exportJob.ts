@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { checkOutDirFree, makeOutDir, replaceDir } from '../outDir.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -64,10 +65,7 @@ ARPO cannot be exported (the command says why).`,
     const lrText = flagOptionalText(flags, 'lr');
     const lr = lrText === undefined ? undefined : Number(lrText);
     if (lr !== undefined && !(Number.isFinite(lr) && lr > 0 && lr < 1)) throw new Error(`--lr needs a number in (0, 1), got "${lrText}"`);
-    if (existsSync(out)) {
-      if (!statSync(out).isDirectory()) throw new Error(`${out} exists and is not a folder`);
-      if (readdirSync(out).length > 0 && !force) throw new Error(`${out} exists and is not empty; pass --force to replace it`);
-    }
+    checkOutDirFree(out, force);
 
     const started = performance.now();
     let world: World;
@@ -88,7 +86,7 @@ ARPO cannot be exported (the command says why).`,
 
     // write beside DIR, then move into place: a failure leaves DIR as it was
     const parent = dirname(out);
-    mkdirSync(parent, { recursive: true });
+    makeOutDir(parent, `--out ${out}`);
     const staging = join(parent, `.${basename(out)}.export-job-${process.pid}`);
     rmSync(staging, { recursive: true, force: true });
     try {
@@ -98,8 +96,7 @@ ARPO cannot be exported (the command says why).`,
         writeFileSync(path, content);
       }
       chmodSync(join(staging, 'run.sh'), 0o755);
-      if (existsSync(out)) rmSync(out, { recursive: true, force: true });
-      renameSync(staging, out);
+      replaceDir(staging, out);
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;

@@ -3,7 +3,7 @@
 // --runs (named as `sweep` names them, runDirName), checked to be exactly that setting from today's shipped
 // checkpoint, reduced to per-step bands, early/late means and start/end validation success per seed.
 // Rerun it whenever more seeds land; the page bundles the file it writes.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
@@ -23,6 +23,7 @@ import { tInterval } from '../../lab/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import type { PowerPlan } from '../../lab/powerPlan.ts';
+import { makeOutFileParent } from '../outDir.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
 const DEFAULT_OUT = 'results/lessons/reference.json';
@@ -51,6 +52,7 @@ export const lessonsCommand: Command = {
     const runs = resolve(flagText(flags, 'runs', DEFAULT_RUNS));
     const out = resolve(flagText(flags, 'out', DEFAULT_OUT));
     const maxSeed = flagInt(flags, 'max-seed', 99, 1);
+    makeOutFileParent(out);
     if (!existsSync(runs)) throw new Error(`--runs ${runs} does not exist`);
     if (flags.has('run')) {
       const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
@@ -79,7 +81,6 @@ export const lessonsCommand: Command = {
       smoothing: REFERENCE_SMOOTHING,
       settings,
     };
-    mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(reference) + '\n');
     console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
     console.log(expectedTable(settings));

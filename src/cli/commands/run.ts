@@ -7,19 +7,22 @@ import { runRl, type RlSummary } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
+const KNOWN = ['config', 'out', 'resume', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
 
 export const runCommand: Command = {
   name: 'run',
   summary: 'one RL run (GRPO / DAPO / ARPO) from a shipped SFT checkpoint',
-  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume] [--checkpoint DIR] [--backend wasm|cpu]
+  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume | --force] [--checkpoint DIR] [--backend wasm|cpu]
 
   --config CONFIG   the experiment: a lab URL hash ('#scale=s&algorithm=dapo&steps=20', the page's "copy link")
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
                     are an error. Settings: see src/lab/config.ts (or the page).
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
   --resume          continue the run saved in DIR from its last saved state (every 10 steps and at each
-                    evaluation), ending with the figures of an unstopped run; same config required
+                    evaluation), ending with the figures of an unstopped run; same config required. A finished
+                    run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
+  --force           replace what DIR holds (a run of another config, or this one); without --resume or --force
+                    a DIR holding a run is refused and nothing is written
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
   --backend B       wasm (default) or cpu (slower; bit-reproducible)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
@@ -30,7 +33,7 @@ export const runCommand: Command = {
     rejectUnknownFlags(flags, positional, KNOWN);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
-    const s = await runRl({ lab, out, resume: flags.has('resume'), checkpoint: flagOptionalText(flags, 'checkpoint'),
+    const s = await runRl({ lab, out, resume: flags.has('resume'), force: flags.has('force'), checkpoint: flagOptionalText(flags, 'checkpoint'),
       backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
       startCache: flagOptionalText(flags, 'start-cache') });
     const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');

@@ -14,6 +14,7 @@ import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } f
 import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../nodeBackend.ts';
 import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
+import { moveAsideAndDelete } from '../outDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../lab/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../lab/findingGains.ts';
@@ -220,7 +221,13 @@ export async function runAll(configs: [string, LabConfig][], runsDir: string, ba
       console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
       out.set(name, done);
       onFinish(name, done);
-    } else todo.push([name, lab]);
+    } else {
+      // a run of this config finished from an SFT start that is no longer shipped: not this grid's run, so it is run
+      // again (only when the sweep runs: --tables-only leaves every folder as it is)
+      const stale = readSummary(join(runsDir, name));
+      if (stale && jobs > 0) moveAsideAndDelete(join(runsDir, name), `its run started from SFT weights ${stale.checkpointSha256.slice(0, 12)}…, not today's ${lab.scale}-tiny`, 'sweep');
+      todo.push([name, lab]);
+    }
   }
   if (jobs === 0) {
     if (todo.length) console.error(`${todo.length} runs not finished: left out of the tables (--tables-only)`);
