@@ -12,13 +12,14 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
-import { serializeHash } from '../lab/urlState.ts';
+import { parseHash, serializeHash } from '../lab/urlState.ts';
+import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
-import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from './checkpointDir.ts';
+import { gitCommit, readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from './checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from './nodeBackend.ts';
@@ -61,8 +62,11 @@ export const RESUME_EVERY = 10;
 
 export interface RlSummary {
   format: 'star-lab-rl-summary/1';
+  /** the config as trained (serializeHash of `lab`): its worldSize is the start's world, whatever the config said */
   hash: string;
   lab: LabConfig;
+  /** the world the run trained and was evaluated in: its SFT start's (absent in summaries written before issue 43) */
+  world?: { size: LabConfig['worldSize']; seed: number };
   rl: RlConfig;
   checkpoint: string;
   /** the SFT checkpoint's weights.sha256: a sweep reuses a finished run only from the same start */
@@ -93,9 +97,7 @@ export const RL_RUN_KIND: RunKind = {
   },
 };
 
-export function shippedCheckpointDir(scale: string): string {
-  return resolve(process.cwd(), 'public', 'checkpoints', `${scale}-tiny`);
-}
+export { shippedCheckpointDir };
 
 function figures(m: Metrics): RunFigures {
   const at = (k: string) => m[k] ?? NaN;
@@ -110,6 +112,12 @@ function cardPath(p: string): string {
   return r && !r.startsWith('..') && !isAbsolute(r) ? r : resolve(p);
 }
 
+/** whether a finished run's summary is a run of `lab` (World size aside: the start decides it, and summaries
+ *  written before issue 43 recorded the setting's default instead) */
+export function summaryIsOf(s: RlSummary, lab: LabConfig): boolean {
+  return rlRunKey(parseHash(s.hash).config) === rlRunKey(lab);
+}
+
 export function readSummary(dir: string): RlSummary | null {
   const p = join(dir, 'summary.json');
   if (!existsSync(p)) return null;
@@ -121,10 +129,11 @@ export function readSummary(dir: string): RlSummary | null {
 }
 
 /** what a resumed run must share with the one that saved: everything but the micro-batch token budget, which
- *  sets memory, not the update (a run that ran out of memory resumes with a smaller one) */
+ *  sets memory, not the update (a run that ran out of memory resumes with a smaller one), and the World size,
+ *  which the start checkpoint (its hash is here) decides */
 export function resumeFingerprint(lab: LabConfig, rl: RlConfig, checkpointSha256: string, backend: NodeBackend): string {
   const { microBatchTokens: _budget, ...update } = rl;
-  const hash = serializeHash({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
+  const hash = rlRunKey({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
   return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
 }
 
@@ -139,9 +148,12 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
   const ckpt = await readCheckpointDir(ckptDir);
+  // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it trained
+  checkConfigAgainstStart(o.lab, ckpt.card, cardPath(ckptDir));
+  const lab = configAsTrained(o.lab, ckpt.card.world);
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: o.lab.trainSize, mix: o.lab.mix });
-  const hash = serializeHash(o.lab);
-  const fingerprint = resumeFingerprint(o.lab, rl, ckpt.card.weights.sha256, o.backend);
+  const hash = serializeHash(lab);
+  const fingerprint = resumeFingerprint(lab, rl, ckpt.card.weights.sha256, o.backend);
   // checked before anything is written: a folder holding another run is refused, not overwritten
   const begin = prepareRunDir(o.out, { resume: o.resume, force: o.force ?? false, fingerprint, kind: RL_RUN_KIND });
   if (begin.action === 'finished') {
@@ -213,7 +225,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       writePolicyFiles(dir, trainer.policy.config, buffer, specs);
       const d = ckpt.card.data;
       const card: RlPolicyCard = {
-        format: RL_POLICY_CARD_FORMAT, hash, lab: { ...o.lab }, rl: { ...rl },
+        format: RL_POLICY_CARD_FORMAT, hash, lab: { ...lab }, rl: { ...rl },
         sft: { name: ckpt.card.name, path: cardPath(ckptDir), sha256: ckpt.card.weights.sha256 },
         origin: { world: { ...ckpt.card.world }, data: { trainQueries: d.trainQueries, validationQueries: d.validationQueries, testQueries: d.testQueries,
           toolQa: d.toolQa, mix: [...d.mix] }, contextLength: ckpt.config.contextLength },
@@ -225,7 +237,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     }
     writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
     const summary: RlSummary = {
-      format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
+      format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       cpuSeconds: cpuNow(),
       backend: o.backend, commit: gitCommit(), finishedAt: new Date().toISOString(),

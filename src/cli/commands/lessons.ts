@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
+import { readSummary, shippedCheckpointDir, summaryIsOf } from '../rlRun.ts';
 import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultWasmThreads, THREADS_ENV } from '../nodeBackend.ts';
@@ -150,7 +150,7 @@ export function committedRuns(runs: string, config: LabConfig, metrics: readonly
     const lab = { ...config, seed };
     const dir = join(runs, runDirName(lab));
     const summary = readSummary(dir);
-    if (!summary || summary.hash !== serializeHash(lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
+    if (!summary || !summaryIsOf(summary, lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
     const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricsLine);
     const train = lines.filter((l) => l.kind === 'train').sort((a, b) => a.step - b.step);
     if (train.length !== lab.steps || train.some((l, i) => l.step !== i + 1)) throw new Error(`${dir}: metrics.jsonl does not hold steps 1…${lab.steps} in order`);

@@ -12,7 +12,7 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../nodeBackend.ts';
-import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
+import { readSummary, runRl, summaryIsOf, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../checkpointDir.ts';
 import { moveAsideAndDelete } from '../outDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
@@ -207,7 +207,7 @@ function startSha(lab: LabConfig): string {
 /** the finished run of `lab` in `dir`: its summary, when it ran this config from today's SFT start (else null) */
 function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
   const done = readSummary(dir);
-  return done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab) ? done : null;
+  return done && summaryIsOf(done, lab) && done.checkpointSha256 === startSha(lab) ? done : null;
 }
 
 /** runs `configs` not finished yet in `runsDir`, `jobs` at a time, each in its own process (0: none, the finished only) */
