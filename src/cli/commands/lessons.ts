@@ -24,6 +24,7 @@ import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import type { PowerPlan } from '../../lab/powerPlan.ts';
 import { makeOutFileParent } from '../outDir.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
 const DEFAULT_OUT = 'results/lessons/reference.json';
@@ -76,7 +77,7 @@ export const lessonsCommand: Command = {
     const same = before?.settings !== undefined && JSON.stringify(before.settings) === JSON.stringify(settings);
     const reference: LessonReference = {
       format: LESSON_REFERENCE_FORMAT,
-      command: `npm run cli -- lessons${flags.has('runs') ? ` --runs ${relative(process.cwd(), runs)}` : ''}${flags.has('out') ? ` --out ${relative(process.cwd(), out)}` : ''}`,
+      command: shellCommand('npm run cli -- lessons', [...(flags.has('runs') ? ['--runs', relative(process.cwd(), runs)] : []), ...(flags.has('out') ? ['--out', relative(process.cwd(), out)] : [])]),
       date: same && typeof before?.date === 'string' ? before.date : new Date().toISOString(),
       smoothing: REFERENCE_SMOOTHING,
       settings,

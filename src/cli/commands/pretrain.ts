@@ -17,6 +17,7 @@ import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld
 import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 /** the peak learning rates the shipped tiny-world SFT cards use (README: l at 3e-3 diverged to success 0.04) */
 const DEFAULT_LR = { s: '3e-3', m: '3e-3', l: '1.5e-3' } as const;
@@ -69,7 +70,7 @@ export const pretrainCommand: Command = {
     };
     const every = flagInt(flags, 'checkpoint-every', 100, 1);
     const sessionSteps = flagInt(flags, 'session-steps', Infinity, 1);
-    const command = `npm run cli -- pretrain ${stripSessionFlags(args).join(' ')}`;
+    const command = shellCommand('npm run cli -- pretrain', stripSessionFlags(args));
     const fingerprint = JSON.stringify({ presetName, config, budget, peakLr, ...data, backend });
     // another run in the folder is refused, not overwritten; --resume on a finished one trains nothing
     const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: PRETRAIN_RUN_KIND });
@@ -164,11 +165,11 @@ export const pretrainCommand: Command = {
   },
 };
 
-/** the arguments that define the run (a card's command): without --resume and --session-steps N */
+/** the arguments that define the run (a card's command): without --resume, --force and --session-steps N */
 function stripSessionFlags(args: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--resume' || args[i].startsWith('--session-steps=')) continue;
+    if (args[i] === '--resume' || args[i] === '--force' || args[i].startsWith('--session-steps=')) continue;
     if (args[i] === '--session-steps') i++;
     else kept.push(args[i]);
   }

@@ -13,6 +13,7 @@ import { formatDuration } from '../progress.ts';
 import { comparisonTable, compareCards } from '../cardCompare.ts';
 import { sftCommand } from './sft.ts';
 import { pretrainCommand } from './pretrain.ts';
+import { shellCommand, splitShellWords } from '../shellQuote.ts';
 
 const KNOWN = ['checkpoint', 'out'];
 const SFT_PREFIX = 'npm run cli -- sft ';
@@ -54,7 +55,7 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
       const ptOut = join(out, 'pretrain');
       const ptArgs = [...rerunArgs(shipped.pretrain.command, ptOut, PRETRAIN_PREFIX), '--resume'];
       console.error(`reproducing the pretrain stage of ${dir} (${shipped.pretrain.name}, ${formatDuration(shipped.pretrain.trainSeconds)} when shipped)\n  ` +
-        `${PRETRAIN_PREFIX}${ptArgs.join(' ')}`);
+        shellCommand(PRETRAIN_PREFIX.trim(), ptArgs));
       const ptCode = await pretrainCommand.run(ptArgs);
       if (ptCode !== 0) return ptCode;
       const pt = (await readPretrainDir(ptOut)).card;
@@ -63,7 +64,7 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
       sftArgs = withFrom(sftArgs, ptOut);
     }
     console.error(`reproducing ${dir} (${shipped.name}, commit ${shipped.commit.slice(0, 12)}, ${shipped.backend}); the shipped run took ` +
-      `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${SFT_PREFIX}${sftArgs.join(' ')}`);
+      `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${shellCommand(SFT_PREFIX.trim(), sftArgs)}`);
     const code = await sftCommand.run(sftArgs);
     if (code !== 0) return code;
 
@@ -93,11 +94,11 @@ export function withFrom(args: readonly string[], from: string): string[] {
 /** the arguments of a card's command (sft, or pretrain with its prefix), writing to `out` instead (and never resuming the shipped folder) */
 export function rerunArgs(command: string, out: string, prefix = SFT_PREFIX): string[] {
   if (!command.startsWith(prefix)) throw new Error(`the card's command is not a ${prefix.trim().split(' ').pop()} command: "${command}"`);
-  const args = command.slice(prefix.length).trim().split(/\s+/).filter((a) => a !== '');
+  const args = splitShellWords(command.slice(prefix.length)); // cards write their command shell-quoted (shellQuote.ts)
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--out') i++; // and its value
-    else if (args[i].startsWith('--out=') || args[i] === '--resume') continue;
+    else if (args[i].startsWith('--out=') || args[i] === '--resume' || args[i] === '--force') continue;
     else kept.push(args[i]);
   }
   return [...kept, '--out', out];

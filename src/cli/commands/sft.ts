@@ -18,6 +18,7 @@ import { VOCAB } from '../../agent/vocab.ts';
 import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
 import { countParameters } from '../../model/config.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'force', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
   'context', 'checkpoint-every', 'backend', 'from'];
@@ -72,7 +73,8 @@ export const sftCommand: Command = {
     // the pretrain checkpoint is checked before anything is written: a wrong --from must cost nothing
     const from = fromDir === undefined ? undefined : await readPretrainDir(fromDir);
     if (from) checkStart(from.card, o);
-    const command = `npm run cli -- sft ${args.filter((a) => a !== '--resume').join(' ')}`;
+    // the card's record of the run, pasted into a shell by repro and readers: quoted, without how this session treats the folder
+    const command = shellCommand('npm run cli -- sft', args.filter((a) => a !== '--resume' && a !== '--force'));
     // a resumed run must be the same run: everything that shapes the batches and the model
     const fingerprint = JSON.stringify({ ...o, backend, ...(from ? { from: from.card.weights.sha256 } : {}) });
     let commit = gitCommit(); // the code that trains (a resumed run keeps the commit it started at)

@@ -24,6 +24,7 @@ import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findingTable.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
@@ -94,7 +95,7 @@ export const sweepCommand: Command = {
     if (standard) common.evalEvery = common.steps; // evaluated at step 0 and the end only
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
     for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
-    const command = `npm run cli -- sweep ${args.join(' ')}`;
+    const command = shellCommand('npm run cli -- sweep', args); // pasted from a table into a shell: quoted
     if (flags.has('status')) {
       if (!plan) throw new Error(`--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`);
       const state = (lab: LabConfig) => {
