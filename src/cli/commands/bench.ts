@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
+import { flagOptionalText, rejectUnknownFlags } from '../envFlags.ts';
+import { makeOutFileParent } from '../outDir.ts';
 import { suites } from '../../../bench/suites.ts';
 
 export const benchCommand: Command = {
@@ -9,11 +11,18 @@ export const benchCommand: Command = {
   help: `usage: npm run bench -- [--json FILE] [--only NAME[,NAME]] [--quick]
 
   --json FILE   also write every figure to FILE as one flat JSON object ({"evaluator.plans_per_s": …})
-  --only NAMES  run only these suites (comma-separated); suites: see the list printed at start
+  --only NAMES  run only these suites (comma-separated): ${suites.map((s) => s.name).join(', ')}
   --quick       shorter measurements (for smoke tests)`,
   async run(args) {
-    const { flags } = parseFlags(args);
-    const only = typeof flags.get('only') === 'string' ? String(flags.get('only')).split(',') : null;
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, ['json', 'only', 'quick'], ['quick']);
+    const names = suites.map((s) => s.name);
+    const onlyText = flagOptionalText(flags, 'only');
+    const only = onlyText === undefined ? null : onlyText.split(',');
+    const unknown = (only ?? []).filter((n) => !names.includes(n));
+    if (unknown.length > 0) throw new Error(`--only: no suite ${unknown.map((n) => `"${n}"`).join(', ')} (suites: ${names.join(', ')}); nothing was run`);
+    const out = flagOptionalText(flags, 'json');
+    if (out !== undefined) makeOutFileParent(out, '--json'); // before the measurements: a bad path must cost nothing
     const quick = flags.has('quick');
     const figures: Record<string, number> = {};
     console.log(`suites: ${suites.map((s) => s.name).join(', ')}`);
@@ -26,8 +35,7 @@ export const benchCommand: Command = {
         console.log(`  ${key.padEnd(36)} ${shown.padStart(12)} ${unit}${note ? `  (${note})` : ''}`);
       }, { quick });
     }
-    const out = flags.get('json');
-    if (typeof out === 'string') {
+    if (out !== undefined) {
       writeFileSync(out, JSON.stringify(figures, null, 2) + '\n');
       console.log(`\nwrote ${Object.keys(figures).length} figures to ${out}`);
     }

@@ -27,7 +27,7 @@ export const evalCommand: Command = {
 Prints TravelPlanner's metrics over the scored lines. Exit code 1 when some line could not be scored.`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['dir', 'plans', 'queries', 'out', 'lab']);
+    rejectUnknownFlags(flags, positional, ['dir', 'plans', 'queries', 'out', 'lab'], ['lab']);
     const dir = flagText(flags, 'dir');
     const plansFile = flagText(flags, 'plans');
     const queriesFile = flagText(flags, 'queries', join(dir, QUERIES_FILE));

@@ -51,7 +51,7 @@ tiny world and the defaults they are exactly the queries a lab run of the same c
 ARPO cannot be exported (the command says why).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['config', 'engine', 'out', 'force', 'world', 'checkpoint', 'world-size', 'world-seed', 'validation', 'test', 'gpus', 'nodes', 'lr', 'data']);
+    rejectUnknownFlags(flags, positional, ['config', 'engine', 'out', 'force', 'world', 'checkpoint', 'world-size', 'world-seed', 'validation', 'test', 'gpus', 'nodes', 'lr', 'data'], ['force']);
     // every check happens before anything is written
     const engine = flags.get('engine');
     if (engine === undefined || engine === true) throw new Error(`--engine is required (one of: ${ENGINES.join(', ')})`);
@@ -60,8 +60,7 @@ ARPO cannot be exported (the command says why).`,
     if (lab.algorithm === 'arpo') throw new Error(ARPO_REFUSAL);
     if (lab.stage !== 'rl') throw new Error(STAGE_REFUSAL(lab.stage));
     const out = resolve(flagText(flags, 'out'));
-    const force = flags.get('force') === true;
-    if (flags.has('force') && !force) throw new Error('--force takes no value');
+    const force = flags.has('force');
     const worldKind = flagChoice(flags, 'world', ['generated', 'real'] as const, 'generated');
     // the lab run's world is its SFT start's (rlRun.ts): the job exports that one unless a flag names another
     const startDir = flagOptionalText(flags, 'checkpoint') ?? shippedCheckpointDir(lab.scale);

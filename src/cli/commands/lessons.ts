@@ -49,7 +49,7 @@ export const lessonsCommand: Command = {
   reference complete from ${BAND_SEEDS} seeds) and, per lesson and arm, the outcome to expect (docs/lessons.md).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs']);
+    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs'], ['run']);
     const runs = resolve(flagText(flags, 'runs', DEFAULT_RUNS));
     const out = resolve(flagText(flags, 'out', DEFAULT_OUT));
     const maxSeed = flagInt(flags, 'max-seed', 99, 1);

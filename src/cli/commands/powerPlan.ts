@@ -42,7 +42,7 @@ export const powerPlanCommand: Command = {
   lab's own difference, at the spread the finished seeds measured (src/lab/resolveCost.ts).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve'], ['force', 'cost-to-resolve']);
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
     if (flags.has('cost-to-resolve')) {

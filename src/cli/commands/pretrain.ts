@@ -53,7 +53,7 @@ export const pretrainCommand: Command = {
   --backend wasm|cpu      tfjs backend (default wasm)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force']);
     // every flag is checked before anything is written
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
-import { flagOptionalText, flagText } from '../envFlags.ts';
+import { flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readCard, readCheckpointDir, readPretrainDir } from '../checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { comparisonTable, compareCards } from '../cardCompare.ts';
@@ -26,7 +26,7 @@ export const reproCommand: Command = {
 
   sft s|m|l            the shipped SFT checkpoint of that preset (public/checkpoints/<preset>-tiny)
   --checkpoint DIR     another checkpoint folder to reproduce (its card's preset must match)
-  --out DIR            where the rerun writes its checkpoint (default: a fresh folder under ${tmpdir()});
+  --out DIR            where the rerun writes its checkpoint (default: a fresh folder in the system's temp folder);
                        rerunning into the same DIR resumes an interrupted rerun
 
 Runs the card's \`command\` with --out replaced (when the card has a pretrain stage, first that stage's
@@ -35,8 +35,7 @@ and a verdict: identical (same weights, same evaluation) or differs. Exit code 0
 Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; tens of minutes).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    const unknown = [...flags.keys()].filter((k) => !KNOWN.includes(k));
-    if (unknown.length > 0) throw new Error(`unknown option --${unknown[0]} (options: --checkpoint --out)`);
+    rejectUnknownFlags(flags, [], KNOWN); // the positional words are the stage and preset, checked below
     const [stage, preset, ...rest] = positional;
     if (stage !== 'sft') throw new Error(`repro: what to reproduce? only "sft" exists so far (npm run repro -- sft s|m|l), got "${stage ?? ''}"`);
     if (!preset || !['s', 'm', 'l'].includes(preset)) throw new Error(`repro sft: a preset s, m or l, got "${preset ?? ''}"`);

@@ -51,7 +51,7 @@ export const sftCommand: Command = {
                           its preset and context must match; the card records both stages`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force']);
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
     const o: SftPipelineOptions = {

@@ -61,7 +61,7 @@ export const sweepCommand: Command = {
   --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
                 finding's base settings and --quick, never the axis the finding varies
   --steps N     override the steps of every run
-  --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()})
+  --jobs N      runs at once, each in its own process (default: the number of cores)
   --scales LIST run only the cells at these scales (default s,m,l); the tables show every finished run in
                 the runs folder, whichever sweep ran it, and the rest as not run yet
   --tables-only run nothing: write the tables from the runs that have finished
@@ -71,7 +71,7 @@ export const sweepCommand: Command = {
   --backend B   wasm (default) or cpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['quick', 'standard', 'tables-only', 'status']);
     const id = flagText(flags, 'preset');
     const findings = id.toLowerCase() === 'all' ? FINDINGS : [findingById(id)];
     const out = resolve(flagText(flags, 'out'));
