@@ -162,6 +162,11 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     return done;
   }
 
+  // what it loaded and what it will do, before the first (slow) evaluation
+  console.error(`${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
+    `${ckpt.card.name} (${cardPath(ckptDir)}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
+    `${rl.steps} steps of ${rl.queriesPerStep} queries × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${rl.evalEvery} steps ` +
+    `and at the end on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks`);
   const start = policyFromCheckpoint(ckpt);
   const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
   let trainer = new RlTrainer(start, reference, env, rl);

@@ -30,6 +30,8 @@ describe('an RL run never overwrites another run', () => {
     const said = stderrOf();
     await runRl({ ...base, lab: LAB, out: dir, resume: true });
     expect(said.join('\n')).toMatch(/--resume: nothing saved in .*; starting the run fresh/);
+    // what it loads and will do, before the step-0 evaluation
+    expect(said.join('\n')).toMatch(/starting .*rl: GRPO with the \w+ reward from s-tiny \(.*preset s, the tiny world, seed 1\), 2 steps of 1 queries × 2 rollouts, wasm; evaluated at step 0, every 2 steps and at the end on 2 validation queries \+ 1 unseen tool-QA tasks/);
     const summary = readFileSync(join(dir, 'summary.json'), 'utf8');
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
 

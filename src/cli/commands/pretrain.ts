@@ -11,6 +11,7 @@ import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.t
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { gitCommit, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
+import { hintResumeOnInterrupt } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
@@ -107,6 +108,7 @@ export const pretrainCommand: Command = {
       `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
       `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
+    const stopHint = hintResumeOnInterrupt('npm run cli -- pretrain', stripSessionFlags(args));
     const bar = new ProgressBar(plannedSteps, trainer.step, `pretrain ${presetName} `, 50);
     const tTrain = performance.now();
     const startStep = trainer.step;
@@ -159,6 +161,7 @@ export const pretrainCommand: Command = {
         `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`);
       return 0;
     } finally {
+      stopHint();
       trainer.dispose();
       policy.dispose();
     }

@@ -6,6 +6,7 @@ import { NODE_BACKENDS } from '../nodeBackend.ts';
 import { runRl, type RlSummary } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
+import { hintResumeOnInterrupt } from '../interrupt.ts';
 
 const KNOWN = ['config', 'out', 'resume', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
 
@@ -33,9 +34,10 @@ export const runCommand: Command = {
     rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'no-policy', 'quiet']);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
+    const stopHint = hintResumeOnInterrupt('npm run cli -- run', args);
     const s = await runRl({ lab, out, resume: flags.has('resume'), force: flags.has('force'), checkpoint: flagOptionalText(flags, 'checkpoint'),
       backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
-      startCache: flagOptionalText(flags, 'start-cache') });
+      startCache: flagOptionalText(flags, 'start-cache') }).finally(stopHint);
     const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     const ci = (lo: number | undefined, hi: number | undefined) => (lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '');
     const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;

@@ -9,6 +9,7 @@ import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.t
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { gitCommit, readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
+import { hintResumeOnInterrupt } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
@@ -103,6 +104,7 @@ export const sftCommand: Command = {
       `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
       `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
+    const stopHint = hintResumeOnInterrupt('npm run cli -- sft', args);
     const bar = new ProgressBar(o.steps, trainer.step, `sft ${o.preset} `, 50);
     const tTrain = performance.now();
     let emaLoss = lastLoss;
@@ -156,6 +158,7 @@ export const sftCommand: Command = {
         `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`);
       return 0;
     } finally {
+      stopHint();
       trainer.dispose();
       policy.dispose();
     }

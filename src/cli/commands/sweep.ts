@@ -25,6 +25,7 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { findingTable, tableMarkdown, type FindingTable } from '../../lab/findingTable.ts';
 import { shellCommand } from '../shellQuote.ts';
+import { gridCsv } from '../gridCsv.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
@@ -56,7 +57,8 @@ export const sweepCommand: Command = {
                 and a null control per finding and scale (its base with advantages=shuffled); tables of gains with 95 % intervals
   --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')}); where --out holds a power plan (plan.json,
                 \`power-plan\`), each finding runs its planned seeds instead, and only the cells its pairs compare
-  --out DIR     writes DIR/<ID>/table.md and table.json
+  --out DIR     writes DIR/<ID>/table.md and table.json, and DIR/<ID>/runs.csv (one row per run of the grid:
+                its settings, whether it finished, its start and end figures)
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
   --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
                 finding's base settings and --quick, never the axis the finding varies
@@ -120,6 +122,7 @@ export const sweepCommand: Command = {
       const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null })); };
       await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); });
       write();
+      for (const f of findings) writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
       for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null }))}`);
       return 0;
     }
@@ -128,12 +131,14 @@ export const sweepCommand: Command = {
       const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
       const lookup = (lab: LabConfig) => {
         const s = summaries.get(runDirName(lab));
-        return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
+        // runs before issue 23 recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
+        return s ? { start: s.start, final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries }, wallSeconds: s.wallSeconds, oodTasks: s.rl?.evalToolQa, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
       };
       // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
       const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
       const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common, sweepSeconds });
       writeTable(join(out, f.id), table);
+      writeGridCsv(join(out, f.id), new Map([...configs].filter(([name]) => mine.has(name))), summaries, runs);
       console.log(`\n${tableMarkdown(table)}`);
     }
     return 0;
@@ -296,6 +301,14 @@ function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCach
       else fail(new Error(`run ${dir} failed (exit ${String(code)}); see ${join(dir, 'run.log')}`));
     });
   });
+}
+
+/** DIR/runs.csv: the grid's runs (gridCsv.ts), finished ones with their figures; rewritten only when a row changed */
+function writeGridCsv(dir: string, grid: Map<string, LabConfig>, summaries: Map<string, RlSummary>, runs: string): void {
+  mkdirSync(dir, { recursive: true });
+  const csv = gridCsv([...grid].map(([name, lab]) => ({ name, lab, summary: summaries.get(name) ?? finishedRun(join(runs, name), lab) })));
+  const path = join(dir, 'runs.csv');
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeFileSync(path, csv);
 }
 
 function writeTable(dir: string, table: FindingTable): void {
