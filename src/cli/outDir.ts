@@ -20,6 +20,14 @@ export function makeOutDir(dir: string, what = `--out ${dir}`): void {
   }
 }
 
+/** checks, writing nothing, that FILE can be written: not a folder, and no folder on its path is a file */
+export function checkOutFile(file: string, flag = '--out'): void {
+  if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
+  let dir = dirname(file);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${flag} ${file}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+}
+
 /** the parent folder of a file that --out / --json FILE names, made with the same clear errors; FILE itself must not be a folder */
 export function makeOutFileParent(file: string, flag = '--out'): void {
   if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runRl } from '../../src/cli/rlRun.ts';
-import { checkOutDirFree, makeOutFileParent, prepareRunDir, replaceDir, settingDifference } from '../../src/cli/outDir.ts';
+import { checkOutDirFree, checkOutFile, makeOutFileParent, prepareRunDir, replaceDir, settingDifference } from '../../src/cli/outDir.ts';
 import { SFT_RUN_KIND, sftCommand } from '../../src/cli/commands/sft.ts';
 import { queriesCommand } from '../../src/cli/commands/queries.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
@@ -73,6 +73,10 @@ describe('an RL run never overwrites another run', () => {
     await expect(runRl({ ...base, lab: LAB, out: file, resume: false })).rejects.toThrow(/is a file, not a folder/);
     await expect(runRl({ ...base, lab: LAB, out: join(file, 'under'), resume: false })).rejects.toThrow(/a folder on the path .* is a file/);
     expect(() => makeOutFileParent(join(file, 'q.jsonl'))).toThrow(/a-file is a file, not a folder/);
+    // the early check of a long command (evaluate --json, bench --json) names the file on the path and makes nothing
+    expect(() => checkOutFile(join(file, 'deep', 'e.json'), '--json')).toThrow(/--json .*: .*a-file is a file, not a folder/);
+    checkOutFile(join(tmp, 'fresh', 'deep', 'e.json'), '--json');
+    expect(existsSync(join(tmp, 'fresh'))).toBe(false);
     await expect(queriesCommand.run(['--out', join(file, 'q.jsonl'), '--count', '1'])).rejects.toThrow(/--out .*q\.jsonl: .*a-file is a file, not a folder/);
   }, 60_000);
 });

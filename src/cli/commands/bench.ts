@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagOptionalText, rejectUnknownFlags } from '../envFlags.ts';
-import { makeOutFileParent } from '../outDir.ts';
+import { checkOutFile, makeOutFileParent } from '../outDir.ts';
 import { suites } from '../../../bench/suites.ts';
 
 export const benchCommand: Command = {
@@ -22,7 +22,7 @@ export const benchCommand: Command = {
     const unknown = (only ?? []).filter((n) => !names.includes(n));
     if (unknown.length > 0) throw new Error(`--only: no suite ${unknown.map((n) => `"${n}"`).join(', ')} (suites: ${names.join(', ')}); nothing was run`);
     const out = flagOptionalText(flags, 'json');
-    if (out !== undefined) makeOutFileParent(out, '--json'); // before the measurements: a bad path must cost nothing
+    if (out !== undefined) checkOutFile(out, '--json'); // before the measurements: a bad path must cost nothing
     const quick = flags.has('quick');
     const figures: Record<string, number> = {};
     console.log(`suites: ${suites.map((s) => s.name).join(', ')}`);
@@ -36,6 +36,7 @@ export const benchCommand: Command = {
       }, { quick });
     }
     if (out !== undefined) {
+      makeOutFileParent(out, '--json');
       writeFileSync(out, JSON.stringify(figures, null, 2) + '\n');
       console.log(`\nwrote ${Object.keys(figures).length} figures to ${out}`);
     }

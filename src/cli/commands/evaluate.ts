@@ -19,7 +19,7 @@ import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFil
 import { sameFigures, type Figures } from '../cardCompare.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolicy.ts';
 import { wilsonOfMeans, type Interval } from '../../lab/intervals.ts';
-import { makeOutFileParent } from '../outDir.ts';
+import { checkOutFile, makeOutFileParent } from '../outDir.ts';
 
 const KNOWN = ['checkpoint', 'world', 'seed', 'split', 'n', 'ood', 'decoding', 'failure-rate', 'batch', 'json', 'backend', 'samples', 'temperature'];
 /** the batch the sft command evaluates with (the card's figures are only comparable at the same one) */
@@ -63,7 +63,7 @@ queries and as the only check failed (what fixing it alone would win).`,
     const samples = flagInt(flags, 'samples', 0);
     const jsonFile = flagOptionalText(flags, 'json');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
-    if (jsonFile) makeOutFileParent(jsonFile, '--json'); // before the evaluation: a bad path must cost nothing
+    if (jsonFile) checkOutFile(jsonFile, '--json'); // before the evaluation: a bad path must cost nothing (and a refusal writes nothing)
 
     let loaded: Awaited<ReturnType<typeof readPolicyDir>>;
     try {
@@ -139,6 +139,7 @@ queries and as the only check failed (what fixing it alone would win).`,
         checks.map((c) => `${c.check} ${pct(c.failed)} (${pct(c.soleCause)})`).join('; '));
     }
     if (jsonFile) {
+      makeOutFileParent(jsonFile, '--json');
       writeAtomic(jsonFile, JSON.stringify({
         checkpoint: dir, card: sftCard ? cardIdentity(sftCard) : rlCardIdentity(rlCard!),
         setup: { world: { ...origin.world }, split, queries: queries.length, toolQaTasks: qa.length, decoding, failureRate, batchSize, backend, samples, temperature },
