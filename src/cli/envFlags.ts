@@ -4,10 +4,16 @@ import type { WorldSource } from '../env/types.ts';
 
 export type Flags = Map<string, string | true>;
 
-export function rejectUnknownFlags(flags: Flags, positional: string[], known: readonly string[]): void {
+/** unknown flags, stray arguments and a value given to a switch (`switches`: flags that take none, e.g.
+ *  `--resume yes`) are errors; nothing runs. Each command calls it once, with all its flags. */
+export function rejectUnknownFlags(flags: Flags, positional: string[], known: readonly string[], switches: readonly string[] = []): void {
   const unknown = [...flags.keys()].filter((k) => !known.includes(k));
-  if (unknown.length > 0) throw new Error(`unknown option ${unknown.map((k) => `--${k}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')})`);
-  if (positional.length > 0) throw new Error(`unexpected argument "${positional[0]}"`);
+  if (unknown.length > 0) throw new Error(`unknown option ${unknown.map((k) => `--${k}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')}); nothing was run`);
+  for (const k of switches) {
+    const v = flags.get(k);
+    if (v !== undefined && v !== true) throw new Error(`--${k} takes no value, got "${v}"; nothing was run`);
+  }
+  if (positional.length > 0) throw new Error(`unexpected argument "${positional[0]}"; nothing was run`);
 }
 
 export function flagInt(flags: Flags, key: string, fallback: number, min = 0): number {

@@ -22,7 +22,9 @@ export function parseLabConfig(text: string): LabConfig {
     parsed = parseHash(hash);
   }
   if (parsed.notices.length > 0) {
-    throw new Error(`--config has problems:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${n.message}`).join('\n')}`);
+    // the page's notices end with what the page does instead ("; using the default (40)"); the CLI runs nothing
+    const said = (m: string) => m.replace(/; using the defaults?( \([^)]*\))?$/, '');
+    throw new Error(`--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`);
   }
   return parsed.config;
 }

@@ -12,14 +12,16 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
-import { serializeHash } from '../lab/urlState.ts';
+import { parseHash, serializeHash } from '../lab/urlState.ts';
+import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
-import { gitCommit, readCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
+import { gitCommit, readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
+import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
 import { nodeWebgpuAdapter, type WebgpuAdapterInfo } from '../node/nodeWebgpu.ts';
 import { ProgressBar } from './progress.ts';
@@ -32,7 +34,10 @@ export interface RlRunOptions {
   out: string;
   /** the SFT checkpoint folder (default: the shipped one of the config's scale) */
   checkpoint?: string;
+  /** continue the run saved in `out` (the same setting); a finished one is returned as it is, untrained */
   resume: boolean;
+  /** replace whatever `out` holds (said on stderr); without it or `resume` a folder holding a run is refused */
+  force?: boolean;
   backend: NodeBackend;
   /** overrides of the RL config derived from the lab config (e.g. a sweep's --quick evaluation size) */
   rl?: Partial<RlConfig>;
@@ -58,8 +63,11 @@ export const RESUME_EVERY = 10;
 
 export interface RlSummary {
   format: 'star-lab-rl-summary/1';
+  /** the config as trained (serializeHash of `lab`): its worldSize is the start's world, whatever the config said */
   hash: string;
   lab: LabConfig;
+  /** the world the run trained and was evaluated in: its SFT start's (absent in summaries written before issue 43) */
+  world?: { size: LabConfig['worldSize']; seed: number };
   rl: RlConfig;
   checkpoint: string;
   /** the SFT checkpoint's weights.sha256: a sweep reuses a finished run only from the same start */
@@ -77,9 +85,22 @@ export interface RlSummary {
   finishedAt: string;
 }
 
-export function shippedCheckpointDir(scale: string): string {
-  return resolve(process.cwd(), 'public', 'checkpoints', `${scale}-tiny`);
-}
+/** what an RL run's folder holds (outDir.ts decides from it whether a folder is this run, another, or not a run) */
+export const RL_RUN_KIND: RunKind = {
+  noun: 'RL run', finishedFile: 'summary.json', files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'], kept: ['run.log'],
+  // a run finished before run.json was written: its summary says what it trained
+  legacyFingerprint: (dir) => {
+    const s = readSummary(dir);
+    return s ? resumeFingerprint(s.lab, s.rl, s.checkpointSha256, s.backend as NodeBackend) : null;
+  },
+  describeFinished: (dir) => {
+    const s = readSummary(dir);
+    const f = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+    return s ? `${s.steps} steps, validation success ${f(s.start.success)} → ${f(s.final.success)}` : 'its summary.json is unreadable';
+  },
+};
+
+export { shippedCheckpointDir };
 
 function figures(m: Metrics): RunFigures {
   const at = (k: string) => m[k] ?? NaN;
@@ -94,6 +115,12 @@ function cardPath(p: string): string {
   return r && !r.startsWith('..') && !isAbsolute(r) ? r : resolve(p);
 }
 
+/** whether a finished run's summary is a run of `lab` (World size aside: the start decides it, and summaries
+ *  written before issue 43 recorded the setting's default instead) */
+export function summaryIsOf(s: RlSummary, lab: LabConfig): boolean {
+  return rlRunKey(parseHash(s.hash).config) === rlRunKey(lab);
+}
+
 export function readSummary(dir: string): RlSummary | null {
   const p = join(dir, 'summary.json');
   if (!existsSync(p)) return null;
@@ -105,10 +132,11 @@ export function readSummary(dir: string): RlSummary | null {
 }
 
 /** what a resumed run must share with the one that saved: everything but the micro-batch token budget, which
- *  sets memory, not the update (a run that ran out of memory resumes with a smaller one) */
+ *  sets memory, not the update (a run that ran out of memory resumes with a smaller one), and the World size,
+ *  which the start checkpoint (its hash is here) decides */
 export function resumeFingerprint(lab: LabConfig, rl: RlConfig, checkpointSha256: string, backend: NodeBackend): string {
   const { microBatchTokens: _budget, ...update } = rl;
-  const hash = serializeHash({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
+  const hash = rlRunKey({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
   return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
 }
 
@@ -129,11 +157,25 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
   const ckpt = await readCheckpointDir(ckptDir);
+  // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it trained
+  checkConfigAgainstStart(o.lab, ckpt.card, cardPath(ckptDir));
+  const lab = configAsTrained(o.lab, ckpt.card.world);
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: o.lab.trainSize, mix: o.lab.mix });
-  const hash = serializeHash(o.lab);
-  const fingerprint = resumeFingerprint(o.lab, rl, ckpt.card.weights.sha256, o.backend);
-  mkdirSync(o.out, { recursive: true });
+  const hash = serializeHash(lab);
+  const fingerprint = resumeFingerprint(lab, rl, ckpt.card.weights.sha256, o.backend);
+  // checked before anything is written: a folder holding another run is refused, not overwritten
+  const begin = prepareRunDir(o.out, { resume: o.resume, force: o.force ?? false, fingerprint, kind: RL_RUN_KIND });
+  if (begin.action === 'finished') {
+    const done = readSummary(o.out);
+    if (!done) throw new Error(`${join(o.out, 'summary.json')} is not readable; pass --force to run again (nothing was written)`);
+    return done;
+  }
 
+  // what it loaded and what it will do, before the first (slow) evaluation
+  console.error(`${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
+    `${ckpt.card.name} (${cardPath(ckptDir)}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
+    `${rl.steps} steps of ${rl.queriesPerStep} queries × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${rl.evalEvery} steps ` +
+    `and at the end on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks`);
   const start = policyFromCheckpoint(ckpt);
   const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
   let trainer = new RlTrainer(start, reference, env, rl);
@@ -143,7 +185,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   let cpuAtStart = 0; // set where the wall clock starts
   const cpuNow = () => cpuBefore + processCpuSeconds() - cpuAtStart;
   let startFigures: RunFigures | null = null;
-  const saved = o.resume ? readResumeState(o.out, fingerprint) : null;
+  const saved = begin.action === 'resume' ? readResumeState(o.out, fingerprint) : null;
   if (saved) {
     trainer.dispose();
     start.dispose();
@@ -157,8 +199,6 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
     if (!o.quiet) console.error(`resuming ${o.out} at step ${trainer.step}/${rl.steps}`);
-  } else {
-    for (const f of ['metrics.jsonl', 'samples.jsonl', 'summary.json']) rmSync(join(o.out, f), { force: true });
   }
   const t0 = performance.now();
   cpuAtStart = processCpuSeconds();
@@ -199,7 +239,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       writePolicyFiles(dir, trainer.policy.config, buffer, specs);
       const d = ckpt.card.data;
       const card: RlPolicyCard = {
-        format: RL_POLICY_CARD_FORMAT, hash, lab: { ...o.lab }, rl: { ...rl },
+        format: RL_POLICY_CARD_FORMAT, hash, lab: { ...lab }, rl: { ...rl },
         sft: { name: ckpt.card.name, path: cardPath(ckptDir), sha256: ckpt.card.weights.sha256 },
         origin: { world: { ...ckpt.card.world }, data: { trainQueries: d.trainQueries, validationQueries: d.validationQueries, testQueries: d.testQueries,
           toolQa: d.toolQa, mix: [...d.mix] }, contextLength: ckpt.config.contextLength },
@@ -211,7 +251,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     }
     writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
     const summary: RlSummary = {
-      format: 'star-lab-rl-summary/1', hash, lab: o.lab, rl, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
+      format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       cpuSeconds: cpuNow(),
       backend: o.backend, ...adapterField(o.backend), commit: gitCommit(), finishedAt: new Date().toISOString(),

@@ -56,6 +56,8 @@ export interface VerlJobInput {
   gpus: number;
   nodes: number;
   lr?: number;
+  /** whose world this is, for the README: the lab run's, or one chosen by a flag */
+  worldNote?: string;
 }
 
 /** Every file of the job folder, by relative path. Throws (before anything is written) on a job that cannot run. */
@@ -66,7 +68,7 @@ export function buildVerlJob(input: VerlJobInput): { files: Map<string, string |
   if (train.length === 0) throw new Error('the config yields no training queries');
   if (validation.length === 0) throw new Error('the validation split is empty (--validation must be at least 1)');
   const lengths = measureLengths(world, train, lab.seed);
-  const plan = planJob(lab, { worldSource: world.source, worldSeed: world.seed, trainSize: train.length, validationSize: validation.length, lengths, gpus: input.gpus, nodes: input.nodes, lr: input.lr });
+  const plan = planJob(lab, { worldSource: world.source, worldSeed: world.seed, worldNote: input.worldNote, trainSize: train.length, validationSize: validation.length, lengths, gpus: input.gpus, nodes: input.nodes, lr: input.lr });
   const files = new Map<string, string | Uint8Array>();
   for (const [rel, text] of worldToDatabaseFiles(world)) files.set(rel, text);
   files.set('data/train.parquet', parquetOf(verlRows(train, 'train')));

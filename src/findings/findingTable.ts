@@ -3,6 +3,7 @@
 // the sentence on whether the lab agrees with the paper's direction. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, type Finding } from './findings.ts';
+import { wilson } from '../stats/intervals.ts';
 
 /** evaluation figures of a run at its start (the SFT checkpoint) or end, fractions in [0, 1] */
 export interface RunFigures {
@@ -16,7 +17,7 @@ export interface RunFigures {
   successHi?: number;
   queries?: number;
   /** success of `samples` samples per query at the training temperature (pass@1 averaged over them), with its
-   *  conservative 95 % interval (lab/intervals.ts wilsonOfMeans); NaN when the run evaluated greedily only */
+   *  conservative 95 % interval (stats/intervals.ts wilsonOfMeans); NaN when the run evaluated greedily only */
   sampleSuccess?: number;
   sampleSuccessLo?: number;
   sampleSuccessHi?: number;
@@ -30,6 +31,8 @@ export interface RunResult {
   wallSeconds: number;
   /** folder or id of the run */
   where: string;
+  /** unseen tool-QA tasks of its OOD evaluation (the n of an OOD cell's interval; absent: no interval shown) */
+  oodTasks?: number;
 }
 
 export interface TableCell {
@@ -42,7 +45,9 @@ export interface TableCell {
   paper: number | null;
   best: boolean;
   /** the run's in-domain success and OOD accuracy at start and end (%) */
-  run: { where: string; successStart: number; successFinal: number; oodStart: number; oodFinal: number; wallSeconds: number } | null;
+  run: { where: string; successStart: number; successFinal: number; oodStart: number; oodFinal: number; wallSeconds: number;
+    /** the shown end value's evaluation size and 95 % Wilson interval (%), where known (issue 43) */
+    n?: number; lo?: number; hi?: number } | null;
 }
 
 export interface FindingTable {
@@ -75,7 +80,8 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
     const value = figures ? (cell.metric === 'ood' ? figures.ood : figures.success) : undefined;
     return {
       row: cell.row, col: cell.col, metric: cell.metric, lab: value !== undefined && Number.isFinite(value) ? pct(value) : null, paper: cell.paper ?? null, best: false,
-      run: r && lab ? { where: r.where, successStart: pct(r.start.success), successFinal: pct(r.final.success), oodStart: pct(r.start.ood), oodFinal: pct(r.final.ood), wallSeconds: r.wallSeconds } : null,
+      run: r && lab ? { where: r.where, successStart: pct(r.start.success), successFinal: pct(r.final.success), oodStart: pct(r.start.ood), oodFinal: pct(r.final.ood), wallSeconds: r.wallSeconds,
+        ...endInterval(value, cell.metric === 'ood' ? r.oodTasks : r.final.queries) } : null,
     };
   });
   if (f.markBest === 'row') {
@@ -89,24 +95,41 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
   return { format: 'star-lab-finding-table/1', id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, direction: f.direction(at), ...meta };
 }
 
+/** n and the 95 % Wilson interval (%) of an end value measured on n items (nothing when n is unknown) */
+function endInterval(value: number | undefined, n: number | undefined): { n?: number; lo?: number; hi?: number } {
+  if (value === undefined || !Number.isFinite(value) || n === undefined || !(n > 0)) return {};
+  const iv = wilson(Math.round(value * n), n);
+  return { n, lo: pct(iv.lo), hi: pct(iv.hi) };
+}
+
 export function tableMarkdown(t: FindingTable): string {
   const cell = (c: TableCell | undefined) => {
     if (!c) return '';
     const lab = c.lab === null ? '…' : c.best ? `**${c.lab.toFixed(1)}**` : c.lab.toFixed(1);
     // the run's own start (its SFT checkpoint at step 0) beside its end, so a fall reads as a fall
     const start = c.run && c.lab !== null ? (c.metric === 'ood' ? c.run.oodStart : c.run.successStart) : null;
-    const shown = start !== null && Number.isFinite(start) ? `${start.toFixed(1)} → ${lab}` : lab;
+    const interval = c.run?.lo !== undefined && c.run.hi !== undefined && c.lab !== null ? ` [${c.run.lo.toFixed(1)}, ${c.run.hi.toFixed(1)}]` : '';
+    const shown = start !== null && Number.isFinite(start) ? `${start.toFixed(1)} → ${lab}${interval}` : `${lab}${interval}`;
     return c.paper === null ? shown : `${shown} (${c.paper.toFixed(1)})`;
   };
   const lines = [
     ...gridMarkdown(t, cell),
     '',
     `Lab value in %, the SFT start → after RL (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
+    ...sizesLine(t),
     `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
     '',
     madeByMarkdown(t, `${Math.round(t.sweepSeconds / 60)} min`),
   ];
   return lines.join('\n');
+}
+
+/** the evaluation sizes behind the intervals: one run, one evaluation, so the interval is of that evaluation alone */
+function sizesLine(t: FindingTable): string[] {
+  const sizes = (metric: 'success' | 'ood') => [...new Set(t.cells.filter((c) => (c.metric ?? 'success') === metric && c.run?.n !== undefined).map((c) => c.run!.n!))].sort((a, b) => a - b);
+  const parts = [sizes('success').length ? `success on n = ${sizes('success').join(' / ')} validation queries` : '',
+    sizes('ood').length ? `OOD accuracy on n = ${sizes('ood').join(' / ')} unseen tool-QA tasks` : ''].filter(Boolean);
+  return parts.length ? [`One seed a cell: ${parts.join(', ')}; in brackets the end value's 95 % Wilson interval (that evaluation's sampling error only, not the seed-to-seed spread the standard tables measure).`] : [];
 }
 
 /**

@@ -2,7 +2,7 @@
 // card.json, see rl/checkpointFiles.ts) and the resume state of a run in progress (resume/: weights,
 // AdamW moments, RNG state and step, so `--resume` continues exactly where the run stopped).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import type * as tf from '@tensorflow/tfjs';
 import { modelJson, parseCard, PRETRAIN_CARD_FORMAT, RL_POLICY_CARD_FORMAT, validateCheckpoint, validatePretrain, validateRlPolicy, WEIGHTS_FILE,
@@ -44,6 +44,11 @@ export function writePolicyFiles(dir: string, config: ModelConfig, weights: Arra
 
 export function writeCard(dir: string, card: SftCard | PretrainCard): void {
   writeAtomic(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
+}
+
+/** the SFT checkpoint shipped for a scale: an RL run's default start */
+export function shippedCheckpointDir(scale: string): string {
+  return resolve(process.cwd(), 'public', 'checkpoints', `${scale}-tiny`);
 }
 
 /** reads and validates a checkpoint folder; throws with the reason (a missing file, a bad card, a corrupt shard) */

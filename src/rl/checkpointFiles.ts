@@ -84,7 +84,7 @@ const VerdictSchema = v.object({
   id: v.string(), delivered: v.boolean(), success: v.boolean(), failed: v.array(v.string()), tokens: Int(0), calls: Int(0),
 });
 
-/** a 95 % interval of a rate (lab/intervals.ts); JSON writes an undefined end as null */
+/** a 95 % interval of a rate (stats/intervals.ts); JSON writes an undefined end as null */
 const IntervalSchema = v.object({ lo: NumberOrNull, hi: NumberOrNull });
 
 /** figures of a greedy evaluation with the 95 % Wilson intervals of its success and delivery rates */

@@ -196,7 +196,7 @@ export class RlTrainer {
    * Greedy rollouts on the first evalQueries validation queries and evalToolQa unseen tool-QA tasks and, with
    * evalSamples k > 0, k samples per validation query at the training temperature (eval/sample_success: pass@1
    * averaged over the samples). Each success rate comes with its 95 % Wilson interval over the queries; a query's
-   * k samples count as one trial at their mean rate (conservative for correlated samples, lab/intervals.ts). The
+   * k samples count as one trial at their mean rate (conservative for correlated samples, stats/intervals.ts). The
    * sampled rollouts draw from a stream seeded by the config alone, the same at every evaluation of a run.
    */
   async evaluate(): Promise<Metrics & { episodes?: never }> {

@@ -16,6 +16,7 @@ import { RlJob } from './rlJob.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
 import { checkSource, loadStartingPoint } from './startingPoint.ts';
 import type { TrainingJob } from './trainingJob.ts';
+import { configAsTrained } from '../rl/startConfig.ts';
 
 /** The job of a stage: RL from a starting point, or SFT from scratch. */
 function createJob(stage: LabConfig['stage'], config: LabConfig, source: StartingPointSource, store: LabStore | null): TrainingJob {
@@ -141,7 +142,7 @@ class TrainingWorker implements TrainingWorkerApi {
       await job.init();
       if (resumeFrom) await resumeFromCheckpoint(job, this.store!, resumeFrom);
       // RL trains in its starting point's world (the checkpoint's card), whatever the World size setting: the run keeps the one it used
-      else if (job instanceof RlJob) run = { ...run, config: { ...run.config, worldSize: job.world.size } };
+      else if (job instanceof RlJob) run = { ...run, config: configAsTrained(run.config, job.world) };
     } catch (e) {
       job.dispose();
       throw e;

@@ -69,7 +69,8 @@ describe('an RL run writes a policy folder that evaluate scores', () => {
     if (loaded.kind !== 'rl') return;
     const card = loaded.policy.card;
     const sft = readCard(ck);
-    expect(card).toMatchObject({ format: RL_POLICY_CARD_FORMAT, hash: serializeHash(LAB), steps: 1, backend: 'wasm',
+    // the config as trained: in its start's (tiny) world, whatever LAB's World size says (issue 43)
+    expect(card).toMatchObject({ format: RL_POLICY_CARD_FORMAT, hash: serializeHash({ ...LAB, worldSize: 'tiny' }), steps: 1, backend: 'wasm',
       sft: { name: sft.name, sha256: sft.weights.sha256 },
       origin: { world: { size: 'tiny', seed: 3 }, data: { trainQueries: 12, validationQueries: 3, testQueries: 2, toolQa: 4, mix: [4, 3, 3] }, contextLength: 256 } });
     expect(card.sft.path).toBe(ck);

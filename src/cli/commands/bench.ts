@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
+import { flagOptionalText, rejectUnknownFlags } from '../envFlags.ts';
+import { checkOutFile, makeOutFileParent } from '../outDir.ts';
 import { suites } from '../../../bench/suites.ts';
 import { flagChoice } from '../envFlags.ts';
 import { useNodeBackend } from '../../node/nodeBackend.ts';
@@ -11,14 +13,21 @@ export const benchCommand: Command = {
   help: `usage: npm run bench -- [--json FILE] [--only NAME[,NAME]] [--quick] [--backend webgpu]
 
   --json FILE   also write every figure to FILE as one flat JSON object ({"evaluator.plans_per_s": …})
-  --only NAMES  run only these suites (comma-separated); suites: see the list printed at start
+  --only NAMES  run only these suites (comma-separated): ${suites.map((s) => s.name).join(', ')}
   --quick       shorter measurements (for smoke tests)
   --backend webgpu  instead of the suites, the model suite's figures (matmul, decode, training step per
                 preset; keys suffixed .node_webgpu, wall time) on Dawn's WebGPU in this Node process: a GPU
                 if its Vulkan driver is found, else SwiftShader (slow; docs/performance.md)`,
   async run(args) {
-    const { flags } = parseFlags(args);
-    const only = typeof flags.get('only') === 'string' ? String(flags.get('only')).split(',') : null;
+    const { flags, positional } = parseFlags(args);
+    rejectUnknownFlags(flags, positional, ['json', 'only', 'quick', 'backend'], ['quick']);
+    const names = suites.map((s) => s.name);
+    const onlyText = flagOptionalText(flags, 'only');
+    const only = onlyText === undefined ? null : onlyText.split(',');
+    const unknown = (only ?? []).filter((n) => !names.includes(n));
+    if (unknown.length > 0) throw new Error(`--only: no suite ${unknown.map((n) => `"${n}"`).join(', ')} (suites: ${names.join(', ')}); nothing was run`);
+    const out = flagOptionalText(flags, 'json');
+    if (out !== undefined) checkOutFile(out, '--json'); // before the measurements: a bad path must cost nothing
     const quick = flags.has('quick');
     const figures: Record<string, number> = {};
     const report = (key: string, value: number, unit: string, note?: string) => {
@@ -41,8 +50,8 @@ export const benchCommand: Command = {
         await suite.run(report, { quick });
       }
     }
-    const out = flags.get('json');
-    if (typeof out === 'string') {
+    if (out !== undefined) {
+      makeOutFileParent(out, '--json');
       writeFileSync(out, JSON.stringify(figures, null, 2) + '\n');
       console.log(`\nwrote ${Object.keys(figures).length} figures to ${out}`);
     }

@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
@@ -9,6 +9,7 @@ import { queryFromTravelPlanner, toVerdictRecord } from '../../env/interop/submi
 import type { TravelPlannerQuery } from '../../env/interop/submission.ts';
 import { QUERIES_FILE, loadWorldFromDir, readJsonLines } from '../../env/node/interop.ts';
 import type { Plan, Verdicts } from '../../env/types.ts';
+import { makeOutFileParent } from '../outDir.ts';
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -26,12 +27,13 @@ export const evalCommand: Command = {
 Prints TravelPlanner's metrics over the scored lines. Exit code 1 when some line could not be scored.`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['dir', 'plans', 'queries', 'out', 'lab']);
+    rejectUnknownFlags(flags, positional, ['dir', 'plans', 'queries', 'out', 'lab'], ['lab']);
     const dir = flagText(flags, 'dir');
     const plansFile = flagText(flags, 'plans');
     const queriesFile = flagText(flags, 'queries', join(dir, QUERIES_FILE));
     const out = flagText(flags, 'out');
     const faithful = !flags.has('lab');
+    makeOutFileParent(out);
 
     // odd rows of a real database (e.g. a room type the lab does not model) are left out, and counted
     const skipped = new Map<string, { count: number; first: string }>();
@@ -91,7 +93,6 @@ Prints TravelPlanner's metrics over the scored lines. Exit code 1 when some line
       verdicts.push(v);
       lines.push(JSON.stringify(toVerdictRecord(idx, v)));
     }
-    mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, lines.join('\n') + (lines.length ? '\n' : ''));
 
     console.log(`scored ${verdicts.length} of ${lines.length} plan lines (${faithful ? 'faithful' : 'lab'} mode) -> ${out}`);

@@ -6,8 +6,6 @@
 // With --n set to the card's split size an SFT card's own evaluation is reproduced; with the whole grown
 // split, its `evaluation300`. --samples K adds the success of K samples per query at a temperature.
 // A checkpoint that fails validation is refused before anything is computed or written.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
@@ -21,6 +19,7 @@ import type { RlPolicyCard, SftCard, ValidWeights } from '../../rl/checkpointFil
 import { sameFigures, type Figures } from '../cardCompare.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolicy.ts';
 import { wilsonOfMeans, type Interval } from '../../stats/intervals.ts';
+import { checkOutFile, makeOutFileParent } from '../outDir.ts';
 
 const KNOWN = ['checkpoint', 'world', 'seed', 'split', 'n', 'ood', 'decoding', 'failure-rate', 'batch', 'json', 'backend', 'samples', 'temperature'];
 /** the batch the sft command evaluates with (the card's figures are only comparable at the same one) */
@@ -64,6 +63,7 @@ queries and as the only check failed (what fixing it alone would win).`,
     const samples = flagInt(flags, 'samples', 0);
     const jsonFile = flagOptionalText(flags, 'json');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
+    if (jsonFile) checkOutFile(jsonFile, '--json'); // before the evaluation: a bad path must cost nothing (and a refusal writes nothing)
 
     let loaded: Awaited<ReturnType<typeof readPolicyDir>>;
     try {
@@ -139,7 +139,7 @@ queries and as the only check failed (what fixing it alone would win).`,
         checks.map((c) => `${c.check} ${pct(c.failed)} (${pct(c.soleCause)})`).join('; '));
     }
     if (jsonFile) {
-      mkdirSync(dirname(jsonFile), { recursive: true });
+      makeOutFileParent(jsonFile, '--json');
       writeAtomic(jsonFile, JSON.stringify({
         checkpoint: dir, card: sftCard ? cardIdentity(sftCard) : rlCardIdentity(rlCard!),
         setup: { world: { ...origin.world }, split, queries: queries.length, toolQaTasks: qa.length, decoding, failureRate, batchSize, backend, samples, temperature },

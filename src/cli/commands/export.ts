@@ -11,6 +11,7 @@ import { Rng } from '../../env/random.ts';
 import { exportWorld } from '../../env/node/interop.ts';
 import { loadRealExamples, loadRealWorld } from '../../env/node/realData.ts';
 import type { Plan, Query, World } from '../../env/types.ts';
+import { makeOutDir } from '../outDir.ts';
 
 export const exportCommand: Command = {
   name: 'export',
@@ -42,6 +43,7 @@ TravelPlanner's own script reports for these files. Score other plans with \`eva
     if (planKind === 'gold' && size !== 'real') throw new Error('--plans gold needs --world real (generated worlds have teacher plans only)');
     const rng = new Rng(seed).fork(0x7eac);
     const teach = (w: World, qs: Query[]) => qs.map((q, i) => teachTrajectory(w, q, { rng: rng.fork(i) })?.plan ?? null);
+    makeOutDir(out);
     const started = performance.now();
 
     let world: World;

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { checkOutDirFree, makeOutDir, replaceDir } from '../outDir.ts';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -7,6 +8,8 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { DATA_FLAG_HELP } from '../sandbox.ts';
 import { ARPO_REFUSAL, ENGINES, STAGE_REFUSAL, buildVerlJob } from '../verlJob.ts';
 import { VERL_VERSION } from '../verl/target.ts';
+import { readCard, shippedCheckpointDir } from '../../node/checkpointDir.ts';
+import { checkConfigAgainstStart, configAsTrained } from '../../rl/startConfig.ts';
 import { generateWorld } from '../../env/world.ts';
 import { buildDataset } from '../../env/queries.ts';
 import { loadRealExamples, loadRealWorld } from '../../env/node/realData.ts';
@@ -27,10 +30,14 @@ See docs/verl-export.md.
   --engine E        the engine to write for: verl (the only one)
   --out DIR         the folder to write; it must not exist or be empty, unless --force
   --force           replace DIR if it exists
-  --world W         generated (default: a world of the config's worldSize) or real: the world of TravelPlanner's
-                    45 training queries, with those queries (the first --validation of them, default 10,
-                    validate; up to trainSize of the rest train)
-  --world-seed K    seed of the generated world and of its query splits (default 1, the shipped checkpoints' world)
+  --world W         generated (default: the lab run's world, its SFT start's: tiny, seed 1 for the shipped
+                    checkpoints) or real: the world of TravelPlanner's 45 training queries, with those queries
+                    (the first --validation of them, default 10, validate; up to trainSize of the rest train)
+  --checkpoint DIR  the lab run's SFT start, whose world and preset the job takes (default
+                    public/checkpoints/<scale>-tiny, as \`run\`)
+  --world-size S    export a generated world of size S (tiny|small|standard) instead of the lab run's: then the
+                    job and the lab run are different experiments, and the job's README says so
+  --world-seed K    seed of the generated world and of its query splits (default: the lab run's, 1 for the shipped)
   --validation N    validation queries (default 100, the shipped checkpoints' split)
   --test N          test queries held out before the training split is drawn (default 100, as the checkpoints)
   --gpus N          trainer.n_gpus_per_node written into run.sh (default 8; run.sh --gpus overrides)
@@ -44,7 +51,7 @@ tiny world and the defaults they are exactly the queries a lab run of the same c
 ARPO cannot be exported (the command says why).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['config', 'engine', 'out', 'force', 'world', 'world-seed', 'validation', 'test', 'gpus', 'nodes', 'lr', 'data']);
+    rejectUnknownFlags(flags, positional, ['config', 'engine', 'out', 'force', 'world', 'checkpoint', 'world-size', 'world-seed', 'validation', 'test', 'gpus', 'nodes', 'lr', 'data'], ['force']);
     // every check happens before anything is written
     const engine = flags.get('engine');
     if (engine === undefined || engine === true) throw new Error(`--engine is required (one of: ${ENGINES.join(', ')})`);
@@ -53,10 +60,18 @@ ARPO cannot be exported (the command says why).`,
     if (lab.algorithm === 'arpo') throw new Error(ARPO_REFUSAL);
     if (lab.stage !== 'rl') throw new Error(STAGE_REFUSAL(lab.stage));
     const out = resolve(flagText(flags, 'out'));
-    const force = flags.get('force') === true;
-    if (flags.has('force') && !force) throw new Error('--force takes no value');
+    const force = flags.has('force');
     const worldKind = flagChoice(flags, 'world', ['generated', 'real'] as const, 'generated');
-    const worldSeed = flagInt(flags, 'world-seed', 1);
+    // the lab run's world is its SFT start's (rlRun.ts): the job exports that one unless a flag names another
+    const startDir = flagOptionalText(flags, 'checkpoint') ?? shippedCheckpointDir(lab.scale);
+    const start = readCard(startDir);
+    checkConfigAgainstStart(lab, start, startDir);
+    if (worldKind === 'real' && (flags.has('world-size') || flags.has('world-seed'))) throw new Error('--world real takes no --world-size or --world-seed');
+    const worldSize = flagChoice(flags, 'world-size', ['tiny', 'small', 'standard'] as const, start.world.size);
+    const worldSeed = flagInt(flags, 'world-seed', start.world.seed);
+    const chosen = [flags.has('world-size') && worldSize !== start.world.size ? `--world-size ${worldSize}` : '', flags.has('world-seed') && worldSeed !== start.world.seed ? `--world-seed ${worldSeed}` : ''].filter(Boolean);
+    const worldNote = worldKind === 'real' ? undefined : chosen.length === 0 ? `the lab run's world: its SFT start ${start.name}'s`
+      : `chosen with ${chosen.join(' ')}: NOT the lab run's world (${start.world.size}, seed ${start.world.seed}), so this job is a different experiment from the lab run`;
     const validationSize = flagInt(flags, 'validation', 100, 1);
     const testSize = flagInt(flags, 'test', 100, 0);
     const gpus = flagInt(flags, 'gpus', 8, 1);
@@ -64,10 +79,7 @@ ARPO cannot be exported (the command says why).`,
     const lrText = flagOptionalText(flags, 'lr');
     const lr = lrText === undefined ? undefined : Number(lrText);
     if (lr !== undefined && !(Number.isFinite(lr) && lr > 0 && lr < 1)) throw new Error(`--lr needs a number in (0, 1), got "${lrText}"`);
-    if (existsSync(out)) {
-      if (!statSync(out).isDirectory()) throw new Error(`${out} exists and is not a folder`);
-      if (readdirSync(out).length > 0 && !force) throw new Error(`${out} exists and is not empty; pass --force to replace it`);
-    }
+    checkOutDirFree(out, force);
 
     const started = performance.now();
     let world: World;
@@ -81,14 +93,15 @@ ARPO cannot be exported (the command says why).`,
       if (v >= real.length) throw new Error(`--validation ${v} leaves no training query among the ${real.length} real ones`);
       ds = { validation: real.slice(0, v), train: real.slice(v, v + lab.trainSize) };
     } else {
-      world = generateWorld(lab.worldSize, worldSeed);
+      world = generateWorld(worldSize, worldSeed);
       ds = buildDataset(world, { size: lab.trainSize, mix: lab.mix, seed: worldSeed, validationSize, testSize });
     }
-    const { files, plan } = buildVerlJob({ lab, world, train: ds.train, validation: ds.validation, gpus, nodes, lr });
+    const jobLab = worldKind === 'real' ? lab : configAsTrained(lab, { size: worldSize });
+    const { files, plan } = buildVerlJob({ lab: jobLab, world, train: ds.train, validation: ds.validation, gpus, nodes, lr, worldNote });
 
     // write beside DIR, then move into place: a failure leaves DIR as it was
     const parent = dirname(out);
-    mkdirSync(parent, { recursive: true });
+    makeOutDir(parent, `--out ${out}`);
     const staging = join(parent, `.${basename(out)}.export-job-${process.pid}`);
     rmSync(staging, { recursive: true, force: true });
     try {
@@ -98,14 +111,13 @@ ARPO cannot be exported (the command says why).`,
         writeFileSync(path, content);
       }
       chmodSync(join(staging, 'run.sh'), 0o755);
-      if (existsSync(out)) rmSync(out, { recursive: true, force: true });
-      renameSync(staging, out);
+      replaceDir(staging, out);
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`wrote ${files.size} files to ${out} in ${seconds} s: veRL ${VERL_VERSION} job, ${lab.algorithm.toUpperCase()} on ${plan.lab.scale} (${ds.train.length} train / ${ds.validation.length} validation queries, ${world.source} world)`);
+    console.log(`wrote ${files.size} files to ${out} in ${seconds} s: veRL ${VERL_VERSION} job, ${lab.algorithm.toUpperCase()} on ${plan.lab.scale} (${ds.train.length} train / ${ds.validation.length} validation queries, ${plan.world.label} world)`);
     console.log(`learning rate ${plan.learningRate} (${plan.learningRateNote}); max_tool_response_length ${plan.lengths.maxToolResponse}, max_response_length ${plan.lengths.maxResponse}`);
     console.log(`run it on a machine with veRL: bash ${join(out, 'run.sh')} --gpus N`);
     return 0;

@@ -3,13 +3,13 @@
 // --runs (named as `sweep` names them, runDirName), checked to be exactly that setting from today's shipped
 // checkpoint, reduced to per-step bands, early/late means and start/end validation success per seed.
 // Rerun it whenever more seeds land; the page bundles the file it writes.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { readSummary, shippedCheckpointDir } from '../rlRun.ts';
+import { readSummary, shippedCheckpointDir, summaryIsOf } from '../rlRun.ts';
 import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultWasmThreads, THREADS_ENV } from '../../node/nodeBackend.ts';
@@ -23,6 +23,8 @@ import { tInterval } from '../../stats/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import type { PowerPlan } from '../../findings/powerPlan.ts';
+import { makeOutFileParent } from '../outDir.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
 const DEFAULT_OUT = 'results/lessons/reference.json';
@@ -47,10 +49,11 @@ export const lessonsCommand: Command = {
   reference complete from ${BAND_SEEDS} seeds) and, per lesson and arm, the outcome to expect (docs/lessons.md).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs']);
+    rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs'], ['run']);
     const runs = resolve(flagText(flags, 'runs', DEFAULT_RUNS));
     const out = resolve(flagText(flags, 'out', DEFAULT_OUT));
     const maxSeed = flagInt(flags, 'max-seed', 99, 1);
+    makeOutFileParent(out);
     if (!existsSync(runs)) throw new Error(`--runs ${runs} does not exist`);
     if (flags.has('run')) {
       const jobs = flagInt(flags, 'jobs', availableParallelism(), 1);
@@ -74,12 +77,11 @@ export const lessonsCommand: Command = {
     const same = before?.settings !== undefined && JSON.stringify(before.settings) === JSON.stringify(settings);
     const reference: LessonReference = {
       format: LESSON_REFERENCE_FORMAT,
-      command: `npm run cli -- lessons${flags.has('runs') ? ` --runs ${relative(process.cwd(), runs)}` : ''}${flags.has('out') ? ` --out ${relative(process.cwd(), out)}` : ''}`,
+      command: shellCommand('npm run cli -- lessons', [...(flags.has('runs') ? ['--runs', relative(process.cwd(), runs)] : []), ...(flags.has('out') ? ['--out', relative(process.cwd(), out)] : [])]),
       date: same && typeof before?.date === 'string' ? before.date : new Date().toISOString(),
       smoothing: REFERENCE_SMOOTHING,
       settings,
     };
-    mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(reference) + '\n');
     console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
     console.log(expectedTable(settings));
@@ -149,7 +151,7 @@ export function committedRuns(runs: string, config: LabConfig, metrics: readonly
     const lab = { ...config, seed };
     const dir = join(runs, runDirName(lab));
     const summary = readSummary(dir);
-    if (!summary || summary.hash !== serializeHash(lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
+    if (!summary || !summaryIsOf(summary, lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
     const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricsLine);
     const train = lines.filter((l) => l.kind === 'train').sort((a, b) => a.step - b.step);
     if (train.length !== lab.steps || train.some((l, i) => l.step !== i + 1)) throw new Error(`${dir}: metrics.jsonl does not hold steps 1…${lab.steps} in order`);

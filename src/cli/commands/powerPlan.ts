@@ -1,7 +1,7 @@
-// `npm run cli -- power-plan`: the findings' power plan (src/lab/powerPlan.ts) from the committed standard
+// `npm run cli -- power-plan`: the findings' power plan (src/findings/powerPlan.ts) from the committed standard
 // tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
 // then reads it: each finding runs, and is tested at, exactly its planned seeds.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -42,8 +42,9 @@ export const powerPlanCommand: Command = {
   lab's own difference, at the spread the finished seeds measured (src/lab/resolveCost.ts).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve'], ['force', 'cost-to-resolve']);
     const out = resolve(flagText(flags, 'out'));
+    if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
       writeFileSync(join(out, 'cost-to-resolve.md'), text);

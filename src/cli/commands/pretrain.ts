@@ -4,25 +4,30 @@
 // pretrain card. `sft --from DIR` starts the tiny-world SFT from it. Like `sft`, it saves its full
 // training state every --checkpoint-every steps, and `--resume` continues exactly (same batches, same
 // AdamW moments): the stream's cursor (group, batch) and the tokens so far are part of the state.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { gitCommit, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import { prepareRunDir, type RunKind } from '../outDir.ts';
+import { hintResumeOnInterrupt } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
 import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 /** the peak learning rates the shipped tiny-world SFT cards use (README: l at 3e-3 diverged to success 0.04) */
 const DEFAULT_LR = { s: '3e-3', m: '3e-3', l: '1.5e-3' } as const;
 
-const KNOWN = ['preset', 'tokens', 'out', 'resume', 'seed', 'backend', 'batch', 'lr', 'context', 'world-queries', 'world-tool-qa',
+const KNOWN = ['preset', 'tokens', 'out', 'resume', 'force', 'seed', 'backend', 'batch', 'lr', 'context', 'world-queries', 'world-tool-qa',
   'checkpoint-every', 'session-steps'];
+
+/** what a pretraining run's folder holds (outDir.ts): a checkpoint for `sft --from` once card.json is written */
+export const PRETRAIN_RUN_KIND: RunKind = { noun: 'pretraining run', finishedFile: 'card.json', files: ['model.json', WEIGHTS_FILE, 'card.json'] };
 
 export const pretrainCommand: Command = {
   name: 'pretrain',
@@ -35,6 +40,7 @@ export const pretrainCommand: Command = {
                           preset gets the same data per weight and the larger ones the more experience; docs/scale.md)
   --out DIR               writes DIR/model.json, DIR/${WEIGHTS_FILE}, DIR/card.json (and DIR/resume/ while running)
   --resume                continue the run saved in DIR/resume (same options required); a finished DIR is left as is
+  --force                 replace what DIR holds; without --resume or --force a DIR holding a run is refused
   --seed K                world stream, data order and init (default 1); world k is ${PRETRAIN_SIZES.join('/')} (alternating)
                           with seed 1e6·(K+1)+k, never the tiny evaluation world
   --batch B               sequences per step (default 8, as sft)
@@ -48,7 +54,7 @@ export const pretrainCommand: Command = {
   --backend wasm|cpu|webgpu  tfjs backend (default wasm; webgpu: Dawn, docs/performance.md)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force']);
     // every flag is checked before anything is written
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
@@ -65,15 +71,11 @@ export const pretrainCommand: Command = {
     };
     const every = flagInt(flags, 'checkpoint-every', 100, 1);
     const sessionSteps = flagInt(flags, 'session-steps', Infinity, 1);
-    if (existsSync(join(out, 'card.json'))) {
-      if (flags.has('resume')) {
-        console.error(`${out} already holds a finished pretraining run (card.json); nothing to do`);
-        return 0;
-      }
-      throw new Error(`${out} already holds a finished pretraining run; choose another --out`);
-    }
-    const command = `npm run cli -- pretrain ${stripSessionFlags(args).join(' ')}`;
+    const command = shellCommand('npm run cli -- pretrain', stripSessionFlags(args));
     const fingerprint = JSON.stringify({ presetName, config, budget, peakLr, ...data, backend });
+    // another run in the folder is refused, not overwritten; --resume on a finished one trains nothing
+    const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: PRETRAIN_RUN_KIND });
+    if (begin.action === 'finished') return 0;
     let commit = gitCommit();
 
     await useNodeBackend(backend, wasmThreads());
@@ -90,7 +92,7 @@ export const pretrainCommand: Command = {
     let tokens = 0;
     let trainSecondsBefore = 0;
     let lastLoss = NaN;
-    const resumed = flags.has('resume') ? resumeTraining(out, fingerprint, commit) : null;
+    const resumed = begin.action === 'resume' ? resumeTraining(out, fingerprint, commit) : null;
     if (resumed) {
       ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
       cursor = resumed.extra.cursor as typeof cursor;
@@ -106,6 +108,7 @@ export const pretrainCommand: Command = {
       `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
       `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
+    const stopHint = hintResumeOnInterrupt('npm run cli -- pretrain', stripSessionFlags(args));
     const bar = new ProgressBar(plannedSteps, trainer.step, `pretrain ${presetName} `, 50);
     const tTrain = performance.now();
     const startStep = trainer.step;
@@ -158,17 +161,18 @@ export const pretrainCommand: Command = {
         `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`);
       return 0;
     } finally {
+      stopHint();
       trainer.dispose();
       policy.dispose();
     }
   },
 };
 
-/** the arguments that define the run (a card's command): without --resume and --session-steps N */
+/** the arguments that define the run (a card's command): without --resume, --force and --session-steps N */
 function stripSessionFlags(args: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--resume' || args[i].startsWith('--session-steps=')) continue;
+    if (args[i] === '--resume' || args[i] === '--force' || args[i].startsWith('--session-steps=')) continue;
     if (args[i] === '--session-steps') i++;
     else kept.push(args[i]);
   }

@@ -1,5 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { WORLD_SOURCES, flagChoice, flagInt, flagOptionalText, flagText, parseMix, rejectUnknownFlags } from '../envFlags.ts';
@@ -8,6 +7,7 @@ import { buildDataset } from '../../env/queries.ts';
 import { toTravelPlannerQuery } from '../../env/interop/submission.ts';
 import { loadRealExamples } from '../../env/node/realData.ts';
 import type { Query } from '../../env/types.ts';
+import { makeOutFileParent } from '../outDir.ts';
 
 const SPLITS = ['train', 'validation', 'test'] as const;
 
@@ -36,6 +36,7 @@ export const queriesCommand: Command = {
     const split = flagChoice(flags, 'split', SPLITS, 'train');
     const validationSize = flagInt(flags, 'validation', 100);
     const testSize = flagInt(flags, 'test', 200);
+    makeOutFileParent(out);
 
     let queries: Query[];
     if (size === 'real') {
@@ -44,7 +45,6 @@ export const queriesCommand: Command = {
       const world = makeWorld(size, seed);
       queries = buildDataset(world, { size: count, mix, seed, validationSize, testSize })[split];
     }
-    mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, queries.map((q, i) => JSON.stringify(toTravelPlannerQuery(q, i + 1))).join('\n') + (queries.length ? '\n' : ''));
     const byLevel = (l: string) => queries.filter((q) => q.level === l).length;
     console.log(`wrote ${queries.length} ${size === 'real' ? 'real' : split} queries (easy ${byLevel('easy')}, medium ${byLevel('medium')}, hard ${byLevel('hard')}) to ${out}`);

@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
-import { flagOptionalText, flagText } from '../envFlags.ts';
+import { flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readCard, readCheckpointDir, readPretrainDir } from '../../node/checkpointDir.ts';
 import { formatDuration } from '../progress.ts';
 import { comparisonTable, compareCards } from '../cardCompare.ts';
 import { sftCommand } from './sft.ts';
 import { pretrainCommand } from './pretrain.ts';
+import { shellCommand, splitShellWords } from '../shellQuote.ts';
 
 const KNOWN = ['checkpoint', 'out'];
 const SFT_PREFIX = 'npm run cli -- sft ';
@@ -25,7 +26,7 @@ export const reproCommand: Command = {
 
   sft s|m|l            the shipped SFT checkpoint of that preset (public/checkpoints/<preset>-tiny)
   --checkpoint DIR     another checkpoint folder to reproduce (its card's preset must match)
-  --out DIR            where the rerun writes its checkpoint (default: a fresh folder under ${tmpdir()});
+  --out DIR            where the rerun writes its checkpoint (default: a fresh folder in the system's temp folder);
                        rerunning into the same DIR resumes an interrupted rerun
 
 Runs the card's \`command\` with --out replaced (when the card has a pretrain stage, first that stage's
@@ -34,8 +35,7 @@ and a verdict: identical (same weights, same evaluation) or differs. Exit code 0
 Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; tens of minutes).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    const unknown = [...flags.keys()].filter((k) => !KNOWN.includes(k));
-    if (unknown.length > 0) throw new Error(`unknown option --${unknown[0]} (options: --checkpoint --out)`);
+    rejectUnknownFlags(flags, [], KNOWN); // the positional words are the stage and preset, checked below
     const [stage, preset, ...rest] = positional;
     if (stage !== 'sft') throw new Error(`repro: what to reproduce? only "sft" exists so far (npm run repro -- sft s|m|l), got "${stage ?? ''}"`);
     if (!preset || !['s', 'm', 'l'].includes(preset)) throw new Error(`repro sft: a preset s, m or l, got "${preset ?? ''}"`);
@@ -54,7 +54,7 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
       const ptOut = join(out, 'pretrain');
       const ptArgs = [...rerunArgs(shipped.pretrain.command, ptOut, PRETRAIN_PREFIX), '--resume'];
       console.error(`reproducing the pretrain stage of ${dir} (${shipped.pretrain.name}, ${formatDuration(shipped.pretrain.trainSeconds)} when shipped)\n  ` +
-        `${PRETRAIN_PREFIX}${ptArgs.join(' ')}`);
+        shellCommand(PRETRAIN_PREFIX.trim(), ptArgs));
       const ptCode = await pretrainCommand.run(ptArgs);
       if (ptCode !== 0) return ptCode;
       const pt = (await readPretrainDir(ptOut)).card;
@@ -63,7 +63,7 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
       sftArgs = withFrom(sftArgs, ptOut);
     }
     console.error(`reproducing ${dir} (${shipped.name}, commit ${shipped.commit.slice(0, 12)}, ${shipped.backend}); the shipped run took ` +
-      `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${SFT_PREFIX}${sftArgs.join(' ')}`);
+      `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${shellCommand(SFT_PREFIX.trim(), sftArgs)}`);
     const code = await sftCommand.run(sftArgs);
     if (code !== 0) return code;
 
@@ -93,11 +93,11 @@ export function withFrom(args: readonly string[], from: string): string[] {
 /** the arguments of a card's command (sft, or pretrain with its prefix), writing to `out` instead (and never resuming the shipped folder) */
 export function rerunArgs(command: string, out: string, prefix = SFT_PREFIX): string[] {
   if (!command.startsWith(prefix)) throw new Error(`the card's command is not a ${prefix.trim().split(' ').pop()} command: "${command}"`);
-  const args = command.slice(prefix.length).trim().split(/\s+/).filter((a) => a !== '');
+  const args = splitShellWords(command.slice(prefix.length)); // cards write their command shell-quoted (shellQuote.ts)
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--out') i++; // and its value
-    else if (args[i].startsWith('--out=') || args[i] === '--resume') continue;
+    else if (args[i].startsWith('--out=') || args[i] === '--resume' || args[i] === '--force') continue;
     else kept.push(args[i]);
   }
   return [...kept, '--out', out];

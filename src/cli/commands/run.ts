@@ -6,20 +6,24 @@ import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
 import { runRl, type RlSummary } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
+import { hintResumeOnInterrupt } from '../interrupt.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
+const KNOWN = ['config', 'out', 'resume', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
 
 export const runCommand: Command = {
   name: 'run',
   summary: 'one RL run (GRPO / DAPO / ARPO) from a shipped SFT checkpoint',
-  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume] [--checkpoint DIR] [--backend wasm|cpu|webgpu]
+  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume | --force] [--checkpoint DIR] [--backend wasm|cpu|webgpu]
 
   --config CONFIG   the experiment: a lab URL hash ('#scale=s&algorithm=dapo&steps=20', the page's "copy link")
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
                     are an error. Settings: see src/lab/config.ts (or the page).
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
   --resume          continue the run saved in DIR from its last saved state (every 10 steps and at each
-                    evaluation), ending with the figures of an unstopped run; same config required
+                    evaluation), ending with the figures of an unstopped run; same config required. A finished
+                    run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
+  --force           replace what DIR holds (a run of another config, or this one); without --resume or --force
+                    a DIR holding a run is refused and nothing is written
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
   --backend B       wasm (default), cpu (slower; bit-reproducible) or webgpu (Dawn's WebGPU: a GPU, else SwiftShader)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
@@ -27,12 +31,13 @@ export const runCommand: Command = {
   --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'no-policy', 'quiet']);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
-    const s = await runRl({ lab, out, resume: flags.has('resume'), checkpoint: flagOptionalText(flags, 'checkpoint'),
+    const stopHint = hintResumeOnInterrupt('npm run cli -- run', args);
+    const s = await runRl({ lab, out, resume: flags.has('resume'), force: flags.has('force'), checkpoint: flagOptionalText(flags, 'checkpoint'),
       backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
-      startCache: flagOptionalText(flags, 'start-cache') });
+      startCache: flagOptionalText(flags, 'start-cache') }).finally(stopHint);
     const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     const ci = (lo: number | undefined, hi: number | undefined) => (lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '');
     const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;

@@ -8,6 +8,8 @@ import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { gitCommit, readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import { prepareRunDir, type RunKind } from '../outDir.ts';
+import { hintResumeOnInterrupt } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
@@ -17,9 +19,13 @@ import { VOCAB } from '../../agent/vocab.ts';
 import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
 import { countParameters } from '../../model/config.ts';
+import { shellCommand } from '../shellQuote.ts';
 
-const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
+const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'force', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
   'context', 'checkpoint-every', 'backend', 'from'];
+
+/** what an SFT run's folder holds (outDir.ts): a checkpoint once card.json is written; repro puts its pretrain stage beside it */
+export const SFT_RUN_KIND: RunKind = { noun: 'SFT checkpoint', finishedFile: 'card.json', files: ['model.json', WEIGHTS_FILE, 'card.json'], kept: ['pretrain'] };
 
 export const sftCommand: Command = {
   name: 'sft',
@@ -31,7 +37,8 @@ export const sftCommand: Command = {
   --steps N               optimizer steps (default 1500; the cosine schedule ends there)
   --seed K                world, data, init and data order (default 1)
   --out DIR               writes DIR/model.json, DIR/${WEIGHTS_FILE}, DIR/card.json (and DIR/resume/ while running)
-  --resume                continue the run saved in DIR/resume (same options required)
+  --resume                continue the run saved in DIR/resume (same options required); a finished DIR is left as is
+  --force                 replace what DIR holds; without --resume or --force a DIR holding a run is refused
   --batch B               sequences per step (default 8)
   --lr X                  peak learning rate (default 3e-3; cosine to X/10)
   --train-queries N       training queries the teacher solves (default 1000)
@@ -45,7 +52,7 @@ export const sftCommand: Command = {
                           its preset and context must match; the card records both stages`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force']);
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
     const o: SftPipelineOptions = {
@@ -67,10 +74,14 @@ export const sftCommand: Command = {
     // the pretrain checkpoint is checked before anything is written: a wrong --from must cost nothing
     const from = fromDir === undefined ? undefined : await readPretrainDir(fromDir);
     if (from) checkStart(from.card, o);
-    const command = `npm run cli -- sft ${args.filter((a) => a !== '--resume').join(' ')}`;
+    // the card's record of the run, pasted into a shell by repro and readers: quoted, without how this session treats the folder
+    const command = shellCommand('npm run cli -- sft', args.filter((a) => a !== '--resume' && a !== '--force'));
     // a resumed run must be the same run: everything that shapes the batches and the model
     const fingerprint = JSON.stringify({ ...o, backend, ...(from ? { from: from.card.weights.sha256 } : {}) });
     let commit = gitCommit(); // the code that trains (a resumed run keeps the commit it started at)
+    // the folder is checked before anything is written: another run there is refused, not overwritten
+    const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: SFT_RUN_KIND });
+    if (begin.action === 'finished') return 0;
 
     await useNodeBackend(backend, wasmThreads());
     const t0 = performance.now();
@@ -79,7 +90,7 @@ export const sftCommand: Command = {
     if (from) policy.loadWeights(from.weights, from.specs); // AdamW's moments start at zero either way
     let trainSecondsBefore = 0;
     let lastLoss = NaN;
-    const resumed = flags.has('resume') ? resumeTraining(out, fingerprint, commit) : null;
+    const resumed = begin.action === 'resume' ? resumeTraining(out, fingerprint, commit) : null;
     if (resumed) {
       ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
       trainer.dispose();
@@ -93,6 +104,7 @@ export const sftCommand: Command = {
       `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
       `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
+    const stopHint = hintResumeOnInterrupt('npm run cli -- sft', args);
     const bar = new ProgressBar(o.steps, trainer.step, `sft ${o.preset} `, 50);
     const tTrain = performance.now();
     let emaLoss = lastLoss;
@@ -146,6 +158,7 @@ export const sftCommand: Command = {
         `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`);
       return 0;
     } finally {
+      stopHint();
       trainer.dispose();
       policy.dispose();
     }

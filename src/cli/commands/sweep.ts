@@ -12,8 +12,9 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../../node/nodeBackend.ts';
-import { readSummary, runRl, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
+import { readSummary, runRl, summaryIsOf, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { gitCommit } from '../../node/checkpointDir.ts';
+import { moveAsideAndDelete } from '../outDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../findings/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../findings/findingGains.ts';
@@ -23,6 +24,8 @@ import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { findingTable, tableMarkdown, type FindingTable } from '../../findings/findingTable.ts';
+import { shellCommand } from '../shellQuote.ts';
+import { gridCsv } from '../gridCsv.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
@@ -57,12 +60,13 @@ export const sweepCommand: Command = {
                 and a null control per finding and scale (its base with advantages=shuffled); tables of gains with 95 % intervals
   --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')}); where --out holds a power plan (plan.json,
                 \`power-plan\`), each finding runs its planned seeds instead, and only the cells its pairs compare
-  --out DIR     writes DIR/<ID>/table.md and table.json
+  --out DIR     writes DIR/<ID>/table.md and table.json, and DIR/<ID>/runs.csv (one row per run of the grid:
+                its settings, whether it finished, its start and end figures)
   --runs DIR    the runs' folders (default DIR/runs); finished runs there are reused, unfinished ones resumed
   --config C    settings every run shares (a lab link's #hash or JSON, as for \`run\`): they override the
                 finding's base settings and --quick, never the axis the finding varies
   --steps N     override the steps of every run
-  --jobs N      runs at once, each in its own process (default: the number of cores, here ${availableParallelism()}; on
+  --jobs N      runs at once, each in its own process (default: the number of cores; on
                 webgpu ${WEBGPU_JOBS}: the runs would share one GPU, each with a device of its own, which no
                 figure shows to pay yet: docs/gpu-check.md)
   --scales LIST run only the cells at these scales (default s,m,l); the tables show every finished run in
@@ -74,7 +78,7 @@ export const sweepCommand: Command = {
   --backend B   wasm (default), cpu or webgpu`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['quick', 'standard', 'tables-only', 'status']);
     const id = flagText(flags, 'preset');
     const findings = id.toLowerCase() === 'all' ? FINDINGS : [findingById(id)];
     const out = resolve(flagText(flags, 'out'));
@@ -98,7 +102,7 @@ export const sweepCommand: Command = {
     if (standard) common.evalEvery = common.steps; // evaluated at step 0 and the end only
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
     for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
-    const command = `npm run cli -- sweep ${args.join(' ')}`;
+    const command = shellCommand('npm run cli -- sweep', args); // pasted from a table into a shell: quoted
     if (flags.has('status')) {
       if (!plan) throw new Error(`--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`);
       const state = (lab: LabConfig) => {
@@ -123,6 +127,7 @@ export const sweepCommand: Command = {
       const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null })); };
       await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); });
       write();
+      for (const f of findings) writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
       for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null }))}`);
       return 0;
     }
@@ -131,12 +136,14 @@ export const sweepCommand: Command = {
       const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
       const lookup = (lab: LabConfig) => {
         const s = summaries.get(runDirName(lab));
-        return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
+        // runs before issue 23 recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
+        return s ? { start: s.start, final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries }, wallSeconds: s.wallSeconds, oodTasks: s.rl?.evalToolQa, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
       };
       // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
       const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
       const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common, sweepSeconds });
       writeTable(join(out, f.id), table);
+      writeGridCsv(join(out, f.id), new Map([...configs].filter(([name]) => mine.has(name))), summaries, runs);
       console.log(`\n${tableMarkdown(table)}`);
     }
     return 0;
@@ -211,7 +218,7 @@ function startSha(lab: LabConfig): string {
 /** the finished run of `lab` in `dir`: its summary, when it ran this config from today's SFT start (else null) */
 function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
   const done = readSummary(dir);
-  return done && done.hash === serializeHash(lab) && done.checkpointSha256 === startSha(lab) ? done : null;
+  return done && summaryIsOf(done, lab) && done.checkpointSha256 === startSha(lab) ? done : null;
 }
 
 /** runs `configs` not finished yet in `runsDir`, `jobs` at a time, each in its own process (0: none, the finished only) */
@@ -225,7 +232,13 @@ export async function runAll(configs: [string, LabConfig][], runsDir: string, ba
       console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
       out.set(name, done);
       onFinish(name, done);
-    } else todo.push([name, lab]);
+    } else {
+      // a run of this config finished from an SFT start that is no longer shipped: not this grid's run, so it is run
+      // again (only when the sweep runs: --tables-only leaves every folder as it is)
+      const stale = readSummary(join(runsDir, name));
+      if (stale && jobs > 0) moveAsideAndDelete(join(runsDir, name), `its run started from SFT weights ${stale.checkpointSha256.slice(0, 12)}…, not today's ${lab.scale}-tiny`, 'sweep');
+      todo.push([name, lab]);
+    }
   }
   if (jobs === 0) {
     if (todo.length) console.error(`${todo.length} runs not finished: left out of the tables (--tables-only)`);
@@ -293,6 +306,14 @@ function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCach
       else fail(new Error(`run ${dir} failed (exit ${String(code)}); see ${join(dir, 'run.log')}`));
     });
   });
+}
+
+/** DIR/runs.csv: the grid's runs (gridCsv.ts), finished ones with their figures; rewritten only when a row changed */
+function writeGridCsv(dir: string, grid: Map<string, LabConfig>, summaries: Map<string, RlSummary>, runs: string): void {
+  mkdirSync(dir, { recursive: true });
+  const csv = gridCsv([...grid].map(([name, lab]) => ({ name, lab, summary: summaries.get(name) ?? finishedRun(join(runs, name), lab) })));
+  const path = join(dir, 'runs.csv');
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeFileSync(path, csv);
 }
 
 function writeTable(dir: string, table: FindingTable): void {

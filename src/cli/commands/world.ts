@@ -15,7 +15,7 @@ export const worldCommand: Command = {
   ${DATA_FLAG_HELP}`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['size', 'seed', 'json', 'data']);
+    rejectUnknownFlags(flags, positional, ['size', 'seed', 'json', 'data'], ['json']);
     const size = flagChoice(flags, 'size', WORLD_SOURCES, 'standard');
     const seed = flagInt(flags, 'seed', 1);
     const world = makeWorld(size, seed, flagOptionalText(flags, 'data'));

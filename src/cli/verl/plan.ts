@@ -47,7 +47,7 @@ function labContextLength(scale: string): number {
 export const VERL_DEFAULT_LR = 1e-6;
 const LAB_DEFAULT_LR = 1e-4;
 
-export function planJob(lab: LabConfig, o: { worldSource: World['source']; worldSeed: number; trainSize: number; validationSize: number; lengths: Lengths; gpus: number; nodes: number; lr?: number }): JobPlan {
+export function planJob(lab: LabConfig, o: { worldSource: World['source']; worldSeed: number; worldNote?: string; trainSize: number; validationSize: number; lengths: Lengths; gpus: number; nodes: number; lr?: number }): JobPlan {
   const rl = rlConfigFromLab(lab);
   const steps = rl.steps;
   const phases: [string, number][] = [];
@@ -76,7 +76,7 @@ export function planJob(lab: LabConfig, o: { worldSource: World['source']; world
   const stepsPerEpoch = Math.max(1, Math.floor(o.trainSize / rl.queriesPerStep));
   const miniBatch = rl.queriesPerStep % rl.miniBatches === 0 ? rl.queriesPerStep / rl.miniBatches : rl.queriesPerStep;
   return {
-    lab, rl, hash: serializeHash(lab), world: { source: o.worldSource, seed: o.worldSeed, label: o.worldSource === 'real' ? 'real' : `${o.worldSource}, seed ${o.worldSeed}` },
+    lab, rl, hash: serializeHash(lab), world: { source: o.worldSource, seed: o.worldSeed, label: (o.worldSource === 'real' ? 'real' : `${o.worldSource}, seed ${o.worldSeed}`) + (o.worldNote ? ` (${o.worldNote})` : '') },
     trainSize: o.trainSize, validationSize: o.validationSize, lengths: o.lengths, gpus: o.gpus, nodes: o.nodes, learningRate, learningRateNote,
     phases, overlongBufferTokens, epochs: Math.ceil(steps / stepsPerEpoch) + 1, miniBatch,
   };

@@ -1,0 +1,214 @@
+// What a command may do with its --out folder (issue 43): nothing a researcher made is lost by a command
+// that writes. One folder holds one run: a command that trains (run, sft, pretrain, sweep's runs) refuses
+// a folder holding another run, or the same run with another setting, unless --resume (the same setting,
+// continued) or --force (replaced, and said so); export-job refuses any non-empty folder unless --force.
+// Replacing is atomic: the old folder is renamed aside in one step before anything new is written, so an
+// interruption leaves the old run or the new one, never a mix of both.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** `dir` made (with its parents); a path that is a file, or under one, is named, not Node's raw EEXIST / ENOTDIR.
+ *  `what` is the flag that named it, for the message (e.g. "--out results/x") */
+export function makeOutDir(dir: string, what = `--out ${dir}`): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${what}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`${what}: a folder on the path ${dir} is a file; choose another path (nothing was written)`, { cause: e });
+    throw e;
+  }
+}
+
+/** checks, writing nothing, that FILE can be written: not a folder, and no folder on its path is a file */
+export function checkOutFile(file: string, flag = '--out'): void {
+  if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
+  let dir = dirname(file);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${flag} ${file}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+}
+
+/** the parent folder of a file that --out / --json FILE names, made with the same clear errors; FILE itself must not be a folder */
+export function makeOutFileParent(file: string, flag = '--out'): void {
+  if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
+  makeOutDir(dirname(file), `${flag} ${file}`);
+}
+
+/**
+ * export-job's rule: `dir` must be absent or empty, or --force given; a file is refused whatever the flags.
+ * Returns whether it holds something (which replaceDir will swap out).
+ */
+export function checkOutDirFree(dir: string, force: boolean): boolean {
+  if (!existsSync(dir)) return false;
+  if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  const held = readdirSync(dir).length > 0;
+  if (held && !force) throw new Error(`--out ${dir} exists and is not empty; pass --force to replace it, or choose another folder (nothing was written)`);
+  return held;
+}
+
+/** moves `dir` out of the way in one rename (an interruption leaves it whole, aside) and deletes it; says so on stderr */
+export function moveAsideAndDelete(dir: string, why: string, who = '--force'): void {
+  const aside = join(dirname(dir), `.${basename(dir)}.replaced-${process.pid}`);
+  rmSync(aside, { recursive: true, force: true });
+  renameSync(dir, aside);
+  console.error(`${who}: replaced ${dir} (${why})`);
+  rmSync(aside, { recursive: true, force: true });
+}
+
+/** `staging` becomes `dir` (an existing `dir` is renamed aside first, then deleted): readers see the old folder or the new, whole */
+export function replaceDir(staging: string, dir: string): void {
+  const aside = join(dirname(dir), `.${basename(dir)}.replaced-${process.pid}`);
+  const had = existsSync(dir);
+  if (had) {
+    rmSync(aside, { recursive: true, force: true });
+    renameSync(dir, aside);
+  }
+  try {
+    renameSync(staging, dir);
+  } catch (e) {
+    if (had) renameSync(aside, dir); // put the old one back
+    throw e;
+  }
+  if (had) rmSync(aside, { recursive: true, force: true });
+}
+
+/** the setting a training run was started with, written into its folder before anything else */
+export const RUN_FILE = 'run.json';
+const RUN_FORMAT = 'star-lab-run/1';
+
+export interface RunKind {
+  /** what the folder holds once finished, e.g. "RL run" or "SFT checkpoint" */
+  noun: string;
+  /** the file whose presence makes the run finished (written last) */
+  finishedFile: string;
+  /** the files and folders a run of this kind writes: anything else in the folder is not ours to replace silently */
+  files: readonly string[];
+  /** what belongs beside a run without being written by it (a sweep's run.log, which its parent holds open; repro's
+   *  pretrain/ stage): it neither makes the folder a run nor is deleted when a run starts again fresh */
+  kept?: readonly string[];
+  /** the fingerprint of a finished run written before run.json existed (null: not recorded) */
+  legacyFingerprint?: (dir: string) => string | null;
+  /** a line about a finished run (e.g. its figures), for the "nothing to do" message */
+  describeFinished?: (dir: string) => string;
+}
+
+export type RunStart =
+  | { action: 'fresh' }
+  | { action: 'resume' }
+  /** --resume on the same setting, finished: nothing to train */
+  | { action: 'finished' };
+
+export interface RunDirOptions {
+  /** the command line's flag names, for messages */
+  resume: boolean;
+  force: boolean;
+  /** what a resumed run must share with the one that saved (the resume state's fingerprint) */
+  fingerprint: string;
+  kind: RunKind;
+}
+
+/**
+ * What a training command does with `dir` (checked before anything is written): start fresh, resume, or
+ * nothing (finished). Refuses, with what to do instead, a file, a folder of other things, a run of another
+ * setting, and an existing run of this setting without --resume; --force replaces any of them (atomically,
+ * saying so). On `fresh` the folder exists, empty but for run.json.
+ */
+export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
+  if (o.resume && o.force) throw new Error('--resume and --force: choose one (--resume continues the run in the folder, --force replaces it)');
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  const held = existsSync(dir) ? readdirSync(dir).filter((f) => !(o.kind.kept ?? []).includes(f)) : [];
+  const fresh = (): RunStart => {
+    makeOutDir(dir);
+    writeRunFile(dir, o.fingerprint);
+    return { action: 'fresh' };
+  };
+  if (held.length === 0) {
+    if (o.resume) console.error(`--resume: nothing saved in ${dir}; starting the run fresh`);
+    return fresh();
+  }
+  const state = runDirState(dir, held, o.kind);
+  const holds = state.kind === 'foreign' ? `files that are not a ${o.kind.noun} (${state.examples.join(', ')})`
+    : `${state.kind === 'finished' ? 'a finished' : 'an unfinished'} ${o.kind.noun}${state.savedStep !== null ? ` (saved at step ${state.savedStep})` : ''}`;
+  if (o.force) {
+    moveAsideAndDelete(dir, `it held ${holds}`);
+    return fresh();
+  }
+  if (state.kind === 'foreign') throw new Error(`--out ${dir} holds ${holds}; choose another folder, or pass --force to replace it (nothing was written)`);
+  const other = state.fingerprint !== null && state.fingerprint !== o.fingerprint ? settingDifference(state.fingerprint, o.fingerprint) : null;
+  if (other !== null) {
+    throw new Error(`--out ${dir} already holds ${holds} of another setting (${other}); choose another folder, or pass --force to replace it (nothing was written)`);
+  }
+  if (!o.resume) {
+    const next = state.kind === 'finished' ? 'keep it (--resume says it is finished and trains nothing)' : 'continue it with --resume';
+    throw new Error(`--out ${dir} already holds ${holds}; ${next}, choose another folder, or pass --force to replace it (nothing was written)`);
+  }
+  if (state.kind === 'finished') {
+    const said = state.fingerprint === null ? ' (its setting was not recorded, so it is not checked against this one)' : '';
+    console.error(`--resume: ${dir} holds this ${o.kind.noun}, finished${said}; nothing to train${o.kind.describeFinished ? `: ${o.kind.describeFinished(dir)}` : ''}`);
+    return { action: 'finished' };
+  }
+  if (state.savedStep === null) {
+    console.error(`--resume: nothing saved in ${dir} yet (stopped before its first save); starting the run fresh`);
+    for (const f of held) rmSync(join(dir, f), { recursive: true, force: true }); // `held` leaves out what is kept
+    writeRunFile(dir, o.fingerprint);
+    return { action: 'fresh' };
+  }
+  return { action: 'resume' };
+}
+
+type DirState = { kind: 'foreign'; examples: string[] } | { kind: 'finished' | 'unfinished'; fingerprint: string | null; savedStep: number | null };
+
+function runDirState(dir: string, held: string[], kind: RunKind): DirState {
+  const foreign = held.filter((f) => f !== RUN_FILE && f !== 'resume' && !kind.files.includes(f) && !f.includes('.tmp-'));
+  if (foreign.length > 0) return { kind: 'foreign', examples: foreign.slice(0, 3) };
+  const recorded = readRunFile(dir);
+  const saved = readJsonOrNull(join(dir, 'resume', 'state.json')) as { fingerprint?: string; step?: number } | null;
+  const savedStep = typeof saved?.step === 'number' ? saved.step : null;
+  if (existsSync(join(dir, kind.finishedFile))) {
+    return { kind: 'finished', fingerprint: recorded ?? kind.legacyFingerprint?.(dir) ?? null, savedStep: null };
+  }
+  return { kind: 'unfinished', fingerprint: recorded ?? (typeof saved?.fingerprint === 'string' ? saved.fingerprint : null), savedStep };
+}
+
+function writeRunFile(dir: string, fingerprint: string): void {
+  const tmp = join(dir, `${RUN_FILE}.tmp-${process.pid}`); // whole or not at all, as writeAtomic
+  writeFileSync(tmp, JSON.stringify({ format: RUN_FORMAT, fingerprint, startedAt: new Date().toISOString() }) + '\n');
+  renameSync(tmp, join(dir, RUN_FILE));
+}
+
+function readRunFile(dir: string): string | null {
+  const r = readJsonOrNull(join(dir, RUN_FILE)) as { format?: string; fingerprint?: string } | null;
+  return r?.format === RUN_FORMAT && typeof r.fingerprint === 'string' ? r.fingerprint : null;
+}
+
+function readJsonOrNull(path: string): unknown {
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** which settings two fingerprints (JSON objects) differ in, e.g. "steps 40 here, 20 in the folder" */
+export function settingDifference(inFolder: string, here: string): string {
+  let a: unknown, b: unknown;
+  try {
+    a = JSON.parse(inFolder);
+    b = JSON.parse(here);
+  } catch {
+    return 'its recorded setting differs';
+  }
+  const diffs: string[] = [];
+  const walk = (x: unknown, y: unknown, path: string) => {
+    if (JSON.stringify(x) === JSON.stringify(y)) return;
+    if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y) && path.split('.').length < 3) {
+      for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
+      return;
+    }
+    const show = (v: unknown) => { const s = JSON.stringify(v) ?? 'none'; return s.length > 40 ? `${s.slice(0, 37)}…` : s; };
+    diffs.push(`${path || 'setting'} ${show(y)} here, ${show(x)} in the folder`);
+  };
+  walk(a, b, '');
+  return diffs.length === 0 ? 'its recorded setting differs' : diffs.slice(0, 4).join('; ') + (diffs.length > 4 ? `; and ${diffs.length - 4} more` : '');
+}

@@ -1,0 +1,66 @@
+// What a long command shows (issue 43): Ctrl-C prints the exact --resume command (shell-quoted) and exits
+// 130; a sweep writes its grid as one CSV (one row per run: settings, end figures, finished or not); a quick
+// table gives each end value's n and 95 % interval. (The start line of `run` is checked in runFolder.test.ts.)
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { hintResumeOnInterrupt, resumeCommand } from '../../src/cli/interrupt.ts';
+import { splitShellWords } from '../../src/cli/shellQuote.ts';
+import { QUICK, runDirName, sweepCommand } from '../../src/cli/commands/sweep.ts';
+import { cellConfig, findingById } from '../../src/findings/findings.ts';
+import type { LabConfig } from '../../src/lab/config.ts';
+import { serializeHash } from '../../src/lab/urlState.ts';
+import { wilson } from '../../src/stats/intervals.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'star-long-command-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+describe('Ctrl-C says how to resume', () => {
+  it('prints the exact command with --resume, quoted, and exits 130', () => {
+    const args = ['--config', '#steps=20&evalQueries=8', '--out', 'my runs/a', '--force'];
+    const lines: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { lines.push(a.join(' ')); });
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const stop = hintResumeOnInterrupt('npm run cli -- run', args);
+    process.emit('SIGINT');
+    stop();
+    expect(exit).toHaveBeenCalledWith(130);
+    const said = lines.join('\n');
+    expect(said).toContain(resumeCommand('npm run cli -- run', args));
+    expect(splitShellWords(said.split('\n').pop()!.trim())).toEqual(['npm', 'run', 'cli', '--', 'run', '--config', '#steps=20&evalQueries=8', '--out', 'my runs/a', '--resume']);
+    expect(process.listenerCount('SIGINT')).toBe(0); // handled once, then gone
+  });
+});
+
+describe('a quick sweep writes its grid as a CSV and its table with n and intervals', () => {
+  it('one row per run of the grid; the table shows [lo, hi] and n', async () => {
+    const f = findingById('T7');
+    const cells = f.cells.map((c) => cellConfig(f, c, QUICK)).filter((l): l is LabConfig => l !== null);
+    const sha = (scale: string) => (JSON.parse(readFileSync(`public/checkpoints/${scale}-tiny/card.json`, 'utf8')) as { weights: { sha256: string } }).weights.sha256;
+    const fig = (success: number) => ({ success, delivery: 0.5, csMicro: 0.5, hardMicro: 0.5, ood: 0.5, queries: 40 });
+    // every cell but the last has finished
+    for (const lab of cells.slice(0, -1)) {
+      const dir = join(tmp, 'runs', runDirName(lab));
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'summary.json'), JSON.stringify({ format: 'star-lab-rl-summary/1', hash: serializeHash(lab), lab, rl: { evalQueries: 40, evalToolQa: 32 },
+        checkpointSha256: sha(lab.scale), steps: lab.steps, start: fig(0.2), final: fig(0.25), wallSeconds: 60, cpuSeconds: 50 }));
+    }
+    vi.spyOn(console, 'log').mockImplementation(() => {});
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    expect(await sweepCommand.run(['--preset', 'T7', '--quick', '--tables-only', '--out', tmp])).toBe(0);
+    const csv = readFileSync(join(tmp, 'T7', 'runs.csv'), 'utf8').trim().split('\n');
+    const head = csv[0].split(',');
+    expect(head.slice(0, 3)).toEqual(['run', 'finished', 'scale']);
+    expect(csv).toHaveLength(1 + cells.length);
+    const rows = csv.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [head[i], v])));
+    expect(rows.map((r) => r.run)).toEqual(cells.map(runDirName));
+    expect(rows.map((r) => r.finished)).toEqual(cells.map((_, i) => String(i < cells.length - 1)));
+    expect(rows[0]).toMatchObject({ final_success: '0.25', queries: '40', ood_tasks: '32', seed: String(cells[0].seed) });
+    const md = readFileSync(join(tmp, 'T7', 'table.md'), 'utf8');
+    const iv = wilson(10, 40);
+    expect(md).toContain(`20.0 → 25.0 [${(100 * iv.lo).toFixed(1)}, ${(100 * iv.hi).toFixed(1)}]`);
+    expect(md).toMatch(/n = 40 validation queries.*95 % Wilson interval/);
+  });
+});
