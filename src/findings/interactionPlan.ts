@@ -8,7 +8,7 @@
 // seeds for a test already made. Pure: no tfjs, no DOM, no fs.
 import { cellConfig, findingById, type FindingId } from './findings.ts';
 import type { GainInteraction, GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, INTERACTION } from '../stats/seedStatistics.ts';
+import { fewestSeedsForPower, INTERACTION, interactionTest, type PairCall } from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 
@@ -169,4 +169,42 @@ export function interactionPlanMarkdown(p: InteractionPlan, command: string): st
     ].join('\n'),
     '',
   ].join('\n');
+}
+
+/** a planned interaction, tested on the plan's fresh seeds */
+export interface PlannedInteractionResult {
+  finding: FindingId;
+  interaction: string;
+  /** the fresh seeds finished in each of the four cells, of `planned` */
+  finished: [number, number, number, number];
+  planned: number;
+  /** the α the plan sized it for */
+  alpha: number;
+  paper: number | null;
+  /** null until every cell has two finished seeds */
+  difference: number | null;
+  ci95: { lo: number; hi: number } | null;
+  df: number | null;
+  p: number | null;
+  /** interim until every planned run has finished (no call before: no optional stopping) */
+  call: PairCall;
+}
+
+/**
+ * The plan's test, as the plan states it: each planned interaction's contrast (interactionTest) on the fresh
+ * seeds alone, at the α it was sized for; `gainOf` a planned run's gain in points (end − start success, one
+ * decimal as the tables) or undefined while it has not finished.
+ */
+export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun) => number | undefined): PlannedInteractionResult[] {
+  return p.interactions.filter((x) => x.planned).map((x) => {
+    const gains = x.cells.map((cell) => p.runs.filter((r) => r.finding === x.finding && r.cell === cell && r.seed <= p.seeds[0] + x.seeds! - 1)
+      .map(gainOf).filter((g): g is number => g !== undefined));
+    const base = { finding: x.finding, interaction: x.interaction, finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'], planned: x.seeds!, alpha: x.alpha, paper: x.paper };
+    const complete = gains.every((g) => g.length >= x.seeds!);
+    if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
+    const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);
+    const call: PairCall = !complete ? 'interim' : t.p < x.alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
+    const r2 = (v: number) => Math.round(100 * v) / 100;
+    return { ...base, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: r2(t.df), p: Number(t.p.toPrecision(4)), call };
+  });
 }

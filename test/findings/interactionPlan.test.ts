@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GainTable } from '../../src/findings/findingGains.ts';
-import { interactionPlan, interactionPlanMarkdown } from '../../src/findings/interactionPlan.ts';
+import { interactionPlan, interactionPlanMarkdown, testInteractionPlan } from '../../src/findings/interactionPlan.ts';
 import { INTERACTION, twoSampleTPower } from '../../src/stats/seedStatistics.ts';
 
 const tables = ['T1', 'T3', 'T6'].map((id) => JSON.parse(readFileSync(new URL(`../../results/findings/${id}/table.json`, import.meta.url), 'utf8')) as GainTable);
@@ -43,5 +43,24 @@ describe('interactionPlan', () => {
   it('refuses a bad SD or seed count', () => {
     expect(() => interactionPlan(tables, { sd: 0, usedSeedsUpTo: 15, budgetCoreHours: 10, date: '', commit: '', dirOf: () => '' })).toThrow(/SD must be positive/);
     expect(() => plan(10, 0)).toThrow(/usedSeedsUpTo/);
+  });
+});
+
+describe('testInteractionPlan', () => {
+  const p = plan(10);
+  // ARPO gains 10 points more than GRPO at 1.5B and the same at 7B, with a little seed-to-seed spread
+  const gain = (r: { cell: string; seed: number }) => (r.cell === '1.5B · ARPO' ? 15 : 5) + ((r.seed * 7) % 5) - 2;
+  it('tests each planned interaction on its fresh seeds alone, at the α it was sized for, once every run has finished', () => {
+    const [t] = testInteractionPlan(p, gain);
+    expect(t).toMatchObject({ finding: 'T6', finished: [20, 20, 20, 20], planned: 20, alpha: 0.025, call: 'supports' });
+    expect(t.difference).toBeCloseTo(10, 5);
+  });
+
+  it('is interim while a planned run has not finished, and has no figures under two seeds a cell', () => {
+    const [half] = testInteractionPlan(p, (r) => (r.seed < 20 ? gain(r) : undefined));
+    expect(half.call).toBe('interim');
+    expect(half.difference).not.toBeNull();
+    const [none] = testInteractionPlan(p, () => undefined);
+    expect(none).toMatchObject({ call: 'interim', difference: null, finished: [0, 0, 0, 0] });
   });
 });

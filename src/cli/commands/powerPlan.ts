@@ -10,7 +10,7 @@ import { gitCommit } from '../../node/checkpointDir.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
-import { interactionPlan, interactionPlanMarkdown } from '../../findings/interactionPlan.ts';
+import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, testInteractionPlan, type InteractionPlan } from '../../findings/interactionPlan.ts';
 import { runDirName } from '../runDir.ts';
 
 /** the interactions' plan: the most it may spend (issue 40's budget) */
@@ -37,6 +37,7 @@ export const powerPlanCommand: Command = {
   help: `usage: npm run cli -- power-plan --out DIR [--force]
        npm run cli -- power-plan --out DIR --cost-to-resolve
        npm run cli -- power-plan --out DIR --interactions [--force]
+       npm run cli -- power-plan --out DIR --interactions --test
 
   Reads DIR/T*/table.json (the standard tables), pools the per-seed spread of a cell's gain, and writes
   DIR/plan.json and DIR/plan.md: the seeds each finding needs for ${Math.round(100 * PLAN_CHOICES.power)} % power at a difference of
@@ -51,12 +52,15 @@ export const powerPlanCommand: Command = {
   (src/findings/interactionPlan.ts): for each scale × choice interaction the tables state, the fresh seeds a
   cell for ${Math.round(100 * PLAN_CHOICES.power)} % power to detect the paper's interaction at Holm's first threshold and the plan's pooled SD
   (DIR/plan.json), their core-hours, and the runs of those that fit ${INTERACTION_BUDGET_CORE_HOURS} core-hours, on seeds above every
-  seed in DIR/runs. Refuses to overwrite it unless --force.`,
+  seed in DIR/runs. Refuses to overwrite it unless --force. With --test: runs nothing and writes nothing;
+  prints the plan's test of each planned interaction on its fresh seeds alone (interim until every planned
+  run has a summary.json).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test']);
     const out = resolve(flagText(flags, 'out'));
-    if (flags.has('interactions')) return writeInteractionPlan(out, flags.has('force'));
+    if (flags.has('test') && !flags.has('interactions')) throw new Error('--test goes with --interactions (it tests the interactions\' plan)');
+    if (flags.has('interactions')) return flags.has('test') ? printInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
       writeFileSync(join(out, 'cost-to-resolve.md'), text);
@@ -91,6 +95,27 @@ function writeInteractionPlan(out: string, force: boolean): number {
   const md = interactionPlanMarkdown(p, command);
   writeFileSync(join(out, 'interactions-plan.md'), md);
   console.log(md);
+  return 0;
+}
+
+/** the interactions' plan's test on its fresh seeds, from each planned run's summary.json */
+function printInteractionTest(out: string): number {
+  const file = join(out, 'interactions-plan.json');
+  if (!existsSync(file)) throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
+  const plan = JSON.parse(readFileSync(file, 'utf8')) as InteractionPlan;
+  if (plan.format !== INTERACTION_PLAN_FORMAT) throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
+  const results = testInteractionPlan(plan, (run) => {
+    const summary = join(run.dir, 'summary.json');
+    if (!existsSync(summary)) return undefined;
+    const s = JSON.parse(readFileSync(summary, 'utf8')) as { lab: { seed: number }; start: { success: number }; final: { success: number } };
+    if (s.lab.seed !== run.seed) throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
+    return Math.round(1000 * (s.final.success - s.start.success)) / 10;
+  });
+  for (const r of results) {
+    const fig = r.difference === null ? 'fewer than two seeds in a cell' : `${r.difference} [${r.ci95!.lo}, ${r.ci95!.hi}], df ${r.df}, p ${r.p} at α ${r.alpha}`;
+    console.log(`${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`);
+  }
+  if (results.length === 0) console.log('the plan holds no interaction');
   return 0;
 }
 
