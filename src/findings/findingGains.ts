@@ -8,10 +8,10 @@
 // The sweep writes it as results/findings/<ID>/table.json; the page draws it, and the user's own runs
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
-import { cellConfig, nullControls, paperGain, type CellMetric, type CellRef, type Finding } from './findings.ts';
+import { cellConfig, nullControls, paperGain, paperInteraction, type CellMetric, type CellRef, type Finding } from './findings.ts';
 import { gridMarkdown, madeByMarkdown, type RunResult } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
-import { findingCall, testPairs, type FindingCall, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
+import { findingCall, testInteractions, testPairs, type FindingCall, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
 
 export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
 
@@ -71,6 +71,31 @@ export interface GainPair {
   rulesOut?: number | null;
 }
 
+/**
+ * One scale × choice interaction of the claim, tested on the cells' per-seed gains: the difference of two
+ * differences (plus[0] − plus[1]) − (minus[0] − minus[1]), which the paper claims positive; figures in points.
+ * Welch–Satterthwaite contrast over the four cells, Holm across the finding's interactions (its own family,
+ * apart from the pairs), called by the pairs' rule.
+ */
+export interface GainInteraction {
+  /** the cells, named `row · col` as the pairs name them */
+  plus: [string, string];
+  minus: [string, string];
+  /** seeds behind each of the four cells, in the order plus[0], plus[1], minus[0], minus[1] */
+  seeds: [number, number, number, number];
+  call: PairCall;
+  /** null while a cell has fewer than two seeds */
+  difference: number | null;
+  ci95: { lo: number; hi: number } | null;
+  df: number | null;
+  p: number | null;
+  pAdjusted: number | null;
+  /** the paper's interaction from its own numbers (null: it reports one of the four cells not) */
+  paper: number | null;
+  /** why the paper claims it positive */
+  why: string;
+}
+
 export interface GainTable {
   format: typeof GAIN_TABLE_FORMAT;
   id: string;
@@ -84,7 +109,7 @@ export interface GainTable {
   /** the null controls: row 'null control', col the metric (one scale) or the scale's label (a finding that spans scales: one per scale) */
   nullControl: GainCell[];
   /** the pairs the claim orders, each tested; `alpha` the finding's family-wise level */
-  compares: { doc: string; alpha: number; pairs: GainPair[]; delta?: Partial<Record<CellMetric, number>> | null };
+  compares: { doc: string; alpha: number; pairs: GainPair[]; delta?: Partial<Record<CellMetric, number>> | null; interactions?: GainInteraction[] };
   direction: { call: DirectionCall; sentence: string };
   command: string;
   commit: string;
@@ -170,6 +195,28 @@ function gainPairs(f: Finding, cells: readonly GainCell[], complete: boolean, al
   });
 }
 
+/** the claim's interactions, tested (seedStatistics.testInteractions) on the cells' per-seed gains; `complete`
+ *  as the pairs', and every one of the interactions' cells with its planned seeds */
+function gainInteractions(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number): GainInteraction[] {
+  const xs = f.compares.interactions ?? [];
+  const cellAt = ([row, col]: readonly [string, string]) => {
+    const c = cells.find((x) => x.row === row && x.col === col);
+    if (!c) throw new Error(`${f.id}: an interaction names the cell "${row} · ${col}", which the table has not`);
+    return c;
+  };
+  const done = complete && xs.every((x) => [...x.plus, ...x.minus].every((ref) => cellAt(ref).seeds.length >= cellAt(ref).planned));
+  const four = xs.map((x) => [...x.plus, ...x.minus].map(cellAt));
+  const tests = testInteractions(four.map((c) => ({ plus: [c[0].gain, c[1].gain], minus: [c[2].gain, c[3].gain] })), { alpha, complete: done });
+  return xs.map((x, i) => {
+    const t = tests[i];
+    const name = ([row, col]: readonly [string, string]) => `${row} · ${col}`;
+    const base = { plus: [name(x.plus[0]), name(x.plus[1])] as [string, string], minus: [name(x.minus[0]), name(x.minus[1])] as [string, string],
+      seeds: four[i].map((c) => c.seeds.length) as [number, number, number, number], paper: paperInteraction(f, x), why: x.why };
+    if (!t) return { ...base, call: done ? 'not resolved' : 'interim', difference: null, ci95: null, df: null, p: null, pAdjusted: null };
+    return { ...base, call: t.call, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: Number.isFinite(t.df) ? r2(t.df) : null, p: r4(t.p), pAdjusted: r4(t.pAdjusted) };
+  });
+}
+
 /** `+4.20 ± 3.10` (the half-width of the interval; '± ?' for one seed, '…' for none) */
 export function gainText(c: { mean: { gain: number | null }; ci95: GainCell['ci95'] }): string {
   if (c.mean.gain === null) return '…';
@@ -203,6 +250,7 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
   const complete = [...cells.filter((c) => c.compared), ...nullControl].every((c) => c.seeds.length >= c.planned);
   const alpha = 0.05;
   const pairs = gainPairs(f, cells, complete, alpha, delta);
+  const interactions = f.compares.interactions ? { interactions: gainInteractions(f, cells, complete, alpha) } : {};
   const direction = directionSentence(cells, nullControl, pairs);
   const seen = new Set<string>();
   let cost = 0;
@@ -213,7 +261,7 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
     fresh.forEach((w) => seen.add(w));
   }
   return { format: GAIN_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, ...meta,
-    cells, nullControl, compares: { doc: f.compares.doc, alpha, pairs, delta }, direction, coreMinutes: r1(cost) };
+    cells, nullControl, compares: { doc: f.compares.doc, alpha, pairs, delta, ...interactions }, direction, coreMinutes: r1(cost) };
 }
 
 function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: GainPair[]): GainTable['direction'] {
@@ -235,6 +283,23 @@ export function pairText(p: GainPair): string {
   const [a, b] = shortLabels(p.higher, p.lower);
   const poi = p.improvement ? `, P(${a} beats ${b}) ${p.improvement.estimate.toFixed(2)} [${p.improvement.lo.toFixed(2)}, ${p.improvement.hi.toFixed(2)}]` : '';
   return `${p.higher} > ${p.lower}: ${signed(p.difference)} [${signed(p.ci95.lo)}, ${signed(p.ci95.hi)}], ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**${p.rulesOut ? `; the interval excludes a difference of ${p.rulesOut} points (the power plan's smallest worth detecting)` : ''}`;
+}
+
+/** an interaction's line: `(1.5B · ARPO − 1.5B · GRPO) − (7B · ARPO − 7B · GRPO): +7.2 [−3.1, +17.5], p = 0.16 (Holm 0.32); paper +11.9 — not resolved` */
+export function interactionText(x: GainInteraction): string {
+  const head = `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`;
+  const paper = x.paper === null ? 'paper: no figure for every cell' : `paper ${signed(x.paper)}`;
+  if (x.difference === null || !x.ci95) return `${head}: ${x.call} (fewer than two seeds in a cell); ${paper}`;
+  return `${head}: ${signed(x.difference)} [${signed(x.ci95.lo)}, ${signed(x.ci95.hi)}], Welch–Satterthwaite ${fmtP(x.p!)} (Holm ${fmtP(x.pAdjusted!)}), ${x.seeds.join('/')} seeds; ${paper} — **${x.call}**`;
+}
+
+/** an interaction in short: `DAPO − GRPO: 1.5B against 7B` (the difference, then the two levels it is compared at) */
+export function interactionLabel(x: Pick<GainInteraction, 'plus' | 'minus'>): string {
+  const [a, b] = shortLabels(x.plus[0], x.plus[1]);
+  const [c, d] = shortLabels(x.minus[0], x.minus[1]);
+  const common = (l: string, short: string) => l.split(' · ').find((part) => part !== short) ?? l;
+  if (a !== c || b !== d || a === x.plus[0]) return `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`;
+  return `${a} − ${b}: ${common(x.plus[0], a)} against ${common(x.minus[0], c)}`;
 }
 
 /** the parts of two cells' labels that tell them apart ('3B · Curriculum', '3B · Sum' → 'Curriculum', 'Sum') */
@@ -266,6 +331,12 @@ export function gainMarkdown(t: GainTable): string {
     '',
     ...t.compares.pairs.map((p) => `- ${pairText(p)}`),
     '',
+    ...(t.compares.interactions?.length ? [
+      `Scale × choice interactions (the claim says these are positive; a difference of differences over four cells, Holm across the ${t.compares.interactions.length}):`,
+      '',
+      ...t.compares.interactions.map((x) => `- ${interactionText(x)}`),
+      '',
+    ] : []),
     `Call: **${t.direction.call}** — ${t.direction.sentence}`,
     '',
     madeByMarkdown(t, `${Math.round(t.coreMinutes)} core-min`),

@@ -44,6 +44,23 @@ export type CellRef = readonly [row: string, col: string] | 'start';
 export interface Comparison {
   doc: string;
   pairs: readonly (readonly [higher: CellRef, lower: CellRef])[];
+  /** the claim's scale × choice interactions (a finding whose claim is that a difference changes with scale) */
+  interactions?: readonly Interaction[];
+}
+
+/** a cell by its row and column */
+export type CellAt = readonly [row: string, col: string];
+
+/**
+ * One interaction the claim makes: the difference (plus[0] − plus[1]) − (minus[0] − minus[1]) over four
+ * independent cells, written so that the paper claims it is positive (e.g. ARPO − GRPO larger at 1.5B than at
+ * 7B). Declared from the paper's claim, never from the lab's values.
+ */
+export interface Interaction {
+  plus: readonly [CellAt, CellAt];
+  minus: readonly [CellAt, CellAt];
+  /** why the paper claims it positive, and what its own numbers say of its size, one line */
+  why: string;
 }
 
 /** the paper's SFT column per scale (in-domain success, %; its tables' base: a cell's paper gain is paper − this) */
@@ -78,7 +95,13 @@ export const FINDINGS: Finding[] = [
     rows: SCALES.map(([, l]) => l), cols: REWARDS.map(([, l]) => l), base: {}, markBest: 'row',
     cells: SCALES.flatMap(([scale, row]) => REWARDS.map(([reward, col]) => ({ row, col, config: { scale, reward }, metric: 'success' as const, paper: T1_PAPER[row]?.[col] }))),
     compares: { doc: "the paper's best reward of each scale (Curriculum at 1.5B and 3B, Sum at 7B) gains more than each other reward of that scale",
-      pairs: SCALES.flatMap(([, r]) => { const best = r === '7B' ? 'Sum' : 'Curriculum'; return REWARDS.filter(([, c]) => c !== best).map(([, c]) => [[r, best], [r, c]] as const); }) },
+      pairs: SCALES.flatMap(([, r]) => { const best = r === '7B' ? 'Sum' : 'Curriculum'; return REWARDS.filter(([, c]) => c !== best).map(([, c]) => [[r, best], [r, c]] as const); }),
+      interactions: [
+        { plus: [['1.5B', 'Curriculum'], ['1.5B', 'Sum']], minus: [['7B', 'Curriculum'], ['7B', 'Sum']],
+          why: 'Curriculum beats Sum at 1.5B (34.9 vs 33.1) and Sum is best at 7B, so the interaction exceeds +1.8 (the paper gives no 7B Curriculum figure)' },
+        { plus: [['3B', 'Curriculum'], ['3B', 'Sum']], minus: [['7B', 'Curriculum'], ['7B', 'Sum']],
+          why: 'Curriculum is best at 3B and Sum at 7B, so the interaction is positive (the paper gives no 3B Sum or 7B Curriculum figure)' },
+      ] },
     direction: (t) => {
       const bests = SCALES.map(([, r]) => bestCol(t, r, REWARDS.map(([, c]) => c)));
       if (bests.some((b) => b === undefined)) return { agrees: null, sentence: 'Not every scale has a result yet.' };
@@ -113,7 +136,11 @@ export const FINDINGS: Finding[] = [
     rows: REWARDS.map(([, l]) => l), cols: SCALES.map(([, l]) => l), base: {}, markBest: 'none',
     cells: REWARDS.flatMap(([reward, row]) => SCALES.map(([scale, col]) => ({ row, col, config: { scale, reward }, metric: 'success' as const, paper: T1_PAPER[col]?.[row] }))),
     compares: { doc: 'a larger model gains more: Sum at 7B over Sum at 1.5B, Curriculum at 3B over Curriculum at 1.5B (the pairs the paper reports)',
-      pairs: [[['Sum', '7B'], ['Sum', '1.5B']], [['Curriculum', '3B'], ['Curriculum', '1.5B']]] },
+      pairs: [[['Sum', '7B'], ['Sum', '1.5B']], [['Curriculum', '3B'], ['Curriculum', '1.5B']]],
+      interactions: [
+        { plus: [['Sum', '7B'], ['Sum', '1.5B']], minus: [['Curriculum', '7B'], ['Curriculum', '1.5B']],
+          why: 'Curriculum leads Sum at 1.5B (by 1.8) and Sum leads at 7B, so scaling 1.5B → 7B helps Sum more, by over +1.8 (T1\'s first interaction, rearranged; the paper gives Sum +29.7 and no 7B Curriculum figure)' },
+      ] },
     direction: (t) => {
       const gains = REWARDS.map(([, r]) => { const a = t(r, '1.5B'); const b = t(r, '7B'); return a === undefined || b === undefined ? undefined : b - a; });
       if (gains.some((g) => g === undefined)) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -160,7 +187,11 @@ export const FINDINGS: Finding[] = [
     cells: SCALES.flatMap(([scale, row]) => ALGOS.map(([algorithm, col], j) => ({ row, col, config: { scale, algorithm }, metric: 'success' as const,
       paper: ({ '1.5B': [30.1, 36.9, 37.5], '3B': [48.2, 45.6, 47.5], '7B': [62.8, 58.4, 58.3] } as Record<string, number[]>)[row][j] }))),
     compares: { doc: 'exploration (DAPO, ARPO) gains more than GRPO at 1.5B and less at 7B',
-      pairs: [[['1.5B', 'DAPO'], ['1.5B', 'GRPO']], [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], [['7B', 'GRPO'], ['7B', 'DAPO']], [['7B', 'GRPO'], ['7B', 'ARPO']]] },
+      pairs: [[['1.5B', 'DAPO'], ['1.5B', 'GRPO']], [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], [['7B', 'GRPO'], ['7B', 'DAPO']], [['7B', 'GRPO'], ['7B', 'ARPO']]],
+      interactions: [
+        { plus: [['1.5B', 'DAPO'], ['1.5B', 'GRPO']], minus: [['7B', 'DAPO'], ['7B', 'GRPO']], why: 'the paper: DAPO − GRPO +6.8 at 1.5B, −4.4 at 7B' },
+        { plus: [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], minus: [['7B', 'ARPO'], ['7B', 'GRPO']], why: 'the paper: ARPO − GRPO +7.4 at 1.5B, −4.5 at 7B' },
+      ] },
     direction: (t) => {
       const edge = SCALES.map(([, r]) => { const g = t(r, 'GRPO'); const e = Math.max(t(r, 'DAPO') ?? -Infinity, t(r, 'ARPO') ?? -Infinity); return g === undefined || !Number.isFinite(e) ? undefined : e - g; });
       if (edge.some((e) => e === undefined)) return { agrees: null, sentence: 'Not every run has finished yet.' };
@@ -205,6 +236,19 @@ export function paperGain(f: Finding, cell: FindingCell): number | null {
   if (!cell.config) return 0;
   const sft = (cell.metric === 'ood' ? PAPER_SFT_OOD : PAPER_SFT_SUCCESS)[cellScale(f, cell)];
   return sft === undefined ? null : Math.round(10 * (cell.paper - sft)) / 10;
+}
+
+/** the paper's value of an interaction from its own numbers (the cells' gains over the paper's SFT column, which
+ *  cancel within a scale), one decimal; null where the paper reports one of the four cells not */
+export function paperInteraction(f: Finding, x: Interaction): number | null {
+  const gains = [...x.plus, ...x.minus].map(([row, col]) => {
+    const cell = f.cells.find((c) => c.row === row && c.col === col);
+    if (!cell) throw new Error(`${f.id}: an interaction names the cell "${row} · ${col}", which the finding has not`);
+    return paperGain(f, cell);
+  });
+  if (gains.some((g) => g === null)) return null;
+  const [a, b, c, d] = gains as number[];
+  return Math.round(10 * (a - b - (c - d))) / 10;
 }
 
 /** one null control of a finding: its label (the scale's, e.g. '1.5B', in a finding that spans scales; '' otherwise) and run config */

@@ -108,6 +108,11 @@ export function pairAxis(lines: readonly PairLine[]): { lo: number; hi: number; 
   return roundAxis(xs);
 }
 
+/** the interactions' forest's axis: 0, the paper's values and every interval */
+export function interactionAxis(xs: readonly { difference: number | null; ci95: { lo: number; hi: number } | null; paper: number | null }[]): { lo: number; hi: number; ticks: number[] } {
+  return roundAxis([0, ...xs.flatMap((x) => [x.paper, x.difference, x.ci95?.lo, x.ci95?.hi].filter((v): v is number => typeof v === 'number'))]);
+}
+
 function roundAxis(xs: number[]): { lo: number; hi: number; ticks: number[] } {
   const finite = xs.filter(Number.isFinite);
   let lo = Math.min(...finite);

@@ -10,7 +10,7 @@
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
 // The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
 import { signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, pooledSd } from '../stats/seedStatistics.ts';
+import { fewestSeedsForPower, INTERACTION, pooledSd } from '../stats/seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
 export const SEEDS_OUT_OF_REACH = 10_000;
@@ -95,4 +95,55 @@ export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8)
     '',
     rows.length ? '' : 'No called finding leaves a pair not resolved.',
   ].join('\n').trimEnd() + '\n';
+}
+
+/** what an interaction's interval rules out, and what resolving it would cost (issue 40) */
+export interface InteractionCost {
+  finding: string;
+  /** `(a − b) − (c − d)` as the table names the cells */
+  interaction: string;
+  /** the four cells' finished seeds (plus[0], plus[1], minus[0], minus[1]) and their pooled per-seed SD, points */
+  seeds: [number, number, number, number];
+  sd: number;
+  difference: number;
+  ci95: { lo: number; hi: number };
+  /** the interval rules out every interaction beyond it: of size above this either way (max(|lo|, |hi|)), points */
+  rulesOutBeyond: number;
+  /** the paper's interaction, and whether the interval excludes it (null: the paper has no figure for a cell) */
+  paper: number | null;
+  excludesPaper: boolean | null;
+  /** Holm's first threshold across the finding's interactions, α / interactions */
+  alpha: number;
+  /** seeds a cell (fresh, all four cells) for `power` to detect the paper's interaction, and the lab's were it true */
+  forPaper: ResolveTarget | null;
+  forLab: ResolveTarget;
+}
+
+/**
+ * Every tested interaction of a table: what its 95 % interval rules out, and the price of a four-cell contrast
+ * with `power` (80 %) at Holm's first threshold and the spread the four cells measured — seeds a cell
+ * (seedStatistics' power with the INTERACTION design: Σc² = 4, 4(n − 1) df) and the core-hours of that many
+ * fresh seeds in all four cells at each cell's measured core-minutes per run: a new experiment with its own
+ * plan, never more seeds for the test already made. An interim table's are priced too (the figures are shown,
+ * not called).
+ */
+export function costToResolveInteractions(t: GainTable, power = 0.8): InteractionCost[] {
+  const xs = t.compares.interactions ?? [];
+  const alpha = t.compares.alpha / Math.max(1, xs.length);
+  return xs.flatMap((x) => {
+    if (x.difference === null || !x.ci95) return [];
+    const cells = [...x.plus, ...x.minus].map((l) => cellOf(t, l));
+    if (cells.some((c) => !c || c.gain.length < 2)) return [];
+    const four = cells as GainCell[];
+    const sd = pooledSd(four.map((c) => c.gain)).sd;
+    const perRun = four.reduce((s, c) => s + (c.coreMinutes ?? 0) / c.gain.length, 0); // one seed of each cell
+    const target = (delta: number): ResolveTarget => {
+      const seeds = sd > 0 ? fewestSeedsForPower({ delta: Math.abs(delta), sd, alpha, power, max: SEEDS_OUT_OF_REACH, design: INTERACTION }) : 2;
+      return { difference: Math.abs(delta), seeds, coreHours: seeds === null ? null : Math.round((10 * seeds * perRun) / 60) / 10 };
+    };
+    return [{ finding: t.id, interaction: `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`, seeds: x.seeds, sd: Math.round(100 * sd) / 100,
+      difference: x.difference, ci95: x.ci95, rulesOutBeyond: Math.max(Math.abs(x.ci95.lo), Math.abs(x.ci95.hi)),
+      paper: x.paper, excludesPaper: x.paper === null ? null : x.paper < x.ci95.lo || x.paper > x.ci95.hi,
+      alpha, forPaper: x.paper === null || x.paper === 0 ? null : target(x.paper), forLab: target(x.difference) }];
+  });
 }

@@ -44,7 +44,7 @@ function checkSample(name: string, xs: readonly number[]): void {
 }
 
 /** the t test's figures from an estimate, its standard error and degrees of freedom */
-function fromT(test: DifferenceTest['test'], d: number, se: number, df: number, level: number, nA: number, nB: number): DifferenceTest {
+function fromT<T extends string>(test: T, d: number, se: number, df: number, level: number, nA: number, nB: number): Omit<DifferenceTest, 'test'> & { test: T } {
   if (!(level > 0 && level < 1)) throw new Error(`level must be in (0, 1), got ${level}`);
   if (se === 0) {
     // every value equal within each sample: the difference is known exactly
@@ -77,6 +77,39 @@ export function welchTest(a: readonly number[], b: readonly number[], level = 0.
 export function oneSampleTest(a: readonly number[], mu = 0, level = 0.95): DifferenceTest {
   checkSample('oneSampleTest', a);
   return fromT('one-sample', mean(a) - mu, Math.sqrt(variance(a) / a.length), a.length - 1, level, a.length, 0);
+}
+
+/** a contrast Σ cᵢ·meanᵢ over k independent cells, tested: the DifferenceTest's figures (nA, nB: the first two
+ *  cells' seeds), with the standard error and every cell's seeds */
+export interface ContrastTest extends Omit<DifferenceTest, 'test'> {
+  test: 'contrast';
+  se: number;
+  n: number[];
+}
+
+/**
+ * The t-test of a contrast Σ cᵢ·meanᵢ over k independent cells (an interaction is one: (a − b) − (c − d),
+ * c = (1, −1, −1, 1)), each cell with its own variance: standard error √(Σ cᵢ² sᵢ²/nᵢ), degrees of freedom by
+ * Welch–Satterthwaite (Σ cᵢ² sᵢ²/nᵢ)² / Σ (cᵢ² sᵢ²/nᵢ)²/(nᵢ − 1) (Satterthwaite 1946), two-sided p and
+ * `level` interval from the t distribution. With k = 2 and c = (1, −1) it is welchTest.
+ */
+export function contrastTest(cells: readonly (readonly number[])[], weights: readonly number[], level = 0.95): ContrastTest {
+  if (cells.length < 1 || cells.length !== weights.length) throw new Error(`contrastTest: one weight a cell, got ${cells.length} cells and ${weights.length} weights`);
+  for (const w of weights) if (!Number.isFinite(w)) throw new Error(`contrastTest: every weight must be a finite number, got ${w}`);
+  if (weights.every((w) => w === 0)) throw new Error('contrastTest: the weights are all 0');
+  cells.forEach((xs, i) => checkSample(`contrastTest (cell ${i + 1})`, xs));
+  const parts = cells.map((xs, i) => (weights[i] ** 2 * variance(xs)) / xs.length); // cᵢ² sᵢ²/nᵢ
+  const v = parts.reduce((s, x) => s + x, 0);
+  const se = Math.sqrt(v);
+  const n = cells.map((xs) => xs.length);
+  const df = se === 0 ? n.reduce((s, x) => s + x - 1, 0) : v ** 2 / parts.reduce((s, x, i) => s + x ** 2 / (n[i] - 1), 0);
+  const estimate = cells.reduce((s, xs, i) => s + weights[i] * mean(xs), 0);
+  return { ...fromT('contrast', estimate, se, df, level, n[0], n[1] ?? 0), se, n };
+}
+
+/** an interaction (plus[0] − plus[1]) − (minus[0] − minus[1]) over four independent cells, as contrastTest */
+export function interactionTest(plus: readonly [readonly number[], readonly number[]], minus: readonly [readonly number[], readonly number[]], level = 0.95): ContrastTest {
+  return contrastTest([plus[0], plus[1], minus[0], minus[1]], [1, -1, -1, 1], level);
 }
 
 /**
@@ -141,20 +174,31 @@ export function pooledSd(samples: readonly (readonly number[])[]): { sd: number;
   return { sd: Math.sqrt(ss / df), df };
 }
 
+/** a design with equal seeds a cell: how many cells, and Σ cᵢ² of the contrast tested (two cells, (1, −1): 2; an interaction: 4) */
+export interface ContrastDesign { cells: number; weightSquares: number }
+/** the two-sample design of a pair */
+export const TWO_SAMPLE: ContrastDesign = { cells: 2, weightSquares: 2 };
+/** the four-cell design of an interaction (a − b) − (c − d) */
+export const INTERACTION: ContrastDesign = { cells: 4, weightSquares: 4 };
+
 /**
  * The power of a two-sided two-sample t-test with n seeds a cell, a true difference `delta` and a
  * common per-seed standard deviation `sd`, at level `alpha`: P(|T′| > t₁₋α/₂) where T′ is noncentral t
  * with 2n − 2 degrees of freedom and noncentrality δ / (σ √(2/n)) — what R's `power.t.test(strict =
- * TRUE)` computes (Welch's test with equal n and equal spreads has the same distribution). T′ = (Z + λ)
- * / √(V/ν) with V ~ χ²(ν), so P(T′ > c) = E_V[1 − Φ(c √(V/ν) − λ)]: integrated here over V by Simpson's
- * rule between V's 1e-12 and 1 − 1e-12 quantiles (stdlib's normal CDF and χ² density).
+ * TRUE)` computes (Welch's test with equal n and equal spreads has the same distribution). `design`
+ * generalises it to a contrast over k cells of n seeds: k(n − 1) degrees of freedom (Welch–Satterthwaite's,
+ * with equal n and spreads), noncentrality δ / (σ √(Σcᵢ²/n)). T′ = (Z + λ) / √(V/ν) with V ~ χ²(ν), so
+ * P(T′ > c) = E_V[1 − Φ(c √(V/ν) − λ)]: integrated here over V by Simpson's rule between V's 1e-12 and
+ * 1 − 1e-12 quantiles (stdlib's normal CDF and χ² density).
  */
-export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha: number }): number {
+export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha: number; design?: ContrastDesign }): number {
   const { n, delta, sd, alpha } = o;
+  const { cells, weightSquares } = o.design ?? TWO_SAMPLE;
   if (!(Number.isInteger(n) && n >= 2)) throw new Error(`twoSampleTPower: n must be an integer ≥ 2, got ${n}`);
   if (!(sd > 0) || !(alpha > 0 && alpha < 1)) throw new Error('twoSampleTPower: sd must be positive and alpha in (0, 1)');
-  const df = 2 * n - 2;
-  const ncp = delta / (sd * Math.sqrt(2 / n));
+  if (!(Number.isInteger(cells) && cells >= 2 && weightSquares > 0)) throw new Error('twoSampleTPower: a design needs two cells or more and Σc² > 0');
+  const df = cells * (n - 1);
+  const ncp = delta / (sd * Math.sqrt(weightSquares / n));
   const c = tQuantile(1 - alpha / 2, df);
   const lo = chisquareQuantile(1e-12, df);
   const hi = chisquareQuantile(1 - 1e-12, df);
@@ -170,10 +214,10 @@ export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha
   return Math.min(1, (s * h) / 3);
 }
 
-/** the fewest seeds a cell (2 ≤ n ≤ `max`) for which twoSampleTPower reaches `power`, by bisection (the power
- *  rises with n); null when even `max` seeds fall short */
-export function fewestSeedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max: number }): number | null {
-  const ok = (n: number) => twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha }) >= (o.power ?? 0.8);
+/** the fewest seeds a cell (2 ≤ n ≤ `max`) for which twoSampleTPower (of `design`, a pair by default) reaches
+ *  `power`, by bisection (the power rises with n); null when even `max` seeds fall short */
+export function fewestSeedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max: number; design?: ContrastDesign }): number | null {
+  const ok = (n: number) => twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha, design: o.design }) >= (o.power ?? 0.8);
   if (o.max < 2 || !ok(o.max)) return null;
   let lo = 1; // too few (one seed has no spread)
   let hi = o.max; // enough
@@ -185,7 +229,7 @@ export function fewestSeedsForPower(o: { delta: number; sd: number; alpha: numbe
 }
 
 /** the fewest seeds a cell (n ≥ 2, at most `max`) for which twoSampleTPower reaches `power`; throws past `max` */
-export function seedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max?: number }): number {
+export function seedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max?: number; design?: ContrastDesign }): number {
   const max = o.max ?? 200;
   const n = fewestSeedsForPower({ ...o, max });
   if (n === null) throw new Error(`seedsForPower: more than ${max} seeds a cell for a difference of ${o.delta} at sd ${o.sd}`);
@@ -241,6 +285,33 @@ function testPair(higher: PairSide, lower: PairSide): (DifferenceTest & { improv
 export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[], o: { alpha?: number; complete: boolean }): (PairTest | null)[] {
   const alpha = o.alpha ?? 0.05;
   const tests = pairs.map((p) => testPair(p.higher, p.lower));
+  const done = tests.flatMap((t, i) => (t ? [i] : []));
+  const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
+  return tests.map((t, i) => {
+    if (!t) return null;
+    const pAdjusted = adjusted[done.indexOf(i)];
+    const call: PairCall = !o.complete ? 'interim' : pAdjusted < alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
+    return { ...t, pAdjusted, call };
+  });
+}
+
+/** one interaction of a finding, tested: the claim is that it is positive ((plus[0] − plus[1]) larger than (minus[0] − minus[1])) */
+export interface InteractionTest extends ContrastTest {
+  /** Holm-adjusted p across the finding's testable interactions */
+  pAdjusted: number;
+  call: PairCall;
+}
+
+/**
+ * A finding's interactions, each tested (interactionTest), Holm-adjusted across those that could be tested
+ * (a cell with fewer than two seeds: null) and called at family-wise `alpha` by the pairs' rule: supports
+ * when the adjusted test rejects with the claimed (positive) sign, contradicts with the other, interim while
+ * any planned seed is unfinished.
+ */
+export function testInteractions(items: readonly { plus: readonly [readonly number[], readonly number[]]; minus: readonly [readonly number[], readonly number[]] }[],
+  o: { alpha?: number; complete: boolean }): (InteractionTest | null)[] {
+  const alpha = o.alpha ?? 0.05;
+  const tests = items.map((x) => ([...x.plus, ...x.minus].every((c) => c.length >= 2) ? interactionTest(x.plus, x.minus) : null));
   const done = tests.flatMap((t, i) => (t ? [i] : []));
   const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
   return tests.map((t, i) => {

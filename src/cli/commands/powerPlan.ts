@@ -2,7 +2,7 @@
 // tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
 // then reads it: each finding runs, and is tested at, exactly its planned seeds.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
@@ -10,6 +10,11 @@ import { gitCommit } from '../../node/checkpointDir.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
+import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, testInteractionPlan, type InteractionPlan } from '../../findings/interactionPlan.ts';
+import { runDirName } from '../runDir.ts';
+
+/** the interactions' plan: the most it may spend (issue 40's budget) */
+export const INTERACTION_BUDGET_CORE_HOURS = 10;
 
 /** the plan's choices; why each, in WHY (written into plan.md) */
 export const PLAN_CHOICES: PlanChoices = {
@@ -31,6 +36,8 @@ export const powerPlanCommand: Command = {
   summary: "the findings' power plan: the seeds each finding needs, fixed before its runs",
   help: `usage: npm run cli -- power-plan --out DIR [--force]
        npm run cli -- power-plan --out DIR --cost-to-resolve
+       npm run cli -- power-plan --out DIR --interactions [--force]
+       npm run cli -- power-plan --out DIR --interactions --test
 
   Reads DIR/T*/table.json (the standard tables), pools the per-seed spread of a cell's gain, and writes
   DIR/plan.json and DIR/plan.md: the seeds each finding needs for ${Math.round(100 * PLAN_CHOICES.power)} % power at a difference of
@@ -39,12 +46,22 @@ export const powerPlanCommand: Command = {
 
   --cost-to-resolve: leaves the plan alone and writes DIR/cost-to-resolve.md — for every pair a called
   finding leaves not resolved, the seeds a cell and core-hours that would test the paper's gap, and the
-  lab's own difference, at the spread the finished seeds measured (src/lab/resolveCost.ts).`,
+  lab's own difference, at the spread the finished seeds measured (src/findings/resolveCost.ts).
+
+  --interactions: leaves the plan alone and writes DIR/interactions-plan.json and .md, once, before its runs
+  (src/findings/interactionPlan.ts): for each scale × choice interaction the tables state, the fresh seeds a
+  cell for ${Math.round(100 * PLAN_CHOICES.power)} % power to detect the paper's interaction at Holm's first threshold and the plan's pooled SD
+  (DIR/plan.json), their core-hours, and the runs of those that fit ${INTERACTION_BUDGET_CORE_HOURS} core-hours, on seeds above every
+  seed in DIR/runs. Refuses to overwrite it unless --force. With --test: runs nothing and writes nothing;
+  prints the plan's test of each planned interaction on its fresh seeds alone (interim until every planned
+  run has a summary.json).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve'], ['force', 'cost-to-resolve']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test'], ['force', 'cost-to-resolve', 'interactions', 'test']);
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
+    if (flags.has('test') && !flags.has('interactions')) throw new Error('--test goes with --interactions (it tests the interactions\' plan)');
+    if (flags.has('interactions')) return flags.has('test') ? printInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
       writeFileSync(join(out, 'cost-to-resolve.md'), text);
@@ -62,6 +79,52 @@ export const powerPlanCommand: Command = {
     return 0;
   },
 };
+
+/** DIR/interactions-plan.{json,md} from the tables, DIR/plan.json's pooled SD and the largest seed in DIR/runs */
+function writeInteractionPlan(out: string, force: boolean): number {
+  const file = join(out, 'interactions-plan.json');
+  if (existsSync(file) && !force) throw new Error(`${file} exists: a plan is fixed before its runs and not remade after them (--force to replace it)`);
+  const plan = readPowerPlan(out);
+  if (!plan) throw new Error(`no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`);
+  const runsDir = join(out, 'runs');
+  // every run folder, finished or not: sweep names them <settings>_seed=N, seed 1 without the suffix
+  const used = existsSync(runsDir) ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1)) : [1];
+  const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
+  const p = interactionPlan(readGainTableFiles(out), { sd: plan.pooled.success.sd, usedSeedsUpTo: Math.max(...used), budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
+    power: PLAN_CHOICES.power, date: new Date().toISOString(), commit: gitCommit(), dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
+  writeFileSync(file, JSON.stringify(p, null, 1) + '\n');
+  const md = interactionPlanMarkdown(p, command);
+  writeFileSync(join(out, 'interactions-plan.md'), md);
+  console.log(md);
+  return 0;
+}
+
+/** the interactions' plan's test on its fresh seeds, from each planned run's summary.json */
+function printInteractionTest(out: string): number {
+  const file = join(out, 'interactions-plan.json');
+  if (!existsSync(file)) throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
+  const plan = JSON.parse(readFileSync(file, 'utf8')) as InteractionPlan;
+  if (plan.format !== INTERACTION_PLAN_FORMAT) throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
+  const results = testInteractionPlan(plan, (run) => {
+    const summary = join(run.dir, 'summary.json');
+    if (!existsSync(summary)) return undefined;
+    const s = JSON.parse(readFileSync(summary, 'utf8')) as { lab: { seed: number }; start: { success: number }; final: { success: number } };
+    if (s.lab.seed !== run.seed) throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
+    return Math.round(1000 * (s.final.success - s.start.success)) / 10;
+  });
+  for (const r of results) {
+    const fig = r.difference === null ? 'fewer than two seeds in a cell' : `${r.difference} [${r.ci95!.lo}, ${r.ci95!.hi}], df ${r.df}, p ${r.p} at α ${r.alpha}`;
+    console.log(`${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`);
+  }
+  if (results.length === 0) console.log('the plan holds no interaction');
+  return 0;
+}
+
+/** a path as the user would type it: relative to the working folder when inside it */
+function flagPath(p: string): string {
+  const rel = relative(process.cwd(), p);
+  return rel && !rel.startsWith('..') ? rel : p;
+}
 
 /** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
 function readGainTableFiles(out: string): GainTable[] {

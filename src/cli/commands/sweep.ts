@@ -5,6 +5,7 @@
 // with --quick one seed and absolute figures (findingTable.ts); with --standard each cell's gain across
 // seeds with its interval, the null control and the direction call (findingGains.ts).
 import { spawn } from 'node:child_process';
+import { runDirName } from '../runDir.ts';
 import { availableParallelism } from 'node:os';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -22,7 +23,6 @@ import { plannedArms, plannedSeeds, planProgress, type PlanProgress, type PowerP
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
-import { serializeHash } from '../../lab/urlState.ts';
 import { findingTable, tableMarkdown, type FindingTable } from '../../findings/findingTable.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { gridCsv } from '../gridCsv.ts';
@@ -44,10 +44,7 @@ const WEBGPU_JOBS = 1;
 
 const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads', 'status'];
 
-export function runDirName(lab: LabConfig): string {
-  const hash = serializeHash(lab).replace(/^#/, '');
-  return hash ? hash.replace(/[^A-Za-z0-9=._-]+/g, '_') : 'defaults';
-}
+export { runDirName };
 
 export const sweepCommand: Command = {
   name: 'sweep',

@@ -69,6 +69,20 @@ const GainPairSchema = v.object({
   rulesOut: v.optional(v.nullable(v.number())),
 });
 
+const GainInteractionSchema = v.object({
+  plus: v.tuple([v.string(), v.string()]),
+  minus: v.tuple([v.string(), v.string()]),
+  seeds: v.tuple([v.number(), v.number(), v.number(), v.number()]),
+  call: call(['supports', 'contradicts', 'not resolved', 'interim']),
+  difference: v.nullable(v.number()),
+  ci95: v.nullable(interval),
+  df: v.nullable(v.number()),
+  p: v.nullable(v.number()),
+  pAdjusted: v.nullable(v.number()),
+  paper: v.nullable(v.number()),
+  why: v.string(),
+});
+
 const GainSchema = v.object({
   format: v.literal(GAIN_TABLE_FORMAT),
   id: v.string(),
@@ -79,7 +93,8 @@ const GainSchema = v.object({
   size: v.string(),
   cells: v.array(GainCellSchema),
   nullControl: v.array(GainCellSchema),
-  compares: v.object({ doc: v.string(), alpha: v.number(), pairs: v.array(GainPairSchema), delta: v.optional(v.nullable(v.record(v.string(), v.number()))) }),
+  compares: v.object({ doc: v.string(), alpha: v.number(), pairs: v.array(GainPairSchema), delta: v.optional(v.nullable(v.record(v.string(), v.number()))),
+    interactions: v.optional(v.array(GainInteractionSchema)) }),
   direction: v.object({ call: call(['agrees', 'agrees in part', 'disagrees', 'mixed', 'not resolved', 'interim']), sentence: v.string() }),
   command: v.string(),
   commit: v.string(),

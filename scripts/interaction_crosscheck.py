@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""An independent implementation (stdlib + SciPy) of the findings' scale x choice interactions (issue 40).
+
+  python3 scripts/interaction_crosscheck.py fixtures   writes test/fixtures/contrast-scipy.json: contrasts over k
+                                                       cells and their power, computed with scipy.stats, which
+                                                       test/stats/contrast.test.ts holds src/stats to (no python
+                                                       at test time)
+  python3 scripts/interaction_crosscheck.py check      recomputes every interaction in results/findings/T*/table.json
+                                                       from the per-seed run summaries (results/findings/runs/*/
+                                                       summary.json) and asserts the same difference and call
+
+The contrast sum c_i*mean_i: standard error sqrt(sum c_i^2 s_i^2/n_i), Welch-Satterthwaite degrees of freedom
+(sum c_i^2 s_i^2/n_i)^2 / sum (c_i^2 s_i^2/n_i)^2/(n_i - 1), two-sided p and 95 % interval from scipy.stats.t.
+For k = 2 and c = (1, -1) it must equal scipy.stats.ttest_ind(equal_var=False), checked here.
+"""
+import json
+import math
+import os
+import statistics
+import sys
+
+from scipy import stats
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
+
+
+def contrast(cells, weights, level=0.95):
+    parts = [w * w * statistics.variance(xs) / len(xs) for xs, w in zip(cells, weights)]
+    v = sum(parts)
+    se = math.sqrt(v)
+    df = v * v / sum(p * p / (len(xs) - 1) for p, xs in zip(parts, cells))
+    est = sum(w * statistics.fmean(xs) for xs, w in zip(cells, weights))
+    t = est / se
+    half = stats.t.ppf(1 - (1 - level) / 2, df) * se
+    return {'estimate': est, 'se': se, 'df': df, 't': t, 'p': 2 * stats.t.sf(abs(t), df), 'lo': est - half, 'hi': est + half}
+
+
+def power(n, delta, sd, alpha, cells, weight_squares):
+    """two-sided t-test of a contrast over `cells` cells of n seeds with common sd: noncentral t (scipy.stats.nct)"""
+    df = cells * (n - 1)
+    ncp = delta / (sd * math.sqrt(weight_squares / n))
+    c = stats.t.ppf(1 - alpha / 2, df)
+    return stats.nct.sf(c, df, ncp) + stats.nct.cdf(-c, df, ncp)
+
+
+def holm(ps):
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    out, running = [0.0] * m, 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        out[i] = running
+    return out
+
+
+def fixtures():
+    t6 = json.load(open(os.path.join(ROOT, 'results/findings/T6/table.json')))
+    gain = {f"{c['row']} · {c['col']}": c['gain'] for c in t6['cells']}
+    cases = [
+        {'name': 'two cells, (1, -1): Welch', 'cells': [[23, 37, 33], [13.3, 4.7, 3.3]], 'weights': [1, -1]},
+        {'name': 'T6 ARPO - GRPO at 1.5B against 7B (seeds 1-13)', 'weights': [1, -1, -1, 1],
+         'cells': [gain['1.5B · ARPO'], gain['1.5B · GRPO'], gain['7B · ARPO'], gain['7B · GRPO']]},
+        {'name': 'four cells, unequal n and spreads', 'weights': [1, -1, -1, 1],
+         'cells': [[1.5, 4.2, -3.1, 8.8, 2.0], [0.3, -1.2, 2.2], [10.5, 30.1, -4.4, 12.0], [5.5, 6.1, 4.9, 7.3, 5.0, 6.6]]},
+        {'name': 'three cells, weights (1, -0.5, -0.5)', 'weights': [1, -0.5, -0.5],
+         'cells': [[12.0, 15.5, 9.1, 14.2], [3.3, 8.1, -2.0, 5.5, 6.0], [7.7, 1.0, 4.4]]},
+    ]
+    for c in cases:
+        c.update(contrast(c['cells'], c['weights']))
+        if len(c['cells']) == 2:
+            w = stats.ttest_ind(c['cells'][0], c['cells'][1], equal_var=False)
+            ci = w.confidence_interval(0.95)
+            for ours, theirs in [(c['t'], w.statistic), (c['p'], w.pvalue), (c['df'], w.df), (c['lo'], ci.low), (c['hi'], ci.high)]:
+                assert abs(ours - theirs) < 1e-12 * max(1, abs(theirs)), (ours, theirs)
+            c['ttest_ind'] = {'statistic': w.statistic, 'pvalue': w.pvalue, 'df': w.df, 'lo': ci.low, 'hi': ci.high}
+    ps = [cases[1]['p'], cases[2]['p'], cases[3]['p']]
+    powers = [{'n': n, 'delta': d, 'sd': sd, 'alpha': a, 'cells': k, 'weightSquares': w, 'power': power(n, d, sd, a, k, w)}
+              for n, d, sd, a, k, w in [(13, 11.9, 8.5, 0.025, 4, 4), (21, 11.9, 8.5, 0.025, 4, 4), (20, 11.2, 8.5, 0.025, 4, 4),
+                                         (5, 10.0, 8.5, 0.05, 2, 2), (40, 5.0, 9.0, 0.05, 4, 4)]]
+    out = {'made by': 'python3 scripts/interaction_crosscheck.py fixtures', 'scipy': __import__('scipy').__version__,
+           'contrasts': cases, 'holm': {'p': ps, 'adjusted': holm(ps)}, 'power': powers}
+    path = os.path.join(ROOT, 'test/fixtures/contrast-scipy.json')
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as fh:
+        json.dump(out, fh, indent=1, ensure_ascii=False)
+        fh.write('\n')
+    print(f'wrote {path}')
+
+
+# a finding's cell as the sweep runs it: the lab config's settings that differ by cell, over the defaults
+AXES = {'T1': ('scale', 'reward'), 'T3': ('reward', 'scale'), 'T6': ('scale', 'algorithm')}
+NAMES = {'1.5B': 's', '3B': 'm', '7B': 'l', 'Sum': 'sum', 'Macro': 'macro', 'Success': 'success', 'Curriculum': 'curriculum',
+         'GRPO': 'grpo', 'DAPO': 'dapo', 'ARPO': 'arpo'}
+BASE = {'T1': {'algorithm': 'grpo'}, 'T3': {'algorithm': 'grpo'}, 'T6': {'reward': 'sum'}}
+DEFAULTS = {'trainSize': 1000, 'mix': [4, 3, 3], 'toolFailureRate': 0, 'advantages': 'real', 'steps': 40}
+
+
+def load_runs():
+    runs = []
+    folder = os.path.join(ROOT, 'results/findings/runs')
+    for d in sorted(os.listdir(folder)):
+        p = os.path.join(folder, d, 'summary.json')
+        if os.path.exists(p):
+            s = json.load(open(p))
+            runs.append((d, s))
+    return runs
+
+
+def seed_gains(runs, finding, label, seeds):
+    row, col = label.split(' · ')
+    want = dict(DEFAULTS, **BASE[finding], **{AXES[finding][0]: NAMES[row], AXES[finding][1]: NAMES[col]})
+    by_seed = {}
+    for d, s in runs:
+        lab = s['lab']
+        if all(lab.get(k) == v for k, v in want.items()) and lab['seed'] in seeds:
+            assert lab['seed'] not in by_seed, f'two runs for {finding} {label} seed {lab["seed"]}: {d}'
+            # the table's per-seed gain: end − start in points, one decimal
+            by_seed[lab['seed']] = round(100 * (s['final']['success'] - s['start']['success']), 1)
+    return [by_seed[k] for k in sorted(by_seed)]
+
+
+def check():
+    runs = load_runs()
+    bad = 0
+    for finding in ('T1', 'T3', 'T6'):
+        t = json.load(open(os.path.join(ROOT, f'results/findings/{finding}/table.json')))
+        xs = t['compares'].get('interactions') or []
+        if not xs:
+            print(f'{finding}: no interactions in its table'); bad += 1; continue
+        planned = {f"{c['row']} · {c['col']}": c['planned'] for c in t['cells']}
+        tested = []
+        for x in xs:
+            labels = x['plus'] + x['minus']
+            cells = [seed_gains(runs, finding, l, set(range(1, planned[l] + 1))) for l in labels]
+            tested.append((x, cells, contrast(cells, [1, -1, -1, 1])))
+        adj = holm([r['p'] for _, _, r in tested])
+        for (x, cells, r), pa in zip(tested, adj):
+            complete = all(len(c) >= planned[l] for c, l in zip(cells, x['plus'] + x['minus']))
+            call = 'interim' if not complete else ('supports' if r['estimate'] > 0 else 'contradicts') if pa < 0.05 else 'not resolved'
+            same = abs(r['estimate'] - x['difference']) < 0.006 and abs(r['p'] - x['p']) < 1e-3 * max(1, x['p']) and call == x['call'] \
+                and abs(pa - x['pAdjusted']) < 1e-3 and abs(r['lo'] - x['ci95']['lo']) < 0.006 and abs(r['hi'] - x['ci95']['hi']) < 0.006
+            bad += not same
+            print(f"{finding} ({x['plus'][0]} − {x['plus'][1]}) − ({x['minus'][0]} − {x['minus'][1]}): scipy {r['estimate']:+.2f} "
+                  f"[{r['lo']:+.2f}, {r['hi']:+.2f}] df {r['df']:.2f} p {r['p']:.4f} Holm {pa:.4f} {call}; seeds {[len(c) for c in cells]}; "
+                  f"table {x['difference']:+.2f} [{x['ci95']['lo']:+.2f}, {x['ci95']['hi']:+.2f}] p {x['p']} Holm {x['pAdjusted']} {x['call']} — "
+                  f"{'same' if same else 'DIFFERENT'}")
+    if bad:
+        sys.exit(f'{bad} interaction(s) differ')
+    print('every interaction recomputes to the same difference, interval, p, Holm p and call')
+
+
+if __name__ == '__main__':
+    {'fixtures': fixtures, 'check': check}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
