@@ -7,7 +7,8 @@
 // de-facto JS CRC). Pure: no DOM, no tfjs.
 import { str as crc32 } from 'crc-32';
 import { LESSON_IDS, type LessonId } from '../lab/urlState.ts';
-import { lessonById } from './lessons.ts';
+import { lessonById, runWindows, type Lesson } from './lessons.ts';
+import { meanOver, type LearnerRun } from './lessonTakeaway.ts';
 
 export const RESULT_CODE_VERSION = 1;
 
@@ -135,4 +136,29 @@ export function decodeResultLink(text: string, lesson?: LessonId): DecodedResult
   if (labelled !== null && labelled !== own) return refuse('lesson', `the link says lesson ${labelled} but its result is of ${own}: relabelled`);
   if (lesson && own !== lesson) return refuse('lesson', `a result of another lesson (${own}), not of ${lesson}`);
   return decoded;
+}
+
+/**
+ * A finished arm's result from its run (the page's points): validation at the first evaluation (step 0)
+ * and the last, OOD beside them, the mechanism charts' means over the last quarter of steps. null until
+ * the run has completed with both evaluations. `backend` is the run's backend name (its first word).
+ */
+export function resultOfRun(o: { lesson: Lesson; arm: string; setting: string; run: LearnerRun; backend: string; build: string }): LessonResult | null {
+  const { run } = o;
+  if (run.status !== 'completed') return null;
+  const evals = run.points.filter((p) => Number.isFinite(p.values['eval/success']) && Number.isFinite(p.values['eval/queries']));
+  const first = evals[0];
+  const last = evals.at(-1);
+  if (!first || !last || first.step !== 0 || last.step !== run.totalSteps) return null;
+  const queries = last.values['eval/queries'];
+  const ood = (p: typeof first) => (Number.isFinite(p.values['eval/ood_accuracy']) ? p.values['eval/ood_accuracy'] : null);
+  const { late } = runWindows(run.totalSteps);
+  return {
+    lesson: o.lesson.id, arm: o.arm, setting: settingHash(o.setting), seed: run.seed,
+    backend: o.backend.split(/\s/)[0] || 'unknown', build: o.build, queries,
+    startSuccesses: Math.round(first.values['eval/success'] * first.values['eval/queries']),
+    endSuccesses: Math.round(last.values['eval/success'] * queries),
+    startOod: ood(first), endOod: ood(last),
+    mechanism: o.lesson.charts.filter((c) => c.role === 'mechanism').map((c) => meanOver(run.points, c.metric, late)),
+  };
 }

@@ -64,3 +64,20 @@ describe('a lesson result code', () => {
     expect(decodeResultLink(code, 'tool-failures')).toMatchObject({ ok: true });
   });
 });
+
+describe('a finished run\'s result', () => {
+  it('reads the start and end evaluations, the OOD beside them and the mechanism\'s last quarter; null until completed', async () => {
+    const { resultOfRun } = await import('../../src/lessons/resultCode.ts');
+    const { lessonById } = await import('../../src/lessons/lessons.ts');
+    const lesson = lessonById('tool-failures')!;
+    const ev = (s: number, ood: number) => ({ 'eval/success': s, 'eval/queries': 300, 'eval/ood_accuracy': ood });
+    const points = [{ step: 0, values: ev(0.1433, 0.4) }, ...Array.from({ length: 40 }, (_, i) => ({
+      step: i + 1, values: { 'charts/informative_groups': i >= 30 ? 2 : 4, tool_failures: i >= 30 ? 1.5 : 0, ...(i === 39 ? ev(0.0967, 0.35) : {}) },
+    }))];
+    const run = { seed: 101, status: 'completed', totalSteps: 40, points };
+    const r = resultOfRun({ lesson, arm: 'failures', setting: 'k', run, backend: 'webgpu · swiftshader', build: 'abc' })!;
+    expect(r).toMatchObject({ lesson: 'tool-failures', arm: 'failures', seed: 101, backend: 'webgpu', build: 'abc', queries: 300, startSuccesses: 43, endSuccesses: 29, startOod: 0.4, endOod: 0.35, mechanism: [2, 1.5] });
+    expect(decodeResult(encodeResult(r))).toMatchObject({ ok: true, result: r });
+    expect(resultOfRun({ lesson, arm: 'failures', setting: 'k', run: { ...run, status: 'running' }, backend: 'wasm', build: 'abc' })).toBeNull();
+  });
+});
