@@ -5,7 +5,7 @@
 // truncated paste, a mistyped character, a number edited by hand — not against a forger, who can recompute
 // it: the class view says so. CRC-32 from the `crc-32` package (SheetJS; typed, no dependencies, the
 // de-facto JS CRC). Pure: no DOM, no tfjs.
-import { str as crc32 } from 'crc-32';
+import CRC32 from 'crc-32';
 import { LESSON_IDS, type LessonId } from '../lab/urlState.ts';
 import { lessonById, runWindows, type Lesson } from './lessons.ts';
 import { meanOver, type LearnerRun } from './lessonTakeaway.ts';
@@ -43,6 +43,7 @@ export function settingHash(settingKey: string): string {
   return hex(crc32(settingKey));
 }
 
+const crc32 = (text: string): number => CRC32.str(text);
 const hex = (signed: number) => (signed >>> 0).toString(16).padStart(8, '0');
 const round = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
 

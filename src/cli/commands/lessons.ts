@@ -20,6 +20,8 @@ import {
   LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, predictionBand, settingKey, settingReference, type CommittedRun, type LessonReference, type SettingReference,
 } from '../../lessons/lessonReference.ts';
 import { verdictRates, type VerdictRates } from '../../lessons/lessonVerdicts.ts';
+import { classSizeFor80 } from '../../lessons/lessonClass.ts';
+import { pooledSd } from '../../stats/seedStatistics.ts';
 import { tInterval } from '../../stats/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
@@ -86,6 +88,7 @@ export const lessonsCommand: Command = {
     console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
     console.log(expectedTable(settings));
     console.log(`\n${misleadingTable(settings)}`);
+    console.log(`\n${classSizeTable(settings)}`);
     return 0;
   },
 };
@@ -154,6 +157,23 @@ export function misleadingTable(settings: Record<string, SettingReference>): str
   }
   return rows.join('\n');
 }
+
+/** per lesson with a comparison: the committed difference, the pooled SD a run and the learners an arm a class
+ *  needs for 80 % power (Welch, α 0.05) — docs/lessons.md "A class sitting" */
+export function classSizeTable(settings: Record<string, SettingReference>): string {
+  const rows = ['| lesson | committed difference (points) | SD a run (points) | learners an arm for 80 % power |', '|---|---|---|---|'];
+  for (const lesson of LESSONS) {
+    const refs = lesson.arms.map((arm) => settings[settingKey(armConfig(arm, 1))] ?? null);
+    const n = classSizeFor80(lesson, refs);
+    if (n === null || !refs[0] || !refs[1]) continue;
+    const d = 100 * (mean(refs[0].eval.end) - mean(refs[1].eval.end));
+    const sd = 100 * pooledSd([refs[0].eval.end, refs[1].eval.end]).sd;
+    rows.push(`| ${lesson.id} | ${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)} | ${sd.toFixed(1)} | ${n} |`);
+  }
+  return rows.join('\n');
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** the shipped checkpoint's weights hash: a run from an older start is not today's reference */
 function startSha(scale: string): string {
