@@ -80,6 +80,11 @@ export function parseHash(hash: string): ParsedHash {
       } else note(key, `“${shorten(value ?? '')}” is not a lesson (${LESSON_IDS.join(', ')}); ignored`);
       continue;
     }
+    if (key === 'lessonSize') {
+      // the size is read from the query (a learner's link must not carry a smoke size along): say where it goes
+      note(key, `belongs before the #: open ?lessonSize=${shorten(rawValue ?? 'smoke')}#… — this lesson runs at its full size`);
+      continue;
+    }
     if (key === 'result' || key === 'class') {
       // checked where they are read (the class view names each refusal); here only kept
       const value = rawValue === null ? '' : decode(rawValue);
