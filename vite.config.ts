@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { execFileSync } from 'node:child_process';
 
 // index.html's Content-Security-Policy allows no inline styles: the built page has none, but Vite's
 // dev server injects each CSS module as a <style> element, so `vite` (dev only) relaxes style-src.
@@ -44,9 +45,23 @@ export const ISOLATION_HEADERS = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+// The page's build, carried in a lesson's result link (issue 39): a class pools only results of one build,
+// since two builds may train differently. The commit's short hash, '+' when the tree had changes; 'dev'
+// without git (a tarball).
+function buildId(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short=8', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${sha}+` : sha;
+  } catch {
+    return 'dev';
+  }
+}
+
 // The training worker is an ES module (it imports tfjs and comlink), so workers are bundled as ES.
 export default defineConfig({
   plugins: [svelte(), devInlineStyles, stdlibGeneratorsWithoutEval],
+  define: { __STAR_BUILD__: JSON.stringify(buildId()) },
   worker: { format: 'es', plugins: () => [tfjsWasmThreadsMinifySafe, stdlibGeneratorsWithoutEval] },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
   server: { host: '127.0.0.1', headers: ISOLATION_HEADERS },

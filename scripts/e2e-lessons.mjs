@@ -104,4 +104,34 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
     await assertAccessible(page, 'a lesson with its takeaway');
   }, G);
+
+  await test('lessons: the finished sitting offers its result links, and a class view pools them, refusing a tampered and a relabelled link', async () => {
+    const started = Date.now();
+    const links = await page.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
+    assert(links.length === 2 && links.every((l) => /#lesson=dense-reward&result=v1\.[\w-]+\.[0-9a-f]{8}$/.test(l)), `result links: ${links.join(' ')}`);
+    assert(await page.locator('[data-testid=lesson-result-qr]').count() === 2, 'no QR code beside each link');
+    // the teacher, in a browser context of its own (no shared storage with the learner)
+    const teacherContext = await page.context().browser().newContext();
+    try {
+      const teacher = await teacherContext.newPage();
+      await teacher.goto(`${base}#lesson=dense-reward&class`);
+      await teacher.waitForSelector('[data-testid=class-input]');
+      const at = links[0].length - 14; // a payload character, before the checksum
+      const tampered = links[0].slice(0, at) + (links[0][at] === 'A' ? 'B' : 'A') + links[0].slice(at + 1);
+      const relabelled = links[1].replace('#lesson=dense-reward', '#lesson=hard-only');
+      await teacher.fill('[data-testid=class-input]', [...links, tampered, relabelled].join('\n'));
+      await teacher.click('[data-testid=class-add]');
+      await teacher.waitForSelector('[data-testid=class-runs][data-count="1"]', { timeout: 10_000 });
+      const reasons = await teacher.locator('[data-testid=class-rejected] li').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
+      assert(JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson']), `refused: ${reasons.join(', ')}`);
+      assert(/Two learners or more/.test(await teacher.locator('[data-testid=class-test]').innerText()), 'one learner gave a class test');
+      // the class's own link reproduces it
+      const again = await teacherContext.newPage();
+      await again.goto(teacher.url());
+      await again.waitForSelector('[data-testid=class-runs][data-count="1"]', { timeout: 10_000 });
+    } finally {
+      await teacherContext.close();
+    }
+    console.log(`      class view checked in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }, G);
 }

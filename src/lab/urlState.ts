@@ -35,6 +35,10 @@ export interface Route {
   finding: string | null;
   /** the lesson a link opens (`#lesson=seeds`), or null (absent: none) */
   lesson?: string | null;
+  /** with a lesson: a learner's result code it shows (`&result=<code>`, read by src/lessons/resultCode.ts) */
+  result?: string | null;
+  /** with a lesson: its class view (`&class`, '' ), or the class's accepted codes (`&class=<code>,<code>`) */
+  lessonClass?: string | null;
 }
 
 export interface ParsedHash {
@@ -74,6 +78,19 @@ export function parseHash(hash: string): ParsedHash {
         route.lesson = value;
         if (!text.includes('view=')) route.view = 'lessons'; // `#lesson=seeds` alone opens that lesson
       } else note(key, `“${shorten(value ?? '')}” is not a lesson (${LESSON_IDS.join(', ')}); ignored`);
+      continue;
+    }
+    if (key === 'lessonSize') {
+      // the size is read from the query (a learner's link must not carry a smoke size along): say where it goes
+      note(key, `belongs before the #: open ?lessonSize=${shorten(rawValue ?? 'smoke')}#… — this lesson runs at its full size`);
+      continue;
+    }
+    if (key === 'result' || key === 'class') {
+      // checked where they are read (the class view names each refusal); here only kept
+      const value = rawValue === null ? '' : decode(rawValue);
+      if (value === null) note(key, 'could not be decoded (bad percent-encoding); ignored');
+      else if (key === 'result') route.result = value;
+      else route.lessonClass = value;
       continue;
     }
     if (key === 'view' || key === 'finding') {
@@ -129,6 +146,8 @@ export function serializeHash(config: LabConfig, route?: Route): string {
   if (route && route.view !== 'lab' && !(route.view === 'lessons' && route.lesson)) parts.push(`view=${route.view}`);
   if (route?.finding) parts.push(`finding=${route.finding}`);
   if (route?.lesson) parts.push(`lesson=${route.lesson}`);
+  if (route?.lesson && route.result) parts.push(`result=${encodeURIComponent(route.result)}`);
+  if (route?.lesson && typeof route.lessonClass === 'string') parts.push(route.lessonClass ? `class=${encodeURIComponent(route.lessonClass).replace(/%2C/g, ',')}` : 'class');
   for (const k of SETTING_KEYS) {
     const text = formatValue(k, config[k]);
     if (text !== formatValue(k, defaults[k])) parts.push(`${k}=${encodeValue(text)}`);

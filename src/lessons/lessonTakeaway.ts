@@ -8,6 +8,7 @@ import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.t
 import { predictionBand, type SettingReference } from './lessonReference.ts';
 import { metricInfo } from '../lab/metrics.ts';
 import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
+import { median, readEnds, readSpread, readRises, sampleSd, UNDECIDED, UNDECIDED_TEXT, verdictRates, type VerdictRates } from './lessonVerdicts.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */
 export interface LearnerRun {
@@ -46,11 +47,11 @@ export interface ArmFigures {
 
 export interface Takeaway {
   arms: ArmFigures[];
-  /** the prediction the run bears out, and the learner's */
-  judged: { key: string; text: string; basis: string } | null;
+  /** the prediction the run bears out (or UNDECIDED), why, and how often this kind of draw reads it while the committed seeds hold */
+  judged: { key: string; text: string; basis: string; rates: VerdictRates | null; oldRates: VerdictRates | null } | null;
   predicted: { key: string; text: string; matched: boolean } | null;
   /** the sentences, in reading order */
-  lines: { kind: 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'note'; text: string }[];
+  lines: { kind: 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'rates' | 'note'; text: string }[];
 }
 
 const pts = (x: number) => `${(100 * x).toFixed(1)} %`;
@@ -116,9 +117,29 @@ function apart(a: NonNullable<ReturnType<typeof endOf>>, b: NonNullable<ReturnTy
   return false;
 }
 
-function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[]): Takeaway['judged'] {
-  const text = (key: string) => lesson.predictions.find((p) => p.key === key)?.text ?? key;
+/** the learner's draw: both arms, or one of them (against the other's committed mean) */
+function drawOf(arms: ArmFigures[], lesson: Lesson): VerdictRates['draw'] {
+  if (lesson.judge.kind === 'rises') return 'one run';
+  if (arms[0].run && arms[1].run) return 'pair';
+  return arms[0].run ? 'first arm' : 'second arm';
+}
+
+/** how often a draw like the learner's reads `key`, and misleads, under the page's rule (and the old one), in words */
+export function ratesText(rates: VerdictRates, key: string, text: (key: string) => string, old: VerdictRates | null): string {
+  const what = rates.draw === 'pair' ? `the ${rates.draws} committed pairs of runs` : rates.draw === 'one run' ? `the ${rates.draws} committed runs` : `the ${rates.draws} committed runs of this arm`;
+  const share = (n: number) => `${Math.round((100 * n) / rates.draws)} %`;
+  const reads = Object.entries(rates.counts).sort((x, y) => y[1] - x[1]).map(([k, n]) => `“${k === UNDECIDED ? 'undecided' : text(k)}” ${share(n)}${k === key ? ' (yours)' : ''}`).join(', ');
+  const before = old && old.rule !== rates.rule ? ` (the rule the page used before, blind to the seed-to-seed spread: ${(100 * old.misleading).toFixed(1)} %)` : '';
+  return `Read by this rule, ${what} give: ${reads}. It misleads — reads what the committed seeds' own answer, “${text(rates.committed)}”, contradicts — ${(100 * rates.misleading).toFixed(1)} % of the time${before}.`;
+}
+
+function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[], refs: readonly (SettingReference | null)[]): Takeaway['judged'] {
+  const text = (key: string) => (key === UNDECIDED ? UNDECIDED_TEXT : lesson.predictions.find((p) => p.key === key)?.text ?? key);
   const j = lesson.judge;
+  const draw = drawOf(arms, lesson);
+  const all = verdictRates(lesson, refs);
+  const rule = (r: VerdictRates['rule']) => all.find((x) => x.draw === draw && x.rule === r) ?? null;
+  const done = (key: string, basis: string) => ({ key, text: text(key), basis, rates: rule('seed-aware'), oldRates: rule('old') });
   if (j.kind === 'rises') {
     const run = runs[0];
     if (!run || !arms[0].run) return null;
@@ -130,21 +151,41 @@ function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | 
     });
     if (rise.some((r) => r === null)) return null;
     const [r0, r1] = rise as number[];
-    const key = Math.max(r0, r1) < j.rise ? j.neither : r0 >= r1 ? j.keys[0] : j.keys[1];
+    const key = readRises(j, r0, r1);
     const label = (m: string) => metricInfo(m).label.toLowerCase();
-    return { key, text: text(key), basis: `your ${arms[0].arm.label} run: ${label(j.metrics[0])} ${signed(100 * r0)} points, ${label(j.metrics[1])} ${signed(100 * r1)} points from steps ${early[0]}–${early[1]} to ${late[0]}–${late[1]} (a rise counts from ${Math.round(100 * j.rise)} points)` };
+    return done(key, `your ${arms[0].arm.label} run: ${label(j.metrics[0])} ${signed(100 * r0)} points, ${label(j.metrics[1])} ${signed(100 * r1)} points from steps ${early[0]}–${early[1]} to ${late[0]}–${late[1]} (a rise counts from ${Math.round(100 * j.rise)} points)`);
+  }
+  if (j.kind === 'spread') {
+    // like with like: a gap between two runs, against the committed pairs' gaps
+    const mine = arms.filter((a) => a.run).map((a) => a.run!.end);
+    const committed = refs[0]?.eval.end ?? [];
+    const pairs = committed.flatMap((x, i) => committed.slice(i + 1).map((y) => 100 * Math.abs(x - y)));
+    const closer = (g: number) => (pairs.length ? `; ${Math.round((100 * pairs.filter((p) => p < g).length) / pairs.length)} % of the ${pairs.length} committed pairs end closer` : '');
+    if (mine.length === 2) {
+      const gap = 100 * Math.abs(mine[0] - mine[1]);
+      return done(readSpread(j, gap), `your two runs end ${gap.toFixed(1)} points apart${closer(gap)}`);
+    }
+    if (!committed.length) return null;
+    const gap = median(committed.map((y) => 100 * Math.abs(mine[0] - y)));
+    return done(readSpread(j, gap), `your one run and each of the ${seedsText(committed.length)} committed make ${committed.length} pairs; their median gap is ${gap.toFixed(1)} points${closer(gap)}`);
   }
   const [a, b] = arms.map(endOf);
   if (!a || !b || (!a.mine && !b.mine)) return null;
   const basis = a.mine && b.mine ? 'your two runs' : `your ${(a.mine ? arms[0] : arms[1]).arm.label} run against the committed mean of the other arm`;
   const diff = 100 * (a.value - b.value);
-  if (j.kind === 'spread') {
-    const d = Math.abs(diff);
-    const key = j.bounds.find(([bound]) => d < bound)?.[1] ?? j.beyond;
-    return { key, text: text(key), basis: `${basis}: ${d.toFixed(1)} points apart` };
+  const head = `${basis}: ${arms[0].arm.label} ${pts(a.value)}, ${arms[1].arm.label} ${pts(b.value)} (${signed(diff)} points`;
+  const [ra, rb] = refs;
+  if (!ra || !rb || ra.seeds.length < 2 || rb.seeds.length < 2) {
+    // no seed spread to weigh it against: only the evaluation's interval, and said so
+    const key = !apart(a, b) ? j.same : diff > 0 ? j.aHigher : j.aLower;
+    return done(key, `${head}; ${apart(a, b) ? 'apart' : 'not apart'} by the 95 % interval of each evaluation — too few committed seeds to weigh the seed-to-seed spread)`);
   }
-  const key = !apart(a, b) ? j.same : diff > 0 ? j.aHigher : j.aLower;
-  return { key, text: text(key), basis: `${basis}: ${arms[0].arm.label} ${pts(a.value)}, ${arms[1].arm.label} ${pts(b.value)} (${signed(diff)} points; ${apart(a, b) ? 'apart' : 'not apart'} by the 95 % interval of each evaluation)` };
+  const sA = sampleSd(ra.eval.end);
+  const sB = sampleSd(rb.eval.end);
+  const sd = a.mine && b.mine ? Math.hypot(sA, sB) : a.mine ? Math.sqrt(sA ** 2 + sB ** 2 / rb.eval.end.length) : Math.sqrt(sB ** 2 + sA ** 2 / ra.eval.end.length);
+  const key = readEnds(j, a.value - b.value, sd);
+  const within = key === UNDECIDED ? 'within' : 'beyond';
+  return done(key, `${head}; ${within} 1.96 × ${(100 * sd).toFixed(1)} = ${(196 * sd).toFixed(1)} points, what ${a.mine && b.mine ? 'a pair of runs' : 'one run'} of these arms differs by from seed to seed alone 95 % of the time)`);
 }
 
 export interface TakeawayInput {
@@ -157,6 +198,8 @@ export interface TakeawayInput {
   prediction: string | null;
   /** the findings' test of the lesson's pair, when its table has it */
   pairTest: PairTest | null;
+  /** per arm: whether the learner runs it in this session (absent: the arms with a run); the verdict waits for all of them */
+  running?: readonly boolean[];
 }
 
 /** null until at least one of the learner's runs has finished */
@@ -173,6 +216,9 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
     const own = r.lo !== null && r.hi !== null ? ` ${span({ lo: r.lo, hi: r.hi })} on ${r.queries ?? '?'} queries` : '';
     const start = r.start !== null ? `from ${pts(r.start)} ` : '';
     lines.push({ kind: 'result', text: `${f.arm.label} (seed ${r.seed}): validation success ${start}to ${pts(r.end)}${own}.` });
+    if (r.start !== null && r.end < r.start) {
+      lines.push({ kind: 'result', text: `It ended below its own start (${pts(r.start)} → ${pts(r.end)}, ${signed(100 * (r.end - r.start))} points): this run's training lowered its validation success, whatever the comparison says.` });
+    }
     if (!f.ref) {
       lines.push({ kind: 'band', text: `No committed runs of this setting yet: there is no band to place it in.` });
       continue;
@@ -230,12 +276,15 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
   lines.push(...differenceLines(input, arms));
   lines.push({ kind: 'paper', text: lesson.paper });
 
-  const judged = judge(lesson, arms, runs);
+  // the headline waits for every arm that runs: one arm's verdict against a mean would flip when the other lands
+  const waiting = lesson.arms.some((_, i) => (input.running?.[i] ?? !!runs[i]) && !arms[i].run);
+  const judged = waiting ? null : judge(lesson, arms, runs, refs);
   const chosen = input.prediction ? lesson.predictions.find((p) => p.key === input.prediction) ?? null : null;
   const predicted = chosen ? { key: chosen.key, text: chosen.text, matched: judged?.key === chosen.key } : null;
   if (judged) {
     const verdict = predicted ? (predicted.matched ? 'Your prediction matches it.' : `You predicted: “${predicted.text}”.`) : 'You made no prediction.';
     lines.push({ kind: 'prediction', text: `What your run shows: “${judged.text}” — ${judged.basis}. ${verdict}` });
+    if (judged.rates) lines.push({ kind: 'rates', text: ratesText(judged.rates, judged.key, (k) => lesson.predictions.find((p) => p.key === k)?.text ?? k, judged.oldRates) });
   }
 
   for (const f of arms) {

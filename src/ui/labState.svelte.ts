@@ -138,6 +138,12 @@ export class LabState {
     this.writeHash(moved);
   }
 
+  /** A lesson's class view (`#lesson=<id>&class=<codes>`): its accepted codes, comma-joined, kept in the address so the link reproduces the class (replaces the entry: adding a learner is no step back). */
+  setLessonClass(codes: string | null): void {
+    this.route = { ...this.route, result: null, lessonClass: codes };
+    this.writeHash(false);
+  }
+
   /** the address of a view at the current setup (the tabs' links) */
   hrefFor(view: View): string {
     return serializeHash(this.config, { view, finding: view === 'findings' ? this.route.finding : null, lesson: view === 'lessons' ? (this.route.lesson ?? null) : null }) || '#';
@@ -151,7 +157,8 @@ export class LabState {
   private onAddressChange(): void {
     if (!isOwnEntry()) return this.readHash();
     const { route } = parseHash(location.hash);
-    if (route.view !== this.route.view || route.finding !== this.route.finding || (route.lesson ?? null) !== (this.route.lesson ?? null)) this.route = route;
+    if (route.view !== this.route.view || route.finding !== this.route.finding || (route.lesson ?? null) !== (this.route.lesson ?? null)
+      || (route.result ?? null) !== (this.route.result ?? null) || (route.lessonClass ?? null) !== (this.route.lessonClass ?? null)) this.route = route;
     this.writeHash(); // the entry's address now carries the current setup
   }
 

@@ -55,6 +55,25 @@ describe('URL hash codec', () => {
     expect(bad.notices.map((n) => n.key)).toEqual(['lesson']);
   });
 
+  it('a lesson size in the hash is not silently dropped: the notice says to put it before the #', () => {
+    const p = parseHash('#lesson=seeds&lessonSize=smoke');
+    expect(p.route.lesson).toBe('seeds');
+    expect(p.notices).toEqual([{ key: 'lessonSize', message: 'belongs before the #: open ?lessonSize=smoke#… — this lesson runs at its full size' }]);
+  });
+
+  it('a lesson link keeps a result code and a class (bare, or with its codes) through a round trip', () => {
+    const r = parseHash('#lesson=seeds&result=v1.abc_-.0123abcd');
+    expect(r.route).toEqual({ view: 'lessons', finding: null, lesson: 'seeds', result: 'v1.abc_-.0123abcd' });
+    expect(r.notices).toEqual([]);
+    expect(serializeHash(r.config, r.route)).toBe('#lesson=seeds&result=v1.abc_-.0123abcd');
+    const c = parseHash('#lesson=seeds&class');
+    expect(c.route.lessonClass).toBe('');
+    expect(serializeHash(c.config, c.route)).toBe('#lesson=seeds&class');
+    const codes = parseHash('#lesson=seeds&class=v1.a.00000000,v1.b.11111111');
+    expect(codes.route.lessonClass).toBe('v1.a.00000000,v1.b.11111111');
+    expect(serializeHash(codes.config, codes.route)).toBe('#lesson=seeds&class=v1.a.00000000,v1.b.11111111');
+  });
+
   it('writes only non-defaults, readable', () => {
     const c = defaultConfig();
     c.scale = 'l';

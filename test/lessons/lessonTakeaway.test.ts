@@ -48,14 +48,16 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(texts(t, 'paper')).toMatch(/49\.9 %/);
   });
 
-  it('with one arm run, judges it against the other arm\'s committed mean; overlapping evaluations are "about the same"', () => {
+  it('with one arm run, judges it against the other arm\'s committed mean; within the seed spread it is undecided, never "about the same"', () => {
     const base = { lesson: lesson('tool-failures'), refs: [ref([0.277, 0.19, 0.177]), ref([0.373, 0.513, 0.473])], prediction: 'lower', pairTest: null };
     const lower = computeTakeaway({ ...base, runs: [learner(0.2), null] })!;
     expect(lower.judged?.key).toBe('lower');
     expect(lower.judged?.basis).toMatch(/against the committed mean/);
     expect(lower.predicted?.matched).toBe(true);
-    const same = computeTakeaway({ ...base, runs: [learner(0.43), null] })!; // 45.3 lies inside 43 ± 5
-    expect(same.judged?.key).toBe('same');
+    // 43 % against the clean mean 45.3 %: the old rule (43 ± 5 holds it) read "About the same"; one run cannot show that
+    const same = computeTakeaway({ ...base, runs: [learner(0.43), null] })!;
+    expect(same.judged?.key).toBe('undecided');
+    expect(same.judged?.basis).toMatch(/within 1\.96 × /);
   });
 
   it('quotes the findings\' test of its pair, with the Welch figures where the table has them', () => {

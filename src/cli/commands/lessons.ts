@@ -19,6 +19,9 @@ import { armConfig, BAND_SEEDS, LESSONS } from '../../lessons/lessons.ts';
 import {
   LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, predictionBand, settingKey, settingReference, type CommittedRun, type LessonReference, type SettingReference,
 } from '../../lessons/lessonReference.ts';
+import { verdictRates, type VerdictRates } from '../../lessons/lessonVerdicts.ts';
+import { classSizeFor80 } from '../../lessons/lessonClass.ts';
+import { pooledSd } from '../../stats/seedStatistics.ts';
 import { tInterval } from '../../stats/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
@@ -46,7 +49,8 @@ export const lessonsCommand: Command = {
   that setting, from today's shipped checkpoint) and writes per-step bands over seeds (mean and the 95 %
   band one run is expected in, of EMA-smoothed curves, weight ${REFERENCE_SMOOTHING}), each seed's early and late
   means and its start and end validation success. Prints each setting's seed count (a lesson calls its
-  reference complete from ${BAND_SEEDS} seeds) and, per lesson and arm, the outcome to expect (docs/lessons.md).`,
+  reference complete from ${BAND_SEEDS} seeds), per lesson and arm the outcome to expect, and per lesson how often one
+  run misleads (docs/lessons.md).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs'], ['run']);
@@ -85,6 +89,8 @@ export const lessonsCommand: Command = {
     writeFileSync(out, JSON.stringify(reference) + '\n');
     console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
     console.log(expectedTable(settings));
+    console.log(`\n${misleadingTable(settings)}`);
+    console.log(`\n${classSizeTable(settings)}`);
     return 0;
   },
 };
@@ -134,6 +140,42 @@ export function expectedTable(settings: Record<string, SettingReference>): strin
   }
   return rows.join('\n');
 }
+
+/** per lesson and draw (both arms, or one): how often one run reads each verdict over the committed seeds and how
+ *  often it misleads, under the page's seed-aware rule and the rule before it (evaluation only) (docs/lessons.md) */
+export function misleadingTable(settings: Record<string, SettingReference>): string {
+  const rows = ['| lesson | draw | draws | committed answer | seed-aware rule reads | misleads | old rule reads | misleads |', '|---|---|---|---|---|---|---|---|'];
+  const share = (r: VerdictRates) => Object.entries(r.counts).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${Math.round((100 * n) / r.draws)} %`).join(', ');
+  for (const lesson of LESSONS) {
+    const rates = verdictRates(lesson, lesson.arms.map((arm) => settings[settingKey(armConfig(arm, 1))] ?? null));
+    for (const draw of ['pair', 'first arm', 'second arm', 'one run'] as const) {
+      const now = rates.find((r) => r.draw === draw && r.rule === 'seed-aware');
+      if (!now) continue;
+      const old = rates.find((r) => r.draw === draw && r.rule === 'old');
+      const armName = draw === 'first arm' ? lesson.arms[0].label : draw === 'second arm' ? lesson.arms[1].label : draw === 'pair' ? 'both arms' : lesson.arms[0].label;
+      const oldCells = old ? `${share(old)} | ${(100 * old.misleading).toFixed(1)} %` : 'same rule | —';
+      rows.push(`| ${lesson.id} | ${armName} | ${now.draws} | ${now.committed} | ${share(now)} | ${(100 * now.misleading).toFixed(1)} % | ${oldCells} |`);
+    }
+  }
+  return rows.join('\n');
+}
+
+/** per lesson with a comparison: the committed difference, the pooled SD a run and the learners an arm a class
+ *  needs for 80 % power (Welch, α 0.05) — docs/lessons.md "A class sitting" */
+export function classSizeTable(settings: Record<string, SettingReference>): string {
+  const rows = ['| lesson | committed difference (points) | SD a run (points) | learners an arm for 80 % power |', '|---|---|---|---|'];
+  for (const lesson of LESSONS) {
+    const refs = lesson.arms.map((arm) => settings[settingKey(armConfig(arm, 1))] ?? null);
+    const n = classSizeFor80(lesson, refs);
+    if (n === null || !refs[0] || !refs[1]) continue;
+    const d = 100 * (mean(refs[0].eval.end) - mean(refs[1].eval.end));
+    const sd = 100 * pooledSd([refs[0].eval.end, refs[1].eval.end]).sd;
+    rows.push(`| ${lesson.id} | ${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)} | ${sd.toFixed(1)} | ${n} |`);
+  }
+  return rows.join('\n');
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** the shipped checkpoint's weights hash: a run from an older start is not today's reference */
 function startSha(scale: string): string {

@@ -1,0 +1,124 @@
+// A class pools its learners' runs (issue 39): the teacher pastes result links (resultCode.ts), each checked
+// — another lesson, another setting or build than the class's, a seed already in the class, malformed or
+// tampered: refused with its reason, nothing else changed — and the accepted ends are tested as the findings
+// test two settings (Welch's test of the two arms' end success), with the power the class had at its size
+// and the committed seeds' answer beside it. A class of 20 laptops is 20 seeds. Pure: no DOM, no tfjs.
+import { tInterval, type Interval } from '../stats/intervals.ts';
+import { pooledSd, seedsForPower, twoSampleTPower, welchTest, type DifferenceTest } from '../stats/seedStatistics.ts';
+import type { Lesson } from './lessons.ts';
+import type { SettingReference } from './lessonReference.ts';
+import { decodeResultLink, type LessonResult, type RefusalReason } from './resultCode.ts';
+
+export type ClassRefusal = RefusalReason | 'setting' | 'build' | 'seed';
+
+export interface ClassMember {
+  code: string;
+  result: LessonResult;
+}
+
+export interface AddOutcome {
+  /** the class after the lines: the old members, then the accepted, in order */
+  members: ClassMember[];
+  accepted: ClassMember[];
+  rejected: { line: string; reason: ClassRefusal; message: string }[];
+}
+
+/**
+ * Adds pasted lines (one link or code a line; blank lines skipped) to a class of `lesson`. The class's
+ * setting per arm and its build are those of its first member (so a class of smoke runs pools smoke runs);
+ * a seed counts once an arm (a learner's two arms share one seed).
+ */
+export function addToClass(lesson: Lesson, members: readonly ClassMember[], lines: readonly string[]): AddOutcome {
+  const out: ClassMember[] = [...members];
+  const accepted: ClassMember[] = [];
+  const rejected: AddOutcome['rejected'] = [];
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (!line) continue;
+    const d = decodeResultLink(line, lesson.id);
+    if (!d.ok) {
+      rejected.push({ line, reason: d.reason, message: d.message });
+      continue;
+    }
+    const r = d.result;
+    const first = out[0]?.result;
+    const sameArm = out.find((m) => m.result.arm === r.arm)?.result;
+    if (first && r.build !== first.build) rejected.push({ line, reason: 'build', message: `another build (${r.build}) than the class's (${first.build}): the code, not only the dice, may differ` });
+    else if (sameArm && r.setting !== sameArm.setting) rejected.push({ line, reason: 'setting', message: `another setting of the ${r.arm} arm than the class's (a smoke or changed run among full ones)` });
+    else if (out.some((m) => m.result.arm === r.arm && m.result.seed === r.seed)) rejected.push({ line, reason: 'seed', message: `seed ${r.seed} of the ${r.arm} arm is already in the class (the same run pasted twice?)` });
+    else {
+      const m = { code: d.code, result: r };
+      out.push(m);
+      accepted.push(m);
+    }
+  }
+  return { members: out, accepted, rejected };
+}
+
+/** a member's end success, a share */
+export const endOf = (r: LessonResult) => r.endSuccesses / r.queries;
+export const startOf = (r: LessonResult) => r.startSuccesses / r.queries;
+
+export interface ClassTest {
+  /** per arm, in the lesson's order: the class's ends */
+  ends: number[][];
+  /** the learners: distinct seeds */
+  learners: number;
+  /** Welch's test of arm 0 − arm 1 over the class's ends (null below two ends an arm); lesson 5: null */
+  test: DifferenceTest | null;
+  /** lesson 5 (one setting): the class's mean end with its t interval, and its SD a run */
+  pooled: { mean: Interval; sd: number } | null;
+  /** the committed seeds: their difference (arm 0 − arm 1) and Welch's test, and the SD a run pooled over both arms */
+  committed: { test: DifferenceTest | null; sd: number; mean: Interval | null } | null;
+  /** the power Welch's test had at the class's size (the smaller arm) to find the committed difference (null below 2 or without one) */
+  power: number | null;
+  /** the learners an arm that give 80 % power at the committed difference (null: no committed difference to size for) */
+  sizeFor80: number | null;
+}
+
+/** the class's pooled test of the lesson's comparison, with its power and the committed seeds' answer */
+export function classTest(lesson: Lesson, members: readonly ClassMember[], refs: readonly (SettingReference | null)[]): ClassTest {
+  const ends = lesson.arms.map((a) => members.filter((m) => m.result.arm === a.key).map((m) => endOf(m.result)));
+  const learners = new Set(members.map((m) => m.result.seed)).size;
+  const committed = committedFigures(lesson, refs);
+  if (lesson.seedsOnly) {
+    const all = ends.flat();
+    const pooled = all.length >= 2 ? { mean: tInterval(all), sd: pooledSd([all]).sd } : null;
+    return { ends, learners, test: null, pooled, committed, power: null, sizeFor80: null };
+  }
+  const test = ends[0].length >= 2 && ends[1].length >= 2 ? welchTest(ends[0], ends[1]) : null;
+  const n = Math.min(ends[0].length, ends[1].length);
+  const delta = committed?.test ? Math.abs(committed.test.difference) : null;
+  const power = delta !== null && committed && committed.sd > 0 && n >= 2 ? twoSampleTPower({ n, delta, sd: committed.sd, alpha: 0.05 }) : null;
+  return { ends, learners, test, pooled: null, committed, power, sizeFor80: classSizeFor80(lesson, refs) };
+}
+
+function committedFigures(lesson: Lesson, refs: readonly (SettingReference | null)[]): ClassTest['committed'] {
+  const [a, b] = refs;
+  if (!a || a.seeds.length < 2) return null;
+  if (lesson.seedsOnly) return { test: null, sd: pooledSd([a.eval.end]).sd, mean: tInterval(a.eval.end) };
+  if (!b || b.seeds.length < 2) return null;
+  return { test: welchTest(a.eval.end, b.eval.end), sd: pooledSd([a.eval.end, b.eval.end]).sd, mean: null };
+}
+
+/**
+ * The learners an arm a class needs for 80 % power (Welch's test, α 0.05) to find the committed seeds'
+ * difference of the two arms' ends at their pooled SD; null for lesson 5 (one setting) or without a reference.
+ */
+export function classSizeFor80(lesson: Lesson, refs: readonly (SettingReference | null)[]): number | null {
+  if (lesson.seedsOnly) return null;
+  const c = committedFigures(lesson, refs);
+  if (!c?.test || !(c.sd > 0) || c.test.difference === 0) return null;
+  return seedsForPower({ delta: Math.abs(c.test.difference), sd: c.sd, alpha: 0.05, power: 0.8, max: 10_000 });
+}
+
+/** the class as CSV, one row a member (RFC 4180 quoting where a field needs it) */
+export function classCsv(members: readonly ClassMember[]): string {
+  const head = ['lesson', 'arm', 'seed', 'setting', 'backend', 'build', 'queries', 'start_success', 'end_success', 'start_ood', 'end_ood', 'mechanism', 'code'];
+  const q = (v: unknown) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const rows = members.map(({ code, result: r }) => [r.lesson, r.arm, r.seed, r.setting, r.backend, r.build, r.queries, startOf(r).toFixed(4), endOf(r).toFixed(4), r.startOod ?? '', r.endOod ?? '', r.mechanism.map((m) => m ?? '').join(' '), code].map(q).join(','));
+  return [head.join(','), ...rows].join('\n') + '\n';
+}
