@@ -283,8 +283,13 @@ function testPair(higher: PairSide, lower: PairSide): (DifferenceTest & { improv
  * is `interim` — the figures are shown, no call is made (no optional stopping).
  */
 export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[], o: { alpha?: number; complete: boolean }): (PairTest | null)[] {
+  return callFamily(pairs.map((p) => testPair(p.higher, p.lower)), o);
+}
+
+/** a family of tests (null: could not be tested), Holm-adjusted across those tested and each called at
+ *  family-wise `alpha`: supports / contradicts by the sign of a rejected test, interim while incomplete */
+function callFamily<T extends { p: number; difference: number }>(tests: readonly (T | null)[], o: { alpha?: number; complete: boolean }): ((T & { pAdjusted: number; call: PairCall }) | null)[] {
   const alpha = o.alpha ?? 0.05;
-  const tests = pairs.map((p) => testPair(p.higher, p.lower));
   const done = tests.flatMap((t, i) => (t ? [i] : []));
   const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
   return tests.map((t, i) => {
@@ -310,16 +315,7 @@ export interface InteractionTest extends ContrastTest {
  */
 export function testInteractions(items: readonly { plus: readonly [readonly number[], readonly number[]]; minus: readonly [readonly number[], readonly number[]] }[],
   o: { alpha?: number; complete: boolean }): (InteractionTest | null)[] {
-  const alpha = o.alpha ?? 0.05;
-  const tests = items.map((x) => ([...x.plus, ...x.minus].every((c) => c.length >= 2) ? interactionTest(x.plus, x.minus) : null));
-  const done = tests.flatMap((t, i) => (t ? [i] : []));
-  const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
-  return tests.map((t, i) => {
-    if (!t) return null;
-    const pAdjusted = adjusted[done.indexOf(i)];
-    const call: PairCall = !o.complete ? 'interim' : pAdjusted < alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
-    return { ...t, pAdjusted, call };
-  });
+  return callFamily(items.map((x) => ([...x.plus, ...x.minus].every((c) => c.length >= 2) ? interactionTest(x.plus, x.minus) : null)), o);
 }
 
 /** a finding's call from its pairs' calls */
