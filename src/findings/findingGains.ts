@@ -9,7 +9,7 @@
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, nullControls, paperGain, paperInteraction, type CellMetric, type CellRef, type Finding } from './findings.ts';
-import { gridMarkdown, madeByMarkdown, type RunResult } from './findingTable.ts';
+import { gridMarkdown, madeByMarkdown, type RunResult, type TableWorld } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
 import { findingCall, testInteractions, testPairs, type FindingCall, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
 
@@ -116,6 +116,8 @@ export interface GainTable {
   date: string;
   backend: string;
   common: Partial<LabConfig>;
+  /** the world the runs trained in, their SFT starts' (absent in tables written before issue 43, and on the page) */
+  world?: TableWorld | null;
   /** the table's cost: every finished run's core-minutes, the null control's included (shared runs counted in each table) */
   coreMinutes: number;
 }

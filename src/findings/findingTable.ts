@@ -50,6 +50,12 @@ export interface TableCell {
     n?: number; lo?: number; hi?: number } | null;
 }
 
+/** the world a table's runs trained and were judged in (their SFT starts'), or null where the starts disagree */
+export interface TableWorld {
+  size: string;
+  seed: number;
+}
+
 export interface FindingTable {
   format: 'star-lab-finding-table/1';
   id: string;
@@ -64,6 +70,8 @@ export interface FindingTable {
   date: string;
   backend: string;
   common: Partial<LabConfig>;
+  /** the world the runs trained in (absent in tables written before issue 43, and on the page) */
+  world?: TableWorld | null;
   sweepSeconds: number;
 }
 
@@ -151,6 +159,7 @@ export function gridMarkdown<C extends { row: string; col: string }>(
 }
 
 /** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its cost */
-export function madeByMarkdown(t: { command: string; backend: string; commit: string; date: string }, cost: string): string {
-  return `\`${t.command}\` · ${t.backend} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${cost}`;
+export function madeByMarkdown(t: { command: string; backend: string; commit: string; date: string; world?: TableWorld | null }, cost: string): string {
+  const world = t.world === undefined ? '' : t.world === null ? ' · runs from starts of different worlds' : ` · the ${t.world.size} world (seed ${t.world.seed})`;
+  return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${cost}`;
 }

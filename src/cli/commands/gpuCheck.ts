@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { gitCommit } from '../../node/checkpointDir.ts';
+import { gitCommit, writeAtomic } from '../../node/checkpointDir.ts';
 import { GPU_CHECK_FORMAT, SCALES, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
-import { writeAtomic } from '../../node/checkpointDir.ts';
 import { defaultWasmThreads } from '../../node/nodeBackend.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
+import { shellCommand } from '../shellQuote.ts';
 
 const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
@@ -62,7 +62,7 @@ export const gpuCheckCommand: Command = {
     mkdirSync(out, { recursive: true });
     const figures: GpuCheckFigures = {
       format: GPU_CHECK_FORMAT, complete: false, rehearsal: rehearse, startedAt: new Date().toISOString(), updatedAt: '',
-      command: `gpu-check ${args.join(' ')}`, commit: packCommit(),
+      command: shellCommand('gpu-check', args), commit: packCommit(),
       machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` },
       adapter: null, wasmThreads: null, compileAhead: flags.has('compile-ahead'), scales: {}, errors: [],
     };

@@ -14,7 +14,7 @@ import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../../node/nodeBackend.ts';
 import { readSummary, runRl, summaryIsOf, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
-import { gitCommit } from '../../node/checkpointDir.ts';
+import { gitCommit, readCard } from '../../node/checkpointDir.ts';
 import { moveAsideAndDelete } from '../outDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../findings/findings.ts';
@@ -23,7 +23,7 @@ import { plannedArms, plannedSeeds, planProgress, type PlanProgress, type PowerP
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
-import { findingTable, tableMarkdown, type FindingTable } from '../../findings/findingTable.ts';
+import { findingTable, tableMarkdown, type FindingTable, type TableWorld } from '../../findings/findingTable.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { gridCsv } from '../gridCsv.ts';
 
@@ -138,7 +138,7 @@ export const sweepCommand: Command = {
       };
       // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
       const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
-      const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common, sweepSeconds });
+      const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common, world: tableWorld(f, common), sweepSeconds });
       writeTable(join(out, f.id), table);
       writeGridCsv(join(out, f.id), new Map([...configs].filter(([name]) => mine.has(name))), summaries, runs);
       console.log(`\n${tableMarkdown(table)}`);
@@ -179,7 +179,7 @@ function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: stri
     const s = summaries.get(runDirName(lab)) ?? finishedRun(join(runs, runDirName(lab)), lab);
     return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
   };
-  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common }, o.delta);
+  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common, world: tableWorld(f, o.common) }, o.delta);
 }
 
 /** --status: one row a chosen finding, and what the whole plan has left */
@@ -204,6 +204,16 @@ function explicitSettings(text: string | undefined): Partial<LabConfig> {
     : text.trim().replace(/^#/, '').split('&').map((part) => decodeURIComponent(part.split('=')[0])).filter(Boolean));
   const defaults = defaultConfig();
   return Object.fromEntries(Object.entries(lab).filter(([k, v]) => written.has(k) || JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+}
+
+/** the world a finding's runs train in: their SFT starts' (an RL run trains in its start's world, issue 43);
+ *  null where the scales' starts disagree */
+function tableWorld(f: Finding, common: Partial<LabConfig>): TableWorld | null {
+  const scales = new Set([...f.cells.map((c) => cellConfig(f, c, common)), ...nullControls(f, common).map((n) => n.config)]
+    .filter((l): l is LabConfig => l !== null).map((l) => l.scale));
+  const worlds = [...scales].map((scale) => readCard(shippedCheckpointDir(scale)).world);
+  const first = worlds[0];
+  return first && worlds.every((w) => w.size === first.size && w.seed === first.seed) ? { size: first.size, seed: first.seed } : null;
 }
 
 /** the SFT start a run of this config reads (its weights' hash decides whether a finished run still counts) */

@@ -30,6 +30,7 @@ const QuickSchema = v.object({
   date: v.string(),
   backend: v.string(),
   common: v.record(v.string(), v.unknown()),
+  world: v.optional(v.nullable(v.object({ size: v.string(), seed: v.number() }))),
   sweepSeconds: v.number(),
 });
 
@@ -101,6 +102,7 @@ const GainSchema = v.object({
   date: v.string(),
   backend: v.string(),
   common: v.record(v.string(), v.unknown()),
+  world: v.optional(v.nullable(v.object({ size: v.string(), seed: v.number() }))),
   coreMinutes: v.number(),
 });
 
