@@ -5,7 +5,7 @@ import { RL_METRICS } from '../../src/lab/metrics.ts';
 import { armConfig, LESSON_IDS, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
 import { lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
-import { committedRuns } from '../../src/cli/commands/lessons.ts';
+import { committedRuns, referenceMaxSeed } from '../../src/cli/commands/lessons.ts';
 
 const RUNS = 'results/findings/runs';
 
@@ -44,7 +44,7 @@ describe('the lessons', () => {
   it('the committed reference (results/lessons/reference.json) is the one the committed runs give — rerun `npm run cli -- lessons` when seeds land', () => {
     const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
     for (const s of lessonSettings()) {
-      const runs = committedRuns(RUNS, s.config, s.metrics, 99);
+      const runs = committedRuns(RUNS, s.config, s.metrics, referenceMaxSeed(RUNS));
       const fresh = runs.length ? settingReference(s.key, runs, s.metrics) : undefined;
       expect(committed.settings[s.key], `${s.key}: results/lessons/reference.json is stale; run npm run cli -- lessons`).toEqual(fresh);
     }

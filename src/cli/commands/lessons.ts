@@ -25,7 +25,7 @@ import { pooledSd } from '../../stats/seedStatistics.ts';
 import { tInterval } from '../../stats/intervals.ts';
 import { metricInfo } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
-import type { PowerPlan } from '../../findings/powerPlan.ts';
+import { plannedSeeds, type PowerPlan } from '../../findings/powerPlan.ts';
 import { makeOutFileParent } from '../outDir.ts';
 import { shellCommand } from '../shellQuote.ts';
 
@@ -39,7 +39,8 @@ export const lessonsCommand: Command = {
 
   --runs DIR     the standard findings runs, one folder per setting and seed (default ${DEFAULT_RUNS})
   --out FILE     the reference the page bundles (default ${DEFAULT_OUT})
-  --max-seed N   the highest seed looked for (default 99)
+  --max-seed N   the highest seed looked for (default: the findings' power plan's highest planned seed, 15;
+                 seeds run for later plans, e.g. the interactions', stay out of the lessons' bands)
   --run          first run the seeds 1…${BAND_SEEDS} a lesson setting lacks, into --runs, exactly as
                  \`sweep --standard\` would (same folders, same settings): every lesson setting is a cell or
                  null control of the findings' power plan, which gives each at least ${BAND_SEEDS} seeds
@@ -56,7 +57,7 @@ export const lessonsCommand: Command = {
     rejectUnknownFlags(flags, positional, ['runs', 'out', 'max-seed', 'run', 'jobs'], ['run']);
     const runs = resolve(flagText(flags, 'runs', DEFAULT_RUNS));
     const out = resolve(flagText(flags, 'out', DEFAULT_OUT));
-    const maxSeed = flagInt(flags, 'max-seed', 99, 1);
+    const maxSeed = flagInt(flags, 'max-seed', referenceMaxSeed(runs), 1);
     makeOutFileParent(out);
     if (!existsSync(runs)) throw new Error(`--runs ${runs} does not exist`);
     if (flags.has('run')) {
@@ -184,6 +185,15 @@ function startSha(scale: string): string {
 }
 
 interface MetricsLine { kind: string; step: number; [metric: string]: number | string }
+
+/** the highest seed a lesson's band reads: the findings' power plan's highest planned seed (the plan beside
+ *  `runs`), so that runs of a later plan on fresh seeds (the interactions', issue 40) never change the bands;
+ *  99 without a plan */
+export function referenceMaxSeed(runs: string): number {
+  const plan = readPowerPlan(dirname(runs));
+  const seeds = plan ? FINDINGS.flatMap((f) => plannedSeeds(plan, f.id) ?? []) : [];
+  return seeds.length ? Math.max(...seeds) : 99;
+}
 
 /** every finished seed of `config` under `runs` (seed 1…maxSeed), read from its folder */
 export function committedRuns(runs: string, config: LabConfig, metrics: readonly string[], maxSeed: number): CommittedRun[] {
