@@ -9,7 +9,7 @@
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, nullControls, paperGain, paperInteraction, type CellMetric, type CellRef, type Finding } from './findings.ts';
-import { gridMarkdown, madeByMarkdown, type RunResult, type TableWorld } from './findingTable.ts';
+import { gridMarkdown, madeByMarkdown, type RunResult, type TableStamp } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
 import { findingCall, testInteractions, testPairs, type FindingCall, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
 
@@ -96,7 +96,7 @@ export interface GainInteraction {
   why: string;
 }
 
-export interface GainTable {
+export interface GainTable extends TableStamp {
   format: typeof GAIN_TABLE_FORMAT;
   id: string;
   title: string;
@@ -111,13 +111,6 @@ export interface GainTable {
   /** the pairs the claim orders, each tested; `alpha` the finding's family-wise level */
   compares: { doc: string; alpha: number; pairs: GainPair[]; delta?: Partial<Record<CellMetric, number>> | null; interactions?: GainInteraction[] };
   direction: { call: DirectionCall; sentence: string };
-  command: string;
-  commit: string;
-  date: string;
-  backend: string;
-  common: Partial<LabConfig>;
-  /** the world the runs trained in, their SFT starts' (absent in tables written before issue 43, and on the page) */
-  world?: TableWorld | null;
   /** the table's cost: every finished run's core-minutes, the null control's included (shared runs counted in each table) */
   coreMinutes: number;
 }

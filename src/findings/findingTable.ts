@@ -56,7 +56,18 @@ export interface TableWorld {
   seed: number;
 }
 
-export interface FindingTable {
+/** who made a table and how: the command, the build, the backend, the settings its runs share, the world */
+export interface TableStamp {
+  command: string;
+  commit: string;
+  date: string;
+  backend: string;
+  common: Partial<LabConfig>;
+  /** the world the runs trained in, their SFT starts' (absent in tables written before issue 43, and on the page) */
+  world?: TableWorld | null;
+}
+
+export interface FindingTable extends TableStamp {
   format: 'star-lab-finding-table/1';
   id: string;
   title: string;
@@ -65,13 +76,6 @@ export interface FindingTable {
   cols: string[];
   cells: TableCell[];
   direction: { agrees: boolean | null; sentence: string };
-  command: string;
-  commit: string;
-  date: string;
-  backend: string;
-  common: Partial<LabConfig>;
-  /** the world the runs trained in (absent in tables written before issue 43, and on the page) */
-  world?: TableWorld | null;
   sweepSeconds: number;
 }
 
@@ -159,7 +163,7 @@ export function gridMarkdown<C extends { row: string; col: string }>(
 }
 
 /** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its cost */
-export function madeByMarkdown(t: { command: string; backend: string; commit: string; date: string; world?: TableWorld | null }, cost: string): string {
+export function madeByMarkdown(t: Omit<TableStamp, 'common'>, cost: string): string {
   const world = t.world === undefined ? '' : t.world === null ? ' · runs from starts of different worlds' : ` · the ${t.world.size} world (seed ${t.world.seed})`;
   return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${cost}`;
 }
