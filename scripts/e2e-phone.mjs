@@ -160,6 +160,9 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) > 0, null, { timeout: 10_000 });
     problems.push(...(await check('lab', { axe: true, doc: true })));
     if (docs) await picture('lab-training', '[aria-label=Training]', true);
+    // a malformed link's notice names each bad key, however long
+    await hash('#scale=xl&steps=-5&a_setting_this_lab_has_never_had_with_a_long_name=1', '[data-testid=url-notice]');
+    problems.push(...(await check('lab-notice')));
     report(problems);
   }, G);
 
