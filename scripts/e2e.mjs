@@ -15,7 +15,7 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, live, lessons, backend;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
@@ -35,6 +35,7 @@ import { startingPointTests } from './e2e-starting-point.mjs';
 import { uiTests } from './e2e-ui.mjs';
 import { lessonsTests } from './e2e-lessons.mjs';
 import { backendTests } from './e2e-backend.mjs';
+import { phoneTests } from './e2e-phone.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -373,6 +374,8 @@ await runsTests({ page, base, results, test, assert, attr, storeCounts: () => st
 
 // ---- what the page shows is what it does; history; axe-core on every view, at 1280 × 720 (e2e-ui.mjs) ----
 await uiTests({ page, context, base, results, test, assert, attr, checkpointDir });
+// ---- the page on a phone, 390 × 844: every view fits, axe-clean with WCAG 2.2 target size (e2e-phone.mjs) ----
+await phoneTests({ page, base, results, test, assert, checkpointDir, consoleErrors });
 // ---- live progress, no step lost to a reload, a bundle's setup checked like a link (e2e-live.mjs) ----
 await liveTests({ page, base, results, test, assert, attr, join, storeCounts: () => storeCounts(page), checkpointDir });
 // ---- the Lessons: every lesson from its link; one played at the smoke size, reloaded mid-run, to its takeaway ----

@@ -1,0 +1,211 @@
+// The e2e group `phone` (E2E_ONLY=phone): the page on a phone held upright, 390 × 844 (issue 42). No
+// training: one imported run bundle gives the Lab its stored curves and the Runs view its episode viewer.
+// Every view — the Lab, Runs with an open episode, the Findings list and every finding, the Lessons list,
+// every lesson and its class view, the Sandbox with a query, a tool call and a scored plan — must
+//   - not scroll sideways: document.documentElement.scrollWidth ≤ 390 (a wide table scrolls inside its
+//     card); a failure names the elements that stick out past the right edge;
+//   - raise no page error;
+//   - pass axe-core's WCAG 2.1 A/AA rules and WCAG 2.2's target size (2.5.8, axe's `target-size`: each
+//     control at least 24 × 24 CSS px or spaced so a 24 px circle round it touches no other) with no
+//     serious or critical violation; axe runs on one page of each kind (findings and lessons share their
+//     layout), the overflow check on all.
+// One page, navigated by clicking the tabs and by the hash, as a user would. Screenshots:
+// test-results/phone-<view>.png; E2E_PHONE_DOCS=1 also writes them to docs/img/ (docs/views.md shows them).
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { axeViolations, WCAG21_AA } from './e2e-axe.mjs';
+import { makeRunBundle } from './e2e-runs.mjs';
+
+export const PHONE = { width: 390, height: 844 };
+const FINDINGS = ['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'];
+const LESSONS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'];
+
+/** the page's width and, when it is wider than the screen, the outermost elements that stick out (not those inside a scroller) */
+function overflow(page) {
+  return page.evaluate(() => {
+    window.scrollTo(0, 0); // a click or scrollIntoView may have scrolled the page sideways, shifting every box
+    const edge = window.innerWidth + 0.5;
+    const clipped = (el) => {
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const x = getComputedStyle(a).overflowX;
+        if (x !== 'visible' && a.getBoundingClientRect().right <= edge) return true;
+      }
+      return false;
+    };
+    const name = (el) => {
+      const id = el.getAttribute('data-testid') ?? el.getAttribute('aria-label');
+      const cls = typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
+      return `${el.tagName.toLowerCase()}${cls ? `.${cls}` : ''}${id ? `[${id}]` : ''}`;
+    };
+    const out = [];
+    for (const el of document.body.querySelectorAll('*')) {
+      const right = el.getBoundingClientRect().right;
+      if (right <= edge || el.parentElement.getBoundingClientRect().right > edge || clipped(el)) continue;
+      out.push(`${name(el)} → ${Math.round(right)} px`);
+    }
+    return { width: document.documentElement.scrollWidth, offenders: out.slice(0, 6) };
+  });
+}
+
+/**
+ * controls smaller than 24 × 24 CSS px that the spacing exception of WCAG 2.2's 2.5.8 does not save: a 24 px
+ * circle centred on the control touches another control, or another small one's circle. axe's target-size
+ * checks the same on its widgets; this also covers what it leaves out (range sliders, text inputs). Exempt as
+ * 2.5.8 allows: links inline in text and checkboxes and radios at the browser's own size.
+ */
+function smallTargets(page) {
+  return page.evaluate(() => {
+    const targets = [...document.querySelectorAll('a[href], button, select, input:not([type=hidden]), textarea, summary, [role=tab], [tabindex="0"]')]
+      .filter((el) => {
+        const style = getComputedStyle(el);
+        if (style.visibility === 'hidden' || el.closest('[hidden], [inert]')) return false;
+        if (el.tagName === 'A' && style.display === 'inline') return false; // inline in text
+        if (el.type === 'checkbox' || el.type === 'radio') return style.appearance === 'none'; // the browser's own size
+        return el.getClientRects().length > 0;
+      })
+      .map((el) => ({ el, box: el.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0 && box.height > 0);
+    const small = targets.filter(({ box }) => box.width < 23.5 || box.height < 23.5);
+    const centre = (b) => [b.left + b.width / 2, b.top + b.height / 2];
+    const toBox = ([x, y], b) => Math.hypot(Math.max(b.left - x, 0, x - b.right), Math.max(b.top - y, 0, y - b.bottom));
+    return small
+      .filter((a) => targets.some((b) => b.el !== a.el && !a.el.contains(b.el) && !b.el.contains(a.el) &&
+        (toBox(centre(a.box), b.box) < 12 || (small.includes(b) && Math.hypot(centre(a.box)[0] - centre(b.box)[0], centre(a.box)[1] - centre(b.box)[1]) < 24))))
+      .map(({ el, box }) => `${el.tagName.toLowerCase()}${el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 24)}" ${Math.round(box.width)}×${Math.round(box.height)}`)
+      .slice(0, 6);
+  });
+}
+
+/** registers the group's tests with e2e.mjs' `test` */
+export async function phoneTests({ page, base, results, test, assert, checkpointDir, consoleErrors }) {
+  const G = 'phone';
+  const RUN_ID = 'e2e-phone-run';
+  const docs = process.env.E2E_PHONE_DOCS === '1';
+  const widths = {}; // view → the page's width, printed at the end
+  const viewport = page.viewportSize();
+
+  /**
+   * the view as it is now: fits the screen, no small control crowded, no new page error, and (axe) axe-clean.
+   * Pictured when it is one of the docs' (`doc`, scrolled to `show`) or has a problem.
+   */
+  async function check(view, { axe = false, show = null, doc = false } = {}) {
+    const errors = consoleErrors.length;
+    const { width, offenders } = await overflow(page);
+    widths[view] = width;
+    const problems = [];
+    if (width > PHONE.width) problems.push(`${view} scrolls sideways: ${width} px wide (${offenders.join(', ')})`);
+    const tooSmall = await smallTargets(page);
+    if (tooSmall.length) problems.push(`${view}: controls under 24 × 24 px and too close to another: ${tooSmall.join(', ')}`);
+    if (axe) {
+      const found = await axeViolations(page, { tags: [...WCAG21_AA, 'wcag22aa'] });
+      for (const v of found) problems.push(`${view}: axe ${v.id} (${v.impact}, ${v.count}): ${v.nodes.slice(0, 3).join(' | ')}`);
+    }
+    const newErrors = consoleErrors.slice(errors).filter((e) => e.startsWith('pageerror'));
+    if (newErrors.length) problems.push(`${view}: ${newErrors.join('; ')}`);
+    if (doc || problems.length) await picture(view, show, doc && docs);
+    return problems;
+  }
+  /** test-results/phone-<view>.png (and docs/img/ when asked), as a newcomer sees the view: tables scrolled to
+      their start, without the notice that ?backend=wasm (forced here, for time) puts under the header */
+  async function picture(view, show, toDocs) {
+    const notice = (hidden) => page.evaluate((h) => {
+      const forced = document.querySelector('[data-testid=backend-fallback]');
+      if (forced) forced.hidden = h;
+    }, hidden);
+    await page.evaluate(() => { for (const el of document.querySelectorAll('[role=region]')) el.scrollLeft = 0; });
+    await notice(true);
+    if (show) await page.locator(show).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+    else await page.evaluate(() => window.scrollTo(0, 0));
+    const shot = join(results, `phone-${view}.png`);
+    await page.screenshot({ path: shot });
+    await notice(false);
+    if (toDocs) copyFileSync(shot, join(results, '..', 'docs', 'img', `phone-${view}.png`));
+  }
+  /** prints the widths measured since the last report, then fails with every problem found */
+  const report = (problems) => {
+    console.log(`      page widths at ${PHONE.width} px: ${Object.entries(widths).map(([v, w]) => `${v} ${w}`).join(', ')}`);
+    for (const v of Object.keys(widths)) delete widths[v];
+    assert(!problems.length, problems.join('\n'));
+  };
+  const hash = async (h, ready) => {
+    await page.evaluate((x) => { location.hash = x; }, h);
+    await page.waitForSelector(ready, { timeout: 20_000 });
+  };
+  const tab = async (view, ready) => {
+    await page.locator(`[data-testid=nav-${view}]`).click();
+    await page.waitForSelector(ready, { timeout: 20_000 });
+  };
+
+  await test('phone: at 390 × 844 the Lab and Runs (an episode open) fit the screen, axe-clean, no page error', async () => {
+    await page.setViewportSize(PHONE);
+    const file = join(results, 'e2e-phone-bundle.json');
+    writeFileSync(file, makeRunBundle(checkpointDir, RUN_ID));
+    await page.goto('about:blank');
+    // forced: with no ?backend= the page would measure its backends in the background for half a minute
+    await page.goto(`${base}?backend=wasm#view=runs`);
+    await page.waitForSelector('[data-testid=runs-count]', { timeout: 30_000 });
+    await page.locator('[data-testid=import-bundle]').setInputFiles(file);
+    const row = page.locator(`[data-testid=runs-row][data-run-id^="${RUN_ID}"][data-results=read]`).first();
+    await row.waitFor({ timeout: 20_000 });
+    const id = await row.getAttribute('data-run-id');
+    await page.locator('[data-testid=episode-run]').selectOption(id);
+    await page.waitForSelector('[data-testid=episode-step] option[value="2"]', { state: 'attached', timeout: 10_000 });
+    await page.locator('[data-testid=open-episode]').first().click();
+    await page.waitForSelector('[data-testid=episode-detail]', { timeout: 10_000 });
+    const problems = await check('runs', { axe: true, doc: true });
+    if (docs) await picture('runs-episode', '[data-testid=episode-viewer]', true);
+
+    await tab('lab', '[data-testid=backend][data-backend]:not([data-backend=""])');
+    await page.locator(`[data-testid=run-row][data-run-id="${id}"]`).click();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) > 0, null, { timeout: 10_000 });
+    problems.push(...(await check('lab', { axe: true, doc: true })));
+    if (docs) await picture('lab-training', '[aria-label=Training]', true);
+    // a malformed link's notice names each bad key, however long
+    await hash('#scale=xl&steps=-5&a_setting_this_lab_has_never_had_with_a_long_name=1', '[data-testid=url-notice]');
+    problems.push(...(await check('lab-notice')));
+    report(problems);
+  }, G);
+
+  await test('phone: at 390 × 844 the Findings, every finding, fit the screen, axe-clean, no page error', async () => {
+    await page.setViewportSize(PHONE);
+    await tab('findings', '[data-testid=finding]');
+    const problems = [];
+    for (const f of FINDINGS) {
+      await hash(`#finding=${f}`, `[data-testid=finding][data-finding=${f}]`);
+      problems.push(...(await check(`finding-${f}`, { axe: f === 'T7', doc: f === 'T7' })));
+    }
+    report(problems);
+  }, G);
+
+  await test('phone: at 390 × 844 the Lessons, every lesson and its class view, fit the screen, axe-clean, no page error', async () => {
+    await page.setViewportSize(PHONE);
+    await tab('lessons', '[data-testid=lesson-list]');
+    const problems = await check('lessons', { axe: true, doc: true });
+    for (const id of LESSONS) {
+      await hash(`#lesson=${id}`, `[data-testid=lesson][data-lesson="${id}"]`);
+      problems.push(...(await check(`lesson-${id}`, { axe: id === 'dense-reward', doc: id === 'dense-reward' })));
+      await hash(`#lesson=${id}&class`, `[data-testid=lesson-class][data-lesson="${id}"]`);
+      problems.push(...(await check(`lesson-${id}-class`, { axe: id === 'dense-reward', doc: id === 'dense-reward' })));
+    }
+    report(problems);
+  }, G);
+
+  await test('phone: at 390 × 844 the Sandbox (a query, a tool call, a scored plan) fits the screen, axe-clean, no page error', async () => {
+    await page.setViewportSize(PHONE);
+    await tab('sandbox', '[data-testid=sandbox][data-ready=true]');
+    await page.locator('[data-testid=world-tab-flights]').click();
+    await page.locator('[data-testid=query-item][data-index="1"]').click();
+    await page.locator('[data-testid=console-call]').click();
+    await page.waitForSelector('[data-testid=console-observation]');
+    await page.locator('[data-testid=plan-teacher]').click();
+    await page.locator('[data-testid=plan-score]').click();
+    await page.waitForSelector('[data-testid=plan-result]');
+    const problems = await check('sandbox', { axe: true, doc: true });
+    if (docs) {
+      await picture('sandbox-query', '[data-testid=query-list]', true);
+      await picture('sandbox-plan', '[data-testid=plan-result]', true);
+    }
+    report(problems);
+  }, G);
+  await page.setViewportSize(viewport);
+}
