@@ -5,6 +5,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
 import { logSoftmaxLast } from './ops.ts';
+import { useFusedDecode } from './kernels/webgpu.ts';
+import { sampleRowsFused } from './kernels/sampleRows.ts';
 
 export interface SampledTokens {
   /** sampled (or argmax) token id per row, [B] */
@@ -41,7 +43,9 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
   if (drawn && drawn.length !== B) throw new Error(`sampleTokens: ${drawn.length} uniforms for ${B} rows`);
   const uniforms = greedy ? null : drawn ?? Float32Array.from({ length: B }, () => rng.next());
-  const packed = tf.tidy(() => {
+  const packed = useFusedDecode() // webgpu: one dispatch (kernels/sampleRows.ts), the same law and formulas
+    ? tf.tidy(() => sampleRowsFused(logits, tf.tensor1d(uniforms ?? new Float32Array(B)), temperature, greedy, bias ? tf.tensor2d(bias, [B, V]) : undefined))
+    : tf.tidy(() => {
     const masked = bias ? logits.add(tf.tensor2d(bias, [B, V])) : logits; // [B, V]
     const logp = logSoftmaxLast(greedy ? masked : masked.div(temperature)); // [B, V]
     const probs = tf.exp(logp); // [B, V]
