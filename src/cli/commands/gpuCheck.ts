@@ -129,14 +129,14 @@ export function readme(f: GpuCheckFigures): string {
     `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} | ${fmt(s.webgpuPlainStepS)} (${fmt(s.webgpuPlainSpeedup)}×) |`);
   const d = f.decode;
   const probeRow = (kind: string, runs: NonNullable<typeof d>['plain']) => runs.map((r) =>
-    `| ${kind} | ${fmt(r.stepMs)} | ${fmt(r.hostMs)} | ${fmt(r.dispatches, 0)} | ${fmt(r.readbacks, 1)} | ${fmt(r.submits, 1)} |`).join('\n');
+    `| ${kind} | ${fmt(r.stepMs)} | ${fmt(r.hostMs)} (${fmt(r.hostMinMs)}) | ${fmt(r.dispatches, 0)} | ${fmt(r.readbacks, 1)} | ${fmt(r.submits, 1)} |`).join('\n');
   const decode = d ? `
 ## A decode step alone (${d.scale}, ${d.plain[0]?.rows ?? d.fused[0]?.rows ?? '?'} rows; plain: the levers off, fused: on)
 
 A readback's round trip ${fmt(d.readbackMs, 3)} ms; a tiny op's host cost ${fmt(d.opUs, 1)} µs. Plain ÷ fused: step ${fmt(d.stepRatio)}×,
 host ${fmt(d.hostRatio)}×, dispatches ${fmt(d.dispatchRatio)}×; wasm ÷ fused: ${fmt(d.fusedVsWasm)}×.
 
-| run | ms | host ms | dispatches | readbacks | submits |
+| run | ms | host ms (least) | dispatches | readbacks | submits |
 |---|---|---|---|---|---|
 ${[probeRow('plain', d.plain), probeRow('fused', d.fused), probeRow('wasm', d.wasm)].filter(Boolean).join('\n')}
 ` : '';

@@ -18,6 +18,9 @@ export interface DecodeProbeFigures {
   stepMs: number;
   /** ms of that spent in synchronous JS before the readback is awaited (tfjs's engine, encoding, submits) */
   hostMs: number;
+  /** the least host ms of one step: on a shared machine (or SwiftShader, whose device work takes the same
+   *  cores) the figure least disturbed by others */
+  hostMinMs?: number;
   /** per decode step (webgpu only) */
   dispatches?: number;
   submits?: number;
