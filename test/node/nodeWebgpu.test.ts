@@ -48,6 +48,13 @@ async function figures(backend: NodeBackend): Promise<Record<string, number[]>> 
     const step = policy.step(cache, [1, 2]); // [2, V]
     out.decodeLogits = Array.from(await step.data());
     step.dispose();
+    // a step with row 1 inactive (a finished rollout row: its cache must stay as it was), then both again
+    const partial = policy.step(cache, [3, 4], [true, false]);
+    out.decodeLogitsRow0Only = Array.from(await partial.data()).slice(0, V);
+    partial.dispose();
+    const again = policy.step(cache, [5, 6]);
+    out.decodeLogitsAfter = Array.from(await again.data());
+    again.dispose();
     cache.dispose();
 
     const examples = [0, 1].map(() => ({ tokens: Array.from({ length: 16 }, () => rng.int(V)), lossMask: Array.from({ length: 16 }, (_, t) => (t >= 4 ? 1 : 0)) }));
