@@ -5,6 +5,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
 import { logSoftmaxLast } from './ops.ts';
+import { useFusedDecode } from './kernels/webgpu.ts';
+import { sampleRowsFused } from './kernels/sampleRows.ts';
 
 export interface SampledTokens {
   /** sampled (or argmax) token id per row, [B] */
@@ -41,25 +43,9 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
   if (drawn && drawn.length !== B) throw new Error(`sampleTokens: ${drawn.length} uniforms for ${B} rows`);
   const uniforms = greedy ? null : drawn ?? Float32Array.from({ length: B }, () => rng.next());
-  const packed = tf.tidy(() => {
-    const masked = bias ? logits.add(tf.tensor2d(bias, [B, V])) : logits; // [B, V]
-    const logp = logSoftmaxLast(greedy ? masked : masked.div(temperature)); // [B, V]
-    const probs = tf.exp(logp); // [B, V]
-    let ids: tf.Tensor1D;
-    if (uniforms === null) ids = tf.argMax(masked, 1).cast('int32') as tf.Tensor1D; // [B]
-    else {
-      const cdf = tf.cumsum(probs, 1); // [B, V]
-      // the last column by gather, not slice: wasm's slice of a column copies the whole tensor first
-      const total = tf.gather(cdf, tf.tensor1d([V - 1], 'int32'), 1); // [B, 1] (≈ 1; scaling u by it avoids falling off the end)
-      // u spread over the row by a matMul with ones (exact: u·1), so `less` compares equal shapes: wasm's
-      // broadcasting comparison costs ~65 ns an element (2.5 ms of a 4.4 ms draw at [64, 601])
-      const u = tf.matMul(tf.tensor2d(uniforms, [B, 1]).mul(total), tf.ones([1, V])); // [B, V]
-      ids = tf.minimum(cdf.less(u).cast('int32').sum(1), V - 1).cast('int32') as tf.Tensor1D; // first index with cdf ≥ u
-    }
-    const picked = logp.mul(tf.oneHot(ids, V)).sum(1); // [B]
-    const entropy = probs.mul(logp).sum(1).neg(); // [B]
-    return tf.stack([ids.cast('float32'), picked, entropy]); // [3, B]; ids < 2^24 are exact in float32
-  });
+  const packed = tf.tidy(() => useFusedDecode() // webgpu: one dispatch (kernels/sampleRows.ts), the same law and formulas
+    ? sampleRowsFused(logits, tf.tensor1d(uniforms ?? new Float32Array(B)), temperature, greedy, bias ? tf.tensor2d(bias, [B, V]) : undefined)
+    : samplePlain(logits, bias, temperature, uniforms)); // [3, B]
   const flat = (await packed.data()) as Float32Array;
   packed.dispose();
   return {
@@ -67,4 +53,28 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
     logProbs: flat.slice(B, 2 * B),
     entropies: flat.slice(2 * B, 3 * B),
   };
+}
+
+/** the plain ops' draw (every backend but webgpu with its fused kernels): [3, B] ids, log-probs, entropies;
+ *  uniforms null is greedy. Call inside tf.tidy. */
+function samplePlain(logits: tf.Tensor2D, bias: Float32Array | null, temperature: number, uniforms: Float32Array | null): tf.Tensor {
+  const [B, V] = logits.shape;
+  const greedy = uniforms === null;
+  const masked = bias ? logits.add(tf.tensor2d(bias, [B, V])) : logits; // [B, V]
+  const logp = logSoftmaxLast(greedy ? masked : masked.div(temperature)); // [B, V]
+  const probs = tf.exp(logp); // [B, V]
+  let ids: tf.Tensor1D;
+  if (uniforms === null) ids = tf.argMax(masked, 1).cast('int32') as tf.Tensor1D; // [B]
+  else {
+    const cdf = tf.cumsum(probs, 1); // [B, V]
+    // the last column by gather, not slice: wasm's slice of a column copies the whole tensor first
+    const total = tf.gather(cdf, tf.tensor1d([V - 1], 'int32'), 1); // [B, 1] (≈ 1; scaling u by it avoids falling off the end)
+    // u spread over the row by a matMul with ones (exact: u·1), so `less` compares equal shapes: wasm's
+    // broadcasting comparison costs ~65 ns an element (2.5 ms of a 4.4 ms draw at [64, 601])
+    const u = tf.matMul(tf.tensor2d(uniforms, [B, 1]).mul(total), tf.ones([1, V])); // [B, V]
+    ids = tf.minimum(cdf.less(u).cast('int32').sum(1), V - 1).cast('int32') as tf.Tensor1D; // first index with cdf ≥ u
+  }
+  const picked = logp.mul(tf.oneHot(ids, V)).sum(1); // [B]
+  const entropy = probs.mul(logp).sum(1).neg(); // [B]
+  return tf.stack([ids.cast('float32'), picked, entropy]); // [3, B]; ids < 2^24 are exact in float32
 }

@@ -5,14 +5,14 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { figuresProblems, GPU_CHECK_FORMAT, summarizeScale, type BackendFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
+import { figuresProblems, GPU_CHECK_FORMAT, summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
 import { packProblems, PACK_LIMIT_BYTES, REQUIRED } from '../../src/cli/gpuCheck/pack.ts';
 import { driverCandidates, NVIDIA_ICD_DIR, SWIFTSHADER_ICD } from '../../src/node/nodeWebgpu.ts';
 import { parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
 
 const step = (wallS: number, dispatches?: number): StepFigures => ({ wallS, rolloutS: wallS * 0.7, updateS: wallS * 0.3, rollouts: 32, decodeSteps: 200,
   decodeStepMs: 1, microBatches: 18, microBatchMs: 1, ...(dispatches === undefined ? {} : { dispatches }) });
-const part = (backend: 'webgpu' | 'wasm', first: StepFigures, steps: StepFigures[]): BackendFigures => ({ backend, firstStep: first, steps, stepS: null });
+const part = (backend: CheckBackend, first: StepFigures, steps: StepFigures[]): BackendFigures => ({ backend, firstStep: first, steps, stepS: null });
 
 describe('figures.json', () => {
   it("a scale's headline: wasm over webgpu step time, dispatches over the timed steps (the first step's when none was timed)", () => {
@@ -23,6 +23,19 @@ describe('figures.json', () => {
     expect(s.dispatchesPerStep).toBe(28_000);
     const onlyFirst = summarizeScale({}, part('webgpu', step(9, 30_000), []), undefined);
     expect([onlyFirst.webgpuStepS, onlyFirst.dispatchesPerStep, onlyFirst.wasmStepS, onlyFirst.webgpuSpeedup]).toEqual([9, 30_000, null, null]);
+  });
+
+  it('the levers before and after: webgpu-plain beside webgpu, and the decode probe\'s ratios', () => {
+    const s = summarizeScale({}, part('webgpu', step(9), [step(2)]), part('wasm', step(10), [step(10)]), part('webgpu-plain', step(9), [step(5)]));
+    expect([s.webgpuSpeedup, s.webgpuPlainStepS, s.webgpuPlainSpeedup]).toEqual([5, 5, 2]);
+    expect('webgpuPlainStepS' in summarizeScale({}, part('webgpu', step(9), []), undefined)).toBe(false);
+    const run = (stepMs: number, hostMs: number, dispatches?: number): DecodeProbeFigures => ({ rows: 32, cacheLength: 96, steps: 20, stepMs, hostMs, ...(dispatches ? { dispatches } : {}) });
+    const d = summarizeDecode({ scale: 'm', readbackMs: 0.1, opUs: 25, plain: [run(20, 16, 114), run(24, 20, 114)], fused: [run(6, 4, 31), run(5, 5, 31)], wasm: [run(16.5, 16.5)] });
+    expect(d.stepRatio).toBe(4);
+    expect(d.hostRatio).toBe(4);
+    expect(d.dispatchRatio).toBeCloseTo(114 / 31, 12);
+    expect(d.fusedVsWasm).toBe(3);
+    expect(summarizeDecode({ scale: 'm', readbackMs: null, opUs: null, plain: [], fused: [run(6, 4, 31)], wasm: [] }).stepRatio).toBeNull();
   });
 
   it('the shape check passes sound figures and names what is wrong', () => {

@@ -14,6 +14,8 @@ import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { SftTrainer } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
+import { sampleTokens } from '../../src/model/sampling.ts';
+import { useFusedDecode } from '../../src/model/kernels/webgpu.ts';
 
 const TOLERANCE = 1e-5; // the fused-kernel checks' (bench/browser/kernelCheck.ts)
 const skip = process.env.STAR_WEBGPU_TEST === 'skip';
@@ -46,6 +48,13 @@ async function figures(backend: NodeBackend): Promise<Record<string, number[]>> 
     const step = policy.step(cache, [1, 2]); // [2, V]
     out.decodeLogits = Array.from(await step.data());
     step.dispose();
+    // a step with row 1 inactive (a finished rollout row: its cache must stay as it was), then both again
+    const partial = policy.step(cache, [3, 4], [true, false]);
+    out.decodeLogitsRow0Only = Array.from(await partial.data()).slice(0, V);
+    partial.dispose();
+    const again = policy.step(cache, [5, 6]);
+    out.decodeLogitsAfter = Array.from(await again.data());
+    again.dispose();
     cache.dispose();
 
     const examples = [0, 1].map(() => ({ tokens: Array.from({ length: 16 }, () => rng.int(V)), lossMask: Array.from({ length: 16 }, (_, t) => (t >= 4 ? 1 : 0)) }));
@@ -74,4 +83,51 @@ describe.skipIf(skip)("the CLI's webgpu backend (Dawn in Node)", () => {
     for (const [k, e] of Object.entries(errors)) expect(e, k).toBeLessThanOrEqual(TOLERANCE);
     expect(wasm.sftLoss[0]).toBeGreaterThan(0); // a real loss, not two empty results agreeing
   }, 120_000);
+
+  // the fused sampler (kernels/sampleRows.ts, one dispatch) draws from the plain sampler's law: 4,000 rows of
+  // one distribution at T = 0.7, id 1 banned in every other row, against the exact probabilities (χ², fixed
+  // seed) and against inverse-CDF sampling in float64 with the same uniforms (the same ids but where a
+  // uniform falls within rounding of a CDF step); greedy rows take the unbanned argmax
+  it('samples on the GPU in law with the CPU sampler (fused sampler)', async () => {
+    await useNodeBackend('webgpu');
+    expect(useFusedDecode()).toBe(true);
+    const base = [0.3, 0.2, 0.15, 0.1, 0.1, 0.08, 0.05, 0.02].map(Math.log);
+    const [N, V, T] = [4000, base.length, 0.7];
+    const bans = Array.from({ length: N }, (_, r) => (r % 2 ? [1] : []));
+    const logits = tf.tensor2d(Array.from({ length: N }, () => base).flat(), [N, V]);
+    const rng = new Rng(11);
+    const drawn = Float32Array.from({ length: N }, () => rng.next());
+    const got = await sampleTokens(logits, T, rng, false, bans, drawn);
+    const greedy = await sampleTokens(logits.slice([0, 0], [2, V]) as tf.Tensor2D, T, rng, true, bans.slice(0, 2));
+    logits.dispose();
+    expect(Array.from(greedy.ids)).toEqual([0, 0]);
+    const law = (banned: boolean) => { // softmax(base / T) without (or with) id 1
+      const w = base.map((l, v) => (banned && v === 1 ? 0 : Math.exp(l / T)));
+      const z = w.reduce((a, b) => a + b, 0);
+      return w.map((x) => x / z);
+    };
+    let differ = 0;
+    let maxErrLogp = 0;
+    let maxErrEntropy = 0;
+    const counts = [new Array<number>(V).fill(0), new Array<number>(V).fill(0)];
+    for (let r = 0; r < N; r++) {
+      const p = law(r % 2 === 1);
+      let cdf = 0;
+      let want = V - 1;
+      for (let v = 0; v < V; v++) { cdf += p[v]; if (cdf >= drawn[r]) { want = v; break; } }
+      if (got.ids[r] !== want) differ++;
+      counts[r % 2][got.ids[r]]++;
+      maxErrLogp = Math.max(maxErrLogp, Math.abs(got.logProbs[r] - Math.log(p[got.ids[r]])));
+      maxErrEntropy = Math.max(maxErrEntropy, Math.abs(got.entropies[r] + p.reduce((a, q) => a + (q > 0 ? q * Math.log(q) : 0), 0)));
+    }
+    expect(differ).toBeLessThanOrEqual(2);
+    expect(counts[1][1]).toBe(0); // banned, never drawn
+    expect(maxErrLogp).toBeLessThanOrEqual(TOLERANCE);
+    expect(maxErrEntropy).toBeLessThanOrEqual(TOLERANCE);
+    for (const banned of [0, 1]) { // χ² against the exact law, 7 or 6 degrees of freedom: p = 0.001 at 24.3
+      const p = law(banned === 1);
+      const chi2 = p.reduce((a, q, v) => (q > 0 ? a + (counts[banned][v] - q * N / 2) ** 2 / (q * N / 2) : a), 0);
+      expect(chi2, `banned ${banned}: counts ${counts[banned]}`).toBeLessThan(24.3);
+    }
+  }, 60_000);
 });

@@ -8,13 +8,13 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { gitCommit, writeAtomic } from '../../node/checkpointDir.ts';
-import { GPU_CHECK_FORMAT, SCALES, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
+import { CHECK_BACKENDS, GPU_CHECK_FORMAT, SCALES, type CheckBackend, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
 import { defaultWasmThreads } from '../../node/nodeBackend.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { shellCommand } from '../shellQuote.ts';
 
-const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends'];
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends', 'decode-steps'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -24,6 +24,7 @@ export const gpuCheckCommand: Command = {
   help: `usage: npm run gpu-check -- --pack DIR
        gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
                  [--flags JSON] [--compile-ahead] [--config HASH] [--backends webgpu,wasm]
+                 [--decode-steps N]
 
   --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
                   tfjs's wasm files, run.sh): under 32 MiB, so the repository and the pack fit the GPU
@@ -42,7 +43,10 @@ export const gpuCheckCommand: Command = {
   --compile-ahead compile each new step's shaders at once (src/model/kernels/compileAhead.ts)
   --config HASH   settings over the lab's defaults, as the page's hash, e.g. '#queriesPerStep=16' (4× the rows
                   a decode step: the proxy for several seeds in one program)
-  --backends LIST which backends to measure, in order (default webgpu,wasm)`,
+  --backends LIST which backends to measure, in order (default webgpu,wasm); webgpu-plain is webgpu with
+                  the decode step's fused kernels off (the levers' before: model/fusedDecode.ts)
+  --decode-steps N timed decode steps per run of the decode-step probe, run first (default 20; rehearsal 2;
+                  0 skips it): a decode step of 32 rows with the levers off and on, and on wasm`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -74,7 +78,8 @@ export const gpuCheckCommand: Command = {
     const { measure } = await import('../gpuCheck/measure.ts');
     try {
       await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures,
-        config: configOverrides(flagOptionalText(flags, 'config')), backends: parseBackends(flagText(flags, 'backends', 'webgpu,wasm')) });
+        config: configOverrides(flagOptionalText(flags, 'config')), backends: parseBackends(flagText(flags, 'backends', 'webgpu,wasm')),
+        decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : 20, 0) });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
       write(figures);
@@ -121,7 +126,20 @@ const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === u
 export function readme(f: GpuCheckFigures): string {
   const a = f.adapter;
   const rows = Object.entries(f.scales).map(([scale, s]) =>
-    `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} |`);
+    `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} | ${fmt(s.webgpuPlainStepS)} (${fmt(s.webgpuPlainSpeedup)}×) |`);
+  const d = f.decode;
+  const probeRow = (kind: string, runs: NonNullable<typeof d>['plain']) => runs.map((r) =>
+    `| ${kind} | ${fmt(r.stepMs)} | ${fmt(r.hostMs)} (${fmt(r.hostMinMs)}) | ${fmt(r.dispatches, 0)} | ${fmt(r.readbacks, 1)} | ${fmt(r.submits, 1)} |`).join('\n');
+  const decode = d ? `
+## A decode step alone (${d.scale}, ${d.plain[0]?.rows ?? d.fused[0]?.rows ?? '?'} rows; plain: the levers off, fused: on)
+
+A readback's round trip ${fmt(d.readbackMs, 3)} ms; a tiny op's host cost ${fmt(d.opUs, 1)} µs. Plain ÷ fused: step ${fmt(d.stepRatio)}×,
+host ${fmt(d.hostRatio)}×, dispatches ${fmt(d.dispatchRatio)}×; wasm ÷ fused: ${fmt(d.fusedVsWasm)}×.
+
+| run | ms | host ms (least) | dispatches | readbacks | submits |
+|---|---|---|---|---|---|
+${[probeRow('plain', d.plain), probeRow('fused', d.fused), probeRow('wasm', d.wasm)].filter(Boolean).join('\n')}
+` : '';
   return `# GPU check${f.rehearsal ? ' (rehearsal: tiny steps, fallback adapter allowed)' : ''}
 
 ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when this was written).'} Started ${f.startedAt}, last written ${f.updatedAt}.
@@ -131,10 +149,10 @@ ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when t
 - adapter: ${a ? `${[a.vendor, a.architecture, a.description].filter(Boolean).join(' · ')}${a.isFallbackAdapter ? ' (fallback)' : ''}; Vulkan driver ${a.driverFile ?? 'found by the loader'}, loader ${a.vulkanLoader ?? '—'}` : 'none'}
 - wasm threads: ${f.wasmThreads ?? '—'}
 
-| scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s |
-|---|---|---|---|---|---|
+| scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s | webgpu-plain s/step (speed-up) |
+|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-
+${decode}
 Every figure, with the rollout/update split, decode-step and micro-batch times and memory: figures.json
 (format ${f.format}; docs/gpu-check.md says what each field is).
 ${f.errors.length ? `\nErrors:\n${f.errors.map((e) => `- ${e}`).join('\n')}\n` : ''}`;
@@ -148,9 +166,9 @@ function configOverrides(text: string | undefined): Partial<LabConfig> {
   return Object.fromEntries(Object.entries(full).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
 }
 
-function parseBackends(text: string): ('webgpu' | 'wasm')[] {
+function parseBackends(text: string): CheckBackend[] {
   const list = text.split(',').map((b) => b.trim());
-  for (const b of list) if (b !== 'webgpu' && b !== 'wasm') throw new Error(`--backends: ${b} is not webgpu or wasm`);
-  if (list.length === 0) throw new Error('--backends: give at least one of webgpu, wasm');
-  return list as ('webgpu' | 'wasm')[];
+  for (const b of list) if (!(CHECK_BACKENDS as readonly string[]).includes(b)) throw new Error(`--backends: ${b} is not one of ${CHECK_BACKENDS.join(', ')}`);
+  if (list.length === 0) throw new Error(`--backends: give at least one of ${CHECK_BACKENDS.join(', ')}`);
+  return list as CheckBackend[];
 }

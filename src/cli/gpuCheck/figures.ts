@@ -5,7 +5,50 @@ import type { WebgpuAdapterInfo } from '../../node/nodeWebgpu.ts';
 export const GPU_CHECK_FORMAT = 'star-lab-gpu-check/1';
 export const SCALES = ['s', 'm', 'l'] as const;
 export type Scale = (typeof SCALES)[number];
-export type CheckBackend = 'webgpu' | 'wasm';
+/** webgpu-plain: webgpu with the decode step's fused kernels off (setFusedDecode(false)): the before of the levers */
+export const CHECK_BACKENDS = ['webgpu', 'wasm', 'webgpu-plain'] as const;
+export type CheckBackend = (typeof CHECK_BACKENDS)[number];
+
+/** one decode step of the rollouts measured alone (decodeProbe.ts): R rows at a fixed cache length */
+export interface DecodeProbeFigures {
+  rows: number;
+  cacheLength: number;
+  steps: number;
+  /** wall ms of one decode step (Policy.step + sampleTokens, its readback awaited), mean of `steps` */
+  stepMs: number;
+  /** ms of that spent in synchronous JS before the readback is awaited (tfjs's engine, encoding, submits) */
+  hostMs: number;
+  /** the least host ms of one step: on a shared machine (or SwiftShader, whose device work takes the same
+   *  cores) the figure least disturbed by others */
+  hostMinMs?: number;
+  /** per decode step (webgpu only) */
+  dispatches?: number;
+  submits?: number;
+  /** ms of hostMs spent inside queue.submit (Dawn's own work; SwiftShader runs the shaders there) */
+  submitMs?: number;
+  readbacks?: number;
+  /** tfjs programs run per decode step, by shader key (webgpu only) */
+  programs?: Record<string, number>;
+}
+
+/** the decode-step probe: the levers' before (plain) and after (fused) on webgpu, wasm, and two host floors */
+export interface DecodeFigures {
+  scale: Scale;
+  /** one mapAsync round trip of a 16-byte buffer, median ms */
+  readbackMs: number | null;
+  /** host µs of one tiny tfjs op on webgpu */
+  opUs: number | null;
+  /** each probe's runs, alternated (plain, fused, plain, fused, …) so drift hits both alike */
+  plain: DecodeProbeFigures[];
+  fused: DecodeProbeFigures[];
+  wasm: DecodeProbeFigures[];
+  /** plain ÷ fused: how many times faster (stepMs, hostMs) and fewer (dispatches) the levers make a decode step */
+  stepRatio: number | null;
+  hostRatio: number | null;
+  dispatchRatio: number | null;
+  /** wasm stepMs ÷ fused stepMs */
+  fusedVsWasm: number | null;
+}
 
 /** one RL step (rollouts + update), timed on the wall clock */
 export interface StepFigures {
@@ -56,8 +99,12 @@ export interface ScaleFigures {
   webgpuSpeedup: number | null;
   dispatchesPerStep: number | null;
   submitsPerStep: number | null;
+  /** the same step on webgpu with the decode levers off (when measured), and wasm ÷ it */
+  webgpuPlainStepS?: number | null;
+  webgpuPlainSpeedup?: number | null;
   webgpu?: BackendFigures;
   wasm?: BackendFigures;
+  'webgpu-plain'?: BackendFigures;
 }
 
 export interface GpuCheckFigures {
@@ -78,6 +125,8 @@ export interface GpuCheckFigures {
   /** whether a new step's shaders were compiled at once (--compile-ahead) */
   compileAhead?: boolean;
   scales: Partial<Record<Scale, ScaleFigures>>;
+  /** the decode-step probe, before the scales (--decode-steps 0 skips it) */
+  decode?: DecodeFigures;
   errors: string[];
 }
 
@@ -89,18 +138,29 @@ export function backendStepS(b: BackendFigures): number | null {
 }
 
 /** the headline fields of a scale from its two parts */
-export function summarizeScale(setup: ScaleFigures['setup'], webgpu?: BackendFigures, wasm?: BackendFigures): ScaleFigures {
+export function summarizeScale(setup: ScaleFigures['setup'], webgpu?: BackendFigures, wasm?: BackendFigures, plain?: BackendFigures): ScaleFigures {
   const webgpuStepS = webgpu ? backendStepS(webgpu) : null;
   const wasmStepS = wasm ? backendStepS(wasm) : null;
+  const plainStepS = plain ? backendStepS(plain) : null;
   const timed = webgpu ? (webgpu.steps.length ? webgpu.steps : webgpu.firstStep ? [webgpu.firstStep] : []) : [];
   return {
     setup, wasmStepS, webgpuStepS,
     webgpuSpeedup: wasmStepS !== null && webgpuStepS !== null && webgpuStepS > 0 ? wasmStepS / webgpuStepS : null,
     dispatchesPerStep: mean(timed.map((s) => s.dispatches ?? NaN).filter(Number.isFinite)),
     submitsPerStep: mean(timed.map((s) => s.submits ?? NaN).filter(Number.isFinite)),
+    ...(plain ? { webgpuPlainStepS: plainStepS, webgpuPlainSpeedup: wasmStepS !== null && plainStepS !== null && plainStepS > 0 ? wasmStepS / plainStepS : null } : {}),
     ...(webgpu ? { webgpu } : {}),
     ...(wasm ? { wasm } : {}),
+    ...(plain ? { 'webgpu-plain': plain } : {}),
   };
+}
+
+/** the ratios of the decode probe from its runs */
+export function summarizeDecode(d: Omit<DecodeFigures, 'stepRatio' | 'hostRatio' | 'dispatchRatio' | 'fusedVsWasm'>): DecodeFigures {
+  const m = (runs: DecodeProbeFigures[], k: 'stepMs' | 'hostMs' | 'dispatches') => mean(runs.map((r) => r[k] ?? NaN).filter(Number.isFinite));
+  const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? a / b : null);
+  return { ...d, stepRatio: ratio(m(d.plain, 'stepMs'), m(d.fused, 'stepMs')), hostRatio: ratio(m(d.plain, 'hostMs'), m(d.fused, 'hostMs')),
+    dispatchRatio: ratio(m(d.plain, 'dispatches'), m(d.fused, 'dispatches')), fusedVsWasm: ratio(m(d.wasm, 'stepMs'), m(d.fused, 'stepMs')) };
 }
 
 /** Checks figures.json's shape (the lead's scripts and the next session read it): [] when sound. */

@@ -17,7 +17,9 @@ import { readCheckpointDir } from '../../node/checkpointDir.ts';
 import { shippedCheckpointDir } from '../rlRun.ts';
 import { useNodeBackend } from '../../node/nodeBackend.ts';
 import { describeAdapter, startNodeWebgpu, WEBGPU_ADAPTER_ENV } from '../../node/nodeWebgpu.ts';
-import { summarizeScale, type BackendFigures, type CheckBackend, type GpuCheckFigures, type Scale, type StepFigures } from './figures.ts';
+import { setFusedDecode } from '../../model/kernels/webgpu.ts';
+import { DawnCounters, probeDecodeStep, probeOpUs, probeReadbackMs } from './decodeProbe.ts';
+import { summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type Scale, type StepFigures } from './figures.ts';
 
 export interface MeasureOptions {
   scales: Scale[];
@@ -36,6 +38,8 @@ export interface MeasureOptions {
   config: Partial<LabConfig>;
   /** the backends to measure, in order (default webgpu then wasm) */
   backends: readonly CheckBackend[];
+  /** timed decode steps per run of the decode-step probe (0: no probe) */
+  decodeSteps: number;
   /** called with the figures after every change */
   write: (f: GpuCheckFigures) => void;
   figures: GpuCheckFigures;
@@ -43,26 +47,6 @@ export interface MeasureOptions {
 
 /** what a rehearsal changes: a step SwiftShader can afford (~1 min) */
 const REHEARSAL: Partial<RlConfig> = { queriesPerStep: 1, groupSize: 2, maxTurns: 1, miniBatches: 1 };
-
-/** Counts Dawn's dispatches, submits and buffer maps (each with its time, to split a step by phase). */
-class GpuCounters {
-  dispatchTimes: number[] = [];
-  submitTimes: number[] = [];
-  maps = 0;
-  constructor() {
-    const g = globalThis as unknown as Record<string, { prototype: Record<string, (...a: unknown[]) => unknown> } | undefined>;
-    const wrap = (cls: string, method: string, count: () => void) => {
-      const proto = g[cls]?.prototype;
-      if (!proto || typeof proto[method] !== 'function') throw new Error(`Dawn has no ${cls}.${method} to count`);
-      const original = proto[method];
-      proto[method] = function (this: unknown, ...args: unknown[]) { count(); return original.apply(this, args); };
-    };
-    wrap('GPUComputePassEncoder', 'dispatchWorkgroups', () => this.dispatchTimes.push(performance.now()));
-    wrap('GPUQueue', 'submit', () => this.submitTimes.push(performance.now()));
-    wrap('GPUBuffer', 'mapAsync', () => this.maps++);
-  }
-  reset(): void { this.dispatchTimes = []; this.submitTimes = []; this.maps = 0; }
-}
 
 /** Policy.step calls (one decode step of the live rows) since the last timedStep began */
 let decodeSteps = 0;
@@ -79,11 +63,11 @@ export async function measure(o: MeasureOptions): Promise<void> {
   const save = () => { f.updatedAt = new Date().toISOString(); o.write(f); };
   // both backends start first: the adapter is the check's first answer, and a failure there costs nothing else
   if (!o.rehearse) process.env[WEBGPU_ADAPTER_ENV] = 'hardware';
-  let counters: GpuCounters | null = null;
+  let counters: DawnCounters | null = null;
   try {
     f.adapter = await startNodeWebgpu();
     console.log(`adapter: ${describeAdapter(f.adapter)}`);
-    counters = new GpuCounters();
+    counters = DawnCounters.install();
   } catch (e) {
     // no GPU: say so first and loudest, then still measure wasm on this machine's cores (also unknown so far)
     const message = `NO WEBGPU ADAPTER — webgpu is not measured: ${e instanceof Error ? e.message : String(e)}`;
@@ -103,6 +87,15 @@ export async function measure(o: MeasureOptions): Promise<void> {
   f.wasmThreads = await useNodeBackend('wasm', o.wasmThreads);
   console.log(`wasm: ${f.wasmThreads} threads of ${os.availableParallelism()} cores`);
   save();
+  // the decode step alone, before the scales (on wasm at the threads just set)
+  if (counters && o.decodeSteps > 0) {
+    try {
+      await decodeProbe(o, f, counters, save);
+    } catch (e) {
+      f.errors.push(`decode probe: ${e instanceof Error ? e.message : String(e)}`);
+      save();
+    }
+  }
 
   for (const scale of o.scales) {
     const lab: LabConfig = { ...defaultConfig(), ...o.config, scale };
@@ -110,36 +103,81 @@ export async function measure(o: MeasureOptions): Promise<void> {
     const setup = { queriesPerStep: rl.queriesPerStep, groupSize: rl.groupSize, maxTurns: rl.maxTurns, miniBatches: rl.miniBatches,
       microBatchTokens: rl.microBatchTokens, algorithm: rl.algorithm, seed: rl.seed };
     const parts: Partial<Record<CheckBackend, BackendFigures>> = {};
+    const summary = () => summarizeScale(setup, parts.webgpu, parts.wasm, parts['webgpu-plain']);
     for (const backend of o.backends.filter((b) => counters || b === 'wasm')) {
       const part: BackendFigures = { backend, ...(backend === 'wasm' ? { threads: f.wasmThreads } : {}), steps: [], stepS: null };
       parts[backend] = part;
-      f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);
+      f.scales[scale] = summary();
       if (elapsedS(t0) > o.deadlineS) { part.note = `skipped: the check's ${o.deadlineS} s were spent`; save(); continue; }
       try {
-        await tf.setBackend(backend);
-        await runPart(scale, rl, part, backend === 'webgpu' ? counters : null, () => o.deadlineS - elapsedS(t0), o.steps, () => {
-          f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);
+        await tf.setBackend(backend === 'wasm' ? 'wasm' : 'webgpu');
+        setFusedDecode(backend !== 'webgpu-plain'); // the plain decode path: the levers' before
+        await runPart(scale, rl, part, backend === 'wasm' ? null : counters, () => o.deadlineS - elapsedS(t0), o.steps, () => {
+          f.scales[scale] = summary();
           save();
         });
       } catch (e) {
         part.error = e instanceof Error ? e.message : String(e);
         f.errors.push(`${scale} ${backend}: ${part.error}`);
+      } finally {
+        setFusedDecode(true);
       }
-      f.scales[scale] = summarizeScale(setup, parts.webgpu, parts.wasm);
+      f.scales[scale] = summary();
       save();
-      const s = f.scales[scale]!;
+      const timed = part.steps.length ? part.steps : part.firstStep ? [part.firstStep] : [];
+      const dispatches = timed.length && timed[0].dispatches !== undefined ? timed.reduce((a, x) => a + (x.dispatches ?? 0), 0) / timed.length : null;
       console.log(`${scale} ${backend}: ${part.stepS?.toFixed(2) ?? '—'} s a step (first ${part.firstStep?.wallS.toFixed(1) ?? '—'} s)` +
-        `${backend === 'webgpu' && s.dispatchesPerStep !== null ? `, ${Math.round(s.dispatchesPerStep)} dispatches` : ''}${part.note ? ` — ${part.note}` : ''}${part.error ? ` — error: ${part.error}` : ''}`);
+        `${dispatches !== null ? `, ${Math.round(dispatches)} dispatches` : ''}${part.note ? ` — ${part.note}` : ''}${part.error ? ` — error: ${part.error}` : ''}`);
     }
     const s = f.scales[scale]!;
     if (s.webgpuSpeedup !== null) console.log(`${scale}: webgpu ${s.webgpuSpeedup.toFixed(2)}× wasm's speed`);
+    if (s.webgpuPlainSpeedup != null) console.log(`${scale}: webgpu with the decode levers off ${s.webgpuPlainSpeedup.toFixed(2)}× wasm's speed`);
   }
   f.complete = true;
   save();
 }
 
+/**
+ * The decode step alone (decodeProbe.ts) at the first scale: a tiny readback's round trip and a tiny op's host
+ * cost, then a decode step of the default rollout's 32 rows (rehearsal: 4) on webgpu with the decode levers off
+ * and on, alternated over two rounds, and on wasm once; every run after two untimed steps (shader compiles).
+ */
+async function decodeProbe(o: MeasureOptions, f: GpuCheckFigures, counters: DawnCounters, save: () => void): Promise<void> {
+  const scale = o.scales[0];
+  const rows = o.rehearse ? 4 : 32;
+  const cacheLength = o.rehearse ? 16 : 96;
+  const ckpt = await readCheckpointDir(shippedCheckpointDir(scale));
+  const runs: Record<'plain' | 'fused' | 'wasm', DecodeProbeFigures[]> = { plain: [], fused: [], wasm: [] };
+  let readbackMs: number | null = null;
+  let opUs: number | null = null;
+  const update = () => { f.decode = summarizeDecode({ scale, readbackMs, opUs, ...runs }); save(); };
+  const probe = async (kind: 'plain' | 'fused' | 'wasm') => {
+    await tf.setBackend(kind === 'wasm' ? 'wasm' : 'webgpu');
+    setFusedDecode(kind !== 'plain');
+    const policy = policyFromCheckpoint(ckpt);
+    try {
+      const r = await probeDecodeStep(policy, { rows, cacheLength, steps: o.decodeSteps, warm: 2, counters: kind === 'wasm' ? null : counters });
+      runs[kind].push(r);
+      console.log(`decode step (${scale}, ${rows} rows, ${cacheLength} cached) ${kind}: ${r.stepMs.toFixed(2)} ms, host ${r.hostMs.toFixed(2)} ms` +
+        `${r.dispatches !== undefined ? `, ${r.dispatches} dispatches, ${r.readbacks} readbacks, ${r.submits} submits` : ''}`);
+    } finally {
+      policy.dispose();
+      setFusedDecode(true);
+    }
+    update();
+  };
+  await tf.setBackend('webgpu');
+  const device = (tf.backend() as unknown as { device: GPUDevice }).device;
+  readbackMs = await probeReadbackMs(device, 50);
+  opUs = await probeOpUs(2000);
+  console.log(`readback round trip ${readbackMs.toFixed(3)} ms; a tiny op's host cost ${opUs.toFixed(1)} µs`);
+  update();
+  for (let round = 0; round < 2; round++) for (const kind of ['plain', 'fused'] as const) await probe(kind);
+  await probe('wasm');
+}
+
 /** the first step and up to `steps` timed ones of one scale on the current backend */
-async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counters: GpuCounters | null, leftS: () => number, steps: number,
+async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counters: DawnCounters | null, leftS: () => number, steps: number,
   saved: () => void): Promise<void> {
   const ckpt = await readCheckpointDir(shippedCheckpointDir(scale));
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: defaultConfig().trainSize, mix: defaultConfig().mix });
@@ -166,7 +204,7 @@ async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counter
   }
 }
 
-async function timedStep(trainer: RlTrainer, counters: GpuCounters | null): Promise<StepFigures> {
+async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Promise<StepFigures> {
   counters?.reset();
   decodeSteps = 0;
   const start = performance.now();

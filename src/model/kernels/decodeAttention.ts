@@ -21,7 +21,7 @@ function program(rows: number, hd: number): WebGPUProgram {
     dispatchLayout: { x: [0] },
     dispatch: [rows, 1, 1],
     workgroupSize: [WORKGROUP, 1, 1],
-    uniforms: 'scale : f32, heads : i32, cap : i32, hd : i32,',
+    uniforms: 'scale : f32, heads : i32, cap : i32, hd : i32, qStride : i32,',
     getUserCode: () => `
       var<workgroup> part : array<f32, ${WORKGROUP}>;
       var<workgroup> score : array<f32, ${DECODE_ATTENTION_MAX_SLOTS}>;
@@ -32,7 +32,7 @@ function program(rows: number, hd: number): WebGPUProgram {
         let cap = uniforms.cap;
         let last = min(i32(Pos[row / uniforms.heads]), cap - 1); // the query's own slot: it sees 0..last
         let slope = Slopes[row % uniforms.heads];
-        let qBase = row * hd;
+        let qBase = (row / uniforms.heads) * uniforms.qStride + (row % uniforms.heads) * hd; // row b's head h
         let kBase = row * cap * hd;
         var m = -3.402823e+38;
         for (var s = tid; s <= last; s = s + ${WORKGROUP}) {
@@ -75,9 +75,10 @@ function program(rows: number, hd: number): WebGPUProgram {
 registerWebGPUKernel('StarDecodeAttention', ({ inputs, backend, attrs }) => {
   const { q, keys, values, pos, slopes } = inputs as Record<string, tf.TensorInfo>;
   const [B, H, cap, hd] = keys.shape;
-  const scale = (attrs as { scale: number }).scale;
-  return (backend as WebGPUBackend).runWebGPUProgram(program(B * H, hd), [q, keys, values, pos, slopes], 'float32',
-    [{ type: 'float32', data: [scale] }, { type: 'int32', data: [H] }, { type: 'int32', data: [cap] }, { type: 'int32', data: [hd] }]);
+  const { scale, qStride } = attrs as { scale: number; qStride: number };
+  const out = (backend as WebGPUBackend).runWebGPUProgram(program(B * H, hd), [q, keys, values, pos, slopes], 'float32',
+    [{ type: 'float32', data: [scale] }, { type: 'int32', data: [H] }, { type: 'int32', data: [cap] }, { type: 'int32', data: [hd] }, { type: 'int32', data: [qStride] }]);
+  return { ...out, shape: [B * H, hd] };
 });
 
 /** the positions a decode step's queries sit at, in place of a bias tensor (the kernel masks and adds ALiBi itself) */
@@ -93,6 +94,16 @@ export function decodeAttention(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Te
   const [B, H, n, hd] = q.shape;
   if (n !== 1) throw new Error(`decodeAttention: one query a row, got ${n}`);
   if (keys.shape[2] > DECODE_ATTENTION_MAX_SLOTS) throw new Error(`decodeAttention: ${keys.shape[2]} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
-  const y = tf.engine().runKernel('StarDecodeAttention', { q, keys, values, pos: at.pos, slopes: at.slopes }, { scale }) as tf.Tensor; // [B·H, hd]
+  const y = tf.engine().runKernel('StarDecodeAttention', { q, keys, values, pos: at.pos, slopes: at.slopes }, { scale, qStride: H * hd }) as tf.Tensor; // [B·H, hd]
   return y.reshape([B, 1, H * hd]);
+}
+
+/** decodeAttention with the queries read where the fused qkv projection left them: qkv [B, 3C] (row b's
+ *  q heads first) → [B, C]; no split of qkv into q, k, v (model/fusedDecode.ts) */
+export function decodeAttentionFromQkv(qkv: tf.Tensor2D, keys: tf.Tensor4D, values: tf.Tensor4D, at: DecodePositions, scale: number): tf.Tensor2D {
+  const [B, H, cap, hd] = keys.shape;
+  if (qkv.shape[0] !== B || qkv.shape[1] !== 3 * H * hd) throw new Error(`decodeAttentionFromQkv: qkv [${qkv.shape}] does not fit keys [${keys.shape}]`);
+  if (cap > DECODE_ATTENTION_MAX_SLOTS) throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
+  const y = tf.engine().runKernel('StarDecodeAttention', { q: qkv, keys, values, pos: at.pos, slopes: at.slopes }, { scale, qStride: 3 * H * hd }) as tf.Tensor; // [B·H, hd]
+  return y.reshape([B, H * hd]);
 }

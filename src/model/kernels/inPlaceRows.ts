@@ -70,6 +70,27 @@ registerWebGPUKernel(KERNEL, ({ inputs, backend, attrs }) => {
   return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
 });
 
+// the same write with the row lists as tensors the caller made once: a decode step writes every layer's keys
+// (and values) at the same rows, so model/fusedDecode.ts uploads its lists once a step instead of 2 a write
+registerWebGPUKernel(`${KERNEL}Indexed`, ({ inputs, backend }) => {
+  const webgpu = backend as WebGPUBackend;
+  const { x, fresh, dst, src } = inputs as Record<string, tf.TensorInfo>;
+  const width = fresh.shape[fresh.shape.length - 1];
+  const elements = dst.shape[0] * width;
+  webgpu.runWebGPUProgram(webgpuProgram(elements), [fresh, dst, src], 'float32',
+    [{ type: 'int32', data: [elements] }, { type: 'int32', data: [width] }], x);
+  webgpu.incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+});
+
+/** writeRowsInPlace on webgpu with the row lists given as float32 tensors dst, src [M] (rows of width
+ *  fresh.shape[last]; checked by the caller against x's and fresh's rows). Only when writableInPlace(x). */
+export function writeRowsInPlaceIndexed<T extends tf.Tensor>(x: T, fresh: tf.Tensor, dst: tf.Tensor1D, src: tf.Tensor1D): T {
+  if (!writableInPlace(x) || tf.getBackend() !== 'webgpu') throw new Error('writeRowsInPlaceIndexed: x is shared, or not float32 on webgpu');
+  if (dst.shape[0] !== src.shape[0] || dst.dtype !== 'float32' || src.dtype !== 'float32') throw new Error('writeRowsInPlaceIndexed: dst and src must be float32 lists of one length');
+  return tf.engine().runKernel(`${KERNEL}Indexed`, { x, fresh, dst, src }) as T;
+}
+
 /** whether x's memory can be written in place here: wasm, or webgpu with the fused kernels; float32;
  *  and no other tensor shares the memory */
 export function writableInPlace(x: tf.Tensor): boolean {

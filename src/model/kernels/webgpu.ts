@@ -21,6 +21,19 @@ export function useFusedKernels(): boolean {
   return enabled && tf.getBackend() === 'webgpu';
 }
 
+let decodeFused = true;
+
+/** turn the decode step's fused kernels off (kernels/decodeLinear.ts, sampleRows.ts, model/fusedDecode.ts:
+ *  ~4× fewer dispatches a decode step) while keeping the others — the before/after of the GPU check */
+export function setFusedDecode(on: boolean): void {
+  decodeFused = on;
+}
+
+/** whether a decode step and its sampling run the fused decode kernels (webgpu, fused kernels on, decode ones on) */
+export function useFusedDecode(): boolean {
+  return decodeFused && useFusedKernels();
+}
+
 /** a program over a flat output of `size` elements, one thread each (workgroup 64), with extra f32
  *  uniforms; `key` names the shader (tfjs adds the input ranks and dtypes), so one pipeline serves
  *  every size */

@@ -1,0 +1,81 @@
+// The decode step's linear layers in one WebGPU dispatch each (model/fusedDecode.ts). A decode step's
+// matrices are small ([R ≤ 128 rows, C ≤ 256] · [C, ≤ 4C]): what costs is the host's work per dispatch
+// (issue 38: ~150 µs a dispatch on the H200 through Dawn in Node, whatever the dispatch does), not the
+// arithmetic. So one kernel does what the plain path spreads over up to five: an optional LayerNorm of
+// the input rows, the product with W, the bias, an optional GELU and an optional residual:
+//   y = [x + ] act( LN?(h)·W + b )     h [N, K], W [K, M] (or [M, K] transposed: the tied head), b [M]
+// One thread per output element, each computing its row's LayerNorm statistics itself (K ≤ 256: cheaper
+// than a dispatch). The operations are those of the plain path in the same order (LayerNorm as
+// kernels/layerNorm.ts, GELU as kernels/biasGelu.ts), so only the matmul's summation order differs:
+// within float rounding of the plain ops (test/node/nodeWebgpu.test.ts checks a decode step against wasm).
+// Inference only: no gradient.
+import * as tf from '@tensorflow/tfjs';
+import { elementwiseProgram, registerWebGPUKernel, type WebGPUBackend } from './webgpu.ts';
+
+const EPS = 1e-5; // kernels/layerNorm.ts's
+const GELU_2K = 2 * Math.sqrt(2 / Math.PI);
+
+export interface DecodeLinearOptions {
+  /** LayerNorm the input rows first, with this gain and bias [K] */
+  ln?: { g: tf.Tensor; b: tf.Tensor };
+  /** W is [M, K] (y = h·Wᵀ): the head tied to the token embedding */
+  transposeW?: boolean;
+  /** bias [M] */
+  bias?: tf.Tensor;
+  gelu?: boolean;
+  /** added last, [N, M]: the residual stream */
+  residual?: tf.Tensor;
+}
+
+interface Attrs { ln: boolean; transposeW: boolean; bias: boolean; gelu: boolean; residual: boolean }
+
+function body(a: Attrs): string {
+  const x = a.ln ? '((X[base + k] - mean) * rstd * G[k] + Beta[k])' : 'X[base + k]';
+  const w = a.transposeW ? 'W[j * K + k]' : 'W[k * M + j]';
+  return `
+    let K = uniforms.xShape.y;
+    let M = ${a.transposeW ? 'uniforms.wShape.x' : 'uniforms.wShape.y'};
+    let r = index / M;
+    let j = index % M;
+    let base = r * K;
+    ${a.ln ? `var s = 0.0;
+    for (var c = 0; c < K; c = c + 1) { s = s + X[base + c]; }
+    let mean = s / f32(K);
+    var q = 0.0;
+    for (var c = 0; c < K; c = c + 1) { let d = X[base + c] - mean; q = q + d * d; }
+    let rstd = inverseSqrt(q / f32(K) + ${EPS});` : ''}
+    var acc = 0.0;
+    for (var k = 0; k < K; k = k + 1) { acc = acc + ${x} * ${w}; }
+    ${a.bias ? 'acc = acc + Bias[j];' : ''}
+    ${a.gelu ? `let t = (acc + ((acc * acc) * acc) * 0.044715) * ${GELU_2K};
+    acc = acc * (1.0 / (1.0 + exp(-1.0 * t)));` : ''}
+    ${a.residual ? 'acc = Res[index] + acc;' : ''}
+    result[index] = acc;`;
+}
+
+registerWebGPUKernel('StarDecodeLinear', ({ inputs, backend, attrs }) => {
+  const a = attrs as unknown as Attrs;
+  const { x, w, g, beta, bias, res } = inputs as Record<string, tf.TensorInfo>;
+  const N = x.shape[0];
+  const M = a.transposeW ? w.shape[0] : w.shape[1];
+  // only the inputs the variant reads (WebGPU drops unused bindings, and tfjs's bind group would not fit)
+  const names = ['X', 'W', ...(a.ln ? ['G', 'Beta'] : []), ...(a.bias ? ['Bias'] : []), ...(a.residual ? ['Res'] : [])];
+  const ins = [x, w, ...(a.ln ? [g, beta] : []), ...(a.bias ? [bias] : []), ...(a.residual ? [res] : [])];
+  const key = `star_decode_linear_${+a.ln}${+a.transposeW}${+a.bias}${+a.gelu}${+a.residual}`;
+  const out = (backend as unknown as WebGPUBackend).runWebGPUProgram(elementwiseProgram(key, names, N * M, [], body(a)), ins, 'float32');
+  return { ...out, shape: [N, M] };
+});
+
+/** h [N, K] → [N, M] in one dispatch (webgpu only: the caller checks useFusedDecode) */
+export function decodeLinear(h: tf.Tensor2D, w: tf.Tensor, o: DecodeLinearOptions = {}): tf.Tensor2D {
+  const [N, K] = h.shape;
+  const M = o.transposeW ? w.shape[0] : w.shape[1];
+  if ((o.transposeW ? w.shape[1] : w.shape[0]) !== K) throw new Error(`decodeLinear: W [${w.shape}] does not take rows of ${K}`);
+  if (o.residual && (o.residual.shape[0] !== N || o.residual.shape[1] !== M)) throw new Error(`decodeLinear: residual [${o.residual.shape}] is not [${N}, ${M}]`);
+  const inputs: tf.NamedTensorMap = { x: h, w };
+  if (o.ln) { inputs.g = o.ln.g; inputs.beta = o.ln.b; }
+  if (o.bias) inputs.bias = o.bias;
+  if (o.residual) inputs.res = o.residual;
+  const attrs: Attrs = { ln: !!o.ln, transposeW: !!o.transposeW, bias: !!o.bias, gelu: !!o.gelu, residual: !!o.residual };
+  return tf.engine().runKernel('StarDecodeLinear', inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+}
