@@ -25,11 +25,9 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
   fi
 fi
 
-# Four checks that need nothing from one another run side by side, each into its own log, printed whole
-# when all are done: svelte-check and eslint are single-threaded, and the kernel check mostly waits on
-# Vite's transforms and SwiftShader's shader compiles, so one after another they left a core idle
-# (2 cores: 19 + 20 + 6 + 27 s one after another; side by side about 40 s).
-side_by_side() { # each argument is "name|command"
+# Runs commands that need nothing from one another side by side, each into its own log, printed whole
+# when all are done; fails if any failed. Each argument is "name|command".
+side_by_side() {
   local logs; logs=$(mktemp -d)
   local names=() pids=() job name
   for job in "$@"; do
@@ -51,9 +49,13 @@ side_by_side() { # each argument is "name|command"
   return $failed
 }
 
+# svelte-check and eslint are single-threaded, and the kernel check mostly waits on Vite's transforms and
+# SwiftShader's shader compiles: one after another they left a core idle (CI: 19 + 20 + 6 + 27 s)
 stage "typecheck, lint, build, fused WebGPU kernels vs the plain ops (headless Chromium), side by side"
 side_by_side "typecheck|npm run -s typecheck" "lint|npm run -s lint" "build|npx vite build --logLevel warn" \
   "fused WebGPU kernels|node scripts/webgpu-kernels.mjs"
 stage "unit (vitest, Node, tfjs cpu/wasm)"; npx vitest run
-stage "end-to-end (headless Chromium, WebGPU via SwiftShader)"; node scripts/e2e.mjs
+# two browsers, half the groups each (e2e.mjs, E2E_SHARD): one browser mostly kept one core busy
+stage "end-to-end (headless Chromium, WebGPU via SwiftShader), two shards side by side"
+side_by_side "e2e shard 1|E2E_SHARD=1 node scripts/e2e.mjs" "e2e shard 2|E2E_SHARD=2 node scripts/e2e.mjs"
 stage "all tests passed in $(( $(date +%s) - start ))s"
