@@ -17,6 +17,8 @@
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
 //   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend;
 //                                                 queue: the rl group's queue/reload/pause part alone)
+//   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of the groups each (SHARD_1 below, then every other group);
+//                                                 npm test runs the two side by side, each in its own browser
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
@@ -43,6 +45,16 @@ const results = join(root, 'test-results');
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const measure = process.argv.includes('--measure');
 const only = process.env.E2E_ONLY; // a test group (see the usage above)
+// npm test runs the groups in two browsers side by side: most of a group's time is one single-threaded
+// trainer (wasm or cpu) or a wait, so one browser left the second core mostly idle (455 s for every group one
+// after another on 2 cores). Shard 1 holds these groups (about half the time), shard 2 every other group, so
+// a new group is never left out. Each shard has its own browser profile and store, as a group run alone has.
+const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend'];
+const shard = process.env.E2E_SHARD;
+if (shard !== undefined && shard !== '1' && shard !== '2') {
+  console.error(`e2e: E2E_SHARD is ${shard}; it is 1 or 2`);
+  process.exit(1);
+}
 // the s-tiny checkpoint the starting-point tests load: the shipped one (copied into dist/ by the build),
 // or E2E_CHECKPOINT, a folder written by `npm run cli -- sft --out DIR`, served in its place
 const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
@@ -111,7 +123,9 @@ page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && consoleE
 let passed = 0;
 let failed = 0;
 async function test(name, fn, group = 'sft') {
-  if (only && ![group].flat().includes(only)) return; // a test may belong to several groups
+  const groups = [group].flat(); // a test may belong to several groups
+  if (only && !groups.includes(only)) return;
+  if (shard && groups.some((g) => SHARD_1.includes(g)) !== (shard === '1')) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -397,5 +411,6 @@ server.close();
 rmSync(userDataDir, { recursive: true, force: true });
 if (failed && consoleErrors.length) console.log(`  browser errors:\n    ${consoleErrors.slice(0, 10).join('\n    ')}`);
 if (Object.keys(timings).length) console.log(`e2e timings: ${JSON.stringify(timings)}`);
-console.log(`e2e: ${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
-process.exit(failed ? 1 : 0);
+console.log(`e2e${shard ? ` (shard ${shard})` : ''}: ${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+// a shard that selects nothing is a mistake (a renamed group), not a pass
+process.exit(failed || (shard && !passed) ? 1 : 0);

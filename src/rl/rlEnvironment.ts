@@ -55,8 +55,27 @@ export function cardToolQa(origin: SftOrigin): number {
   return Math.max(10, Math.round(origin.data.toolQa / 4));
 }
 
+type EvaluationTasks = { world: World; sft: Dataset; heldOutQa: ToolQaTask[] };
+// Building an origin's tasks takes seconds (its 1,000 SFT queries and grown held-out splits, each checked
+// by the teacher); a process that starts several runs from one checkpoint (a sweep with --jobs 1, a worker
+// running a queue, the tests) builds them once. Every caller gets its own deep copy (milliseconds), so
+// nothing one run does to its world or queries reaches another. The newest few origins are kept.
+const tasksByOrigin = new Map<string, EvaluationTasks>();
+const ORIGINS_KEPT = 2;
+
 /** What any policy from this origin is evaluated on: the world, the grown held-out splits and the grown unseen tool-QA suite. */
-export function originEvaluationTasks(origin: SftOrigin): { world: World; sft: Dataset; heldOutQa: ToolQaTask[] } {
+export function originEvaluationTasks(origin: SftOrigin): EvaluationTasks {
+  const key = JSON.stringify([origin.world, origin.data, origin.contextLength]);
+  let tasks = tasksByOrigin.get(key);
+  if (!tasks) {
+    tasks = buildEvaluationTasks(origin);
+    tasksByOrigin.set(key, tasks);
+    for (const old of tasksByOrigin.keys()) if (tasksByOrigin.size > ORIGINS_KEPT) tasksByOrigin.delete(old);
+  }
+  return structuredClone(tasks);
+}
+
+function buildEvaluationTasks(origin: SftOrigin): EvaluationTasks {
   const seed = origin.world.seed;
   const world = generateWorld(origin.world.size, seed);
   // the SFT run's dataset (its validation split; its tool-QA tasks, to exclude from OOD)

@@ -22,4 +22,17 @@ describe('the grown OOD suite', () => {
     expect(heldOutQa.some((t) => seen.has(toolQaKey(t.question)))).toBe(false);
     expect(new Set(heldOutQa.map((t) => toolQaKey(t.question))).size).toBe(GROWN_OOD);
   });
+
+  it('built once per origin in a process, each caller gets its own copy: what one run changes never reaches the next', () => {
+    const origin = sftOriginFromCard(JSON.parse(readFileSync('public/checkpoints/s-tiny/card.json', 'utf8')));
+    const first = originEvaluationTasks(origin);
+    const fresh = JSON.stringify([first.sft, first.heldOutQa, [...first.world.flights]]);
+    first.sft.validation[0].budget = -1;
+    first.sft.train.length = 0;
+    first.heldOutQa.reverse();
+    first.world.flights.clear();
+    const again = originEvaluationTasks(origin);
+    expect(again.world).not.toBe(first.world);
+    expect(JSON.stringify([again.sft, again.heldOutQa, [...again.world.flights]])).toBe(fresh);
+  });
 });
