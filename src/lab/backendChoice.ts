@@ -225,13 +225,14 @@ export function figureOf(c: Calibration, backend: BackendName): number | null {
  * figure as one step of the default setup there. A figure measured on another backend never counts.
  */
 export function stepSamplesFor(
-  runs: readonly { kind: string; backend: string; config: Record<string, unknown>; summary: { meanStepMs?: number } }[],
+  runs: readonly { kind: string; backend: string; config: Record<string, unknown>; summary: { meanStepMs?: number; meanEvalMs?: number } }[],
   backend: BackendName | null,
   calibrations: readonly Calibration[],
 ): StepSample[] {
   if (!backend) return [];
   const samples: StepSample[] = runs.flatMap((r) =>
-    r.kind === 'rl' && r.summary.meanStepMs && backendOfLabel(r.backend) === backend ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs }] : []);
+    r.kind === 'rl' && r.summary.meanStepMs && backendOfLabel(r.backend) === backend
+      ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs, ...(r.summary.meanEvalMs ? { meanEvalMs: r.summary.meanEvalMs } : {}) }] : []);
   for (const c of calibrations) {
     const ms = figureOf(c, backend);
     if (ms !== null && !samples.some((s) => s.config.scale === c.scale)) samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms });

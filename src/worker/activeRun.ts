@@ -308,6 +308,7 @@ export class ActiveRun {
           totalSteps: progress.totalSteps,
           last,
           meanStepMs: progress.meanStepMs ?? undefined,
+          meanEvalMs: this.timing.meanEvalMs ?? undefined,
           error: this.error,
         },
       });

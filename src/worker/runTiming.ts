@@ -79,6 +79,11 @@ export class RunTiming {
     return this.stepsTimed ? this.totalStepMs / this.stepsTimed : null;
   }
 
+  /** the mean evaluation (ms) over every one the run timed, or null before one */
+  get meanEvalMs(): number | null {
+    return this.evalMs.length ? this.evalMs.reduce((a, b) => a + b, 0) / this.evalMs.length : null;
+  }
+
   /** the evaluations still to come after `stepsDone` */
   evaluationsLeft(stepsDone: number): number {
     if (this.evalEvery === null || stepsDone >= this.totalSteps) return 0;
@@ -95,7 +100,7 @@ export class RunTiming {
     if (!recent.length) return null;
     const meanTrain = recent.reduce((a, b) => a + b, 0) / recent.length;
     if (recent.length < 3 && meanTrain <= SLOW_STEP_MS) return null;
-    const meanEval = this.evalMs.length ? this.evalMs.reduce((a, b) => a + b, 0) / this.evalMs.length : 0;
+    const meanEval = this.meanEvalMs ?? 0;
     return meanTrain * Math.max(0, this.totalSteps - stepsDone) + meanEval * this.evaluationsLeft(stepsDone);
   }
 }
