@@ -131,11 +131,17 @@ export async function runsTests({ page, base, results, test, assert, attr, store
     assert(/ARPO/.test(rowText) && /Curriculum/.test(rowText) && /webgpu · e2e fixture/.test(rowText) && /45 s/.test(rowText), `the row lacks its setup, backend or duration: ${rowText}`);
   }, G);
 
-  await test('runs: the same bundle again gets a new id; two runs\' curves overlay', async () => {
+  await test('runs: the same bundle again is recognised, another run is added; two runs\' curves overlay', async () => {
     assert(first, 'no run from the previous test');
+    const before = await count();
     await importFile(bundlePath);
+    const again = await message('ok');
+    assert(again.includes(`already stored as run ${first}`) && (await count()) === before, `the same bundle again: ${again}`);
+    const secondPath = join(results, 'e2e-run-bundle-2.json');
+    writeFileSync(secondPath, makeRunBundle(checkpointDir, 'e2e-run-2'));
+    await importFile(secondPath);
     second = /as run (\S+)\./.exec(await message('ok'))?.[1];
-    assert(second && second !== first && second.startsWith('e2e-run-1'), `second import got id ${second}`);
+    assert(second && second !== first && second.startsWith('e2e-run-2'), `second import got id ${second}`);
     await row(second).waitFor({ timeout: 10_000 });
     for (const id of [first, second]) await row(id).locator('[data-testid=overlay-toggle]').check();
     await page.waitForSelector('[data-testid=run-overlay][data-runs="2"]', { timeout: 10_000 });
@@ -180,10 +186,10 @@ export async function runsTests({ page, base, results, test, assert, attr, store
     writeFileSync(path, exported.text);
     const before = await count();
     await importFile(path);
-    const again = /as run (\S+)\./.exec(await message('ok'))?.[1];
-    assert(again && ![first, second].includes(again), `re-import got id ${again}`);
-    await row(again).waitFor({ timeout: 10_000 });
-    assert((await count()) === before + 1, 'the re-import did not add one run');
+    // the run's own export is the same run: recognised, not stored twice (issue 42)
+    const text = await message('ok');
+    assert(text.includes(`already stored as run ${first}`), `re-import: ${text}`);
+    assert((await count()) === before, 'the re-import added a run');
   }, G);
 
   await test('runs: a corrupt bundle is refused with its reason, and nothing is stored', async () => {

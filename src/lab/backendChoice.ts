@@ -225,13 +225,14 @@ export function figureOf(c: Calibration, backend: BackendName): number | null {
  * figure as one step of the default setup there. A figure measured on another backend never counts.
  */
 export function stepSamplesFor(
-  runs: readonly { kind: string; backend: string; config: Record<string, unknown>; summary: { meanStepMs?: number } }[],
+  runs: readonly { kind: string; backend: string; config: Record<string, unknown>; summary: { meanStepMs?: number; meanEvalMs?: number } }[],
   backend: BackendName | null,
   calibrations: readonly Calibration[],
 ): StepSample[] {
   if (!backend) return [];
   const samples: StepSample[] = runs.flatMap((r) =>
-    r.kind === 'rl' && r.summary.meanStepMs && backendOfLabel(r.backend) === backend ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs }] : []);
+    r.kind === 'rl' && r.summary.meanStepMs && backendOfLabel(r.backend) === backend
+      ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs, ...(r.summary.meanEvalMs ? { meanEvalMs: r.summary.meanEvalMs } : {}) }] : []);
   for (const c of calibrations) {
     const ms = figureOf(c, backend);
     if (ms !== null && !samples.some((s) => s.config.scale === c.scale)) samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms });
@@ -293,6 +294,9 @@ export function backendOfLabel(label: string): BackendName | null {
 /** one backend's name and figure for the badge's second line: 'webgpu ≥ 23 s' (the headline has the full names) */
 const figureBrief = (f: BackendFigure): string => `${f.backend} ${f.status === 'measured' || f.status === 'dropped' ? figureText(f).replace('/step', '') : figureText(f)}`;
 
+/** what the calibration's figure estimates: one RL step of the default setup (its rollouts per step) */
+const DEFAULT_STEP_WORDS = `a default RL step (${DEFAULTS.queriesPerStep} queries × ${DEFAULTS.groupSize} rollouts)`;
+
 /** What the header's badge says: the backend (its label, in the mono font) and how it compares or was chosen; then the
  *  figures behind it, or the measurement under way. */
 export function badgeText(backend: ChosenBackend | null, measuring: CalibrationProgress | null): { label: string; note: string; detail: string } | null {
@@ -307,7 +311,8 @@ export function badgeText(backend: ChosenBackend | null, measuring: CalibrationP
     const chosen = c.calibration.figures.find((f) => f.backend === backend.name);
     const others = chosen ? c.calibration.figures.filter((f) => f !== chosen).map((f) => comparison(chosen, f)) : [];
     const when = c.stored ? 'measured on an earlier visit' : `measured just now in ${formatMs(c.calibration.costMs)}`;
-    return { label: backend.label, note: others.join('; '), detail: `one RL step at ${c.scale}: ${c.calibration.figures.map(figureBrief).join(' · ')} (${when})` };
+    // an estimate of a default step from a short timing, not a run's measured step time (the Step time tile): said so (issue 42)
+    return { label: backend.label, note: others.join('; '), detail: `${DEFAULT_STEP_WORDS} at ${c.scale}, estimated from a short timing: ${c.calibration.figures.map(figureBrief).join(' · ')} (${when})` };
   }
   if (c?.mode === 'forced') {
     const m = c.measured;

@@ -136,6 +136,8 @@ const stepCost = (c: LabConfig) => SCALE_COST[c.scale] * c.groupSize * c.queries
 export interface StepSample {
   config: LabConfig;
   meanStepMs: number;
+  /** the run's mean evaluation (ms), where it recorded one */
+  meanEvalMs?: number;
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   type QueueRecord,
   type RunRecord,
 } from './records.ts';
-import type { RunBundle } from './runBundle.ts';
+import { importedStatus, sameRun, type RunBundle } from './runBundle.ts';
 import { checkpointsToPrune, type CheckpointKey } from './checkpointPruning.ts';
 
 export const DB_NAME = 'star-lab';
@@ -308,7 +308,54 @@ export class LabStore {
 
   /** A run with its metric points, episodes and newest checkpoint, read in one transaction; null if it is missing. */
   async readRunBundle(id: string): Promise<RunBundle | null> {
-    const tx = this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes']);
+    return this.bundleIn(this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes']), id);
+  }
+
+  /**
+   * Stores a checked bundle in one transaction: all of it, or nothing if any write fails. A bundle
+   * of a run already stored — the same record, points, episodes and checkpoint (runBundle.ts sameRun)
+   * under its id or one of its import ids — is recognised and nothing is written (`already`): a second
+   * copy of the same run would only double its curves. A different run whose id is taken is stored
+   * under a new one (`<id>-import`, `<id>-import-2`, …), so an import never overwrites a run; a bundle
+   * of a running or paused run arrives as interrupted (no worker is running it here). Returns the id
+   * it was stored (or found) under.
+   */
+  async importRunBundle(bundle: RunBundle): Promise<{ id: string; already: boolean }> {
+    return this.write('importing a run', async () => {
+      const tx = this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes'], 'readwrite');
+      const writes: Promise<unknown>[] = [];
+      try {
+        const runs = tx.objectStore('runs');
+        let id = bundle.run.id;
+        for (let n = 1; await runs.getKey(id); n++) {
+          const stored = await this.bundleIn(tx, id);
+          if (stored && sameRun(stored, bundle)) {
+            await tx.done;
+            return { id, already: true };
+          }
+          id = `${bundle.run.id}-import${n === 1 ? '' : `-${n}`}`;
+        }
+        writes.push(runs.add({ ...bundle.run, id, status: importedStatus(bundle.run.status) }));
+        for (const p of bundle.metrics) writes.push(tx.objectStore('metrics').add({ ...p, runId: id }));
+        for (const e of bundle.episodes) writes.push(tx.objectStore('episodes').add({ ...e, runId: id }));
+        if (bundle.checkpoint) writes.push(tx.objectStore('checkpoints').add({ ...bundle.checkpoint, runId: id }));
+        await Promise.all([...writes, tx.done]);
+        return { id, already: false };
+      } catch (e) {
+        // a failed request aborts the transaction already; abort it here if it is still open (a write threw before its request)
+        try {
+          tx.abort();
+        } catch {
+          // already finished
+        }
+        await Promise.allSettled([...writes, tx.done]);
+        throw e;
+      }
+    });
+  }
+
+  /** a stored run as a bundle, read in `tx` (null: unreadable) */
+  private async bundleIn(tx: IDBPTransaction<LabDB, ('runs' | 'metrics' | 'checkpoints' | 'episodes')[], 'readonly' | 'readwrite'>, id: string): Promise<RunBundle | null> {
     const range = IDBKeyRange.bound([id], [id, []]);
     const found = checkRecord(RunSchema, await tx.objectStore('runs').get(id));
     if (!found.ok) return null;
@@ -328,40 +375,6 @@ export class LabStore {
       episodes: valid(EpisodeSchema, episodes),
       checkpoint: valid(CheckpointSchema, checkpoints).at(-1) ?? null,
     };
-  }
-
-  /**
-   * Stores a checked bundle in one transaction: all of it, or nothing if any write fails. A run
-   * whose id is taken is stored under a new one (`<id>-import`, `<id>-import-2`, …), so an import
-   * never overwrites a run; a bundle of a running or paused run arrives as interrupted (no worker
-   * is running it here). Returns the id it was stored under.
-   */
-  async importRunBundle(bundle: RunBundle): Promise<string> {
-    return this.write('importing a run', async () => {
-      const tx = this.db.transaction(['runs', 'metrics', 'checkpoints', 'episodes'], 'readwrite');
-      const writes: Promise<unknown>[] = [];
-      try {
-        const runs = tx.objectStore('runs');
-        let id = bundle.run.id;
-        for (let n = 1; await runs.getKey(id); n++) id = `${bundle.run.id}-import${n === 1 ? '' : `-${n}`}`;
-        const status = bundle.run.status === 'running' || bundle.run.status === 'paused' ? 'interrupted' : bundle.run.status;
-        writes.push(runs.add({ ...bundle.run, id, status }));
-        for (const p of bundle.metrics) writes.push(tx.objectStore('metrics').add({ ...p, runId: id }));
-        for (const e of bundle.episodes) writes.push(tx.objectStore('episodes').add({ ...e, runId: id }));
-        if (bundle.checkpoint) writes.push(tx.objectStore('checkpoints').add({ ...bundle.checkpoint, runId: id }));
-        await Promise.all([...writes, tx.done]);
-        return id;
-      } catch (e) {
-        // a failed request aborts the transaction already; abort it here if it is still open (a write threw before its request)
-        try {
-          tx.abort();
-        } catch {
-          // already finished
-        }
-        await Promise.allSettled([...writes, tx.done]);
-        throw e;
-      }
-    });
   }
 
   // ---- helpers -------------------------------------------------------------------------------

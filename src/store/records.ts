@@ -18,6 +18,8 @@ export const RunSummarySchema = v.object({
   last: v.record(v.string(), v.number()),
   /** mean step time (ms) on this run's backend */
   meanStepMs: v.optional(finite),
+  /** mean evaluation time (ms) on this run's backend (absent on runs of older builds) */
+  meanEvalMs: v.optional(finite),
   error: v.optional(v.string()),
 });
 

@@ -2,8 +2,11 @@
 // and newest checkpoint, as JSON with the checkpoint's binary parts in base64 beside their byte
 // length and SHA-256. A bundle crosses a trust boundary (a download, another browser, a hand edit),
 // so decoding checks everything (schema, sizes, hashes, that every part belongs to the run) and
-// throws a BundleError naming the first problem; the store writes nothing from a bundle that fails.
+// throws a BundleError naming every fault it found (issue 42: fixing one at a time and importing
+// again to meet the next is a poor way to learn what is wrong); the store writes nothing from a
+// bundle that fails.
 // Pure: no DOM, no tfjs, no IndexedDB (src/store/labStore.ts reads and writes the records).
+import { dequal } from 'dequal';
 import * as v from 'valibot';
 import { SETTINGS } from '../lab/config.ts';
 import { storedConfigProblems } from '../lab/urlState.ts';
@@ -12,7 +15,6 @@ import {
   MetricPointSchema,
   RunSchema,
   WeightSpecSchema,
-  checkRecord,
   type CheckpointRecord,
   type EpisodeRecord,
   type MetricPoint,
@@ -36,11 +38,18 @@ export interface RunBundle {
 }
 
 export class BundleError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** every fault found, each a sentence of its own (the message names them all) */
+  readonly faults: readonly string[];
+  constructor(faults: string | readonly string[]) {
+    const list = typeof faults === 'string' ? [faults] : faults;
+    super(list.length === 1 ? list[0] : `the bundle has ${list.length} faults: ${list.map((f, i) => `(${i + 1}) ${f}`).join('; ')}`);
     this.name = 'BundleError';
+    this.faults = list;
   }
 }
+
+/** faults listed in full; past this many the message counts the rest (a file of garbage has thousands) */
+const MAX_LISTED = 10;
 
 const int = v.pipe(v.number(), v.integer(), v.minValue(0));
 const EncodedBytesSchema = v.object({
@@ -108,75 +117,104 @@ export async function decodeRunBundle(text: string): Promise<RunBundle> {
   if (format !== BUNDLE_FORMAT) {
     throw new BundleError(`the file is not a STAR Lab run bundle (format ${JSON.stringify(format) ?? 'missing'}, expected "${BUNDLE_FORMAT}")`);
   }
-  const checked = checkRecord(BundleFileSchema, raw);
-  if (!checked.ok) throw new BundleError(`the bundle does not match its format: ${checked.reason}`);
-  const file = checked.value;
+  const parsed = v.safeParse(BundleFileSchema, raw);
+  if (!parsed.success) {
+    // every schema issue, not the first: valibot checks the whole file before it answers
+    const faults = parsed.issues.map((issue) => {
+      const path = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+      return `the bundle does not match its format: ${path ? `${path}: ` : ''}${issue.message}`;
+    });
+    throw new BundleError(listed(faults));
+  }
+  const file = parsed.output;
   const id = file.run.id;
+  const faults: string[] = [];
 
-  for (const p of file.metrics) if (p.runId !== id) throw new BundleError(`the metric point at step ${p.step} belongs to run "${p.runId}", not to the bundle's run "${id}"`);
-  for (const e of file.episodes) if (e.runId !== id) throw new BundleError(`the episode at step ${e.step} belongs to run "${e.runId}", not to the bundle's run "${id}"`);
+  for (const p of file.metrics) if (p.runId !== id) faults.push(`the metric point at step ${p.step} belongs to run "${p.runId}", not to the bundle's run "${id}"`);
+  for (const e of file.episodes) if (e.runId !== id) faults.push(`the episode at step ${e.step} belongs to run "${e.runId}", not to the bundle's run "${id}"`);
   const steps = new Set<number>();
   for (const p of file.metrics) {
-    if (steps.has(p.step)) throw new BundleError(`two metric points at step ${p.step}`);
+    if (steps.has(p.step)) faults.push(`two metric points at step ${p.step}`);
     steps.add(p.step);
   }
   const episodeKeys = new Set<string>();
   for (const e of file.episodes) {
     const key = `${e.step}/${e.index}`;
-    if (episodeKeys.has(key)) throw new BundleError(`two episodes at step ${e.step} with index ${e.index}`);
+    if (episodeKeys.has(key)) faults.push(`two episodes at step ${e.step} with index ${e.index}`);
     episodeKeys.add(key);
   }
-
-  const setup = setupProblem(file);
-  if (setup) throw new BundleError(setup);
+  faults.push(...setupProblems(file));
 
   let checkpoint: CheckpointRecord | null = null;
   const cp = file.checkpoint;
   if (cp) {
-    if (cp.runId !== id) throw new BundleError(`the checkpoint belongs to run "${cp.runId}", not to the bundle's run "${id}"`);
-    checkpoint = {
-      runId: id,
-      step: cp.step,
-      createdAt: cp.createdAt,
-      weights: await decodeBytes('weights', cp.weights, cp.weightSpecs),
-      weightSpecs: cp.weightSpecs,
-      optimizer: await decodeBytes('optimizer state', cp.optimizer, cp.optimizerSpecs),
-      optimizerSpecs: cp.optimizerSpecs,
-      rngState: cp.rngState,
-    };
+    if (cp.runId !== id) faults.push(`the checkpoint belongs to run "${cp.runId}", not to the bundle's run "${id}"`);
+    const weights = await decodeBytes('weights', cp.weights, cp.weightSpecs);
+    const optimizer = await decodeBytes('optimizer state', cp.optimizer, cp.optimizerSpecs);
+    for (const part of [weights, optimizer]) if (typeof part === 'string') faults.push(part);
+    if (typeof weights !== 'string' && typeof optimizer !== 'string') {
+      checkpoint = { runId: id, step: cp.step, createdAt: cp.createdAt, weights, weightSpecs: cp.weightSpecs, optimizer, optimizerSpecs: cp.optimizerSpecs, rngState: cp.rngState };
+    }
   }
+  if (faults.length) throw new BundleError(listed(faults));
   return { run: file.run, metrics: file.metrics, episodes: file.episodes, checkpoint };
 }
 
 /**
- * The first way the bundle's setup is not what its run ran, or null: a config no link could give
- * (checked as a link is: src/lab/urlState.ts), a stage other than the run's kind, a length other
- * than its summary's, or a step past the end. Runs of the first builds (kind 'demo-sort') have no
- * lab setup and are checked only as records.
+ * Every way the bundle's setup is not what its run ran: a config no link could give (checked as a
+ * link is: src/lab/urlState.ts), a stage other than the run's kind, a length other than its
+ * summary's, or a step past the end. Runs of the first builds (kind 'demo-sort') have no lab setup
+ * and are checked only as records.
  */
-function setupProblem(file: Pick<BundleFile, 'run' | 'metrics' | 'episodes' | 'checkpoint'>): string | null {
+function setupProblems(file: Pick<BundleFile, 'run' | 'metrics' | 'episodes' | 'checkpoint'>): string[] {
   const { run } = file;
-  const problems = storedConfigProblems(run.config);
-  if (problems.length) {
-    const p = problems[0];
-    const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  const configProblems = storedConfigProblems(run.config);
+  const faults = configProblems.map((p) => {
     const where = p.key.includes(',') ? `run.config (${p.key})` : `run.config.${p.key}`;
-    return `the run's setup is not one a link could give: ${where}${p.message.startsWith('is ') ? ' ' : ': '}${p.message}${more}`;
-  }
-  if (run.kind !== 'rl' && run.kind !== 'sft') return null;
+    return `the run's setup is not one a link could give: ${where}${p.message.startsWith('is ') ? ' ' : ': '}${p.message}`;
+  });
+  if (run.kind !== 'rl' && run.kind !== 'sft') return faults;
+  // a setting already refused above is not compared again (a −5 steps would also "differ from the summary")
+  const refused = (key: string) => configProblems.some((p) => p.key === key);
   const stage = run.config.stage;
-  if (stage !== undefined && stage !== run.kind) return `the run is a${run.kind === 'rl' ? 'n RL' : 'n SFT'} run, but its setup says stage ${String(stage)}`;
-  const steps = typeof run.config.steps === 'number' ? run.config.steps : SETTINGS.steps.default;
+  if (stage !== undefined && !refused('stage') && stage !== run.kind) faults.push(`the run is a${run.kind === 'rl' ? 'n RL' : 'n SFT'} run, but its setup says stage ${String(stage)}`);
   const total = run.summary.totalSteps;
-  if (steps !== total) return `the run's setup says ${steps} steps, its summary ${total}: the setup is not the one it ran`;
+  const steps = typeof run.config.steps === 'number' ? run.config.steps : SETTINGS.steps.default;
+  if (!refused('steps') && steps !== total) faults.push(`the run's setup says ${steps} steps, its summary ${total}: the setup is not the one it ran`);
   const past = (what: string, step: number) => `${what} at step ${step}, past the run's ${total} steps`;
-  if (run.summary.steps > total) return past('the summary ends', run.summary.steps);
+  if (run.summary.steps > total) faults.push(past('the summary ends', run.summary.steps));
   const point = file.metrics.find((p) => p.step > total);
-  if (point) return past('a metric point', point.step);
+  if (point) faults.push(past('a metric point', point.step));
   const episode = file.episodes.find((e) => e.step > total);
-  if (episode) return past('an episode', episode.step);
-  if (file.checkpoint && file.checkpoint.step > total) return past('the checkpoint', file.checkpoint.step);
-  return null;
+  if (episode) faults.push(past('an episode', episode.step));
+  if (file.checkpoint && file.checkpoint.step > total) faults.push(past('the checkpoint', file.checkpoint.step));
+  return faults;
+}
+
+/** the faults to name: all of them up to MAX_LISTED, then a count of the rest */
+function listed(faults: string[]): string[] {
+  if (faults.length <= MAX_LISTED) return faults;
+  return [...faults.slice(0, MAX_LISTED), `${faults.length - MAX_LISTED} more faults not listed`];
+}
+
+/** the status a bundle's run is stored with: a running or paused run arrives interrupted (no worker runs it here) */
+export const importedStatus = (status: RunRecord['status']): RunRecord['status'] =>
+  status === 'running' || status === 'paused' ? 'interrupted' : status;
+
+/**
+ * Whether two bundles hold the same run, whatever id each is stored under: the same record (its
+ * status as an import stores it), points, episodes and checkpoint, byte for byte. A bundle imported
+ * again is then recognised (issue 42) rather than stored as a second copy. dequal compares the
+ * ArrayBuffers' bytes and ignores key order (a record read back from IndexedDB need not keep it).
+ */
+export function sameRun(a: RunBundle, b: RunBundle): boolean {
+  const plain = (x: RunBundle) => ({
+    run: { ...x.run, id: '', status: importedStatus(x.run.status) },
+    metrics: [...x.metrics].sort((p, q) => p.step - q.step).map((p) => ({ ...p, runId: '' })),
+    episodes: [...x.episodes].sort((e, f) => e.step - f.step || e.index - f.index).map((e) => ({ ...e, runId: '' })),
+    checkpoint: x.checkpoint && { ...x.checkpoint, runId: '' },
+  });
+  return dequal(plain(a), plain(b));
 }
 
 /** bytes a tensor of `spec` takes in tf.io.encodeWeights' layout (null: a string tensor, variable) */
@@ -199,21 +237,20 @@ async function encodeBytes(buffer: ArrayBuffer): Promise<EncodedBytes> {
   return { base64: toBase64(new Uint8Array(buffer)), bytes: buffer.byteLength, sha256: await sha256Hex(buffer) };
 }
 
-async function decodeBytes(what: string, enc: EncodedBytes, specs: readonly WeightSpec[]): Promise<ArrayBuffer> {
+/** the bytes, or the fault that keeps them out */
+async function decodeBytes(what: string, enc: EncodedBytes, specs: readonly WeightSpec[]): Promise<ArrayBuffer | string> {
   const bytes = fromBase64(enc.base64);
-  if (!bytes) throw new BundleError(`the checkpoint's ${what} are not valid base64`);
-  if (bytes.byteLength !== enc.bytes) {
-    throw new BundleError(`the checkpoint's ${what} are ${bytes.byteLength} bytes, the bundle says ${enc.bytes} (truncated?)`);
-  }
+  if (!bytes) return `the checkpoint's ${what} are not valid base64`;
+  if (bytes.byteLength !== enc.bytes) return `the checkpoint's ${what} are ${bytes.byteLength} bytes, the bundle says ${enc.bytes} (truncated?)`;
   const sizes = specs.map(specBytes);
   if (sizes.every((s) => s !== null)) {
     const expected = sizes.reduce<number>((a, b) => a + (b ?? 0), 0);
-    if (expected !== bytes.byteLength) throw new BundleError(`the checkpoint's ${what} are ${bytes.byteLength} bytes, their tensor list describes ${expected}`);
+    if (expected !== bytes.byteLength) return `the checkpoint's ${what} are ${bytes.byteLength} bytes, their tensor list describes ${expected}`;
   }
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const digest = await sha256Hex(buffer);
   if (digest !== enc.sha256) {
-    throw new BundleError(`the checkpoint's ${what} do not match their SHA-256 (${digest.slice(0, 12)}…, bundle ${enc.sha256.slice(0, 12)}…): the file is corrupt`);
+    return `the checkpoint's ${what} do not match their SHA-256 (${digest.slice(0, 12)}…, bundle ${enc.sha256.slice(0, 12)}…): the file is corrupt`;
   }
   return buffer;
 }

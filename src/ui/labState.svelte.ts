@@ -308,12 +308,15 @@ export class LabState {
     return encodeRunBundle(bundle);
   }
 
-  /** Checks a bundle's text and stores the run (all or nothing); returns the id it got. Throws the reason when it is refused. */
-  async importRunBundle(text: string): Promise<string> {
+  /**
+   * Checks a bundle's text and stores the run (all or nothing); returns the id it got, or the id of the
+   * same run already stored (`already`: nothing was written). Throws the reason when it is refused.
+   */
+  async importRunBundle(text: string): Promise<{ id: string; already: boolean }> {
     if (!this.store) throw new Error('The store is not open, so nothing can be imported.');
-    const id = await this.store.importRunBundle(await decodeRunBundle(text));
+    const imported = await this.store.importRunBundle(await decodeRunBundle(text));
     await this.refreshRuns();
-    return id;
+    return imported;
   }
 
   /** the steps of a run that have stored episodes */

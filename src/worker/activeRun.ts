@@ -12,15 +12,12 @@ import { isQuotaError, type LabStore } from '../store/labStore.ts';
 import type { CheckpointRecord, MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
 import type { JobEpisode, TrainingJob } from './trainingJob.ts';
+import { RunTiming } from './runTiming.ts';
 
 /** fast steps (SFT) go to the page and the store in batches at most this often; a slower step goes at once */
 const FLUSH_MS = 250;
 /** steps between checkpoints (also written on pause, stop and at the end) */
 const CHECKPOINT_EVERY = 25;
-/** step times averaged for the ETA */
-const ETA_WINDOW = 20;
-/** a step slower than this gives an ETA after the first one */
-const SLOW_STEP_MS = 5_000;
 
 /** The GPU device went away mid-run: the run is interrupted (resumable), not failed. */
 export class DeviceLostError extends Error {
@@ -53,14 +50,14 @@ export class ActiveRun {
   private pending: MetricPoint[] = [];
   /** points sent to the page whose store write failed; written with the next flush */
   private unsaved: MetricPoint[] = [];
-  private stepMs: number[] = [];
-  private totalStepMs = 0;
-  private stepsTimed = 0;
+  /** elapsed time, mean step time and ETA, continued from the points kept before a resume */
+  private readonly timing: RunTiming;
   private last: Record<string, number> = {};
   /** the store writes, one after another */
   private storing: Promise<void> = Promise.resolve();
   private flushedAt = 0;
-  private startedAt = Date.now();
+  /** when this session started (a resumed run's elapsed time adds the time before it: timing) */
+  private readonly sessionStart = Date.now();
   /** how many times sample episodes were stored (the page reloads them when it changes) */
   private episodesStored = 0;
 
@@ -69,7 +66,10 @@ export class ActiveRun {
     readonly job: TrainingJob,
     private readonly store: LabStore | null,
     private readonly listener: WorkerListener,
+    /** a resumed run's points kept from before (resumeFromCheckpoint returns them) */
+    history: readonly MetricPoint[] = [],
   ) {
+    this.timing = new RunTiming({ totalSteps: job.totalSteps, evalEvery: job.evalEvery ?? null, history });
     this.checkpointStep = job.stepsDone;
     this.stepsRecorded = job.stepsDone;
     // a new phase mid-step ('evaluating') reaches the page as it starts, not when the step ends
@@ -87,7 +87,8 @@ export class ActiveRun {
       if (this.job.stepsDone === 0 && this.job.initialMetrics) {
         const metrics = await (lost ? Promise.race([this.job.initialMetrics(), lost]) : this.job.initialMetrics());
         this.checkFinite(metrics);
-        this.pending.push({ runId: this.run.id, step: 0, t: Date.now() - this.startedAt, values: { ...metrics } });
+        this.timing.recordEvaluation(metrics['eval/seconds']);
+        this.pending.push({ runId: this.run.id, step: 0, t: this.elapsedMs(), values: { ...metrics } });
         this.last = { ...this.last, ...metrics };
         await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
         await this.flush();
@@ -187,18 +188,20 @@ export class ActiveRun {
     return this.store && this.checkpointStep > 0 ? this.checkpointStep : null;
   }
 
+  /** ms since the run started, the time before a resume included */
+  private elapsedMs(): number {
+    return this.timing.elapsedMs(Date.now() - this.sessionStart);
+  }
+
   progress(): RunProgress {
-    const recent = this.stepMs.slice(-ETA_WINDOW);
-    const meanRecent = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : null;
-    const remaining = this.job.totalSteps - this.stepsRecorded;
     return {
       runId: this.run.id,
       status: this.status,
       step: this.stepsRecorded,
       totalSteps: this.job.totalSteps,
-      // three steps make a fair estimate; a slow step (RL: a minute on an emulated GPU) is worth one at once
-      etaMs: meanRecent !== null && (recent.length >= 3 || meanRecent > SLOW_STEP_MS) ? meanRecent * remaining : null,
-      meanStepMs: this.stepsTimed ? this.totalStepMs / this.stepsTimed : null,
+      // the steps and the evaluations left (src/worker/runTiming.ts)
+      etaMs: this.timing.etaMs(this.stepsRecorded),
+      meanStepMs: this.timing.meanStepMs,
       phase: this.status === 'running' ? this.job.phase || undefined : undefined,
       episodes: this.episodesStored,
       error: this.error ?? this.storeProblem,
@@ -209,18 +212,12 @@ export class ActiveRun {
   }
 
   private record(metrics: Record<string, number>, ms: number): void {
-    this.stepMs.push(ms);
-    if (this.stepMs.length > ETA_WINDOW) this.stepMs.shift();
-    // the first steps compile shaders / warm caches; keep them out of the mean step time
-    // and an evaluation's rollouts out of it too: the mean is the optimiser step's time
-    if (this.job.stepsDone > 3) {
-      this.totalStepMs += Math.max(0, ms - (metrics['eval/seconds'] ?? 0) * 1000);
-      this.stepsTimed++;
-    }
+    // the mean step time leaves out warm-up steps and evaluations; the ETA counts evaluations apart
+    this.timing.recordStep(this.job.stepsDone, ms, metrics['eval/seconds']);
     // the tiles show the latest value of every metric, evaluations included
     this.last = { ...this.last, ...metrics };
     this.stepsRecorded = this.job.stepsDone;
-    this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: Date.now() - this.startedAt, values: { ...metrics, stepMs: ms } });
+    this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: this.elapsedMs(), values: { ...metrics, stepMs: ms } });
   }
 
   /** stores a step's sample episodes; true when there were some (the page then reloads them) */
@@ -311,6 +308,7 @@ export class ActiveRun {
           totalSteps: progress.totalSteps,
           last,
           meanStepMs: progress.meanStepMs ?? undefined,
+          meanEvalMs: this.timing.meanEvalMs ?? undefined,
           error: this.error,
         },
       });
@@ -325,11 +323,13 @@ export class ActiveRun {
 /**
  * Continues a stored run from its newest checkpoint: the job takes its weights, optimiser, random
  * state and step, and the store drops the points and episodes after it (those steps are trained
- * again). Every point up to the checkpoint stays: the loop stores them before it writes one.
+ * again). Every point up to the checkpoint stays: the loop stores them before it writes one. Returns
+ * those points: the resumed ActiveRun continues their elapsed time and step times from them.
  */
-export async function resumeFromCheckpoint(job: TrainingJob, store: LabStore, checkpoint: CheckpointRecord): Promise<void> {
+export async function resumeFromCheckpoint(job: TrainingJob, store: LabStore, checkpoint: CheckpointRecord): Promise<MetricPoint[]> {
   await job.loadState(checkpoint);
   await store.deleteAfter(checkpoint.runId, checkpoint.step);
+  return (await store.readMetrics(checkpoint.runId)).items;
 }
 
 /** Lets queued messages (pause, stop) run between steps without the 4 ms clamp of setTimeout. */

@@ -65,6 +65,11 @@ export class RlJob implements TrainingJob {
     return this.prepared?.trainer.step ?? 0;
   }
 
+  /** evaluates every this many steps and after the last (step()) */
+  get evalEvery(): number {
+    return this.rl.evalEvery;
+  }
+
   /** the world RL trains and is judged in: its starting point's (after init), whatever the lab's World size says */
   get world(): { size: WorldSize; seed: number } {
     return { ...this.ready().world };

@@ -120,6 +120,11 @@ export class SftJob implements TrainingJob {
     return this.prepared?.trainer.step ?? 0;
   }
 
+  /** evaluates every this many steps and after the last (step()) */
+  get evalEvery(): number {
+    return this.options.evalEvery;
+  }
+
   /** the model's shape (after init) */
   get modelConfig(): ModelConfig {
     return this.ready().policy.config;

@@ -60,6 +60,8 @@ export interface TrainingJob {
   onPhase?: (() => void) | undefined;
   /** steps between checkpoints (default: the loop's); RL steps are long, so it saves more often */
   readonly checkpointEvery?: number;
+  /** the job evaluates every this many steps and after the last (the ETA counts those evaluations) */
+  readonly evalEvery?: number;
   saveState(): Promise<JobState>;
   loadState(state: JobState): Promise<void>;
   /** a few samples of what the model does now (called once, after the last step) */

@@ -7,7 +7,7 @@ import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { runCalibration, type Scale } from '../lab/backendChoice.ts';
 import { LabStore } from '../store/labStore.ts';
 import { CalibrationStore } from '../store/calibrationStore.ts';
-import type { RunRecord } from '../store/records.ts';
+import type { MetricPoint, RunRecord } from '../store/records.ts';
 import { ActiveRun, resumeFromCheckpoint } from './activeRun.ts';
 import type { BackendInfo, BackendName, InterruptedRun, MeasureListener, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { gpuDeviceLost } from './backend.ts';
@@ -138,9 +138,10 @@ class TrainingWorker implements TrainingWorkerApi {
       };
     }
     const job = createJob(config.stage, config, source, this.store);
+    let history: MetricPoint[] = [];
     try {
       await job.init();
-      if (resumeFrom) await resumeFromCheckpoint(job, this.store!, resumeFrom);
+      if (resumeFrom) history = await resumeFromCheckpoint(job, this.store!, resumeFrom);
       // RL trains in its starting point's world (the checkpoint's card), whatever the World size setting: the run keeps the one it used
       else if (job instanceof RlJob) run = { ...run, config: configAsTrained(run.config, job.world) };
     } catch (e) {
@@ -148,7 +149,7 @@ class TrainingWorker implements TrainingWorkerApi {
       throw e;
     }
     await this.store?.putRun(run);
-    const active = new ActiveRun(run, job, this.store, listener);
+    const active = new ActiveRun(run, job, this.store, listener, history);
     if (this.storeError) active.error = `runs are not being saved: ${this.storeError}`;
     this.active = active;
     const loop = () => active.loop(gpuDeviceLost());

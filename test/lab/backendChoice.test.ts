@@ -140,7 +140,8 @@ describe('what the page says', () => {
     const info = { name: 'wasm' as const, label: 'wasm · simd · 1 thread' };
     const now = badgeText({ ...info, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: false } }, null)!;
     expect([now.label, now.note]).toEqual(['wasm · simd · 1 thread', 'at least 12× faster here than webgpu · swiftshader']);
-    expect(now.detail).toBe('one RL step at s: wasm 1.9 s · webgpu ≥ 23 s (measured just now in 12 s)');
+    // issue 42: the figure is an estimate of a default step, not a run's measured step time, and says so
+    expect(now.detail).toBe('a default RL step (4 queries × 8 rollouts) at s, estimated from a short timing: wasm 1.9 s · webgpu ≥ 23 s (measured just now in 12 s)');
     const later = badgeText({ ...info, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: true } }, null)!;
     expect(later.detail).toMatch(/measured on an earlier visit\)$/);
     const during = badgeText(null, { scale: 's', figures: [swiftshader.figures[0]], current: { backend: 'webgpu', label: 'webgpu · swiftshader', phase: 'warming up decoding' }, elapsedMs: 4_200 })!;

@@ -61,7 +61,7 @@ const counts = async (store: LabStore) => ({
   episodes: await store.db.count('episodes'),
 });
 /** what the page does with a file: check it, then store it */
-const importText = async (store: LabStore, text: string) => store.importRunBundle(await decodeRunBundle(text));
+const importText = async (store: LabStore, text: string) => (await store.importRunBundle(await decodeRunBundle(text))).id;
 
 /** the sample bundle's JSON, edited */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test edits the file's JSON freely
@@ -89,7 +89,7 @@ describe('run bundles', () => {
     expect(bytes(decoded.checkpoint!.optimizer)).toEqual(bytes(original.checkpoint!.optimizer));
 
     const store = await freshStore();
-    expect(await store.importRunBundle(decoded)).toBe('run-a');
+    expect(await store.importRunBundle(decoded)).toEqual({ id: 'run-a', already: false });
     const read = await store.readRunBundle('run-a');
     expect(read?.run).toEqual(original.run);
     expect(read?.metrics).toEqual(original.metrics);
@@ -118,12 +118,30 @@ describe('run bundles', () => {
     );
   });
 
-  it('gives an imported run a new id when its id is taken, and never overwrites', async () => {
+  // issue 42: the same bundle imported twice was stored twice (`run-a-import`), doubling its curves
+  it('recognises a bundle imported again and keeps the run once', async () => {
     const store = await freshStore();
     const text = await encodeRunBundle(sampleBundle());
-    expect(await importText(store, text)).toBe('run-a');
-    expect(await importText(store, text)).toBe('run-a-import');
-    expect(await importText(store, text)).toBe('run-a-import-2');
+    expect(await store.importRunBundle(await decodeRunBundle(text))).toEqual({ id: 'run-a', already: false });
+    const after = await counts(store);
+    expect(await store.importRunBundle(await decodeRunBundle(text))).toEqual({ id: 'run-a', already: true });
+    // exported again from the store (another exportedAt, the records read back from IndexedDB): still the same run
+    const exported = await encodeRunBundle((await store.readRunBundle('run-a'))!, 999);
+    expect(await store.importRunBundle(await decodeRunBundle(exported))).toEqual({ id: 'run-a', already: true });
+    expect(await counts(store)).toEqual(after);
+    store.close();
+  });
+
+  it('gives a different run whose id is taken a new id, never overwrites, and recognises that copy too', async () => {
+    const store = await freshStore();
+    expect(await importText(store, await encodeRunBundle(sampleBundle()))).toBe('run-a');
+    // the same id, other weights: another run (say, trained on after it was exported)
+    const other = await encodeRunBundle(sampleBundle('run-a', new Float32Array([1, 2, 3, 4, 5, 7])));
+    expect(await importText(store, other)).toBe('run-a-import');
+    expect(await importText(store, other)).toBe('run-a-import'); // found again, not stored a third time
+    const third = sampleBundle();
+    third.metrics[1] = { ...third.metrics[1], values: { 'reward/mean': 0.31 } };
+    expect(await importText(store, await encodeRunBundle(third))).toBe('run-a-import-2');
     expect((await store.listRuns()).items.map((r) => r.id).sort()).toEqual(['run-a', 'run-a-import', 'run-a-import-2']);
     const copy = await store.readRunBundle('run-a-import');
     expect(copy?.metrics.every((p) => p.runId === 'run-a-import')).toBe(true);
@@ -164,7 +182,16 @@ describe('run bundles', () => {
     // issue 32: a setup no link could give was imported and shown with defaults in its place
     ['a scale no link could give', () => edited((f) => (f.run.config.scale = 'xl')), /setup is not one a link could give: run\.config\.scale: “xl” must be one of s, m, l$/],
     ['negative steps', () => edited((f) => (f.run.config.steps = -5)), /run\.config\.steps: “-5” must be between 1 and \d+$/],
-    ['two bad settings', () => edited((f) => Object.assign(f.run.config, { scale: 'xl', steps: -5 })), /run\.config\.scale: “xl” must be one of s, m, l \(and 1 more\)$/],
+    // issue 42: every fault is named, not the first with a count of the rest
+    ['two bad settings', () => edited((f) => Object.assign(f.run.config, { scale: 'xl', steps: -5 })),
+      /^the bundle has 2 faults: \(1\) .*run\.config\.scale: “xl” must be one of s, m, l; \(2\) .*run\.config\.steps: “-5” must be between 1 and \d+$/],
+    ['two schema violations', () => edited((f) => Object.assign(f.run, { status: 'exploded', createdAt: 'yesterday' })),
+      /^the bundle has 2 faults: \(1\) .*run\.(status|createdAt).*; \(2\) .*run\.(status|createdAt)/],
+    ['a bad setting, a stray point and a corrupt checkpoint', () => edited((f) => {
+      f.run.config.scale = 'xl';
+      f.metrics[1].runId = 'run-b';
+      f.checkpoint.weights.sha256 = '0'.repeat(64);
+    }), /^the bundle has 3 faults: \(1\) the metric point at step 1 belongs to run "run-b".*; \(2\) .*run\.config\.scale.*; \(3\) the checkpoint's weights do not match their SHA-256/],
     ['a setting this lab does not have', () => edited((f) => (f.run.config.foo = 'bar')), /run\.config\.foo is not a setting of this lab$/],
     ['a mix that is not three parts', () => edited((f) => (f.run.config.mix = [1, 2])), /run\.config\.mix: “1:2” must be three parts/],
     ['contradicting curriculum switches', () => edited((f) => Object.assign(f.run.config, { curriculumSwitch1: 0.8, curriculumSwitch2: 0.2 })),

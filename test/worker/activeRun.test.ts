@@ -293,3 +293,79 @@ describe('ActiveRun', () => {
     expect(job.stepsDone).toBe(0);
   });
 });
+
+/** A job on a scripted clock: every step takes `stepMs`, an evaluation (every `evalEvery` and the last) `evalMs` more. */
+class TimedJob implements TrainingJob {
+  readonly kind = 'timed';
+  readonly description = 'scripted times';
+  stepsDone = 0;
+  constructor(readonly totalSteps: number, readonly evalEvery: number, private readonly clock: { now: number }, private readonly stepMs: number, private readonly evalMs: number) {}
+  async init() {}
+  async initialMetrics() {
+    this.clock.now += this.evalMs;
+    return { 'eval/success': 0.1, 'eval/seconds': this.evalMs / 1000 };
+  }
+  async step(): Promise<Record<string, number>> {
+    this.stepsDone++;
+    this.clock.now += this.stepMs;
+    if (this.stepsDone % this.evalEvery === 0 || this.stepsDone === this.totalSteps) {
+      this.clock.now += this.evalMs;
+      return { loss: 1, 'eval/success': 0.2, 'eval/seconds': this.evalMs / 1000 };
+    }
+    return { loss: 1 };
+  }
+  async saveState(): Promise<JobState> {
+    return { step: this.stepsDone, weights: new ArrayBuffer(8), weightSpecs: [], optimizer: new ArrayBuffer(4), optimizerSpecs: [], rngState: [1, 2, 3, 4] };
+  }
+  async loadState() {}
+  async sampleEpisodes() {
+    return [];
+  }
+  dispose() {}
+}
+
+/** Date.now and performance.now read the scripted clock */
+function scriptedClock(start = 1_000_000) {
+  const clock = { now: start };
+  vi.spyOn(Date, 'now').mockImplementation(() => clock.now);
+  vi.spyOn(performance, 'now').mockImplementation(() => clock.now);
+  return clock;
+}
+
+const progressAt = (batches: WorkerEvent[][], step: number) =>
+  batches.flat().flatMap((e) => (e.type === 'progress' && e.progress.step === step ? [e.progress] : [])).at(-1);
+
+describe('ActiveRun timing (issue 42)', () => {
+  it('the ETA counts the evaluations left: a last step of 6 s and its 19 s final evaluation read 25 s, not 6', async () => {
+    const clock = scriptedClock();
+    const job = new TimedJob(40, 20, clock, 6_000, 19_000);
+    const { active, batches } = await setup(job);
+    await active.loop(null);
+    expect(progressAt(batches, 39)?.etaMs).toBeCloseTo(25_000, 0);
+    // at step 10: 30 steps of 6 s, the evaluations at 20 and 40
+    expect(progressAt(batches, 10)?.etaMs).toBeCloseTo(30 * 6_000 + 2 * 19_000, 0);
+    expect(progressAt(batches, 40)?.etaMs).toBe(0);
+    expect(progressAt(batches, 40)?.meanStepMs).toBeCloseTo(6_000, 0);
+  });
+
+  it('a resumed run continues its elapsed time and its mean step time from the points kept before the resume', async () => {
+    const clock = scriptedClock();
+    const job = new TimedJob(20, 10, clock, 5_000, 10_000);
+    const { store, run, batches } = await setup(job);
+    // the first session: steps 1–15 of 4 s each (the evaluation at 10 another 10 s), 178 s in at step 15
+    const before = Array.from({ length: 16 }, (_, step) => ({
+      runId: run.id, step, t: step === 15 ? 178_000 : step * 4_000,
+      values: step === 0 ? { 'eval/seconds': 10 } : { loss: 1, stepMs: step === 10 ? 14_000 : 4_000, ...(step === 10 ? { 'eval/seconds': 10 } : {}) },
+    }));
+    await store.appendMetrics(before);
+    job.stepsDone = 15; // as loadState left it
+    const active = new ActiveRun(run, job, store, (events) => void batches.push(events), before);
+    await active.loop(null);
+    const points = (await store.readMetrics(run.id)).items;
+    const t = (step: number) => points.find((p) => p.step === step)!.t;
+    expect(t(16)).toBeGreaterThan(t(15));
+    expect(t(16)).toBe(178_000 + 5_000);
+    // every timed step (4–20, warm-up 1–3 left out): twelve of 4 s before the resume, five of 5 s after
+    expect(progressAt(batches, 20)?.meanStepMs).toBeCloseTo((12 * 4_000 + 5 * 5_000) / 17, 3);
+  });
+});
