@@ -88,6 +88,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
     const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));
     console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
+    console.log('      PROBE misleading:', await page.locator('[data-testid=lesson-misleading]').count(), JSON.stringify(await page.locator('[data-testid=lesson-takeaway]').innerText()));
     const kinds = await page.locator('[data-testid=lesson-takeaway] li').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
     for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note']) assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
     const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
