@@ -1,0 +1,36 @@
+// What a lesson's sitting shows while it runs (issue 39, part 5): its state, each arm's word and whether
+// "Resume the lesson" is offered. An arm whose run is not training right now is "halted" — but while the
+// page is resuming the sitting by itself (after a reload, before the Lab has restarted the arm; or between
+// two arms that take turns, before the next has started) that is not a stop, and saying "stopped" and
+// offering "Resume the lesson" for that second would be false. Pure: no DOM, no tfjs.
+
+/** an arm of a sitting: not started, training now, finished, stopped (or not yet resumed), failed */
+export type ArmState = 'missing' | 'live' | 'done' | 'halted' | 'failed';
+
+export type SittingState = 'new' | 'running' | 'resuming' | 'halted' | 'finished';
+
+/**
+ * The sitting's state from its arms' (null: no sitting). `resuming`: the page is resuming or continuing it by
+ * itself right now, so a halted or missing arm is about to train.
+ */
+export function sittingState(arms: readonly ArmState[] | null, resuming: boolean): SittingState {
+  if (!arms) return 'new';
+  if (arms.every((a) => a === 'done' || a === 'failed')) return 'finished';
+  if (resuming && arms.some((a) => a === 'halted' || a === 'missing')) return 'resuming';
+  if (arms.some((a) => a === 'live')) return 'running';
+  return 'halted';
+}
+
+/** an arm's word beside its steps */
+export function armStatusText(arm: ArmState, sitting: SittingState): string {
+  switch (arm) {
+    case 'live': return 'training';
+    case 'done': return 'finished';
+    case 'failed': return 'failed';
+    case 'missing': return sitting === 'resuming' ? 'starting' : 'waiting';
+    case 'halted': return sitting === 'resuming' ? 'resuming' : 'stopped';
+  }
+}
+
+/** "Resume the lesson" is for a sitting that stopped and that nothing is resuming */
+export const offersResume = (sitting: SittingState): boolean => sitting === 'halted';
