@@ -120,6 +120,22 @@ export function windowMeanLabel([from, to]: readonly [number, number]): string {
   return `mean of steps ${from}–${to}`;
 }
 
+/**
+ * How a metric is drawn. An evaluation is measured at a few steps only (a lesson's at steps 0 and 40): drawn
+ * as markers, each with its interval where it has one, and never joined by a line — a line from step 0 to
+ * step 40 reads as if measured in between (issue 42). A training metric, measured every step: a line.
+ */
+export function drawnAs(info: MetricInfo): 'markers' | 'line' {
+  return info.sparse ? 'markers' : 'line';
+}
+
+/** the metrics holding an evaluation's 95 % interval (`<key>_lo`, `<key>_hi`), where the trainer reports one */
+export function intervalKeys(info: MetricInfo): { lo: string; hi: string } | null {
+  const lo = `${info.key}_lo`;
+  const hi = `${info.key}_hi`;
+  return BY_KEY.has(lo) && BY_KEY.has(hi) ? { lo, hi } : null;
+}
+
 /** the value as the page writes it */
 export function formatMetric(info: MetricInfo, value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';

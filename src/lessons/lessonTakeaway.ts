@@ -139,6 +139,21 @@ export function ratesText(rates: VerdictRates, key: string, text: (key: string) 
   return `Read by this rule, ${what} give: ${reads}. It misleads — reads what the committed seeds' own answer, “${text(rates.committed)}”, contradicts — ${(100 * rates.misleading).toFixed(1)} % of the time${before}.`;
 }
 
+/**
+ * The line beside the headline verdict: how often one draw like the learner's reads it while the committed
+ * seeds hold, and how often such a draw misleads — said against the committed seeds' own answer, so that a
+ * verdict that contradicts them is told it is one of the misleading draws (issue 39). `text`: a verdict's words.
+ */
+export function misleadingText(rates: VerdictRates, key: string, text: (key: string) => string): string {
+  const one = rates.draw === 'pair' ? 'pair of runs' : 'run';
+  const share = (n: number) => `${Math.round((100 * n) / rates.draws)} %`;
+  const reads = share(rates.counts[key] ?? 0);
+  const misleads = `${(100 * rates.misleading).toFixed(1)} %`;
+  if (key === UNDECIDED) return `One ${one} like yours is undecided in ${reads} of the committed seeds' ${rates.draws} draws: it claims nothing either way. A ${one} misleads — reads what the committed seeds contradict — in ${misleads} of them.`;
+  if (key === rates.committed) return `The committed seeds' answer is the same. One ${one} like yours reads it in ${reads} of their ${rates.draws} draws; a ${one} misleads — reads what they contradict — in ${misleads}.`;
+  return `The committed seeds answer “${text(rates.committed)}”: your ${one} is one of the draws that mislead — ${reads} of their ${rates.draws} draws read as yours does, ${misleads} mislead in all.`;
+}
+
 function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[], refs: readonly (SettingReference | null)[]): Takeaway['judged'] {
   const text = (key: string) => (key === UNDECIDED ? UNDECIDED_TEXT : lesson.predictions.find((p) => p.key === key)?.text ?? key);
   const j = lesson.judge;

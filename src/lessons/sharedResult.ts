@@ -68,10 +68,9 @@ export function readSharedResult(lesson: Lesson, code: string, refs: readonly (S
   }
   const band = { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) };
   const verdict: BandVerdict = end < band.lo ? 'below' : end > band.hi ? 'above' : 'inside';
-  const where = verdict === 'inside' ? 'inside' : verdict;
   const drop = end < start ? ` It ended below its own start (${pts(start)} → ${pts(end)}).` : '';
   return {
     ok: true, result: r, arm: arm.label, atSetting, facts, verdict,
-    verdictText: `It ended at ${pts(end)}, ${where} the band where one run of ${arm.label} is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref!.seeds.length} committed seeds).${drop}`,
+    verdictText: `It ended at ${pts(end)}, ${verdict} the band where one run of ${arm.label} is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref!.seeds.length} committed seeds).${drop}`,
   };
 }

@@ -7,14 +7,15 @@
 /** an arm of a sitting: not started, training now, finished, stopped (or not yet resumed), failed */
 export type ArmState = 'missing' | 'live' | 'done' | 'halted' | 'failed';
 
-export type SittingState = 'new' | 'running' | 'resuming' | 'halted' | 'finished';
+export type SittingState = 'loading' | 'new' | 'running' | 'resuming' | 'halted' | 'finished';
 
 /**
  * The sitting's state from its arms' (null: no sitting). `resuming`: the page is resuming or continuing it by
- * itself right now, so a halted or missing arm is about to train.
+ * itself right now, so a halted or missing arm is about to train. `listed`: the stored runs have been read —
+ * before, no sitting is not yet "new" (that would offer Run for a sitting about to appear).
  */
-export function sittingState(arms: readonly ArmState[] | null, resuming: boolean): SittingState {
-  if (!arms) return 'new';
+export function sittingState(arms: readonly ArmState[] | null, resuming: boolean, listed = true): SittingState {
+  if (!arms) return listed ? 'new' : 'loading';
   if (arms.every((a) => a === 'done' || a === 'failed')) return 'finished';
   if (resuming && arms.some((a) => a === 'halted' || a === 'missing')) return 'resuming';
   if (arms.some((a) => a === 'live')) return 'running';

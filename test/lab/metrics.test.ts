@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RL_METRICS, RL_METRICS, ema, formatAverage, formatMetric, formatPercent, formatTick, metricInfo, rewardStageOf, smoothedLabel, windowMeanLabel } from '../../src/lab/metrics.ts';
+import { DEFAULT_RL_METRICS, RL_METRICS, drawnAs, ema, intervalKeys, formatAverage, formatMetric, formatPercent, formatTick, metricInfo, rewardStageOf, smoothedLabel, windowMeanLabel } from '../../src/lab/metrics.ts';
 
 describe('RL metrics for the page', () => {
   it('names every metric once; the defaults and the issue\'s picker list are in the table', () => {
@@ -50,6 +50,15 @@ describe('RL metrics for the page', () => {
   it('says which figure is smoothed and which a window\'s raw mean', () => {
     expect(smoothedLabel(0.75)).toBe('smoothed (EMA 0.75)');
     expect(windowMeanLabel([31, 40])).toBe('mean of steps 31–40');
+  });
+
+  it('evaluations are drawn as markers with their interval, never joined by a line (issue 42); training values as lines', () => {
+    expect(drawnAs(metricInfo('eval/success'))).toBe('markers');
+    expect(drawnAs(metricInfo('eval/ood_accuracy'))).toBe('markers');
+    expect(drawnAs(metricInfo('charts/informative_groups'))).toBe('line');
+    expect(intervalKeys(metricInfo('eval/success'))).toEqual({ lo: 'eval/success_lo', hi: 'eval/success_hi' });
+    expect(intervalKeys(metricInfo('eval/sample_success'))).toEqual({ lo: 'eval/sample_success_lo', hi: 'eval/sample_success_hi' });
+    expect(intervalKeys(metricInfo('eval/ood_accuracy'))).toBeNull();
   });
 
   it('ema: debiased, weight 0 is the raw curve, gaps stay gaps', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lessonById, type Lesson } from '../../src/lessons/lessons.ts';
 import type { SettingReference } from '../../src/lessons/lessonReference.ts';
-import { chartFigureNote, computeTakeaway, meanOver, type LearnerRun, type PairTest } from '../../src/lessons/lessonTakeaway.ts';
+import { chartFigureNote, computeTakeaway, meanOver, misleadingText, type LearnerRun, type PairTest } from '../../src/lessons/lessonTakeaway.ts';
 import { metricInfo } from '../../src/lab/metrics.ts';
 
 const lesson = (id: string): Lesson => lessonById(id)!;
@@ -95,6 +95,15 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(texts(t, 'mechanism')).toMatch(/^Informative groups, mean of steps 31–40 \(raw, not smoothed\): [^:]+: yours 2\.8 groups on average; the committed seeds 2\.6 \[2\.4, 2\.8\]\.$/);
     expect(chartFigureNote(metricInfo('charts/informative_groups'), 0.75)).toBe('newest step, smoothed (EMA 0.75)');
     expect(chartFigureNote(metricInfo('eval/success'), 0.75)).toBe('newest evaluation, as measured');
+  });
+
+  it('the misleading line says whether the verdict is the committed seeds\' answer (issue 39: "reads this verdict in 0 % … misleads in 0.0 %" beside a verdict that misleads)', () => {
+    const rates = { draw: 'one run' as const, rule: 'seed-aware' as const, draws: 15, counts: { delivery: 12, neither: 3 }, committed: 'delivery', misleading: 0.2 };
+    const text = (k: string) => ({ delivery: 'Delivery rises more', neither: 'Neither rises', success: 'Success rises more' })[k] ?? k;
+    expect(misleadingText(rates, 'delivery', text)).toBe('The committed seeds\' answer is the same. One run like yours reads it in 80 % of their 15 draws; a run misleads — reads what they contradict — in 20.0 %.');
+    expect(misleadingText(rates, 'neither', text)).toBe('The committed seeds answer “Delivery rises more”: your run is one of the draws that mislead — 20 % of their 15 draws read as yours does, 20.0 % mislead in all.');
+    expect(misleadingText(rates, 'success', text)).toMatch(/your run is one of the draws that mislead — 0 % of their 15 draws read as yours does/);
+    expect(misleadingText({ ...rates, draw: 'pair', counts: { undecided: 5, delivery: 10 }, misleading: 0 }, 'undecided', text)).toMatch(/^One pair of runs like yours is undecided in 33 % of the committed seeds' 15 draws: it claims nothing either way\./);
   });
 
   it('seeds: the distance between the two runs, and the interval over the committed seeds with the learner\'s added', () => {

@@ -29,5 +29,8 @@ describe('a sitting\'s state as the lesson page shows it (issue 39: no "stopped"
     expect(armStatusText('missing', 'running')).toBe('waiting');
     expect(sittingState(['done', 'failed'], true)).toBe('finished');
     expect(sittingState(null, false)).toBe('new');
+    // before the stored runs are read, no sitting is not yet a new one (no Run offered for a sitting about to appear)
+    expect(sittingState(null, false, false)).toBe('loading');
+    expect(offersResume('loading')).toBe(false);
   });
 });
