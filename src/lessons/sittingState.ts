@@ -17,19 +17,19 @@ export type SittingState = 'loading' | 'new' | 'running' | 'resuming' | 'halted'
 export function sittingState(arms: readonly ArmState[] | null, resuming: boolean, listed = true): SittingState {
   if (!arms) return listed ? 'new' : 'loading';
   if (arms.every((a) => a === 'done' || a === 'failed')) return 'finished';
-  if (resuming && arms.some((a) => a === 'halted' || a === 'missing')) return 'resuming';
   if (arms.some((a) => a === 'live')) return 'running';
+  if (resuming) return 'resuming';
   return 'halted';
 }
 
-/** an arm's word beside its steps */
-export function armStatusText(arm: ArmState, sitting: SittingState): string {
+/** an arm's word beside its steps; `resuming` as for sittingState (an arm may resume while its sibling trains) */
+export function armStatusText(arm: ArmState, resuming: boolean): string {
   switch (arm) {
     case 'live': return 'training';
     case 'done': return 'finished';
     case 'failed': return 'failed';
-    case 'missing': return sitting === 'resuming' ? 'starting' : 'waiting';
-    case 'halted': return sitting === 'resuming' ? 'resuming' : 'stopped';
+    case 'missing': return resuming ? 'starting' : 'waiting';
+    case 'halted': return resuming ? 'resuming' : 'stopped';
   }
 }
 
