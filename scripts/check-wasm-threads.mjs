@@ -83,7 +83,7 @@ try {
   } else {
     check(pageIsolated === true && workerIsolated === true, 'the page and the training worker are cross-origin isolated');
     // below 4 cores the lab keeps one thread on purpose (src/worker/backend.ts wasmThreadPlan)
-    if (availableParallelism() < 4) check(threads === 1 && /threads pay from 4/.test(label), `${availableParallelism()} cores: one thread, and the badge says why`);
+    if (availableParallelism() < 4) check(threads === 1 && /speeds it up from 4 cores on/.test(label), `${availableParallelism()} cores: one thread, and the badge says why`);
     else check(threads > 1, `the worker reports ${threads} threads (> 1)`);
   }
   await page.locator('[data-testid=start]').click();

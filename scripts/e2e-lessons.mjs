@@ -73,6 +73,15 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
       const states = await page.locator(arms).evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
       if (states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint >= 2)) {
         console.log(`      both arms past their first checkpoint at ${at()}: reload`);
+        // every state the sitting and its arms show from the reload on, and whether "Resume the lesson" ever shows
+        await page.addInitScript(() => {
+          const seen = (window.__lessonSeen = new Set());
+          const look = () => {
+            for (const el of document.querySelectorAll('[data-testid=lesson], [data-testid=lesson-arm]')) seen.add(`${el.dataset.testid}:${el.dataset.state}`);
+            if (document.querySelector('[data-testid=lesson-continue]')) seen.add('resume-button');
+          };
+          new MutationObserver(look).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
+        });
         await page.reload();
         reloaded = true;
       } else if (states.some((s) => s.state === 'done')) throw new Error(`an arm finished before both were seen mid-run: ${JSON.stringify(states)}`);
@@ -80,6 +89,9 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     }
     assert(reloaded, 'the arms were never both running with a checkpoint');
     await page.waitForSelector('[data-testid=lesson][data-state=running]', { timeout: 60_000 });
+    // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way (issue 39)
+    const seen = await page.evaluate(() => [...window.__lessonSeen]);
+    assert(!seen.some((s) => s.endsWith(':halted') || s === 'lesson:new' || s === 'resume-button'), `the resuming sitting showed itself stopped: ${seen.join(', ')}`);
     assert(await page.locator('[data-testid=predict-delivery]').isChecked(), 'the prediction was not kept across the reload');
     assert(Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2, 'the curves were not kept across the reload');
     await page.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 300_000 });
@@ -88,6 +100,9 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
     const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));
     console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
+    // the misleading rate beside the verdict, after the run (issue 39); the charts' figures say they are smoothed (issue 42)
+    assert(await page.locator('[data-testid=lesson-misleading]').isVisible(), 'no misleading rate beside the verdict after the run');
+    assert(/smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')), 'the charts do not say their figures are smoothed');
     const kinds = await page.locator('[data-testid=lesson-takeaway] li').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
     for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note']) assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
     const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
@@ -129,6 +144,10 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
       const again = await teacherContext.newPage();
       await again.goto(teacher.url());
       await again.waitForSelector('[data-testid=class-runs][data-count="1"]', { timeout: 10_000 });
+      // a result link opened shows the result (issue 39): a smoke run is not placed against the full-size band
+      await again.goto(links[0]);
+      await again.waitForSelector('[data-testid=lesson-shared-result][data-ok=true][data-verdict=off-setting]', { timeout: 10_000 });
+      assert(/Seed\s*\d+/.test(await again.locator('[data-testid=lesson-shared-result]').innerText()), 'the shared result does not show its seed');
     } finally {
       await teacherContext.close();
     }

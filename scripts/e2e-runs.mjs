@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** the numbers the page should show for the bundle's run */
-export const EXPECTED = { startSuccess: '10%', startOod: '50%', finalSuccess: '25%', finalOod: '45%', rewards: { sum: 0.9375, macro: 0.5, success: 0, curriculum: 0.9375 } };
+export const EXPECTED = { startSuccess: '10.0%', startOod: '50.0%', finalSuccess: '25.0%', finalOod: '45.0%', rewards: { sum: 0.9375, macro: 0.5, success: 0, curriculum: 0.9375 } };
 
 const COMMONSENSE = ['is_reasonable_visiting_city', 'is_valid_restaurants', 'is_valid_attractions', 'is_valid_accommodation', 'is_valid_transportation',
   'is_valid_information_in_current_city', 'is_valid_information_in_sandbox', 'is_not_absent'];

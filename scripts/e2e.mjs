@@ -208,7 +208,7 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
   assert(run.last < run.first - 0.4, `loss did not fall enough: ${run.first.toFixed(3)} → ${run.last.toFixed(3)}`);
   assert(run.evals >= 1, `expected periodic evaluations on the curve, saw ${run.evals}`);
   const evalTile = await page.locator('[data-testid=tile-eval]').innerText();
-  assert(/\d+% · \d+% · \d+%/.test(evalTile), `evaluation tile shows ${evalTile}`);
+  assert(/[\d.]+% · [\d.]+% · [\d.]+%/.test(evalTile), `evaluation tile shows ${evalTile}`);
   await assertEpisodeShown();
   timings.webgpuStepMs = run.stepMs;
   console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`);

@@ -323,3 +323,13 @@ export function badgeText(backend: ChosenBackend | null, measuring: CalibrationP
   }
   return { label: backend.label, note: '', detail: c?.mode === 'only' ? `the only backend here${backend.fallbackReason ? ` (${backend.fallbackReason})` : ''}` : '' };
 }
+
+/**
+ * Why wasm trains on one thread on a machine of `cores` (< 4) cores, in plain words for the badge: on 2
+ * cores a second thread made training slower (0.77–0.96× in Node, bench model wasm.threads.*), as one core
+ * stays with the page and these models' matrix products are too small to split across a busy core.
+ */
+export function fewCoresReason(cores: number): string {
+  if (cores <= 1) return 'this machine has 1 core, so the work runs on one';
+  return `this machine has ${cores} cores; splitting the work across cores only speeds it up from 4 cores on, so it runs on one`;
+}

@@ -2,7 +2,7 @@
 // report (src/rl/rlTrainer.ts names them), with a label, a one-line meaning, a group for the picker and
 // a format; plus TensorBoard's debiased exponential moving average for the smoothed curves. Pure data.
 
-export type MetricFormat = 'rate' | 'number' | 'tokens' | 'seconds' | 'ms';
+export type MetricFormat = 'rate' | 'number' | 'count' | 'tokens' | 'seconds' | 'ms';
 export type MetricGroup = 'rollouts' | 'evaluation' | 'update' | 'algorithm' | 'time';
 
 export interface MetricInfo {
@@ -13,6 +13,8 @@ export interface MetricInfo {
   format: MetricFormat;
   /** reported only at evaluations (step 0, every evalEvery steps, the end): drawn as points, not smoothed */
   sparse?: true;
+  /** a count's noun, plural (format 'count'): what one step counts, e.g. 'groups' */
+  unit?: string;
 }
 
 export const METRIC_GROUPS: Record<MetricGroup, string> = {
@@ -25,6 +27,8 @@ export const METRIC_GROUPS: Record<MetricGroup, string> = {
 
 const m = (key: string, label: string, group: MetricGroup, format: MetricFormat, doc: string, sparse?: true): MetricInfo =>
   sparse ? { key, label, group, format, doc, sparse } : { key, label, group, format, doc };
+/** a whole number each step counts (src/rl/rlTrainer.ts): written as an integer, a mean or smoothed value as one */
+const count = (key: string, label: string, group: MetricGroup, unit: string, doc: string): MetricInfo => ({ key, label, group, format: 'count', unit, doc });
 
 export const RL_METRICS: readonly MetricInfo[] = [
   m('reward/mean', 'Reward', 'rollouts', 'number', 'Mean reward of the step\'s rollouts under the reward in force (Curriculum: its current stage).'),
@@ -38,7 +42,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('response_len', 'Response length', 'rollouts', 'tokens', 'Mean tokens generated after the prompt (calls, observations and the plan).'),
   m('tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
   m('tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
-  m('charts/informative_groups', 'Informative groups', 'rollouts', 'number', 'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.'),
+  count('charts/informative_groups', 'Informative groups', 'rollouts', 'groups', 'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.'),
   m('frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
   m('eval/success', 'Validation success', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share passing every check.', true),
   m('eval/success_lo', 'Validation success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % Wilson interval of greedy validation success.', true),
@@ -62,12 +66,12 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('losses/pg', 'Policy loss', 'update', 'number', 'The clipped policy-gradient surrogate loss.'),
   m('charts/grad_norm', 'Gradient norm', 'update', 'number', 'Global gradient norm before clipping.'),
   m('charts/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
-  m('dapo/gen_batches', 'DAPO batches', 'algorithm', 'number', 'DAPO: generation batches to fill the step with informative groups.'),
-  m('dapo/dropped_groups', 'DAPO dropped groups', 'algorithm', 'number', 'DAPO: groups dropped because every reward matched.'),
+  count('dapo/gen_batches', 'DAPO batches', 'algorithm', 'batches', 'DAPO: generation batches to fill the step with informative groups.'),
+  count('dapo/dropped_groups', 'DAPO dropped groups', 'algorithm', 'groups', 'DAPO: groups dropped because every reward matched.'),
   m('dapo/gave_up', 'DAPO gave up', 'algorithm', 'rate', 'DAPO: 1 when the step trained on fewer informative groups than asked (generation budget spent).'),
-  m('arpo/branches', 'ARPO branches', 'algorithm', 'number', 'ARPO: rollouts branched after a tool observation.'),
-  m('arpo/fills', 'ARPO fills', 'algorithm', 'number', 'ARPO: rollouts started from the prompt to fill the budget.'),
-  m('arpo/tree_depth', 'ARPO tree depth', 'algorithm', 'number', 'ARPO: deepest chain of branches in a group.'),
+  count('arpo/branches', 'ARPO branches', 'algorithm', 'rollouts', 'ARPO: rollouts branched after a tool observation.'),
+  count('arpo/fills', 'ARPO fills', 'algorithm', 'rollouts', 'ARPO: rollouts started from the prompt to fill the budget.'),
+  count('arpo/tree_depth', 'ARPO tree depth', 'algorithm', 'branchings', 'ARPO: deepest chain of branches in a group.'),
   m('time/rollout', 'Rollout time', 'time', 'seconds', 'Seconds spent generating and scoring the step\'s rollouts.'),
   m('time/update', 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
   m('time/reward', 'Scoring time', 'time', 'seconds', 'Seconds spent computing rewards and advantages.'),
@@ -85,11 +89,59 @@ export function metricInfo(key: string): MetricInfo {
   return BY_KEY.get(key) ?? { key, label: key, doc: key, group: key.startsWith('eval/') ? 'evaluation' : 'update', format: 'number', ...(key.startsWith('eval/') ? { sparse: true as const } : {}) };
 }
 
+/**
+ * A share as a percentage: the page's one rounding for every share it writes (a tile, a table, a chart, a
+ * takeaway), so that one figure never reads 63 % in one place and 62.5 % in another. One decimal, which
+ * resolves a 300-query evaluation (a query is 0.33 points); exact 0 and 1 without. `space`: ' ' in prose.
+ */
+export function formatPercent(share: number | null | undefined, space = ''): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return '–';
+  return `${(share * 100).toFixed(share === 0 || share === 1 ? 0 : 1)}${space}%`;
+}
+
+/** a count: a whole number as one ("3"); a mean or a smoothed count (not whole) with one decimal ("3.0") */
+export function formatCount(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+}
+
+/** a count averaged over steps, said as one: "2.8 groups on average" (other formats: formatMetric) */
+export function formatAverage(info: MetricInfo, value: number | null | undefined): string {
+  if (info.format !== 'count' || value === null || value === undefined || !Number.isFinite(value)) return formatMetric(info, value);
+  return `${value.toFixed(1)}${info.unit ? ` ${info.unit}` : ''} on average`;
+}
+
+/** what a smoothed value is, in the words the page puts beside it */
+export function smoothedLabel(weight: number): string {
+  return `smoothed (EMA ${weight})`;
+}
+
+/** what a window mean is, in the words the page puts beside it */
+export function windowMeanLabel([from, to]: readonly [number, number]): string {
+  return `mean of steps ${from}–${to}`;
+}
+
+/**
+ * How a metric is drawn. An evaluation is measured at a few steps only (a lesson's at steps 0 and 40): drawn
+ * as markers, each with its interval where it has one, and never joined by a line — a line from step 0 to
+ * step 40 reads as if measured in between (issue 42). A training metric, measured every step: a line.
+ */
+export function drawnAs(info: MetricInfo): 'markers' | 'line' {
+  return info.sparse ? 'markers' : 'line';
+}
+
+/** the metrics holding an evaluation's 95 % interval (`<key>_lo`, `<key>_hi`), where the trainer reports one */
+export function intervalKeys(info: MetricInfo): { lo: string; hi: string } | null {
+  const lo = `${info.key}_lo`;
+  const hi = `${info.key}_hi`;
+  return BY_KEY.has(lo) && BY_KEY.has(hi) ? { lo, hi } : null;
+}
+
 /** the value as the page writes it */
 export function formatMetric(info: MetricInfo, value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
   switch (info.format) {
-    case 'rate': return `${(value * 100).toFixed(value === 0 || value === 1 ? 0 : 1)}%`;
+    case 'rate': return formatPercent(value);
+    case 'count': return formatCount(value);
     case 'tokens': return value.toFixed(0);
     case 'seconds': return `${value.toFixed(value < 10 ? 2 : 1)} s`;
     case 'ms': return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;

@@ -6,7 +6,7 @@
 import { tInterval, type Interval } from '../stats/intervals.ts';
 import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
 import { predictionBand, type SettingReference } from './lessonReference.ts';
-import { metricInfo } from '../lab/metrics.ts';
+import { formatAverage, formatPercent, metricInfo, smoothedLabel, windowMeanLabel, type MetricInfo } from '../lab/metrics.ts';
 import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
 import { median, readEnds, readSpread, readRises, sampleSd, UNDECIDED, UNDECIDED_TEXT, verdictRates, type VerdictRates } from './lessonVerdicts.ts';
 
@@ -54,7 +54,7 @@ export interface Takeaway {
   lines: { kind: 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'rates' | 'note'; text: string }[];
 }
 
-const pts = (x: number) => `${(100 * x).toFixed(1)} %`;
+const pts = (x: number) => formatPercent(x, ' ');
 const signed = (points: number) => `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)}`;
 /** a rate's interval in points, its ends kept in 0…100 (a t interval over few seeds can reach past them) */
 const span = (i: { lo: number; hi: number }) => `[${(100 * clamp01(i.lo)).toFixed(1)}, ${(100 * clamp01(i.hi)).toFixed(1)}]`;
@@ -66,6 +66,12 @@ export function meanOver(points: LearnerRun['points'], metric: string, [from, to
   const xs = points.filter((p) => p.step >= from && p.step <= to && Number.isFinite(p.values[metric]))
     .map((p) => p.values[metric]);
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+}
+
+/** what the figure beside a lesson chart's title is: an evaluation as measured, a training metric's newest smoothed value
+ *  (the takeaway quotes raw window means instead, and says so) */
+export function chartFigureNote(info: MetricInfo, smoothing: number): string {
+  return info.sparse ? 'newest evaluation, as measured' : `newest step, ${smoothedLabel(smoothing)}`;
 }
 
 /** a finished run's evaluations: its first (the start) and last (the end), with the end's Wilson interval */
@@ -131,6 +137,21 @@ export function ratesText(rates: VerdictRates, key: string, text: (key: string) 
   const reads = Object.entries(rates.counts).sort((x, y) => y[1] - x[1]).map(([k, n]) => `“${k === UNDECIDED ? 'undecided' : text(k)}” ${share(n)}${k === key ? ' (yours)' : ''}`).join(', ');
   const before = old && old.rule !== rates.rule ? ` (the rule the page used before, blind to the seed-to-seed spread: ${(100 * old.misleading).toFixed(1)} %)` : '';
   return `Read by this rule, ${what} give: ${reads}. It misleads — reads what the committed seeds' own answer, “${text(rates.committed)}”, contradicts — ${(100 * rates.misleading).toFixed(1)} % of the time${before}.`;
+}
+
+/**
+ * The line beside the headline verdict: how often one draw like the learner's reads it while the committed
+ * seeds hold, and how often such a draw misleads — said against the committed seeds' own answer, so that a
+ * verdict that contradicts them is told it is one of the misleading draws (issue 39). `text`: a verdict's words.
+ */
+export function misleadingText(rates: VerdictRates, key: string, text: (key: string) => string): string {
+  const one = rates.draw === 'pair' ? 'pair of runs' : 'run';
+  const share = (n: number) => `${Math.round((100 * n) / rates.draws)} %`;
+  const reads = share(rates.counts[key] ?? 0);
+  const misleads = `${(100 * rates.misleading).toFixed(1)} %`;
+  if (key === UNDECIDED) return `One ${one} like yours is undecided in ${reads} of the committed seeds' ${rates.draws} draws: it claims nothing either way. A ${one} misleads — reads what the committed seeds contradict — in ${misleads} of them.`;
+  if (key === rates.committed) return `The committed seeds' answer is the same. One ${one} like yours reads it in ${reads} of their ${rates.draws} draws; a ${one} misleads — reads what they contradict — in ${misleads}.`;
+  return `The committed seeds answer “${text(rates.committed)}”: your ${one} is one of the draws that mislead — ${reads} of their ${rates.draws} draws read as yours does, ${misleads} mislead in all.`;
 }
 
 function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[], refs: readonly (SettingReference | null)[]): Takeaway['judged'] {
@@ -248,15 +269,17 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
       const mine = meanOver(run.points, chart.metric, late);
       if (mine === null) return;
       const info = metricInfo(chart.metric);
-      const fmt = (x: number) => (info.format === 'rate' ? pts(clamp01(x)) : Math.max(0, x).toFixed(2));
+      // a count's window mean is a mean of counts: one decimal, and said so on the learner's figure
+      const fmt = (x: number) => (info.format === 'rate' ? pts(clamp01(x)) : info.format === 'count' ? Math.max(0, x).toFixed(1) : Math.max(0, x).toFixed(2));
       const w = refs[i]?.windows[chart.metric];
       const ref = w && w.late.length >= 2 ? tInterval(w.late) : w && w.late.length === 1 ? { estimate: w.late[0], lo: NaN, hi: NaN, n: 1 } : null;
       const refText = ref ? `; the committed seeds ${fmt(ref.estimate)}${Number.isFinite(ref.lo) ? ` [${fmt(ref.lo)}, ${fmt(ref.hi)}]` : ''}` : '';
-      parts.push(`${f.arm.label}: yours ${fmt(mine)}${refText}`);
+      parts.push(`${f.arm.label}: yours ${info.format === 'count' ? formatAverage(info, Math.max(0, mine)) : fmt(mine)}${refText}`);
     });
     if (parts.length) {
       const { late } = runWindows(runs.find((r) => r)?.totalSteps ?? 40);
-      lines.push({ kind: 'mechanism', text: `${metricInfo(chart.metric).label}, steps ${late[0]}–${late[1]}: ${parts.join('; ')}.` });
+      // raw values, unlike the charts' smoothed curves and figures: said, so the two are not read as one figure
+      lines.push({ kind: 'mechanism', text: `${metricInfo(chart.metric).label}, ${windowMeanLabel(late)} (raw, not smoothed): ${parts.join('; ')}.` });
     }
   }
 

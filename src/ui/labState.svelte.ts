@@ -50,6 +50,8 @@ export class LabState {
   get backendError(): string | null { return this.backends.error; }
   set backendError(message: string | null) { this.backends.error = message; }
   runs = $state.raw<RunRecord[]>([]);
+  /** the stored runs have been read once (or the store could not open): before, an empty list means "not read yet" */
+  runsListed = $state(false);
   /** records in the store that failed validation (listed, not shown) */
   skippedRecords = $state<string[]>([]);
   storeError = $state<string | null>(null);
@@ -115,6 +117,7 @@ export class LabState {
     } catch (e) {
       this.storeError = messageOf(e);
     }
+    this.runsListed = true;
     await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
     await this.recovery.afterBoot(); // and continues the one that was training

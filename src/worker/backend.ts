@@ -4,6 +4,7 @@
 // adapter, so a browser without WebGPU never loads it; the wasm binaries are emitted by Vite as assets.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from './api.ts';
+import { fewCoresReason } from '../lab/backendChoice.ts';
 
 /** The WebGPU adapter this browser would hand out, named as the device key and badge need; or why there is none. */
 export type WebgpuProbe =
@@ -88,7 +89,7 @@ function wasmThreadPlan(): { threads: number; reason?: string } {
   }
   // one core stays with the page; on 2 cores a second thread made training slower (0.77–0.96× in Node,
   // bench model wasm.threads.*): these models' matmuls are too small to split across a busy core
-  if (cores < 4) return { threads: 1, reason: `${cores} core${cores > 1 ? 's' : ''}: threads pay from 4` };
+  if (cores < 4) return { threads: 1, reason: fewCoresReason(cores) };
   return { threads: Math.min(8, cores - 1) }; // the threaded build's pool holds 8
 }
 

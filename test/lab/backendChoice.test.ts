@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  fewCoresReason,
   alreadySlower, backendNotice, badgeText, CALIBRATION, CALIBRATION_CONTEXT, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
   runCalibration, sameDevice, stepEstimateMs, stepSamplesFor, TIE_ORDER, type BackendFigure, type BackendName, type Calibration, type DeviceKey,
 } from '../../src/lab/backendChoice.ts';
@@ -191,5 +192,14 @@ describe('estimates from the measured figures', () => {
   it("prefers a stored run's own step time to the calibration at the same scale", () => {
     const samples = stepSamplesFor([run('wasm · simd · 1 thread', 's', 2_500)], 'wasm', [swiftshader]);
     expect(samples.map((s) => s.meanStepMs)).toEqual([2_500]);
+  });
+});
+
+describe('why wasm runs on one thread (issue 42: plain words, not "threads pay from 4")', () => {
+  it('says how many cores, what splitting the work would need, and what it does instead', () => {
+    expect(fewCoresReason(2)).toBe('this machine has 2 cores; splitting the work across cores only speeds it up from 4 cores on, so it runs on one');
+    expect(fewCoresReason(3)).toMatch(/^this machine has 3 cores;/);
+    expect(fewCoresReason(1)).toBe('this machine has 1 core, so the work runs on one');
+    for (const n of [1, 2, 3]) expect(fewCoresReason(n)).not.toMatch(/threads? pay/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RL_METRICS, RL_METRICS, ema, formatMetric, formatTick, metricInfo, rewardStageOf } from '../../src/lab/metrics.ts';
+import { DEFAULT_RL_METRICS, RL_METRICS, drawnAs, ema, intervalKeys, formatAverage, formatMetric, formatPercent, formatTick, metricInfo, rewardStageOf, smoothedLabel, windowMeanLabel } from '../../src/lab/metrics.ts';
 
 describe('RL metrics for the page', () => {
   it('names every metric once; the defaults and the issue\'s picker list are in the table', () => {
@@ -26,6 +26,39 @@ describe('RL metrics for the page', () => {
     expect(formatTick(metricInfo('reward/mean'), 0.30000000000000004)).toBe('0.3');
     expect(formatTick(metricInfo('success'), 0.5)).toBe('50%');
     expect(formatTick(metricInfo('stepMs'), 120_000)).toBe('120 s');
+  });
+
+  it('one rounding for a share wherever it is written (issue 42: OOD read 63 % on a card, 62.5 % on the chart)', () => {
+    expect(formatPercent(0.625)).toBe('62.5%');
+    expect(formatPercent(0.625)).toBe(formatMetric(metricInfo('eval/ood_accuracy'), 0.625));
+    expect(formatPercent(0.625, ' ')).toBe('62.5 %');
+    expect(formatPercent(0)).toBe('0%');
+    expect(formatPercent(1, ' ')).toBe('100 %');
+    expect(formatPercent(undefined)).toBe('–');
+  });
+
+  it('counts as counts (issue 42: informative groups read "3.003"): whole numbers as integers, a mean as one', () => {
+    const groups = metricInfo('charts/informative_groups');
+    expect(groups.format).toBe('count');
+    expect(formatMetric(groups, 3)).toBe('3');
+    expect(formatMetric(groups, 3.0031)).toBe('3.0'); // a smoothed count
+    expect(formatAverage(groups, 2.8)).toBe('2.8 groups on average');
+    expect(formatAverage(metricInfo('success'), 0.875)).toBe('87.5%');
+    for (const key of ['dapo/gen_batches', 'dapo/dropped_groups', 'arpo/branches', 'arpo/fills', 'arpo/tree_depth']) expect(metricInfo(key).format).toBe('count');
+  });
+
+  it('says which figure is smoothed and which a window\'s raw mean', () => {
+    expect(smoothedLabel(0.75)).toBe('smoothed (EMA 0.75)');
+    expect(windowMeanLabel([31, 40])).toBe('mean of steps 31–40');
+  });
+
+  it('evaluations are drawn as markers with their interval, never joined by a line (issue 42); training values as lines', () => {
+    expect(drawnAs(metricInfo('eval/success'))).toBe('markers');
+    expect(drawnAs(metricInfo('eval/ood_accuracy'))).toBe('markers');
+    expect(drawnAs(metricInfo('charts/informative_groups'))).toBe('line');
+    expect(intervalKeys(metricInfo('eval/success'))).toEqual({ lo: 'eval/success_lo', hi: 'eval/success_hi' });
+    expect(intervalKeys(metricInfo('eval/sample_success'))).toEqual({ lo: 'eval/sample_success_lo', hi: 'eval/sample_success_hi' });
+    expect(intervalKeys(metricInfo('eval/ood_accuracy'))).toBeNull();
   });
 
   it('ema: debiased, weight 0 is the raw curve, gaps stay gaps', () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lessonById, type Lesson } from '../../src/lessons/lessons.ts';
 import type { SettingReference } from '../../src/lessons/lessonReference.ts';
-import { computeTakeaway, meanOver, type LearnerRun, type PairTest } from '../../src/lessons/lessonTakeaway.ts';
+import { chartFigureNote, computeTakeaway, meanOver, misleadingText, type LearnerRun, type PairTest } from '../../src/lessons/lessonTakeaway.ts';
+import { metricInfo } from '../../src/lab/metrics.ts';
 
 const lesson = (id: string): Lesson => lessonById(id)!;
 
@@ -77,11 +78,32 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const t = computeTakeaway({ lesson: l, refs: [ref([0.25, 0.09, 0.17], { delivery: [0.95, 0.97, 0.97] }), ref([0.21, 0.21, 0.16])], runs: [run, null], prediction: 'delivery', pairTest: null })!;
     expect(t.judged?.key).toBe('delivery');
     expect(t.predicted?.matched).toBe(true);
-    expect(texts(t, 'mechanism')).toMatch(/Delivery, steps 31–40: Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
+    // a raw window mean, said so (issue 42: the chart's figure is smoothed, and the two read as one)
+    expect(texts(t, 'mechanism')).toMatch(/Delivery, mean of steps 31–40 \(raw, not smoothed\): Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
     // the reference's windows here: early 0 for every seed, late as given
-    expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0\.0 % → 96\.3 % \(\+96\.3 points \[/);
+    expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0 % → 96\.3 % \(\+96\.3 points \[/);
     const flat = learner(0.2, () => ({ delivery: 0.9, success: 0.04 }));
     expect(computeTakeaway({ lesson: l, refs: [null, null], runs: [flat, null], prediction: null, pairTest: null })?.judged?.key).toBe('neither');
+  });
+
+  it('a count\'s window mean is said as a mean of counts, and the charts\' figures as smoothed (issue 42: "3.003", smoothed against raw)', () => {
+    const groups = (s: number) => ({ 'charts/informative_groups': s % 5 === 0 ? 2 : 3 }); // steps 31–40: eight 3s and two 2s
+    const t = computeTakeaway({
+      lesson: lesson('seeds'), refs: [ref([0.3, 0.35, 0.4], { 'charts/informative_groups': [2.5, 2.7, 2.6] }), null],
+      runs: [learner(0.36, groups), null], prediction: null, pairTest: null,
+    })!;
+    expect(texts(t, 'mechanism')).toMatch(/^Informative groups, mean of steps 31–40 \(raw, not smoothed\): [^:]+: yours 2\.8 groups on average; the committed seeds 2\.6 \[2\.4, 2\.8\]\.$/);
+    expect(chartFigureNote(metricInfo('charts/informative_groups'), 0.75)).toBe('newest step, smoothed (EMA 0.75)');
+    expect(chartFigureNote(metricInfo('eval/success'), 0.75)).toBe('newest evaluation, as measured');
+  });
+
+  it('the misleading line says whether the verdict is the committed seeds\' answer (issue 39: "reads this verdict in 0 % … misleads in 0.0 %" beside a verdict that misleads)', () => {
+    const rates = { draw: 'one run' as const, rule: 'seed-aware' as const, draws: 15, counts: { delivery: 12, neither: 3 }, committed: 'delivery', misleading: 0.2 };
+    const text = (k: string) => ({ delivery: 'Delivery rises more', neither: 'Neither rises', success: 'Success rises more' })[k] ?? k;
+    expect(misleadingText(rates, 'delivery', text)).toBe('The committed seeds\' answer is the same. One run like yours reads it in 80 % of their 15 draws; a run misleads — reads what they contradict — in 20.0 %.');
+    expect(misleadingText(rates, 'neither', text)).toBe('The committed seeds answer “Delivery rises more”: your run is one of the draws that mislead — 20 % of their 15 draws read as yours does, 20.0 % mislead in all.');
+    expect(misleadingText(rates, 'success', text)).toMatch(/your run is one of the draws that mislead — 0 % of their 15 draws read as yours does/);
+    expect(misleadingText({ ...rates, draw: 'pair', counts: { undecided: 5, delivery: 10 }, misleading: 0 }, 'undecided', text)).toMatch(/^One pair of runs like yours is undecided in 33 % of the committed seeds' 15 draws: it claims nothing either way\./);
   });
 
   it('seeds: the distance between the two runs, and the interval over the committed seeds with the learner\'s added', () => {

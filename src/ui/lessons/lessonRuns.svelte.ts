@@ -16,6 +16,7 @@ import type { LessonTag, MetricPoint, RunRecord } from '../../store/records.ts';
 import type { RunProgress, StartRequest, WorkerEvent } from '../../worker/api.ts';
 import { createTrainingWorker, type TrainingWorkerHandle } from '../../worker/client.ts';
 import type { LabState } from '../labState.svelte.ts';
+import type { ArmState } from '../../lessons/sittingState.ts';
 
 /** cores from which the two arms train side by side, one worker each */
 export const PARALLEL_CORES = 4;
@@ -31,7 +32,7 @@ export interface Session {
   createdAt: number;
 }
 
-export type ArmState = 'missing' | 'live' | 'done' | 'halted' | 'failed';
+export type { ArmState };
 
 const TERMINAL = new Set(['completed', 'failed', 'stopped', 'interrupted']);
 
@@ -45,8 +46,12 @@ export class LessonRuns {
   busy = $state(false);
   private companion: TrainingWorkerHandle | null = null;
   private store: LabStore | null = null;
-  /** sessions being continued right now (so two triggers do not start an arm twice) */
-  private continuing: Record<string, boolean> = {};
+  /** sessions being continued right now (so two triggers do not start an arm twice, and the page says "resuming") */
+  private continuing = $state<Record<string, boolean>>({});
+  /** sessions whose next arm is about to start, an arm having just finished */
+  private handingOver = $state<Record<string, boolean>>({});
+  /** until the page has resumed what it could after a load: a sitting that was training is being resumed, not stopped */
+  private settling = $state(true);
   /** the last status seen of each run on the Lab's worker (progress arrives a few times a second) */
   private lastLabStatus: Record<string, string> = {};
 
@@ -83,6 +88,16 @@ export class LessonRuns {
       s.createdAt = Math.min(s.createdAt, run.createdAt);
     }
     return Object.values(byId).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /** the page is resuming or continuing this sitting by itself right now (its halted arms are about to train) */
+  resuming(session: Session): boolean {
+    if (this.continuing[session.id] || this.handingOver[session.id]) return true;
+    // an arm has just finished on the Lab's worker and its sibling has not started: onLabProgress starts it a tick later
+    const p = this.lab.progress;
+    if (p?.status === 'completed' && this.error === null && Object.values(session.runs).some((r) => r.id === p.runId) && session.arms.some((a) => !session.runs[a])) return true;
+    // after a load: a run that was training when the page closed (running, or marked interrupted) is resumed by the page
+    return this.settling && Object.values(session.runs).some((r) => r.status === 'running' || r.status === 'interrupted');
   }
 
   /** the live progress of a run (on the Lab's worker or the second one), or null */
@@ -130,7 +145,7 @@ export class LessonRuns {
   /** Continues a sitting: resumes its halted arms from their checkpoints and starts the arms not started yet. */
   async continueSession(session: Session): Promise<void> {
     if (this.continuing[session.id]) return;
-    this.continuing[session.id] = true;
+    this.continuing = { ...this.continuing, [session.id]: true };
     this.error = null;
     try {
       for (const [i, arm] of session.arms.entries()) {
@@ -165,7 +180,8 @@ export class LessonRuns {
     } catch (e) {
       this.error = messageOf(e);
     } finally {
-      delete this.continuing[session.id];
+      const { [session.id]: _done, ...rest } = this.continuing;
+      this.continuing = rest;
     }
   }
 
@@ -260,13 +276,17 @@ export class LessonRuns {
   /** After a reload the page resumed what it could: a sitting one of whose arms it resumed (or tried to: the arm had
    *  no checkpoint yet) goes on — its other arms are resumed or started again beside or after it. */
   private async afterBoot(): Promise<void> {
-    for (const lesson of LESSONS) {
-      const session = this.sessions(lesson.id)[0];
-      if (!session) continue;
-      const ids = Object.values(session.runs).map((r) => r.id);
-      const resumed = this.lab.running && ids.includes(this.lab.progress?.runId ?? '');
-      const triedTo = ids.some((id) => this.lab.recovery.notice?.includes(id));
-      if (resumed || triedTo) await this.continueSession(session);
+    try {
+      for (const lesson of LESSONS) {
+        const session = this.sessions(lesson.id)[0];
+        if (!session) continue;
+        const ids = Object.values(session.runs).map((r) => r.id);
+        const resumed = this.lab.running && ids.includes(this.lab.progress?.runId ?? '');
+        const triedTo = ids.some((id) => this.lab.recovery.notice?.includes(id));
+        if (resumed || triedTo) await this.continueSession(session);
+      }
+    } finally {
+      this.settling = false;
     }
   }
 
@@ -278,11 +298,18 @@ export class LessonRuns {
     const tag = this.lab.runs.find((r) => r.id === progress.runId)?.lesson;
     if (!tag || tag.arms.length < 2) return;
     if (progress.status !== 'completed') return;
-    await this.lab.refreshRuns();
-    const session = this.sessions(tag.id).find((s) => s.id === tag.session);
-    if (!session) return;
-    const pending = session.arms.some((a) => this.armState(session, a) === 'missing' || (this.armState(session, a) === 'halted' && session.runs[a]?.status === 'interrupted'));
-    if (pending) await this.continueSession(session);
+    // from the arm's end to the next arm's start the sitting is handing over, not stopped
+    this.handingOver = { ...this.handingOver, [tag.session]: true };
+    try {
+      await this.lab.refreshRuns();
+      const session = this.sessions(tag.id).find((s) => s.id === tag.session);
+      if (!session) return;
+      const pending = session.arms.some((a) => this.armState(session, a) === 'missing' || (this.armState(session, a) === 'halted' && session.runs[a]?.status === 'interrupted'));
+      if (pending) await this.continueSession(session);
+    } finally {
+      const { [tag.session]: _done, ...rest } = this.handingOver;
+      this.handingOver = rest;
+    }
   }
 
   private async hasCheckpoint(runId: string): Promise<boolean> {
