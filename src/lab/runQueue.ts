@@ -155,6 +155,45 @@ export function estimateStepMs(config: LabConfig, samples: StepSample[]): number
   return median * stepCost(config);
 }
 
+/**
+ * The evaluations a run still makes after `stepsDone` steps: every evalEvery steps and after the last one,
+ * and the starting point's (step 0) while no step is done.
+ */
+export function evaluationsLeft(steps: number, evalEvery: number, stepsDone: number): number {
+  if (stepsDone >= steps) return 0;
+  const multiples = Math.floor(steps / evalEvery) - Math.floor(stepsDone / evalEvery);
+  return (stepsDone === 0 ? 1 : 0) + multiples + (steps % evalEvery === 0 ? 0 : 1); // the last step evaluates too
+}
+
+/** an evaluation's relative cost: the policy's size times the queries and tasks it rolls out */
+const evalCost = (c: LabConfig) => SCALE_COST[c.scale] * Math.max(1, c.evalQueries + c.evalToolQa);
+
+/**
+ * An evaluation's time for `config` from the runs that timed theirs: the median time per unit of cost,
+ * times this config's cost (same-scale runs when there are any). null when no run timed one.
+ */
+export function estimateEvalMs(config: LabConfig, samples: readonly StepSample[]): number | null {
+  const usable = samples.filter((s): s is StepSample & { meanEvalMs: number } => Number.isFinite(s.meanEvalMs) && (s.meanEvalMs ?? 0) > 0);
+  const same = usable.filter((s) => s.config.scale === config.scale);
+  const pool = same.length ? same : usable;
+  if (!pool.length) return null;
+  const perCost = pool.map((s) => s.meanEvalMs / evalCost(s.config)).sort((a, b) => a - b);
+  const mid = perCost.length >> 1;
+  return (perCost.length % 2 ? perCost[mid] : (perCost[mid - 1] + perCost[mid]) / 2) * evalCost(config);
+}
+
+/**
+ * What is left of a run after `stepsDone` steps: its steps at the estimated step time plus its evaluations
+ * at the estimated evaluation time (issue 42: the final evaluation is part of the wait); where no run here
+ * timed an evaluation (runs of older builds), each evaluation counts as one step. null without a step time.
+ */
+export function runTimeLeftMs(config: LabConfig, stepsDone: number, samples: readonly StepSample[]): number | null {
+  const step = estimateStepMs(config, [...samples]);
+  if (step === null) return null;
+  const evaluation = estimateEvalMs(config, samples) ?? step;
+  return step * Math.max(0, config.steps - stepsDone) + evaluation * evaluationsLeft(config.steps, config.evalEvery, stepsDone);
+}
+
 export interface QueueEta {
   /** ms left per item (0 when finished, null when there is nothing to estimate from) */
   perItem: Map<number, number | null>;
@@ -167,7 +206,7 @@ export interface QueueEta {
 
 /** ETA of each item and of the queue: the worker's ETA for the running run, estimates for waiting ones */
 export function queueEta(q: RunQueue, stored: StepSample[] = []): QueueEta {
-  const samples = [...stored, ...q.items.flatMap((i) => (i.meanStepMs ? [{ config: i.config, meanStepMs: i.meanStepMs }] : []))];
+  const samples: StepSample[] = [...stored, ...q.items.flatMap((i) => (i.meanStepMs ? [{ config: i.config, meanStepMs: i.meanStepMs }] : []))];
   const perItem = new Map<number, number | null>();
   let totalMs: number | null = 0;
   let doneSteps = 0;
@@ -179,10 +218,7 @@ export function queueEta(q: RunQueue, stored: StepSample[] = []): QueueEta {
     let left: number | null;
     if (finished) left = 0;
     else if (i.status === 'running' && i.etaMs !== null) left = i.etaMs;
-    else {
-      const perStep = estimateStepMs(i.config, samples);
-      left = perStep === null ? null : perStep * Math.max(0, i.config.steps - i.step);
-    }
+    else left = runTimeLeftMs(i.config, i.step, samples);
     perItem.set(i.id, left);
     totalMs = totalMs === null || left === null ? null : totalMs + left;
   }

@@ -9,6 +9,7 @@
 //   evaluation still to come (every evalEvery steps and after the last) at the evaluations' measured pace.
 //   Leaving them out read "6 s left" for the 25 s of a last step and its final evaluation.
 import type { MetricPoint } from '../store/records.ts';
+import { evaluationsLeft } from '../lab/runQueue.ts';
 
 /** step times averaged for the ETA */
 export const ETA_WINDOW = 20;
@@ -87,8 +88,8 @@ export class RunTiming {
   /** the evaluations still to come after `stepsDone` */
   evaluationsLeft(stepsDone: number): number {
     if (this.evalEvery === null || stepsDone >= this.totalSteps) return 0;
-    const multiples = Math.floor(this.totalSteps / this.evalEvery) - Math.floor(stepsDone / this.evalEvery);
-    return multiples + (this.totalSteps % this.evalEvery === 0 ? 0 : 1); // the last step evaluates too
+    // the starting point's evaluation is behind the worker by the time it asks, even at step 0
+    return evaluationsLeft(this.totalSteps, this.evalEvery, stepsDone) - (stepsDone === 0 ? 1 : 0);
   }
 
   /**

@@ -88,14 +88,16 @@ describe('ETA', () => {
   });
 
   it('adds the running run’s ETA to the estimates of the waiting ones', () => {
-    let q = enqueue(emptyQueue(), [1, 2, 3].map((n) => ({ label: `r${n}`, config: cfg({ scale: 's', steps: 10 }) })));
+    let q = enqueue(emptyQueue(), [1, 2, 3].map((n) => ({ label: `r${n}`, config: cfg({ scale: 's', steps: 10, evalEvery: 5 }) })));
     expect(queueEta(q).totalMs).toBeNull(); // nothing measured yet
     q = markStarted(markStarting(q, q.items[0].id), q.items[0].id, 'run-a');
     q = recordProgress(q, report('run-a', 'running', 4, { etaMs: 6000, meanStepMs: 1000 }));
     const eta = queueEta(q);
     expect(eta.perItem.get(q.items[0].id)).toBe(6000);
-    expect(eta.perItem.get(q.items[1].id)).toBeCloseTo(10_000);
-    expect(eta.totalMs).toBeCloseTo(26_000);
+    // a waiting run: 10 steps and its 3 evaluations (steps 0, 5, 10), each counted as a step while no
+    // run here has timed an evaluation
+    expect(eta.perItem.get(q.items[1].id)).toBeCloseTo(13_000);
+    expect(eta.totalMs).toBeCloseTo(32_000);
     expect([eta.doneSteps, eta.totalSteps]).toEqual([4, 30]);
     q = recordProgress(q, report('run-a', 'completed', 10));
     expect(queueEta(q).perItem.get(q.items[0].id)).toBe(0);
@@ -104,7 +106,17 @@ describe('ETA', () => {
 
   it('uses stored runs before any queued run has a step time', () => {
     const q = enqueue(emptyQueue(), [{ label: 'a', config: cfg({ scale: 's', steps: 3 }) }]);
-    expect(queueEta(q, [{ config: cfg({ scale: 's' }), meanStepMs: 2000 }]).totalMs).toBeCloseTo(6000);
+    expect(queueEta(q, [{ config: cfg({ scale: 's', evalEvery: 40 }), meanStepMs: 2000 }]).totalMs).toBeCloseTo(6000 + 2 * 2000);
+  });
+
+  it('counts a waiting run’s evaluations, the final one included, at the measured evaluation time (issue 42)', () => {
+    const run = cfg({ scale: 's', steps: 3, evalEvery: 40 }); // evaluates at step 0 and after step 3
+    const q = enqueue(emptyQueue(), [{ label: 'a', config: run }]);
+    const stored = [{ config: cfg({ scale: 's' }), meanStepMs: 2000, meanEvalMs: 20_000 }];
+    expect(queueEta(q, stored).totalMs).toBeCloseTo(3 * 2000 + 2 * 20_000);
+    // an evaluation of twice the queries and tasks costs twice the time
+    const bigger = cfg({ scale: 's', evalQueries: 2 * run.evalQueries, evalToolQa: 2 * run.evalToolQa });
+    expect(queueEta(q, [{ ...stored[0], config: bigger }]).totalMs).toBeCloseTo(3 * 2000 + 2 * 10_000);
   });
 
   it('formats durations', () => {
