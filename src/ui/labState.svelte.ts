@@ -7,7 +7,7 @@ import { isOwnEntry, onAddressChange, readAddress, writeAddress } from './addres
 import { LabStore } from '../store/labStore.ts';
 import { findingById } from '../findings/findings.ts';
 import {
-  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, markStarted, markStarting, nextToStart, recordProgress, startFailed,
+  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, runTimeLeftMs, markStarted, markStarting, nextToStart, recordProgress, startFailed,
   type RunQueue, type StepSample,
 } from '../lab/runQueue.ts';
 import { gridRuns } from '../findings/findingRuns.ts';
@@ -373,8 +373,9 @@ export class LabState {
   /** the worker's progress, with an ETA from the measured step times until the run has timed its own steps */
   private withEta(p: RunProgress): RunProgress {
     if (p.etaMs !== null || p.status !== 'running' || !this.liveConfig) return p;
-    const perStep = estimateStepMs(this.liveConfig, this.stepSamples);
-    return perStep === null ? p : { ...p, etaMs: perStep * Math.max(0, p.totalSteps - p.step) };
+    // its steps and evaluations left (the final one included) at this backend's measured times
+    const left = runTimeLeftMs({ ...this.liveConfig, steps: p.totalSteps }, p.step, this.stepSamples);
+    return left === null ? p : { ...p, etaMs: left };
   }
 
   private advancing = false;
