@@ -101,7 +101,9 @@ export function boundBufferPool(backend: WebGPUBackend, bound: PoolBound = { flo
 function trim(manager: BufferManager, state: Installed): void {
   let excess = manager.numBytesAllocated - manager.numBytesUsed - capOf(state);
   if (excess <= 0) return;
+  const emptied: [string, GPUBuffer[]][] = [];
   for (const [key, list] of manager.freeBuffers) {
+    if (excess <= 0) break;
     while (excess > 0 && list.length) {
       const buffer = list.shift()!; // the longest free of its size (acquire pops the newest)
       excess -= buffer.size;
@@ -111,11 +113,11 @@ function trim(manager: BufferManager, state: Installed): void {
       state.evictedBytes += buffer.size;
       buffer.destroy();
     }
-    // an emptied list moves to the back, so the next trim does not walk past it (tfjs needs the key kept:
-    // releaseBuffer pushes onto the list its acquireBuffer made)
-    if (!list.length) { manager.freeBuffers.delete(key); manager.freeBuffers.set(key, list); }
-    if (excess <= 0) return;
+    if (!list.length) emptied.push([key, list]);
   }
+  // emptied lists move to the back (after the walk, which would otherwise meet them again), so the next trim
+  // does not walk past them; tfjs needs the keys kept: releaseBuffer pushes onto the list its acquireBuffer made
+  for (const [key, list] of emptied) { manager.freeBuffers.delete(key); manager.freeBuffers.set(key, list); }
 }
 
 /** the pool of `backend` now */
