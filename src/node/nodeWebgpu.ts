@@ -14,6 +14,8 @@
 //     the same shaders, so CI tests this path with it). Debian's lavapipe is refused by Dawn.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { boundBufferPool } from '../model/kernels/bufferPool.ts';
+import type { WebGPUBackend } from '../model/kernels/webgpu.ts';
 
 /** the adapter a run used, as summary.json and the GPU check record it */
 export interface WebgpuAdapterInfo {
@@ -78,6 +80,7 @@ export async function startNodeWebgpu(): Promise<WebgpuAdapterInfo> {
   if (!tf.findBackendFactory('webgpu')) throw new Error('tfjs-backend-webgpu did not register the webgpu backend (navigator.gpu was not seen at import)');
   if (!(await tf.setBackend('webgpu'))) throw new Error('the tfjs webgpu backend failed to start on this adapter');
   await tf.ready();
+  boundBufferPool(tf.backend() as unknown as WebGPUBackend); // as the page's worker does (worker/backend.ts)
   started = { vendor: info.vendor ?? '', architecture: info.architecture ?? '', description: info.description ?? '', isFallbackAdapter: fallback, driverFile, vulkanLoader: loader };
   return started;
 }

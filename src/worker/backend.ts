@@ -5,6 +5,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from './api.ts';
 import { fewCoresReason } from '../lab/backendChoice.ts';
+import { boundBufferPool } from '../model/kernels/bufferPool.ts';
+import type { WebGPUBackend } from '../model/kernels/webgpu.ts';
 
 /** The WebGPU adapter this browser would hand out, named as the device key and badge need; or why there is none. */
 export type WebgpuProbe =
@@ -34,6 +36,7 @@ export async function startBackend(name: BackendName): Promise<BackendInfo> {
     await import('@tensorflow/tfjs-backend-webgpu');
     if (!(await tf.setBackend('webgpu'))) throw new Error('the tfjs webgpu backend failed to start');
     await tf.ready();
+    boundBufferPool(tf.backend() as unknown as WebGPUBackend); // else every tensor size a run meets stays allocated
     const label = ['webgpu', probe.architecture || probe.vendor].filter(Boolean).join(' · ');
     return { name: 'webgpu', vendor: probe.vendor, architecture: probe.architecture, label };
   }

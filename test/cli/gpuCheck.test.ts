@@ -23,6 +23,16 @@ describe('figures.json', () => {
     expect(s.dispatchesPerStep).toBe(28_000);
     const onlyFirst = summarizeScale({}, part('webgpu', step(9, 30_000), []), undefined);
     expect([onlyFirst.webgpuStepS, onlyFirst.dispatchesPerStep, onlyFirst.wasmStepS, onlyFirst.webgpuSpeedup]).toEqual([9, 30_000, null, null]);
+    expect(s.webgpuPeakAllocatedBytes).toBeNull(); // no pool figures
+  });
+
+  it("a scale's peak of the webgpu buffer pool: the most allocated in any phase of any step, the first included", () => {
+    const phase = (peakAllocatedBytes: number) => ({ peakUsedBytes: 1, peakAllocatedBytes, allocatedBytes: 1, evictedBuffers: 0 });
+    const first = { ...step(9), pool: { rollout: phase(5e6), update: phase(9e6) } };
+    const later = { ...step(2), pool: { rollout: phase(7e6), update: null } };
+    expect(summarizeScale({}, part('webgpu', first, [later]), undefined).webgpuPeakAllocatedBytes).toBe(9e6);
+    expect(summarizeScale({}, part('webgpu', later, [later]), undefined).webgpuPeakAllocatedBytes).toBe(7e6);
+    expect('webgpuPeakAllocatedBytes' in summarizeScale({}, undefined, part('wasm', step(9), []))).toBe(false);
   });
 
   it('the levers before and after: webgpu-plain beside webgpu, and the decode probe\'s ratios', () => {

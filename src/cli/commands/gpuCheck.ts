@@ -126,7 +126,7 @@ const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === u
 export function readme(f: GpuCheckFigures): string {
   const a = f.adapter;
   const rows = Object.entries(f.scales).map(([scale, s]) =>
-    `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} | ${fmt(s.webgpuPlainStepS)} (${fmt(s.webgpuPlainSpeedup)}×) |`);
+    `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} | ${fmt(s.webgpuPlainStepS)} (${fmt(s.webgpuPlainSpeedup)}×) | ${fmt(s.webgpuPeakAllocatedBytes != null ? s.webgpuPeakAllocatedBytes / 2 ** 20 : null, 0)} |`);
   const d = f.decode;
   const probeRow = (kind: string, runs: NonNullable<typeof d>['plain']) => runs.map((r) =>
     `| ${kind} | ${fmt(r.stepMs)} | ${fmt(r.hostMs)} (${fmt(r.hostMinMs)}) | ${fmt(r.dispatches, 0)} | ${fmt(r.readbacks, 1)} | ${fmt(r.submits, 1)} |`).join('\n');
@@ -149,8 +149,8 @@ ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when t
 - adapter: ${a ? `${[a.vendor, a.architecture, a.description].filter(Boolean).join(' · ')}${a.isFallbackAdapter ? ' (fallback)' : ''}; Vulkan driver ${a.driverFile ?? 'found by the loader'}, loader ${a.vulkanLoader ?? '—'}` : 'none'}
 - wasm threads: ${f.wasmThreads ?? '—'}
 
-| scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s | webgpu-plain s/step (speed-up) |
-|---|---|---|---|---|---|---|
+| scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s | webgpu-plain s/step (speed-up) | webgpu peak MiB allocated |
+|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 ${decode}
 Every figure, with the rollout/update split, decode-step and micro-batch times and memory: figures.json

@@ -1,6 +1,7 @@
 // figures.json of the GPU check (docs/gpu-check.md): what one run on a GPU machine measured, written after
 // every step so that a run cut short by its time limit still leaves what it had. Pure: no tfjs, no GPU.
 import type { WebgpuAdapterInfo } from '../../node/nodeWebgpu.ts';
+import type { PoolStats } from '../../model/kernels/bufferPool.ts';
 
 export const GPU_CHECK_FORMAT = 'star-lab-gpu-check/1';
 export const SCALES = ['s', 'm', 'l'] as const;
@@ -72,6 +73,17 @@ export interface StepFigures {
   /** the rollout's dispatches over its decode steps (prefills and sampling included), the update's over its micro-batches */
   dispatchesPerDecodeStep?: number;
   dispatchesPerMicroBatch?: number;
+  /** webgpu only: tfjs's buffer pool in the rollouts and in the update (null: no update ran) */
+  pool?: { rollout: PoolPhaseFigures; update: PoolPhaseFigures | null };
+}
+
+/** tfjs's webgpu buffer pool over one phase of a step (model/kernels/bufferPool.ts): the most bytes held in
+ *  tensors and allocated at once, allocated at the phase's end, buffers the pool's bound destroyed in it */
+export interface PoolPhaseFigures {
+  peakUsedBytes: number;
+  peakAllocatedBytes: number;
+  allocatedBytes: number;
+  evictedBuffers: number;
 }
 
 /** one scale on one backend: a first step (shader compiles, allocations), then the timed steps */
@@ -85,6 +97,8 @@ export interface BackendFigures {
   stepS: number | null;
   /** tfjs's tf.memory() after the steps (webgpu: numBytesInGPU, numBytesInGPUAllocated) */
   memory?: Record<string, number>;
+  /** webgpu: the buffer pool after the steps, its bound's cap and what the bound destroyed in all */
+  pool?: PoolStats;
   /** why this part stopped early or failed */
   note?: string;
   error?: string;
@@ -99,6 +113,8 @@ export interface ScaleFigures {
   webgpuSpeedup: number | null;
   dispatchesPerStep: number | null;
   submitsPerStep: number | null;
+  /** the most bytes tfjs's webgpu buffer pool had allocated at once in any step, the first included */
+  webgpuPeakAllocatedBytes?: number | null;
   /** the same step on webgpu with the decode levers off (when measured), and wasm ÷ it */
   webgpuPlainStepS?: number | null;
   webgpuPlainSpeedup?: number | null;
@@ -148,12 +164,18 @@ export function summarizeScale(setup: ScaleFigures['setup'], webgpu?: BackendFig
     webgpuSpeedup: wasmStepS !== null && webgpuStepS !== null && webgpuStepS > 0 ? wasmStepS / webgpuStepS : null,
     dispatchesPerStep: mean(timed.map((s) => s.dispatches ?? NaN).filter(Number.isFinite)),
     submitsPerStep: mean(timed.map((s) => s.submits ?? NaN).filter(Number.isFinite)),
+    ...(webgpu ? { webgpuPeakAllocatedBytes: peakAllocated([webgpu.firstStep, ...webgpu.steps]) } : {}),
     ...(plain ? { webgpuPlainStepS: plainStepS, webgpuPlainSpeedup: wasmStepS !== null && plainStepS !== null && plainStepS > 0 ? wasmStepS / plainStepS : null } : {}),
     ...(webgpu ? { webgpu } : {}),
     ...(wasm ? { wasm } : {}),
     ...(plain ? { 'webgpu-plain': plain } : {}),
   };
 }
+
+const peakAllocated = (steps: (StepFigures | undefined)[]): number | null => {
+  const peaks = steps.flatMap((s) => (s?.pool ? [s.pool.rollout, s.pool.update] : [])).flatMap((p) => (p ? [p.peakAllocatedBytes] : []));
+  return peaks.length ? Math.max(...peaks) : null;
+};
 
 /** the ratios of the decode probe from its runs */
 export function summarizeDecode(d: Omit<DecodeFigures, 'stepRatio' | 'hostRatio' | 'dispatchRatio' | 'fusedVsWasm'>): DecodeFigures {

@@ -17,9 +17,10 @@ import { readCheckpointDir } from '../../node/checkpointDir.ts';
 import { shippedCheckpointDir } from '../rlRun.ts';
 import { useNodeBackend } from '../../node/nodeBackend.ts';
 import { describeAdapter, startNodeWebgpu, WEBGPU_ADAPTER_ENV } from '../../node/nodeWebgpu.ts';
-import { setFusedDecode } from '../../model/kernels/webgpu.ts';
+import { setFusedDecode, type WebGPUBackend } from '../../model/kernels/webgpu.ts';
+import { bufferPoolStats, resetPoolPeaks } from '../../model/kernels/bufferPool.ts';
 import { DawnCounters, probeDecodeStep, probeOpUs, probeReadbackMs } from './decodeProbe.ts';
-import { summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type Scale, type StepFigures } from './figures.ts';
+import { summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type PoolPhaseFigures, type Scale, type StepFigures } from './figures.ts';
 
 export interface MeasureOptions {
   scales: Scale[];
@@ -55,6 +56,25 @@ function countDecodeSteps(): void {
   Policy.prototype.step = function (this: Policy, ...args: Parameters<Policy['step']>) { decodeSteps++; return original.apply(this, args); };
 }
 
+/** called once at the update's first forward pass in a step (Policy.logProbsAt: the rollouts never call it) */
+let onUpdateStart: (() => void) | null = null;
+function markUpdateStart(): void {
+  const original = Policy.prototype.logProbsAt;
+  Policy.prototype.logProbsAt = function (this: Policy, ...args: Parameters<Policy['logProbsAt']>) {
+    const start = onUpdateStart;
+    onUpdateStart = null;
+    start?.();
+    return original.apply(this, args);
+  };
+}
+
+/** the pool's figures since the last resetPoolPeaks, and restarts its peaks */
+function poolPhase(backend: WebGPUBackend, evictedBefore: number): PoolPhaseFigures {
+  const p = bufferPoolStats(backend);
+  resetPoolPeaks(backend);
+  return { peakUsedBytes: p.peakUsedBytes, peakAllocatedBytes: p.peakAllocatedBytes, allocatedBytes: p.allocatedBytes, evictedBuffers: p.evictedBuffers - evictedBefore };
+}
+
 const elapsedS = (t0: number) => (performance.now() - t0) / 1000;
 
 export async function measure(o: MeasureOptions): Promise<void> {
@@ -84,6 +104,7 @@ export async function measure(o: MeasureOptions): Promise<void> {
   }
   save();
   countDecodeSteps();
+  markUpdateStart();
   f.wasmThreads = await useNodeBackend('wasm', o.wasmThreads);
   console.log(`wasm: ${f.wasmThreads} threads of ${os.availableParallelism()} cores`);
   save();
@@ -197,6 +218,7 @@ async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counter
     }
     const memory = tf.memory() as unknown as Record<string, unknown>;
     part.memory = Object.fromEntries(Object.entries(memory).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
+    if (counters) part.pool = bufferPoolStats(tf.backend() as unknown as WebGPUBackend);
   } finally {
     trainer.dispose();
     trainer.policy.dispose();
@@ -207,8 +229,17 @@ async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counter
 async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Promise<StepFigures> {
   counters?.reset();
   decodeSteps = 0;
+  // the pool's peaks per phase: reset here, read at the update's first forward pass and at the step's end
+  const backend = counters ? (tf.backend() as unknown as WebGPUBackend) : null;
+  let rolloutPool: PoolPhaseFigures | null = null;
+  const evicted = backend ? bufferPoolStats(backend).evictedBuffers : 0;
+  if (backend) {
+    resetPoolPeaks(backend);
+    onUpdateStart = () => { rolloutPool = poolPhase(backend, evicted); };
+  }
   const start = performance.now();
   const m = await trainer.trainStep();
+  onUpdateStart = null;
   const wallS = elapsedS(start);
   const rolloutS = m['time/rollout'];
   const updateS = m['time/update'];
@@ -228,6 +259,11 @@ async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Pro
     step.readbacks = counters.maps;
     if (decodeSteps) step.dispatchesPerDecodeStep = step.dispatchesRollout / decodeSteps;
     if (microBatches) step.dispatchesPerMicroBatch = step.dispatchesUpdate / microBatches;
+  }
+  if (backend) {
+    const end = poolPhase(backend, evicted);
+    const rollout = rolloutPool as PoolPhaseFigures | null; // set in the callback
+    step.pool = rollout ? { rollout, update: { ...end, evictedBuffers: end.evictedBuffers - rollout.evictedBuffers } } : { rollout: end, update: null };
   }
   return step;
 }
