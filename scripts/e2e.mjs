@@ -6,7 +6,7 @@
 // the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
 // tree; the Sandbox (a query played by hand and scored), the Runs view (bundles, CSV, overlays, the
 // episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records), the Lessons (every
-// lesson from its link; one played at a smoke size through a reload to its takeaway), the backend the page
+// lesson from its link; one played at a smoke size through a reload to its takeaway; a class of three learners pooled), the backend the page
 // picks by measuring when no ?backend= forces one (wasm on SwiftShader); the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
