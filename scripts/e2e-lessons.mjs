@@ -5,9 +5,15 @@
 // told it has 4 cores, so the second arm trains in a worker of its own), the tab is reloaded mid-run and
 // the lesson resumes into itself — prediction kept, curves kept, both arms continued from their
 // checkpoints — and runs to a takeaway computed from the runs, with the prediction stored with each run.
+// Then a class (issue 39, part 7): two more learners, each in a browser context of its own (no shared
+// IndexedDB), play the same smoke lesson side by side — the second both arms, the third the first arm
+// alone, the fewest runs that give Welch's test two ends an arm — and a teacher's class view, in a fourth
+// context, accepts the three learners' five links as three learners, refuses a tampered, a relabelled and a
+// repeated link with their reasons, and draws the class's pooled test.
 // axe finds no serious or critical violation in the list, any lesson, or a lesson with its takeaway.
-// Screenshots: test-results/lesson-<id>.png, lesson-smoke.png.
+// Screenshots: test-results/lesson-<id>.png, lesson-smoke.png, lesson-class.png.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { storedPoints, storedRuns } from './e2e-store.mjs';
 import { assertAccessible } from './e2e-axe.mjs';
 
@@ -120,37 +126,108 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     await assertAccessible(page, 'a lesson with its takeaway');
   }, G);
 
-  await test('lessons: the finished sitting offers its result links, and a class view pools them, refusing a tampered and a relabelled link', async () => {
+  await test('lessons: two more learners, each in a browser context of its own, play the smoke lesson side by side; the class view counts the three learners once each and pools their test, refusing a tampered, a relabelled and a repeated link', async () => {
     const started = Date.now();
     const links = await page.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
     assert(links.length === 2 && links.every((l) => /#lesson=dense-reward&result=v1\.[\w-]+\.[0-9a-f]{8}$/.test(l)), `result links: ${links.join(' ')}`);
     assert(await page.locator('[data-testid=lesson-result-qr]').count() === 2, 'no QR code beside each link');
-    // the teacher, in a browser context of its own (no shared storage with the learner)
-    const teacherContext = await page.context().browser().newContext();
-    try {
-      const teacher = await teacherContext.newPage();
-      await teacher.goto(`${base}#lesson=dense-reward&class`);
-      await teacher.waitForSelector('[data-testid=class-input]');
-      const at = links[0].length - 14; // a payload character, before the checksum
-      const tampered = links[0].slice(0, at) + (links[0][at] === 'A' ? 'B' : 'A') + links[0].slice(at + 1);
-      const relabelled = links[1].replace('#lesson=dense-reward', '#lesson=hard-only');
-      await teacher.fill('[data-testid=class-input]', [...links, tampered, relabelled].join('\n'));
-      await teacher.click('[data-testid=class-add]');
-      await teacher.waitForSelector('[data-testid=class-runs][data-count="1"]', { timeout: 10_000 });
-      const reasons = await teacher.locator('[data-testid=class-rejected] li').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
-      assert(JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson']), `refused: ${reasons.join(', ')}`);
-      assert(/Two learners or more/.test(await teacher.locator('[data-testid=class-test]').innerText()), 'one learner gave a class test');
-      // the class's own link reproduces it
-      const again = await teacherContext.newPage();
-      await again.goto(teacher.url());
-      await again.waitForSelector('[data-testid=class-runs][data-count="1"]', { timeout: 10_000 });
-      // a result link opened shows the result (issue 39): a smoke run is not placed against the full-size band
-      await again.goto(links[0]);
-      await again.waitForSelector('[data-testid=lesson-shared-result][data-ok=true][data-verdict=off-setting]', { timeout: 10_000 });
-      assert(/Seed\s*\d+/.test(await again.locator('[data-testid=lesson-shared-result]').innerText()), 'the shared result does not show its seed');
-    } finally {
-      await teacherContext.close();
-    }
-    console.log(`      class view checked in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const browser = page.context().browser();
+    // the cheapest class with a test: Welch's needs two ends an arm, so the second learner runs both arms and
+    // the third the first arm alone (3 arms, not 4); side by side, each context its own IndexedDB and workers
+    const [second, third] = await Promise.all([playLearner(browser, base, 'both', assert), playLearner(browser, base, 'first', assert)]);
+    console.log(`      learners 2 (both arms) and 3 (first arm) played side by side in ${((Date.now() - started) / 1000).toFixed(1)} s (${second.took} and ${third.took}; ${second.timing}; ${third.timing})`);
+    assert(second.links.length === 2 && third.links.length === 1, `the learners' links: ${second.links.length} and ${third.links.length}`);
+    const seeds = [links[0], second.links[0], third.links[0]].map(seedOf);
+    assert(new Set(seeds).size === 3, `the three learners drew seeds ${seeds.join(', ')}: not three`);
+    console.log(`      links: ${[...links, ...second.links, ...third.links].join(' ')}`);
+    await checkClassView({ browser, base, results, assert, links, second: second.links, third: third.links });
+    console.log(`      three learners and the class view in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, G);
+}
+
+/**
+ * The teacher, in a browser context of its own (no shared storage with the learners), pastes the three
+ * learners' links — the first learner's two, the second's two, the third's one — with a tampered, a
+ * relabelled and a repeated one: three learners (distinct seeds) and five runs are accepted, the three
+ * refused with their reasons, and the class's pooled test is drawn. Exported so it can be run alone on
+ * links kept from a run (a mutated class view must fail it).
+ */
+export async function checkClassView({ browser, base, results, assert, links, second, third }) {
+  const teacherContext = await browser.newContext();
+  try {
+    const teacher = await teacherContext.newPage();
+    await teacher.goto(`${base}#lesson=dense-reward&class`);
+    await teacher.waitForSelector('[data-testid=class-input]');
+    const at = links[0].length - 14; // a payload character, before the checksum
+    const tampered = links[0].slice(0, at) + (links[0][at] === 'A' ? 'B' : 'A') + links[0].slice(at + 1);
+    const relabelled = links[1].replace('#lesson=dense-reward', '#lesson=hard-only');
+    // the second learner's first arm pasted again: its seed is in the class already
+    const repeated = second[0];
+    const pasted = [...links, ...second, ...third, tampered, relabelled, repeated];
+    await teacher.fill('[data-testid=class-input]', pasted.join('\n'));
+    await teacher.click('[data-testid=class-add]');
+    await teacher.waitForSelector('[data-testid=class-runs][data-count]:not([data-count="0"])', { timeout: 10_000 });
+    // three learners (distinct seeds), five runs: a learner's two arms are one learner, a repeated link none
+    const count = await teacher.locator('[data-testid=class-runs]').getAttribute('data-count');
+    const counted = await teacher.locator('[data-testid=class-runs]').innerText();
+    assert(count === '3' && /\b5 runs\b/.test(counted), `the class counts ${count} learners (${counted}); three learners, five runs were pasted`);
+    const reasons = await teacher.locator('[data-testid=class-rejected] li').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
+    assert(JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson', 'seed']), `refused: ${reasons.join(', ')}`);
+    // the pooled test (Welch's, three ends against two), not the "two learners or more" message
+    const testText = await teacher.locator('[data-testid=class-test]').innerText();
+    const p = await teacher.locator('[data-testid=class-test]').getAttribute('data-p');
+    assert(!/Two learners or more/.test(testText) && /Welch's test/.test(testText) && p !== '' && Number(p) >= 0 && Number(p) <= 1, `no pooled class test: p "${p}", ${testText}`);
+    assert(await teacher.locator('[data-testid=class-plot] circle').count() === 5, 'the class plot does not draw one dot a run');
+    await teacher.screenshot({ path: join(results, 'lesson-class.png'), fullPage: true });
+    // the class's own link reproduces it
+    const again = await teacherContext.newPage();
+    await again.goto(teacher.url());
+    await again.waitForSelector('[data-testid=class-runs][data-count="3"]', { timeout: 10_000 });
+    // a result link opened shows the result (issue 39): a smoke run is not placed against the full-size band
+    await again.goto(links[0]);
+    await again.waitForSelector('[data-testid=lesson-shared-result][data-ok=true][data-verdict=off-setting]', { timeout: 10_000 });
+    assert(/Seed\s*\d+/.test(await again.locator('[data-testid=lesson-shared-result]').innerText()), 'the shared result does not show its seed');
+  } finally {
+    await teacherContext.close();
+  }
+}
+
+/** the seed a result link carries (its payload's fifth field) */
+function seedOf(link) {
+  const code = new URLSearchParams(link.slice(link.indexOf('#') + 1)).get('result');
+  const payload = code.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+  return JSON.parse(Buffer.from(payload, 'base64').toString('utf8'))[4];
+}
+
+/**
+ * A learner in a browser context of its own (its own IndexedDB, workers and page) plays the smoke-size
+ * dense-reward lesson on wasm — `both` arms side by side (the page is told it has 4 cores) or the `first`
+ * alone — to its takeaway, and hands back its result links.
+ */
+async function playLearner(browser, base, which, assert) {
+  const t0 = Date.now();
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+  try {
+    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }));
+    const learner = await context.newPage();
+    learner.setDefaultTimeout(120_000);
+    const errors = [];
+    learner.on('pageerror', (e) => errors.push(e.message));
+    await learner.goto(`${base}?backend=wasm&lessonSize=smoke#lesson=dense-reward`);
+    await learner.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
+    await learner.locator('[data-testid=predict-success]').check();
+    await learner.locator(`input[name=which-dense-reward][value=${which}]`).check();
+    await learner.locator('[data-testid=lesson-run]').click();
+    await learner.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 400_000 });
+    await learner.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
+    const links = await learner.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
+    const runs = (await storedRuns(learner)).filter((r) => r.lesson?.id === 'dense-reward');
+    assert(runs.length === (which === 'both' ? 2 : 1) && runs.every((r) => r.status === 'completed'), `learner (${which}): stored runs ${JSON.stringify(runs.map((r) => [r.lesson.arm, r.status]))}`);
+    assert(!errors.length, `learner (${which}): page errors ${errors.join(' | ')}`);
+    const ms = (x) => (Number.isFinite(x) ? `${(x / 1000).toFixed(1)} s` : '?');
+    const timing = `${which}: ${runs.map((r) => `${r.lesson.arm} ${ms(r.summary.meanStepMs)}/step, ${ms(r.summary.meanEvalMs)}/evaluation`).join(', ')}`;
+    return { links, took: `${((Date.now() - t0) / 1000).toFixed(0)} s`, timing };
+  } finally {
+    await context.close();
+  }
 }

@@ -6,7 +6,7 @@
 // the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
 // tree; the Sandbox (a query played by hand and scored), the Runs view (bundles, CSV, overlays, the
 // episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records), the Lessons (every
-// lesson from its link; one played at a smoke size through a reload to its takeaway), the backend the page
+// lesson from its link; one played at a smoke size through a reload to its takeaway; a class of three learners pooled), the backend the page
 // picks by measuring when no ?backend= forces one (wasm on SwiftShader); the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
@@ -49,9 +49,10 @@ const only = process.env.E2E_ONLY; // a test group (see the usage above)
 // trainer (wasm or cpu) or a wait, so one browser left the second core mostly idle (455 s for every group one
 // after another on 2 cores). Shard 1 holds these groups (about half the time), shard 2 every other group, so
 // a new group is never left out. Each shard has its own browser profile and store, as a group run alone has.
-// Balanced by a fresh clone's times (2026-12-04, 765 s in all): shard 1 276 s and shard 2 330 s before runs
-// (13 s) and phone (11 s) moved here.
-const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'runs', 'phone'];
+// Balanced by a fresh clone's times (2026-12-04, 731 s in all: shard 1 297 s, shard 2 331 s of which robust
+// 88 s, ui 36 s, live 106 s, lessons 97 s); lessons then grew by ~100 s (its class of three learners, issue
+// 39), so robust moved here (~385 s against ~343 s, estimated from those times).
+const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'robust', 'runs', 'phone'];
 const shard = process.env.E2E_SHARD;
 if (shard !== undefined && shard !== '1' && shard !== '2') {
   console.error(`e2e: E2E_SHARD is ${shard}; it is 1 or 2`);

@@ -1,6 +1,7 @@
 // Where a teacher's classes are kept (issue 39): one record per class — its lesson, its name and the result
 // codes it accepted — in its own small IndexedDB database, apart from the runs (`star-lab`), so a class
-// survives deleting runs and never travels in a run bundle. Only the codes are stored: a class read back
+// survives deleting runs and never travels in a run bundle. A class this machine ran seeds for keeps the
+// sitting's seeds and size, so its runs still join it after a reload. Only the codes are stored: a class read back
 // is decoded again (src/lessons/lessonClass.ts), so a record edited by hand is checked like a pasted link.
 import * as v from 'valibot';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
@@ -13,6 +14,11 @@ export const ClassRecordSchema = v.object({
   lesson: v.pipe(v.string(), v.minLength(1)),
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(120)),
   codes: v.array(v.string()),
+  /** a sitting this machine ran for the class (issue 39, part 4): its seeds and size, so it can be continued after a reload */
+  sitting: v.optional(v.object({
+    seeds: v.array(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    smoke: v.boolean(),
+  })),
   updatedAt: v.pipe(v.number(), v.finite()),
 });
 export type ClassRecord = v.InferOutput<typeof ClassRecordSchema>;
