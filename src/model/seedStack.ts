@@ -11,9 +11,12 @@
 //   - the token embedding: oneHot [S, N, V] · wte [S, V, C] in training (its gradient is a matMul), a gather
 //     from wte viewed as [S·V, C] at id + s·V when decoding (no gradient; the same rows exactly);
 //   - the KV cache: a KVCache of S·R rows, seed s's rows at s·R .. s·R + R − 1 (its code is row-wise).
-// The webgpu fused kernels that take a 2-D weight (kernels/decodeLinear.ts, fusedDecode.ts) do not take
-// [S, ...] weights, so decoding here runs the plain ops (with the fused LayerNorm/GELU/attention where
-// they apply); the S = 1 figures of the GPU check's seed probe show what that costs against Policy.
+// The webgpu fused kernel that takes a 2-D weight (kernels/decodeLinear.ts: LayerNorm, matMul, bias, GELU,
+// residual in one) does not take [S, ...] weights, so a decode step on webgpu (fusedStep) is fusedDecode.ts's
+// row-wise part — k/v written into the cache straight out of qkv, attention read out of qkv — around plain
+// batched matMuls with the bias fused (tf.fused.matMul), a seed-aware LayerNorm kernel, and the fused GELU:
+// ~16 dispatches a layer against Policy's 7 (and 25 for this file's plain path). The S = 1 figures of the
+// GPU check's seed probe show what that costs against Policy.
 // wasm runs a batched matMul as a naive loop (transformer.ts PER_HEAD_ATTENTION), so there a stack is
 // correct but not the lever; it is built for webgpu.
 import * as tf from '@tensorflow/tfjs';
@@ -24,9 +27,11 @@ import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
 import { causalAttention, gelu, logSoftmaxLast, matMul, softmaxLast } from './ops.ts';
 import { alibiSlopes, parameterShapes, type ModelConfig } from './config.ts';
-import { layerNorm } from './kernels/layerNorm.ts';
+import { layerNorm, layerNormSeedsFused } from './kernels/layerNorm.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
-import { useFusedKernels } from './kernels/webgpu.ts';
+import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
+import { decodeAttentionFromQkv } from './kernels/decodeAttention.ts';
+import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
 
 const NEG = -1e9; // Policy's additive mask
 /** as transformer.ts: backends whose training attention goes one head at a time */
@@ -314,6 +319,8 @@ export class SeedStackedPolicy {
     const out = whileDecoding(() => tf.tidy(() => {
       // webgpu: the fused decode attention (per row: seeds are rows), else the [S·R, H, 1, cap] bias
       const attendTo = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, SR, 1, cap);
+      const fused = useFusedDecode() && !(attendTo instanceof tf.Tensor) ? this.fusedStep(cache, ids, pos, attendTo, rows, lens) : null;
+      if (fused) return fused;
       const { keys, values, x } = this.decode(cache, ids, pos, 1, rows, rows.map(() => 1), attendTo);
       const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([SR, this.config.vocabSize]) as tf.Tensor2D; // [S·R, V]
       return { logits, keys, values };
@@ -321,6 +328,51 @@ export class SeedStackedPolicy {
     cache.replace(out.keys, out.values);
     for (let j = 0; j < SR; j++) if (on[j]) cache.advance(j, 1);
     return out.logits;
+  }
+
+  /** a decode step on webgpu in fewer dispatches (see the top of this file); null when the cache cannot be
+   *  written in place (then the plain path runs). Call inside tf.tidy. */
+  private fusedStep(cache: KVCache, ids: Int32Array, pos: Int32Array, at: DecodePositions, rows: readonly number[], lens: readonly number[]):
+    { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
+    if (![...cache.keys, ...cache.values].every(writableInPlace)) return null;
+    const { dModel: C, nHeads: H, vocabSize: V } = this.config;
+    const S = this.seeds;
+    const SR = cache.batch;
+    const R = SR / S;
+    const hd = C / H;
+    const cap = cache.capacity;
+    // fusedDecode.ts's layout: row j's fresh k and v of head h are rows j·3H + H + h and j·3H + 2H + h of
+    // qkv viewed as [S·R·3H, hd]; they go to row (j·H + h)·cap + len_j of the cache viewed as [S·R·H·cap, hd]
+    const dst: number[] = [];
+    const srcK: number[] = [];
+    const srcV: number[] = [];
+    for (const j of rows) {
+      for (let h = 0; h < H; h++) {
+        dst.push((j * H + h) * cap + lens[j]);
+        srcK.push(j * 3 * H + H + h);
+        srcV.push(j * 3 * H + 2 * H + h);
+      }
+    }
+    const [dstT, srcKT, srcVT] = [dst, srcK, srcV].map((xs) => tf.tensor1d(xs));
+    const ln = (x: tf.Tensor3D, prefix: string) => layerNormSeedsFused(x, this.p(`${prefix}.g`), this.p(`${prefix}.b`)); // [S, R, C]
+    // x [S, R, Cin]·W [S, Cin, Cout] + b [S, 1, Cout], the bias added inside the matMul's program
+    const linear = (x: tf.Tensor3D, w: string, b: string) => tf.fused.matMul({ a: x, b: this.p(w) as tf.Tensor3D, bias: this.row(b) }) as tf.Tensor3D;
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    const scale = 1 / Math.sqrt(hd);
+    let x = this.embedRows(ids, pos, R, 1); // [S, R, C]
+    for (let i = 0; i < this.config.nLayers; i++) {
+      const qkv = linear(ln(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`).reshape([SR, 3 * C]) as tf.Tensor2D; // [S·R, 3C]
+      const fresh = qkv.reshape([SR * 3 * H, hd]);
+      keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone()); // [S·R, H, cap, hd]
+      values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
+      const y = decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale).reshape([S, R, C]) as tf.Tensor3D; // [S, R, C]
+      x = x.add(linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`)) as tf.Tensor3D;
+      const h = biasGelu(linear(ln(x, `h${i}.ln2`), `h${i}.mlp.w_fc`, `h${i}.mlp.b_fc`), this.unitOf(this.config.dFF).zeros); // [S, R, F]
+      x = x.add(linear(h, `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`)) as tf.Tensor3D;
+    }
+    const logits = this.head(ln(x, 'ln_f')).reshape([SR, V]) as tf.Tensor2D; // [S·R, V]
+    return { logits, keys, values };
   }
 
   dispose(): void {

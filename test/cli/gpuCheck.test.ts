@@ -64,7 +64,7 @@ describe('figures.json', () => {
 
 describe('the seed probe', () => {
   const run = (model: SeedRunFigures['model'], seeds: number, decodeMs: number, trainMs: number): SeedRunFigures => ({ backend: 'webgpu', model, seeds, wallS: 1,
-    decode: { rows: 32 * seeds, cacheLength: 96, steps: 10, stepMs: decodeMs, hostMs: 1, dispatches: 70 }, train: { rows: 4, tokens: 512, steps: 3, stepMs: trainMs, dispatches: 600 } });
+    decode: { rows: 32 * seeds, cacheLength: 96, steps: 10, stepMs: decodeMs, hostMs: 1, dispatches: 70 }, train: { rows: 4, tokens: 512, steps: 3, stepMs: trainMs, hostMs: 1, dispatches: 600 } });
 
   it('estimates seed-steps per second as S over D decode steps and M micro-batches', () => {
     expect(seedStepsPerS(run('stack', 4, 25, 500), 160, 6)).toBeCloseTo(4000 / (160 * 25 + 6 * 500), 12);

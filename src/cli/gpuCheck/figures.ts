@@ -140,6 +140,8 @@ export interface SeedTrainFigures {
   steps: number;
   /** wall ms of one micro-batch (its norms read back, as the trainer reads its loss), mean of `steps` */
   stepMs: number;
+  /** ms of that in synchronous JS before the readback is awaited (on SwiftShader its device work runs there too) */
+  hostMs: number;
   /** per micro-batch (webgpu only) */
   dispatches?: number;
   readbacks?: number;

@@ -64,7 +64,9 @@ async function probeTrain(model: SeedStackedPolicy | Policy, o: SeedProbeSetup, 
   const vars = [...model.params.values()];
   const stackAdam = model instanceof SeedStackedPolicy ? new SeedStackedAdamW(model.params, S) : null;
   const adam = model instanceof SeedStackedPolicy ? null : new AdamW(model.params);
+  let hostMs = 0;
   const one = async () => {
+    const t0 = performance.now();
     const { value, grads } = tf.variableGrads(() => {
       const logProbs = model instanceof SeedStackedPolicy ? model.logProbs(tokens as tf.Tensor3D).logProbs : model.logProbs(tokens as tf.Tensor2D).logProbs;
       // each seed's own token mean (a stack's loss is the sum of its seeds' losses: gradients stay per seed)
@@ -79,15 +81,18 @@ async function probeTrain(model: SeedStackedPolicy | Policy, o: SeedProbeSetup, 
       scale.dispose();
       norms = norm;
     }
-    await norms.data();
+    const read = norms.data();
+    hostMs += performance.now() - t0; // the synchronous JS: tfjs's engine, encoding, submits (SwiftShader's device work too)
+    await read;
     tf.dispose([value, norms, ...Object.values(grads)]);
   };
   try {
     await one();
     counters?.reset();
+    hostMs = 0;
     const t0 = performance.now();
     for (let i = 0; i < o.trainSteps; i++) await one();
-    const f: SeedTrainFigures = { rows: B, tokens: T, steps: o.trainSteps, stepMs: (performance.now() - t0) / o.trainSteps };
+    const f: SeedTrainFigures = { rows: B, tokens: T, steps: o.trainSteps, stepMs: (performance.now() - t0) / o.trainSteps, hostMs: hostMs / o.trainSteps };
     if (counters) {
       f.dispatches = counters.dispatchTimes.length / o.trainSteps;
       f.readbacks = counters.maps / o.trainSteps;
