@@ -129,7 +129,7 @@ export async function probeSeedRun(config: ModelConfig, backend: SeedRunFigures[
 
 /**
  * Every run of the probe on `backends` in turn (each at most `budgetS` × its share: webgpu 0.6, wasm 0.4):
- * the Policy baseline, then the stack at each S. A run is skipped, with a note, when the last run's wall
+ * the stack at the first S, the Policy baseline, then the stack at the other S. A run is skipped, with a note, when the last run's wall
  * time scaled by S would overrun the backend's share or `leftS()`. `update` gets the figures after each run.
  */
 export async function seedProbe(config: ModelConfig, scale: SeedFigures['scale'], o: { seeds: readonly number[]; backends: readonly SeedRunFigures['backend'][];
@@ -140,7 +140,10 @@ export async function seedProbe(config: ModelConfig, scale: SeedFigures['scale']
     const start = performance.now();
     await tf.setBackend(backend);
     let last: SeedRunFigures | null = null;
-    const plan: [SeedRunFigures['model'], number][] = [['policy', 1], ...o.seeds.map((S) => ['stack', S] as [SeedRunFigures['model'], number])];
+    // the Policy after the stack's first run: a backend's first run pays its one-off costs (wasm's kernels'
+    // modules, buffer pools), which would flatter the stack against the baseline, never the other way
+    const stacks = o.seeds.map((S) => ['stack', S] as [SeedRunFigures['model'], number]);
+    const plan: [SeedRunFigures['model'], number][] = [...stacks.slice(0, 1), ['policy', 1], ...stacks.slice(1)];
     for (const [model, S] of plan) {
       const spent = (performance.now() - start) / 1000;
       const estimate = last ? last.wallS * (S / last.seeds) : 0;
