@@ -9,6 +9,7 @@ import { figuresProblems, GPU_CHECK_FORMAT, seedStepsPerS, summarizeDecode, summ
 import { packProblems, PACK_LIMIT_BYTES, REQUIRED } from '../../src/cli/gpuCheck/pack.ts';
 import { driverCandidates, NVIDIA_ICD_DIR, SWIFTSHADER_ICD } from '../../src/node/nodeWebgpu.ts';
 import { parseSeeds, parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
+import { estimateRunS, SEED_PROBE } from '../../src/cli/gpuCheck/seedProbe.ts';
 
 const step = (wallS: number, dispatches?: number): StepFigures => ({ wallS, rolloutS: wallS * 0.7, updateS: wallS * 0.3, rollouts: 32, decodeSteps: 200,
   decodeStepMs: 1, microBatches: 18, microBatchMs: 1, ...(dispatches === undefined ? {} : { dispatches }) });
@@ -80,6 +81,13 @@ describe('the seed probe', () => {
     const text = readme(f);
     expect(text).toContain('| webgpu | stack | 16 | 40.00 | 70 | 900.0 | 600 | 1.000 | 5.00× |');
     expect(text).toContain('| wasm | stack | 16 | — | — | — | — | — | — | skipped: time');
+  });
+
+  it("a run's time at S: the last run's timed steps scaled by S, its compiles and set-up once", () => {
+    // SEED_PROBE: 2 + 10 decode steps, 1 + 3 micro-batches: 12 × 0.1 s + 4 × 1 s = 5.2 s timed of a 10 s run
+    const last = { ...run('stack', 1, 100, 1000), wallS: 10 };
+    expect(estimateRunS(last, 4, SEED_PROBE)).toBeCloseTo(4.8 + 4 * 5.2, 9);
+    expect(estimateRunS({ ...last, wallS: 1 }, 4, SEED_PROBE)).toBeCloseTo(4 * 5.2, 9); // never less than the timed part
   });
 
   it('--seeds takes seed counts, or 0 for none', () => {

@@ -9,8 +9,8 @@
 // with D and M one seed's decode steps and micro-batches per default RL step at m (the H200's figures);
 // the env's work, rollouts' shrinking batches and the RL loss's ratio, clip and reference forward are left
 // out (the same for every S, so the ratios between S hold better than the absolute figures). The loss is
-// −mean(log p·A) per seed. Each run is skipped when the time it would take (the last run's, scaled by S)
-// does not fit the probe's budget, so the GPU check's one call keeps its deadline.
+// −mean(log p·A) per seed. Each run is skipped when the time it would take (estimateRunS) does not fit the
+// probe's budget, so the GPU check's one call keeps its deadline.
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from '../../model/config.ts';
 import { Policy } from '../../model/transformer.ts';
@@ -127,10 +127,18 @@ export async function probeSeedRun(config: ModelConfig, backend: SeedRunFigures[
   return run;
 }
 
+/** seconds a run at S would take, from the last run: its timed steps scale with S, the rest (shader compiles,
+ *  the weights' set-up, the prefill) is counted once as it was — on a GPU the compiles are most of a run and
+ *  do not grow with S, so scaling the whole run would skip runs that fit */
+export function estimateRunS(last: Pick<SeedRunFigures, 'seeds' | 'wallS' | 'decode' | 'train'>, S: number, o: SeedProbeSetup): number {
+  const timedS = ((last.decode?.stepMs ?? 0) * (o.decodeSteps + 2) + (last.train?.stepMs ?? 0) * (o.trainSteps + 1)) / 1000;
+  return Math.max(0, last.wallS - timedS) + timedS * (S / last.seeds);
+}
+
 /**
  * Every run of the probe on `backends` in turn (each at most `budgetS` × its share: webgpu 0.6, wasm 0.4):
- * the stack at the first S, the Policy baseline, then the stack at the other S. A run is skipped, with a note, when the last run's wall
- * time scaled by S would overrun the backend's share or `leftS()`. `update` gets the figures after each run.
+ * the stack at the first S, the Policy baseline, then the stack at the other S. A run is skipped, with a note, when
+ * estimateRunS from the last stack run would overrun the backend's share or `leftS()`. `update` gets the figures after each run.
  */
 export async function seedProbe(config: ModelConfig, scale: SeedFigures['scale'], o: { seeds: readonly number[]; backends: readonly SeedRunFigures['backend'][];
   setup: SeedProbeSetup; budgetS: number; leftS: () => number; counters: DawnCounters | null; update: (f: SeedFigures) => void }): Promise<SeedFigures> {
@@ -146,7 +154,7 @@ export async function seedProbe(config: ModelConfig, scale: SeedFigures['scale']
     const plan: [SeedRunFigures['model'], number][] = [...stacks.slice(0, 1), ['policy', 1], ...stacks.slice(1)];
     for (const [model, S] of plan) {
       const spent = (performance.now() - start) / 1000;
-      const estimate = last ? last.wallS * (S / last.seeds) : 0;
+      const estimate = last ? estimateRunS(last, S, o.setup) : 0;
       if (spent + estimate > share || estimate > o.leftS()) {
         f.runs.push({ backend, seeds: S, model, wallS: 0, note: `skipped: ~${estimate.toFixed(0)} s would overrun the probe's ${share.toFixed(0)} s on ${backend} (${spent.toFixed(0)} s spent) or the check's deadline` });
         o.update(f);
