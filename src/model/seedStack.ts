@@ -11,12 +11,10 @@
 //   - the token embedding: oneHot [S, N, V] · wte [S, V, C] in training (its gradient is a matMul), a gather
 //     from wte viewed as [S·V, C] at id + s·V when decoding (no gradient; the same rows exactly);
 //   - the KV cache: a KVCache of S·R rows, seed s's rows at s·R .. s·R + R − 1 (its code is row-wise).
-// The webgpu fused kernel that takes a 2-D weight (kernels/decodeLinear.ts: LayerNorm, matMul, bias, GELU,
-// residual in one) does not take [S, ...] weights, so a decode step on webgpu (fusedStep) is fusedDecode.ts's
-// row-wise part — k/v written into the cache straight out of qkv, attention read out of qkv — around plain
-// batched matMuls with the bias fused (tf.fused.matMul), a seed-aware LayerNorm kernel, and the fused GELU:
-// ~16 dispatches a layer against Policy's 7 (and 25 for this file's plain path). The S = 1 figures of the
-// GPU check's seed probe show what that costs against Policy.
+// A decode step on webgpu (fusedStep) is fusedDecode.ts's, seed-aware: k/v written into the cache and
+// attention read straight out of qkv (row-wise: seeds are rows), and the linear layers through
+// kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
+// each row through its own seed's weights): 7 dispatches a layer, as Policy's, at any S (25 on the plain path).
 // wasm runs a batched matMul as a naive loop (transformer.ts PER_HEAD_ATTENTION), so there a stack is
 // correct but not the lever; it is built for webgpu.
 import * as tf from '@tensorflow/tfjs';
@@ -27,7 +25,8 @@ import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
 import { causalAttention, gelu, logSoftmaxLast, matMul, softmaxLast } from './ops.ts';
 import { alibiSlopes, parameterShapes, type ModelConfig } from './config.ts';
-import { layerNorm, layerNormSeedsFused } from './kernels/layerNorm.ts';
+import { layerNorm } from './kernels/layerNorm.ts';
+import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
 import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
 import { decodeAttentionFromQkv } from './kernels/decodeAttention.ts';
@@ -335,7 +334,7 @@ export class SeedStackedPolicy {
   private fusedStep(cache: KVCache, ids: Int32Array, pos: Int32Array, at: DecodePositions, rows: readonly number[], lens: readonly number[]):
     { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
     if (![...cache.keys, ...cache.values].every(writableInPlace)) return null;
-    const { dModel: C, nHeads: H, vocabSize: V } = this.config;
+    const { dModel: C, nHeads: H } = this.config;
     const S = this.seeds;
     const SR = cache.batch;
     const R = SR / S;
@@ -354,24 +353,23 @@ export class SeedStackedPolicy {
       }
     }
     const [dstT, srcKT, srcVT] = [dst, srcK, srcV].map((xs) => tf.tensor1d(xs));
-    const ln = (x: tf.Tensor3D, prefix: string) => layerNormSeedsFused(x, this.p(`${prefix}.g`), this.p(`${prefix}.b`)); // [S, R, C]
-    // x [S, R, Cin]·W [S, Cin, Cout] + b [S, 1, Cout], the bias added inside the matMul's program
-    const linear = (x: tf.Tensor3D, w: string, b: string) => tf.fused.matMul({ a: x, b: this.p(w) as tf.Tensor3D, bias: this.row(b) }) as tf.Tensor3D;
+    const ln = (prefix: string) => ({ g: this.p(`${prefix}.g`), b: this.p(`${prefix}.b`) }); // [S, C] each
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
     const scale = 1 / Math.sqrt(hd);
-    let x = this.embedRows(ids, pos, R, 1); // [S, R, C]
+    let x = this.embedRows(ids, pos, R, 1).reshape([SR, C]) as tf.Tensor2D; // [S·R, C]
     for (let i = 0; i < this.config.nLayers; i++) {
-      const qkv = linear(ln(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`).reshape([SR, 3 * C]) as tf.Tensor2D; // [S·R, 3C]
+      const w = (name: string) => this.p(`h${i}.${name}`);
+      const qkv = decodeLinearSeeds(x, w('attn.w_qkv'), { ln: ln(`h${i}.ln1`), bias: w('attn.b_qkv') }); // [S·R, 3C]
       const fresh = qkv.reshape([SR * 3 * H, hd]);
       keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone()); // [S·R, H, cap, hd]
       values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
-      const y = decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale).reshape([S, R, C]) as tf.Tensor3D; // [S, R, C]
-      x = x.add(linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`)) as tf.Tensor3D;
-      const h = biasGelu(linear(ln(x, `h${i}.ln2`), `h${i}.mlp.w_fc`, `h${i}.mlp.b_fc`), this.unitOf(this.config.dFF).zeros); // [S, R, F]
-      x = x.add(linear(h, `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`)) as tf.Tensor3D;
+      const y = decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale); // [S·R, C]
+      x = decodeLinearSeeds(y, w('attn.w_proj'), { bias: w('attn.b_proj'), residual: x }); // [S·R, C]
+      const h = decodeLinearSeeds(x, w('mlp.w_fc'), { ln: ln(`h${i}.ln2`), bias: w('mlp.b_fc'), gelu: true }); // [S·R, F]
+      x = decodeLinearSeeds(h, w('mlp.w_proj'), { bias: w('mlp.b_proj'), residual: x }); // [S·R, C]
     }
-    const logits = this.head(ln(x, 'ln_f')).reshape([SR, V]) as tf.Tensor2D; // [S·R, V]
+    const logits = decodeLinearSeeds(x, this.p('wte'), { ln: ln('ln_f'), transposeW: true }); // [S·R, V]
     return { logits, keys, values };
   }
 

@@ -50,19 +50,6 @@ registerWebGPUKernel('StarLayerNorm', ({ inputs, backend }) => {
     for (var c = 0; c < C; c = c + 1) { result[base + c] = (X[base + c] - mean) * rstd * G[c] + Bias[c]; }`), [x, g, b], N);
 });
 
-// S seeds in one program (model/seedStack.ts, decoding only): x [S·N, C] with each seed's own gain and bias,
-// g, b [S, C]; row r belongs to seed r / N. One dispatch instead of the fused LayerNorm and a mul and add.
-registerWebGPUKernel('StarLayerNormSeeds', ({ inputs, backend }) => {
-  const { x, g, b } = inputs as Record<string, tf.TensorInfo>;
-  const N = x.shape[0];
-  const rowsPerSeed = N / g.shape[0];
-  const p = program('star_ln_seeds', ['X', 'G', 'Bias'], x.shape, N, `${ROW_STATS}
-    let gb = (row / ${rowsPerSeed}) * C;
-    for (var c = 0; c < C; c = c + 1) { result[base + c] = (X[base + c] - mean) * rstd * G[gb + c] + Bias[gb + c]; }`);
-  p.shaderKey = `star_ln_seeds_${rowsPerSeed}`;
-  return run(backend, p, [x, g, b], N);
-});
-
 registerWebGPUKernel('StarLayerNormStats', ({ inputs, backend }) => {
   const { x } = inputs as Record<string, tf.TensorInfo>; // x [N, C] → [N, 2]: mean, rstd
   const N = x.shape[0];
@@ -121,12 +108,6 @@ const fusedLayerNorm = tf.customGrad(((x: tf.Tensor, g: tf.Tensor, b: tf.Tensor,
     },
   };
 }) as Parameters<typeof tf.customGrad>[0]);
-
-/** LayerNorm of x [S, N, C] with seed s's gain and bias g, b [S, C] (no gradient: decoding): one dispatch on webgpu */
-export function layerNormSeedsFused(x: tf.Tensor3D, g: tf.Tensor, b: tf.Tensor): tf.Tensor3D {
-  const [S, N, C] = x.shape;
-  return (tf.engine().runKernel('StarLayerNormSeeds', { x: x.reshape([S * N, C]), g: g.reshape([S, C]), b: b.reshape([S, C]) }) as tf.Tensor).reshape([S, N, C]);
-}
 
 /** LayerNorm of x [..., C] with gain g and bias b [C]: fused on webgpu, the plain ops elsewhere */
 export function layerNorm<T extends tf.Tensor>(x: T, g: tf.Tensor, b: tf.Tensor): T {
