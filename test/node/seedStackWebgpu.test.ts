@@ -3,7 +3,7 @@
 // (prefill + steps over the fused decode attention) and one clipped AdamW update equal S separate Policies'
 // on webgpu (each with the lab's fused kernels), to the kernel checks' tolerance. The cpu/wasm checks, and
 // that a seed mix-up fails them, are in test/model/seedStack.test.ts.
-// Opt-in (STAR_SEEDS_WEBGPU_TEST=1): SwiftShader compiles every new shader on the CPU and this takes ~37 s
+// Opt-in (STAR_SEEDS_WEBGPU_TEST=1): SwiftShader compiles every new shader on the CPU and this takes 13–42 s
 // on the 2-core machine, too much for `npm test`'s budget; the GPU check's seed probe runs the same code on
 // webgpu in every rehearsal and on the GPU.
 import * as tf from '@tensorflow/tfjs';
