@@ -5,10 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { figuresProblems, GPU_CHECK_FORMAT, summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
+import { figuresProblems, GPU_CHECK_FORMAT, seedStepsPerS, summarizeDecode, summarizeScale, type SeedRunFigures, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
 import { packProblems, PACK_LIMIT_BYTES, REQUIRED } from '../../src/cli/gpuCheck/pack.ts';
 import { driverCandidates, NVIDIA_ICD_DIR, SWIFTSHADER_ICD } from '../../src/node/nodeWebgpu.ts';
-import { parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
+import { parseSeeds, parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
+import { estimateRunS, SEED_PROBE } from '../../src/cli/gpuCheck/seedProbe.ts';
 
 const step = (wallS: number, dispatches?: number): StepFigures => ({ wallS, rolloutS: wallS * 0.7, updateS: wallS * 0.3, rollouts: 32, decodeSteps: 200,
   decodeStepMs: 1, microBatches: 18, microBatchMs: 1, ...(dispatches === undefined ? {} : { dispatches }) });
@@ -69,6 +70,41 @@ describe('figures.json', () => {
     expect(text).toContain('nvidia · hopper · NVIDIA H200;');
     expect(text).toContain('**Incomplete**');
     expect(text).toContain('| m | 6.00 | 1.00 | 6.00× | 27000 | 9.0 |');
+  });
+});
+
+describe('the seed probe', () => {
+  const run = (model: SeedRunFigures['model'], seeds: number, decodeMs: number, trainMs: number): SeedRunFigures => ({ backend: 'webgpu', model, seeds, wallS: 1,
+    decode: { rows: 32 * seeds, cacheLength: 96, steps: 10, stepMs: decodeMs, hostMs: 1, dispatches: 70 }, train: { rows: 4, tokens: 512, steps: 3, stepMs: trainMs, hostMs: 1, dispatches: 600 } });
+
+  it('estimates seed-steps per second as S over D decode steps and M micro-batches', () => {
+    expect(seedStepsPerS(run('stack', 4, 25, 500), 160, 6)).toBeCloseTo(4000 / (160 * 25 + 6 * 500), 12);
+    expect(seedStepsPerS({ seeds: 4, decode: run('stack', 4, 25, 500).decode }, 160, 6)).toBeNull(); // no micro-batch: no estimate
+  });
+
+  it("README's table: each run, and the stack's estimate over one Policy's on its backend", () => {
+    const policy = { ...run('policy', 1, 20, 150), seedStepsPerS: 0.2 };
+    const stack = { ...run('stack', 16, 40, 900), seedStepsPerS: 1.0 };
+    const f = { format: GPU_CHECK_FORMAT, complete: true, rehearsal: false, startedAt: 't0', updatedAt: 't1', command: 'gpu-check --run', commit: 'abc',
+      machine: { nproc: 16, cpu: 'x', memoryGiB: 128, node: 'v20', platform: 'linux-x64' }, wasmThreads: 8, errors: [], adapter: null, scales: {},
+      seeds: { scale: 'm', decodeStepsPerRlStep: 160, microBatchesPerRlStep: 6, runs: [policy, stack, { backend: 'wasm', model: 'stack', seeds: 16, wallS: 0, note: 'skipped: time' }] } } satisfies GpuCheckFigures;
+    const text = readme(f);
+    expect(text).toContain('| webgpu | stack | 16 | 40.00 | 70 | 900.0 | 600 | 1.000 | 5.00× |');
+    expect(text).toContain('| wasm | stack | 16 | — | — | — | — | — | — | skipped: time');
+  });
+
+  it("a run's time at S: the last run's timed steps scaled by S, its compiles and set-up once", () => {
+    // SEED_PROBE: 2 + 10 decode steps, 1 + 3 micro-batches: 12 × 0.1 s + 4 × 1 s = 5.2 s timed of a 10 s run
+    const last = { ...run('stack', 1, 100, 1000), wallS: 10 };
+    expect(estimateRunS(last, 4, SEED_PROBE)).toBeCloseTo(4.8 + 4 * 5.2, 9);
+    expect(estimateRunS({ ...last, wallS: 1 }, 4, SEED_PROBE)).toBeCloseTo(4 * 5.2, 9); // never less than the timed part
+  });
+
+  it('--seeds takes seed counts, or 0 for none', () => {
+    expect(parseSeeds('1,4,16')).toEqual([1, 4, 16]);
+    expect(parseSeeds('0')).toEqual([]);
+    expect(() => parseSeeds('1,x')).toThrow('--seeds: 1,x is not a list');
+    expect(() => parseSeeds('0,4')).toThrow('--seeds');
   });
 });
 

@@ -14,7 +14,7 @@ import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { shellCommand } from '../shellQuote.ts';
 
-const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends', 'decode-steps'];
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -24,7 +24,7 @@ export const gpuCheckCommand: Command = {
   help: `usage: npm run gpu-check -- --pack DIR
        gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
                  [--flags JSON] [--compile-ahead] [--config HASH] [--backends webgpu,wasm]
-                 [--decode-steps N]
+                 [--decode-steps N] [--seeds 1,4,16] [--seed-probe-s S]
 
   --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
                   tfjs's wasm files, run.sh): under 32 MiB, so the repository and the pack fit the GPU
@@ -46,7 +46,11 @@ export const gpuCheckCommand: Command = {
   --backends LIST which backends to measure, in order (default webgpu,wasm); webgpu-plain is webgpu with
                   the decode step's fused kernels off (the levers' before: model/fusedDecode.ts)
   --decode-steps N timed decode steps per run of the decode-step probe, run first (default 20; rehearsal 2;
-                  0 skips it): a decode step of 32 rows with the levers off and on, and on wasm`,
+                  0 skips it): a decode step of 32 rows with the levers off and on, and on wasm
+  --seeds LIST    the seed probe's S values, after the decode probe (default 1,4,16; 0 skips it): S seeds in one
+                  program (model/seedStack.ts), a decode step of 32 rows a seed and a micro-batch of 2,048
+                  tokens a seed, against one Policy, on webgpu and wasm; seed-steps per second estimated
+  --seed-probe-s S the seed probe's budget: a run that would not fit is skipped (default 90; rehearsal 300)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN);
@@ -79,7 +83,8 @@ export const gpuCheckCommand: Command = {
     try {
       await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures,
         config: configOverrides(flagOptionalText(flags, 'config')), backends: parseBackends(flagText(flags, 'backends', 'webgpu,wasm')),
-        decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : 20, 0) });
+        decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : 20, 0), seeds: parseSeeds(flagText(flags, 'seeds', '1,4,16')),
+        seedProbeS: flagInt(flags, 'seed-probe-s', rehearse ? 300 : 90, 1) });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
       write(figures);
@@ -140,6 +145,23 @@ host ${fmt(d.hostRatio)}×, dispatches ${fmt(d.dispatchRatio)}×; wasm ÷ fused:
 |---|---|---|---|---|---|
 ${[probeRow('plain', d.plain), probeRow('fused', d.fused), probeRow('wasm', d.wasm)].filter(Boolean).join('\n')}
 ` : '';
+  const sp = f.seeds;
+  const baseline = (b: string) => sp?.runs.find((r) => r.backend === b && r.model === 'policy')?.seedStepsPerS ?? null;
+  const seedRows = sp?.runs.map((r) => {
+    const base = baseline(r.backend);
+    const vs = r.model === 'stack' && r.seedStepsPerS && base ? `${fmt(r.seedStepsPerS / base)}×` : '—';
+    return `| ${r.backend} | ${r.model} | ${r.seeds} | ${fmt(r.decode?.stepMs)} | ${fmt(r.decode?.dispatches, 0)} | ${fmt(r.train?.stepMs, 1)} | ${fmt(r.train?.dispatches, 0)} | ${fmt(r.seedStepsPerS, 3)} | ${vs} |${r.note ? ` ${r.note}` : ''}${r.error ? ` error: ${r.error}` : ''}`;
+  }) ?? [];
+  const seeds = sp ? `
+## Several seeds in one program (${sp.scale}; ${sp.runs[0]?.decode ? `${sp.runs[0].decode.rows} decode rows, micro-batch ${sp.runs[0].train?.rows ?? '?'}×${sp.runs[0].train?.tokens ?? '?'} tokens, a seed` : ''})
+
+seed-steps/s is an ESTIMATE: S / (${sp.decodeStepsPerRlStep} decode steps + ${sp.microBatchesPerRlStep} micro-batches), not an RL step (docs/gpu-check.md);
+"÷ policy" is the stack's estimate over one Policy's (S seeds run one after another).
+
+| backend | model | S | decode step ms (S·rows) | dispatches | micro-batch ms | dispatches | seed-steps/s | ÷ policy |
+|---|---|---|---|---|---|---|---|---|
+${seedRows.join('\n')}
+` : '';
   return `# GPU check${f.rehearsal ? ' (rehearsal: tiny steps, fallback adapter allowed)' : ''}
 
 ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when this was written).'} Started ${f.startedAt}, last written ${f.updatedAt}.
@@ -152,7 +174,7 @@ ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when t
 | scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s | webgpu-plain s/step (speed-up) | webgpu peak MiB allocated |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-${decode}
+${decode}${seeds}
 Every figure, with the rollout/update split, decode-step and micro-batch times and memory: figures.json
 (format ${f.format}; docs/gpu-check.md says what each field is).
 ${f.errors.length ? `\nErrors:\n${f.errors.map((e) => `- ${e}`).join('\n')}\n` : ''}`;
@@ -164,6 +186,15 @@ function configOverrides(text: string | undefined): Partial<LabConfig> {
   const full = parseLabConfig(text);
   const defaults = defaultConfig();
   return Object.fromEntries(Object.entries(full).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+}
+
+/** --seeds: S values, each a positive integer up to 64, or 0 for none */
+export function parseSeeds(text: string): number[] {
+  if (text.trim() === '0') return [];
+  const list = text.split(',').map((x) => Number(x.trim()));
+  const bad = list.find((n) => !Number.isInteger(n) || n < 1 || n > 64);
+  if (bad !== undefined) throw new Error(`--seeds: ${text} is not a list of seed counts from 1 to 64 (or 0: no seed probe)`);
+  return list;
 }
 
 function parseBackends(text: string): CheckBackend[] {

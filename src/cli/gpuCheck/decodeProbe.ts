@@ -59,11 +59,14 @@ function countPrograms(): Record<string, number> {
   return counts;
 }
 
+/** what the probe decodes with: a Policy, or anything with its decoding methods (the seed probe's stack) */
+export type DecodingModel = Pick<Policy, 'config' | 'newCache' | 'prefill' | 'step'>;
+
 /**
  * `steps` decode steps of `rows` rows whose cache holds `cacheLength` tokens (a rollout's middle), after
  * `warm` untimed ones (shader compiles). Every row stays active; the tokens are the policy's own samples.
  */
-export async function probeDecodeStep(policy: Policy, o: { rows: number; cacheLength: number; steps: number; warm: number; counters: DawnCounters | null; seed?: number }): Promise<DecodeProbeFigures> {
+export async function probeDecodeStep(policy: DecodingModel, o: { rows: number; cacheLength: number; steps: number; warm: number; counters: DawnCounters | null; seed?: number }): Promise<DecodeProbeFigures> {
   const { rows: R, cacheLength, steps, warm } = o;
   const V = policy.config.vocabSize;
   const rng = new Rng(o.seed ?? 7);

@@ -143,7 +143,60 @@ export interface GpuCheckFigures {
   scales: Partial<Record<Scale, ScaleFigures>>;
   /** the decode-step probe, before the scales (--decode-steps 0 skips it) */
   decode?: DecodeFigures;
+  /** the seed probe, after the decode probe (--seeds 0 skips it): S seeds in one program */
+  seeds?: SeedFigures;
   errors: string[];
+}
+
+/** a training micro-batch of the seed probe, timed: forward + backward + clip + AdamW of every seed */
+export interface SeedTrainFigures {
+  /** a seed's rows and tokens a row: rows·tokens tokens per seed (the RL default's micro-batch is 2,048) */
+  rows: number;
+  tokens: number;
+  steps: number;
+  /** wall ms of one micro-batch (its norms read back, as the trainer reads its loss), mean of `steps` */
+  stepMs: number;
+  /** ms of that in synchronous JS before the readback is awaited (on SwiftShader its device work runs there too) */
+  hostMs: number;
+  /** per micro-batch (webgpu only) */
+  dispatches?: number;
+  readbacks?: number;
+}
+
+/** one run of the seed probe (seedProbe.ts): one backend, one S, the stack or the single-seed Policy */
+export interface SeedRunFigures {
+  backend: 'webgpu' | 'wasm';
+  /** S: seeds in the program */
+  seeds: number;
+  /** stack: SeedStackedPolicy (model/seedStack.ts, plain ops a decode step); policy: one Policy, the lab's
+   *  path with every fused kernel (S = 1 only): the baseline a stack must beat per seed */
+  model: 'stack' | 'policy';
+  /** a decode step of S·rows rows (step + sampling), the decode probe's fields */
+  decode?: DecodeProbeFigures;
+  train?: SeedTrainFigures;
+  /** an estimate, not a measurement: S / (D·decode ms + M·micro-batch ms), D and M as SeedFigures says */
+  seedStepsPerS?: number | null;
+  /** wall seconds the run took, compiles included */
+  wallS: number;
+  note?: string;
+  error?: string;
+}
+
+/** the seed probe: S seeds in one program at S = 1, 4, 16 against one Policy, on webgpu and wasm */
+export interface SeedFigures {
+  scale: Scale;
+  /** the RL step an estimate assumes for one seed: decode steps and training micro-batches (the m default's on the
+   *  H200, results/gpu/2026-12-04: 148–177 decode steps of ≤ 32 rows, 5–6 micro-batches of ≤ 2,048 tokens) */
+  decodeStepsPerRlStep: number;
+  microBatchesPerRlStep: number;
+  runs: SeedRunFigures[];
+}
+
+/** S seed-steps per second from a run's decode step and micro-batch (null without both) */
+export function seedStepsPerS(run: Pick<SeedRunFigures, 'seeds' | 'decode' | 'train'>, decodeSteps: number, microBatches: number): number | null {
+  if (!run.decode || !run.train) return null;
+  const stepMs = decodeSteps * run.decode.stepMs + microBatches * run.train.stepMs;
+  return stepMs > 0 ? (run.seeds * 1000) / stepMs : null;
 }
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);

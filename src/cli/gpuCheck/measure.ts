@@ -19,6 +19,7 @@ import { useNodeBackend } from '../../node/nodeBackend.ts';
 import { describeAdapter, startNodeWebgpu, WEBGPU_ADAPTER_ENV } from '../../node/nodeWebgpu.ts';
 import { setFusedDecode, type WebGPUBackend } from '../../model/kernels/webgpu.ts';
 import { bufferPoolStats, resetPoolPeaks } from '../../model/kernels/bufferPool.ts';
+import { SEED_PROBE, SEED_PROBE_REHEARSAL, seedProbe } from './seedProbe.ts';
 import { DawnCounters, probeDecodeStep, probeOpUs, probeReadbackMs } from './decodeProbe.ts';
 import { summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type PoolPhaseFigures, type Scale, type StepFigures } from './figures.ts';
 
@@ -41,6 +42,9 @@ export interface MeasureOptions {
   backends: readonly CheckBackend[];
   /** timed decode steps per run of the decode-step probe (0: no probe) */
   decodeSteps: number;
+  /** the seed probe's S values ([]: no probe) and its budget in seconds (seedProbe.ts) */
+  seeds: readonly number[];
+  seedProbeS: number;
   /** called with the figures after every change */
   write: (f: GpuCheckFigures) => void;
   figures: GpuCheckFigures;
@@ -114,6 +118,18 @@ export async function measure(o: MeasureOptions): Promise<void> {
       await decodeProbe(o, f, counters, save);
     } catch (e) {
       f.errors.push(`decode probe: ${e instanceof Error ? e.message : String(e)}`);
+      save();
+    }
+  }
+  // S seeds in one program, at the first scale's shape, on the backends asked for
+  const seedBackends = (['webgpu', 'wasm'] as const).filter((b) => o.backends.includes(b) && (b === 'wasm' || counters));
+  if (o.seeds.length > 0 && seedBackends.length > 0) {
+    try {
+      const { config } = await readCheckpointDir(shippedCheckpointDir(o.scales[0]));
+      await seedProbe(config, o.scales[0], { seeds: o.seeds, backends: seedBackends, setup: o.rehearse ? SEED_PROBE_REHEARSAL : SEED_PROBE, budgetS: o.seedProbeS,
+        leftS: () => o.deadlineS - elapsedS(t0), counters, update: (s) => { f.seeds = s; save(); } });
+    } catch (e) {
+      f.errors.push(`seed probe: ${e instanceof Error ? e.message : String(e)}`);
       save();
     }
   }

@@ -27,17 +27,24 @@ export interface DecodeLinearOptions {
   residual?: tf.Tensor;
 }
 
-interface Attrs { ln: boolean; transposeW: boolean; bias: boolean; gelu: boolean; residual: boolean }
+interface Attrs { ln: boolean; transposeW: boolean; bias: boolean; gelu: boolean; residual: boolean;
+  /** S seeds in one program (model/seedStack.ts): W [S·K, M] (or [S·M, K]), G/Beta [S·K], Bias [S·M], and
+   *  row r of X is seed r / rowsPerSeed's; absent for one seed (Policy: the shader exactly as before) */
+  seeds?: { S: number; rowsPerSeed: number } }
 
 function body(a: Attrs): string {
-  const x = a.ln ? '((X[base + k] - mean) * rstd * G[k] + Beta[k])' : 'X[base + k]';
-  const w = a.transposeW ? 'W[j * K + k]' : 'W[k * M + j]';
+  // one seed: offsets 0 (the strings below are then the single-seed shader's, character for character)
+  const sd = a.seeds ? (of: string) => `sd * ${of} + ` : () => '';
+  const x = a.ln ? `((X[base + k] - mean) * rstd * G[${sd('K')}k] + Beta[${sd('K')}k])` : 'X[base + k]';
+  const w = a.transposeW ? `W[${a.seeds ? '(sd * M + j)' : 'j'} * K + k]` : `W[${a.seeds ? '(sd * K + k)' : 'k'} * M + j]`;
+  const M = a.transposeW ? `uniforms.wShape.x${a.seeds ? ` / ${a.seeds.S}` : ''}` : 'uniforms.wShape.y';
   return `
     let K = uniforms.xShape.y;
-    let M = ${a.transposeW ? 'uniforms.wShape.x' : 'uniforms.wShape.y'};
+    let M = ${M};
     let r = index / M;
     let j = index % M;
-    let base = r * K;
+    let base = r * K;${a.seeds ? `
+    let sd = r / ${a.seeds.rowsPerSeed};` : ''}
     ${a.ln ? `var s = 0.0;
     for (var c = 0; c < K; c = c + 1) { s = s + X[base + c]; }
     let mean = s / f32(K);
@@ -46,7 +53,7 @@ function body(a: Attrs): string {
     let rstd = inverseSqrt(q / f32(K) + ${EPS});` : ''}
     var acc = 0.0;
     for (var k = 0; k < K; k = k + 1) { acc = acc + ${x} * ${w}; }
-    ${a.bias ? 'acc = acc + Bias[j];' : ''}
+    ${a.bias ? `acc = acc + Bias[${sd('M')}j];` : ''}
     ${a.gelu ? `let t = (acc + ((acc * acc) * acc) * 0.044715) * ${GELU_2K};
     acc = acc * (1.0 / (1.0 + exp(-1.0 * t)));` : ''}
     ${a.residual ? 'acc = Res[index] + acc;' : ''}
@@ -57,11 +64,11 @@ registerWebGPUKernel('StarDecodeLinear', ({ inputs, backend, attrs }) => {
   const a = attrs as unknown as Attrs;
   const { x, w, g, beta, bias, res } = inputs as Record<string, tf.TensorInfo>;
   const N = x.shape[0];
-  const M = a.transposeW ? w.shape[0] : w.shape[1];
+  const M = a.transposeW ? w.shape[0] / (a.seeds?.S ?? 1) : w.shape[1];
   // only the inputs the variant reads (WebGPU drops unused bindings, and tfjs's bind group would not fit)
   const names = ['X', 'W', ...(a.ln ? ['G', 'Beta'] : []), ...(a.bias ? ['Bias'] : []), ...(a.residual ? ['Res'] : [])];
   const ins = [x, w, ...(a.ln ? [g, beta] : []), ...(a.bias ? [bias] : []), ...(a.residual ? [res] : [])];
-  const key = `star_decode_linear_${+a.ln}${+a.transposeW}${+a.bias}${+a.gelu}${+a.residual}`;
+  const key = `star_decode_linear_${+a.ln}${+a.transposeW}${+a.bias}${+a.gelu}${+a.residual}${a.seeds ? `_seeds${a.seeds.S}x${a.seeds.rowsPerSeed}` : ''}`;
   const out = (backend as unknown as WebGPUBackend).runWebGPUProgram(elementwiseProgram(key, names, N * M, [], body(a)), ins, 'float32');
   return { ...out, shape: [N, M] };
 });
@@ -77,5 +84,23 @@ export function decodeLinear(h: tf.Tensor2D, w: tf.Tensor, o: DecodeLinearOption
   if (o.bias) inputs.bias = o.bias;
   if (o.residual) inputs.res = o.residual;
   const attrs: Attrs = { ln: !!o.ln, transposeW: !!o.transposeW, bias: !!o.bias, gelu: !!o.gelu, residual: !!o.residual };
+  return tf.engine().runKernel('StarDecodeLinear', inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+}
+
+/** decodeLinear for S seeds in one program (model/seedStack.ts): h [S·R, K] (seed s's rows at s·R…), W
+ *  [S, K, M] (or [S, M, K] with transposeW), LayerNorm gain/bias [S, K], bias [S, M], residual [S·R, M] →
+ *  [S·R, M], each row through its own seed's weights, in one dispatch (webgpu only) */
+export function decodeLinearSeeds(h: tf.Tensor2D, w: tf.Tensor, o: DecodeLinearOptions = {}): tf.Tensor2D {
+  const [N, K] = h.shape;
+  const [S, rows, cols] = w.shape;
+  if (w.rank !== 3 || N % S !== 0) throw new Error(`decodeLinearSeeds: W [${w.shape}] is not [S, ·, ·] for ${N} rows`);
+  const M = o.transposeW ? rows : cols;
+  if ((o.transposeW ? cols : rows) !== K) throw new Error(`decodeLinearSeeds: W [${w.shape}] does not take rows of ${K}`);
+  if (o.residual && (o.residual.shape[0] !== N || o.residual.shape[1] !== M)) throw new Error(`decodeLinearSeeds: residual [${o.residual.shape}] is not [${N}, ${M}]`);
+  const inputs: tf.NamedTensorMap = { x: h, w: w.reshape([S * rows, cols]) };
+  if (o.ln) { inputs.g = o.ln.g.reshape([S * K]); inputs.beta = o.ln.b.reshape([S * K]); }
+  if (o.bias) inputs.bias = o.bias.reshape([S * M]);
+  if (o.residual) inputs.res = o.residual;
+  const attrs: Attrs = { ln: !!o.ln, transposeW: !!o.transposeW, bias: !!o.bias, gelu: !!o.gelu, residual: !!o.residual, seeds: { S, rowsPerSeed: N / S } };
   return tf.engine().runKernel('StarDecodeLinear', inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }

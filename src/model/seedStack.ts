@@ -1,0 +1,382 @@
+// S seeds of the policy in one program (issue 38, "several seeds in one program"): every parameter carries
+// a leading seed dimension [S, ...] and every op carries it, so S seeds cost about the dispatches of one
+// (as PureJaxRL trains many agents at once). On a GPU a decode step is bound by the host's work per
+// dispatch (~150 µs each on the H200), not by arithmetic, so S seeds at once cost about one seed's time.
+//
+// The math is Policy's (transformer.ts), seed by seed: seed s of a SeedStackedPolicy gives what
+// `new Policy(config, seeds[s])` gives, to float rounding. How the seed dimension is carried:
+//   - linear layers: x [S, N, Cin] · W [S, Cin, Cout] + b [S, 1, Cout]: one batched matMul (one dispatch);
+//   - attention has no weights: a seed's rows are just more rows, [S·B, ...] through Policy's own attention
+//     ops (ops.causalAttention in training, cachedAttention's in decoding, the fused webgpu decode attention);
+//   - the token embedding: oneHot [S, N, V] · wte [S, V, C] in training (its gradient is a matMul), a gather
+//     from wte viewed as [S·V, C] at id + s·V when decoding (no gradient; the same rows exactly);
+//   - the KV cache: a KVCache of S·R rows, seed s's rows at s·R .. s·R + R − 1 (its code is row-wise).
+// A decode step on webgpu (fusedStep) is fusedDecode.ts's, seed-aware: k/v written into the cache and
+// attention read straight out of qkv (row-wise: seeds are rows), and the linear layers through
+// kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
+// each row through its own seed's weights): 7 dispatches a layer, as Policy's, at any S (25 on the plain path).
+// wasm runs a batched matMul as a naive loop (transformer.ts PER_HEAD_ATTENTION), so there a stack is
+// correct but not the lever; it is built for webgpu.
+import * as tf from '@tensorflow/tfjs';
+import { Policy } from './transformer.ts';
+import { KVCache, scatterPlan } from './kvcache.ts';
+import { attendCached, cachedAttentionBias, decodePositions } from './cachedAttention.ts';
+import type { DecodePositions } from './kernels/decodeAttention.ts';
+import { whileDecoding } from './kernels/matmulProgram.ts';
+import { causalAttention, gelu, logSoftmaxLast, matMul, softmaxLast } from './ops.ts';
+import { alibiSlopes, parameterShapes, type ModelConfig } from './config.ts';
+import { layerNorm } from './kernels/layerNorm.ts';
+import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
+import { biasGelu } from './kernels/biasGelu.ts';
+import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
+import { decodeAttentionFromQkv } from './kernels/decodeAttention.ts';
+import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
+
+const NEG = -1e9; // Policy's additive mask
+/** as transformer.ts: backends whose training attention goes one head at a time */
+const PER_HEAD_ATTENTION = new Set(['wasm', 'cpu']);
+
+export class SeedStackedPolicy {
+  readonly config: ModelConfig;
+  /** S, the seeds stacked */
+  readonly seeds: number;
+  /** the trainable variables by Policy's parameter names, each [S, ...Policy's shape] (dispose() frees them) */
+  readonly params: Map<string, tf.Variable>;
+  /** constants for the fused webgpu LayerNorm/GELU, which take one [C] gain and bias (see layerNorm()) */
+  private readonly unit = new Map<number, { ones: tf.Tensor1D; zeros: tf.Tensor1D }>();
+
+  private constructor(config: ModelConfig, params: Map<string, tf.Variable>, seeds: number) {
+    this.config = config;
+    this.params = params;
+    this.seeds = seeds;
+  }
+
+  /** seed s's initial weights exactly as `new Policy(config, seeds[s])` draws them */
+  static fromSeeds(config: ModelConfig, seeds: readonly number[]): SeedStackedPolicy {
+    if (seeds.length === 0) throw new Error('SeedStackedPolicy: no seeds');
+    const policies: Policy[] = [];
+    try {
+      for (const seed of seeds) policies.push(new Policy(config, seed));
+      return SeedStackedPolicy.fromPolicies(policies);
+    } finally {
+      for (const p of policies) p.dispose();
+    }
+  }
+
+  /** the policies' current weights stacked in their order (the policies are left as they are) */
+  static fromPolicies(policies: readonly Policy[]): SeedStackedPolicy {
+    if (policies.length === 0) throw new Error('SeedStackedPolicy: no policies');
+    const config = policies[0].config;
+    const same = (c: ModelConfig) => JSON.stringify(c) === JSON.stringify(config);
+    if (!policies.every((p) => same(p.config))) throw new Error('SeedStackedPolicy: the policies differ in config');
+    const params = new Map<string, tf.Variable>();
+    for (const name of Object.keys(parameterShapes(config))) {
+      const stacked = tf.stack(policies.map((p) => p.params.get(name)!)); // [S, ...shape]
+      params.set(name, tf.variable(stacked, true));
+      stacked.dispose();
+    }
+    return new SeedStackedPolicy(config, params, policies.length);
+  }
+
+  private p(name: string): tf.Variable {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`SeedStackedPolicy: no parameter ${name}`);
+    return v;
+  }
+
+  /** a [S, ...] parameter of Policy shape [K] viewed as [S, 1, K], to broadcast over a seed's rows */
+  private row(name: string): tf.Tensor3D {
+    const v = this.p(name);
+    return v.reshape([this.seeds, 1, v.shape[1] as number]);
+  }
+
+  /** seed s's weights as a Policy (a copy; the caller disposes it) */
+  seedPolicy(s: number): Policy {
+    if (!Number.isInteger(s) || s < 0 || s >= this.seeds) throw new Error(`SeedStackedPolicy: seed index ${s} outside [0, ${this.seeds})`);
+    const policy = new Policy(this.config, 0);
+    tf.tidy(() => {
+      for (const [name, v] of policy.params) {
+        const w = this.p(name);
+        v.assign(w.slice([s, ...w.shape.slice(1).map(() => 0)], [1, ...w.shape.slice(1)]).reshape(v.shape));
+      }
+    });
+    return policy;
+  }
+
+  // ---- building blocks: activations [S, N, ·] (N = a seed's rows × tokens) ----------------------
+
+  /** x [S, N, C] normalised over C with seed s's gain and bias. On webgpu the fused kernel normalises
+   *  (its gain and bias are one [C]: here 1 and 0) and the seed's gain/bias follow: 3 dispatches, not ~10. */
+  private layerNorm(x: tf.Tensor3D, prefix: string): tf.Tensor3D {
+    const g = this.row(`${prefix}.g`); // [S, 1, C]
+    const b = this.row(`${prefix}.b`);
+    if (!useFusedKernels()) return layerNorm(x, g, b); // the plain ops broadcast [S, 1, C]
+    const { ones, zeros } = this.unitOf(x.shape[2]);
+    return layerNorm(x, ones, zeros).mul(g).add(b) as tf.Tensor3D;
+  }
+
+  private unitOf(n: number): { ones: tf.Tensor1D; zeros: tf.Tensor1D } {
+    let u = this.unit.get(n);
+    if (!u) {
+      u = { ones: tf.keep(tf.ones([n])) as tf.Tensor1D, zeros: tf.keep(tf.zeros([n])) as tf.Tensor1D };
+      this.unit.set(n, u);
+    }
+    return u;
+  }
+
+  /** x [S, N, Cin] · W [S, Cin, Cout] (+ b [S, 1, Cout]) → [S, N, Cout]: one batched matMul for every seed */
+  private linear(x: tf.Tensor3D, w: string, b?: string): tf.Tensor3D {
+    const y = matMul(x, this.p(w) as tf.Tensor3D); // [S, N, Cout]
+    return b ? (y.add(this.row(b)) as tf.Tensor3D) : y;
+  }
+
+  private mlp(x: tf.Tensor3D, i: number): tf.Tensor3D {
+    const z = this.linear(x, `h${i}.mlp.w_fc`).add(this.row(`h${i}.mlp.b_fc`)) as tf.Tensor3D; // [S, N, F]
+    // webgpu: the fused GELU with a zero bias (it takes one [F] bias; the seeds' are added first)
+    const h = useFusedKernels() ? biasGelu(z, this.unitOf(z.shape[2]).zeros) : gelu(z);
+    return this.linear(h, `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`); // [S, N, C]
+  }
+
+  /** logits of hidden rows h [S, N, C] (the head tied to each seed's wte) → [S, N, V] */
+  private head(h: tf.Tensor3D): tf.Tensor3D {
+    return matMul(h, this.p('wte') as tf.Tensor3D, false, true); // [S, N, C]·[S, V, C]ᵀ
+  }
+
+  // ---- full-sequence forward (training) ------------------------------------------------------
+
+  /** tokens int32 [S, B, T] (seed s's rows in tokens[s]) → final hidden states [S, B·T, C] */
+  private hidden(tokens: tf.Tensor3D): tf.Tensor3D {
+    const [S, B, T] = tokens.shape;
+    if (S !== this.seeds) throw new Error(`SeedStackedPolicy: tokens for ${S} seeds, the stack holds ${this.seeds}`);
+    if (T > this.config.contextLength) throw new Error(`SeedStackedPolicy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
+    const { vocabSize: V, dModel: C, nHeads: H } = this.config;
+    // the embedding as a matMul (what Policy's default 'onehot' is; for 'gather' the same rows exactly)
+    let x = matMul(tf.oneHot(tokens.reshape([S, B * T]), V) as tf.Tensor3D, this.p('wte') as tf.Tensor3D); // [S, B·T, V]·[S, V, C] → [S, B·T, C]
+    if (this.config.positions !== 'alibi') {
+      const wpe = this.p('wpe').slice([0, 0, 0], [S, T, C]).reshape([S, 1, T, C]); // each seed's positions 0..T-1
+      x = x.reshape([S, B, T, C]).add(wpe).reshape([S, B * T, C]) as tf.Tensor3D;
+    }
+    // the causal mask (+ ALiBi per head), as Policy.hidden builds it; attention is per row, seeds are rows
+    const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0);
+    const bias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T]
+    const dist = this.config.positions === 'alibi' ? tf.range(0, T).reshape([T, 1]).sub(tf.range(0, T).reshape([1, T])).mul(causal) : null;
+    const headBias = dist ? alibiSlopes(H).map((m) => bias.sub(dist.mul(m)) as tf.Tensor2D) : null;
+    const perHead = PER_HEAD_ATTENTION.has(tf.getBackend());
+    const rows = S * B;
+    const fullMask = perHead ? null : headBias // batched attention: the mask tiled to [S·B, H, T, T] once
+      ? tf.tile(tf.stack(headBias).reshape([1, H, T, T]), [rows, 1, 1, 1])
+      : tf.tile(bias.reshape([1, 1, T, T]), [rows, H, 1, 1]);
+    const hd = C / H;
+    for (let i = 0; i < this.config.nLayers; i++) {
+      const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [S, B·T, 3C]
+      let y: tf.Tensor; // [S·B, T, C]
+      if (fullMask === null) {
+        const heads = qkv.reshape([rows, T, 3 * H, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [S·B, 3H, T, hd]
+        y = causalAttention(heads, H, headBias ?? bias, 1 / Math.sqrt(hd)).transpose([0, 2, 1, 3]); // [S·B, T, H, hd]
+      } else {
+        const [q, k, v] = tf.unstack(qkv.reshape([rows, T, 3, H, hd]).transpose([2, 0, 3, 1, 4]), 0) as tf.Tensor4D[]; // [S·B, H, T, hd]
+        const scores = matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(fullMask); // [S·B, H, T, T]
+        y = matMul(softmaxLast(scores), v).transpose([0, 2, 1, 3]); // [S·B, T, H, hd]
+      }
+      x = x.add(this.linear(y.reshape([S, B * T, C]) as tf.Tensor3D, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`)) as tf.Tensor3D;
+      x = x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i)) as tf.Tensor3D;
+    }
+    return this.layerNorm(x, 'ln_f'); // [S, B·T, C]
+  }
+
+  /** logits for every position: tokens [S, B, T] → [S, B, T, V]. Use inside tf.tidy. */
+  forward(tokens: tf.Tensor3D): tf.Tensor4D {
+    const [S, B, T] = tokens.shape;
+    return this.head(this.hidden(tokens)).reshape([S, B, T, this.config.vocabSize]);
+  }
+
+  /**
+   * Policy.logProbs for every seed at once: tokens int32 [S, B, T] → log p of the next token (or of
+   * `targets` [S, B, T-1]) and the entropy of each next-token distribution, [S, B, T-1] each,
+   * differentiable in every seed's weights. Use inside tf.tidy.
+   */
+  logProbs(tokens: tf.Tensor3D, targets?: tf.Tensor3D, options: { temperature?: number } = {}): { logProbs: tf.Tensor3D; entropy: tf.Tensor3D } {
+    const [S, B, T] = tokens.shape;
+    if (T < 2) throw new Error('SeedStackedPolicy.logProbs: need at least 2 tokens per row');
+    const { dModel: C, vocabSize: V } = this.config;
+    const h = this.hidden(tokens).reshape([S, B, T, C]).slice([0, 0, 0, 0], [S, B, T - 1, C]).reshape([S, B * (T - 1), C]) as tf.Tensor3D;
+    const tgt = (targets ?? tokens.slice([0, 0, 1], [S, B, T - 1])).reshape([S, B * (T - 1)]); // [S, B·(T-1)]
+    let logits = this.head(h); // [S, B·(T-1), V]
+    if (options.temperature !== undefined && options.temperature !== 1) logits = logits.div(options.temperature);
+    const logp = logSoftmaxLast(logits); // [S, B·(T-1), V]
+    const picked = logp.mul(tf.oneHot(tgt, V)).sum(-1); // [S, B·(T-1)]
+    const entropy = tf.exp(logp).mul(logp).sum(-1).neg();
+    return { logProbs: picked.reshape([S, B, T - 1]), entropy: entropy.reshape([S, B, T - 1]) };
+  }
+
+  // ---- incremental decoding: rows [S·R], seed s's at s·R .. s·R + R − 1 --------------------------
+
+  /** an empty cache for R rows a seed (S·R rows) of up to `maxLen` tokens each */
+  newCache(rowsPerSeed: number, maxLen = this.config.contextLength): KVCache {
+    if (maxLen > this.config.contextLength) throw new Error(`SeedStackedPolicy.newCache: maxLen ${maxLen} > context ${this.config.contextLength}`);
+    return new KVCache(this.config, this.seeds * rowsPerSeed, maxLen);
+  }
+
+  private checkCache(cache: KVCache, n: number, what: string): number {
+    if (cache.batch % this.seeds !== 0) throw new Error(`SeedStackedPolicy: a cache of ${cache.batch} rows is not R rows for each of ${this.seeds} seeds`);
+    if (n !== cache.batch) throw new Error(`SeedStackedPolicy.${what}: ${n} rows of tokens for a cache of ${cache.batch}`);
+    return cache.batch / this.seeds;
+  }
+
+  private checkToken(t: number): number {
+    if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize) throw new Error(`SeedStackedPolicy: token id ${t} outside [0, ${this.config.vocabSize})`);
+    return t;
+  }
+
+  /** ids [S·R] at positions pos [S·R·n] → x [S, R·n, C] (a gather from wte viewed as [S·V, C]) */
+  private embedRows(ids: Int32Array, pos: Int32Array, R: number, n: number): tf.Tensor3D {
+    const { vocabSize: V, contextLength: L, dModel: C } = this.config;
+    const S = this.seeds;
+    const seedOf = (j: number) => Math.floor(j / (R * n)); // token j of the flat [S·R·n]
+    const tok = tf.gather(this.p('wte').reshape([S * V, C]), tf.tensor1d(Int32Array.from(ids, (t, j) => t + seedOf(j) * V), 'int32')); // [S·R·n, C]
+    if (this.config.positions === 'alibi') return tok.reshape([S, R * n, C]);
+    const at = tf.tensor1d(Int32Array.from(pos, (p, j) => p + seedOf(j) * L), 'int32');
+    return tok.add(tf.gather(this.p('wpe').reshape([S * L, C]), at)).reshape([S, R * n, C]);
+  }
+
+  /**
+   * One pass of n tokens per row over the cache: rows [S·R] fresh tokens ids (padded), written at
+   * `starts` for `counts` tokens; returns the last position's logits [S·R, V] when `logits`.
+   * Call inside tf.tidy (whileDecoding).
+   */
+  private decode(cache: KVCache, ids: Int32Array, pos: Int32Array, n: number, rows: number[], counts: number[],
+    attendTo: tf.Tensor4D | DecodePositions): { keys: tf.Tensor4D[]; values: tf.Tensor4D[]; x: tf.Tensor3D } {
+    const { dModel: C, nHeads: H } = this.config;
+    const S = this.seeds;
+    const SR = cache.batch;
+    const R = SR / S;
+    const hd = C / H;
+    const lens = rows.map((r) => cache.lengthOf(r));
+    const write = scatterPlan(H, rows, lens, counts, rows, n);
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    let x = this.embedRows(ids, pos, R, n); // [S, R·n, C]
+    for (let i = 0; i < this.config.nLayers; i++) {
+      const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [S, R·n, 3C]
+      const [q, k, v] = (tf.getBackend() === 'cpu' // cpu: a 5-D transpose then contiguous slices (cachedQkv's reason)
+        ? tf.unstack(qkv.reshape([SR, n, 3, H, hd]).transpose([2, 0, 3, 1, 4]), 0)
+        : tf.split(qkv.reshape([SR, n, 3 * H, hd]).transpose([0, 2, 1, 3]), 3, 1)) as tf.Tensor4D[]; // [S·R, H, n, hd] each
+      keys.push(write(cache.keys[i], k)); // [S·R, H, cap, hd]
+      values.push(write(cache.values[i], v));
+      const y = attendCached(q, keys[i], values[i], attendTo, 1 / Math.sqrt(hd)); // [S·R, n, C]
+      x = x.add(this.linear(y.reshape([S, R * n, C]), `h${i}.attn.w_proj`, `h${i}.attn.b_proj`)) as tf.Tensor3D;
+      x = x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i)) as tf.Tensor3D;
+    }
+    return { keys, values, x };
+  }
+
+  /**
+   * Append tokens[j] to cache row j for every row j of the S·R (lists may differ in length, or be
+   * empty: every row takes part, padded, but only its own tokens are written). To go on generating,
+   * prefill all but a row's last token and pass that one to step().
+   */
+  prefill(cache: KVCache, tokens: readonly (readonly number[])[]): void {
+    this.checkCache(cache, tokens.length, 'prefill');
+    const SR = cache.batch;
+    const n = Math.max(...tokens.map((t) => t.length));
+    if (n === 0) return;
+    const lens = Array.from({ length: SR }, (_, j) => cache.lengthOf(j));
+    tokens.forEach((t, j) => {
+      if (lens[j] + t.length > cache.maxLen) throw new Error(`SeedStackedPolicy.prefill: row ${j} holds ${lens[j]} tokens; ${t.length} more exceed the cache's maxLen ${cache.maxLen}`);
+    });
+    cache.reserve(Math.max(...lens.map((l, j) => l + tokens[j].length)));
+    const ids = new Int32Array(SR * n); // padded with 0; padded slots are never written
+    const pos = new Int32Array(SR * n);
+    tokens.forEach((t, j) => t.forEach((id, k) => { ids[j * n + k] = this.checkToken(id); }));
+    for (let j = 0; j < SR; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
+    const rows = Array.from({ length: SR }, (_, j) => j);
+    const next = whileDecoding(() => tf.tidy(() => {
+      const maskBias = cachedAttentionBias(this.config, pos, SR, n, cache.capacity); // [S·R, H, n, cap]
+      const { keys, values } = this.decode(cache, ids, pos, n, rows, tokens.map((t) => t.length), maskBias);
+      return { keys, values };
+    }));
+    cache.replace(next.keys, next.values);
+    tokens.forEach((t, j) => cache.advance(j, t.length));
+  }
+
+  /**
+   * Append lastTokens[j] to every active row j of the S·R and return the next-token logits [S·R, V]
+   * (the caller disposes them; sampleTokens takes them as S·R rows). Inactive rows are left untouched.
+   */
+  step(cache: KVCache, lastTokens: Int32Array | readonly number[], active?: readonly boolean[]): tf.Tensor2D {
+    this.checkCache(cache, lastTokens.length, 'step');
+    const SR = cache.batch;
+    const on = active ?? new Array<boolean>(SR).fill(true);
+    const lens = Array.from({ length: SR }, (_, j) => cache.lengthOf(j));
+    const full = lens.findIndex((l, j) => on[j] && l + 1 > cache.maxLen);
+    if (full >= 0) throw new Error(`SeedStackedPolicy.step: row ${full} already holds ${lens[full]} tokens, the cache's maxLen (mark it inactive)`);
+    cache.reserve(Math.max(1, ...lens.map((l, j) => (on[j] ? l + 1 : 0))));
+    const cap = cache.capacity;
+    const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
+    const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
+    const rows = on.flatMap((a, j) => (a ? [j] : []));
+    const out = whileDecoding(() => tf.tidy(() => {
+      // webgpu: the fused decode attention (per row: seeds are rows), else the [S·R, H, 1, cap] bias
+      const attendTo = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, SR, 1, cap);
+      const fused = useFusedDecode() && !(attendTo instanceof tf.Tensor) ? this.fusedStep(cache, ids, pos, attendTo, rows, lens) : null;
+      if (fused) return fused;
+      const { keys, values, x } = this.decode(cache, ids, pos, 1, rows, rows.map(() => 1), attendTo);
+      const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([SR, this.config.vocabSize]) as tf.Tensor2D; // [S·R, V]
+      return { logits, keys, values };
+    }));
+    cache.replace(out.keys, out.values);
+    for (let j = 0; j < SR; j++) if (on[j]) cache.advance(j, 1);
+    return out.logits;
+  }
+
+  /** a decode step on webgpu in fewer dispatches (see the top of this file); null when the cache cannot be
+   *  written in place (then the plain path runs). Call inside tf.tidy. */
+  private fusedStep(cache: KVCache, ids: Int32Array, pos: Int32Array, at: DecodePositions, rows: readonly number[], lens: readonly number[]):
+    { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
+    if (![...cache.keys, ...cache.values].every(writableInPlace)) return null;
+    const { dModel: C, nHeads: H } = this.config;
+    const S = this.seeds;
+    const SR = cache.batch;
+    const R = SR / S;
+    const hd = C / H;
+    const cap = cache.capacity;
+    // fusedDecode.ts's layout: row j's fresh k and v of head h are rows j·3H + H + h and j·3H + 2H + h of
+    // qkv viewed as [S·R·3H, hd]; they go to row (j·H + h)·cap + len_j of the cache viewed as [S·R·H·cap, hd]
+    const dst: number[] = [];
+    const srcK: number[] = [];
+    const srcV: number[] = [];
+    for (const j of rows) {
+      for (let h = 0; h < H; h++) {
+        dst.push((j * H + h) * cap + lens[j]);
+        srcK.push(j * 3 * H + H + h);
+        srcV.push(j * 3 * H + 2 * H + h);
+      }
+    }
+    const [dstT, srcKT, srcVT] = [dst, srcK, srcV].map((xs) => tf.tensor1d(xs));
+    const ln = (prefix: string) => ({ g: this.p(`${prefix}.g`), b: this.p(`${prefix}.b`) }); // [S, C] each
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    const scale = 1 / Math.sqrt(hd);
+    let x = this.embedRows(ids, pos, R, 1).reshape([SR, C]) as tf.Tensor2D; // [S·R, C]
+    for (let i = 0; i < this.config.nLayers; i++) {
+      const w = (name: string) => this.p(`h${i}.${name}`);
+      const qkv = decodeLinearSeeds(x, w('attn.w_qkv'), { ln: ln(`h${i}.ln1`), bias: w('attn.b_qkv') }); // [S·R, 3C]
+      const fresh = qkv.reshape([SR * 3 * H, hd]);
+      keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone()); // [S·R, H, cap, hd]
+      values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
+      const y = decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale); // [S·R, C]
+      x = decodeLinearSeeds(y, w('attn.w_proj'), { bias: w('attn.b_proj'), residual: x }); // [S·R, C]
+      const h = decodeLinearSeeds(x, w('mlp.w_fc'), { ln: ln(`h${i}.ln2`), bias: w('mlp.b_fc'), gelu: true }); // [S·R, F]
+      x = decodeLinearSeeds(h, w('mlp.w_proj'), { bias: w('mlp.b_proj'), residual: x }); // [S·R, C]
+    }
+    const logits = decodeLinearSeeds(x, this.p('wte'), { ln: ln('ln_f'), transposeW: true }); // [S·R, V]
+    return { logits, keys, values };
+  }
+
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    this.params.clear();
+    for (const u of this.unit.values()) tf.dispose([u.ones, u.zeros]);
+    this.unit.clear();
+  }
+}
