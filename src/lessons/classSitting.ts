@@ -148,3 +148,32 @@ export function sittingTimeMs(runMs: readonly number[], atOnce: number): number 
   }
   return Math.max(...free);
 }
+
+/** a class's sitting as its ClassStore record keeps it */
+export interface KeptSitting {
+  seeds: readonly number[];
+  smoke: boolean;
+  /** the Seeds an arm it last ran with */
+  seedsAnArm?: number;
+  /** it was running on this machine when last kept: a reload reopens and continues it */
+  running?: boolean;
+}
+
+export const DEFAULT_SEEDS_AN_ARM = 2;
+
+/** the Seeds an arm a class opens with: its sitting's last k (an older record: the seeds it holds), else the default */
+export function keptSeedsAnArm(sitting: KeptSitting | null | undefined): number {
+  const k = sitting?.seedsAnArm ?? sitting?.seeds.length;
+  return k && Number.isInteger(k) ? Math.min(MAX_SITTING_SEEDS, Math.max(1, k)) : DEFAULT_SEEDS_AN_ARM;
+}
+
+/**
+ * The kept class a class view opens by itself: the newest whose sitting was running when the page closed
+ * (a reload must lose nothing) — unless the address carries a code that class lacks, i.e. another class's link.
+ */
+export function classToReopen<C extends { codes: readonly string[]; updatedAt: number; sitting?: KeptSitting }>(kept: readonly C[], addressCodes: readonly string[]): C | null {
+  const running = kept.filter((c) => c.sitting?.running).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+  if (!running) return null;
+  const have = new Set(running.codes);
+  return addressCodes.every((code) => have.has(code)) ? running : null;
+}

@@ -18,6 +18,10 @@ export const ClassRecordSchema = v.object({
   sitting: v.optional(v.object({
     seeds: v.array(v.pipe(v.number(), v.integer(), v.minValue(0))),
     smoke: v.boolean(),
+    /** the Seeds an arm it last ran with, shown again after a reload */
+    seedsAnArm: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    /** it was running when last kept: the class view reopens and continues it after a reload */
+    running: v.optional(v.boolean()),
   })),
   updatedAt: v.pipe(v.number(), v.finite()),
 });

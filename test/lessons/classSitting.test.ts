@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lessonById, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
 import { settingKey } from '../../src/lessons/lessonReference.ts';
 import {
-  drawSittingSeeds, MAX_SITTING_SEEDS, nextToRun, plannedRuns, plannedStates, runsAtOnce, sittingCounts, sittingTimeMs, type StoredRunView,
+  classToReopen, DEFAULT_SEEDS_AN_ARM, drawSittingSeeds, keptSeedsAnArm, MAX_SITTING_SEEDS, nextToRun, plannedRuns, plannedStates, runsAtOnce, sittingCounts, sittingTimeMs, type StoredRunView,
 } from '../../src/lessons/classSitting.ts';
 
 const dense = lessonById('dense-reward')!;
@@ -76,5 +76,23 @@ describe('a class sitting on one machine', () => {
     expect(sittingTimeMs([10, 20, 10, 20], 1)).toBe(60);
     expect(sittingTimeMs([10, 20, 10, 20], 4)).toBe(20);
     expect(sittingTimeMs([], 2)).toBe(0);
+  });
+});
+
+describe('a class sitting after a reload', () => {
+  const cls = (id: string, codes: string[], updatedAt: number, sitting?: { seeds: number[]; smoke: boolean; seedsAnArm?: number; running?: boolean }) => ({ id, codes, updatedAt, sitting });
+
+  it('reopens the newest kept class whose sitting was running, unless the address carries another class', () => {
+    const kept = [cls('a', ['x'], 3, { seeds: [500], smoke: true }), cls('b', ['y', 'z'], 2, { seeds: [600], smoke: true, running: true }), cls('c', [], 1, { seeds: [700], smoke: true, running: true })];
+    expect(classToReopen(kept, [])?.id).toBe('b');
+    expect(classToReopen(kept, ['y'])?.id).toBe('b');
+    expect(classToReopen(kept, ['y', 'q'])).toBeNull(); // another class's link: the address wins
+    expect(classToReopen([kept[0]], [])).toBeNull(); // nothing was running
+  });
+
+  it('shows the Seeds an arm the kept sitting ran with', () => {
+    expect(keptSeedsAnArm({ seeds: [500, 600, 700, 800, 900], smoke: false, seedsAnArm: 5 })).toBe(5);
+    expect(keptSeedsAnArm({ seeds: [500, 600, 700], smoke: false })).toBe(3); // an older record
+    expect(keptSeedsAnArm(null)).toBe(DEFAULT_SEEDS_AN_ARM);
   });
 });
