@@ -153,6 +153,10 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     // the claim's scale × choice interactions (issue 40): T1 states two, each with what it rules out
     assert((await page.locator('[data-testid=interaction-forest] [data-testid=interaction-line]').count()) === 2, "T1's interactions forest does not show its two interactions");
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
+    // T6 carries the interactions' planned test on fresh seeds under its forest (T1's was not planned: none there)
+    assert((await page.locator('[data-testid=interaction-plan-test]').count()) === 0, 'T1 shows a planned test it never had');
+    await page.locator('[data-testid=finding-tab-T6]').click();
+    await page.waitForSelector('[data-testid=finding][data-finding=T6] [data-testid=interaction-plan-test][data-runs="80"] li[data-call]');
     await page.locator('[data-testid=finding-tab-T7]').click();
     await page.waitForSelector('[data-testid=finding][data-finding=T7]');
 

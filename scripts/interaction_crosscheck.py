@@ -8,6 +8,8 @@
   python3 scripts/interaction_crosscheck.py check      recomputes every interaction in results/findings/T*/table.json
                                                        from the per-seed run summaries (results/findings/runs/*/
                                                        summary.json) and asserts the same difference and call
+  python3 scripts/interaction_crosscheck.py plan       recomputes results/findings/interactions-test.json (the planned
+                                                       test on the fresh seeds) from the plan's runs' summaries
 
 The contrast sum c_i*mean_i: standard error sqrt(sum c_i^2 s_i^2/n_i), Welch-Satterthwaite degrees of freedom
 (sum c_i^2 s_i^2/n_i)^2 / sum (c_i^2 s_i^2/n_i)^2/(n_i - 1), two-sided p and 95 % interval from scipy.stats.t.
@@ -149,5 +151,43 @@ def check():
     print('every interaction recomputes to the same difference, interval, p, Holm p and call')
 
 
+def plan():
+    plan = json.load(open(os.path.join(ROOT, 'results/findings/interactions-plan.json')))
+    test = json.load(open(os.path.join(ROOT, 'results/findings/interactions-test.json')))
+    gains, finished = {}, 0
+    for r in plan['runs']:
+        p = os.path.join(ROOT, r['dir'], 'summary.json')
+        if not os.path.exists(p):
+            continue
+        s = json.load(open(p))
+        assert s['lab']['seed'] == r['seed'], f"{p} is seed {s['lab']['seed']}, the plan's run there is seed {r['seed']}"
+        finished += 1
+        gains.setdefault((r['finding'], r['cell']), []).append((r['seed'], round(100 * (s['final']['success'] - s['start']['success']), 1)))
+    assert finished == test['plan']['finished'], f"{finished} planned runs finished, the record says {test['plan']['finished']}"
+    bad = 0
+    for x in (x for x in plan['interactions'] if x['planned']):
+        y = next(y for y in test['results'] if y['interaction'] == x['interaction'])
+        last = plan['seeds'][0] + x['seeds'] - 1
+        cells = [[g for seed, g in sorted(gains.get((x['finding'], c), [])) if seed <= last] for c in x['cells']]
+        if any(len(c) < 2 for c in cells):
+            same = y['difference'] is None
+            print(f"{x['finding']} {x['interaction']}: fewer than two seeds in a cell; record {y['difference']} — {'same' if same else 'DIFFERENT'}")
+            bad += not same
+            continue
+        r = contrast(cells, [1, -1, -1, 1])
+        complete = all(len(c) >= x['seeds'] for c in cells)
+        call = 'interim' if not complete else ('supports' if r['estimate'] > 0 else 'contradicts') if r['p'] < x['alpha'] else 'not resolved'
+        same = abs(r['estimate'] - y['difference']) < 0.006 and abs(r['p'] - y['p']) < 1e-3 * max(1, y['p']) and call == y['call'] \
+            and abs(r['lo'] - y['ci95']['lo']) < 0.006 and abs(r['hi'] - y['ci95']['hi']) < 0.006 and abs(r['df'] - y['df']) < 0.006 \
+            and [len(c) for c in cells] == y['finished']
+        bad += not same
+        print(f"{x['finding']} {x['interaction']}: scipy {r['estimate']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}] df {r['df']:.2f} p {r['p']:.4f} "
+              f"at alpha {x['alpha']} {call}; seeds {[len(c) for c in cells]}; record {y['difference']:+.2f} [{y['ci95']['lo']:+.2f}, "
+              f"{y['ci95']['hi']:+.2f}] df {y['df']} p {y['p']} {y['call']} — {'same' if same else 'DIFFERENT'}")
+    if bad:
+        sys.exit(f'{bad} planned interaction(s) differ')
+    print(f'the planned test recomputes to the same difference, interval, df, p and call ({finished} of {len(plan["runs"])} runs finished)')
+
+
 if __name__ == '__main__':
-    {'fixtures': fixtures, 'check': check}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
+    {'fixtures': fixtures, 'check': check, 'plan': plan}[sys.argv[1] if len(sys.argv) > 1 else 'check']()

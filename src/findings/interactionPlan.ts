@@ -8,7 +8,7 @@
 // seeds for a test already made. Pure: no tfjs, no DOM, no fs.
 import { cellConfig, findingById, type FindingId } from './findings.ts';
 import type { GainInteraction, GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, INTERACTION, interactionTest, type PairCall } from '../stats/seedStatistics.ts';
+import { fewestSeedsForPower, INTERACTION, interactionTest, meanAndSd, type PairCall } from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 
@@ -177,6 +177,8 @@ export interface PlannedInteractionResult {
   interaction: string;
   /** the fresh seeds finished in each of the four cells, of `planned` */
   finished: [number, number, number, number];
+  /** each of the four cells' finished fresh seeds: mean and SD of the gain (points, one decimal; null under two seeds) */
+  cells: { cell: string; n: number; mean: number | null; sd: number | null }[];
   planned: number;
   /** the α the plan sized it for */
   alpha: number;
@@ -199,7 +201,11 @@ export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun
   return p.interactions.filter((x) => x.planned).map((x) => {
     const gains = x.cells.map((cell) => p.runs.filter((r) => r.finding === x.finding && r.cell === cell && r.seed <= p.seeds[0] + x.seeds! - 1)
       .map(gainOf).filter((g): g is number => g !== undefined));
-    const base = { finding: x.finding, interaction: x.interaction, finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'], planned: x.seeds!, alpha: x.alpha, paper: x.paper };
+    const cells = x.cells.map((cell, i) => {
+      const d = gains[i].length < 2 ? null : meanAndSd(gains[i]);
+      return { cell, n: gains[i].length, mean: d && round1(d.mean), sd: d && round1(d.sd) };
+    });
+    const base = { finding: x.finding, interaction: x.interaction, finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'], cells, planned: x.seeds!, alpha: x.alpha, paper: x.paper };
     const complete = gains.every((g) => g.length >= x.seeds!);
     if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
     const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);

@@ -38,6 +38,12 @@ export interface DifferenceTest {
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const variance = (xs: readonly number[]) => { const m = mean(xs); return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1); };
 
+/** a sample's mean and SD (n − 1), as the tests use them; at least two values */
+export function meanAndSd(xs: readonly number[]): { mean: number; sd: number } {
+  checkSample('meanAndSd', xs);
+  return { mean: mean(xs), sd: Math.sqrt(variance(xs)) };
+}
+
 function checkSample(name: string, xs: readonly number[]): void {
   if (xs.length < 2) throw new Error(`${name}: needs at least two values, got ${xs.length}`);
   for (const x of xs) if (!Number.isFinite(x)) throw new Error(`${name}: every value must be a finite number, got ${x}`);

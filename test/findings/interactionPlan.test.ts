@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GainTable } from '../../src/findings/findingGains.ts';
 import { interactionPlan, interactionPlanMarkdown, testInteractionPlan } from '../../src/findings/interactionPlan.ts';
+import { interactionTestMarkdown, interactionTestRecord, plannedTestSentence } from '../../src/findings/interactionTestRecord.ts';
 import { INTERACTION, twoSampleTPower } from '../../src/stats/seedStatistics.ts';
 
 const tables = ['T1', 'T3', 'T6'].map((id) => JSON.parse(readFileSync(new URL(`../../results/findings/${id}/table.json`, import.meta.url), 'utf8')) as GainTable);
@@ -62,5 +63,31 @@ describe('testInteractionPlan', () => {
     expect(half.difference).not.toBeNull();
     const [none] = testInteractionPlan(p, () => undefined);
     expect(none).toMatchObject({ call: 'interim', difference: null, finished: [0, 0, 0, 0] });
+  });
+
+  it("states each cell's fresh-seed mean and SD, and the simple differences the contrast is made of", () => {
+    const [t] = testInteractionPlan(p, gain);
+    expect(t.cells.map((c) => c.cell)).toEqual(['1.5B · ARPO', '1.5B · GRPO', '7B · ARPO', '7B · GRPO']);
+    expect(t.cells.every((c) => c.n === 20 && c.sd! > 0)).toBe(true);
+    expect(t.cells[0].mean! - t.cells[1].mean!).toBeCloseTo(10, 1);
+    expect(plannedTestSentence(t)).toMatch(/^ARPO − GRPO gains \+10\.0 points at 1\.5B and 0\.0 at 7B \(20 fresh seeds a cell\); the difference, \+10\.0 \[.*\] .* p < 0\.001 at α 0\.025\) — supports; the interval excludes the paper's \+11\.9\.$/);
+  });
+});
+
+describe('the committed record of the planned test', () => {
+  const p = plan(10);
+  const gain = (r: { cell: string; seed: number }) => (r.cell === '1.5B · ARPO' ? 15 : 5) + ((r.seed * 7) % 5) - 2;
+  it('says how many planned runs had finished, and an interim one makes no call and no comparison with the paper', () => {
+    const results = testInteractionPlan(p, (r) => (r.seed < 26 ? gain(r) : undefined));
+    const record = interactionTestRecord(p, results, { date: '2026-12-05', commit: 'def', command: 'cmd', finished: 40 });
+    expect(record.plan).toMatchObject({ firstSeed: 16, lastSeed: 35, runs: 80, finished: 40, commit: 'abc' });
+    const md = interactionTestMarkdown(record);
+    expect(md).toMatch(/from 40 of the 80 runs/);
+    expect(md).toMatch(/\*\*Interim:\*\* 40 planned runs have not finished/);
+    expect(plannedTestSentence(results[0])).toMatch(/10\/10\/10\/10 of 20 fresh seeds a cell.*interim: no call until every planned run has finished\.$/);
+    expect(plannedTestSentence(results[0])).not.toMatch(/paper/);
+    const done = interactionTestMarkdown(interactionTestRecord(p, testInteractionPlan(p, gain), { date: '', commit: 'def', command: 'cmd', finished: 80 }));
+    expect(done).not.toMatch(/Interim/);
+    expect(done).toMatch(/\| T6 \| .* \| supports \|/);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { findingTable } from '../../src/findings/findingTable.ts';
 import { gainTable } from '../../src/findings/findingGains.ts';
 import { findingById } from '../../src/findings/findings.ts';
-import { readGainTables, readReferenceTables, REFERENCE_TABLES, STANDARD_TABLES } from '../../src/ui/findings/referenceTables.ts';
+import { INTERACTION_TEST, readGainTables, readInteractionTest, readReferenceTables, REFERENCE_TABLES, STANDARD_TABLES } from '../../src/ui/findings/referenceTables.ts';
 
 const meta = { command: 'npm run cli -- sweep --preset T7 --quick', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {}, sweepSeconds: 60 };
 const figures = (success: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood: 0.5 });
@@ -65,5 +65,24 @@ describe('the committed tables', () => {
     expect(readGainTables({ '/results/findings/T7/table.json': JSON.stringify(g) }).get('T7')?.error).toBeUndefined();
     expect(readReferenceTables({ '/results/findings-quick/T7/table.json': JSON.stringify(g) }).get('T7')?.error).toMatch(/not a finding table: format/);
     expect(readGainTables({ '/results/findings/T7/table.json': JSON.stringify(t7) }).get('T7')?.error).toMatch(/not a finding table: format/);
+  });
+});
+
+describe('readInteractionTest', () => {
+  const path = '/results/findings/interactions-test.json';
+  const committed = readFileSync(new URL('../../results/findings/interactions-test.json', import.meta.url), 'utf8');
+  it('reads the committed planned test, the one the page bundles', () => {
+    const read = readInteractionTest({ [path]: committed });
+    expect(read?.error).toBeUndefined();
+    expect(read?.table?.results[0].finding).toBe('T6');
+    expect(INTERACTION_TEST?.table).toEqual(read?.table);
+  });
+  it('is absent without a file, and gives a reason for a broken or foreign one', () => {
+    expect(readInteractionTest({})).toBeUndefined();
+    expect(readInteractionTest({ [path]: committed.slice(0, 40) })?.error).toMatch(/not valid JSON/);
+    const raw = JSON.parse(committed) as { results: { cells: unknown[] }[] };
+    raw.results[0].cells.pop();
+    expect(readInteractionTest({ [path]: JSON.stringify(raw) })?.error).toMatch(/not an interactions test: results\.0\.cells/);
+    expect(readInteractionTest({ [path]: JSON.stringify({ format: 'star-lab-interaction-plan/1' }) })?.error).toMatch(/not an interactions test: format/);
   });
 });

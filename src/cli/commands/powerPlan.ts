@@ -12,6 +12,7 @@ import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
 import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, testInteractionPlan, type InteractionPlan } from '../../findings/interactionPlan.ts';
 import { runDirName } from '../runDir.ts';
+import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 
 /** the interactions' plan: the most it may spend (issue 40's budget) */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
@@ -52,16 +53,16 @@ export const powerPlanCommand: Command = {
   (src/findings/interactionPlan.ts): for each scale × choice interaction the tables state, the fresh seeds a
   cell for ${Math.round(100 * PLAN_CHOICES.power)} % power to detect the paper's interaction at Holm's first threshold and the plan's pooled SD
   (DIR/plan.json), their core-hours, and the runs of those that fit ${INTERACTION_BUDGET_CORE_HOURS} core-hours, on seeds above every
-  seed in DIR/runs. Refuses to overwrite it unless --force. With --test: runs nothing and writes nothing;
-  prints the plan's test of each planned interaction on its fresh seeds alone (interim until every planned
-  run has a summary.json).`,
+  seed in DIR/runs. Refuses to overwrite it unless --force. With --test: runs nothing; tests each planned
+  interaction on its fresh seeds alone (interim, with no call, until every planned run has a summary.json),
+  prints it and writes DIR/interactions-test.json and .md, which the page shows under the finding.`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test'], ['force', 'cost-to-resolve', 'interactions', 'test']);
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
     if (flags.has('test') && !flags.has('interactions')) throw new Error('--test goes with --interactions (it tests the interactions\' plan)');
-    if (flags.has('interactions')) return flags.has('test') ? printInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
+    if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
       writeFileSync(join(out, 'cost-to-resolve.md'), text);
@@ -99,17 +100,19 @@ function writeInteractionPlan(out: string, force: boolean): number {
   return 0;
 }
 
-/** the interactions' plan's test on its fresh seeds, from each planned run's summary.json */
-function printInteractionTest(out: string): number {
+/** the interactions' plan's test on its fresh seeds, from each planned run's summary.json, into DIR/interactions-test.{json,md} */
+function writeInteractionTest(out: string): number {
   const file = join(out, 'interactions-plan.json');
   if (!existsSync(file)) throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
   const plan = JSON.parse(readFileSync(file, 'utf8')) as InteractionPlan;
   if (plan.format !== INTERACTION_PLAN_FORMAT) throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
+  const finishedRuns = new Set<string>(); // a run two interactions share is counted once
   const results = testInteractionPlan(plan, (run) => {
     const summary = join(run.dir, 'summary.json');
     if (!existsSync(summary)) return undefined;
     const s = JSON.parse(readFileSync(summary, 'utf8')) as { lab: { seed: number }; start: { success: number }; final: { success: number } };
     if (s.lab.seed !== run.seed) throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
+    finishedRuns.add(run.dir);
     return Math.round(1000 * (s.final.success - s.start.success)) / 10;
   });
   for (const r of results) {
@@ -117,6 +120,12 @@ function printInteractionTest(out: string): number {
     console.log(`${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`);
   }
   if (results.length === 0) console.log('the plan holds no interaction');
+  const finished = finishedRuns.size;
+  const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), commit: gitCommit(), finished,
+    command: `npm run cli -- power-plan --out ${flagPath(out)} --interactions --test` });
+  writeFileSync(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
+  writeFileSync(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
+  console.log(`wrote ${flagPath(join(out, 'interactions-test.json'))} and .md (${finished} of ${plan.runs.length} planned runs finished)`);
   return 0;
 }
 

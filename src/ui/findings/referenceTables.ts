@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import type { FindingTable } from '../../findings/findingTable.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
+import { INTERACTION_TEST_FORMAT, type InteractionTestRecord } from '../../findings/interactionTestRecord.ts';
 
 const pct = v.pipe(v.number(), v.finite());
 
@@ -142,6 +143,43 @@ export function readGainTables(texts: Record<string, string>): Map<string, Read<
   return readTables<GainTable>(texts, GainSchema);
 }
 
+const InteractionTestSchema = v.object({
+  format: v.literal(INTERACTION_TEST_FORMAT),
+  date: v.string(),
+  commit: v.string(),
+  command: v.string(),
+  plan: v.object({ date: v.string(), commit: v.string(), firstSeed: v.number(), lastSeed: v.number(), runs: v.number(), finished: v.number() }),
+  results: v.array(v.object({
+    finding: v.picklist(['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7']),
+    interaction: v.string(),
+    finished: v.tuple([v.number(), v.number(), v.number(), v.number()]),
+    cells: v.pipe(v.array(v.object({ cell: v.string(), n: v.number(), mean: v.nullable(v.number()), sd: v.nullable(v.number()) })), v.length(4)),
+    planned: v.number(),
+    alpha: v.number(),
+    paper: v.nullable(v.number()),
+    difference: v.nullable(v.number()),
+    ci95: v.nullable(interval),
+    df: v.nullable(v.number()),
+    p: v.nullable(v.number()),
+    call: call(['supports', 'contradicts', 'not resolved', 'interim']),
+  })),
+});
+
+/** the interactions' planned test (results/findings/interactions-test.json), checked; undefined when none is committed */
+export function readInteractionTest(texts: Record<string, string>): Read<InteractionTestRecord> | undefined {
+  const [path, text] = Object.entries(texts)[0] ?? [];
+  if (path === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return { error: `${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+  const parsed = v.safeParse(InteractionTestSchema, raw);
+  if (!parsed.success) return { error: `${path} is not an interactions test: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}` };
+  return { table: parsed.output as InteractionTestRecord };
+}
+
 // bundled by Vite at build time; an absent folder or file simply gives no entry
 const quick = import.meta.glob('/results/findings-quick/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
 const standard = import.meta.glob('/results/findings/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
@@ -150,3 +188,5 @@ const standard = import.meta.glob('/results/findings/*/table.json', { eager: tru
 export const REFERENCE_TABLES = readReferenceTables(quick);
 /** the standard tables by finding id (none until the standard sweep has committed them) */
 export const STANDARD_TABLES = readGainTables(standard);
+/** the interactions' planned test on fresh seeds, when committed */
+export const INTERACTION_TEST = readInteractionTest(import.meta.glob('/results/findings/interactions-test.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>);

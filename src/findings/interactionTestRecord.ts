@@ -1,0 +1,80 @@
+// The interactions' plan's test as it is committed (issue 40): `power-plan --interactions --test` writes
+// results/findings/interactions-test.{json,md} from the plan's fresh-seed runs, and the page shows it under its
+// finding's interaction forest, beside the test on the committed seeds. The record says how many of the plan's
+// runs had finished, so an interim record (no call) is never mistaken for the test. Pure: no tfjs, no DOM, no fs.
+import type { InteractionPlan, PlannedInteractionResult } from './interactionPlan.ts';
+
+export const INTERACTION_TEST_FORMAT = 'star-lab-interaction-test/1';
+
+export interface InteractionTestRecord {
+  format: typeof INTERACTION_TEST_FORMAT;
+  /** when the test was computed, and at which commit */
+  date: string;
+  commit: string;
+  /** the command that recomputes it */
+  command: string;
+  /** the plan it tests: made before any of its runs */
+  plan: { date: string; commit: string; firstSeed: number; lastSeed: number; runs: number; finished: number };
+  results: PlannedInteractionResult[];
+}
+
+export function interactionTestRecord(plan: InteractionPlan, results: PlannedInteractionResult[], o: { date: string; commit: string; command: string; finished: number }): InteractionTestRecord {
+  return { format: INTERACTION_TEST_FORMAT, date: o.date, commit: o.commit, command: o.command,
+    plan: { date: plan.date, commit: plan.commit, firstSeed: plan.seeds[0], lastSeed: plan.seeds[plan.seeds.length - 1], runs: plan.runs.length, finished: o.finished },
+    results };
+}
+
+const signed = (x: number) => (x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0');
+
+/** `1.5B · ARPO` and `1.5B · GRPO` → `ARPO − GRPO at 1.5B` (the level the two cells share) */
+function simpleDifference(a: string, b: string): { what: string; at: string } {
+  const [a0, a1] = a.split(' · ');
+  const [b0, b1] = b.split(' · ');
+  if (a0 === b0) return { what: `${a1} − ${b1}`, at: a0 };
+  if (a1 === b1) return { what: `${a0} − ${b0}`, at: a1 };
+  return { what: `${a} − ${b}`, at: '' };
+}
+
+/**
+ * One planned interaction in words: the two simple differences on the fresh seeds, their difference with its
+ * interval and test, the call, and where the paper's value falls.
+ */
+export function plannedTestSentence(r: PlannedInteractionResult): string {
+  const [c0, c1, c2, c3] = r.cells;
+  const hi = simpleDifference(c0.cell, c1.cell);
+  const lo = simpleDifference(c2.cell, c3.cell);
+  const seeds = r.finished.every((n) => n === r.planned) ? `${r.planned} fresh seeds a cell` : `${r.finished.join('/')} of ${r.planned} fresh seeds a cell`;
+  if (r.difference === null || r.ci95 === null || c0.mean === null || c1.mean === null || c2.mean === null || c3.mean === null) {
+    return `${hi.what}: ${seeds}, fewer than two in a cell — no figures yet.`;
+  }
+  const simple = `${hi.what} gains ${signed(c0.mean - c1.mean)} points at ${hi.at} and ${signed(c2.mean - c3.mean)} at ${lo.at} (${seeds})`;
+  const test = `the difference, ${signed(r.difference)} [${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}] (Welch–Satterthwaite df ${r.df}, p ${r.p! < 0.001 ? '< 0.001' : r.p} at α ${r.alpha})`;
+  // an interim record names no call, and says nothing of the paper either: it is not the test
+  const paper = r.paper === null || r.call === 'interim' ? '' : r.paper >= r.ci95.lo && r.paper <= r.ci95.hi
+    ? `; the paper's ${signed(r.paper)} is inside the interval` : `; the interval excludes the paper's ${signed(r.paper)}`;
+  const call = r.call === 'interim' ? 'interim: no call until every planned run has finished' : r.call;
+  return `${simple}; ${test} — ${call}${paper}.`;
+}
+
+/** the record as Markdown, committed beside the plan */
+export function interactionTestMarkdown(t: InteractionTestRecord): string {
+  const complete = t.plan.finished === t.plan.runs;
+  return [
+    '# The interactions\' planned test (issue 40)',
+    '',
+    `Computed by \`${t.command}\` at commit ${t.commit.slice(0, 10)} on ${t.date.slice(0, 10)}, from ${t.plan.finished} of the ${t.plan.runs} runs of the`,
+    `[plan](interactions-plan.md) made at commit ${t.plan.commit.slice(0, 10)} on ${t.plan.date.slice(0, 10)}, before any of them: fresh seeds ${t.plan.firstSeed}–${t.plan.lastSeed},`,
+    'tested on those seeds alone, each interaction at the α the plan sized it for.',
+    complete ? '' : `\n**Interim:** ${t.plan.runs - t.plan.finished} planned runs have not finished; the test makes no call until they have.\n`,
+    '| finding | interaction | cells: mean gain ± SD (n) | difference | 95 % interval | df | p | α | paper | call |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...t.results.map((r) => `| ${r.finding} | ${r.interaction} | ${r.cells.map((c) => `${c.cell} ${c.mean === null ? '—' : `${signed(c.mean)} ± ${c.sd!.toFixed(1)}`} (${c.n})`).join('; ')} | ` +
+      `${r.difference === null ? '—' : signed(r.difference)} | ${r.ci95 ? `[${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}]` : '—'} | ${r.df ?? '—'} | ${r.p ?? '—'} | ${r.alpha} | ` +
+      `${r.paper === null ? '—' : signed(r.paper)} | ${r.call} |`),
+    '',
+    ...t.results.map((r) => `- **${r.finding}.** ${plannedTestSentence(r)}`),
+    '',
+    'An independent implementation (SciPy) recomputes it from the runs\' summaries: `python3 scripts/interaction_crosscheck.py plan`.',
+    '',
+  ].join('\n');
+}
