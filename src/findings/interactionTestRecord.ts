@@ -3,6 +3,7 @@
 // finding's interaction forest, beside the test on the committed seeds. The record says how many of the plan's
 // runs had finished, so an interim record (no call) is never mistaken for the test. Pure: no tfjs, no DOM, no fs.
 import type { InteractionPlan, PlannedInteractionResult } from './interactionPlan.ts';
+import { signed } from './findingGains.ts';
 
 export const INTERACTION_TEST_FORMAT = 'star-lab-interaction-test/1';
 
@@ -23,8 +24,6 @@ export function interactionTestRecord(plan: InteractionPlan, results: PlannedInt
     plan: { date: plan.date, commit: plan.commit, firstSeed: plan.seeds[0], lastSeed: plan.seeds[plan.seeds.length - 1], runs: plan.runs.length, finished: o.finished },
     results };
 }
-
-const signed = (x: number) => (x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0');
 
 /** `1.5B · ARPO` and `1.5B · GRPO` → `ARPO − GRPO at 1.5B` (the level the two cells share) */
 function simpleDifference(a: string, b: string): { what: string; at: string } {
