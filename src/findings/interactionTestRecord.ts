@@ -50,9 +50,16 @@ export function plannedTestSentence(r: PlannedInteractionResult): string {
   const test = `the difference, ${signed(r.difference)} [${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}] (Welch–Satterthwaite df ${r.df}, p ${r.p! < 0.001 ? '< 0.001' : r.p} at α ${r.alpha})`;
   // an interim record names no call, and says nothing of the paper either: it is not the test
   const paper = r.paper === null || r.call === 'interim' ? '' : r.paper >= r.ci95.lo && r.paper <= r.ci95.hi
-    ? `; the paper's ${signed(r.paper)} is inside the interval` : `; the interval excludes the paper's ${signed(r.paper)}`;
+    ? `; the paper's ${signed(r.paper)} is inside the interval` : `; the interval excludes the paper's ${signed(r.paper)}${nearEnd(r.paper, r.ci95)}`;
   const call = r.call === 'interim' ? 'interim: no call until every planned run has finished' : r.call;
   return `${simple}; ${test} — ${call}${paper}.`;
+}
+
+/** where the paper's value lies within a rounding of an end, that end to two decimals, so "+11.9 excludes +11.9" never reads */
+function nearEnd(paper: number, ci: { lo: number; hi: number }): string {
+  const end = Math.abs(paper - ci.hi) < Math.abs(paper - ci.lo) ? { at: ci.hi, which: 'upper' } : { at: ci.lo, which: 'lower' };
+  if (Math.abs(paper - end.at) >= 0.1) return '';
+  return ` (its ${end.which} end is ${end.at > 0 ? '+' : end.at < 0 ? '−' : ''}${Math.abs(end.at).toFixed(2)})`;
 }
 
 /** the record as Markdown, committed beside the plan */
