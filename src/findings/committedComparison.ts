@@ -7,7 +7,7 @@
 // "rules out". The sweep writes the table's pairs with it; every reader recomputes the same from the same cells.
 // Pure: no tfjs, no DOM, no fs.
 import type { CellMetric } from './findings.ts';
-import { testPairs, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
+import { pooledSd, testPairs, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
 
 /** what the comparison needs of a table's cell (findingGains.ts GainCell) */
 export interface ComparisonCell {
@@ -55,6 +55,8 @@ export interface CommittedComparison {
    *  metric), Holm across the finding's pairs; `shown`: it rejects, and only then may a sentence say "rules out δ" */
   equivalence: { delta: number; p: number; pAdjusted: number; shown: boolean } | null;
   improvement: { estimate: number; lo: number; hi: number } | null;
+  /** the per-seed SD of the gains pooled over both sides' planned seeds (points; a power calculation reads it) */
+  sd: number | null;
 }
 
 const labelOf = (c: Pick<ComparisonCell, 'row' | 'col'>) => `${c.row} · ${c.col}`;
@@ -86,11 +88,13 @@ export function comparePairs(t: ComparisonTable): CommittedComparison[] {
     const n = (s: PairSide) => (s === 'start' ? 0 : s.length);
     const base = { finding: t.id, higher: p.higher, lower: p.lower, seeds: [n(a.gains), n(b.gains)] as [number, number] };
     const x = tests[i];
-    if (!x) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, interval: null, df: null, p: null, pAdjusted: null, equivalence: null, improvement: null };
+    const spread = [a.gains, b.gains].filter((g): g is readonly number[] => g !== 'start' && g.length >= 2);
+    const sd = spread.length ? pooledSd(spread).sd : null;
+    if (!x) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, interval: null, df: null, p: null, pAdjusted: null, equivalence: null, improvement: null, sd };
     const e = x.equivalence;
     return { ...base, call: x.call, test: x.test === 'one-sample' ? 'one-sample' : 'welch', difference: x.difference, ci95: { lo: x.lo, hi: x.hi },
       interval: x.interval, df: Number.isFinite(x.df) ? x.df : null, p: x.p, pAdjusted: x.pAdjusted,
-      equivalence: e ? { delta: e.delta, p: e.p, pAdjusted: e.pAdjusted, shown: e.shown } : null, improvement: x.improvement };
+      equivalence: e ? { delta: e.delta, p: e.p, pAdjusted: e.pAdjusted, shown: e.shown } : null, improvement: x.improvement, sd };
   });
 }
 

@@ -12,7 +12,7 @@ import { cellConfig, nullControls, paperGain, paperInteraction, type CellMetric,
 import { gridMarkdown, madeByMarkdown, type RunResult, type TableStamp } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
 import { findingCall, testInteractions, type FindingCall, type PairCall } from '../stats/seedStatistics.ts';
-import { comparePairs, START_LABEL, tableComplete } from './committedComparison.ts';
+import { comparePairs, START_LABEL, tableComplete, type CommittedComparison } from './committedComparison.ts';
 
 export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
 
@@ -315,6 +315,18 @@ export function interactionText(x: GainInteraction): string {
   const ci = callInterval(x);
   if (x.difference === null || !ci) return `${head}: ${x.call} (fewer than two seeds in a cell); ${paper}`;
   return `${head}: ${signed(x.difference)} ${intervalText(ci)}, Welch–Satterthwaite ${fmtP(x.p!)} (Holm ${fmtP(x.pAdjusted!)}), ${x.seeds.join('/')} seeds; ${paper} — **${x.call}**${equivalenceText(x.equivalence, x.call)}`;
+}
+
+/**
+ * A pair's committed answer as every page states it (the lessons' takeaway and class view, beside the Findings
+ * view's forest): `0 % > 10 %: +17.5 [+9.3, +25.8] (97.5 %, Holm), Welch p < 0.001 (Holm p < 0.001); T7's planned
+ * seeds, 11 and 11 — supports`. One text from one answer, so no two places can state the pair differently.
+ */
+export function comparisonText(c: CommittedComparison): string {
+  const [a, b] = shortLabels(c.higher, c.lower);
+  const seeds = `${c.finding}'s planned seeds, ${c.seeds.filter((n) => n > 0).join(' and ')}`;
+  if (c.difference === null || !c.interval) return `${a} > ${b}: ${c.call} (fewer than two seeds on a side); ${seeds}`;
+  return `${a} > ${b}: ${signed(c.difference)} ${intervalText(c.interval)}, ${c.test === 'one-sample' ? 'one-sample t' : 'Welch'} ${fmtP(c.p!)} (Holm ${fmtP(c.pAdjusted!)}); ${seeds} — ${c.call}${equivalenceText(c.equivalence, c.call)}`;
 }
 
 /** an interaction in short: `DAPO − GRPO: 1.5B against 7B` (the difference, then the two levels it is compared at) */
