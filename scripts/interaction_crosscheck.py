@@ -10,6 +10,9 @@
                                                        summary.json) and asserts the same difference and call
   python3 scripts/interaction_crosscheck.py plan       recomputes results/findings/interactions-test.json (the planned
                                                        test on the fresh seeds) from the plan's runs' summaries
+  python3 scripts/interaction_crosscheck.py tost       recomputes test/fixtures/tost-r.json (R's equivalence::tost, which
+                                                       test/stats/equivalence.test.ts holds src/stats to) with SciPy's
+                                                       one-sided Welch tests, and asserts SciPy agrees with R
 
 Every gain is the run's own: 100 * (final - start) success from its summary.json, unrounded, as the lab's tests read it
 (rounding is for display only). Reading the summaries here, not the tables' per-seed gains, keeps the check independent.
@@ -204,5 +207,25 @@ def plan():
     print(f'the planned test recomputes to the same difference, interval, df, p and call ({finished} of {len(plan["runs"])} runs finished)')
 
 
+def tost():
+    """Schuirmann's TOST as two one-sided Welch tests: ttest_ind(x - d, y, alternative='greater') and (x + d ... 'less')"""
+    fx = json.load(open(os.path.join(ROOT, 'test/fixtures/tost-r.json')))
+    bad = 0
+    for c in fx['tost']:
+        x, y = fx['clinic'][c['data']]
+        if c['log']:
+            x, y = [math.log(v) for v in x], [math.log(v) for v in y]
+        e = c['epsilon']
+        lower = stats.ttest_ind([v + e for v in x], y, equal_var=False, alternative='greater')  # H0: d <= -e
+        upper = stats.ttest_ind([v - e for v in x], y, equal_var=False, alternative='less')  # H0: d >= +e
+        p = max(lower.pvalue, upper.pvalue)
+        same = abs(p - c['p_value']) < 1e-9 * max(1, c['p_value']) and abs(upper.df - c['df']) < 1e-9 * c['df']
+        bad += not same
+        print(f"{c['name']}: SciPy TOST p {p:.12g} df {upper.df:.12g}; R p {c['p_value']:.12g} df {c['df']:.12g} — {'same' if same else 'DIFFERENT'}")
+    if bad:
+        sys.exit(f'{bad} TOST case(s) differ')
+    print("SciPy's one-sided Welch tests give R's equivalence::tost p-values")
+
+
 if __name__ == '__main__':
-    {'fixtures': fixtures, 'check': check, 'plan': plan}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
+    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
