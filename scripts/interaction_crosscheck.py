@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation (stdlib + SciPy) of the findings' scale x choice interactions (issue 40).
+"""An independent implementation (stdlib + SciPy, or the standard library alone: scripts/stdlib_t.py) of the findings' scale x choice interactions (issue 40).
 
   python3 scripts/interaction_crosscheck.py fixtures   writes test/fixtures/contrast-scipy.json: contrasts over k
                                                        cells and their power, computed with scipy.stats, which
@@ -27,7 +27,13 @@ import os
 import statistics
 import sys
 
-from scipy import stats
+try:
+    from scipy import stats
+    BACKEND = 'SciPy'
+except ImportError:  # no SciPy here: the standard library's t (scripts/stdlib_t.py) recomputes check, plan and tost
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from stdlib_t import stats
+    BACKEND = 'the standard library (scripts/stdlib_t.py; SciPy not installed)'
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 
@@ -64,14 +70,16 @@ def holm(ps):
 # T6's per-seed gains (seeds 1-13) as the table recorded them when the fixture was made (one decimal), copied from
 # test/fixtures/contrast-scipy.json: a fixed input, so the fixture is the same whatever the tables hold now
 T6_FIXTURE_GAINS = {
-    '1.5B · ARPO': [10.7, -2.3, -11.0, 14.7, 16.0, 12.7, 4.0, -9.0, 13.7, 13.7, 2.0, -7.0, 7.7],
-    '1.5B · GRPO': [11.7, -4.7, 3.3, -2.3, -2.7, 3.0, 14.7, -8.0, 17.7, 3.3, 17.7, 15.7, 7.0],
-    '7B · ARPO': [-22.3, 11.7, 8.0, 2.3, 10.3, -5.3, -2.7, 15.7, -2.0, -1.0, -4.0, 2.3, 0.0],
-    '7B · GRPO': [12.3, 7.3, 8.0, 0.3, 7.0, 22.3, 18.3, 13.7, -1.7, -1.7, 3.3, 19.7, 8.7],
+    '1.5B · ARPO': [10.7, -2.3, -11, 14.7, 16, 12.7, 4, -9, 13.7, 13.7, 2, -7, 7.7],
+    '1.5B · GRPO': [11.7, -4.7, 3.3, -2.3, -2.7, 3, 14.7, -8, 17.7, 3.3, 17.7, 15.7, 7],
+    '7B · ARPO': [-22.3, 11.7, 8, 2.3, 10.3, -5.3, -2.7, 15.7, -2, -1, -4, 2.3, 0],
+    '7B · GRPO': [12.3, 7.3, 8, 0.3, 7, 22.3, 18.3, 13.7, -1.7, -1.7, 3.3, 19.7, 8.7],
 }
 
 
 def fixtures():
+    if not BACKEND.startswith('SciPy'):
+        sys.exit('fixtures needs SciPy (scipy.stats.nct for the power; the fixture is SciPy\'s): pip install scipy')
     gain = T6_FIXTURE_GAINS
     cases = [
         {'name': 'two cells, (1, -1): Welch', 'cells': [[23, 37, 33], [13.3, 4.7, 3.3]], 'weights': [1, -1]},
@@ -228,4 +236,5 @@ def tost():
 
 
 if __name__ == '__main__':
+    print(f'statistics from {BACKEND}')
     {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
