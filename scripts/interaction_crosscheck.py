@@ -10,6 +10,10 @@
                                                        summary.json) and asserts the same difference and call
   python3 scripts/interaction_crosscheck.py plan       recomputes results/findings/interactions-test.json (the planned
                                                        test on the fresh seeds) from the plan's runs' summaries
+  python3 scripts/interaction_crosscheck.py pairs      recomputes every finding's pairs (results/findings/T*/table.json): each
+                                                       side's gains from its runs' summaries (the folders its cell names),
+                                                       Welch / one-sample t, Holm, the interval at the call's level, and
+                                                       the equivalence test at the plan's delta (two one-sided tests, Holm)
   python3 scripts/interaction_crosscheck.py tost       recomputes test/fixtures/tost-r.json (R's equivalence::tost, which
                                                        test/stats/equivalence.test.ts holds src/stats to) with SciPy's
                                                        one-sided Welch tests, and asserts SciPy agrees with R
@@ -215,6 +219,79 @@ def plan():
     print(f'the planned test recomputes to the same difference, interval, df, p and call ({finished} of {len(plan["runs"])} runs finished)')
 
 
+def holm_levels(ps, alpha=0.05):
+    """the alpha each test of a Holm family is decided at: alpha/(m - k) at step k until it stops, then the stopping level"""
+    m = len(ps)
+    out, stopped = [0.0] * m, None
+    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        level = alpha / (m - rank)
+        if stopped is None and not ps[i] < level:
+            stopped = level
+        out[i] = stopped if stopped is not None else level
+    return out
+
+
+def pairs():
+    bad = 0
+    for finding in ('T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'):
+        t = json.load(open(os.path.join(ROOT, f'results/findings/{finding}/table.json')))
+        cells = {f"{c['row']} · {c['col']}": c for c in t['cells']}
+
+        def gains(label):
+            if label == 'the SFT start':
+                return None
+            c = cells[label]
+            key = c['metric']  # 'success' or 'ood'
+            out = []
+            for where in c['where'][:c['planned']]:
+                s = json.load(open(os.path.join(ROOT, where, 'summary.json')))
+                out.append(100 * (s['final'][key] - s['start'][key]))
+            return out, c['metric']
+
+        tests = []
+        for p in t['compares']['pairs']:
+            a, b = gains(p['higher']), gains(p['lower'])
+            metric = (a or b)[1]
+            delta = (t['compares'].get('delta') or {}).get(metric)
+            if b is None or a is None:  # a cell against the start: the one-sample t test, signed higher - lower
+                xs, sign = (a or b)[0], 1 if b is None else -1
+                n = len(xs)
+                d = sign * statistics.fmean(xs)
+                se = statistics.stdev(xs) / math.sqrt(n)
+                df = n - 1
+            else:
+                xs, ys = a[0], b[0]
+                va, vb = statistics.variance(xs) / len(xs), statistics.variance(ys) / len(ys)
+                d, se = statistics.fmean(xs) - statistics.fmean(ys), math.sqrt(va + vb)
+                df = (va + vb) ** 2 / (va ** 2 / (len(xs) - 1) + vb ** 2 / (len(ys) - 1))
+                w = stats.ttest_ind(xs, ys, equal_var=False)
+                assert abs(w.statistic - d / se) < 1e-9 and abs(w.df - df) < 1e-6 * df, (finding, p['higher'])
+            pv = 2 * stats.t.sf(abs(d / se), df)
+            tost = None if delta is None else max(stats.t.sf((d + delta) / se, df), stats.t.cdf((d - delta) / se, df))
+            tests.append((p, d, se, df, pv, delta, tost))
+        adj = holm([x[4] for x in tests])
+        levels = holm_levels([x[4] for x in tests])
+        with_eq = [i for i, x in enumerate(tests) if x[6] is not None]
+        eq_adj = dict(zip(with_eq, holm([tests[i][6] for i in with_eq])))
+        for i, (p, d, se, df, pv, delta, tost) in enumerate(tests):
+            half = stats.t.ppf(1 - levels[i] / 2, df) * se
+            call = ('supports' if d > 0 else 'contradicts') if adj[i] < 0.05 else 'not resolved'
+            shown = tost is not None and eq_adj[i] < 0.05  # a real difference can still be shown smaller than delta (T2's drop)
+            iv, e = p.get('interval') or {}, p.get('equivalence') or {}
+            same = abs(d - p['difference']) < 1e-4 and abs(pv - p['p']) < 1e-3 * max(p['p'], 1e-12) + 1e-12 \
+                and abs(adj[i] - p['pAdjusted']) < 1e-3 * max(p['pAdjusted'], 1e-12) + 1e-12 and call == p['call'] \
+                and abs(d - half - iv.get('lo', 1e9)) < 1e-4 and abs(d + half - iv.get('hi', 1e9)) < 1e-4 \
+                and abs(1 - levels[i] - iv.get('level', -1)) < 1e-12 \
+                and (tost is None or (abs(eq_adj[i] - e['pAdjusted']) < 1e-3 * e['pAdjusted'] + 1e-12 and shown == bool(p.get('rulesOut'))))
+            bad += not same
+            print(f"{finding} {p['higher']} > {p['lower']}: {d:+.2f} [{d - half:+.2f}, {d + half:+.2f}] ({100 * (1 - levels[i]):g} %) "
+                  f"p {pv:.4g} Holm {adj[i]:.4g} {call}" + ('' if tost is None else f"; TOST at {delta}: Holm {eq_adj[i]:.4g}{' rules out' if shown else ''}")
+                  + f" — {'same' if same else 'DIFFERENT'}")
+    if bad:
+        sys.exit(f'{bad} pair(s) differ')
+    print("every pair recomputes to the same difference, interval at its level, p, Holm p, call and equivalence test")
+
+
 def tost():
     """Schuirmann's TOST as two one-sided Welch tests: ttest_ind(x - d, y, alternative='greater') and (x + d ... 'less')"""
     fx = json.load(open(os.path.join(ROOT, 'test/fixtures/tost-r.json')))
@@ -237,4 +314,4 @@ def tost():
 
 if __name__ == '__main__':
     print(f'statistics from {BACKEND}')
-    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
+    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost, 'pairs': pairs}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
