@@ -76,6 +76,7 @@ const CLAIMS: Claim[] = [
   { docs: README_AND_FINDINGS, before: '1K > 2K on OOD: ', figure: () => pairFigure('T4', 'OOD · 1000', 'OOD · 2000') },
   { docs: README_AND_FINDINGS, before: "T4's OOD equivalence test ", figure: () => equivalenceFigure('T4', 'OOD · 1000', 'OOD · 2000') },
   { docs: README_AND_FINDINGS, before: 'the start > Sum on OOD: ', figure: () => pairFigure('T2', 'the SFT start', 'Sum · OOD') },
+  { docs: README_AND_FINDINGS, before: "T2's Sum-drop equivalence test ", figure: () => equivalenceFigure('T2', 'the SFT start', 'Sum · OOD') },
   { docs: README_AND_FINDINGS, before: 'Macro > Sum on OOD: ', figure: () => pairFigure('T2', 'Macro · OOD', 'Sum · OOD') },
   { docs: README_AND_FINDINGS, before: "T2's Macro-over-Sum equivalence test ", figure: () => equivalenceFigure('T2', 'Macro · OOD', 'Sum · OOD') },
   { docs: README_AND_FINDINGS, before: 'Curriculum 3B > 1.5B: ', figure: () => pairFigure('T3', 'Curriculum · 3B', 'Curriculum · 1.5B') },
