@@ -8,7 +8,7 @@
 // seeds for a test already made. Pure: no tfjs, no DOM, no fs.
 import { cellConfig, findingById, type FindingId } from './findings.ts';
 import type { GainInteraction, GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, INTERACTION, interactionTest, meanAndSd, type PairCall } from '../stats/seedStatistics.ts';
+import { fewestSeedsForPower, INTERACTION, interactionTest, intervalAt, meanAndSd, type PairCall } from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 
@@ -177,7 +177,8 @@ export interface PlannedInteractionResult {
   interaction: string;
   /** the fresh seeds finished in each of the four cells, of `planned` */
   finished: [number, number, number, number];
-  /** each of the four cells' finished fresh seeds: mean and SD of the gain (points, one decimal; null under two seeds) */
+  /** each of the four cells' finished fresh seeds: mean and SD of the gain (points, one decimal for display; the test
+   *  reads the unrounded gains; null under two seeds) */
   cells: { cell: string; n: number; mean: number | null; sd: number | null }[];
   planned: number;
   /** the α the plan sized it for */
@@ -186,6 +187,9 @@ export interface PlannedInteractionResult {
   /** null until every cell has two finished seeds */
   difference: number | null;
   ci95: { lo: number; hi: number } | null;
+  /** the interval at the level the call is made at, 1 − α (α: Holm's first threshold across the finding's interactions),
+   *  the one shown beside the call (optional: records made before it have only ci95) */
+  interval?: { lo: number; hi: number; level: number; holm: boolean } | null;
   df: number | null;
   p: number | null;
   /** interim until every planned run has finished (no call before: no optional stopping) */
@@ -194,8 +198,8 @@ export interface PlannedInteractionResult {
 
 /**
  * The plan's test, as the plan states it: each planned interaction's contrast (interactionTest) on the fresh
- * seeds alone, at the α it was sized for; `gainOf` a planned run's gain in points (end − start success, one
- * decimal as the tables) or undefined while it has not finished.
+ * seeds alone, at the α it was sized for; `gainOf` a planned run's gain in points (end − start success, unrounded)
+ * or undefined while it has not finished.
  */
 export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun) => number | undefined): PlannedInteractionResult[] {
   return p.interactions.filter((x) => x.planned).map((x) => {
@@ -207,10 +211,12 @@ export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun
     });
     const base = { finding: x.finding, interaction: x.interaction, finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'], cells, planned: x.seeds!, alpha: x.alpha, paper: x.paper };
     const complete = gains.every((g) => g.length >= x.seeds!);
-    if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
+    if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, interval: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
     const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);
     const call: PairCall = !complete ? 'interim' : t.p < x.alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
     const r2 = (v: number) => Math.round(100 * v) / 100;
-    return { ...base, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: r2(t.df), p: Number(t.p.toPrecision(4)), call };
+    const at = intervalAt(t.difference, t.se, t.df, x.alpha);
+    return { ...base, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, interval: { lo: r2(at.lo), hi: r2(at.hi), level: 1 - x.alpha, holm: true },
+      df: r2(t.df), p: Number(t.p.toPrecision(4)), call };
   });
 }

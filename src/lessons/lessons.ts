@@ -54,6 +54,8 @@ export interface FindingPair {
   finding: FindingId;
   higher: string;
   lower: string;
+  /** the key of the arm that is the pair's `higher` side (the paper's direction), so a class's own test is signed as the answer is */
+  higherArm: string;
 }
 
 /** How the learner's run decides which prediction it bears out (computed in lessonTakeaway.ts). */
@@ -159,7 +161,7 @@ export const LESSONS: readonly Lesson[] = [
       { metric: 'tool_failures', role: 'mechanism', why: 'Injected failures per rollout: what the environment took away.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check.' },
     ],
-    pair: { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %' },
+    pair: { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %', higherArm: 'clean' },
     paper: 'The paper: 5 % random tool errors train as well as none; at 10 % failed calls starve the reward and success drops (T7; no number given).',
   },
   {
@@ -182,7 +184,7 @@ export const LESSONS: readonly Lesson[] = [
       { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: hard queries that no rollout solves teach nothing once the reward turns strict.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check (on each arm\'s own training queries).' },
     ],
-    pair: { finding: 'T5', higher: 'success · 4:3:3', lower: 'success · hard only' },
+    pair: { finding: 'T5', higher: 'success · 4:3:3', lower: 'success · hard only', higherArm: 'mixed' },
     paper: 'The paper (3B): hard-only reaches 25.9 %, the mixed 4:3:3 set 49.9 % (T5).',
   },
   {

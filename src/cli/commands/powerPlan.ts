@@ -113,10 +113,11 @@ function writeInteractionTest(out: string): number {
     const s = JSON.parse(readFileSync(summary, 'utf8')) as { lab: { seed: number }; start: { success: number }; final: { success: number } };
     if (s.lab.seed !== run.seed) throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
     finishedRuns.add(run.dir);
-    return Math.round(1000 * (s.final.success - s.start.success)) / 10;
+    return 100 * (s.final.success - s.start.success); // as the run measured it: the test reads it unrounded
   });
   for (const r of results) {
-    const fig = r.difference === null ? 'fewer than two seeds in a cell' : `${r.difference} [${r.ci95!.lo}, ${r.ci95!.hi}], df ${r.df}, p ${r.p} at α ${r.alpha}`;
+    const ci = r.interval ?? r.ci95;
+    const fig = r.difference === null || !ci ? 'fewer than two seeds in a cell' : `${r.difference} [${ci.lo}, ${ci.hi}] (${100 * (1 - r.alpha)} %), df ${r.df}, p ${r.p} at α ${r.alpha}`;
     console.log(`${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`);
   }
   if (results.length === 0) console.log('the plan holds no interaction');

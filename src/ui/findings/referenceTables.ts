@@ -56,6 +56,10 @@ const GainCellSchema = v.object({
 const call = <T extends string>(xs: readonly T[]) => v.picklist(xs);
 
 const interval = v.object({ lo: v.number(), hi: v.number() });
+/** an interval at the level its call is made at (tables made before it have only ci95) */
+const levelInterval = v.optional(v.nullable(v.object({ lo: v.number(), hi: v.number(), level: v.number(), holm: v.boolean() })));
+/** the equivalence test at the plan's δ (tables made before it have none) */
+const equivalence = v.optional(v.nullable(v.object({ delta: v.number(), p: v.number(), pAdjusted: v.number(), shown: v.boolean() })));
 const GainPairSchema = v.object({
   higher: v.string(),
   lower: v.string(),
@@ -68,6 +72,8 @@ const GainPairSchema = v.object({
   pAdjusted: v.nullable(v.number()),
   seeds: v.tuple([v.number(), v.number()]),
   improvement: v.nullable(v.object({ estimate: v.number(), lo: v.number(), hi: v.number() })),
+  interval: levelInterval,
+  equivalence,
   rulesOut: v.optional(v.nullable(v.number())),
 });
 
@@ -81,6 +87,8 @@ const GainInteractionSchema = v.object({
   df: v.nullable(v.number()),
   p: v.nullable(v.number()),
   pAdjusted: v.nullable(v.number()),
+  interval: levelInterval,
+  equivalence,
   paper: v.nullable(v.number()),
   why: v.string(),
 });
@@ -159,6 +167,7 @@ const InteractionTestSchema = v.object({
     paper: v.nullable(v.number()),
     difference: v.nullable(v.number()),
     ci95: v.nullable(interval),
+    interval: levelInterval,
     df: v.nullable(v.number()),
     p: v.nullable(v.number()),
     call: call(['supports', 'contradicts', 'not resolved', 'interim']),
