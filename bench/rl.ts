@@ -1,4 +1,4 @@
-// RL step costs (issue 10), from the shipped preset-s SFT checkpoint on the tiny world, wasm:
+// RL step costs, from the shipped preset-s SFT checkpoint on the tiny world, wasm:
 //   rl.arpo_over_grpo             CPU time of an ARPO step over a GRPO step at the same number of rollouts
 //                                 (M = G = 8 per query, 4 queries; ARPO: N = 4 from the prompt, the rest
 //                                 branched by forking the KV cache). The paper's GPU-time ratio is
@@ -8,7 +8,7 @@
 //   rl.step_s.grpo, rl.step_s.arpo CPU seconds per step of each, after one untimed warm-up step
 //   rl.time_share.rollout|reward|update  where a GRPO step's wall time goes
 // Both algorithms run the same steps (same seed, so the same queries) side by side in one process.
-// Then the update's own figures (bench/rlUpdate.ts, issue 22): rl.update_s.*, rl.update_speedup; with
+// Then the update's own figures (bench/rlUpdate.ts): rl.update_s.*, rl.update_speedup; with
 // STAR_BENCH_RL_UPDATE_ONLY=1 those alone.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';

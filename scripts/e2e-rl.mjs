@@ -150,7 +150,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     const priced = await page.locator('[data-testid=resolve-cost] [data-testid=resolve-line]').count();
     assert(priced === unresolved && (unresolved === 0 || /seeds/.test(await page.locator('[data-testid=resolve-line]').first().textContent())),
       `T1 prices ${priced} pairs of the ${unresolved} its call leaves not resolved`);
-    // the claim's scale × choice interactions (issue 40): T1 states two, each with what it rules out
+    // the claim's scale × choice interactions: T1 states two, each with what it rules out
     assert((await page.locator('[data-testid=interaction-forest] [data-testid=interaction-line]').count()) === 2, "T1's interactions forest does not show its two interactions");
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
     // T6 carries the interactions' planned test on fresh seeds under its forest (T1's was not planned: none there)

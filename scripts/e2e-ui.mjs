@@ -1,4 +1,4 @@
-// The e2e group `ui` (E2E_ONLY=ui): what the page shows is what it does, for a newcomer (issue 32).
+// The e2e group `ui` (E2E_ONLY=ui): what the page shows is what it does, for a newcomer.
 // The Lab's heading describes what Start will run, not the stored run whose curves are shown, and the
 // running run while one runs; a malformed link is replaced in the address bar by the setup it was
 // read as, and Copy link copies that setup without the page's own `?backend=`; switching views adds

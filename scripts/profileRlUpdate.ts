@@ -1,4 +1,4 @@
-// Where an RL update's time goes on wasm (issue 22): one ppoUpdate of 32 synthetic rows × T tokens at scale s
+// Where an RL update's time goes on wasm: one ppoUpdate of 32 synthetic rows × T tokens at scale s
 // (bench/rlUpdate.ts's shape: 2 mini-batches, reference included, default micro-batch budget), CPU seconds,
 // with the training attention's fused wasm kernel off (the per-head plain ops) and on; then the attention
 // alone (causalAttention forward + backward at one micro-batch's shape, as often as one update runs it);

@@ -1,7 +1,7 @@
-// One headless RL run (issue 10), shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
+// One headless RL run, shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
 // train with the lab config's algorithm / reward / data / failure rate, evaluating at step 0, every
 // evalEvery steps and at the end. Writes into DIR:
-//   metrics.jsonl   one JSON object per step (and per evaluation), the issue's metric names
+//   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter), commit
 //   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
@@ -66,7 +66,7 @@ export interface RlSummary {
   /** the config as trained (serializeHash of `lab`): its worldSize is the start's world, whatever the config said */
   hash: string;
   lab: LabConfig;
-  /** the world the run trained and was evaluated in: its SFT start's (absent in summaries written before issue 43) */
+  /** the world the run trained and was evaluated in: its SFT start's (absent in older summaries) */
   world?: { size: LabConfig['worldSize']; seed: number };
   rl: RlConfig;
   checkpoint: string;
@@ -116,7 +116,7 @@ function cardPath(p: string): string {
 }
 
 /** whether a finished run's summary is a run of `lab` (World size aside: the start decides it, and summaries
- *  written before issue 43 recorded the setting's default instead) */
+ *  written before runs recorded their start's world recorded the setting's default instead) */
 export function summaryIsOf(s: RlSummary, lab: LabConfig): boolean {
   return rlRunKey(parseHash(s.hash).config) === rlRunKey(lab);
 }

@@ -1,9 +1,9 @@
-// The one declared table of every experiment setting (DESIGN §1). The page builds its controls
+// The one declared table of every experiment setting. The page builds its controls
 // from it, the URL codec (urlState.ts) validates against it, the worker and the CLI read the
 // resulting `LabConfig`. Add a setting here and it appears everywhere, with its bounds and doc.
 //
 // The paper's exact RL hyper-parameters are not public; defaults follow the closest published
-// recipes (veRL GRPO, DAPO, ARPO reference scripts), as DESIGN §4 says.
+// recipes (veRL GRPO, DAPO, ARPO reference scripts).
 
 export type SettingGroup = 'stage' | 'axes' | 'reward' | 'data' | 'algorithm' | 'environment' | 'training';
 
@@ -272,7 +272,7 @@ export const SETTINGS = {
     group: 'environment',
     choices: ['free', 'constrained'],
     choiceLabels: { free: 'Free', constrained: 'Constrained' },
-    // constrained: free decoding spends RL's signal on delivering at all (issue 23; results/rl-recipe)
+    // constrained: free decoding spends RL's signal on delivering at all (results/rl-recipe)
     default: 'constrained',
   }),
   worldSize: choice({

@@ -123,7 +123,7 @@ export function windowMeanLabel([from, to]: readonly [number, number]): string {
 /**
  * How a metric is drawn. An evaluation is measured at a few steps only (a lesson's at steps 0 and 40): drawn
  * as markers, each with its interval where it has one, and never joined by a line — a line from step 0 to
- * step 40 reads as if measured in between (issue 42). A training metric, measured every step: a line.
+ * step 40 reads as if measured in between. A training metric, measured every step: a line.
  */
 export function drawnAs(info: MetricInfo): 'markers' | 'line' {
   return info.sparse ? 'markers' : 'line';

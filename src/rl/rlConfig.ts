@@ -14,7 +14,7 @@ export type Algorithm = 'grpo' | 'dapo' | 'arpo';
 export interface RlConfig {
   /** GRPO (Shao et al. 2024), DAPO (Yu et al. 2025) or ARPO (Dong et al. 2025) */
   algorithm: Algorithm;
-  /** Sum, Macro, Success or Curriculum (DESIGN §3.4; Planner-R1's dense → sparse ladder) */
+  /** Sum, Macro, Success or Curriculum (Planner-R1's dense → sparse ladder) */
   reward: RewardKind;
   /** Curriculum: fractions of training at which Sum → Macro and Macro → Success */
   curriculumSwitches: [number, number];
@@ -28,14 +28,14 @@ export interface RlConfig {
   learningRate: number;
   /** RL steps over which the learning rate ramps linearly from lr/warmup to lr (veRL optim.lr_warmup_steps) */
   lrWarmupSteps: number;
-  /** null control (issue 23): advantages shuffled across the step's rollouts — the same update sizes with no
+  /** null control: advantages shuffled across the step's rollouts — the same update sizes with no
    *  link between a rollout and its reward; the drift baseline every gain is read against */
   nullControl: boolean;
   /** optimizer steps per RL step: the batch is cut into this many PPO mini-batches (veRL ppo_mini_batch_size) */
   miniBatches: number;
   /** token budget of a micro-batch (veRL's dynamic batch size, ppo_max_token_len_per_gpu): each mini-batch's gradient is
    *  accumulated over micro-batches of at most this many padded tokens, rows packed by length — the same update, with
-   *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the pre-issue-22 path) */
+   *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the older path) */
   microBatchTokens: number;
   /** lower clip ε_low: the ratio is clipped below at 1 − ε_low (PPO, Schulman et al. 2017) */
   clipLow: number;
@@ -98,7 +98,7 @@ const BASE: RlConfig = {
   evalSamples: 4,
 };
 
-/** what each algorithm changes (DESIGN §4) */
+/** what each algorithm changes */
 const PER_ALGORITHM: Record<Algorithm, Partial<RlConfig>> = {
   grpo: { klCoef: 0.001, clipHigh: 0.2 },
   dapo: { klCoef: 0, clipHigh: 0.28, dynamicSampling: true, overlongBuffer: 64, lossAggregation: 'token-mean' },

@@ -1,4 +1,4 @@
-// The PPO update of one RL step (issue 22), read top to bottom:
+// The PPO update of one RL step, read top to bottom:
 //
 //   rows ─ mini-batches (whole groups in order; miniBatchPlan) ─ per mini-batch: aggregation weights over
 //     the whole mini-batch ─ micro-batches packed by length under a token budget (microBatches) ─ per

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_RL_METRICS, RL_METRICS, drawnAs, ema, intervalKeys, formatAverage, formatMetric, formatPercent, formatTick, metricInfo, rewardStageOf, smoothedLabel, windowMeanLabel } from '../../src/lab/metrics.ts';
 
 describe('RL metrics for the page', () => {
-  it('names every metric once; the defaults and the issue\'s picker list are in the table', () => {
+  it('names every metric once; the defaults and the picker list are in the table', () => {
     const keys = RL_METRICS.map((m) => m.key);
     expect(new Set(keys).size).toBe(keys.length);
     const wanted = ['reward/mean', 'success', 'delivery', 'eval/success', 'eval/ood_accuracy', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'time/rollout'];
@@ -28,7 +28,7 @@ describe('RL metrics for the page', () => {
     expect(formatTick(metricInfo('stepMs'), 120_000)).toBe('120 s');
   });
 
-  it('one rounding for a share wherever it is written (issue 42: OOD read 63 % on a card, 62.5 % on the chart)', () => {
+  it('one rounding for a share wherever it is written (OOD read 63 % on a card, 62.5 % on the chart)', () => {
     expect(formatPercent(0.625)).toBe('62.5%');
     expect(formatPercent(0.625)).toBe(formatMetric(metricInfo('eval/ood_accuracy'), 0.625));
     expect(formatPercent(0.625, ' ')).toBe('62.5 %');
@@ -37,7 +37,7 @@ describe('RL metrics for the page', () => {
     expect(formatPercent(undefined)).toBe('–');
   });
 
-  it('counts as counts (issue 42: informative groups read "3.003"): whole numbers as integers, a mean as one', () => {
+  it('counts as counts (informative groups read "3.003"): whole numbers as integers, a mean as one', () => {
     const groups = metricInfo('charts/informative_groups');
     expect(groups.format).toBe('count');
     expect(formatMetric(groups, 3)).toBe('3');
@@ -52,7 +52,7 @@ describe('RL metrics for the page', () => {
     expect(windowMeanLabel([31, 40])).toBe('mean of steps 31–40');
   });
 
-  it('evaluations are drawn as markers with their interval, never joined by a line (issue 42); training values as lines', () => {
+  it('evaluations are drawn as markers with their interval, never joined by a line; training values as lines', () => {
     expect(drawnAs(metricInfo('eval/success'))).toBe('markers');
     expect(drawnAs(metricInfo('eval/ood_accuracy'))).toBe('markers');
     expect(drawnAs(metricInfo('charts/informative_groups'))).toBe('line');

@@ -12,7 +12,7 @@ const { ROOMS } = (await import(pathToFileURL(join(root, '.dependency-cruiser.mj
 const dir = (room: string) => (room === 'bench' ? 'bench/' : `src/${room}/`);
 /** every room folder named in a piece of text, e.g. "`src/env/`, `src/stats/`" → ['src/env/', 'src/stats/'] */
 const roomsIn = (text: string) => [...text.matchAll(/(?:src\/[a-z]+|bench)\//g)].map((m) => m[0]);
-/** the rooms a README must describe: the ones issue 41 made, and the lab that it emptied */
+/** the rooms a README must describe: the rooms split out of src/lab, and the lab itself */
 const WITH_README = ['stats', 'findings', 'lessons', 'sandbox', 'node', 'lab'];
 
 describe('the layers', () => {

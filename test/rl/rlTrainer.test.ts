@@ -1,4 +1,4 @@
-// The RL trainer on the tiny world from the shipped preset-s SFT checkpoint (issue 10): every
+// The RL trainer on the tiny world from the shipped preset-s SFT checkpoint: every
 // algorithm runs and reports its own metrics; a resumed run continues bit for bit.
 // (STAR_TEST_CHECKPOINT=DIR points at another checkpoint folder while the shipped ones are made.)
 import { describe, expect, it } from 'vitest';
@@ -111,7 +111,7 @@ describe('RL resume (wasm)', () => {
   }, 600_000);
 });
 
-describe('RL trainer: no step without signal; DAPO on the score (issue 23)', () => {
+describe('RL trainer: no step without signal; DAPO on the score', () => {
   it('rows that carry no advantage never move the weights (no AdamW step on momentum alone)', async () => {
     await tf.setBackend('wasm');
     const { t, dispose } = await trainer('grpo');

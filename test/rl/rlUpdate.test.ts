@@ -1,4 +1,4 @@
-// The PPO update over token-budgeted micro-batches (issue 22): the gradient each mini-batch's AdamW step
+// The PPO update over token-budgeted micro-batches: the gradient each mini-batch's AdamW step
 // receives, summed over micro-batches, equals the unsplit one within float tolerance, and so do the step's
 // metrics (on synthetic rows, and on a real step's rollouts); nothing leaks; a micro-batch planned past the
 // wasm heap fails before any weight moves.
@@ -121,7 +121,7 @@ describe('ppoUpdate on real rollouts (shipped s checkpoint)', () => {
     try {
       await t.trainStep(); // real rollouts, scored, with advantages
       const data = t.lastEpisodes.map((e) => ({ ...e, advantage: e.advantage || 0.5 })); // every row with signal
-      setTrainingAttentionKernel(false); // the path before issue 22: whole mini-batches, the per-head plain attention ops
+      setTrainingAttentionKernel(false); // the older path: whole mini-batches, the per-head plain attention ops
       const whole = await recordUpdate(policy, reference, { ...config, microBatchTokens: 0 }, data).finally(() => setTrainingAttentionKernel(true));
       const split = await recordUpdate(policy, reference, { ...config, microBatchTokens: 512 }, data);
       expect(split.metrics['charts/microbatches']).toBeGreaterThan(1);

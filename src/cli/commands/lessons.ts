@@ -187,7 +187,7 @@ function startSha(scale: string): string {
 interface MetricsLine { kind: string; step: number; [metric: string]: number | string }
 
 /** the highest seed a lesson's band reads: the findings' power plan's highest planned seed (the plan beside
- *  `runs`), so that runs of a later plan on fresh seeds (the interactions', issue 40) never change the bands;
+ *  `runs`), so that runs of a later plan on fresh seeds (the interactions') never change the bands;
  *  99 without a plan */
 export function referenceMaxSeed(runs: string): number {
   const plan = readPowerPlan(dirname(runs));
