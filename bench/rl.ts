@@ -16,7 +16,10 @@ import { cpuSeconds, type BenchSuite } from './harness.ts';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
-import { rlConfigFor, type Algorithm } from '../src/rl/rlConfig.ts';
+import { rlConfigFor, type Algorithm, type RlConfig } from '../src/rl/rlConfig.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 import { RlTrainer } from '../src/rl/rlTrainer.ts';
 import { rlUpdateBench } from './rlUpdate.ts';
 
@@ -36,7 +39,7 @@ export const rlSuite: BenchSuite = {
       const measure = async (algorithm: Algorithm) => {
         const policy = policyFromCheckpoint(ckpt);
         const reference = policyFromCheckpoint(ckpt);
-        const t = new RlTrainer(policy, reference, env, rlConfigFor(algorithm, { queriesPerStep: quick ? 2 : 4, groupSize: 8, steps: steps + 1, seed: 3, klCoef: 0.001 }));
+        const t = new RlTrainer(policy, reference, env, rlConfigFor(algorithm, { ...MEASURED_WITH, queriesPerStep: quick ? 2 : 4, groupSize: 8, steps: steps + 1, seed: 3, klCoef: 0.001 }));
         const share = { rollout: 0, reward: 0, update: 0 };
         let cpu = 0;
         let rollouts = 0;

@@ -24,6 +24,9 @@ import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 import { RlTrainer } from '../src/rl/rlTrainer.ts';
 import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';
 import { AdamW } from '../src/rl/optimizer.ts';
@@ -58,8 +61,8 @@ async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig, fused
  *  its pages) and of the fused kernel; the fastest of each. `old` is NaN where it plans past the wasm heap (ppoUpdate refuses it before
  *  any weight moves). */
 async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number) {
-  const split = rlConfigFor('grpo', base);
-  const whole = rlConfigFor('grpo', { ...base, microBatchTokens: 0 });
+  const split = rlConfigFor('grpo', { ...MEASURED_WITH, ...base });
+  const whole = rlConfigFor('grpo', { ...MEASURED_WITH, ...base, microBatchTokens: 0 });
   let unsplit = true;
   try {
     await timeUpdate(ckpt, rows, whole, false);
@@ -101,7 +104,7 @@ function syntheticRows(T: number): UpdateRow[] {
 async function realRows(ckpt: Ckpt): Promise<UpdateRow[]> {
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
   const policy = policyFromCheckpoint(ckpt);
-  const t = new RlTrainer(policy, null, env, rlConfigFor('grpo', { klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }));
+  const t = new RlTrainer(policy, null, env, rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }));
   try {
     await t.trainStep();
     return t.lastEpisodes.map((e) => ({ episode: e.episode, group: e.group, advantage: e.advantage }));

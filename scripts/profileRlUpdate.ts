@@ -9,7 +9,10 @@ import * as tf from '@tensorflow/tfjs';
 import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
-import { rlConfigFor } from '../src/rl/rlConfig.ts';
+import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';
 import { AdamW } from '../src/rl/optimizer.ts';
 import { Rng } from '../src/env/random.ts';
@@ -28,7 +31,7 @@ const rows: UpdateRow[] = Array.from({ length: 32 }, (_, i) => {
   return { episode: { tokens, lossMask, logProbs, bans: [] }, group: Math.floor(i / 8), advantage: [1, -1, 0.5, -0.5][i % 4] };
 });
 const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
-const config = rlConfigFor('grpo', { klCoef: 0.001, miniBatches: 2 });
+const config = rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0.001, miniBatches: 2 });
 const { nHeads: H, dModel, nLayers } = ckpt.config;
 
 async function update(fused: boolean): Promise<number> {
