@@ -92,7 +92,7 @@ export interface RlConfig {
 const FIXED = { dualClip: 3, lossAggregation: 'token-mean', maxGradNorm: 1, maxTurns: 24 } as const satisfies Partial<RlConfig>;
 
 /** the trainer config's fields in the order it has always been written (summaries and resume fingerprints
- *  are JSON of it, so the order is part of what a run records) */
+ *  are JSON of it, so the order is part of what a run records); a field added since comes after them */
 const FIELD_ORDER: readonly (keyof RlConfig)[] = [
   'algorithm', 'reward', 'curriculumSwitches', 'steps', 'queriesPerStep', 'groupSize', 'learningRate', 'lrWarmupSteps', 'nullControl',
   'miniBatches', 'microBatchTokens', 'clipLow', 'clipHigh', 'dualClip', 'klCoef', 'lossAggregation', 'temperature', 'maxGradNorm',
@@ -107,6 +107,7 @@ const FIELD_ORDER: readonly (keyof RlConfig)[] = [
  * clip-low for GRPO and ARPO) — the page shows that control disabled, and the CLI names it as ignored.
  */
 export function rlConfigFromLab(lab: LabConfig): RlConfig {
+  // dynamic sampling is what DAPO is, not a knob of it
   const c: Record<string, unknown> = { ...FIXED, dynamicSampling: lab.algorithm === 'dapo' };
   for (const key of SETTING_KEYS) {
     const s: Setting = SETTINGS[key];
@@ -126,7 +127,8 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
   c.arpoInitial = Math.max(1, Math.floor((c.groupSize as number) / 2)); // N = M/2, after the ARPO scripts
   const missing = FIELD_ORDER.filter((k) => !(k in c));
   if (missing.length > 0) throw new Error(`RL config: the settings table gives no ${missing.join(', ')}`);
-  const config = Object.fromEntries(FIELD_ORDER.map((k) => [k, c[k]])) as unknown as RlConfig;
+  const order = [...FIELD_ORDER, ...Object.keys(c).filter((k) => !(FIELD_ORDER as readonly string[]).includes(k))];
+  const config = Object.fromEntries(order.map((k) => [k, c[k]])) as unknown as RlConfig;
   validateRlConfig(config);
   return config;
 }
