@@ -17,11 +17,11 @@ import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type Algorithm, type RlConfig } from '../src/rl/rlConfig.ts';
+import { RlTrainer } from '../src/rl/rlTrainer.ts';
+import { rlUpdateBench } from './rlUpdate.ts';
 // What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
 // temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
 const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
-import { RlTrainer } from '../src/rl/rlTrainer.ts';
-import { rlUpdateBench } from './rlUpdate.ts';
 
 export const rlSuite: BenchSuite = {
   name: 'rl',

@@ -24,15 +24,15 @@ import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';
-// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
-const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 import { RlTrainer } from '../src/rl/rlTrainer.ts';
 import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';
 import { AdamW } from '../src/rl/optimizer.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
 import { setTrainingAttentionKernel } from '../src/model/ops.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 type Ckpt = Awaited<ReturnType<typeof readCheckpointDir>>;
 const METRICS = ['losses/pg', 'kl', 'clip_frac', 'entropy', 'charts/grad_norm'];

@@ -10,9 +10,6 @@ import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';
-// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
-const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';
 import { AdamW } from '../src/rl/optimizer.ts';
 import { Rng } from '../src/env/random.ts';
@@ -20,6 +17,9 @@ import { VOCAB } from '../src/agent/vocab.ts';
 import { alibiSlopes } from '../src/model/config.ts';
 import { cpuSeconds } from '../bench/harness.ts';
 import { causalAttention, setTrainingAttentionKernel } from '../src/model/ops.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 await useNodeBackend('wasm', 1);
 const T = Number(process.argv[2] ?? 448);

@@ -10,14 +10,14 @@ import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type Algorithm, type RlConfig } from '../../src/rl/rlConfig.ts';
 import { RlTrainer } from '../../src/rl/rlTrainer.ts';
 import { ppoUpdate } from '../../src/rl/rlUpdate.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 const DIR = process.env.STAR_TEST_CHECKPOINT ?? 'public/checkpoints/s-tiny';
 const ckpt = await readCheckpointDir(DIR);
 const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 200, mix: [4, 3, 3] });
 const SMALL: Partial<RlConfig> = { queriesPerStep: 2, groupSize: 4, steps: 4, evalQueries: 4, evalToolQa: 4, seed: 5 };
-// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
-const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 const COMMON = ['reward/mean', 'reward/std', 'success', 'cs_micro', 'cs_macro', 'hard_micro', 'hard_macro', 'delivery', 'frac_zero_std_groups',
   'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'curriculum_stage', 'time/rollout', 'time/reward', 'time/update'];
 

@@ -9,9 +9,6 @@ import { createPolicy, preset, trainingBytes, type Policy } from '../../src/mode
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { Rng } from '../../src/env/random.ts';
 import { rlConfigFor, type RlConfig } from '../../src/rl/rlConfig.ts';
-// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
-const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 import { ppoUpdate, WASM_TRAINING_HEAP, type UpdateContext, type UpdateRow } from '../../src/rl/rlUpdate.ts';
 import type { AdamW } from '../../src/rl/optimizer.ts';
 import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
@@ -19,6 +16,9 @@ import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { RlTrainer } from '../../src/rl/rlTrainer.ts';
 import { setTrainingAttentionKernel } from '../../src/model/ops.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 /** rows of `groups` groups of 4: prompt, then policy tokens and observations; group 1 has all-zero advantages */
 function rows(groups: number, seed: number, maxLen = 90): UpdateRow[] {
