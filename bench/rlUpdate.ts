@@ -35,7 +35,7 @@ import { setTrainingAttentionKernel } from '../src/model/ops.ts';
 const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 type Ckpt = Awaited<ReturnType<typeof readCheckpointDir>>;
-const METRICS = ['losses/pg', 'kl', 'clip_frac', 'entropy', 'charts/grad_norm'];
+const METRICS = ['losses/pg', 'losses/kl', 'losses/clip_frac', 'losses/entropy', 'charts/grad_norm'];
 
 /** CPU seconds and metrics of one update of `rows` from the checkpoint's weights (fresh policy, reference, AdamW),
  *  the training attention's fused kernel on or off */

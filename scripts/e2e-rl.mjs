@@ -79,7 +79,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
     assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
     const [start, step] = run.points;
-    for (const key of ['reward/mean', 'success', 'delivery', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
+    for (const key of ['reward/mean', 'success', 'delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
       assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
     }
     assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
@@ -91,8 +91,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(stage === 'sum', `curriculum stage shown: ${stage}`);
     // the metric picker adds a chart
     await page.locator('[data-testid=metric-picker-toggle]').click();
-    await page.locator('[data-testid="metric-clip_frac"]').click();
-    await page.locator('[data-testid=metric-plot][data-metric=clip_frac]').waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid="metric-losses/clip_frac"]').click();
+    await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 5_000 });
     const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
     assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
     assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);

@@ -42,8 +42,8 @@ async function update(fused: boolean): Promise<number> {
   const c0 = cpuSeconds();
   const m = await ppoUpdate({ policy, reference, optimizer, config, step: 0 }, rows, null);
   const s = cpuSeconds() - c0;
-  console.log(`update, fused attention ${fused ? 'on ' : 'off'}: ${s.toFixed(2)} s CPU (pg ${m['losses/pg']}, kl ${m.kl}, clip ${m.clip_frac}, ` +
-    `entropy ${m.entropy}, grad norm ${m['charts/grad_norm']}, micro-batches ${m['charts/microbatches']})`);
+  console.log(`update, fused attention ${fused ? 'on ' : 'off'}: ${s.toFixed(2)} s CPU (pg ${m['losses/pg']}, kl ${m['losses/kl']}, clip ${m['losses/clip_frac']}, ` +
+    `entropy ${m['losses/entropy']}, grad norm ${m['charts/grad_norm']}, micro-batches ${m['charts/microbatches']})`);
   optimizer.dispose(); policy.dispose(); reference.dispose();
   return s;
 }

@@ -14,6 +14,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
 import { ignoredSettingLines } from './labConfigArg.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
+import { withMetricNames } from '../lab/metrics.ts';
 import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
@@ -196,7 +197,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     cpuBefore = Number(saved.extra.cpuSeconds ?? 0);
     startFigures = (saved.extra.start as RunFigures) ?? null;
     // the lines past the saved step are redone; the saved step's own (train, eval) stay
-    const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step);
+    const kept = readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
@@ -251,7 +252,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       };
       writeRlPolicyCard(dir, card);
     }
-    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
+    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames)));
     const summary: RlSummary = {
       format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,

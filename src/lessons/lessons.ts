@@ -110,7 +110,7 @@ export const LESSONS: readonly Lesson[] = [
     ],
     charts: [
       { metric: 'reward/mean', role: 'outcome', why: 'The training reward: the recipe climbs, the null control drifts down.' },
-      { metric: 'kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
+      { metric: 'losses/kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
       { metric: 'delivery', role: 'mechanism', why: 'Share of rollouts that hand in a plan: the null control unlearns delivering.' },
     ],
     paper: 'The paper reports no null control; its 3B recipe reaches 49.9 % from an SFT start of 12.2 % (T1).',

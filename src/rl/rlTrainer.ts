@@ -7,7 +7,7 @@
 //   queries ─ rollouts (G per query | ARPO tree of M) ─ verdicts ─ rewards (+ DAPO overlong)
 //     ─ [DAPO: drop zero-std groups, generate more] ─ advantages (GRPO | ARPO hard) ─ mini-batch updates
 //
-// Metric names (src/lab/metrics.ts): reward/mean, success, kl, clip_frac, time/rollout, …
+// Metric names (src/lab/metrics.ts): reward/mean, success, losses/kl, losses/clip_frac, time/rollout, …
 import type { Query, Verdicts } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { evaluatePlan } from '../env/evaluate.ts';

@@ -48,7 +48,7 @@ export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
  */
 export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], tokenAdvantages: Map<UpdateRow, number[]> | null): Promise<Record<string, number>> {
   const c = ctx.config;
-  const out = { 'losses/pg': 0, kl: 0, clip_frac: 0, 'charts/dual_clip_frac': 0, entropy: 0, 'charts/ratio_dev': 0, 'charts/grad_norm': 0 };
+  const out = { 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0, 'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 };
   const lr = c.learningRate * Math.min(1, (ctx.step + 1) / Math.max(1, c.lrWarmupSteps));
   const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
   // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
@@ -113,8 +113,9 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
         throw new Error(`RL step ${ctx.step}: loss ${loss}, gradient norm ${gradNorm} — stopping before the update (weights unchanged); lower the learning rate`);
       }
       ctx.optimizer.apply(g, lr, scale);
-      out['losses/pg'] += stat('pgLoss'); out.kl += stat('kl'); out.clip_frac += stat('clipFrac'); out['charts/dual_clip_frac'] += stat('dualClipFrac');
-      out.entropy += stat('entropy'); out['charts/ratio_dev'] += stat('ratioDev'); out['charts/grad_norm'] += gradNorm;
+      out['losses/pg'] += stat('pgLoss'); out['losses/kl'] += stat('kl'); out['losses/clip_frac'] += stat('clipFrac');
+      out['losses/dual_clip_frac'] += stat('dualClipFrac'); out['losses/entropy'] += stat('entropy'); out['losses/ratio_dev'] += stat('ratioDev');
+      out['charts/grad_norm'] += gradNorm;
       done++;
     } finally {
       tf.dispose([...parts.flatMap((p) => Object.values(p)), ...clip, ...Object.values((grads ?? {}) as Record<string, tf.Tensor>)]);

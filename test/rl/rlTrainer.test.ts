@@ -19,7 +19,7 @@ const ckpt = await readCheckpointDir(DIR);
 const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 200, mix: [4, 3, 3] });
 const SMALL: Partial<RlConfig> = { queriesPerStep: 2, groupSize: 4, steps: 4, evalQueries: 4, evalToolQa: 4, seed: 5 };
 const COMMON = ['reward/mean', 'reward/std', 'success', 'cs_micro', 'cs_macro', 'hard_micro', 'hard_macro', 'delivery', 'frac_zero_std_groups',
-  'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'curriculum_stage', 'time/rollout', 'time/reward', 'time/update'];
+  'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'curriculum_stage', 'time/rollout', 'time/reward', 'time/update'];
 
 async function trainer(algorithm: Algorithm, extra: Partial<RlConfig> = {}) {
   const config = rlConfigFor(algorithm, { ...MEASURED_WITH, ...SMALL, ...extra });
@@ -45,7 +45,7 @@ describe('RL trainer (wasm, tiny world, shipped s checkpoint)', () => {
         expect(Number.isFinite(m[k]), k).toBe(true);
       }
       expect(tf.memory().numTensors).toBe(before); // a step leaks nothing
-      if (algorithm === 'grpo') expect(m.kl).toBeGreaterThanOrEqual(0);
+      if (algorithm === 'grpo') expect(m['losses/kl']).toBeGreaterThanOrEqual(0);
       if (algorithm === 'dapo') {
         expect(m['dapo/gen_batches']).toBeGreaterThanOrEqual(1);
         expect(m['dapo/gen_batches']).toBeLessThanOrEqual(2);
@@ -98,7 +98,7 @@ describe('RL resume (wasm)', () => {
       const resumed = RlTrainer.restore(ck, reference, env, split.t.config);
       try {
         const m2 = await resumed.trainStep();
-        for (const k of ['reward/mean', 'losses/pg', 'kl', 'clip_frac', 'response_len']) expect(m2[k], k).toBe(m1[1][k]);
+        for (const k of ['reward/mean', 'losses/pg', 'losses/kl', 'losses/clip_frac', 'response_len']) expect(m2[k], k).toBe(m1[1][k]);
         const a = await straight.t.policy.saveWeights();
         const b = await resumed.policy.saveWeights();
         expect(new Uint8Array(b.buffer)).toEqual(new Uint8Array(a.buffer));
