@@ -1,4 +1,4 @@
-// Re-scores shipped SFT checkpoints on their validation split grown to 300 queries (issue 23: the card's
+// Re-scores shipped SFT checkpoints on their validation split grown to 300 queries (the card's
 // 100 first, then 200 drawn after its training split, queries.ts grownHeldOut) and records the result in
 // each card as `evaluation300`: greedy, free and constrained plan decoding, every figure of the card's own
 // evaluation (the same unseen tool-QA suite) plus the 95 % Wilson intervals of success and delivery. No

@@ -79,7 +79,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
     assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
     const [start, step] = run.points;
-    for (const key of ['reward/mean', 'success', 'delivery', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
+    for (const key of ['reward/mean', 'success', 'delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
       assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
     }
     assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
@@ -91,8 +91,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(stage === 'sum', `curriculum stage shown: ${stage}`);
     // the metric picker adds a chart
     await page.locator('[data-testid=metric-picker-toggle]').click();
-    await page.locator('[data-testid="metric-clip_frac"]').click();
-    await page.locator('[data-testid=metric-plot][data-metric=clip_frac]').waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid="metric-losses/clip_frac"]').click();
+    await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 5_000 });
     const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
     assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
     assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
@@ -150,7 +150,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     const priced = await page.locator('[data-testid=resolve-cost] [data-testid=resolve-line]').count();
     assert(priced === unresolved && (unresolved === 0 || /seeds/.test(await page.locator('[data-testid=resolve-line]').first().textContent())),
       `T1 prices ${priced} pairs of the ${unresolved} its call leaves not resolved`);
-    // the claim's scale × choice interactions (issue 40): T1 states two, each with what it rules out
+    // the claim's scale × choice interactions: T1 states two, each with what it rules out
     assert((await page.locator('[data-testid=interaction-forest] [data-testid=interaction-line]').count()) === 2, "T1's interactions forest does not show its two interactions");
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
     // T6 carries the interactions' planned test on fresh seeds under its forest (T1's was not planned: none there)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation (stdlib + SciPy, or the standard library alone: scripts/stdlib_t.py) of the findings' scale x choice interactions (issue 40).
+"""An independent implementation (stdlib + SciPy, or the standard library alone: scripts/stdlib_t.py) of the findings' scale x choice interactions.
 
   python3 scripts/interaction_crosscheck.py fixtures   writes test/fixtures/contrast-scipy.json: contrasts over k
                                                        cells and their power, computed with scipy.stats, which

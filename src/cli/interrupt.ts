@@ -1,4 +1,4 @@
-// Ctrl-C on a long command (run, sft, pretrain) says how to continue (issue 43): the exact command with
+// Ctrl-C on a long command (run, sft, pretrain) says how to continue: the exact command with
 // --resume, shell-quoted so it pastes, then exits 130 as an interrupted process does. What was saved (a run's
 // state every few steps and at each evaluation) is what --resume continues from.
 import { shellCommand } from './shellQuote.ts';

@@ -1,7 +1,7 @@
-// One headless RL run (issue 10), shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
+// One headless RL run, shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
 // train with the lab config's algorithm / reward / data / failure rate, evaluating at step 0, every
 // evalEvery steps and at the end. Writes into DIR:
-//   metrics.jsonl   one JSON object per step (and per evaluation), the issue's metric names
+//   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter), commit
 //   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
@@ -12,7 +12,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
+import { ignoredSettingLines } from './labConfigArg.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
+import { withMetricNames } from '../lab/metrics.ts';
 import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
@@ -66,7 +68,7 @@ export interface RlSummary {
   /** the config as trained (serializeHash of `lab`): its worldSize is the start's world, whatever the config said */
   hash: string;
   lab: LabConfig;
-  /** the world the run trained and was evaluated in: its SFT start's (absent in summaries written before issue 43) */
+  /** the world the run trained and was evaluated in: its SFT start's (absent in older summaries) */
   world?: { size: LabConfig['worldSize']; seed: number };
   rl: RlConfig;
   checkpoint: string;
@@ -116,7 +118,7 @@ function cardPath(p: string): string {
 }
 
 /** whether a finished run's summary is a run of `lab` (World size aside: the start decides it, and summaries
- *  written before issue 43 recorded the setting's default instead) */
+ *  written before runs recorded their start's world recorded the setting's default instead) */
 export function summaryIsOf(s: RlSummary, lab: LabConfig): boolean {
   return rlRunKey(parseHash(s.hash).config) === rlRunKey(lab);
 }
@@ -155,6 +157,7 @@ function processCpuSeconds(): number {
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   await useNodeBackend(o.backend, wasmThreads());
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
+  for (const line of ignoredSettingLines(o.lab)) console.error(line);
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
   const ckpt = await readCheckpointDir(ckptDir);
   // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it trained
@@ -194,7 +197,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     cpuBefore = Number(saved.extra.cpuSeconds ?? 0);
     startFigures = (saved.extra.start as RunFigures) ?? null;
     // the lines past the saved step are redone; the saved step's own (train, eval) stay
-    const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step);
+    const kept = readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
     writeFileSync(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
@@ -249,7 +252,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       };
       writeRlPolicyCard(dir, card);
     }
-    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
+    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames)));
     const summary: RlSummary = {
       format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,

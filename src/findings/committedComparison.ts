@@ -1,4 +1,4 @@
-// The committed answer to a pair of a finding (issue 49: one question, one answer). A comparison the lab states —
+// The committed answer to a pair of a finding (one question, one answer). A comparison the lab states —
 // on the Findings view, in a lesson's takeaway and class view, in README and docs — is this function's answer
 // from the finding's committed table: the finding's planned seeds of both cells (the table holds exactly those),
 // the sign with the paper's direction positive (a pair reads "higher gains more than lower", as the claim orders

@@ -1,4 +1,4 @@
-// A finding's standard table (issue 20): each cell's gain over the SFT start across seeds, with a 95 % t
+// A finding's standard table: each cell's gain over the SFT start across seeds, with a 95 % t
 // interval of the mean gain (seedGains.ts), the paper's gain over its own SFT column beside it, the cell's
 // cost, the finding's null control (its base with shuffled advantages), and the call of each pair the claim
 // compares (findings.ts `compares`) by a test of their difference — Welch's t-test, Holm across the

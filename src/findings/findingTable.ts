@@ -12,7 +12,7 @@ export interface RunFigures {
   csMicro: number;
   hardMicro: number;
   ood: number;
-  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from runs before issue 23) */
+  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from older runs, which recorded no evaluation size) */
   successLo?: number;
   successHi?: number;
   queries?: number;
@@ -46,7 +46,7 @@ export interface TableCell {
   best: boolean;
   /** the run's in-domain success and OOD accuracy at start and end (%) */
   run: { where: string; successStart: number; successFinal: number; oodStart: number; oodFinal: number; wallSeconds: number;
-    /** the shown end value's evaluation size and 95 % Wilson interval (%), where known (issue 43) */
+    /** the shown end value's evaluation size and 95 % Wilson interval (%), where known */
     n?: number; lo?: number; hi?: number } | null;
 }
 
@@ -63,7 +63,7 @@ export interface TableStamp {
   date: string;
   backend: string;
   common: Partial<LabConfig>;
-  /** the world the runs trained in, their SFT starts' (absent in tables written before issue 43, and on the page) */
+  /** the world the runs trained in, their SFT starts' (absent in older tables, and on the page) */
   world?: TableWorld | null;
 }
 

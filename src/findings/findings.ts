@@ -1,4 +1,4 @@
-// The seven findings of the Agent-STAR study (DESIGN §1) as grids the lab can run: for each, the
+// The seven findings of the Agent-STAR study as grids the lab can run: for each, the
 // paper's claim and numbers, the configs of its cells (one lab config per cell, the rest defaults),
 // and the table shape the paper reports it in. The CLI's `sweep` and the page's Findings read this.
 // No tfjs, no DOM.

@@ -1,4 +1,4 @@
-// The power plan for the findings' scale × choice interactions (issue 40), fixed BEFORE any of its runs: for
+// The power plan for the findings' scale × choice interactions, fixed BEFORE any of its runs: for
 // each interaction the committed tables state, the seeds a cell a four-cell contrast needs for 80 % power to
 // detect the paper's own interaction at Holm's first threshold (α / the finding's interactions) and the pooled
 // per-seed SD of the power plan (results/findings/plan.json), and what that many FRESH seeds of all four cells
@@ -132,7 +132,7 @@ export function interactionPlanMarkdown(p: InteractionPlan, command: string): st
   const planned = p.interactions.filter((x) => x.planned);
   const cells = [...new Set(p.runs.map((r) => `${r.finding} ${r.cell}`))];
   return [
-    '# The interactions\' power plan (issue 40)',
+    '# The interactions\' power plan',
     '',
     `Made by \`${command}\` at commit ${p.commit.slice(0, 10)} on ${p.date.slice(0, 10)}, before any of its runs.`,
     '',

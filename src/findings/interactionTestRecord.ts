@@ -1,4 +1,4 @@
-// The interactions' plan's test as it is committed (issue 40): `power-plan --interactions --test` writes
+// The interactions' plan's test as it is committed: `power-plan --interactions --test` writes
 // results/findings/interactions-test.{json,md} from the plan's fresh-seed runs, and the page shows it under its
 // finding's interaction forest, beside the test on the committed seeds. The record says how many of the plan's
 // runs had finished, so an interim record (no call) is never mistaken for the test. Pure: no tfjs, no DOM, no fs.
@@ -69,7 +69,7 @@ function nearEnd(paper: number, ci: { lo: number; hi: number }): string {
 export function interactionTestMarkdown(t: InteractionTestRecord): string {
   const complete = t.plan.finished === t.plan.runs;
   return [
-    '# The interactions\' planned test (issue 40)',
+    '# The interactions\' planned test',
     '',
     `Computed by \`${t.command}\` at commit ${t.commit.slice(0, 10)} on ${t.date.slice(0, 10)}, from ${t.plan.finished} of the ${t.plan.runs} runs of the`,
     `[plan](interactions-plan.md) made at commit ${t.plan.commit.slice(0, 10)} on ${t.plan.date.slice(0, 10)}, before any of them: fresh seeds ${t.plan.firstSeed}–${t.plan.lastSeed},`,

@@ -1,4 +1,4 @@
-// The findings' power plan (issue 29): how many seeds each finding's cells need so that its pairs'
+// The findings' power plan: how many seeds each finding's cells need so that its pairs'
 // difference tests (Welch, Holm across the finding's pairs: seedStatistics.ts) have 80 % power for the
 // smallest difference worth detecting — fixed from the committed three-seed tables BEFORE any new run,
 // as Colas, Sigaud & Oudeyer (2018) prescribe, so that no seed is added "until it comes out". The CLI's

@@ -1,4 +1,4 @@
-// What it would cost to resolve a pair that a finding's call leaves *not resolved* (issue 29: "which it
+// What it would cost to resolve a pair that a finding's call leaves *not resolved* ("which it
 // cannot resolve at this power — and what each would cost to resolve"). A prospective power calculation,
 // the same one the power plan made (seedStatistics.fewestSeedsForPower: a two-sample t-test, 80 % power, at
 // Holm's first threshold α / pairs), now with the spread the finished seeds measured for the pair's two
@@ -99,7 +99,7 @@ export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8)
   ].join('\n').trimEnd() + '\n';
 }
 
-/** what an interaction's tests say, and what resolving it would cost (issue 40) */
+/** what an interaction's tests say, and what resolving it would cost */
 export interface InteractionCost {
   finding: string;
   /** `(a − b) − (c − d)` as the table names the cells */

@@ -1,4 +1,4 @@
-// A class pools its learners' runs (issue 39): the teacher pastes result links (resultCode.ts), each checked
+// A class pools its learners' runs: the teacher pastes result links (resultCode.ts), each checked
 // — another lesson, another setting or build than the class's, a seed already in the class, malformed or
 // tampered: refused with its reason, nothing else changed — and the accepted ends are tested as the findings
 // test two settings (Welch's test of the two arms' end success), with the power the class had at its size

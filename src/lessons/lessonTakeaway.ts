@@ -133,7 +133,7 @@ export function ratesText(rates: VerdictRates, key: string, text: (key: string) 
 /**
  * The line beside the headline verdict: how often one draw like the learner's reads it while the committed
  * seeds hold, and how often such a draw misleads — said against the committed seeds' own answer, so that a
- * verdict that contradicts them is told it is one of the misleading draws (issue 39). `text`: a verdict's words.
+ * verdict that contradicts them is told it is one of the misleading draws. `text`: a verdict's words.
  */
 export function misleadingText(rates: VerdictRates, key: string, text: (key: string) => string): string {
   const one = rates.draw === 'pair' ? 'pair of runs' : 'run';

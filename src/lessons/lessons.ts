@@ -1,4 +1,4 @@
-// The Lessons (issue 30): each finding turned into a teaching demo a class can run in one sitting — a
+// The Lessons: each finding turned into a teaching demo a class can run in one sitting — a
 // question, a prediction picked before running, one or two live arms at a setting that is a cell of the
 // findings' standard grids (so its reference is the committed runs of exactly that setting), the metric
 // that shows why, and a takeaway computed from the learner's run (lessonTakeaway.ts). Pure data: the
@@ -19,7 +19,7 @@ export const SMOKE_SIZE: Partial<LabConfig> = { steps: 6, evalEvery: 2, evalQuer
 /** the settings a size may change; an arm's run keeps the rest of its lesson's setting */
 export const SIZE_KEYS = [...new Set([...Object.keys(LESSON_SIZE), ...Object.keys(SMOKE_SIZE)])] as (keyof LabConfig)[];
 
-/** seeds a band needs before the page calls the reference complete (issue 30) */
+/** seeds a band needs before the page calls the reference complete */
 export const BAND_SEEDS = 8;
 
 /** the steps whose means the takeaway compares: the first and the last quarter of a run's (1–10 and 31–40 of 40), 1-based, inclusive */
@@ -112,7 +112,7 @@ export const LESSONS: readonly Lesson[] = [
     ],
     charts: [
       { metric: 'reward/mean', role: 'outcome', why: 'The training reward: the recipe climbs, the null control drifts down.' },
-      { metric: 'kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
+      { metric: 'losses/kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
       { metric: 'delivery', role: 'mechanism', why: 'Share of rollouts that hand in a plan: the null control unlearns delivering.' },
     ],
     paper: 'The paper reports no null control; its 3B recipe reaches 49.9 % from an SFT start of 12.2 % (T1).',

@@ -1,4 +1,4 @@
-// A policy checkpoint as files (issue 9): tfjs's own layout — `model.json` with a weights manifest
+// A policy checkpoint as files: tfjs's own layout — `model.json` with a weights manifest
 // (what tf.io.loadWeights reads) and one binary shard — plus `card.json`, which says how the
 // weights were made and how they score. The CLI writes these with node:fs; the page and the worker
 // fetch them from the lab's origin. This module only builds and validates: no fs, no fetch, no DOM.
@@ -90,7 +90,7 @@ const IntervalSchema = v.object({ lo: NumberOrNull, hi: NumberOrNull });
 /** figures of a greedy evaluation with the 95 % Wilson intervals of its success and delivery rates */
 const FiguresWithIntervalsSchema = v.object({ ...FiguresSchema.entries, successInterval: IntervalSchema, deliveryInterval: IntervalSchema });
 
-/** the card's checkpoint scored again on a grown held-out split (issue 23: ≥ 300 queries), beside the original evaluation */
+/** the card's checkpoint scored again on a grown held-out split (≥ 300 queries), beside the original evaluation */
 const GrownEvaluationSchema = v.object({
   split: v.picklist(['validation', 'test']),
   /** how the split was built, in words */
@@ -109,7 +109,7 @@ export type GrownEvaluation = v.InferOutput<typeof GrownEvaluationSchema>;
 
 const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
 
-/** what an SFT card says about the pretraining its start came from (`sft --from`, issue 21) */
+/** what an SFT card says about the pretraining its start came from (`sft --from`) */
 const PretrainStageSchema = v.object({
   /** the pretrain checkpoint folder as given to --from */
   path: v.string(),

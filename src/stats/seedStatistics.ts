@@ -1,4 +1,4 @@
-// The statistics behind a finding's call (issue 29): is one cell's gain over the SFT start larger than
+// The statistics behind a finding's call: is one cell's gain over the SFT start larger than
 // another's, across seeds? Each seed of a cell is one independent RL run, so a cell is a small sample of
 // per-seed gains and two cells are compared the way Colas, Sigaud & Oudeyer (2018, "How Many Random
 // Seeds?") recommend for deep RL: Welch's t-test on final performance, the number of seeds fixed

@@ -1,4 +1,4 @@
-// What a long command shows (issue 43): Ctrl-C prints the exact --resume command (shell-quoted) and exits
+// What a long command shows: Ctrl-C prints the exact --resume command (shell-quoted) and exits
 // 130; a sweep writes its grid as one CSV (one row per run: settings, end figures, finished or not); a quick
 // table gives each end value's n and 95 % interval. (The start line of `run` is checked in runFolder.test.ts.)
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

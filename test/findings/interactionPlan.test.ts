@@ -1,4 +1,4 @@
-// The interactions' power plan (issue 40): from the committed tables, sized for the paper's interactions at the
+// The interactions' power plan: from the committed tables, sized for the paper's interactions at the
 // pooled SD, within the budget, on fresh seeds above every seed used.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

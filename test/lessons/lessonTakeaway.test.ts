@@ -91,7 +91,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const t = computeTakeaway({ lesson: l, refs: [ref([0.25, 0.09, 0.17], { delivery: [0.95, 0.97, 0.97] }), ref([0.21, 0.21, 0.16])], runs: [run, null], prediction: 'delivery', pairTest: null })!;
     expect(t.judged?.key).toBe('delivery');
     expect(t.predicted?.matched).toBe(true);
-    // a raw window mean, said so (issue 42: the chart's figure is smoothed, and the two read as one)
+    // a raw window mean, said so (the chart's figure is smoothed, and the two read as one)
     expect(texts(t, 'mechanism')).toMatch(/Delivery, mean of steps 31–40 \(raw, not smoothed\): Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
     // the reference's windows here: early 0 for every seed, late as given
     expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0 % → 96\.3 % \(\+96\.3 points \[/);
@@ -99,7 +99,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(computeTakeaway({ lesson: l, refs: [null, null], runs: [flat, null], prediction: null, pairTest: null })?.judged?.key).toBe('neither');
   });
 
-  it('a count\'s window mean is said as a mean of counts, and the charts\' figures as smoothed (issue 42: "3.003", smoothed against raw)', () => {
+  it('a count\'s window mean is said as a mean of counts, and the charts\' figures as smoothed ("3.003", smoothed against raw)', () => {
     const groups = (s: number) => ({ 'charts/informative_groups': s % 5 === 0 ? 2 : 3 }); // steps 31–40: eight 3s and two 2s
     const t = computeTakeaway({
       lesson: lesson('seeds'), refs: [ref([0.3, 0.35, 0.4], { 'charts/informative_groups': [2.5, 2.7, 2.6] }), null],
@@ -110,7 +110,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(chartFigureNote(metricInfo('eval/success'), 0.75)).toBe('newest evaluation, as measured');
   });
 
-  it('the misleading line says whether the verdict is the committed seeds\' answer (issue 39: "reads this verdict in 0 % … misleads in 0.0 %" beside a verdict that misleads)', () => {
+  it('the misleading line says whether the verdict is the committed seeds\' answer ("reads this verdict in 0 % … misleads in 0.0 %" beside a verdict that misleads)', () => {
     const rates = { draw: 'one run' as const, rule: 'seed-aware' as const, draws: 15, counts: { delivery: 12, neither: 3 }, committed: 'delivery', misleading: 0.2 };
     const text = (k: string) => ({ delivery: 'Delivery rises more', neither: 'Neither rises', success: 'Success rises more' })[k] ?? k;
     expect(misleadingText(rates, 'delivery', text)).toBe('The committed seeds\' answer is the same. One run like yours reads it in 80 % of their 15 draws; a run misleads — reads what they contradict — in 20.0 %.');

@@ -35,7 +35,7 @@ export const gpuCheckCommand: Command = {
                   (rewritten after every step) and OUT/README.md
   --out DIR       where --run writes
   --rehearse      accept a fallback adapter (SwiftShader) and run tiny steps (1 query × 2 rollouts, 1 turn)
-  --scales LIST   scales in order (default m,s,l: m first, the scale the issue's 5× is asked at)
+  --scales LIST   scales in order (default m,s,l: m first, the scale the 5× target is asked at)
   --steps N       timed steps after the first, per scale and backend (default 2)
   --deadline-s S  no step starts after S seconds (default 300)
   --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)

@@ -14,7 +14,7 @@ import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, test
 import { runDirName } from '../runDir.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 
-/** the interactions' plan: the most it may spend (issue 40's budget) */
+/** the interactions' plan: the most it may spend */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
 
 /** the plan's choices; why each, in WHY (written into plan.md) */
@@ -28,7 +28,7 @@ export const PLAN_CHOICES: PlanChoices = {
 
 const WHY = {
   delta: 'Twelve points of success is about one and a half seed SDs: a difference a reader sees in most pairs of runs (P(A beats B) ≈ 0.86 for normal gains), and the size of the smallest effect the paper reports among its claims that is not a near-tie (T4, 100 → 1K queries: +12.4). Smaller paper differences (T1 at 1.5B, Curriculum 34.9 vs Sum 33.1; T6 at 7B, GRPO 62.8 vs DAPO 58.4) would need 40–400 seeds a cell at this spread: no CPU budget reaches them, and the plan says so rather than pretend. Five points of OOD accuracy is the paper\'s T2 effect (41.9 → 36.7 with Sum); OOD gains spread a third as much as success gains, so five points costs no more seeds.',
-  budget: 'Issue 29\'s budget. The 81 committed runs took 7.7 core-hours.',
+  budget: 'The budget set for the plan\'s new runs. The 81 committed runs took 7.7 core-hours.',
   order: 'The single-scale findings first, cheapest to complete first (T5, T7, T4: all at m), so that whole findings reach their call as early as possible; then the reward × scale grid (T1, which holds every cell of T2 and T3), then T6\'s DAPO and ARPO cells at s and l. Within a finding `sweep --standard` goes seed by seed (one seed of every cell and null control before the next), so an interrupted finding is balanced across its cells. Two runs at a time in the background, each committed as it lands.',
 };
 

@@ -1,4 +1,4 @@
-// `npm run cli -- pretrain` (issue 21): trains a fresh policy of a preset on the teacher trajectories
+// `npm run cli -- pretrain`: trains a fresh policy of a preset on the teacher trajectories
 // and tool-QA of an unlimited stream of generated worlds other than the evaluation world
 // (rl/pretrainData.ts) until a token budget is consumed, then writes model.json + weights.bin + a
 // pretrain card. `sft --from DIR` starts the tiny-world SFT from it. Like `sft`, it saves its full

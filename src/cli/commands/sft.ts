@@ -1,5 +1,5 @@
 // `npm run cli -- sft`: the SFT recipe (rl/sftPipeline.ts) as a command that writes a shipped
-// checkpoint (issue 9): model.json + weights.bin in tfjs's layout and card.json saying how it was made
+// checkpoint: model.json + weights.bin in tfjs's layout and card.json saying how it was made
 // and how it scores. Saves its full training state every --checkpoint-every steps; `--resume`
 // continues from there exactly (same batches, same AdamW moments, same RNG).
 import { join } from 'node:path';

@@ -133,7 +133,7 @@ export const sweepCommand: Command = {
       const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
       const lookup = (lab: LabConfig) => {
         const s = summaries.get(runDirName(lab));
-        // runs before issue 23 recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
+        // older runs recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
         return s ? { start: s.start, final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries }, wallSeconds: s.wallSeconds, oodTasks: s.rl?.evalToolQa, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
       };
       // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
@@ -206,7 +206,7 @@ function explicitSettings(text: string | undefined): Partial<LabConfig> {
   return Object.fromEntries(Object.entries(lab).filter(([k, v]) => written.has(k) || JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
 }
 
-/** the world a finding's runs train in: their SFT starts' (an RL run trains in its start's world, issue 43);
+/** the world a finding's runs train in: their SFT starts' (an RL run trains in its start's world);
  *  null where the scales' starts disagree */
 function tableWorld(f: Finding, common: Partial<LabConfig>): TableWorld | null {
   const scales = new Set([...f.cells.map((c) => cellConfig(f, c, common)), ...nullControls(f, common).map((n) => n.config)]
