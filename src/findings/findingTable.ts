@@ -60,6 +60,8 @@ export interface TableWorld {
 export interface TableStamp {
   command: string;
   commit: string;
+  /** files that differed from `commit` when the table was written (only with --allow-dirty; path and SHA-256, null: deleted) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
   date: string;
   backend: string;
   common: Partial<LabConfig>;
@@ -165,5 +167,6 @@ export function gridMarkdown<C extends { row: string; col: string }>(
 /** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its cost */
 export function madeByMarkdown(t: Omit<TableStamp, 'common'>, cost: string): string {
   const world = t.world === undefined ? '' : t.world === null ? ' · runs from starts of different worlds' : ` · the ${t.world.size} world (seed ${t.world.seed})`;
-  return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${cost}`;
+  const dirty = t.dirtyFiles?.length ? ` + ${t.dirtyFiles.length} uncommitted file${t.dirtyFiles.length > 1 ? 's' : ''} (listed with their SHA-256 in table.json)` : '';
+  return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)}${dirty} · ${t.date.slice(0, 10)} · ${cost}`;
 }

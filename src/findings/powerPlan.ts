@@ -60,6 +60,8 @@ export interface PowerPlan {
   format: typeof POWER_PLAN_FORMAT;
   date: string;
   commit: string;
+  /** files that differed from `commit` when the plan was made (only with --allow-dirty) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
   choices: PlanChoices;
   /** the pooled per-seed SD of a cell's gain, per metric, over every distinct RL cell of the committed tables (compared or not) */
   pooled: Record<CellMetric, { sd: number; df: number; arms: number }>;
