@@ -1,6 +1,8 @@
-// A finding's table filled with results (the CLI's sweep, the page's own runs): each cell's lab value
-// (%), the paper's number beside it, the best cell of each row marked where the paper marks one, and
-// the sentence on whether the lab agrees with the paper's direction. Pure: no tfjs, no DOM, no fs.
+// A finding's table of one run a cell, filled with results (the CLI's quick sweep, the page's own runs): each
+// cell's lab value (%), the paper's number beside it, the best cell of each row marked where the paper marks
+// one, and a sentence that describes what the runs measured. It makes no call on the paper's direction: a
+// single run's end moves by several points from seed to seed, so one run a cell cannot tell an effect from
+// noise (the standard tables, findingGains.ts, call it from many seeds). Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, type Finding } from './findings.ts';
 import { wilson } from '../stats/intervals.ts';
@@ -70,21 +72,28 @@ export interface TableStamp {
 }
 
 export interface FindingTable extends TableStamp {
-  format: 'star-lab-finding-table/1';
+  format: typeof FINDING_TABLE_FORMAT;
   id: string;
   title: string;
   claim: string;
   rows: string[];
   cols: string[];
   cells: TableCell[];
-  direction: { agrees: boolean | null; sentence: string };
+  /** what the runs measured, in the paper's terms: a description, never a call */
+  description: string;
   sweepSeconds: number;
 }
 
 const pct = (x: number) => Math.round(1000 * x) / 10;
 
+/** /2: one run a cell is described (`description`), no longer called (/1's `direction` said "agrees with the paper") */
+export const FINDING_TABLE_FORMAT = 'star-lab-finding-table/2';
+
+/** the sentence every table of one run a cell carries in place of a call */
+export const ONE_RUN_NO_CALL = 'One run a cell: this describes what each run measured and makes no call on the paper\'s direction — a single run\'s end moves by several points from seed to seed; the standard table (results/findings) tests it over many seeds.';
+
 export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult | undefined,
-  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'direction'>): FindingTable {
+  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'description'>): FindingTable {
   // the SFT cells read the start figures of any run of the finding (all start from the same checkpoint)
   const anyRun = f.cells.map((c) => cellConfig(f, c, meta.common)).flatMap((lab) => (lab ? [lookup(lab)] : [])).find((r) => r !== undefined);
   const cells: TableCell[] = f.cells.map((cell) => {
@@ -106,7 +115,7 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
     }
   }
   const at = (row: string, col: string) => cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
-  return { format: 'star-lab-finding-table/1', id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, direction: f.direction(at), ...meta };
+  return { format: FINDING_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, description: f.describe(at), ...meta };
 }
 
 /** n and the 95 % Wilson interval (%) of an end value measured on n items (nothing when n is unknown) */
@@ -131,7 +140,9 @@ export function tableMarkdown(t: FindingTable): string {
     '',
     `Lab value in %, the SFT start → after RL (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
     ...sizesLine(t),
-    `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
+    `Measured: ${t.description}`,
+    '',
+    ONE_RUN_NO_CALL,
     '',
     madeByMarkdown(t, `${Math.round(t.sweepSeconds / 60)} min`),
   ];
