@@ -82,6 +82,9 @@ export interface FindingTable extends TableStamp {
   /** what the runs measured, in the paper's terms: a description, never a call */
   description: string;
   sweepSeconds: number;
+  /** a table written as /1 (which called a direction) and described again from its own cells: by what, when
+   *  (its cells and the stamp above stay the sweep's) */
+  redescribed?: { command: string; commit: string; date: string; dirtyFiles?: { path: string; sha256: string | null }[] };
 }
 
 const pct = (x: number) => Math.round(1000 * x) / 10;
@@ -118,6 +121,21 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
   return { format: FINDING_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, description: f.describe(at), ...meta };
 }
 
+/**
+ * A committed table of format /1 as /2: its cells, paper figures and stamp as the sweep wrote them, its
+ * direction call dropped and the description computed again from its own cells (as `findingTable` would
+ * from the same runs). For tables whose runs started from SFT weights no longer shipped, which no sweep can
+ * read again.
+ */
+export function redescribedTable(f: Finding, old: Omit<FindingTable, 'format' | 'description' | 'redescribed'> & { format: string; direction?: unknown },
+  redescribed: NonNullable<FindingTable['redescribed']>): FindingTable {
+  if (old.id !== f.id) throw new Error(`a table of ${old.id}, not ${f.id}`);
+  if (old.format !== 'star-lab-finding-table/1') throw new Error(`${f.id}: format ${old.format}, not star-lab-finding-table/1`);
+  const { direction: _called, format: _old, ...kept } = old;
+  const at = (row: string, col: string) => kept.cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
+  return { ...kept, format: FINDING_TABLE_FORMAT, description: f.describe(at), redescribed };
+}
+
 /** n and the 95 % Wilson interval (%) of an end value measured on n items (nothing when n is unknown) */
 function endInterval(value: number | undefined, n: number | undefined): { n?: number; lo?: number; hi?: number } {
   if (value === undefined || !Number.isFinite(value) || n === undefined || !(n > 0)) return {};
@@ -145,6 +163,7 @@ export function tableMarkdown(t: FindingTable): string {
     ONE_RUN_NO_CALL,
     '',
     madeByMarkdown(t, `${Math.round(t.sweepSeconds / 60)} min`),
+    ...(t.redescribed ? ['', `Described again from these cells, without the call the sweep made, by \`${t.redescribed.command}\` at commit ${t.redescribed.commit.slice(0, 10)} on ${t.redescribed.date.slice(0, 10)}.`] : []),
   ];
   return lines.join('\n');
 }

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FINDING_TABLE_FORMAT, findingTable, ONE_RUN_NO_CALL, tableMarkdown } from '../../src/findings/findingTable.ts';
+import { FINDING_TABLE_FORMAT, findingTable, ONE_RUN_NO_CALL, redescribedTable, tableMarkdown } from '../../src/findings/findingTable.ts';
 import { FINDINGS } from '../../src/findings/findings.ts';
 
 /** words that make a call on the paper's direction */
@@ -39,5 +39,19 @@ describe('the quick tables', () => {
       { command: 'c', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {}, sweepSeconds: 60 });
     expect(t.description).toBe('Success at 0 / 5 / 10 % tool failures: 40.0 / 40.0 / 5.0.');
     expect(tableMarkdown(t).split('\n').filter((l) => !l.startsWith('Paper: ')).join('\n')).not.toMatch(CALL);
+  });
+
+  it('a table written as /1 keeps its cells and stamp, loses its call, and is described as today\'s sweep would', () => {
+    const figures = (success: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood: 0.5 });
+    const t5 = FINDINGS.find((f) => f.id === 'T5')!;
+    const now = findingTable(t5, (lab) => ({ start: figures(0.2), final: figures(lab.mix[0] === 0 ? 0.1 : 0.3), wallSeconds: 5, where: 'x' }),
+      { command: 'sweep', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {}, sweepSeconds: 60 });
+    const { description: _d, ...rest } = now;
+    const v1 = { ...rest, format: 'star-lab-finding-table/1', direction: { agrees: true, sentence: 'Mixed 4:3:3 30.0 vs hard-only 10.0 (paper 49.9 vs 25.9).' } };
+    const again = redescribedTable(t5, v1, { command: 'redescribe', commit: 'def', date: '2026-12-05T00:00:00Z' });
+    expect(again).not.toHaveProperty('direction');
+    expect({ ...again, redescribed: undefined }).toEqual({ ...now, redescribed: undefined });
+    expect(tableMarkdown(again)).toContain('Described again from these cells, without the call the sweep made, by `redescribe` at commit def');
+    expect(() => redescribedTable(FINDINGS[0], v1, again.redescribed!)).toThrow(/a table of T5, not T1/);
   });
 });

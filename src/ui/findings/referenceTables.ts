@@ -33,6 +33,7 @@ const QuickSchema = v.object({
   common: v.record(v.string(), v.unknown()),
   world: v.optional(v.nullable(v.object({ size: v.string(), seed: v.number() }))),
   sweepSeconds: v.number(),
+  redescribed: v.optional(v.object({ command: v.string(), commit: v.string(), date: v.string() })),
 });
 
 const GainCellSchema = v.object({
