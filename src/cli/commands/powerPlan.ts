@@ -143,7 +143,7 @@ function flagPath(p: string): string {
 }
 
 /** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
-function readGainTableFiles(out: string): GainTable[] {
+export function readGainTableFiles(out: string): GainTable[] {
   const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json'))).sort()
     .map((d) => {
       const file = join(out, d, 'table.json');
