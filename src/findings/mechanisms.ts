@@ -84,7 +84,8 @@ type PerRun = (r: MechanismRun) => number;
 const meanOf = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const stepMean = (pick: (s: MechanismStep) => number, stage?: number): PerRun => (r) =>
   meanOf(r.steps.filter((s) => stage === undefined || s.stage === stage).map(pick));
-const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
+/** rounded to d decimals, never −0 (JSON writes it as 0, so a record read back would differ) */
+const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d || 0;
 
 function armFigure(arm: string, runs: readonly MechanismRun[], perRun: PerRun, scale: number, digits: number): ArmFigure {
   const values = runs.map(perRun).filter(Number.isFinite).map((x) => x * scale);
