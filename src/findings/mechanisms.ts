@@ -55,6 +55,8 @@ export interface MechanismFigure {
   unit: '%' | 'points' | 'nats' | 'passes' | 'per rollout' | 'per step';
   /** which steps it averages, in words */
   steps: string;
+  /** the decimals its figures are rounded and shown to */
+  digits: number;
   arms: ArmFigure[];
 }
 
@@ -95,9 +97,9 @@ function armFigure(arm: string, runs: readonly MechanismRun[], perRun: PerRun, s
 }
 
 /** the figure over `arms` (labels as the table's: "row · col"); arms without runs are left out */
-function figure(runsOf: (arm: string) => readonly MechanismRun[], arms: readonly string[], f: Omit<MechanismFigure, 'arms'> & { perRun: PerRun; scale?: number; digits?: number }): MechanismFigure {
+function figure(runsOf: (arm: string) => readonly MechanismRun[], arms: readonly string[], f: Omit<MechanismFigure, 'arms' | 'digits'> & { perRun: PerRun; scale?: number; digits?: number }): MechanismFigure {
   const { perRun, scale = 1, digits = 1, ...rest } = f;
-  return { ...rest, arms: arms.filter((a) => runsOf(a).length > 0).map((a) => armFigure(a, runsOf(a), perRun, scale, digits)) };
+  return { ...rest, digits, arms: arms.filter((a) => runsOf(a).length > 0).map((a) => armFigure(a, runsOf(a), perRun, scale, digits)) };
 }
 
 const at = (fig: MechanismFigure, arm: string): ArmFigure => {
@@ -105,8 +107,13 @@ const at = (fig: MechanismFigure, arm: string): ArmFigure => {
   if (!a) throw new Error(`mechanism "${fig.what}": no runs for ${arm}`);
   return a;
 };
-/** a figure to one decimal with a true minus sign */
+/** a figure to `d` decimals with a true minus sign */
 const num = (x: number, d = 1) => (x < 0 && x.toFixed(d) !== (0).toFixed(d) ? `−${(-x).toFixed(d)}` : Math.abs(x).toFixed(d));
+
+/** an arm's figure as the page and the Markdown show it: mean [lo, hi] at the figure's decimals */
+export function armText(a: ArmFigure, d: number): string {
+  return a.lo === null || a.hi === null ? num(a.mean, d) : `${num(a.mean, d)} [${num(a.lo, d)}, ${num(a.hi, d)}]`;
+}
 const v = (a: ArmFigure) => num(a.mean);
 const ivText = (a: ArmFigure) => (a.lo === null || a.hi === null ? v(a) : `${v(a)} [${num(a.lo)}, ${num(a.hi)}]`);
 /** whether an interval holds 0 */
@@ -136,16 +143,18 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
     case 'T7': {
       const arms = ['success · 0 %', 'success · 5 %', 'success · 10 %'];
       const failed = figure(runsOf, arms, { what: 'Failed tool calls', unit: 'per rollout', steps: 'the whole run', perRun: stepMean((s) => s.toolFailures), digits: 2 });
+      const calls = figure(runsOf, arms, { what: 'Tool calls', unit: 'per rollout', steps: 'the whole run', perRun: stepMean((s) => s.toolCalls), digits: 2 });
       const share = figure(runsOf, arms, { what: 'Share of tool calls that failed', unit: '%', steps: 'the whole run', perRun: (r) => r.steps.reduce((a, s) => a + s.toolFailures, 0) / r.steps.reduce((a, s) => a + s.toolCalls, 0), scale: 100 });
       const sparse = figure(runsOf, [...arms, 'null control'], { what: 'Groups with no signal', unit: '%', steps: 'the Success stage (pass/fail reward), steps 28–40', perRun: stepMean((s) => s.zeroSignal, SUCCESS_STAGE), scale: 100 });
       const f = (arm: string) => at(failed, arm).mean.toFixed(2);
       const [z0, z5, z10] = arms.map((a) => at(sparse, a));
       const starves = z10.lo !== null && z0.hi !== null && z10.lo > z0.hi;
-      const sentence = `At 10 % a rollout meets ${f(arms[2])} failed calls (${v(at(share, arms[2]))} % of its calls), at 5 % ${f(arms[1])}; once the reward is pass/fail, ${ivText(z10)} % of groups carry no signal at 10 % against ${ivText(z5)} % at 5 % and ${ivText(z0)} % without failures. ` +
+      const c = (arm: string) => at(calls, arm).mean.toFixed(2);
+      const sentence = `At 10 % a rollout meets ${f(arms[2])} failed calls (${v(at(share, arms[2]))} % of its calls), at 5 % ${f(arms[1])}, and makes ${c(arms[2])} and ${c(arms[1])} calls against ${c(arms[0])} without failures: it calls again. Once the reward is pass/fail, ${ivText(z10)} % of groups carry no signal at 10 % against ${ivText(z5)} % at 5 % and ${ivText(z0)} % without failures. ` +
         (starves
           ? 'Failed calls starve the reward as the paper says, and the lab reproduces the finding. A failed call never ends a rollout here: the agent reads the error and goes on.'
           : 'The share of groups without signal does not separate 10 % from none, so the starved reward the paper names is not what the lab measures. A failed call never ends a rollout here: the agent reads the error and goes on.');
-      return { id, paper: 'Failed tool calls starve the reward: at 10 % too few rollouts succeed to learn from.', figures: [failed, share, sparse],
+      return { id, paper: 'Failed tool calls starve the reward: at 10 % too few rollouts succeed to learn from.', figures: [failed, calls, share, sparse],
         notLogged: 'Rollouts cut short by a failure: none are (a failed call returns an error observation and the rollout continues), and no per-rollout record of which rollouts met a failure is kept.', sentence };
     }
     case 'T4': {
@@ -158,7 +167,7 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
       const allZero = drift.arms.every(holdsZero);
       const sentence = `A run draws ${drawn(armsIn[1])} training queries: ${p(armsIn[0])} passes over a pool of 100, ${p(armsIn[1])} over 1K, ${p(armsIn[2])} over 2K. With 1K or 2K most queries are never drawn, and even 100 are seen under twice, so the pool's size can hardly matter: 100 queries teach as much as 1K here. ` +
         `OOD accuracy drifts ${drift.arms.map(ivText).join(' / ')} points (100 / 1K / 2K)${allZero ? ', each interval holding 0: at 40 steps no pool size costs OOD ability' : ''}.`;
-      return { id, paper: 'Too little data overfits and too much dilutes: 1K queries is the sweet spot, and 2K costs OOD accuracy.', figures: [passes, drift], notLogged: null, sentence };
+      return { id, paper: 'More distinct training queries help up to about 1K; past it, in-domain success stops rising and OOD accuracy falls.', figures: [passes, drift], notLogged: null, sentence };
     }
     case 'T6': {
       const arms = ['1.5B · GRPO', '1.5B · DAPO', '1.5B · ARPO', '7B · GRPO', '7B · DAPO', '7B · ARPO'];
@@ -171,7 +180,7 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
       const sentence = `The 1.5B policy's entropy is ${e(arms[0])} nats against ${e(arms[3])} at 7B (GRPO), so the small model does explore more. ` +
         `But under the dense Sum reward almost every group already carries a signal (${at(sparse, arms[0]).mean.toFixed(2)} % without one at 1.5B, ${at(sparse, arms[3]).mean.toFixed(2)} % at 7B): DAPO's dynamic sampling drops ${at(dropped, arms[1]).mean.toFixed(3)} groups a step at 1.5B and ${at(dropped, arms[4]).mean.toFixed(3)} at 7B, ` +
         `and ARPO branches ${v(at(branched, arms[2]))} % of its rollouts at both scales, a fixed share. So neither has much to change in what GRPO trains on here, and neither helps the small model as in the paper.`;
-      return { id, paper: 'Small models explore too little: DAPO (dropping groups with no signal) and ARPO (branching at uncertain tool steps) add exploration that helps at 1.5B, not at 7B.',
+      return { id, paper: 'Exploration — DAPO keeping only groups with a signal, ARPO branching at uncertain tool steps — helps a small model, whose own exploration is limited, and not a large one.',
         figures: [entropy, branched, sparse, dropped], notLogged: "Entropy at the tool steps ARPO branches on (only the run's mean entropy over all tokens is logged).", sentence };
     }
     case 'T1':
@@ -181,7 +190,7 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
       const label = (scale: string, reward: string) => (id === 'T1' ? `${scale} · ${reward}` : `${reward} · ${scale}`);
       const whole = figure(runsOf, scales.flatMap((s) => rewards.map((r) => label(s, r))), { what: 'Groups with no signal, by reward', unit: '%', steps: 'the whole run', perRun: zeroSignal, scale: 100 });
       // each Curriculum run read once per stage (the trainer's curriculum_stage: 0 Sum, 1 Macro, 2 Success)
-      const stages: MechanismFigure = { what: "Curriculum's stages: groups with no signal in each", unit: '%', steps: 'steps 1–14 (Sum), 15–27 (Macro), 28–40 (Success)',
+      const stages: MechanismFigure = { what: "Curriculum's stages: groups with no signal in each", unit: '%', steps: 'steps 1–14 (Sum), 15–27 (Macro), 28–40 (Success)', digits: 1,
         arms: scales.flatMap((s) => ['Sum', 'Macro', 'Success'].map((stage, i) => armFigure(`${label(s, 'Curriculum')} (${stage} stage)`, runsOf(label(s, 'Curriculum')), stepMean((x) => x.zeroSignal, i), 100, 1)))
           .filter((x) => x.n > 0) };
       const w = (s: string, r: string) => v(at(whole, label(s, r)));
@@ -201,7 +210,7 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
         (Math.abs(nul.mean - sum.mean) < 1
           ? 'The null control, trained on shuffled advantages, drifts as far as Sum: the drop comes with updating the 7B policy at all, not (as the paper has it) with what the Sum reward pays for.'
           : 'The null control drifts differently from Sum, so what Sum pays for shapes the drop.');
-      return { id, paper: 'The dense Sum reward rewards in-domain formatting: the policy drifts from general tool use and loses OOD accuracy; Macro keeps it.', figures: [drift],
+      return { id, paper: 'Optimizing the dense Sum reward\'s in-domain partial credit drifts the 7B policy from general tool use and costs OOD accuracy; the semi-sparse Macro keeps it.', figures: [drift],
         notLogged: 'OOD accuracy between the start and the end (the standard runs evaluate at step 0 and step 40 only).', sentence };
     }
   }
@@ -216,7 +225,7 @@ export function mechanismsMarkdown(r: MechanismsRecord): string {
     lines.push(`## ${f.id}`, '', `The paper: ${f.paper}`, '', `**${f.sentence}**`, '');
     for (const g of f.figures) {
       lines.push(`${g.what} (${g.unit}; ${g.steps}):`, '', '| arm | mean [95 % interval] | n |', '|---|---|---|');
-      for (const a of g.arms) lines.push(`| ${a.arm} | ${a.lo === null || a.hi === null ? a.mean : `${a.mean} [${a.lo}, ${a.hi}]`} | ${a.n} |`);
+      for (const a of g.arms) lines.push(`| ${a.arm} | ${armText(a, g.digits)} | ${a.n} |`);
       lines.push('');
     }
     if (f.notLogged) lines.push(`Not logged: ${f.notLogged}`, '');

@@ -30,9 +30,10 @@ describe('findingMechanism', () => {
     expect(z10).toEqual({ arm: 'success · 10 %', n: 3, mean: 85, lo: Math.round(10 * iv.lo) / 10, hi: Math.round(10 * iv.hi) / 10 });
     expect(sparse.arms.find((a) => a.arm === 'success · 5 %')!.n).toBe(2);
     expect(m.figures[0].arms.map((a) => a.mean)).toEqual([0, 0.55, 1.1]);
-    expect(m.figures[1].arms.find((a) => a.arm === 'success · 10 %')!.mean).toBeCloseTo(9.2, 1); // 1.1 of 12 calls
+    expect(m.figures[1].arms.map((a) => a.mean)).toEqual([10, 10, 12]);
+    expect(m.figures[2].arms.find((a) => a.arm === 'success · 10 %')!.mean).toBeCloseTo(9.2, 1); // 1.1 of 12 calls
     // 10 %'s interval lies above 0 %'s: the sentence says the reward is starved
-    expect(m.sentence).toMatch(/^At 10 % a rollout meets 1\.10 failed calls .* Failed calls starve the reward as the paper says/);
+    expect(m.sentence).toMatch(/^At 10 % a rollout meets 1\.10 failed calls .*makes 12\.00 and 10\.00 calls against 10\.00 without failures.* Failed calls starve the reward as the paper says/);
     expect(m.notLogged).toMatch(/Rollouts cut short by a failure/);
   });
 

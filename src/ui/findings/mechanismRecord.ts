@@ -20,6 +20,7 @@ const MechanismsSchema = v.object({
       what: v.string(),
       unit: v.picklist(['%', 'points', 'nats', 'passes', 'per rollout', 'per step']),
       steps: v.string(),
+      digits: v.number(),
       arms: v.array(v.object({ arm: v.string(), n: v.number(), mean: v.number(), lo: bound, hi: bound })),
     })),
   })),
