@@ -131,14 +131,16 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
       const arms = ['success · 4:3:3', 'success · hard only', 'null control'];
       const early = figure(runsOf, arms, { what: 'Training success', unit: '%', steps: "the Curriculum's first (Sum) stage, steps 1–14", perRun: stepMean((s) => s.success, SUM_STAGE), scale: 100 });
       const sparse = figure(runsOf, arms, { what: 'Groups with no signal', unit: '%', steps: 'the Success stage (pass/fail reward), steps 28–40', perRun: stepMean((s) => s.zeroSignal, SUCCESS_STAGE), scale: 100 });
+      const dense = figure(runsOf, arms, { what: 'Groups with no signal', unit: '%', steps: 'the dense Sum and Macro stages, steps 1–27',
+        perRun: (r) => meanOf(r.steps.filter((s) => s.stage < SUCCESS_STAGE).map((s) => s.zeroSignal)), scale: 100 });
       const whole = figure(runsOf, arms, { what: 'Groups with no signal', unit: '%', steps: 'the whole run, steps 1–40', perRun: zeroSignal, scale: 100 });
       const [m, h] = [at(whole, arms[0]), at(whole, arms[1])];
       const gap = h.mean - m.mean;
       const sentence = `Hard-only training passes ${v(at(early, arms[1]))} % of its rollouts in the first (Sum) stage against ${v(at(early, arms[0]))} % for the mixed set, and ${v(h)} % of its groups carry no signal over the run against ${v(m)} % (${v(at(sparse, arms[1]))} against ${v(at(sparse, arms[0]))} % once the reward is pass/fail). ` +
         (gap < 10
-          ? `Hard-only data leaves ${num(gap)} points more groups without signal: the sparsity the paper blames, but small, because the Curriculum's dense first stages pay hard queries for partial progress; hard-only data does not starve the learning, and the lab does not reproduce the collapse.`
+          ? `Hard-only data leaves ${num(gap)} points more groups without signal: the sparsity the paper blames, but small, since in the dense Sum and Macro stages only ${v(at(dense, arms[1]))} % of hard-only groups (${v(at(dense, arms[0]))} % mixed) lack one; hard-only data does not starve the learning, and the lab does not reproduce the collapse.`
           : `Hard-only data leaves ${num(gap)} points more groups without signal: the sparsity the paper blames is there.`);
-      return { id, paper: 'Hard queries alone give too few successful rollouts: most groups carry no reward signal, and training collapses.', figures: [early, sparse, whole], notLogged: null, sentence };
+      return { id, paper: 'Hard queries alone give too few successful rollouts: most groups carry no reward signal, and training collapses.', figures: [early, dense, sparse, whole], notLogged: null, sentence };
     }
     case 'T7': {
       const arms = ['success · 0 %', 'success · 5 %', 'success · 10 %'];
