@@ -53,6 +53,14 @@ describe('powerPlan', () => {
     expect(powerPlanMarkdown(plan, { delta: 'd', budget: 'b', order: 'o' })).toMatch(/\| T1 \| 9 \| 0\.0056 \|/);
   });
 
+  it('records the world its runs train, the tables\' (null where they differ)', () => {
+    const world = { size: 'tiny', seed: 1 };
+    const ts = tables(10).map((t) => ({ ...t, world }));
+    expect(powerPlan(ts, CHOICES, { date: '2026-01-01', commit: 'abc' }).world).toEqual(world);
+    expect(powerPlanMarkdown(powerPlan(ts, CHOICES, { date: '2026-01-01', commit: 'abc' }), { delta: '', budget: '', order: '' })).toContain('Its runs train the tiny world (seed 1)');
+    expect(powerPlan(ts.map((t, i) => (i === 0 ? { ...t, world: { size: 'small', seed: 1 } } : t)), CHOICES, { date: '2026-01-01', commit: 'abc' }).world).toBeNull();
+  });
+
   it('says when it is over budget, before any run', () => {
     const plan = powerPlan(tables(25), { ...CHOICES, budgetCoreHours: 1 }, { date: '2026-01-01', commit: 'abc' });
     expect(plan.cut[0]).toMatch(/over the budget of 1/);
