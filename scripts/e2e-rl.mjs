@@ -134,9 +134,14 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     // the test behind the call: one forest line per compared pair, each with the committed table's call
     const pairCalls = await page.locator('[data-testid=pair-line]').evaluateAll((els) => els.map((e) => e.getAttribute('data-call')));
     assert(pairCalls.length === 2 && pairCalls.every((c) => ['supports', 'contradicts', 'not resolved', 'interim'].includes(c)), `T7's pair forest reads ${JSON.stringify(pairCalls)}`);
+    // under the call, the mechanism the paper names, measured in the committed runs (results/findings/mechanisms.json)
+    assert(/failed calls/.test(await page.locator('[data-testid=mechanism-sentence]').innerText()), "T7's mechanism sentence is missing");
+    assert((await page.locator('[data-testid=mechanism-figure]').count()) >= 2, "T7's mechanism figures are missing");
     const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
-    if (hasReference) assert(/\S/.test(await page.locator('[data-testid=reference-direction]').innerText()), 'the reference table has no direction sentence');
-    else assert(/No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
+    if (hasReference) {
+      const described = await page.locator('[data-testid=reference-direction]').innerText();
+      assert(/\S/.test(described) && !/agrees with the paper|does not agree/.test(described), `the one-seed table calls a direction: ${described}`);
+    } else assert(/No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
     // a finding has its own link; T1 carries the paper's numbers in its cells
     await page.locator('[data-testid=finding-tab-T1]').click();
     await page.waitForSelector('[data-testid=finding][data-finding=T1]');

@@ -21,13 +21,14 @@ import { rlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
-import { gitCommit, readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
+import { readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
 import { nodeWebgpuAdapter, type WebgpuAdapterInfo } from '../node/nodeWebgpu.ts';
 import { ProgressBar } from './progress.ts';
 import { metricsCsv } from './metricsCsv.ts';
+import { provenance, type DirtyFile } from '../node/provenance.ts';
 import { createHash } from 'node:crypto';
 import type { RunFigures } from '../findings/findingTable.ts';
 
@@ -57,6 +58,8 @@ export interface RlRunOptions {
   /** called after each step once its lines and any resume state are written; what it throws stops the
    *  run there, as a crash would (the tests stop a run with it) */
   afterStep?: (step: number) => void;
+  /** write a run into the repository from code that differs from HEAD (the summary lists the differing files) */
+  allowDirty?: boolean;
 }
 
 /** steps between two saves of the training state: a save at l is ~15 MB and well under a second */
@@ -84,6 +87,8 @@ export interface RlSummary {
   /** on webgpu, the adapter it ran on (a fallback one is SwiftShader's CPU emulation, not a GPU) */
   adapter?: WebgpuAdapterInfo;
   commit: string;
+  /** files that differed from `commit` when the run started (only with --allow-dirty) */
+  dirtyFiles?: DirtyFile[];
   finishedAt: string;
 }
 
@@ -167,6 +172,8 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const hash = serializeHash(lab);
   const fingerprint = resumeFingerprint(lab, rl, ckpt.card.weights.sha256, o.backend);
   // checked before anything is written: a folder holding another run is refused, not overwritten
+  // refused before anything is written or trained: a run that lands in results/ must name code one can check out
+  const made = provenance(join(o.out, 'summary.json'), { allowDirty: o.allowDirty });
   const begin = prepareRunDir(o.out, { resume: o.resume, force: o.force ?? false, fingerprint, kind: RL_RUN_KIND });
   if (begin.action === 'finished') {
     const done = readSummary(o.out);
@@ -248,7 +255,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
           toolQa: d.toolQa, mix: [...d.mix] }, contextLength: ckpt.config.contextLength },
         steps: trainer.step, modelConfig: { ...trainer.policy.config },
         weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
-        backend: o.backend, commit: gitCommit(), createdAt: new Date().toISOString(),
+        backend: o.backend, ...made, createdAt: new Date().toISOString(),
       };
       writeRlPolicyCard(dir, card);
     }
@@ -257,7 +264,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       cpuSeconds: cpuNow(),
-      backend: o.backend, ...adapterField(o.backend), commit: gitCommit(), finishedAt: new Date().toISOString(),
+      backend: o.backend, ...adapterField(o.backend), ...made, finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });

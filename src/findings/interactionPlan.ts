@@ -54,6 +54,12 @@ export interface InteractionPlan {
   format: typeof INTERACTION_PLAN_FORMAT;
   date: string;
   commit: string;
+  /** files that differed from `commit` when the plan was made (only with --allow-dirty) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
+  /** the world its runs train, their SFT starts' (each run's config says it too); absent in plans made before it was recorded */
+  world?: { size: LabConfig['worldSize']; seed: number } | null;
+  /** a correction made to the committed plan after the fact, in words (what changed and what did not) */
+  note?: string;
   power: number;
   /** the pooled per-seed SD of a cell's success gain (the power plan's) */
   sd: number;
@@ -75,7 +81,7 @@ const name = (x: GainInteraction) => `(${x.plus[0]} − ${x.plus[1]}) − (${x.m
  * any committed run (the runs folder's, null controls included), `budgetCoreHours` the most the plan may spend.
  */
 export function interactionPlan(tables: readonly GainTable[], o: { sd: number; usedSeedsUpTo: number; budgetCoreHours: number; power?: number; date: string; commit: string;
-  dirOf: (lab: LabConfig) => string }): InteractionPlan {
+  dirtyFiles?: { path: string; sha256: string | null }[]; dirOf: (lab: LabConfig) => string }): InteractionPlan {
   if (!(o.sd > 0)) throw new Error(`interactionPlan: the pooled SD must be positive, got ${o.sd}`);
   if (!Number.isInteger(o.usedSeedsUpTo) || o.usedSeedsUpTo < 1) throw new Error(`interactionPlan: usedSeedsUpTo must be a positive integer, got ${o.usedSeedsUpTo}`);
   const power = o.power ?? 0.8;
@@ -116,12 +122,17 @@ export function interactionPlan(tables: readonly GainTable[], o: { sd: number; u
       const cell = k.split('\u0000')[1];
       const f = findingById(v.finding);
       const ref = f.cells.find((c) => `${c.row} · ${c.col}` === cell)!;
-      const config = { ...cellConfig(f, ref, v.table.common)!, seed };
+      const asked = { ...cellConfig(f, ref, v.table.common)!, seed };
+      // the run trains its SFT start's world whatever the config says, so the plan records that world; the folder
+      // keeps the sweep's name (which leaves the world out) so that the planned run is the one the sweep finds
+      const config: LabConfig = v.table.world ? { ...asked, worldSize: v.table.world.size as LabConfig['worldSize'] } : asked;
       const c = v.table.cells.find((y) => `${y.row} · ${y.col}` === cell)!;
-      runs.push({ cell, finding: v.finding, seed, hash: serializeHash(config), config, dir: o.dirOf(config), coreMinutes: round1(c.coreMinutes! / c.gain.length) });
+      runs.push({ cell, finding: v.finding, seed, hash: serializeHash(config), config, dir: o.dirOf(asked), coreMinutes: round1(c.coreMinutes! / c.gain.length) });
     }
   }
-  return { format: INTERACTION_PLAN_FORMAT, date: o.date, commit: o.commit, power, sd: o.sd, budgetCoreHours: o.budgetCoreHours, usedSeedsUpTo: o.usedSeedsUpTo,
+  const worlds = [...new Map([...cellSeeds.values()].map((v) => [JSON.stringify(v.table.world ?? null), v.table.world ?? null])).values()];
+  return { format: INTERACTION_PLAN_FORMAT, date: o.date, commit: o.commit, ...(o.dirtyFiles?.length ? { dirtyFiles: o.dirtyFiles } : {}),
+    world: worlds.length === 1 && worlds[0] ? { size: worlds[0].size as LabConfig['worldSize'], seed: worlds[0].seed } : null, power, sd: o.sd, budgetCoreHours: o.budgetCoreHours, usedSeedsUpTo: o.usedSeedsUpTo,
     interactions: rows.map((r) => r.row), seeds, runs, coreHours: round1(costOf(cellSeeds)) };
 }
 
@@ -134,7 +145,9 @@ export function interactionPlanMarkdown(p: InteractionPlan, command: string): st
   return [
     '# The interactions\' power plan',
     '',
-    `Made by \`${command}\` at commit ${p.commit.slice(0, 10)} on ${p.date.slice(0, 10)}, before any of its runs.`,
+    `Made by \`${command}\` at commit ${p.commit.slice(0, 10)}${p.dirtyFiles?.length ? ` + ${p.dirtyFiles.length} uncommitted file(s) (listed in the .json)` : ''} on ${p.date.slice(0, 10)}, before any of its runs.` +
+      (p.world ? ` Its runs train the ${p.world.size} world (seed ${p.world.seed}), their SFT starts'.` : ''),
+    ...(p.note ? ['', `*Note: ${p.note}*`] : []),
     '',
     `For each scale × choice interaction the committed tables state: the fresh seeds a cell a four-cell contrast (Welch–Satterthwaite,`,
     `Σc² = 4) needs for ${Math.round(100 * p.power)} % power to detect the paper's own interaction at Holm's first threshold (α / the finding's`,

@@ -12,6 +12,8 @@ export interface InteractionTestRecord {
   /** when the test was computed, and at which commit */
   date: string;
   commit: string;
+  /** files that differed from `commit` when it was computed (only with --allow-dirty) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
   /** the command that recomputes it */
   command: string;
   /** the plan it tests: made before any of its runs */
@@ -19,8 +21,8 @@ export interface InteractionTestRecord {
   results: PlannedInteractionResult[];
 }
 
-export function interactionTestRecord(plan: InteractionPlan, results: PlannedInteractionResult[], o: { date: string; commit: string; command: string; finished: number }): InteractionTestRecord {
-  return { format: INTERACTION_TEST_FORMAT, date: o.date, commit: o.commit, command: o.command,
+export function interactionTestRecord(plan: InteractionPlan, results: PlannedInteractionResult[], o: { date: string; commit: string; dirtyFiles?: { path: string; sha256: string | null }[]; command: string; finished: number }): InteractionTestRecord {
+  return { format: INTERACTION_TEST_FORMAT, date: o.date, commit: o.commit, ...(o.dirtyFiles?.length ? { dirtyFiles: o.dirtyFiles } : {}), command: o.command,
     plan: { date: plan.date, commit: plan.commit, firstSeed: plan.seeds[0], lastSeed: plan.seeds[plan.seeds.length - 1], runs: plan.runs.length, finished: o.finished },
     results };
 }

@@ -6,7 +6,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { gitCommit } from '../../node/checkpointDir.ts';
+import { provenance } from '../../node/provenance.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
@@ -55,14 +55,18 @@ export const powerPlanCommand: Command = {
   (DIR/plan.json), their core-hours, and the runs of those that fit ${INTERACTION_BUDGET_CORE_HOURS} core-hours, on seeds above every
   seed in DIR/runs. Refuses to overwrite it unless --force. With --test: runs nothing; tests each planned
   interaction on its fresh seeds alone (interim, with no call, until every planned run has a summary.json),
-  prints it and writes DIR/interactions-test.json and .md, which the page shows under the finding.`,
+  prints it and writes DIR/interactions-test.json and .md, which the page shows under the finding.
+
+  --allow-dirty: write a record into the repository from code that differs from HEAD; the record lists each
+  differing file and its SHA-256 (without it such a write is refused: commit first).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test'], ['force', 'cost-to-resolve', 'interactions', 'test']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'], ['force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty']);
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
     if (flags.has('test') && !flags.has('interactions')) throw new Error('--test goes with --interactions (it tests the interactions\' plan)');
-    if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
+    const allowDirty = flags.has('allow-dirty');
+    if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out, allowDirty) : writeInteractionPlan(out, flags.has('force'), allowDirty);
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
       writeFileSync(join(out, 'cost-to-resolve.md'), text);
@@ -72,8 +76,9 @@ export const powerPlanCommand: Command = {
     if (existsSync(join(out, 'plan.json')) && !flags.has('force')) {
       throw new Error(`${join(out, 'plan.json')} exists: a power plan is fixed before its runs and not remade after them (--force to replace it)`);
     }
+    const made = provenance(join(out, 'plan.json'), { allowDirty });
     const tables = readGainTableFiles(out);
-    const plan = powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: gitCommit() });
+    const plan = { ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }), ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}) };
     writeFileSync(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
     writeFileSync(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
     console.log(powerPlanMarkdown(plan, WHY));
@@ -82,9 +87,10 @@ export const powerPlanCommand: Command = {
 };
 
 /** DIR/interactions-plan.{json,md} from the tables, DIR/plan.json's pooled SD and the largest seed in DIR/runs */
-function writeInteractionPlan(out: string, force: boolean): number {
+function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean): number {
   const file = join(out, 'interactions-plan.json');
   if (existsSync(file) && !force) throw new Error(`${file} exists: a plan is fixed before its runs and not remade after them (--force to replace it)`);
+  const made = provenance(file, { allowDirty });
   const plan = readPowerPlan(out);
   if (!plan) throw new Error(`no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`);
   const runsDir = join(out, 'runs');
@@ -92,7 +98,7 @@ function writeInteractionPlan(out: string, force: boolean): number {
   const used = existsSync(runsDir) ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1)) : [1];
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
   const p = interactionPlan(readGainTableFiles(out), { sd: plan.pooled.success.sd, usedSeedsUpTo: Math.max(...used), budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
-    power: PLAN_CHOICES.power, date: new Date().toISOString(), commit: gitCommit(), dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
+    power: PLAN_CHOICES.power, date: new Date().toISOString(), ...made, dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
   writeFileSync(file, JSON.stringify(p, null, 1) + '\n');
   const md = interactionPlanMarkdown(p, command);
   writeFileSync(join(out, 'interactions-plan.md'), md);
@@ -101,8 +107,9 @@ function writeInteractionPlan(out: string, force: boolean): number {
 }
 
 /** the interactions' plan's test on its fresh seeds, from each planned run's summary.json, into DIR/interactions-test.{json,md} */
-function writeInteractionTest(out: string): number {
+function writeInteractionTest(out: string, allowDirty: boolean): number {
   const file = join(out, 'interactions-plan.json');
+  const made = provenance(join(out, 'interactions-test.json'), { allowDirty });
   if (!existsSync(file)) throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
   const plan = JSON.parse(readFileSync(file, 'utf8')) as InteractionPlan;
   if (plan.format !== INTERACTION_PLAN_FORMAT) throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
@@ -122,7 +129,7 @@ function writeInteractionTest(out: string): number {
   }
   if (results.length === 0) console.log('the plan holds no interaction');
   const finished = finishedRuns.size;
-  const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), commit: gitCommit(), finished,
+  const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), ...made, finished,
     command: `npm run cli -- power-plan --out ${flagPath(out)} --interactions --test` });
   writeFileSync(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
   writeFileSync(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
@@ -137,7 +144,7 @@ function flagPath(p: string): string {
 }
 
 /** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
-function readGainTableFiles(out: string): GainTable[] {
+export function readGainTableFiles(out: string): GainTable[] {
   const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json'))).sort()
     .map((d) => {
       const file = join(out, d, 'table.json');

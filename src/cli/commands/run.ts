@@ -8,7 +8,7 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
 import { hintResumeOnInterrupt } from '../interrupt.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
+const KNOWN = ['config', 'out', 'resume', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache', 'allow-dirty'];
 
 export const runCommand: Command = {
   name: 'run',
@@ -28,16 +28,18 @@ export const runCommand: Command = {
   --backend B       wasm (default), cpu (slower; bit-reproducible) or webgpu (Dawn's WebGPU: a GPU, else SwiftShader)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
   --quiet           no progress bar
-  --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)`,
+  --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)
+  --allow-dirty     write a run into the repository from code that differs from HEAD: its summary lists the
+                    differing files and their SHA-256 (without it such a run is refused before it starts: commit first)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'no-policy', 'quiet']);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'no-policy', 'quiet', 'allow-dirty']);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
     const stopHint = hintResumeOnInterrupt('npm run cli -- run', args);
     const s = await runRl({ lab, out, resume: flags.has('resume'), force: flags.has('force'), checkpoint: flagOptionalText(flags, 'checkpoint'),
       backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
-      startCache: flagOptionalText(flags, 'start-cache') }).finally(stopHint);
+      startCache: flagOptionalText(flags, 'start-cache'), allowDirty: flags.has('allow-dirty') }).finally(stopHint);
     const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     const ci = (lo: number | undefined, hi: number | undefined) => (lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '');
     const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;

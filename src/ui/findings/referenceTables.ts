@@ -4,14 +4,14 @@
 // text and checked here, so a half-written or hand-edited table shows its reason on its finding's page
 // instead of breaking the build or the page.
 import * as v from 'valibot';
-import type { FindingTable } from '../../findings/findingTable.ts';
+import { FINDING_TABLE_FORMAT, type FindingTable } from '../../findings/findingTable.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { INTERACTION_TEST_FORMAT, type InteractionTestRecord } from '../../findings/interactionTestRecord.ts';
 
 const pct = v.pipe(v.number(), v.finite());
 
 const QuickSchema = v.object({
-  format: v.literal('star-lab-finding-table/1'),
+  format: v.literal(FINDING_TABLE_FORMAT),
   id: v.string(),
   title: v.string(),
   claim: v.string(),
@@ -25,7 +25,7 @@ const QuickSchema = v.object({
     best: v.boolean(),
     run: v.nullable(v.object({ where: v.string(), successStart: v.number(), successFinal: v.number(), oodStart: v.number(), oodFinal: v.number(), wallSeconds: v.number() })),
   })),
-  direction: v.object({ agrees: v.nullable(v.boolean()), sentence: v.string() }),
+  description: v.string(),
   command: v.string(),
   commit: v.string(),
   date: v.string(),
@@ -33,6 +33,7 @@ const QuickSchema = v.object({
   common: v.record(v.string(), v.unknown()),
   world: v.optional(v.nullable(v.object({ size: v.string(), seed: v.number() }))),
   sweepSeconds: v.number(),
+  redescribed: v.optional(v.object({ command: v.string(), commit: v.string(), date: v.string() })),
 });
 
 const GainCellSchema = v.object({
@@ -141,7 +142,7 @@ function readTables<T>(texts: Record<string, string>, schema: v.GenericSchema): 
   return out;
 }
 
-/** the quick tables (format star-lab-finding-table/1) */
+/** the quick tables (format star-lab-finding-table/2: described, never called) */
 export function readReferenceTables(texts: Record<string, string>): Map<string, ReferenceTable> {
   return readTables<FindingTable>(texts, QuickSchema);
 }
