@@ -4,7 +4,7 @@
 // adapter, so a browser without WebGPU never loads it; the wasm binaries are emitted by Vite as assets.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from './api.ts';
-import { fewCoresReason } from '../lab/backendChoice.ts';
+import { fewCoresReason, threadsRefusedBy } from '../lab/backendChoice.ts';
 import { boundBufferPool } from '../model/kernels/bufferPool.ts';
 import type { WebGPUBackend } from '../model/kernels/webgpu.ts';
 import { START_LIMITS, withinTime } from './deadline.ts';
@@ -140,6 +140,8 @@ function wasmThreadPlan(): { threads: number; reason?: string } {
   // one core stays with the page; on 2 cores a second thread made training slower (0.77–0.96× in Node,
   // bench model wasm.threads.*): these models' matmuls are too small to split across a busy core
   if (cores < 4) return { threads: 1, reason: fewCoresReason(cores) };
+  const refused = threadsRefusedBy(typeof navigator !== 'undefined' ? navigator.userAgent ?? '' : '');
+  if (refused) return { threads: 1, reason: refused };
   return { threads: Math.min(8, cores - 1) }; // the threaded build's pool holds 8
 }
 

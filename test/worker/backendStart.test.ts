@@ -1,7 +1,8 @@
 // Starting the backend never leaves the page waiting for good (src/worker/backend.ts, backendChooser.ts,
-// deadline.ts). The browsers' hangs are played here by tfjs backend factories that never answer, in front of
-// the real wasm backend: Firefox creating the threaded wasm build's pool of workers, a WebGPU adapter request,
-// an IndexedDB that never opens. The threaded build's hang itself is seen only in Firefox (the e2e group `firefox`).
+// deadline.ts). Hangs are played here by tfjs backend factories that never answer, in front of the real wasm
+// backend: a threaded build that never starts, a WebGPU adapter request, an IndexedDB that never opens. Firefox's
+// own hang (its threaded build's pool of workers blocks the training worker) is seen only in Firefox (the e2e
+// group `firefox`): there no timer fires, so only not starting that build avoids it.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
