@@ -1,7 +1,8 @@
 // The e2e group `robust` (E2E_ONLY=robust node scripts/e2e.mjs), called from e2e.mjs: the page
 // requests nothing beyond its origin and passes its Content-Security-Policy (the page's <meta>, and
 // the same policy sent as a header so the worker runs under it too: webgpu, wasm and cpu backends);
-// a reload mid-run resumes the run by itself from its checkpoint, keeping the curve up to it; a
+// a reload mid-run resumes the run by itself from its checkpoint, keeping the curve up to it and saying so
+// from the first paint (never "Ready" meanwhile); a
 // crashed worker is replaced and its run resumes; full storage shows its message and pruning old
 // checkpoints frees it; a corrupt stored run is skipped with a notice.
 import { readFileSync } from 'node:fs';
@@ -101,6 +102,14 @@ export async function robustTests({ page, context, base, dist, results, test, as
     runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
     rowsBefore = await page.locator('[data-testid=run-row]').count();
     const before = await chartPoints();
+    // every text the run's status line shows from the reload's first paint on (the init script stays with the page)
+    await page.addInitScript(() => {
+      const seen = (window.__runStatus = []);
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid=run-status]')?.textContent?.trim().replace(/\s+/g, ' ');
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
     await page.reload();
     const notice = page.locator('[data-testid=recovery-notice]');
     await page.waitForFunction(() => /resumed by itself/.test(document.querySelector('[data-testid=recovery-notice]')?.textContent ?? ''), null, { timeout: 300_000 });
@@ -109,6 +118,10 @@ export async function robustTests({ page, context, base, dist, results, test, as
     assert(from >= 25 && from % 25 === 0 && from <= before, `resumed from step ${from} (the page had ${before} points): ${text}`);
     assert(text.includes(runId), `the notice does not name run ${runId}: ${text}`);
     assert((await status()) === 'running', `status after the reload: ${await status()}`);
+    // from the first paint the panel says the run is resuming, never "Ready" while it is live
+    const shown = await page.evaluate(() => window.__runStatus);
+    assert(!shown.some((t) => /^Ready/.test(t)) && shown.some((t) => t.startsWith(`Resuming run ${runId} at step `)),
+      `the status line after the reload read: ${shown.join(' → ')}`);
     // the curve up to the checkpoint is kept (read back from the store), and training goes on from there
     assert((await chartPoints()) >= from, `the chart restarted with ${await chartPoints()} points, below the checkpoint's ${from}`);
     const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
@@ -117,7 +130,7 @@ export async function robustTests({ page, context, base, dist, results, test, as
     assert((await row.getAttribute('data-status')) === 'running', `the run row says ${await row.getAttribute('data-status')}`);
     const steps = await storedSteps(runId);
     assert(contiguous(steps) && steps.length >= from + 3, `stored steps are not 1..n: ${steps.slice(0, 5).join(',')}…${steps.slice(-5).join(',')} (${steps.length})`);
-    console.log(`      ${before} points before the reload; resumed from step ${from}; ${steps.length} stored steps, contiguous`);
+    console.log(`      ${before} points before the reload; resumed from step ${from}; ${steps.length} stored steps, contiguous; the status line read: ${shown.map((t) => t.slice(0, 48)).join(' → ')}`);
     await page.screenshot({ path: join(results, 'robust-resumed.png'), fullPage: true });
   }, group);
 

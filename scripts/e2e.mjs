@@ -11,15 +11,17 @@
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
 // RL starting point (a shipped SFT checkpoint) is loaded and shown, and a missing, truncated or
-// mismatched one is refused with its reason while the store gains nothing.
+// mismatched one is refused with its reason while the store gains nothing. The firefox group plays the page in
+// Firefox (firefox-esr through puppeteer-core; skipped, with a line that says so, where there is none).
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend, firefox;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of the groups each (SHARD_1 below, then every other group);
 //                                                 npm test runs the two side by side, each in its own browser
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
+//   FIREFOX_PATH=…                                the firefox group's browser (default /usr/bin/firefox-esr)
 //
 // Screenshots go to test-results/. Prints `e2e: N passed, M failed`; exits non-zero on failure.
 import { createServer } from 'node:http';
@@ -38,6 +40,7 @@ import { uiTests } from './e2e-ui.mjs';
 import { lessonsTests } from './e2e-lessons.mjs';
 import { backendTests } from './e2e-backend.mjs';
 import { phoneTests } from './e2e-phone.mjs';
+import { firefoxTests } from './e2e-firefox.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -97,6 +100,14 @@ const server = createServer((req, res) => {
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const base = `http://127.0.0.1:${server.address().port}/`;
+// the same files cross-origin isolated (COOP + COEP), as `npm start` and `vite preview` serve them: the firefox group's
+const isolatedServer = createServer((req, res) => {
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
+  server.emit('request', req, res);
+});
+await new Promise((ok) => isolatedServer.listen(0, '127.0.0.1', ok));
+const isolatedBase = `http://127.0.0.1:${isolatedServer.address().port}/`;
 
 // ---- the browser ---------------------------------------------------------------------------------
 const userDataDir = mkdtempSync(join(tmpdir(), 'star-lab-e2e-'));
@@ -125,10 +136,14 @@ page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && consoleE
 
 let passed = 0;
 let failed = 0;
-async function test(name, fn, group = 'sft') {
+/** whether this invocation runs the tests of `group` (or of any of several) */
+function selected(group) {
   const groups = [group].flat(); // a test may belong to several groups
-  if (only && !groups.includes(only)) return;
-  if (shard && groups.some((g) => SHARD_1.includes(g)) !== (shard === '1')) return;
+  if (only && !groups.includes(only)) return false;
+  return !shard || groups.some((g) => SHARD_1.includes(g)) === (shard === '1');
+}
+async function test(name, fn, group = 'sft') {
+  if (!selected(group)) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -398,6 +413,9 @@ await liveTests({ page, base, results, test, assert, attr, join, storeCounts: ()
 // ---- the Lessons: every lesson from its link; one played at the smoke size, reloaded mid-run, to its takeaway ----
 await lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors });
 
+// Firefox (firefox-esr, puppeteer-core over WebDriver BiDi), its own browser, on the isolated server
+await firefoxTests({ base: isolatedBase, results, test, assert, selected });
+
 if (measure) {
   await test('measure: the same SFT run on the cpu backend', async () => {
     await page.goto(`${base}?backend=cpu#${SFT}`);
@@ -411,6 +429,7 @@ if (measure) {
 
 await context.close();
 server.close();
+isolatedServer.close();
 rmSync(userDataDir, { recursive: true, force: true });
 if (failed && consoleErrors.length) console.log(`  browser errors:\n    ${consoleErrors.slice(0, 10).join('\n    ')}`);
 if (Object.keys(timings).length) console.log(`e2e timings: ${JSON.stringify(timings)}`);

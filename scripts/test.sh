@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The one test command (README): typecheck, lint, unit tests in Node (the short SFT learning test and
 # the shipped checkpoints' verdict checks included), the build, then the browser end-to-end tests in
-# headless Chromium. Budget: 15 minutes wall on a 2-core machine; anything that needs an
-# hour is a `npm run repro` or a benchmark. Installs Debian's chromium if it is missing and we are root
-# on Debian; otherwise says exactly what to install.
+# headless Chromium (one group in Firefox). Budget: 15 minutes wall on a 2-core machine; anything that needs an
+# hour is a `npm run repro` or a benchmark. Installs Debian's chromium and firefox-esr if missing and we are
+# root on Debian; otherwise says exactly what to install (without Firefox its group is skipped, and says so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -22,6 +22,15 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
   else
     echo "Chromium is missing. Install it, e.g.: sudo apt-get install -y chromium   (or set CHROMIUM_PATH)" >&2
     exit 1
+  fi
+fi
+# Firefox (the e2e group `firefox`): installed the same way where we can; elsewhere that group is skipped and says so
+if [ ! -x /usr/bin/firefox-esr ] && [ -z "${FIREFOX_PATH:-}" ]; then
+  if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
+    echo "== installing Debian's firefox-esr (the Firefox browser tests)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq firefox-esr >/dev/null
+  else
+    echo "== firefox-esr is missing and cannot be installed here (not root on Debian): the e2e group firefox will be SKIPPED. Install it: sudo apt-get install -y firefox-esr (or set FIREFOX_PATH)"
   fi
 fi
 
@@ -56,6 +65,6 @@ side_by_side "typecheck|npm run -s typecheck" "lint|npm run -s lint" "build|npx 
   "fused WebGPU kernels|node scripts/webgpu-kernels.mjs"
 stage "unit (vitest, Node, tfjs cpu/wasm)"; npx vitest run
 # two browsers, half the groups each (e2e.mjs, E2E_SHARD): one browser mostly kept one core busy
-stage "end-to-end (headless Chromium, WebGPU via SwiftShader), two shards side by side"
+stage "end-to-end (headless Chromium, WebGPU via SwiftShader; Firefox for one group), two shards side by side"
 side_by_side "e2e shard 1|E2E_SHARD=1 node scripts/e2e.mjs" "e2e shard 2|E2E_SHARD=2 node scripts/e2e.mjs"
 stage "all tests passed in $(( $(date +%s) - start ))s"

@@ -333,3 +333,12 @@ export function fewCoresReason(cores: number): string {
   if (cores <= 1) return 'this machine has 1 core, so the work runs on one';
   return `this machine has ${cores} cores; splitting the work across cores only speeds it up from 4 cores on, so it runs on one`;
 }
+
+/**
+ * Why wasm keeps to one thread in this browser whatever its cores, or null. Firefox (ESR 153 here): the threaded
+ * build creates its pool of 8 workers from the training worker, and on 4 of 10 cross-origin isolated loads that
+ * blocked the training worker for good — no timer of its own fires again, so only the plain build avoids it.
+ */
+export function threadsRefusedBy(userAgent: string): string | null {
+  return /\bFirefox\//.test(userAgent) ? 'in Firefox the threaded build hangs on some page loads, so it runs on one' : null;
+}

@@ -6,6 +6,9 @@ import type { Scale } from '../lab/backendChoice.ts';
 import type { BackendInfo, BackendName, CalibrationProgress, MeasureListener } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 
+/** silence from the worker at boot, no answer and no measurement under way, past which the page says so */
+const SILENT_WORKER_MS = 60_000;
+
 export class BackendState {
   /** the backend runs at the page's scale train on (null until the worker has chosen) */
   info = $state<BackendInfo | null>(null);
@@ -26,11 +29,24 @@ export class BackendState {
   /** the worker's first choice, at the page's scale at boot (it looks again if the scale changed meanwhile) */
   async boot(worker: TrainingWorkerHandle, forceBackend: BackendName | undefined): Promise<void> {
     const scale = this.host.scale();
+    // The worker gives each step of its start a time and falls back past it; a worker that says nothing at all
+    // (its script never ran, a message lost) is named here rather than left at "starting backend…".
+    let heard = performance.now();
+    let silence: string | null = null;
+    const watch = setInterval(() => {
+      if (this.measuring) heard = performance.now(); // a measurement reports as it goes
+      else if (performance.now() - heard > SILENT_WORKER_MS && !this.info && !this.error) {
+        this.error = silence = `The training worker has not answered in ${Math.round((performance.now() - heard) / 1000)} s; reloading the page may help.`;
+      }
+    }, 5_000);
     try {
       this.info = await this.measured((listener) => worker.api.init({ forceBackend, scale }, listener));
+      if (this.error === silence) this.error = null; // it answered after all
       if (this.host.scale() !== scale) void this.choose();
     } catch (e) {
       this.error = messageOf(e);
+    } finally {
+      clearInterval(watch);
     }
   }
 

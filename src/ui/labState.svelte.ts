@@ -61,6 +61,8 @@ export class LabState {
   actionError = $state<string | null>(null);
   /** a start is being prepared in the worker (world, teacher data, model) */
   starting = $state(false);
+  /** after a reload, the run the closed page left training, until it is resumed (or cannot be) */
+  resuming = $state.raw<{ runId: string; step: number; totalSteps: number } | null>(null);
   /** the newest sample episodes of the shown run (its latest evaluation) */
   episodes = $state.raw<EpisodeRecord[]>([]);
 
@@ -113,6 +115,7 @@ export class LabState {
     try {
       this.store = await LabStore.open();
       await this.refreshRuns();
+      await this.noteResuming(this.store);
       await this.restoreQueue(this.store); // before resuming: the resumed run's progress finds its item
     } catch (e) {
       this.storeError = messageOf(e);
@@ -121,8 +124,19 @@ export class LabState {
     await backend; // the worker marks runs of a closed page as interrupted: list them again
     await this.refreshRuns();
     await this.recovery.afterBoot(); // and continues the one that was training
+    this.resuming = null;
     this.markBooted();
     await this.settleRestoredQueue(); // then the queue carries on
+  }
+
+  /** A run the closed page left training is continued once the worker is up (afterBoot), seconds later: the
+   *  panel says so, with its kept curve, from the first paint rather than "Ready". */
+  private async noteResuming(store: LabStore): Promise<void> {
+    const run = this.runs.find((r) => r.status === 'running'); // newest first, as afterBoot picks it
+    const from = run ? (await store.checkpointSteps(run.id).catch(() => [])).at(-1) : undefined;
+    if (!run || from === undefined) return; // none, or one without a checkpoint: not resumed
+    this.resuming = { runId: run.id, step: from, totalSteps: run.summary.totalSteps };
+    await this.showRun(run.id);
   }
 
   /** Applies a config edit and writes it to the URL (only non-default values). */

@@ -4,9 +4,10 @@
 // adapter, so a browser without WebGPU never loads it; the wasm binaries are emitted by Vite as assets.
 import * as tf from '@tensorflow/tfjs';
 import type { BackendInfo, BackendName } from './api.ts';
-import { fewCoresReason } from '../lab/backendChoice.ts';
+import { fewCoresReason, threadsRefusedBy } from '../lab/backendChoice.ts';
 import { boundBufferPool } from '../model/kernels/bufferPool.ts';
 import type { WebGPUBackend } from '../model/kernels/webgpu.ts';
+import { START_LIMITS, withinTime } from './deadline.ts';
 
 /** The WebGPU adapter this browser would hand out, named as the device key and badge need; or why there is none. */
 export type WebgpuProbe =
@@ -17,9 +18,9 @@ export async function probeWebgpu(): Promise<WebgpuProbe> {
   const gpu = typeof navigator !== 'undefined' ? navigator.gpu : undefined;
   if (!gpu) return { ok: false, reason: 'this browser has no WebGPU (navigator.gpu)' };
   try {
-    const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+    const adapter = await withinTime(gpu.requestAdapter({ powerPreference: 'high-performance' }), START_LIMITS.adapterMs, 'the WebGPU adapter request');
     if (!adapter) return { ok: false, reason: 'no WebGPU adapter was found' };
-    const info = await adapterInfo(adapter);
+    const info = await withinTime(adapterInfo(adapter), START_LIMITS.adapterMs, "the WebGPU adapter's info");
     const fallback = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true || info.isFallbackAdapter === true;
     const key = [info.vendor, info.architecture, info.description].filter(Boolean).join(' · ') + (fallback ? ' (fallback)' : '');
     return { ok: true, vendor: info.vendor, architecture: info.architecture, key: key || 'unnamed adapter' };
@@ -34,34 +35,80 @@ export async function startBackend(name: BackendName): Promise<BackendInfo> {
     const probe = await probeWebgpu();
     if (!probe.ok) throw new Error(probe.reason);
     await import('@tensorflow/tfjs-backend-webgpu');
-    if (!(await tf.setBackend('webgpu'))) throw new Error('the tfjs webgpu backend failed to start');
-    await tf.ready();
+    await startWithin('webgpu', START_LIMITS.webgpuMs, 'the tfjs webgpu backend');
     boundBufferPool(tf.backend() as unknown as WebGPUBackend); // else every tensor size a run meets stays allocated
     const label = ['webgpu', probe.architecture || probe.vendor].filter(Boolean).join(' · ');
     return { name: 'webgpu', vendor: probe.vendor, architecture: probe.architecture, label };
   }
-  if (name === 'wasm') {
-    const wasm = await import('@tensorflow/tfjs-backend-wasm');
-    const plan = wasmThreadPlan();
-    if (!wasmStarted) { // both are read once, when the backend first starts (tfjs refuses them after)
-      const paths = await wasmPaths();
-      if (paths) wasm.setWasmPaths(paths);
-      if (plan.threads > 1) wasm.setThreadsCount(plan.threads);
-    }
-    if (!(await withLogicalCores(2 * plan.threads, () => tf.setBackend('wasm')))) throw new Error('the tfjs wasm backend failed to start');
-    await tf.ready();
-    wasmStarted = true;
-    const threads = wasm.getThreadsCount();
-    const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) ? 'simd · ' : '';
-    const label = `wasm · ${simd}${threads} thread${threads > 1 ? 's' : ''}${threads > 1 ? '' : ` (${plan.reason ?? 'the threaded build did not start'})`}`;
-    return { name: 'wasm', vendor: '', architecture: '', label, threads, crossOriginIsolated: isolated() };
-  }
+  if (name === 'wasm') return startWasm();
   if (!(await tf.setBackend('cpu'))) throw new Error('the tfjs cpu backend failed to start');
   await tf.ready();
   return { name: 'cpu', vendor: '', architecture: '', label: 'cpu', crossOriginIsolated: isolated() };
 }
 /** the wasm backend started once in this thread: its paths and threads are set */
 let wasmStarted = false;
+/** why the threaded wasm build was given up for the plain one, for the label */
+let threadedFailed: string | undefined;
+
+async function startWasm(): Promise<BackendInfo> {
+  const wasm = await withinTime(import('@tensorflow/tfjs-backend-wasm'), START_LIMITS.wasmMs, "the wasm backend's code");
+  const plan = wasmThreadPlan();
+  if (!wasmStarted) { // all are read once, when the backend first starts (tfjs refuses them after)
+    const paths = await withinTime(wasmPaths(), START_LIMITS.wasmMs, "the wasm binaries' addresses");
+    if (paths) wasm.setWasmPaths(paths);
+    if (plan.threads > 1) wasm.setThreadsCount(plan.threads);
+    // One thread: the plain build. tfjs takes the threaded build whenever the page is cross-origin isolated, and
+    // that build starts a pool of 8 workers whatever the count; Firefox, creating them from this worker, hung for
+    // good on a third to a half of page loads, leaving the page at "starting backend…".
+    else tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  }
+  const threaded = !wasmStarted && (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')) === true;
+  try {
+    await withLogicalCores(2 * plan.threads, () =>
+      startWithin('wasm', threaded ? START_LIMITS.threadedWasmMs : START_LIMITS.wasmMs, `the tfjs wasm backend${threaded ? ' (threaded build)' : ''}`));
+  } catch (e) {
+    if (!threaded) throw e;
+    threadedFailed = messageOf(e); // the plain build, on one thread
+    tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+    await startWithin('wasm', START_LIMITS.wasmMs, 'the tfjs wasm backend (plain build)');
+  }
+  wasmStarted = true;
+  const threads = wasm.getThreadsCount();
+  const simd = (await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT')) ? 'simd · ' : '';
+  const why = threadedFailed ? `${threadedFailed}: one thread` : (plan.reason ?? 'the threaded build did not start');
+  const label = `wasm · ${simd}${threads} thread${threads > 1 ? 's' : ''}${threads > 1 ? '' : ` (${why})`}`;
+  return { name: 'wasm', vendor: '', architecture: '', label, threads, crossOriginIsolated: isolated() };
+}
+
+/** tf.setBackend(name) and tf.ready() within `ms`; throws the reason when it fails or hangs. A hung start is
+ *  abandoned: tfjs would otherwise await it in every later setBackend() and ready(), the fallbacks' included. */
+async function startWithin(name: BackendName, ms: number, what: string): Promise<void> {
+  let ok: boolean;
+  try {
+    const started = async () => {
+      if (!(await tf.setBackend(name))) return false;
+      await tf.ready();
+      return true;
+    };
+    ok = await withinTime(started(), ms, what);
+  } catch (e) {
+    abandonStart(name);
+    throw e;
+  }
+  if (!ok) {
+    abandonStart(name);
+    throw new Error(`${what} failed to start`);
+  }
+}
+
+/** forgets a backend's unfinished start, keeping its factory so that it can be started again */
+function abandonStart(name: BackendName): void {
+  const { registryFactory, registry } = tf.engine();
+  if (!(name in registryFactory) || name in registry) return; // never registered, or started after all
+  const entry = registryFactory[name];
+  tf.removeBackend(name); // makes its pending start obsolete
+  tf.registerBackend(name, entry.factory, entry.priority);
+}
 
 /** The first of `order` that starts, else `cpu`; `fallbackReason` says why the ones before it did not (no measurement:
  *  a forced backend, and the bench pages). */
@@ -93,6 +140,8 @@ function wasmThreadPlan(): { threads: number; reason?: string } {
   // one core stays with the page; on 2 cores a second thread made training slower (0.77–0.96× in Node,
   // bench model wasm.threads.*): these models' matmuls are too small to split across a busy core
   if (cores < 4) return { threads: 1, reason: fewCoresReason(cores) };
+  const refused = threadsRefusedBy(typeof navigator !== 'undefined' ? navigator.userAgent ?? '' : '');
+  if (refused) return { threads: 1, reason: refused };
   return { threads: Math.min(8, cores - 1) }; // the threaded build's pool holds 8
 }
 

@@ -8,6 +8,7 @@ import type { CalibrationStore } from '../store/calibrationStore.ts';
 import type { BackendInfo, BackendName } from './api.ts';
 import { probeWebgpu, startBackend, startFirst } from './backend.ts';
 import { measureBackend } from './calibration.ts';
+import { START_LIMITS, withinTime } from './deadline.ts';
 
 /** bumped when what the calibration measures changes, so that stored figures are measured again */
 const CALIBRATION_VERSION = 1;
@@ -52,7 +53,9 @@ export class BackendChooser {
       info = await startFirst(['wasm']);
       info.fallbackReason = `${calibration.choice}: ${e instanceof Error ? e.message : String(e)}`;
     }
-    if (calibration.figures.some((f) => f.status === 'measured')) await this.store?.put(calibration).catch(() => undefined); // not kept: measured again next visit
+    if (calibration.figures.some((f) => f.status === 'measured') && this.store) {
+      await withinTime(this.store.put(calibration), START_LIMITS.storeMs, 'storing the figures').catch(() => undefined); // not kept: measured again next visit
+    }
     return { ...info, choice: { mode: 'measured', scale, calibration, stored: false } };
   }
 
@@ -81,7 +84,8 @@ export class BackendChooser {
   }
 
   private async stored(scale: Scale, device: DeviceKey): Promise<Calibration | null> {
-    const c = await this.store?.get(scale).catch(() => null);
+    // a store that does not answer counts as empty: the backends are measured again
+    const c = this.store ? await withinTime(this.store.get(scale), START_LIMITS.storeMs, 'reading the stored figures').catch(() => null) : null;
     return c && sameDevice(c.device, device) ? c : null;
   }
 }

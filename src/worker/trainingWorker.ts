@@ -12,6 +12,7 @@ import { ActiveRun, resumeFromCheckpoint } from './activeRun.ts';
 import type { BackendInfo, BackendName, InterruptedRun, MeasureListener, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
 import { gpuDeviceLost } from './backend.ts';
 import { BackendChooser } from './backendChooser.ts';
+import { START_LIMITS, withinTime } from './deadline.ts';
 import { RlJob } from './rlJob.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
 import { checkSource, loadStartingPoint } from './startingPoint.ts';
@@ -51,13 +52,14 @@ class TrainingWorker implements TrainingWorkerApi {
 
   private async initOnce(forceBackend: BackendName | undefined, scale: Scale): Promise<BackendInfo> {
     try {
-      this.store = await LabStore.open();
+      this.store = await withinTime(LabStore.open(), START_LIMITS.storeMs, 'opening the run store (IndexedDB)');
       this.marking = this.markInterruptedRuns().catch(() => []);
     } catch (e) {
       this.storeError = e instanceof Error ? e.message : String(e);
     }
     // the figures are kept apart from the runs; without IndexedDB the backends are measured on every visit
-    this.chooser = new BackendChooser(await CalibrationStore.open().catch(() => null), forceBackend);
+    const figures = await withinTime(CalibrationStore.open(), START_LIMITS.storeMs, 'opening the figures store').catch(() => null);
+    this.chooser = new BackendChooser(figures, forceBackend);
     return this.exclusive(() => this.switchTo(scale));
   }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   fewCoresReason,
+  threadsRefusedBy,
   alreadySlower, backendNotice, badgeText, CALIBRATION, CALIBRATION_CONTEXT, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
   runCalibration, sameDevice, stepEstimateMs, stepSamplesFor, TIE_ORDER, type BackendFigure, type BackendName, type Calibration, type DeviceKey,
 } from '../../src/lab/backendChoice.ts';
@@ -201,5 +202,14 @@ describe('why wasm runs on one thread (plain words, not "threads pay from 4")', 
     expect(fewCoresReason(3)).toMatch(/^this machine has 3 cores;/);
     expect(fewCoresReason(1)).toBe('this machine has 1 core, so the work runs on one');
     for (const n of [1, 2, 3]) expect(fewCoresReason(n)).not.toMatch(/threads? pay/);
+  });
+});
+
+describe('browsers whose threaded wasm build hangs', () => {
+  it('Firefox (and its forks, which name it) keeps wasm to one thread, and says why; Chromium and Safari do not', () => {
+    expect(threadsRefusedBy('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0')).toMatch(/^in Firefox the threaded build hangs/);
+    expect(threadsRefusedBy('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/143.0.0.0 Safari/537.36')).toBeNull();
+    expect(threadsRefusedBy('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15')).toBeNull();
+    expect(threadsRefusedBy('')).toBeNull();
   });
 });
