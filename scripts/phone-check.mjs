@@ -17,13 +17,16 @@ const server = await preview({ root: ROOT, logLevel: 'silent', preview: { port: 
 const base = server.resolvedUrls.local[0];
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--headless', '--no-sandbox'] });
 let bad = 0;
+let took = 0; // ms in the check itself
 try {
   const page = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
   await page.goto(`${base}?backend=cpu#${VIEWS[0]}`);
   for (const v of VIEWS) {
     await page.evaluate((h) => { location.hash = h; }, v);
     await page.waitForTimeout(800);
+    const t0 = performance.now();
     const found = await phoneChartProblems(page);
+    took += performance.now() - t0;
     bad += found.length;
     console.log(`${v}: ${found.length ? `\n  ${found.join('\n  ')}` : 'ok'}`);
   }
@@ -49,4 +52,5 @@ try {
   await browser.close();
   await server.close();
 }
+console.log(`the check: ${Math.round(took)} ms over ${VIEWS.length} views`);
 process.exit(bad ? 1 : 0);
