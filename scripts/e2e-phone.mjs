@@ -8,7 +8,10 @@
 //   - pass axe-core's WCAG 2.1 A/AA rules and WCAG 2.2's target size (2.5.8, axe's `target-size`: each
 //     control at least 24 × 24 CSS px or spaced so a 24 px circle round it touches no other) with no
 //     serious or critical violation; axe runs on one page of each kind (findings and lessons share their
-//     layout), the overflow check on all.
+//     layout), the overflow check on all;
+//   - (the Lab, findings and lessons) hide no chart: nothing scrolls sideways inside itself, no input or button
+//     under 24 px (its label counted), no SVG text under 11 px on screen; a tap on a finding's table cell
+//     shows its run, as hovering does on a desktop.
 // One page, navigated by clicking the tabs and by the hash, as a user would. Screenshots:
 // test-results/phone-<view>.png; E2E_PHONE_DOCS=1 also writes them to docs/img/ (docs/views.md shows them).
 import { copyFileSync, writeFileSync } from 'node:fs';
@@ -76,6 +79,54 @@ function smallTargets(page) {
   });
 }
 
+/**
+ * what a phone hides or shrinks in a chart: an element that scrolls sideways inside itself (content off-screen
+ * with no cue — a wide table's [role=region] scroller is allowed, a chart's is not), an input or button under
+ * 24 × 24 px (its label counts when it wraps the input: the label is the hit area), SVG text drawn under 11 px
+ * (font-size times the SVG's scale, since a viewBox shrinks its text with the drawing).
+ */
+export function phoneChartProblems(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const name = (el) => {
+      const id = el.getAttribute('data-testid') ?? el.getAttribute('aria-label');
+      const cls = typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
+      return `${el.tagName.toLowerCase()}${cls ? `.${cls}` : ''}${id ? `[${id}]` : ''}`;
+    };
+    const shown = (el) => el.getClientRects().length > 0 && !el.closest('[hidden], [inert]');
+    for (const el of document.body.querySelectorAll('*')) {
+      if (!shown(el) || el.clientWidth <= 1 || el.scrollWidth <= el.clientWidth + 1) continue; // 1 px: a screen-reader-only span
+      if (getComputedStyle(el).overflowX === 'visible') continue;
+      // a wide table scrolls inside its named region (ScrollRegion) by design; a chart must not
+      const region = el.closest('[role=region]');
+      if (region?.querySelector('table') && !region.querySelector('svg')) continue; // (and a cell's own ellipsis in it)
+      out.push(`${name(el)}${el.parentElement ? ` in ${name(el.parentElement)}` : ''} scrolls sideways: ${el.scrollWidth} in ${el.clientWidth} px`);
+    }
+    for (const el of document.body.querySelectorAll('input:not([type=hidden]), button')) {
+      if (!shown(el)) continue;
+      const own = el.getBoundingClientRect();
+      const label = el.closest('label') ?? el.labels?.[0];
+      const box = label && label.getBoundingClientRect().height < 80 ? label.getBoundingClientRect() : own;
+      const w = Math.max(own.width, box.width), h = Math.max(own.height, box.height);
+      if (w < 23.5 || h < 23.5) out.push(`${name(el)}${el.type ? `[type=${el.type}]` : ''} target ${Math.round(w)}×${Math.round(h)} px`);
+    }
+    const small = new Map();
+    for (const t of document.body.querySelectorAll('svg text')) {
+      if (!shown(t) || !t.textContent.trim()) continue;
+      const svg = t.ownerSVGElement;
+      const vb = svg.viewBox?.baseVal;
+      const scale = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
+      const px = parseFloat(getComputedStyle(t).fontSize) * scale;
+      if (px < 10.95) {
+        const key = `${name(svg)} text ${px.toFixed(1)} px`;
+        small.set(key, (small.get(key) ?? 0) + 1);
+      }
+    }
+    for (const [k, n] of small) out.push(`${k} (${n}×)`);
+    return out.slice(0, 20);
+  });
+}
+
 /** registers the group's tests with e2e.mjs' `test` */
 export async function phoneTests({ page, base, results, test, assert, checkpointDir, consoleErrors }) {
   const G = 'phone';
@@ -88,7 +139,7 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
    * the view as it is now: fits the screen, no small control crowded, no new page error, and (axe) axe-clean.
    * Pictured when it is one of the docs' (`doc`, scrolled to `show`) or has a problem.
    */
-  async function check(view, { axe = false, show = null, doc = false } = {}) {
+  async function check(view, { axe = false, show = null, doc = false, charts = false } = {}) {
     const errors = consoleErrors.length;
     const { width, offenders } = await overflow(page);
     widths[view] = width;
@@ -96,6 +147,7 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     if (width > PHONE.width) problems.push(`${view} scrolls sideways: ${width} px wide (${offenders.join(', ')})`);
     const tooSmall = await smallTargets(page);
     if (tooSmall.length) problems.push(`${view}: controls under 24 × 24 px and too close to another: ${tooSmall.join(', ')}`);
+    if (charts) for (const p of await phoneChartProblems(page)) problems.push(`${view}: ${p}`);
     if (axe) {
       const found = await axeViolations(page, { tags: [...WCAG21_AA, 'wcag22aa'] });
       for (const v of found) problems.push(`${view}: axe ${v.id} (${v.impact}, ${v.count}): ${v.nodes.slice(0, 3).join(' | ')}`);
@@ -158,7 +210,7 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     await tab('lab', '[data-testid=backend][data-backend]:not([data-backend=""])');
     await page.locator(`[data-testid=run-row][data-run-id="${id}"]`).click();
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) > 0, null, { timeout: 10_000 });
-    problems.push(...(await check('lab', { axe: true, doc: true })));
+    problems.push(...(await check('lab', { axe: true, doc: true, charts: true })));
     if (docs) await picture('lab-training', '[aria-label=Training]', true);
     // a malformed link's notice names each bad key, however long
     await hash('#scale=xl&steps=-5&a_setting_this_lab_has_never_had_with_a_long_name=1', '[data-testid=url-notice]');
@@ -172,8 +224,11 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     const problems = [];
     for (const f of FINDINGS) {
       await hash(`#finding=${f}`, `[data-testid=finding][data-finding=${f}]`);
-      problems.push(...(await check(`finding-${f}`, { axe: f === 'T7', doc: f === 'T7' })));
+      problems.push(...(await check(`finding-${f}`, { axe: f === 'T7', doc: f === 'T7', charts: true })));
     }
+    // a phone has no hover: a tap on a table's cell writes out the run behind it
+    await page.locator('[data-testid=finding-cell][title*="success"]').first().click();
+    if (!(await page.locator('[data-testid=finding-cell-detail]').count())) problems.push("T7: tapping a table's cell shows no run");
     report(problems);
   }, G);
 
@@ -183,9 +238,9 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     const problems = await check('lessons', { axe: true, doc: true });
     for (const id of LESSONS) {
       await hash(`#lesson=${id}`, `[data-testid=lesson][data-lesson="${id}"]`);
-      problems.push(...(await check(`lesson-${id}`, { axe: id === 'dense-reward', doc: id === 'dense-reward' })));
+      problems.push(...(await check(`lesson-${id}`, { axe: id === 'dense-reward', doc: id === 'dense-reward', charts: true })));
       await hash(`#lesson=${id}&class`, `[data-testid=lesson-class][data-lesson="${id}"]`);
-      problems.push(...(await check(`lesson-${id}-class`, { axe: id === 'dense-reward', doc: id === 'dense-reward' })));
+      problems.push(...(await check(`lesson-${id}-class`, { axe: id === 'dense-reward', doc: id === 'dense-reward', charts: true })));
     }
     report(problems);
   }, G);
