@@ -172,6 +172,9 @@ export async function checkClassView({ browser, base, results, assert, links, se
     const count = await teacher.locator('[data-testid=class-runs]').getAttribute('data-count');
     const counted = await teacher.locator('[data-testid=class-runs]').innerText();
     assert(count === '3' && /\b5 runs\b/.test(counted), `the class counts ${count} learners (${counted}); three learners, five runs were pasted`);
+    // a class is of one size: the first (smoke) link set it, and no full-size band is drawn behind its ends
+    assert(await teacher.locator('[data-testid=class-size]').getAttribute('data-size') === 'smoke', 'the class of smoke links does not say it is of the smoke size');
+    assert(await teacher.locator('[data-testid=class-plot] rect').count() === 0, 'a smoke class is drawn against the full-size band');
     const reasons = await teacher.locator('[data-testid=class-rejected] li').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
     assert(JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson', 'seed']), `refused: ${reasons.join(', ')}`);
     // the pooled test (Welch's, three ends against two), not the "two learners or more" message
