@@ -7,6 +7,7 @@
 // size than the class's is refused, named by its learner's label or its seed. Pure: no DOM, no tfjs.
 import { tInterval, type Interval } from '../stats/intervals.ts';
 import { pooledSd, seedsForPower, twoSampleTPower, welchTest, type DifferenceTest } from '../stats/seedStatistics.ts';
+import { SETTINGS, type LabConfig } from '../lab/config.ts';
 import { armConfig, SMOKE_SIZE, type Lesson } from './lessons.ts';
 import { settingKey, type SettingReference } from './lessonReference.ts';
 import { decodeResultLink, peekResult, settingHash, type LessonResult, type RefusalReason } from './resultCode.ts';
@@ -17,15 +18,20 @@ export type ClassRefusal = RefusalReason | 'setting' | 'build' | 'seed' | 'size'
 /** the size a class pools: the lesson's full size (its committed runs'), its smoke size, or another setting of its arms */
 export type ClassSize = 'full' | 'smoke' | 'other';
 export const SIZE_WORDS: Record<ClassSize, string> = { full: 'full size', smoke: 'smoke size', other: 'changed setting' };
+const ADJECTIVE: Record<ClassSize, string> = { full: 'full-size', smoke: 'smoke-size', other: 'changed-setting' };
 
-/** a result's size, from its setting hash: its arm's at the lesson's size, at the smoke size, or neither */
+/** a result's size, from its setting hash: its arm's at the lesson's size, at the smoke size, or neither. A run
+ *  stores the world it trained in — its starting checkpoint's, whatever the planned worldSize said (a page's smoke
+ *  run stores `tiny`) — so every world size of the arm's setting is its setting. */
 export function resultSize(lesson: Lesson, r: LessonResult): ClassSize {
   const arm = lesson.arms.find((a) => a.key === r.arm);
   if (!arm) return 'other';
-  if (settingHash(settingKey(armConfig(arm, 1))) === r.setting) return 'full';
-  if (settingHash(settingKey(armConfig(arm, 1, SMOKE_SIZE))) === r.setting) return 'smoke';
+  const at = (size: Partial<LabConfig>) => WORLD_SIZES.some((worldSize) => settingHash(settingKey({ ...armConfig(arm, 1, size), worldSize })) === r.setting);
+  if (at({})) return 'full';
+  if (at(SMOKE_SIZE)) return 'smoke';
   return 'other';
 }
+const WORLD_SIZES = SETTINGS.worldSize.choices as readonly LabConfig['worldSize'][];
 
 /** a pasted line: a learner's label, when one comes before the link or code ("Ana: https://…"), and the link */
 export function splitLine(line: string): { label: string | null; link: string } {
@@ -91,7 +97,7 @@ export function addToClass(lesson: Lesson, members: readonly ClassMember[], line
     const sameArm = out.find((m) => m.result.arm === r.arm)?.result;
     const rSize = resultSize(lesson, r);
     if (classSize && rSize !== classSize) {
-      rejected.push({ line, who, reason: 'size', message: `a ${SIZE_WORDS[rSize]} run (${r.queries} queries an evaluation) in a ${SIZE_WORDS[classSize]} class: its end is comparable neither with the class's ends nor with ${classSize === 'full' ? "the committed runs' band" : 'the full-size band'} — add it to a class of its own size` });
+      rejected.push({ line, who, reason: 'size', message: `a ${ADJECTIVE[rSize]} run (${r.queries} queries an evaluation) in a ${ADJECTIVE[classSize]} class: its end is comparable neither with the class's ends nor with ${classSize === 'full' ? "the committed runs' band" : 'the full-size band'} — add it to a class of its own size` });
     } else if (first && r.build !== first.build) rejected.push({ line, who, reason: 'build', message: `another build (${r.build}) than the class's (${first.build}): the code, not only the dice, may differ` });
     else if (sameArm && r.setting !== sameArm.setting) rejected.push({ line, who, reason: 'setting', message: `another setting of the ${r.arm} arm than the class's (a changed run among the class's)` });
     else if (out.some((m) => m.result.arm === r.arm && m.result.seed === r.seed)) rejected.push({ line, who, reason: 'seed', message: `seed ${r.seed} of the ${r.arm} arm is already in the class (the same run pasted twice?)` });

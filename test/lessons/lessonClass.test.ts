@@ -93,8 +93,17 @@ describe('a class is of one size', () => {
     const next = addToClass(lesson, cls.members, [smoke('failures', 302), `Ana: ${smoke('clean', 303)}`, full('failures', 304)]);
     expect(next.accepted.map((m) => m.result.seed)).toEqual([304]);
     expect(next.rejected.map((r) => [r.who, r.reason])).toEqual([['seed 302, 10 % tool failures', 'size'], ['Ana', 'size']]);
-    expect(next.rejected[0].message).toMatch(/^a smoke size run \(4 queries an evaluation\) in a full size class/);
+    expect(next.rejected[0].message).toMatch(/^a smoke-size run \(4 queries an evaluation\) in a full-size class/);
     expect(resultSize(lesson, next.accepted[0].result)).toBe('full');
+  });
+
+  it('reads the size of a result as the page makes it: a smoke run stores its checkpoint\'s world (tiny), and is still of the smoke size', () => {
+    // the hashes of a real smoke pair from the page (headless Chromium, wasm, this build): 99b61feb and d63ecbee
+    expect(resultSize(lesson, { ...base, arm: 'failures', setting: '99b61feb' })).toBe('smoke');
+    expect(resultSize(lesson, { ...base, arm: 'clean', setting: 'd63ecbee' })).toBe('smoke');
+    const tinyFull = settingHash(settingKey({ ...armConfig(lesson.arms[1], 1), worldSize: 'tiny' }));
+    expect(resultSize(lesson, { ...base, arm: 'clean', setting: tinyFull })).toBe('full');
+    expect(resultSize(lesson, { ...base, arm: 'clean', setting: settingHash('x') })).toBe('other');
   });
 
   it('a class of smoke links keeps to the smoke size, and a size given (the kept class\'s) holds from the first link', () => {
