@@ -106,14 +106,15 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
     const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));
     console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
-    // the misleading rate beside the verdict, after the run; the charts' figures say they are smoothed
-    assert(await page.locator('[data-testid=lesson-misleading]').isVisible(), 'no misleading rate beside the verdict after the run');
+    // a smoke run's verdict says first that it cannot tell, and quotes no full-size misleading rate; the charts' figures say they are smoothed
+    assert(await page.locator('[data-testid=lesson-misleading]').count() === 0, 'a smoke run quotes the full size\'s misleading rate');
+    assert(/^A run this small cannot tell/.test(await page.locator('[data-testid=lesson-verdict]').innerText()), 'the smoke verdict does not say first that it cannot tell');
     assert(/smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')), 'the charts do not say their figures are smoothed');
     const kinds = await page.locator('[data-testid=lesson-takeaway] li').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
     for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note']) assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
     const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
-    assert(['delivery', 'success', 'neither'].includes(judged), `judged ${judged}`);
-    assert(await attr('[data-testid=lesson-takeaway]', 'data-matched') === String(judged === 'delivery'), 'the verdict does not follow the judged prediction');
+    assert(judged === 'too-small', `a smoke run judged ${judged}`);
+    assert(await attr('[data-testid=lesson-takeaway]', 'data-matched') === 'false', 'a smoke run bears out a prediction');
     const text = await page.locator('[data-testid=lesson-takeaway]').innerText();
     assert(/not at the reference setting \(steps=6/.test(text), 'the takeaway does not say the smoke run is off the reference setting');
     const evals = await page.locator('[data-testid=lesson-plot][data-metric="eval/success"]').getAttribute('data-live-points');
@@ -171,6 +172,9 @@ export async function checkClassView({ browser, base, results, assert, links, se
     const count = await teacher.locator('[data-testid=class-runs]').getAttribute('data-count');
     const counted = await teacher.locator('[data-testid=class-runs]').innerText();
     assert(count === '3' && /\b5 runs\b/.test(counted), `the class counts ${count} learners (${counted}); three learners, five runs were pasted`);
+    // a class is of one size: the first (smoke) link set it, and no full-size band is drawn behind its ends
+    assert(await teacher.locator('[data-testid=class-size]').getAttribute('data-size') === 'smoke', 'the class of smoke links does not say it is of the smoke size');
+    assert(await teacher.locator('[data-testid=class-plot] rect').count() === 0, 'a smoke class is drawn against the full-size band');
     const reasons = await teacher.locator('[data-testid=class-rejected] li').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
     assert(JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson', 'seed']), `refused: ${reasons.join(', ')}`);
     // the pooled test (Welch's, three ends against two), not the "two learners or more" message

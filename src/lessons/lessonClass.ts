@@ -2,15 +2,57 @@
 // — another lesson, another setting or build than the class's, a seed already in the class, malformed or
 // tampered: refused with its reason, nothing else changed — and the accepted ends are tested as the findings
 // test two settings (Welch's test of the two arms' end success), with the power the class had at its size
-// and the committed seeds' answer beside it. A class of 20 laptops is 20 seeds. Pure: no DOM, no tfjs.
+// and the committed seeds' answer beside it. A class of 20 laptops is 20 seeds. A class is of one size: a smoke
+// run's 4-query end is neither comparable with full-size ends nor placed in their band, so a link of another
+// size than the class's is refused, named by its learner's label or its seed. Pure: no DOM, no tfjs.
 import { tInterval, type Interval } from '../stats/intervals.ts';
 import { pooledSd, seedsForPower, twoSampleTPower, welchTest, type DifferenceTest } from '../stats/seedStatistics.ts';
-import type { Lesson } from './lessons.ts';
-import type { SettingReference } from './lessonReference.ts';
-import { decodeResultLink, type LessonResult, type RefusalReason } from './resultCode.ts';
+import { SETTINGS, type LabConfig } from '../lab/config.ts';
+import { armConfig, SMOKE_SIZE, type Lesson } from './lessons.ts';
+import { settingKey, type SettingReference } from './lessonReference.ts';
+import { decodeResultLink, peekResult, settingHash, type LessonResult, type RefusalReason } from './resultCode.ts';
 import type { CommittedComparison } from '../findings/committedComparison.ts';
 
-export type ClassRefusal = RefusalReason | 'setting' | 'build' | 'seed';
+export type ClassRefusal = RefusalReason | 'setting' | 'build' | 'seed' | 'size';
+
+/** the size a class pools: the lesson's full size (its committed runs'), its smoke size, or another setting of its arms */
+export type ClassSize = 'full' | 'smoke' | 'other';
+export const SIZE_WORDS: Record<ClassSize, string> = { full: 'full size', smoke: 'smoke size', other: 'changed setting' };
+const ADJECTIVE: Record<ClassSize, string> = { full: 'full-size', smoke: 'smoke-size', other: 'changed-setting' };
+
+/** a result's size, from its setting hash: its arm's at the lesson's size, at the smoke size, or neither. A run
+ *  stores the world it trained in — its starting checkpoint's, whatever the planned worldSize said (a page's smoke
+ *  run stores `tiny`) — so every world size of the arm's setting is its setting. */
+export function resultSize(lesson: Lesson, r: LessonResult): ClassSize {
+  const arm = lesson.arms.find((a) => a.key === r.arm);
+  if (!arm) return 'other';
+  const at = (size: Partial<LabConfig>) => WORLD_SIZES.some((worldSize) => settingHash(settingKey({ ...armConfig(arm, 1, size), worldSize })) === r.setting);
+  if (at({})) return 'full';
+  if (at(SMOKE_SIZE)) return 'smoke';
+  return 'other';
+}
+const WORLD_SIZES = SETTINGS.worldSize.choices as readonly LabConfig['worldSize'][];
+
+/** a pasted line: a learner's label, when one comes before the link or code ("Ana: https://…"), and the link */
+export function splitLine(line: string): { label: string | null; link: string } {
+  const m = /(https?:\/\/|#?lesson=|result=|(?<![\w.])v\d+\.)/.exec(line);
+  if (!m || m.index === 0) return { label: null, link: line };
+  const label = line.slice(0, m.index).replace(/[\s:,;|>—–-]+$/, '').trim();
+  return { label: label ? label.slice(0, 40) : null, link: line.slice(m.index) };
+}
+
+/** `name`, or `name #2`, `#3`… — the first no other class of the lesson has (case and spaces aside) */
+export function uniqueName(name: string, taken: readonly string[]): string {
+  const key = (x: string) => x.trim().replace(/\s+/g, ' ').toLowerCase();
+  const used = new Set(taken.map(key));
+  if (!used.has(key(name))) return name;
+  for (let i = 2; ; i++) if (!used.has(key(`${name} #${i}`))) return `${name} #${i}`;
+}
+
+/** a new class's name: the lesson, its size when not the full one, the day — unique among `taken` */
+export function freshClassName(lesson: Lesson, size: ClassSize | null, day: string, taken: readonly string[]): string {
+  return uniqueName(`${lesson.short}${size && size !== 'full' ? ` · ${SIZE_WORDS[size]}` : ''} · ${day}`, taken);
+}
 
 export interface ClassMember {
   code: string;
@@ -21,39 +63,52 @@ export interface AddOutcome {
   /** the class after the lines: the old members, then the accepted, in order */
   members: ClassMember[];
   accepted: ClassMember[];
-  rejected: { line: string; reason: ClassRefusal; message: string }[];
+  /** each refused line, named (`who`) by its learner's label, else its seed, else its line number */
+  rejected: { line: string; who: string; reason: ClassRefusal; message: string }[];
+  /** the class's size: the one given, else its first member's (null: no member yet) */
+  size: ClassSize | null;
 }
 
 /**
- * Adds pasted lines (one link or code a line; blank lines skipped) to a class of `lesson`. The class's
- * setting per arm and its build are those of its first member (so a class of smoke runs pools smoke runs);
- * a seed counts once an arm (a learner's two arms share one seed).
+ * Adds pasted lines (one link or code a line, a learner's label before it allowed; blank lines skipped) to a
+ * class of `lesson`. The class's size is `size`, else its first member's (so a class of smoke runs pools smoke
+ * runs); its setting per arm and its build are those of its first member; a seed counts once an arm (a
+ * learner's two arms share one seed).
  */
-export function addToClass(lesson: Lesson, members: readonly ClassMember[], lines: readonly string[]): AddOutcome {
+export function addToClass(lesson: Lesson, members: readonly ClassMember[], lines: readonly string[], size: ClassSize | null = null): AddOutcome {
   const out: ClassMember[] = [...members];
   const accepted: ClassMember[] = [];
   const rejected: AddOutcome['rejected'] = [];
-  for (const raw of lines) {
+  let classSize = size ?? (out[0] ? resultSize(lesson, out[0].result) : null);
+  const armLabel = (key: string) => lesson.arms.find((a) => a.key === key)?.label ?? key;
+  lines.forEach((raw, k) => {
     const line = raw.trim();
-    if (!line) continue;
-    const d = decodeResultLink(line, lesson.id);
+    if (!line) return;
+    const { label, link } = splitLine(line);
+    const d = decodeResultLink(link, lesson.id);
     if (!d.ok) {
-      rejected.push({ line, reason: d.reason, message: d.message });
-      continue;
+      const peek = peekResult(link);
+      rejected.push({ line, who: label ?? (peek ? `seed ${peek.seed} (as its unchecked payload says)` : `line ${k + 1}`), reason: d.reason, message: d.message });
+      return;
     }
     const r = d.result;
+    const who = label ?? `seed ${r.seed}, ${armLabel(r.arm)}`;
     const first = out[0]?.result;
     const sameArm = out.find((m) => m.result.arm === r.arm)?.result;
-    if (first && r.build !== first.build) rejected.push({ line, reason: 'build', message: `another build (${r.build}) than the class's (${first.build}): the code, not only the dice, may differ` });
-    else if (sameArm && r.setting !== sameArm.setting) rejected.push({ line, reason: 'setting', message: `another setting of the ${r.arm} arm than the class's (a smoke or changed run among full ones)` });
-    else if (out.some((m) => m.result.arm === r.arm && m.result.seed === r.seed)) rejected.push({ line, reason: 'seed', message: `seed ${r.seed} of the ${r.arm} arm is already in the class (the same run pasted twice?)` });
+    const rSize = resultSize(lesson, r);
+    if (classSize && rSize !== classSize) {
+      rejected.push({ line, who, reason: 'size', message: `a ${ADJECTIVE[rSize]} run (${r.queries} queries an evaluation) in a ${ADJECTIVE[classSize]} class: its end is comparable neither with the class's ends nor with ${classSize === 'full' ? "the committed runs' band" : 'the full-size band'} — add it to a class of its own size` });
+    } else if (first && r.build !== first.build) rejected.push({ line, who, reason: 'build', message: `another build (${r.build}) than the class's (${first.build}): the code, not only the dice, may differ` });
+    else if (sameArm && r.setting !== sameArm.setting) rejected.push({ line, who, reason: 'setting', message: `another setting of the ${r.arm} arm than the class's (a changed run among the class's)` });
+    else if (out.some((m) => m.result.arm === r.arm && m.result.seed === r.seed)) rejected.push({ line, who, reason: 'seed', message: `seed ${r.seed} of the ${r.arm} arm is already in the class (the same run pasted twice?)` });
     else {
       const m = { code: d.code, result: r };
       out.push(m);
       accepted.push(m);
+      classSize ??= rSize;
     }
-  }
-  return { members: out, accepted, rejected };
+  });
+  return { members: out, accepted, rejected, size: classSize };
 }
 
 /** a member's end success, a share */

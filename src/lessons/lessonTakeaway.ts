@@ -3,7 +3,7 @@
 // beside the reference's, what the findings' difference test says of the comparison, the paper's figure,
 // and which of the predictions the run bears out. Returns sentences (with their numbers) for the page to
 // show. Pure: no tfjs, no DOM.
-import { tInterval, type Interval } from '../stats/intervals.ts';
+import { tInterval, wilson, type Interval } from '../stats/intervals.ts';
 import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
 import { predictionBand, type SettingReference } from './lessonReference.ts';
 import { formatAverage, formatPercent, metricInfo, smoothedLabel, windowMeanLabel, type MetricInfo } from '../lab/metrics.ts';
@@ -21,6 +21,17 @@ export interface LearnerRun {
   points: readonly { step: number; values: Record<string, number> }[];
   /** settings of the run that differ from the reference setting (e.g. a smoke size), as `key=value` */
   offSetting?: readonly string[];
+  /** rollouts a training step (queries a step × group size): how many the rises verdict's windows rest on */
+  rolloutsPerStep?: number;
+}
+
+/** the verdict of a run at another size than the committed runs': their rule and rates do not apply to it */
+export const TOO_SMALL = 'too-small';
+
+/** half the width of the widest 95 % Wilson interval `n` draws give (at a 50 % rate), in points */
+export function widestHalfWidth(n: number): number {
+  const i = wilson(Math.floor(n / 2), n);
+  return (100 * (i.hi - i.lo)) / 2;
 }
 
 /** the pair's committed answer (src/findings/committedComparison.ts): the one every page states */
@@ -85,13 +96,15 @@ function runEnds(run: LearnerRun): ArmFigures['run'] {
 }
 
 function armFigures(arm: LessonArm, ref: SettingReference | null, run: LearnerRun | null): ArmFigures {
+  // a run of another size than the committed runs' is not placed in their band: it is not where such a run lands
+  const atSize = !run?.offSetting?.length;
   const ends = run ? runEnds(run) : null;
   let refFigures: ArmFigures['ref'] = null;
   if (ref && ref.seeds.length > 0) {
     const b = predictionBand(ref.eval.end);
     const band = b.lo !== null && b.hi !== null ? { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) } : null;
     refFigures = { seeds: ref.seeds, complete: ref.seeds.length >= BAND_SEEDS, end: tInterval(ref.eval.end), band, start: ref.eval.start };
-    if (ends && band) ends.placement = ends.end < band.lo ? 'below' : ends.end > band.hi ? 'above' : 'inside';
+    if (ends && band && atSize) ends.placement = ends.end < band.lo ? 'below' : ends.end > band.hi ? 'above' : 'inside';
   }
   return { arm, run: ends, ref: refFigures };
 }
@@ -200,6 +213,29 @@ function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | 
   return done(key, `${head}; ${within} 1.96 × ${(100 * sd).toFixed(1)} = ${(196 * sd).toFixed(1)} points, what ${a.mine && b.mine ? 'a pair of runs' : 'one run'} of these arms differs by from seed to seed alone 95 % of the time)`);
 }
 
+/**
+ * The verdict of runs at another size than the committed runs' (the smoke size): that such a run cannot tell,
+ * with the width its own evaluation gives — the widest 95 % Wilson interval at its queries (±35 points at 4) —
+ * beside the full size's; no direction and no misleading rate, which the committed runs give only at their size.
+ */
+function tooSmall(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[], refs: readonly (SettingReference | null)[]): NonNullable<Takeaway['judged']> {
+  const mine = arms.flatMap((f) => (f.run?.queries ? [f.run.queries] : []));
+  const full = refs.find((r) => r)?.eval.queries ?? null;
+  const fullText = full ? `; the committed runs evaluate ${full} queries (±${widestHalfWidth(full).toFixed(1)})` : '';
+  let what: string;
+  if (lesson.judge.kind === 'rises') {
+    const run = runs[0];
+    const { early } = runWindows(run?.totalSteps ?? 1);
+    const n = run?.rolloutsPerStep ? run.rolloutsPerStep * (early[1] - early[0] + 1) : null;
+    what = n ? `each window's rate rests on ${n} training rollouts (${early[1] - early[0] + 1} steps × ${run!.rolloutsPerStep}): a 95 % interval up to ±${widestHalfWidth(n).toFixed(0)} points` : 'its windows rest on a few training rollouts';
+  } else {
+    const q = mine.length ? Math.min(...mine) : null;
+    what = q ? `its evaluation has ${q} queries, so each end is known only to within ±${widestHalfWidth(q).toFixed(0)} points (the widest 95 % Wilson interval at ${q})${fullText}` : 'its evaluation is too small to place an end';
+  }
+  const text = `A run this small cannot tell: ${what}.`;
+  return { key: TOO_SMALL, text, basis: 'the verdict rule and its misleading rates come from the committed runs, and they are of the full size only — none is given for this run', rates: null, oldRates: null };
+}
+
 export interface TakeawayInput {
   lesson: Lesson;
   /** per arm, in the lesson's order: the committed reference of its setting (null: none committed) */
@@ -255,12 +291,15 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
     const n = f.ref.seeds.length;
     const mean = f.ref.end;
     const meanText = n >= 2 ? `${pts(mean.estimate)} ${span(mean)} (95 % t interval of the mean over ${seedsText(n)})` : `${pts(mean.estimate)} (one seed: no interval)`;
-    const where = f.ref.band && r.placement
+    const offSize = !!runs[arms.indexOf(f)]?.offSetting?.length;
+    const where = offSize
+      ? `in the committed runs' band: they are of the full size (${refs[arms.indexOf(f)]?.eval.queries ?? '?'} queries an evaluation), this run is not`
+      : f.ref.band && r.placement
       ? r.placement === 'inside'
         ? `inside the band where one run of this setting is expected, ${span(f.ref.band)}`
         : `${r.placement} the band where one run of this setting is expected, ${span(f.ref.band)}`
       : 'with no band to place it in (fewer than two committed seeds)';
-    lines.push({ kind: 'band', text: `It ended ${where}. The committed seeds end at ${meanText}.` });
+    lines.push({ kind: 'band', text: `${offSize ? 'Not placed' : 'It ended'} ${where}. The committed seeds end at ${meanText}.` });
     const starts = [...new Set(f.ref.start.map((s) => s.toFixed(4)))];
     if (r.start !== null && starts.length === 1 && Math.abs(Number(starts[0]) - r.start) > 1e-3) {
       lines.push({ kind: 'note', text: `Its start (${pts(r.start)}) is not the committed runs' (${pts(Number(starts[0]))}): the same checkpoint evaluated the same way should match; a smaller evaluation or another backend can move it.` });
@@ -309,12 +348,14 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
 
   // the headline waits for every arm that runs: one arm's verdict against a mean would flip when the other lands
   const waiting = lesson.arms.some((_, i) => (input.running?.[i] ?? !!runs[i]) && !arms[i].run);
-  const judged = waiting ? null : judge(lesson, arms, runs, refs);
+  // a run of another size than the committed runs' borrows neither their verdict rule nor their misleading rates
+  const offSize = runs.some((r) => r?.offSetting?.length);
+  const judged = waiting ? null : offSize ? tooSmall(lesson, arms, runs, refs) : judge(lesson, arms, runs, refs);
   const chosen = input.prediction ? lesson.predictions.find((p) => p.key === input.prediction) ?? null : null;
   const predicted = chosen ? { key: chosen.key, text: chosen.text, matched: judged?.key === chosen.key } : null;
   if (judged) {
     const verdict = predicted ? (predicted.matched ? 'Your prediction matches it.' : `You predicted: “${predicted.text}”.`) : 'You made no prediction.';
-    lines.push({ kind: 'prediction', text: `What your run shows: “${judged.text}” — ${judged.basis}. ${verdict}` });
+    lines.push({ kind: 'prediction', text: judged.key === TOO_SMALL ? `${judged.text} ${judged.basis[0].toUpperCase()}${judged.basis.slice(1)}. ${verdict}` : `What your run shows: “${judged.text}” — ${judged.basis}. ${verdict}` });
     if (judged.rates) lines.push({ kind: 'rates', text: ratesText(judged.rates, judged.key, (k) => lesson.predictions.find((p) => p.key === k)?.text ?? k, judged.oldRates) });
   }
 
@@ -324,7 +365,8 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
     }
   }
   const off = runs.find((r) => r?.offSetting?.length)?.offSetting;
-  if (off) lines.push({ kind: 'note', text: `Your runs are not at the reference setting (${off.join(', ')}): the band belongs to the standard size, so read the comparison as a smoke test, not a result.` });
+  // said first, before any figure: nothing below is a result at this size
+  if (off) lines.unshift({ kind: 'note', text: `Your runs are not at the reference setting (${off.join(', ')}): the band belongs to the standard size, so read the comparison as a smoke test, not a result.` });
   return { arms, judged, predicted, lines };
 }
 

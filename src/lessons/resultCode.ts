@@ -116,6 +116,22 @@ export function decodeResult(code: string): DecodedResult {
 }
 
 /**
+ * What a code's payload says of its seed and arm, unchecked (a tampered or cut code may still carry them): only to
+ * name a refused line for the teacher, never to pool it. null when nothing readable is there.
+ */
+export function peekResult(text: string): { seed: number; arm: string } | null {
+  const m = /v\d+\.([A-Za-z0-9_-]+)/.exec(text);
+  if (!m) return null;
+  try {
+    const f: unknown = JSON.parse(fromBase64Url(m[1]));
+    if (!Array.isArray(f) || !isCount(f[4]) || typeof f[2] !== 'string') return null;
+    return { seed: f[4] as number, arm: f[2].slice(0, 40) };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Reads a pasted result link (a whole address, or just its `#lesson=…&result=…`, or a bare code with
  * `lesson` given): the link's lesson must be the code's, and `lesson`, when given, the class's.
  */

@@ -4,9 +4,10 @@
 // band of its arm — or, for a bad link, why it is refused. The class view pools such links; this reads one.
 // Pure: no DOM, no tfjs.
 import { formatAverage, formatPercent, metricInfo } from '../lab/metrics.ts';
-import { armConfig, type Lesson } from './lessons.ts';
-import { predictionBand, settingKey, type SettingReference } from './lessonReference.ts';
-import { decodeResultLink, settingHash, type LessonResult, type RefusalReason } from './resultCode.ts';
+import type { Lesson } from './lessons.ts';
+import { predictionBand, type SettingReference } from './lessonReference.ts';
+import { decodeResultLink, type LessonResult, type RefusalReason } from './resultCode.ts';
+import { resultSize } from './lessonClass.ts';
 
 export type BandVerdict = 'inside' | 'above' | 'below' | 'off-setting' | 'no-band';
 
@@ -39,7 +40,8 @@ export function readSharedResult(lesson: Lesson, code: string, refs: readonly (S
   const r = decoded.result;
   const index = lesson.arms.findIndex((a) => a.key === r.arm);
   const arm = lesson.arms[index];
-  const atSetting = settingHash(settingKey(armConfig(arm, 1))) === r.setting;
+  // its setting as the class reads it (resultSize: any world size the run stored counts as the arm's)
+  const atSetting = resultSize(lesson, r) === 'full';
   const start = r.startSuccesses / r.queries;
   const end = r.endSuccesses / r.queries;
   const mechanisms = lesson.charts.filter((c) => c.role === 'mechanism');

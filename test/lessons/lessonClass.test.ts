@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { armConfig, LESSONS, lessonById } from '../../src/lessons/lessons.ts';
+import { armConfig, LESSONS, lessonById, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
 import { settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
-import { addToClass, classCsv, classSizeFor80, classTest } from '../../src/lessons/lessonClass.ts';
+import { addToClass, classCsv, classSizeFor80, classTest, freshClassName, resultSize, splitLine, uniqueName } from '../../src/lessons/lessonClass.ts';
 import { encodeResult, settingHash, type LessonResult } from '../../src/lessons/resultCode.ts';
 import { twoSampleTPower } from '../../src/stats/seedStatistics.ts';
 import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
@@ -78,5 +78,60 @@ describe('a class of result links', () => {
     const csv = classCsv(cls.members).split('\n');
     expect(csv[0]).toBe('lesson,arm,seed,setting,backend,build,queries,start_success,end_success,start_ood,end_ood,mechanism,code');
     expect(csv[1]).toMatch(/^tool-failures,failures,7,[0-9a-f]{8},wasm,b1,300,0\.1433,0\.2000,,,1 1,v1\./);
+  });
+});
+
+describe('a class is of one size', () => {
+  // the setting hashes a lesson page gives its arms' runs at the full size and at the smoke size
+  const hashOf = (arm: string, size = {}) => settingHash(settingKey(armConfig(lesson.arms.find((a) => a.key === arm)!, 1, size)));
+  const full = (arm: string, seed: number) => link({ arm, seed, setting: hashOf(arm) });
+  const smoke = (arm: string, seed: number) => link({ arm, seed, setting: hashOf(arm, SMOKE_SIZE), queries: 4, startSuccesses: 0, endSuccesses: 2 });
+
+  it('refuses a smoke link pasted into a full-size class, with its reason, even of an arm the class has no run of yet', () => {
+    const cls = addToClass(lesson, [], [full('clean', 300), full('clean', 301)]);
+    expect(cls.size).toBe('full');
+    const next = addToClass(lesson, cls.members, [smoke('failures', 302), `Ana: ${smoke('clean', 303)}`, full('failures', 304)]);
+    expect(next.accepted.map((m) => m.result.seed)).toEqual([304]);
+    expect(next.rejected.map((r) => [r.who, r.reason])).toEqual([['seed 302, 10 % tool failures', 'size'], ['Ana', 'size']]);
+    expect(next.rejected[0].message).toMatch(/^a smoke-size run \(4 queries an evaluation\) in a full-size class/);
+    expect(resultSize(lesson, next.accepted[0].result)).toBe('full');
+  });
+
+  it('reads the size of a result as the page makes it: a smoke run stores its checkpoint\'s world (tiny), and is still of the smoke size', () => {
+    // the hashes of a real smoke pair from the page (headless Chromium, wasm, this build): 99b61feb and d63ecbee
+    expect(resultSize(lesson, { ...base, arm: 'failures', setting: '99b61feb' })).toBe('smoke');
+    expect(resultSize(lesson, { ...base, arm: 'clean', setting: 'd63ecbee' })).toBe('smoke');
+    const tinyFull = settingHash(settingKey({ ...armConfig(lesson.arms[1], 1), worldSize: 'tiny' }));
+    expect(resultSize(lesson, { ...base, arm: 'clean', setting: tinyFull })).toBe('full');
+    expect(resultSize(lesson, { ...base, arm: 'clean', setting: settingHash('x') })).toBe('other');
+  });
+
+  it('a class of smoke links keeps to the smoke size, and a size given (the kept class\'s) holds from the first link', () => {
+    const cls = addToClass(lesson, [], [smoke('failures', 310), full('clean', 311), smoke('clean', 310)]);
+    expect(cls.size).toBe('smoke');
+    expect(cls.members.map((m) => `${m.result.arm}:${m.result.seed}`)).toEqual(['failures:310', 'clean:310']);
+    expect(cls.rejected.map((r) => r.reason)).toEqual(['size']);
+    const kept = addToClass(lesson, [], [smoke('failures', 312)], 'full');
+    expect(kept.accepted).toEqual([]);
+    expect(kept.rejected[0].reason).toBe('size');
+  });
+
+  it('names each refused link by its learner\'s label, else its seed, else its line — never by the same cut-off address', () => {
+    const good = full('clean', 320);
+    // its checksum mistyped: the payload still says whose it is
+    const tampered = good.slice(0, -1) + (good.at(-1) === '0' ? '1' : '0');
+    const out = addToClass(lesson, [], [good, '', tampered, 'Bo — not a link', 'garbage', good, `Cy: ${tampered}`]);
+    expect(out.rejected.map((r) => r.who)).toEqual(['seed 320 (as its unchecked payload says)', 'line 4', 'line 5', 'seed 320, No failures', 'Cy']);
+    expect(out.rejected.map((r) => r.reason)).toEqual(['tampered', 'malformed', 'malformed', 'seed', 'tampered']);
+    expect(splitLine(`Dee: ${good}`)).toEqual({ label: 'Dee', link: good });
+    expect(splitLine(good)).toEqual({ label: null, link: good });
+  });
+
+  it('class names are unique, and a smoke class says its size in its name', () => {
+    const day = '2026-12-05';
+    expect(freshClassName(lesson, null, day, [])).toBe('Tool failures · 2026-12-05');
+    expect(freshClassName(lesson, 'smoke', day, [])).toBe('Tool failures · smoke size · 2026-12-05');
+    expect(freshClassName(lesson, 'full', day, ['Tool failures · 2026-12-05'])).toBe('Tool failures · 2026-12-05 #2');
+    expect(uniqueName('A', ['a', ' A #2 '])).toBe('A #3');
   });
 });

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lessonById, type Lesson } from '../../src/lessons/lessons.ts';
 import type { SettingReference } from '../../src/lessons/lessonReference.ts';
-import { chartFigureNote, computeTakeaway, meanOver, misleadingText, type LearnerRun } from '../../src/lessons/lessonTakeaway.ts';
+import { chartFigureNote, computeTakeaway, meanOver, misleadingText, TOO_SMALL, widestHalfWidth, type LearnerRun } from '../../src/lessons/lessonTakeaway.ts';
+import { armConfig } from '../../src/lessons/lessons.ts';
+import { settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
 import { comparisonText } from '../../src/findings/findingGains.ts';
 import { metricInfo } from '../../src/lab/metrics.ts';
@@ -132,6 +134,48 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const t = computeTakeaway({ lesson: lesson('hard-only'), refs: [null, null], runs: [run, null], prediction: null, pairTest: null })!;
     expect(texts(t, 'band')).toMatch(/No committed runs of this setting yet/);
     expect(texts(t, 'note')).toMatch(/not at the reference setting \(steps=2\)/);
-    expect(t.judged).toBeNull(); // nothing to compare the one run with
+    expect(t.judged!.key).toBe(TOO_SMALL); // off the reference size: it cannot tell, whatever it is compared with
+  });
+});
+
+describe('a smoke-size run\'s verdict (another size than the committed runs\')', () => {
+  const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+  const refsOf = (l: Lesson) => l.arms.map((a) => committed.settings[settingKey(armConfig(a, 1))] ?? null);
+  /** a finished smoke run (6 steps, 4-query evaluations): `ends` successes of 4 at the end */
+  function smokeRun(ends: number, seed: number, train: (step: number) => Record<string, number> = () => ({})): LearnerRun {
+    const ev = (k: number) => ({ 'eval/success': k / 4, 'eval/success_lo': 0, 'eval/success_hi': 1, 'eval/queries': 4 });
+    const points = [{ step: 0, values: ev(0) }, ...Array.from({ length: 6 }, (_, i) => ({ step: i + 1, values: { ...train(i + 1), ...(i === 5 ? ev(ends) : {}) } }))];
+    return { seed, status: 'completed', totalSteps: 6, points, offSetting: ['steps=6', 'evalQueries=4'], rolloutsPerStep: 2 };
+  }
+
+  it('says first that it cannot tell, with the width of its 4-query evaluation, and gives no full-size rate', () => {
+    const l = lesson('tool-failures');
+    // 4 of 4 against 0 of 4: the full-size rule would read "Failures help" and quote the committed misleading rate
+    const t = computeTakeaway({ lesson: l, refs: refsOf(l), runs: [smokeRun(4, 101), smokeRun(0, 101)], prediction: 'lower', pairTest: null })!;
+    expect(t.judged!.key).toBe(TOO_SMALL);
+    expect(t.judged!.rates).toBeNull();
+    expect(t.judged!.oldRates).toBeNull();
+    expect(t.judged!.text).toMatch(/^A run this small cannot tell: its evaluation has 4 queries, so each end is known only to within ±35 points/);
+    expect(t.predicted!.matched).toBe(false);
+    // said first, before any figure; no line quotes a rate of the committed draws
+    expect(t.lines[0].text).toMatch(/not at the reference setting \(steps=6, evalQueries=4\)/);
+    expect(t.lines.some((x) => x.kind === 'rates')).toBe(false);
+    expect(t.lines.map((x) => x.text).join(' ')).not.toMatch(/\d % mislead|of their \d+ draws|committed pairs of runs give/);
+    // nor placed in the full-size band
+    expect(t.arms.every((a) => a.run!.placement === null)).toBe(true);
+    expect(texts(t, 'band')).toMatch(/^Not placed in the committed runs' band: they are of the full size \(300 queries/);
+  });
+
+  it('the widths are the widest 95 % Wilson intervals at the run\'s size (SciPy-free: 2 of 4 → [15.0, 85.0] %)', () => {
+    expect(widestHalfWidth(4)).toBeCloseTo(35.0, 1);
+    expect(widestHalfWidth(300)).toBeCloseTo(5.6, 1);
+  });
+
+  it('the rises lesson at smoke size: its windows\' rollouts give the width', () => {
+    const l = lesson('dense-reward');
+    const run = smokeRun(1, 7, (s) => ({ delivery: s > 4 ? 1 : 0, success: 0 }));
+    const t = computeTakeaway({ lesson: l, refs: refsOf(l), runs: [run, null], prediction: 'delivery', pairTest: null })!;
+    expect(t.judged!.key).toBe(TOO_SMALL);
+    expect(t.judged!.text).toMatch(/rests on 4 training rollouts \(2 steps × 2\): a 95 % interval up to ±35 points/);
   });
 });
