@@ -111,7 +111,8 @@ ARPO cannot be exported (the command says why).`,
         writeFileSync(path, content);
       }
       chmodSync(join(staging, 'run.sh'), 0o755);
-      replaceDir(staging, out);
+      const aside = replaceDir(staging, out);
+      if (aside) console.error(`--force: moved the earlier job in ${out} aside to ${aside}; delete it yourself once it is not needed`);
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;
