@@ -88,7 +88,7 @@ const savedStep = (dir: string) => (JSON.parse(readFileSync(join(dir, 'resume', 
 /** the command a stopped run printed last ("continue with:" and the command on the next line), as argv for npmCli */
 function printedCommand(stderr: string): string[] {
   const lines = stderr.trimEnd().split('\n');
-  const at = lines.findLastIndex((l) => /continue with:$/.test(l));
+  const at = lines.map((l) => /continue with:$/.test(l)).lastIndexOf(true);
   expect(at, `no resume command in:\n${stderr}`).toBeGreaterThanOrEqual(0);
   const words = splitShellWords(lines[at + 1].trim());
   expect(words.slice(0, 4)).toEqual(['npm', 'run', 'cli', '--']);
