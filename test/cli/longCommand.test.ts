@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { catchStopSignals, Interrupted, resumeCommand } from '../../src/cli/interrupt.ts';
+import { Heartbeat } from '../../src/cli/progress.ts';
 import { splitShellWords } from '../../src/cli/shellQuote.ts';
 import { QUICK, runDirName, sweepCommand } from '../../src/cli/commands/sweep.ts';
 import { cellConfig, findingById } from '../../src/findings/findings.ts';
@@ -37,6 +38,22 @@ describe('Ctrl-C says how to resume', () => {
     expect(splitShellWords(said.split('\n').pop()!.trim())).toEqual(['npm', 'run', 'cli', '--', 'run', '--config', '#steps=20&evalQueries=8', '--out', 'my runs/a', '--resume']);
     expect(process.listenerCount('SIGINT')).toBe(0);
     expect(process.listenerCount('SIGTERM')).toBe(0);
+  });
+});
+
+describe('a heartbeat in slow steps', () => {
+  it('says where the step stands (rollouts n of m, micro-batch k of n) once the interval has passed, else nothing', () => {
+    const written: string[] = [];
+    const out = { isTTY: false, write: (s: string) => { written.push(s); return true; } } as unknown as NodeJS.WriteStream;
+    const beat = new Heartbeat('rl grpo ', 10_000, out);
+    beat.beat(2, 40, { phase: 'rollouts', done: 3, total: 32 });
+    expect(written).toEqual([]); // a quick step prints nothing
+    const slow = new Heartbeat('rl grpo ', 0, out);
+    slow.beat(2, 40, { phase: 'rollouts', done: 12, total: 32 });
+    slow.beat(2, 40, { phase: 'update', done: 1, total: 6 });
+    slow.beat(3, 40, { phase: 'evaluation', done: 40, total: 132 });
+    expect(written.map((l) => l.replace(/ · \S+ in\n$/, ''))).toEqual(['rl grpo step 3/40: rollouts 12 of 32 finished',
+      'rl grpo step 3/40: micro-batch 2 of 6', 'rl grpo step 3/40: evaluation rollouts 40 of 132 finished']);
   });
 });
 

@@ -11,6 +11,7 @@ import { runRl } from '../../src/cli/rlRun.ts';
 import { checkOutDirFree, checkOutFile, makeOutFileParent, prepareRunDir, replaceDir, settingDifference } from '../../src/cli/outDir.ts';
 import { SFT_RUN_KIND, sftCommand } from '../../src/cli/commands/sft.ts';
 import { queriesCommand } from '../../src/cli/commands/queries.ts';
+import { sweepCommand } from '../../src/cli/commands/sweep.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-run-folder-'));
@@ -129,5 +130,23 @@ describe('the folder rule of the SFT and export commands', () => {
 
   it('names the settings two runs differ in', () => {
     expect(settingDifference('{"a":1,"b":{"c":2}}', '{"a":1,"b":{"c":3}}')).toBe('b.c 3 here, 2 in the folder');
+  });
+});
+
+describe('a sweep checks its folders first and says nothing of --resume', () => {
+  it('an --out that is a file is refused before any run (no runs folder made)', async () => {
+    const file = join(tmp, 'sweep-out-file');
+    writeFileSync(file, 'x');
+    const runs = join(tmp, 'sweep-runs');
+    await expect(sweepCommand.run(['--preset', 'T7', '--quick', '--jobs', '1', '--out', file, '--runs', runs])).rejects.toThrow(/--out .*sweep-out-file is a file, not a folder/);
+    expect(existsSync(runs)).toBe(false);
+  });
+
+  it("a sweep's run starting fresh says nothing of --resume; a user's --resume on an empty folder says so", () => {
+    const said = stderrOf();
+    expect(prepareRunDir(join(tmp, 'sweep-fresh'), { resume: 'if-saved', force: false, fingerprint: '{}', kind: SFT_RUN_KIND })).toEqual({ action: 'fresh' });
+    expect(said).toEqual([]);
+    expect(prepareRunDir(join(tmp, 'user-fresh'), { resume: true, force: false, fingerprint: '{}', kind: SFT_RUN_KIND })).toEqual({ action: 'fresh' });
+    expect(said.join('\n')).toMatch(/--resume: nothing saved in .*user-fresh; starting the run fresh/);
   });
 });
