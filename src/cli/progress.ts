@@ -52,13 +52,13 @@ const PHASE: Record<StepProgress['phase'], string> = { rollouts: 'rollouts', upd
  */
 export class Heartbeat {
   private last = performance.now();
-  private readonly t0 = performance.now();
+  private stepStart = performance.now();
 
   constructor(private readonly label = '', private readonly everyMs = 10_000, private readonly out: NodeJS.WriteStream = process.stderr) {}
 
   /** a step (or the progress bar's line) just ended: the next heartbeat is due `everyMs` from now */
   reset(): void {
-    this.last = performance.now();
+    this.last = this.stepStart = performance.now();
   }
 
   beat(step: number, steps: number, at: StepProgress): void {
@@ -66,7 +66,7 @@ export class Heartbeat {
     if (now - this.last < this.everyMs) return;
     this.last = now;
     const what = at.phase === 'update' ? `${PHASE.update} ${at.done + 1} of ${at.total}` : `${PHASE[at.phase]} ${at.done} of ${at.total} finished`;
-    const line = `${this.label}step ${step + (at.phase === 'evaluation' ? 0 : 1)}/${steps}: ${what} · ${formatDuration((now - this.t0) / 1000)} in`;
+    const line = `${this.label}step ${step + (at.phase === 'evaluation' ? 0 : 1)}/${steps}: ${what} · ${formatDuration((now - this.stepStart) / 1000)} into this step`;
     this.out.write(this.out.isTTY ? `\r\x1b[K${line}` : `${line}\n`);
   }
 }

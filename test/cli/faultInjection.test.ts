@@ -68,7 +68,7 @@ async function reach(cli: Cli, dir: string, lines: number, delayMs: number): Pro
 }
 
 /** the lab's node process under npm (npm → sh → node): the leaf of the tree */
-function cliProcess(pid: number): number {
+function labProcess(pid: number): number {
   for (;;) {
     const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     if (kids.length === 0) return pid;
@@ -128,7 +128,7 @@ describe('fault injection: a CLI run stopped from outside resumes to the figures
     const seen = metricLines(dir);
     expect(await reach(c, dir, Math.min(LINES - 1, seen + 1 + rng.int(2)), rng.int(800))).toBe(true);
     const t2 = performance.now();
-    process.kill(cliProcess(c.child.pid!), 'SIGTERM');
+    process.kill(labProcess(c.child.pid!), 'SIGTERM');
     const rc = await c.done;
     stopSeconds.push((rc.at - t2) / 1000);
     expect(rc.status, rc.stderr).toBe(143);

@@ -52,7 +52,7 @@ describe('a heartbeat in slow steps', () => {
     slow.beat(2, 40, { phase: 'rollouts', done: 12, total: 32 });
     slow.beat(2, 40, { phase: 'update', done: 1, total: 6 });
     slow.beat(3, 40, { phase: 'evaluation', done: 40, total: 132 });
-    expect(written.map((l) => l.replace(/ · \S+ in\n$/, ''))).toEqual(['rl grpo step 3/40: rollouts 12 of 32 finished',
+    expect(written.map((l) => l.replace(/ · \S+ into this step\n$/, ''))).toEqual(['rl grpo step 3/40: rollouts 12 of 32 finished',
       'rl grpo step 3/40: micro-batch 2 of 6', 'rl grpo step 3/40: evaluation rollouts 40 of 132 finished']);
   });
 });
