@@ -21,9 +21,9 @@ export class Interrupted extends Error {
   }
 }
 
-/** the command that continues this one: its arguments without --force or --resume, then --resume */
+/** the command that continues this one: its arguments without --force, --resume or --resume-if-saved, then --resume */
 export function resumeCommand(prefix: string, args: readonly string[]): string {
-  return shellCommand(prefix, [...args.filter((a) => a !== '--force' && a !== '--resume'), '--resume']);
+  return shellCommand(prefix, [...args.filter((a) => a !== '--force' && a !== '--resume' && a !== '--resume-if-saved'), '--resume']);
 }
 
 export interface StopRequests {

@@ -48,6 +48,7 @@ export const runCommand: Command = {
       s = await runRl({ lab, out, resume: flags.has('resume') ? true : flags.has('resume-if-saved') ? 'if-saved' : false, force: flags.has('force'),
         checkpoint: flagOptionalText(flags, 'checkpoint'), backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'),
         quiet: flags.has('quiet'), startCache: flagOptionalText(flags, 'start-cache'), stops });
+      await new Promise((r) => setImmediate(r)); // a signal that came while the summary was written is heard, then said below
     } catch (e) {
       if (e instanceof Interrupted) {
         console.error(interruptedMessage(e, e.saved, resumeCommand(prefix, args)));
