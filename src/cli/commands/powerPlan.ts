@@ -1,7 +1,7 @@
 // `npm run cli -- power-plan`: the findings' power plan (src/findings/powerPlan.ts) from the committed standard
 // tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
 // then reads it: each finding runs, and is tested at, exactly its planned seeds.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -13,6 +13,7 @@ import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost
 import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, testInteractionPlan, type InteractionPlan } from '../../findings/interactionPlan.ts';
 import { runDirName } from '../runDir.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 /** the interactions' plan: the most it may spend (issue 40's budget) */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
@@ -65,7 +66,7 @@ export const powerPlanCommand: Command = {
     if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
-      writeFileSync(join(out, 'cost-to-resolve.md'), text);
+      writeAtomic(join(out, 'cost-to-resolve.md'), text);
       console.log(text);
       return 0;
     }
@@ -74,8 +75,8 @@ export const powerPlanCommand: Command = {
     }
     const tables = readGainTableFiles(out);
     const plan = powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: gitCommit() });
-    writeFileSync(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
-    writeFileSync(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
+    writeAtomic(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
+    writeAtomic(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
     console.log(powerPlanMarkdown(plan, WHY));
     return 0;
   },
@@ -93,9 +94,9 @@ function writeInteractionPlan(out: string, force: boolean): number {
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
   const p = interactionPlan(readGainTableFiles(out), { sd: plan.pooled.success.sd, usedSeedsUpTo: Math.max(...used), budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
     power: PLAN_CHOICES.power, date: new Date().toISOString(), commit: gitCommit(), dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
-  writeFileSync(file, JSON.stringify(p, null, 1) + '\n');
+  writeAtomic(file, JSON.stringify(p, null, 1) + '\n');
   const md = interactionPlanMarkdown(p, command);
-  writeFileSync(join(out, 'interactions-plan.md'), md);
+  writeAtomic(join(out, 'interactions-plan.md'), md);
   console.log(md);
   return 0;
 }
@@ -123,8 +124,8 @@ function writeInteractionTest(out: string): number {
   const finished = finishedRuns.size;
   const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), commit: gitCommit(), finished,
     command: `npm run cli -- power-plan --out ${flagPath(out)} --interactions --test` });
-  writeFileSync(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
-  writeFileSync(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
+  writeAtomic(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
+  writeAtomic(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
   console.log(`wrote ${flagPath(join(out, 'interactions-test.json'))} and .md (${finished} of ${plan.runs.length} planned runs finished)`);
   return 0;
 }

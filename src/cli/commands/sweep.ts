@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { catchStopSignals, Interrupted, STOP_EXIT, type StopRequests } from '../interrupt.ts';
 import { runDirName } from '../runDir.ts';
 import { availableParallelism } from 'node:os';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -27,6 +27,7 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { findingTable, tableMarkdown, type FindingTable, type TableWorld } from '../../findings/findingTable.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { gridCsv } from '../gridCsv.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
@@ -355,21 +356,21 @@ function writeGridCsv(dir: string, grid: Map<string, LabConfig>, summaries: Map<
   mkdirSync(dir, { recursive: true });
   const csv = gridCsv([...grid].map(([name, lab]) => ({ name, lab, summary: summaries.get(name) ?? finishedRun(join(runs, name), lab) })));
   const path = join(dir, 'runs.csv');
-  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeFileSync(path, csv);
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeAtomic(path, csv);
 }
 
 function writeTable(dir: string, table: FindingTable): void {
   mkdirSync(dir, { recursive: true });
   if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
-  writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
-  writeFileSync(join(dir, 'table.md'), tableMarkdown(table) + '\n');
+  writeAtomic(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
+  writeAtomic(join(dir, 'table.md'), tableMarkdown(table) + '\n');
 }
 
 function writeGainTable(dir: string, table: GainTable): void {
   mkdirSync(dir, { recursive: true });
   if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
-  writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
-  writeFileSync(join(dir, 'table.md'), gainMarkdown(table) + '\n');
+  writeAtomic(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
+  writeAtomic(join(dir, 'table.md'), gainMarkdown(table) + '\n');
 }
 
 /** true when the table at `path` differs from `table` only in its stamp (commit, date): such a table keeps its
