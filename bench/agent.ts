@@ -1,4 +1,4 @@
-// The agent's figures (issue 4):
+// The agent's figures:
 //   agent.len.d<3|5|7>.<min|median|p95|max>  tokens of an encoded teacher trajectory at `standard` size
 //                                            (the token language's budget: a 7-day trip must fit 1,024)
 //   sft.success.<s|m|l>                      final pass rate on the validation split after SFT at `small`

@@ -1,4 +1,4 @@
-// The backend calibration (issue 31) in headless Chromium: what choosing the backend by measurement costs
+// The backend calibration in headless Chromium: what choosing the backend by measurement costs
 // on a first visit and on a later one, and each backend's figures as it saw them — on this machine webgpu
 // is SwiftShader, on a device with a GPU both figures come side by side. From the bench page
 // (bench.html?only=calibration, bench/browser/calibrationFigures.ts). Keys, per scale and backend:

@@ -1,4 +1,4 @@
-// Evaluator throughput (issue 3 target: ≥ 20,000 plan evaluations/s on one core at `standard`).
+// Evaluator throughput (target: ≥ 20,000 plan evaluations/s on one core at `standard`).
 // Plans are the teacher's (all valid) plus as many mutated copies that break a rule each (a meal
 // from another city, a repeated restaurant, a missing field, an unknown name, a wrong flight), so
 // both the passing path and the early-failure paths are timed, on one standard world.

@@ -1,6 +1,6 @@
 // The benchmark harness: every suite reports named figures (flat keys such as
 // `evaluator.plans_per_s`) into one object that `npm run bench -- --json FILE` writes out.
-// Figures that matter are ratios measured side by side in one run (DESIGN §6).
+// Figures that matter are ratios measured side by side in one run.
 
 export type Report = (key: string, value: number, unit: string, note?: string) => void;
 

@@ -11,7 +11,7 @@
 //                              batches (the trainer's default); train.padding_fraction_random: plain
 //                              random batches (lengthGroup 0)
 // Times are the process's CPU time in Node (see clockMs), so the figures hold on a shared machine.
-// Everything is measured on `cpu` (the issue's keys), then again on `wasm` with keys suffixed `.wasm`;
+// Everything is measured on `cpu` (the first keys), then again on `wasm` with keys suffixed `.wasm`;
 // then wasm with 1 thread and with every core side by side (wasmThreads.ts: `.wasm.t1`, `.wasm.tN`).
 import * as tf from '@tensorflow/tfjs';
 import type { BenchSuite, Report } from './harness.ts';
@@ -174,7 +174,7 @@ export const modelSuite: BenchSuite = {
     const mix = sftLikeExamples(256, V, 4);
     report('train.padding_fraction', paddingFraction(mix, 8, 8, 16), '', 'SFT-like mix (lengths 170–560), batch 8, length-grouped');
     report('train.padding_fraction_random', paddingFraction(mix, 8, 0, 16), '', 'the same in plain random batches');
-    // the issue's figures are on `cpu`; the same figures on `wasm` (the worker's fallback) follow, suffixed
+    // the first figures are on `cpu`; the same figures on `wasm` (the worker's fallback) follow, suffixed
     await tf.setBackend('cpu');
     await measureBackend(report, quick, '');
     try {

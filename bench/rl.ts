@@ -1,4 +1,4 @@
-// RL step costs (issue 10), from the shipped preset-s SFT checkpoint on the tiny world, wasm:
+// RL step costs, from the shipped preset-s SFT checkpoint on the tiny world, wasm:
 //   rl.arpo_over_grpo             CPU time of an ARPO step over a GRPO step at the same number of rollouts
 //                                 (M = G = 8 per query, 4 queries; ARPO: N = 4 from the prompt, the rest
 //                                 branched by forking the KV cache). The paper's GPU-time ratio is
@@ -8,7 +8,7 @@
 //   rl.step_s.grpo, rl.step_s.arpo CPU seconds per step of each, after one untimed warm-up step
 //   rl.time_share.rollout|reward|update  where a GRPO step's wall time goes
 // Both algorithms run the same steps (same seed, so the same queries) side by side in one process.
-// Then the update's own figures (bench/rlUpdate.ts, issue 22): rl.update_s.*, rl.update_speedup; with
+// Then the update's own figures (bench/rlUpdate.ts): rl.update_s.*, rl.update_speedup; with
 // STAR_BENCH_RL_UPDATE_ONLY=1 those alone.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -16,9 +16,12 @@ import { cpuSeconds, type BenchSuite } from './harness.ts';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
-import { rlConfigFor, type Algorithm } from '../src/rl/rlConfig.ts';
+import { rlConfigFor, type Algorithm, type RlConfig } from '../src/rl/rlConfig.ts';
 import { RlTrainer } from '../src/rl/rlTrainer.ts';
 import { rlUpdateBench } from './rlUpdate.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 export const rlSuite: BenchSuite = {
   name: 'rl',
@@ -36,7 +39,7 @@ export const rlSuite: BenchSuite = {
       const measure = async (algorithm: Algorithm) => {
         const policy = policyFromCheckpoint(ckpt);
         const reference = policyFromCheckpoint(ckpt);
-        const t = new RlTrainer(policy, reference, env, rlConfigFor(algorithm, { queriesPerStep: quick ? 2 : 4, groupSize: 8, steps: steps + 1, seed: 3, klCoef: 0.001 }));
+        const t = new RlTrainer(policy, reference, env, rlConfigFor(algorithm, { ...MEASURED_WITH, queriesPerStep: quick ? 2 : 4, groupSize: 8, steps: steps + 1, seed: 3, klCoef: 0.001 }));
         const share = { rollout: 0, reward: 0, update: 0 };
         let cpu = 0;
         let rollouts = 0;

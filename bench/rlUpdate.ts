@@ -1,22 +1,22 @@
-// The RL update's cost (issue 22), wasm, CPU seconds, run from the `rl` suite. Three paths on the same rows:
+// The RL update's cost, wasm, CPU seconds, run from the `rl` suite. Three paths on the same rows:
 //   new      micro-batches (the default token budget) and the training attention's fused wasm kernel
 //            (kernels/wasmTrainingAttention.ts): what an RL step runs now
 //   plain    the same micro-batches, the attention as the per-head plain tfjs ops (setTrainingAttentionKernel(false))
-//   old      whole mini-batches (microBatchTokens 0) and the per-head plain ops: the path before issue 22
+//   old      whole mini-batches (microBatchTokens 0) and the per-head plain ops: the path before micro-batches
 // Keys:
 //   rl.update_s.s.32x448         `new` on 32 rows padded to 448 tokens, 2 mini-batches, the frozen reference's
 //                                forward included (klCoef 0.001): the shape of the PyTorch anchor (6.7 s on one
-//                                thread when the issue was filed)
+//                                thread when the micro-batches were planned)
 //   rl.update_s.s.32x448.plain_attention, rl.update_s.s.32x448.unsplit   the same rows through `plain` and `old`
 //   rl.update_s.<scale>.real, ….real.plain_attention, ….real.unsplit   a real GRPO step's update (4 queries × 8
 //                                rollouts from the shipped checkpoint), the same rollouts through the three paths
-//   rl.update_speedup            old ÷ new on that real step at scale s (the issue's target: ≥ 2)
+//   rl.update_speedup            old ÷ new on that real step at scale s (the target: ≥ 2)
 //   rl.attention_kernel_speedup  plain ÷ new on that real step: the fused attention kernel alone
 //   rl.update_metrics_diff       the largest difference of the step's metrics (pg loss, KL, clip fraction,
 //                                entropy, grad norm) of `new` and `plain` from `old`: float order and rounding only
 //   rl.update_torch_s.s.32x448   a same-shape PyTorch model's update, when `python3 -c 'import torch'` works
 // Where the unsplit path needs more than the wasm heap (l, and m when a rollout nears 576 tokens: it printed
-// `Aborted()` before issue 22; now the update stops before any weight moves) its figure is left out.
+// `Aborted()` before micro-batches; now the update stops before any weight moves) its figure is left out.
 // STAR_BENCH_RL_SCALES=s,m picks the real steps' scales (default: s with --quick, else s,m,l).
 import { spawnSync } from 'node:child_process';
 import { cpuSeconds, type Report } from './harness.ts';
@@ -30,9 +30,12 @@ import { AdamW } from '../src/rl/optimizer.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
 import { setTrainingAttentionKernel } from '../src/model/ops.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 type Ckpt = Awaited<ReturnType<typeof readCheckpointDir>>;
-const METRICS = ['losses/pg', 'kl', 'clip_frac', 'entropy', 'charts/grad_norm'];
+const METRICS = ['losses/pg', 'losses/kl', 'losses/clip_frac', 'losses/entropy', 'charts/grad_norm'];
 
 /** CPU seconds and metrics of one update of `rows` from the checkpoint's weights (fresh policy, reference, AdamW),
  *  the training attention's fused kernel on or off */
@@ -58,8 +61,8 @@ async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig, fused
  *  its pages) and of the fused kernel; the fastest of each. `old` is NaN where it plans past the wasm heap (ppoUpdate refuses it before
  *  any weight moves). */
 async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number) {
-  const split = rlConfigFor('grpo', base);
-  const whole = rlConfigFor('grpo', { ...base, microBatchTokens: 0 });
+  const split = rlConfigFor('grpo', { ...MEASURED_WITH, ...base });
+  const whole = rlConfigFor('grpo', { ...MEASURED_WITH, ...base, microBatchTokens: 0 });
   let unsplit = true;
   try {
     await timeUpdate(ckpt, rows, whole, false);
@@ -101,7 +104,7 @@ function syntheticRows(T: number): UpdateRow[] {
 async function realRows(ckpt: Ckpt): Promise<UpdateRow[]> {
   const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
   const policy = policyFromCheckpoint(ckpt);
-  const t = new RlTrainer(policy, null, env, rlConfigFor('grpo', { klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }));
+  const t = new RlTrainer(policy, null, env, rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }));
   try {
     await t.trainStep();
     return t.lastEpisodes.map((e) => ({ episode: e.episode, group: e.group, advantage: e.advantage }));
@@ -119,7 +122,7 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
   const budget = `microBatchTokens ${rlConfigFor('grpo').microBatchTokens}`;
   report('rl.update_s.s.32x448', fixed.new, 's', `2 mini-batches, reference included, ${budget}, fused attention kernel`);
   report('rl.update_s.s.32x448.plain_attention', fixed.plain, 's', `the same rows, ${budget}, the per-head plain attention ops`);
-  report('rl.update_s.s.32x448.unsplit', fixed.old, 's', 'the same rows through whole mini-batches and the plain attention (the path before issue 22)');
+  report('rl.update_s.s.32x448.unsplit', fixed.old, 's', 'the same rows through whole mini-batches and the plain attention (the path before micro-batches)');
   const scales = (process.env.STAR_BENCH_RL_SCALES ?? (quick ? 's' : 's,m,l')).split(',');
   for (const scale of scales) {
     const ckpt = scale === 's' ? s : await readCheckpointDir(`public/checkpoints/${scale}-tiny`);
@@ -131,10 +134,10 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
     report(`rl.update_s.${scale}.real.plain_attention`, real.plain, 's', 'the same rollouts, micro-batches, the plain attention ops');
     if (scale === 's') report('rl.attention_kernel_speedup', real.plain / real.new, '×', `${note}: plain attention ÷ fused kernel, both micro-batched`);
     if (Number.isNaN(real.old)) {
-      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (the path before issue 22 cannot run this step: at l it printed Aborted())`);
+      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (the path before micro-batches cannot run this step: at l it printed Aborted())`);
       continue;
     }
-    report(`rl.update_s.${scale}.real.unsplit`, real.old, 's', 'the same rollouts through whole mini-batches and the plain attention (before issue 22)');
+    report(`rl.update_s.${scale}.real.unsplit`, real.old, 's', 'the same rollouts through whole mini-batches and the plain attention (before micro-batches)');
     if (scale === 's') {
       report('rl.update_speedup', real.old / real.new, '×', `${note}: whole mini-batches + plain attention ÷ micro-batches + fused attention; target ≥ 2`);
       report('rl.update_metrics_diff', real.diff, 'abs', `largest difference of ${METRICS.join(', ')} of either new path from the old`);

@@ -1,4 +1,4 @@
-# The PyTorch anchor of rl.update_s.s.32x448 (issue 22; bench/rlUpdate.ts runs it when torch imports):
+# The PyTorch anchor of rl.update_s.s.32x448 (bench/rlUpdate.ts runs it when torch imports):
 # a same-shape model to the lab's preset s (vocab 601, C 64, 4 layers, 4 heads, MLP 320, ALiBi, tied head)
 # on one CPU thread, one RL update of 32 rows x 448 tokens in 2 mini-batches of 16: the frozen reference's
 # forward (no grad), the policy's forward and backward with the clipped surrogate and k3 KL at the policy

@@ -1,4 +1,4 @@
-// How close a batched, tool-interleaved rollout runs to the model's own decode speed (issue 12), on
+// How close a batched, tool-interleaved rollout runs to the model's own decode speed, on
 // `wasm` from the shipped preset-s checkpoint on its tiny world, 64 RL training queries, T = 1:
 //   rollout.trajectories_per_s.b64  episodes per CPU second of one batch-64 rollout
 //   rollout.tokens_per_s.b64        trajectory tokens (policy + observation, prompt excluded) per CPU second

@@ -1,4 +1,4 @@
-// What an SFT of each preset costs on tfjs `cpu` here (issue 4), measured side by side with `wasm`
+// What an SFT of each preset costs on tfjs `cpu` here, measured side by side with `wasm`
 // on the very same batches (same data, seed and batch order as the `agent` suite's SFT at `small`):
 //   sft.step_s.<s|m|l>.<cpu|wasm>   CPU seconds per SFT step (batch 8, mean of the timed steps after
 //                                   one warm-up step; the batches are the run's first ones)

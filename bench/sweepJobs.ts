@@ -1,4 +1,4 @@
-// What `sweep --jobs N` buys (issue 12): one quick findings grid (T7: three runs of preset m) run
+// What `sweep --jobs N` buys: one quick findings grid (T7: three runs of preset m) run
 // with --jobs 1 and then with --jobs N (N = the cores), each into a fresh folder, in wall time:
 //   sweep.wall_s.t7.jobs1 | .jobsN   wall seconds of the whole grid
 //   sweep.jobs_speedup.t7            jobs1 over jobsN (at most N; less when the runs differ in length)

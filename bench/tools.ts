@@ -1,4 +1,4 @@
-// Tool-call throughput at `standard` size (issue target: ≥ 200,000 calls/s on one core) and the
+// Tool-call throughput at `standard` size (target: ≥ 200,000 calls/s on one core) and the
 // cost of generating a world. The call mix imitates a teacher episode: per trip a state lookup,
 // flights and both drive modes for each leg, the three per-city searches, and a few bad calls.
 import type { BenchSuite } from './harness.ts';

@@ -1,4 +1,4 @@
-// Re-scores shipped SFT checkpoints on their validation split grown to 300 queries (issue 23: the card's
+// Re-scores shipped SFT checkpoints on their validation split grown to 300 queries (the card's
 // 100 first, then 200 drawn after its training split, queries.ts grownHeldOut) and records the result in
 // each card as `evaluation300`: greedy, free and constrained plan decoding, every figure of the card's own
 // evaluation (the same unseen tool-QA suite) plus the 95 % Wilson intervals of success and delivery. No
@@ -8,7 +8,8 @@
 // (a preset names its shipped folder public/checkpoints/<preset>-tiny; a DIR is any SFT checkpoint folder)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCheckpointDir, gitCommit, writeAtomic } from '../src/node/checkpointDir.ts';
+import { readCheckpointDir, writeAtomic } from '../src/node/checkpointDir.ts';
+import { provenance } from '../src/node/provenance.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../src/node/nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../src/rl/loadPolicy.ts';
 import { cardToolQa, originEvaluationTasks } from '../src/rl/rlEnvironment.ts';
@@ -32,6 +33,8 @@ await useNodeBackend(backend, wasmThreads());
 
 for (const target of targets.length ? targets : ['s', 'm', 'l']) {
   const dir = dirOf(target);
+  // the card is committed: refused before evaluating where the code differs from HEAD (--allow-dirty lists the files instead)
+  const made = provenance(join(dir, 'card.json'), { allowDirty: args.includes('--allow-dirty') });
   const checkpoint = await readCheckpointDir(dir);
   const { card } = checkpoint;
   const preset = card.preset;
@@ -62,7 +65,7 @@ for (const target of targets.length ? targets : ['s', 'm', 'l']) {
     split: 'validation',
     splitRule: `the card's ${card.data.validationQueries} validation queries, then ${queries.length - card.data.validationQueries} more drawn after its ` +
       `${card.data.trainQueries} training queries from their own stream, disjoint from train, validation and test (queries.ts grownHeldOut)`,
-    batchSize: 64, free: scored.free!, constrained: scored.constrained!, backend, commit: gitCommit(),
+    batchSize: 64, free: scored.free!, constrained: scored.constrained!, backend, ...made,
     command: `npx tsx scripts/cardEvaluation300.ts ${target}${backend === 'wasm' ? '' : ` --backend ${backend}`}`,
     createdAt: new Date().toISOString(), evalSeconds: (performance.now() - t0) / 1000,
   };

@@ -5,7 +5,7 @@
 // told it has 4 cores, so the second arm trains in a worker of its own), the tab is reloaded mid-run and
 // the lesson resumes into itself — prediction kept, curves kept, both arms continued from their
 // checkpoints — and runs to a takeaway computed from the runs, with the prediction stored with each run.
-// Then a class (issue 39, part 7): two more learners, each in a browser context of its own (no shared
+// Then a class: two more learners, each in a browser context of its own (no shared
 // IndexedDB), play the same smoke lesson side by side — the second both arms, the third the first arm
 // alone, the fewest runs that give Welch's test two ends an arm — and a teacher's class view, in a fourth
 // context, accepts the three learners' five links as three learners, refuses a tampered, a relabelled and a
@@ -95,7 +95,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     }
     assert(reloaded, 'the arms were never both running with a checkpoint');
     await page.waitForSelector('[data-testid=lesson][data-state=running]', { timeout: 60_000 });
-    // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way (issue 39)
+    // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way
     const seen = await page.evaluate(() => [...window.__lessonSeen]);
     assert(!seen.some((s) => s.endsWith(':halted') || s === 'lesson:new' || s === 'resume-button'), `the resuming sitting showed itself stopped: ${seen.join(', ')}`);
     assert(await page.locator('[data-testid=predict-delivery]').isChecked(), 'the prediction was not kept across the reload');
@@ -106,7 +106,7 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
     const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));
     console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
-    // the misleading rate beside the verdict, after the run (issue 39); the charts' figures say they are smoothed (issue 42)
+    // the misleading rate beside the verdict, after the run; the charts' figures say they are smoothed
     assert(await page.locator('[data-testid=lesson-misleading]').isVisible(), 'no misleading rate beside the verdict after the run');
     assert(/smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')), 'the charts do not say their figures are smoothed');
     const kinds = await page.locator('[data-testid=lesson-takeaway] li').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
@@ -183,7 +183,7 @@ export async function checkClassView({ browser, base, results, assert, links, se
     const again = await teacherContext.newPage();
     await again.goto(teacher.url());
     await again.waitForSelector('[data-testid=class-runs][data-count="3"]', { timeout: 10_000 });
-    // a result link opened shows the result (issue 39): a smoke run is not placed against the full-size band
+    // a result link opened shows the result: a smoke run is not placed against the full-size band
     await again.goto(links[0]);
     await again.waitForSelector('[data-testid=lesson-shared-result][data-ok=true][data-verdict=off-setting]', { timeout: 10_000 });
     assert(/Seed\s*\d+/.test(await again.locator('[data-testid=lesson-shared-result]').innerText()), 'the shared result does not show its seed');

@@ -1,6 +1,6 @@
 // The e2e group `live` (E2E_ONLY=live node scripts/e2e.mjs), called from e2e.mjs: an RL run on wasm
 // shows every step as it happens — the counter, the ETA and the curves move with each step, and
-// Resume from Pause reads "Training" while the step it started is still in flight (issue 32, point 1);
+// Resume from Pause reads "Training" while the step it started is still in flight;
 // a run reloaded at two different points (just after a checkpoint, and between checkpoints) finishes
 // with every step's metrics and every evaluation, and the resume notice names the step the kept curve
 // ends at (point 2); the run stores the world it trained in, its starting point's, and the Experiment
@@ -11,7 +11,7 @@ import { makeRunBundle } from './e2e-runs.mjs';
 
 /** a small RL run on wasm: ~1-3 s a step on 2 cores, evaluated at 0, 2, 4 (and 5, the end) */
 const LIVE = 'stage=rl&scale=s&steps=5&evalEvery=2&evalQueries=2&evalToolQa=2&queriesPerStep=1&groupSize=2&seed=7';
-/** the issue's run (evaluations every 2, seed 11), shorter and smaller per step */
+/** the run that showed the bug (evaluations every 2, seed 11), shorter and smaller per step */
 const RELOAD_STEPS = 4;
 const RELOAD = `stage=rl&scale=s&steps=${RELOAD_STEPS}&evalEvery=2&evalQueries=2&evalToolQa=2&queriesPerStep=1&groupSize=2&seed=11`;
 
@@ -124,7 +124,7 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
       await page.waitForFunction((n) => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) >= n, from, { timeout: 30_000 });
       return `${what}: checkpoint ${checkpointThen}, stored ${storedThen.join(',')}`;
     };
-    // the moment the step-2 checkpoint is stored (the issue's reload), then between checkpoints (step 3 stored, no step-4 checkpoint yet)
+    // the moment the step-2 checkpoint is stored (the reload that lost steps), then between checkpoints (step 3 stored, no step-4 checkpoint yet)
     const first = await reloadWhen(async () => (await checkpoints()).includes(2), 'the step-2 checkpoint stored');
     const second = await reloadWhen(async () => (await stored()).includes(3) && !(await checkpoints()).includes(4), 'step 3 stored');
     await waitStatus('completed', 300_000);

@@ -1,4 +1,4 @@
-// The e2e group `phone` (E2E_ONLY=phone): the page on a phone held upright, 390 × 844 (issue 42). No
+// The e2e group `phone` (E2E_ONLY=phone): the page on a phone held upright, 390 × 844. No
 // training: one imported run bundle gives the Lab its stored curves and the Runs view its episode viewer.
 // Every view — the Lab, Runs with an open episode, the Findings list and every finding, the Lessons list,
 // every lesson and its class view, the Sandbox with a query, a tool call and a scored plan — must

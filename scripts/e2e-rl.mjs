@@ -79,7 +79,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
     assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
     const [start, step] = run.points;
-    for (const key of ['reward/mean', 'success', 'delivery', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
+    for (const key of ['reward/mean', 'success', 'delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
       assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
     }
     assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
@@ -91,8 +91,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(stage === 'sum', `curriculum stage shown: ${stage}`);
     // the metric picker adds a chart
     await page.locator('[data-testid=metric-picker-toggle]').click();
-    await page.locator('[data-testid="metric-clip_frac"]').click();
-    await page.locator('[data-testid=metric-plot][data-metric=clip_frac]').waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid="metric-losses/clip_frac"]').click();
+    await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 5_000 });
     const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
     assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
     assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
@@ -134,9 +134,14 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     // the test behind the call: one forest line per compared pair, each with the committed table's call
     const pairCalls = await page.locator('[data-testid=pair-line]').evaluateAll((els) => els.map((e) => e.getAttribute('data-call')));
     assert(pairCalls.length === 2 && pairCalls.every((c) => ['supports', 'contradicts', 'not resolved', 'interim'].includes(c)), `T7's pair forest reads ${JSON.stringify(pairCalls)}`);
+    // under the call, the mechanism the paper names, measured in the committed runs (results/findings/mechanisms.json)
+    assert(/failed calls/.test(await page.locator('[data-testid=mechanism-sentence]').innerText()), "T7's mechanism sentence is missing");
+    assert((await page.locator('[data-testid=mechanism-figure]').count()) >= 2, "T7's mechanism figures are missing");
     const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
-    if (hasReference) assert(/\S/.test(await page.locator('[data-testid=reference-direction]').innerText()), 'the reference table has no direction sentence');
-    else assert(/No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
+    if (hasReference) {
+      const described = await page.locator('[data-testid=reference-direction]').innerText();
+      assert(/\S/.test(described) && !/agrees with the paper|does not agree/.test(described), `the one-seed table calls a direction: ${described}`);
+    } else assert(/No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
     // a finding has its own link; T1 carries the paper's numbers in its cells
     await page.locator('[data-testid=finding-tab-T1]').click();
     await page.waitForSelector('[data-testid=finding][data-finding=T1]');
@@ -150,7 +155,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     const priced = await page.locator('[data-testid=resolve-cost] [data-testid=resolve-line]').count();
     assert(priced === unresolved && (unresolved === 0 || /seeds/.test(await page.locator('[data-testid=resolve-line]').first().textContent())),
       `T1 prices ${priced} pairs of the ${unresolved} its call leaves not resolved`);
-    // the claim's scale × choice interactions (issue 40): T1 states two, each with what it rules out
+    // the claim's scale × choice interactions: T1 states two, each with what it rules out
     assert((await page.locator('[data-testid=interaction-forest] [data-testid=interaction-line]').count()) === 2, "T1's interactions forest does not show its two interactions");
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
     // T6 carries the interactions' planned test on fresh seeds under its forest (T1's was not planned: none there)

@@ -186,7 +186,7 @@ export async function runsTests({ page, base, results, test, assert, attr, store
     writeFileSync(path, exported.text);
     const before = await count();
     await importFile(path);
-    // the run's own export is the same run: recognised, not stored twice (issue 42)
+    // the run's own export is the same run: recognised, not stored twice
     const text = await message('ok');
     assert(text.includes(`already stored as run ${first}`), `re-import: ${text}`);
     assert((await count()) === before, 'the re-import added a run');

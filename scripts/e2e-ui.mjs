@@ -1,4 +1,4 @@
-// The e2e group `ui` (E2E_ONLY=ui): what the page shows is what it does, for a newcomer (issue 32).
+// The e2e group `ui` (E2E_ONLY=ui): what the page shows is what it does, for a newcomer.
 // The Lab's heading describes what Start will run, not the stored run whose curves are shown, and the
 // running run while one runs; a malformed link is replaced in the address bar by the setup it was
 // read as, and Copy link copies that setup without the page's own `?backend=`; switching views adds
@@ -50,6 +50,10 @@ export async function uiTests({ page, context, base, results, test, assert, attr
     const text = await heading();
     const start = await page.locator('[data-testid=start]').innerText();
     assert(/DAPO/.test(start), `the Start button reads ${start}`);
+    // a knob DAPO does not read is disabled and says why (never dropped in silence); DAPO's own clip-high is live
+    const klWhy = await page.locator('#off-klCoef').textContent();
+    assert(await page.locator('#setting-klCoef').isDisabled() && /GRPO only/.test(klWhy ?? ''), `KL under DAPO: disabled ${await page.locator('#setting-klCoef').isDisabled()}, reason ${klWhy}`);
+    assert(!(await page.locator('#setting-clipHigh').isDisabled()), 'clip-high is disabled under DAPO');
     const title = await page.locator('[aria-label=Training] h2').first().innerText();
     assert(/DAPO/.test(title) && !/ARPO/.test(title), `the heading names another algorithm than Start's DAPO: ${title}`);
     assert(/\bSum\b/.test(text) && !/Curriculum/.test(text), `the heading names another reward than the setup's Sum: ${text}`);

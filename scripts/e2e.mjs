@@ -50,8 +50,8 @@ const only = process.env.E2E_ONLY; // a test group (see the usage above)
 // after another on 2 cores). Shard 1 holds these groups (about half the time), shard 2 every other group, so
 // a new group is never left out. Each shard has its own browser profile and store, as a group run alone has.
 // Balanced by a fresh clone's times (2026-12-04, 731 s in all: shard 1 297 s, shard 2 331 s of which robust
-// 88 s, ui 36 s, live 106 s, lessons 97 s); lessons then grew by ~100 s (its class of three learners, issue
-// 39), so robust moved here (~385 s against ~343 s, estimated from those times).
+// 88 s, ui 36 s, live 106 s, lessons 97 s); lessons then grew by ~100 s (its class of three
+// learners), so robust moved here (~385 s against ~343 s, estimated from those times).
 const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'robust', 'runs', 'phone'];
 const shard = process.env.E2E_SHARD;
 if (shard !== undefined && shard !== '1' && shard !== '2') {
@@ -241,7 +241,7 @@ await test('the run and its curve are listed after a reload', async () => {
 await test('the SFT run can be chosen as the starting point; its checkpoint loads', async () => {
   assert(runId, 'no run id from the SFT test');
   const before = await storeCounts(page);
-  // the page is on Stage SFT, where the RL starting point is disabled and says why (issue 32)
+  // the page is on Stage SFT, where the RL starting point is disabled and says why
   assert(await page.locator('[data-testid=starting-choice]').isDisabled() && await page.locator('[data-testid=starting-off]').isVisible(), 'Stage SFT leaves "Start RL from" active');
   assert(await page.locator('[data-testid=choice-reward-macro]').isDisabled(), 'Stage SFT leaves the reward active');
   await page.locator('[data-testid=choice-stage-rl]').click();
@@ -371,7 +371,7 @@ await test('sandbox: browse the world, call a tool by hand, write a plan and sco
   for (const kind of ['sum', 'macro', 'success', 'curriculum']) {
     assert(await attr(`[data-testid=reward-${kind}]`, 'data-value') === '1', `the teacher's passing plan has ${kind} reward ≠ 1`);
   }
-  // an edit after Score marks the verdict as the earlier plan's until Score is pressed again (issue 32)
+  // an edit after Score marks the verdict as the earlier plan's until Score is pressed again
   await stay.fill('Nowhere Inn, Atlantis');
   await page.waitForSelector('[data-testid=plan-result][data-stale=true]', { timeout: 5_000 });
   assert(await attr('[data-testid=plan-result]', 'data-final-pass') === 'stale', 'an edited plan still shows the old verdict as its own');

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent implementation (stdlib + SciPy) of the findings' scale x choice interactions (issue 40).
+"""An independent implementation (stdlib + SciPy, or the standard library alone: scripts/stdlib_t.py) of the findings' scale x choice interactions.
 
   python3 scripts/interaction_crosscheck.py fixtures   writes test/fixtures/contrast-scipy.json: contrasts over k
                                                        cells and their power, computed with scipy.stats, which
@@ -10,6 +10,16 @@
                                                        summary.json) and asserts the same difference and call
   python3 scripts/interaction_crosscheck.py plan       recomputes results/findings/interactions-test.json (the planned
                                                        test on the fresh seeds) from the plan's runs' summaries
+  python3 scripts/interaction_crosscheck.py pairs      recomputes every finding's pairs (results/findings/T*/table.json): each
+                                                       side's gains from its runs' summaries (the folders its cell names),
+                                                       Welch / one-sample t, Holm, the interval at the call's level, and
+                                                       the equivalence test at the plan's delta (two one-sided tests, Holm)
+  python3 scripts/interaction_crosscheck.py tost       recomputes test/fixtures/tost-r.json (R's equivalence::tost, which
+                                                       test/stats/equivalence.test.ts holds src/stats to) with SciPy's
+                                                       one-sided Welch tests, and asserts SciPy agrees with R
+
+Every gain is the run's own: 100 * (final - start) success from its summary.json, unrounded, as the lab's tests read it
+(rounding is for display only). Reading the summaries here, not the tables' per-seed gains, keeps the check independent.
 
 The contrast sum c_i*mean_i: standard error sqrt(sum c_i^2 s_i^2/n_i), Welch-Satterthwaite degrees of freedom
 (sum c_i^2 s_i^2/n_i)^2 / sum (c_i^2 s_i^2/n_i)^2/(n_i - 1), two-sided p and 95 % interval from scipy.stats.t.
@@ -21,7 +31,13 @@ import os
 import statistics
 import sys
 
-from scipy import stats
+try:
+    from scipy import stats
+    BACKEND = 'SciPy'
+except ImportError:  # no SciPy here: the standard library's t (scripts/stdlib_t.py) recomputes check, plan and tost
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from stdlib_t import stats
+    BACKEND = 'the standard library (scripts/stdlib_t.py; SciPy not installed)'
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..')
 
@@ -55,9 +71,20 @@ def holm(ps):
     return out
 
 
+# T6's per-seed gains (seeds 1-13) as the table recorded them when the fixture was made (one decimal), copied from
+# test/fixtures/contrast-scipy.json: a fixed input, so the fixture is the same whatever the tables hold now
+T6_FIXTURE_GAINS = {
+    '1.5B · ARPO': [10.7, -2.3, -11, 14.7, 16, 12.7, 4, -9, 13.7, 13.7, 2, -7, 7.7],
+    '1.5B · GRPO': [11.7, -4.7, 3.3, -2.3, -2.7, 3, 14.7, -8, 17.7, 3.3, 17.7, 15.7, 7],
+    '7B · ARPO': [-22.3, 11.7, 8, 2.3, 10.3, -5.3, -2.7, 15.7, -2, -1, -4, 2.3, 0],
+    '7B · GRPO': [12.3, 7.3, 8, 0.3, 7, 22.3, 18.3, 13.7, -1.7, -1.7, 3.3, 19.7, 8.7],
+}
+
+
 def fixtures():
-    t6 = json.load(open(os.path.join(ROOT, 'results/findings/T6/table.json')))
-    gain = {f"{c['row']} · {c['col']}": c['gain'] for c in t6['cells']}
+    if not BACKEND.startswith('SciPy'):
+        sys.exit('fixtures needs SciPy (scipy.stats.nct for the power; the fixture is SciPy\'s): pip install scipy')
+    gain = T6_FIXTURE_GAINS
     cases = [
         {'name': 'two cells, (1, -1): Welch', 'cells': [[23, 37, 33], [13.3, 4.7, 3.3]], 'weights': [1, -1]},
         {'name': 'T6 ARPO - GRPO at 1.5B against 7B (seeds 1-13)', 'weights': [1, -1, -1, 1],
@@ -116,8 +143,8 @@ def seed_gains(runs, finding, label, seeds):
         lab = s['lab']
         if all(lab.get(k) == v for k, v in want.items()) and lab['seed'] in seeds:
             assert lab['seed'] not in by_seed, f'two runs for {finding} {label} seed {lab["seed"]}: {d}'
-            # the table's per-seed gain: end − start in points, one decimal
-            by_seed[lab['seed']] = round(100 * (s['final']['success'] - s['start']['success']), 1)
+            # the run's gain as measured: end − start in points, unrounded
+            by_seed[lab['seed']] = 100 * (s['final']['success'] - s['start']['success'])
     return [by_seed[k] for k in sorted(by_seed)]
 
 
@@ -162,7 +189,7 @@ def plan():
         s = json.load(open(p))
         assert s['lab']['seed'] == r['seed'], f"{p} is seed {s['lab']['seed']}, the plan's run there is seed {r['seed']}"
         finished += 1
-        gains.setdefault((r['finding'], r['cell']), []).append((r['seed'], round(100 * (s['final']['success'] - s['start']['success']), 1)))
+        gains.setdefault((r['finding'], r['cell']), []).append((r['seed'], 100 * (s['final']['success'] - s['start']['success'])))
     assert finished == test['plan']['finished'], f"{finished} planned runs finished, the record says {test['plan']['finished']}"
     bad = 0
     for x in (x for x in plan['interactions'] if x['planned']):
@@ -175,13 +202,16 @@ def plan():
             bad += not same
             continue
         r = contrast(cells, [1, -1, -1, 1])
+        at = contrast(cells, [1, -1, -1, 1], level=1 - x['alpha'])  # the interval at the call's own level
         complete = all(len(c) >= x['seeds'] for c in cells)
         call = 'interim' if not complete else ('supports' if r['estimate'] > 0 else 'contradicts') if r['p'] < x['alpha'] else 'not resolved'
         same = abs(r['estimate'] - y['difference']) < 0.006 and abs(r['p'] - y['p']) < 1e-3 * max(1, y['p']) and call == y['call'] \
             and abs(r['lo'] - y['ci95']['lo']) < 0.006 and abs(r['hi'] - y['ci95']['hi']) < 0.006 and abs(r['df'] - y['df']) < 0.006 \
-            and [len(c) for c in cells] == y['finished']
+            and [len(c) for c in cells] == y['finished'] \
+            and (y.get('interval') is None or (abs(at['lo'] - y['interval']['lo']) < 0.006 and abs(at['hi'] - y['interval']['hi']) < 0.006))
         bad += not same
-        print(f"{x['finding']} {x['interaction']}: scipy {r['estimate']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}] df {r['df']:.2f} p {r['p']:.4f} "
+        print(f"{x['finding']} {x['interaction']}: scipy {r['estimate']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}] (95 %), "
+              f"[{at['lo']:+.2f}, {at['hi']:+.2f}] ({100 * (1 - x['alpha']):g} %) df {r['df']:.2f} p {r['p']:.4f} "
               f"at alpha {x['alpha']} {call}; seeds {[len(c) for c in cells]}; record {y['difference']:+.2f} [{y['ci95']['lo']:+.2f}, "
               f"{y['ci95']['hi']:+.2f}] df {y['df']} p {y['p']} {y['call']} — {'same' if same else 'DIFFERENT'}")
     if bad:
@@ -189,5 +219,99 @@ def plan():
     print(f'the planned test recomputes to the same difference, interval, df, p and call ({finished} of {len(plan["runs"])} runs finished)')
 
 
+def holm_levels(ps, alpha=0.05):
+    """the alpha each test of a Holm family is decided at: alpha/(m - k) at step k until it stops, then the stopping level"""
+    m = len(ps)
+    out, stopped = [0.0] * m, None
+    for rank, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        level = alpha / (m - rank)
+        if stopped is None and not ps[i] < level:
+            stopped = level
+        out[i] = stopped if stopped is not None else level
+    return out
+
+
+def pairs():
+    bad = 0
+    for finding in ('T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'):
+        t = json.load(open(os.path.join(ROOT, f'results/findings/{finding}/table.json')))
+        cells = {f"{c['row']} · {c['col']}": c for c in t['cells']}
+
+        def gains(label):
+            if label == 'the SFT start':
+                return None
+            c = cells[label]
+            key = c['metric']  # 'success' or 'ood'
+            out = []
+            for where in c['where'][:c['planned']]:
+                s = json.load(open(os.path.join(ROOT, where, 'summary.json')))
+                out.append(100 * (s['final'][key] - s['start'][key]))
+            return out, c['metric']
+
+        tests = []
+        for p in t['compares']['pairs']:
+            a, b = gains(p['higher']), gains(p['lower'])
+            metric = (a or b)[1]
+            delta = (t['compares'].get('delta') or {}).get(metric)
+            if b is None or a is None:  # a cell against the start: the one-sample t test, signed higher - lower
+                xs, sign = (a or b)[0], 1 if b is None else -1
+                n = len(xs)
+                d = sign * statistics.fmean(xs)
+                se = statistics.stdev(xs) / math.sqrt(n)
+                df = n - 1
+            else:
+                xs, ys = a[0], b[0]
+                va, vb = statistics.variance(xs) / len(xs), statistics.variance(ys) / len(ys)
+                d, se = statistics.fmean(xs) - statistics.fmean(ys), math.sqrt(va + vb)
+                df = (va + vb) ** 2 / (va ** 2 / (len(xs) - 1) + vb ** 2 / (len(ys) - 1))
+                w = stats.ttest_ind(xs, ys, equal_var=False)
+                assert abs(w.statistic - d / se) < 1e-9 and abs(w.df - df) < 1e-6 * df, (finding, p['higher'])
+            pv = 2 * stats.t.sf(abs(d / se), df)
+            tost = None if delta is None else max(stats.t.sf((d + delta) / se, df), stats.t.cdf((d - delta) / se, df))
+            tests.append((p, d, se, df, pv, delta, tost))
+        adj = holm([x[4] for x in tests])
+        levels = holm_levels([x[4] for x in tests])
+        with_eq = [i for i, x in enumerate(tests) if x[6] is not None]
+        eq_adj = dict(zip(with_eq, holm([tests[i][6] for i in with_eq])))
+        for i, (p, d, se, df, pv, delta, tost) in enumerate(tests):
+            half = stats.t.ppf(1 - levels[i] / 2, df) * se
+            call = ('supports' if d > 0 else 'contradicts') if adj[i] < 0.05 else 'not resolved'
+            shown = tost is not None and eq_adj[i] < 0.05  # a real difference can still be shown smaller than delta (T2's drop)
+            iv, e = p.get('interval') or {}, p.get('equivalence') or {}
+            same = abs(d - p['difference']) < 1e-4 and abs(pv - p['p']) < 1e-3 * max(p['p'], 1e-12) + 1e-12 \
+                and abs(adj[i] - p['pAdjusted']) < 1e-3 * max(p['pAdjusted'], 1e-12) + 1e-12 and call == p['call'] \
+                and abs(d - half - iv.get('lo', 1e9)) < 1e-4 and abs(d + half - iv.get('hi', 1e9)) < 1e-4 \
+                and abs(1 - levels[i] - iv.get('level', -1)) < 1e-12 \
+                and (tost is None or (abs(eq_adj[i] - e['pAdjusted']) < 1e-3 * e['pAdjusted'] + 1e-12 and shown == bool(p.get('rulesOut'))))
+            bad += not same
+            print(f"{finding} {p['higher']} > {p['lower']}: {d:+.2f} [{d - half:+.2f}, {d + half:+.2f}] ({100 * (1 - levels[i]):g} %) "
+                  f"p {pv:.4g} Holm {adj[i]:.4g} {call}" + ('' if tost is None else f"; TOST at {delta}: Holm {eq_adj[i]:.4g}{' rules out' if shown else ''}")
+                  + f" — {'same' if same else 'DIFFERENT'}")
+    if bad:
+        sys.exit(f'{bad} pair(s) differ')
+    print("every pair recomputes to the same difference, interval at its level, p, Holm p, call and equivalence test")
+
+
+def tost():
+    """Schuirmann's TOST as two one-sided Welch tests: ttest_ind(x - d, y, alternative='greater') and (x + d ... 'less')"""
+    fx = json.load(open(os.path.join(ROOT, 'test/fixtures/tost-r.json')))
+    bad = 0
+    for c in fx['tost']:
+        x, y = fx['clinic'][c['data']]
+        if c['log']:
+            x, y = [math.log(v) for v in x], [math.log(v) for v in y]
+        e = c['epsilon']
+        lower = stats.ttest_ind([v + e for v in x], y, equal_var=False, alternative='greater')  # H0: d <= -e
+        upper = stats.ttest_ind([v - e for v in x], y, equal_var=False, alternative='less')  # H0: d >= +e
+        p = max(lower.pvalue, upper.pvalue)
+        same = abs(p - c['p_value']) < 1e-9 * max(1, c['p_value']) and abs(upper.df - c['df']) < 1e-9 * c['df']
+        bad += not same
+        print(f"{c['name']}: SciPy TOST p {p:.12g} df {upper.df:.12g}; R p {c['p_value']:.12g} df {c['df']:.12g} — {'same' if same else 'DIFFERENT'}")
+    if bad:
+        sys.exit(f'{bad} TOST case(s) differ')
+    print("SciPy's one-sided Welch tests give R's equivalence::tost p-values")
+
+
 if __name__ == '__main__':
-    {'fixtures': fixtures, 'check': check, 'plan': plan}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
+    print(f'statistics from {BACKEND}')
+    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost, 'pairs': pairs}[sys.argv[1] if len(sys.argv) > 1 else 'check']()

@@ -13,13 +13,15 @@
 // --screens DIR also saves a screenshot of each view on the way (Lab training with curves, the queue,
 // Findings T7 with the runs filled in, Runs with two runs overlaid, an episode's ARPO tree, Sandbox).
 import { createServer } from 'node:http';
-import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { recordCommit } from './recordCommit.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
+// refused here, before measuring, where the record could not be checked out
+const made = recordCommit(root, process.argv.includes('--allow-dirty'));
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
 const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const wanted = arg('--backend') ?? 'webgpu';
@@ -117,13 +119,9 @@ try {
       rolloutS: Math.round(step?.values['time/rollout'] ?? NaN), updateS: Math.round(step?.values['time/update'] ?? NaN), evalS: Math.round(step?.values['eval/seconds'] ?? NaN),
     };
   });
-  let commit = 'unknown';
-  try {
-    commit = execSync('git describe --always --dirty', { cwd: root }).toString().trim();
-  } catch { /* not a git checkout */ }
   const result = {
     what: 'T7 grid (3 runs) queued from the findings page, tiny ARPO settings of scripts/e2e.mjs, end to end in headless Chromium',
-    date: new Date().toISOString(), commit, backend, adapter, chromium: context.browser()?.version() ?? null,
+    date: new Date().toISOString(), ...made, backend, adapter, chromium: context.browser()?.version() ?? null,
     machine: { cpus: cpus().length, loadavg1AtEnd: Math.round(loadavg()[0] * 10) / 10 },
     link: `${query}#finding=T7&${RL}`, command: `npx vite build && node scripts/measure-grid.mjs${wanted === 'webgpu' ? '' : ` --backend ${wanted}`}`, runs, totalS: secs(totalMs),
   };

@@ -13,11 +13,11 @@
 // --profile keeps the browser profile (its IndexedDB holds the runs) and --port fixes the origin, so a
 // later --screens-only pass over the same profile and port retakes the pictures without training again.
 import { createServer } from 'node:http';
-import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { recordCommit } from './recordCommit.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
@@ -85,14 +85,12 @@ function writeTimings() {
   const lessons = [...previous.lessons.filter((l) => !measured.some((m) => m.lesson === l.lesson)), ...measured]
     .sort((a, b) => IDS.indexOf(a.lesson) - IDS.indexOf(b.lesson));
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), headless Chromium`;
-  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), commit, machine, lessons }, null, 1) + '\n');
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), ...made, machine, lessons }, null, 1) + '\n');
   console.log(`wrote ${out}`);
 }
 
-let commit = 'unknown';
-try {
-  commit = execSync('git describe --always --dirty', { cwd: root }).toString().trim();
-} catch { /* not a checkout */ }
+// refused here, before measuring, where the record could not be checked out
+const made = recordCommit(root, process.argv.includes('--allow-dirty'));
 const previous = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : { lessons: [] };
 const measured = [];
 

@@ -1,4 +1,4 @@
-// Pretraining throughput per preset (issue 21, docs/scale.md): a few dozen steps of the `pretrain`
+// Pretraining throughput per preset (docs/scale.md): a few dozen steps of the `pretrain`
 // command's own loop (default batch, context and world stream; wasm, one thread) per preset, timed in
 // CPU seconds of this process (the machine is shared, so wall time overstates the cost), and the
 // core-hours the default budget (TOKENS_PER_PARAMETER × parameters) would take at that rate.

@@ -1,4 +1,4 @@
-// Does the pretraining stream transfer to the tiny world? (issue 21, docs/scale.md) Preset s: the
+// Does the pretraining stream transfer to the tiny world? (docs/scale.md) Preset s: the
 // held-out tiny-world teacher-forced loss (validation + test queries' teacher trajectories) of a fresh
 // init and of an init pretrained for P steps of the `pretrain` stream, after 0 / 50 / 150 steps of the
 // shipped tiny-world SFT recipe (1,500-step schedule, batch 8, lr 3e-3). Forward passes for the losses.

@@ -1,4 +1,4 @@
-// Where a webgpu decode step's time goes (issue 38), on whatever adapter Dawn finds (SwiftShader here:
+// Where a webgpu decode step's time goes, on whatever adapter Dawn finds (SwiftShader here:
 // its host figures hold on a GPU, its device time does not): a decode step of R rows at scale m with the
 // decode levers off (plain) and on (fused), alternated, each run's ms, host ms, dispatches, submits,
 // readbacks and tfjs programs by shader key; a tiny readback's round trip and a tiny op's host cost

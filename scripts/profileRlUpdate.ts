@@ -1,4 +1,4 @@
-// Where an RL update's time goes on wasm (issue 22): one ppoUpdate of 32 synthetic rows × T tokens at scale s
+// Where an RL update's time goes on wasm: one ppoUpdate of 32 synthetic rows × T tokens at scale s
 // (bench/rlUpdate.ts's shape: 2 mini-batches, reference included, default micro-batch budget), CPU seconds,
 // with the training attention's fused wasm kernel off (the per-head plain ops) and on; then the attention
 // alone (causalAttention forward + backward at one micro-batch's shape, as often as one update runs it);
@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
-import { rlConfigFor } from '../src/rl/rlConfig.ts';
+import { rlConfigFor, type RlConfig } from '../src/rl/rlConfig.ts';
 import { ppoUpdate, type UpdateRow } from '../src/rl/rlUpdate.ts';
 import { AdamW } from '../src/rl/optimizer.ts';
 import { Rng } from '../src/env/random.ts';
@@ -17,6 +17,9 @@ import { VOCAB } from '../src/agent/vocab.ts';
 import { alibiSlopes } from '../src/model/config.ts';
 import { cpuSeconds } from '../bench/harness.ts';
 import { causalAttention, setTrainingAttentionKernel } from '../src/model/ops.ts';
+// What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 await useNodeBackend('wasm', 1);
 const T = Number(process.argv[2] ?? 448);
@@ -28,7 +31,7 @@ const rows: UpdateRow[] = Array.from({ length: 32 }, (_, i) => {
   return { episode: { tokens, lossMask, logProbs, bans: [] }, group: Math.floor(i / 8), advantage: [1, -1, 0.5, -0.5][i % 4] };
 });
 const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
-const config = rlConfigFor('grpo', { klCoef: 0.001, miniBatches: 2 });
+const config = rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0.001, miniBatches: 2 });
 const { nHeads: H, dModel, nLayers } = ckpt.config;
 
 async function update(fused: boolean): Promise<number> {
@@ -39,8 +42,8 @@ async function update(fused: boolean): Promise<number> {
   const c0 = cpuSeconds();
   const m = await ppoUpdate({ policy, reference, optimizer, config, step: 0 }, rows, null);
   const s = cpuSeconds() - c0;
-  console.log(`update, fused attention ${fused ? 'on ' : 'off'}: ${s.toFixed(2)} s CPU (pg ${m['losses/pg']}, kl ${m.kl}, clip ${m.clip_frac}, ` +
-    `entropy ${m.entropy}, grad norm ${m['charts/grad_norm']}, micro-batches ${m['charts/microbatches']})`);
+  console.log(`update, fused attention ${fused ? 'on ' : 'off'}: ${s.toFixed(2)} s CPU (pg ${m['losses/pg']}, kl ${m['losses/kl']}, clip ${m['losses/clip_frac']}, ` +
+    `entropy ${m['losses/entropy']}, grad norm ${m['charts/grad_norm']}, micro-batches ${m['charts/microbatches']})`);
   optimizer.dispose(); policy.dispose(); reference.dispose();
   return s;
 }

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gainCall, intervalsApart, pairedDifference, summariseArm, type ArmSummary, type CurvePoint, type SeedRun } from '../src/findings/seedGains.ts';
 import { curvesSvg, type SvgPanel } from '../src/findings/curveSvg.ts';
+import { withMetricNames } from '../src/lab/metrics.ts';
 
 const dir = process.argv[2] ?? 'results/rl-recipe';
 const RUN = /^(s|m|l)-seed(\d+)-(real|null)$/;
@@ -19,7 +20,7 @@ interface Found { scale: string; arm: 'real' | 'null'; run: SeedRun; hash: strin
 function readRun(folder: string): { run: Omit<SeedRun, 'seed'>; hash: string; steps: number; train: Record<string, number | string>[] } | null {
   const metrics = join(dir, folder, 'metrics.jsonl');
   if (!existsSync(metrics)) return null;
-  const lines = readFileSync(metrics, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, number | string>);
+  const lines = readFileSync(metrics, 'utf8').split('\n').filter((l) => l.trim()).map((l) => withMetricNames(JSON.parse(l) as Record<string, number | string>));
   const curve: CurvePoint[] = lines.filter((l) => l.kind === 'eval').map((l) => ({
     step: Number(l.step), success: Number(l['eval/success']), queries: Number(l['eval/queries'] ?? NaN),
   }));
@@ -52,7 +53,7 @@ const md: string[] = [
 ];
 // the training side of the same runs: what the sampled rollouts (temperature 0.7) did in the first and
 // last ten steps — sampled success, delivery, policy entropy — and the KL to the SFT start at the end
-const TRAIN_KEYS = [['success', 'sampled success'], ['delivery', 'sampled delivery'], ['entropy', 'entropy']] as const;
+const TRAIN_KEYS = [['success', 'sampled success'], ['delivery', 'sampled delivery'], ['losses/entropy', 'entropy']] as const;
 const trainMean = (runs: Found[], key: string, from: number, to: number) => {
   const xs = runs.flatMap((r) => r.train.filter((t) => Number(t.step) >= from && Number(t.step) <= to).map((t) => Number(t[key]))).filter(Number.isFinite);
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
@@ -83,9 +84,9 @@ for (const scale of scales) {
       cpuMinutesPerRun: round(a.cpuSeconds / 60), wallMinutesPerRun: round(a.wallSeconds / 60),
       hashes: runs.map((r) => r.hash), unfinished,
       training: Object.fromEntries([...TRAIN_KEYS.map(([k]) => [k, { first10: round(trainMean(runs, k, 1, 10)), last10: round(trainMean(runs, k, L0, L1)) }]),
-        ['klLast10', round(trainMean(runs, 'kl', L0, L1))]]),
+        ['klLast10', round(trainMean(runs, 'losses/kl', L0, L1))]]),
     };
-    trainingMd.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${TRAIN_KEYS.map(([k]) => `${trainMean(runs, k, 1, 10).toFixed(3)} → ${trainMean(runs, k, L0, L1).toFixed(3)}`).join(' | ')} | ${trainMean(runs, 'kl', L0, L1).toFixed(4)} |`);
+    trainingMd.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${TRAIN_KEYS.map(([k]) => `${trainMean(runs, k, 1, 10).toFixed(3)} → ${trainMean(runs, k, L0, L1).toFixed(3)}`).join(' | ')} | ${trainMean(runs, 'losses/kl', L0, L1).toFixed(4)} |`);
     md.push(`| ${scale} | ${arm === 'real' ? 'recipe' : 'null control'} | ${a.seeds.join(', ')} | ${a.start.map(pct).join(', ')} | ${a.end.map(pct).join(', ')} | ` +
       `${a.gain.map((g) => (g >= 0 ? '+' : '') + pct(g)).join(', ')} | **${pct(a.meanGain.estimate)}** ${iv(a.meanGain)} | ${gainCall(a.meanGain)} | ` +
       `${pct(a.pooledEnd.estimate)} ${iv(a.pooledEnd)} (n ${a.pooledEnd.n}) | ${Number.isFinite(a.cpuSeconds) ? (a.cpuSeconds / 60).toFixed(1) : '—'} |`);

@@ -1,7 +1,7 @@
-// The SFT starting points per scale (issue 21), from their cards' `evaluation300` (greedy, the validation
+// The SFT starting points per scale, from their cards' `evaluation300` (greedy, the validation
 // split grown to 300 queries, scripts/cardEvaluation300.ts): success and delivery with 95 % Wilson
-// intervals, free and constrained plan decoding, the compute each stage took, and the two calls the
-// issue asks for — is success ordered s < m < l, and are the intervals of s and l apart.
+// intervals, free and constrained plan decoding, the compute each stage took, and the two calls
+// asked of them — is success ordered s < m < l, and are the intervals of s and l apart.
 //   npx tsx scripts/scaleTable.ts --out results/scale LABEL=DIR …
 // LABEL names a group of checkpoints (e.g. `scratch`, `pretrained`); DIR is an SFT checkpoint folder (or a
 // card's .json file on its own, as results/ keeps the cards of checkpoints that were not shipped).

@@ -8,7 +8,7 @@
 //   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…'] [--until completed] [--backend wasm]
 //
 // --until completed waits for the run's end instead (exit 1 if it fails) and pictures it: the page-side
-// check that a setting trains at all, e.g. scale l's default 4 × 8 step on wasm (issue 22):
+// check that a setting trains at all, e.g. scale l's default 4 × 8 step on wasm:
 //   node scripts/screenshot.mjs --until completed --out /tmp/l.png --hash '#stage=rl&scale=l&steps=1&evalEvery=1&evalQueries=0&evalToolQa=2'
 //
 // ~2–4 min on a shared 2-core machine (the step-0 evaluation is most of it; the backend measurement ~30 s).

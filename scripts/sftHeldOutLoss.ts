@@ -1,4 +1,4 @@
-// Teacher-forced loss per policy token of the shipped tiny-world SFT checkpoints (issue 21, docs/scale.md
+// Teacher-forced loss per policy token of the shipped tiny-world SFT checkpoints (docs/scale.md
 // "the simpler route"): on 250 of their training trajectories, on the teacher's trajectories for the
 // tiny world's validation + test queries (held out), and on sequences of the pretraining stream's first
 // group (other worlds). Forward passes only.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (README): typecheck, lint, unit tests in Node (the short SFT learning test and
 # the shipped checkpoints' verdict checks included), the build, then the browser end-to-end tests in
-# headless Chromium. Budget: 15 minutes wall on a 2-core machine (issue 9); anything that needs an
+# headless Chromium. Budget: 15 minutes wall on a 2-core machine; anything that needs an
 # hour is a `npm run repro` or a benchmark. Installs Debian's chromium if it is missing and we are root
 # on Debian; otherwise says exactly what to install.
 set -euo pipefail

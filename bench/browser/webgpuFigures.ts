@@ -1,4 +1,4 @@
-// The WebGPU road's own figures (issue 12), measured on the bench page before anything else has
+// The WebGPU road's own figures, measured on the bench page before anything else has
 // compiled a shader:
 //   webgpu.dispatches.train|decode|optimizer  GPU compute dispatches per SFT step (forward, backward,
 //       clipping, AdamW), per KV-cache decode step (policy.step) and per AdamW update alone, preset s

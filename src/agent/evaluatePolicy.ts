@@ -1,4 +1,4 @@
-// Evaluation of a policy (DESIGN §3.3, §3.5, §4 "Reading a run"): roll out every validation query and
+// Evaluation of a policy: roll out every validation query and
 // tool-QA task, score delivered plans with the TravelPlanner evaluator and answers with the tool-QA
 // scorer. Greedy by default (one rollout per task); with `samples` k, each task is rolled out k times
 // at `temperature` and every rate is the mean over all k·n rollouts (pass@1 averaged over the samples),

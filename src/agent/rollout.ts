@@ -1,4 +1,4 @@
-// Batched, tool-interleaved rollouts (DESIGN §4). All rows decode together through one KV cache;
+// Batched, tool-interleaved rollouts. All rows decode together through one KV cache;
 // when a row closes a call (`</call>`) the tool runs on the CPU and its observation tokens are
 // appended to that row in one prefill (rows finishing a call in the same step share it) while
 // the other rows keep decoding. Per step the GPU returns only the sampled ids with their log-prob

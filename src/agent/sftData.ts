@@ -1,4 +1,4 @@
-// SFT data (DESIGN §3.6, §4): the teacher's successful trajectories on the training queries plus
+// SFT data: the teacher's successful trajectories on the training queries plus
 // its tool-QA episodes, as {tokens, lossMask} sequences for the SFT trainer.
 import type { Query, World } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
@@ -9,7 +9,7 @@ import { encodeToolQaEpisode } from './toolqaCodec.ts';
 
 export interface SftDataOptions {
   seed: number;
-  /** teacher tool failures (DESIGN §3.6 `teacherFailureRate`); 0 = the paper's stable sandbox */
+  /** teacher tool failures (the teacher's `failureRate`); 0 = the paper's stable sandbox */
   failureRate?: number;
   /** tool-QA episodes to add (the OOD skill the SFT model learns); default 0 */
   toolQa?: number;

@@ -1,4 +1,4 @@
-// Tool-QA episodes (the OOD suite, DESIGN §3.5) in the token language: same tools and observations
+// Tool-QA episodes (the OOD suite) in the token language: same tools and observations
 // as travel planning, a different output. Prompt and answer grammar (tokens in vocab.ts):
 //   <bos> <qa> qa:cheapestFlight CITY CITY </qa>                  → <ans> #k <eos>   (flight row; the date is d+0)
 //   <bos> <qa> qa:accommodationUnder CITY (<rule> RULE)? (<room> <not>? TYPE)? <budget> NUM </qa> → <ans> #k <eos>

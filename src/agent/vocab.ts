@@ -1,4 +1,4 @@
-// The agent's token language (DESIGN §4): one fixed vocabulary shared by every world, so a
+// The agent's token language: one fixed vocabulary shared by every world, so a
 // checkpoint trained on one world can act in another. Names of restaurants, hotels, attractions
 // and flights never get tokens: each observation lists its rows as local references #1…#K and
 // the plan points at them, so the vocabulary stays at a few hundred tokens.
@@ -59,7 +59,7 @@
 // Measured at `standard` size (500 teacher trajectories, bench key agent.len.*): 3-day 162–353 tokens
 // (median 217), 5-day 311–464 (386), 7-day 456–658 (median 528, p95 642): a 7-day trip fits 1,024.
 // The #40 cap never bites at `standard` (≤ 15 rows per list); a `real`-world list can be longer.
-// Tool-QA episodes (DESIGN §3.5) use  <bos> <qa> KIND ARGS </qa> (calls, observations)* <ans> ANSWER <eos>
+// Tool-QA episodes use  <bos> <qa> KIND ARGS </qa> (calls, observations)* <ans> ANSWER <eos>
 // (grammar in toolqaCodec.ts).
 import { CITY_STATE_PAIRS } from '../env/data/citySet.ts';
 

@@ -1,4 +1,4 @@
-// A sweep's grid as one CSV (issue 43): DIR/<finding>/runs.csv, one row per run of the finding's grid with its
+// A sweep's grid as one CSV: DIR/<finding>/runs.csv, one row per run of the finding's grid with its
 // settings and end figures, so the whole grid opens in a spreadsheet or pandas without reading 23+ folders.
 // A run not finished yet has its settings and `finished` = false, its figures empty.
 import type { LabConfig } from '../lab/config.ts';

@@ -1,7 +1,7 @@
 // A lab experiment config given on the command line: the page's URL hash or a JSON object. Unlike the
 // page (which lists bad keys and carries on with defaults), the CLI refuses a config with any notice:
 // a sweep that silently ran the default would be a wrong result.
-import type { LabConfig } from '../lab/config.ts';
+import { ignoredSettings, type LabConfig } from '../lab/config.ts';
 import { configFromRecord, parseHash, type ParsedHash } from '../lab/urlState.ts';
 
 export function parseLabConfig(text: string): LabConfig {
@@ -27,4 +27,10 @@ export function parseLabConfig(text: string): LabConfig {
     throw new Error(`--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`);
   }
   return parsed.config;
+}
+
+/** the settings `lab` moves off their defaults that an RL run of it does not read (a knob of another algorithm,
+ *  an SFT-only setting), one line each: the CLI names them as ignored, never drops them silently */
+export function ignoredSettingLines(lab: LabConfig): string[] {
+  return ignoredSettings({ ...lab, stage: 'rl' }).map(({ key, why }) => `--config: ${key}=${JSON.stringify(lab[key])} is ignored (${why})`);
 }

@@ -1,4 +1,4 @@
-// `npm run cli -- <command> [options]`: the headless runner (DESIGN §2). Each command lives in its
+// `npm run cli -- <command> [options]`: the headless runner. Each command lives in its
 // own module under src/cli/commands and is registered here; `--help` works on each.
 import { commands } from './commands/index.ts';
 import { runCommandLine } from './commandLine.ts';

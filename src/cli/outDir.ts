@@ -1,4 +1,4 @@
-// What a command may do with its --out folder (issue 43): nothing a researcher made is lost by a command
+// What a command may do with its --out folder: nothing a researcher made is lost by a command
 // that writes. One folder holds one run: a command that trains (run, sft, pretrain, sweep's runs) refuses
 // a folder holding another run, or the same run with another setting, unless --resume (the same setting,
 // continued) or --force (replaced, and said so); export-job refuses any non-empty folder unless --force.

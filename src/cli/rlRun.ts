@@ -1,7 +1,7 @@
-// One headless RL run (issue 10), shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
+// One headless RL run, shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
 // train with the lab config's algorithm / reward / data / failure rate, evaluating at step 0, every
 // evalEvery steps and at the end. Writes into DIR:
-//   metrics.jsonl   one JSON object per step (and per evaluation), the issue's metric names
+//   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter), commit
 //   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
@@ -12,14 +12,16 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
+import { ignoredSettingLines } from './labConfigArg.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
+import { withMetricNames } from '../lab/metrics.ts';
 import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics, type StepProgress } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
-import { gitCommit, readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
+import { readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
@@ -28,6 +30,7 @@ import { Heartbeat, ProgressBar } from './progress.ts';
 import { Interrupted, yielder, type StopRequests } from './interrupt.ts';
 import { writeFailure } from '../node/atomicWrite.ts';
 import { metricsCsv } from './metricsCsv.ts';
+import { provenance, type DirtyFile } from '../node/provenance.ts';
 import { createHash } from 'node:crypto';
 import type { RunFigures } from '../findings/findingTable.ts';
 
@@ -61,6 +64,8 @@ export interface RlRunOptions {
   /** a stop asked for (Ctrl-C, SIGTERM) is taken at the next rollout turn or micro-batch: the last completed
    *  step is saved and Interrupted thrown, its `saved` saying what was kept */
   stops?: StopRequests;
+  /** write a run into the repository from code that differs from HEAD (the summary lists the differing files) */
+  allowDirty?: boolean;
 }
 
 /** a run's writes refused by the disk (full, read-only): the message says what and what was kept */
@@ -75,7 +80,7 @@ export interface RlSummary {
   /** the config as trained (serializeHash of `lab`): its worldSize is the start's world, whatever the config said */
   hash: string;
   lab: LabConfig;
-  /** the world the run trained and was evaluated in: its SFT start's (absent in summaries written before issue 43) */
+  /** the world the run trained and was evaluated in: its SFT start's (absent in older summaries) */
   world?: { size: LabConfig['worldSize']; seed: number };
   rl: RlConfig;
   checkpoint: string;
@@ -91,6 +96,8 @@ export interface RlSummary {
   /** on webgpu, the adapter it ran on (a fallback one is SwiftShader's CPU emulation, not a GPU) */
   adapter?: WebgpuAdapterInfo;
   commit: string;
+  /** files that differed from `commit` when the run started (only with --allow-dirty) */
+  dirtyFiles?: DirtyFile[];
   finishedAt: string;
 }
 
@@ -125,7 +132,7 @@ function cardPath(p: string): string {
 }
 
 /** whether a finished run's summary is a run of `lab` (World size aside: the start decides it, and summaries
- *  written before issue 43 recorded the setting's default instead) */
+ *  written before runs recorded their start's world recorded the setting's default instead) */
 export function summaryIsOf(s: RlSummary, lab: LabConfig): boolean {
   return rlRunKey(parseHash(s.hash).config) === rlRunKey(lab);
 }
@@ -164,6 +171,7 @@ function processCpuSeconds(): number {
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   await useNodeBackend(o.backend, wasmThreads());
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
+  for (const line of ignoredSettingLines(o.lab)) console.error(line);
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
   const ckpt = await readCheckpointDir(ckptDir);
   // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it trained
@@ -173,6 +181,8 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const hash = serializeHash(lab);
   const fingerprint = resumeFingerprint(lab, rl, ckpt.card.weights.sha256, o.backend);
   // checked before anything is written: a folder holding another run is refused, not overwritten
+  // refused before anything is written or trained: a run that lands in results/ must name code one can check out
+  const made = provenance(join(o.out, 'summary.json'), { allowDirty: o.allowDirty });
   const begin = prepareRunDir(o.out, { resume: o.resume, force: o.force ?? false, fingerprint, kind: RL_RUN_KIND });
   if (begin.action === 'finished') {
     const done = readSummary(o.out);
@@ -204,7 +214,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     cpuBefore = Number(saved.extra.cpuSeconds ?? 0);
     startFigures = (saved.extra.start as RunFigures) ?? null;
     // the lines past the saved step are redone; the saved step's own (train, eval) stay
-    const kept = readLines(join(o.out, 'metrics.jsonl')).filter((m) => m.step <= trainer.step);
+    const kept = readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames).filter((m) => m.step <= trainer.step);
     writeAtomic(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
     writeAtomic(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
@@ -274,16 +284,16 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
           toolQa: d.toolQa, mix: [...d.mix] }, contextLength: ckpt.config.contextLength },
         steps: trainer.step, modelConfig: { ...trainer.policy.config },
         weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
-        backend: o.backend, commit: gitCommit(), createdAt: new Date().toISOString(),
+        backend: o.backend, ...made, createdAt: new Date().toISOString(),
       };
       writeRlPolicyCard(dir, card);
     }
-    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl'))));
+    writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames)));
     const summary: RlSummary = {
       format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
       start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       cpuSeconds: cpuNow(),
-      backend: o.backend, ...adapterField(o.backend), commit: gitCommit(), finishedAt: new Date().toISOString(),
+      backend: o.backend, ...adapterField(o.backend), ...made, finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // Commands the project writes for a reader to paste (a table's or a card's reproduction command) are
-// quoted for a POSIX shell (issue 43): `--config #evalQueries=8&evalToolQa=4` unquoted loses everything
+// quoted for a POSIX shell: `--config #evalQueries=8&evalToolQa=4` unquoted loses everything
 // after `#` and runs the rest in the background. A small function rather than the npm package
 // shell-quote: its quote() backslash-escapes `=`, `,`, `:` and `#` (`--seeds 1\,2\,3`, unreadable in a
 // table) and escapes inside single quotes, which POSIX shells do not honour. Single quotes are the one

@@ -1,4 +1,4 @@
-// docs/cli.md shows each command's usage block; the block is the command's `help` (issue 43: one source).
+// docs/cli.md shows each command's usage block; the block is the command's `help` (one source).
 // usageBlocks finds the blocks (the first ``` or ```text fence under a command's "## name" / "### name"
 // heading), withUsageBlocks rewrites them from the commands' help: `npx tsx scripts/sync-cli-docs.ts`
 // runs it, and test/cli/usageDocs.test.ts fails while the two differ.

@@ -1,4 +1,4 @@
-// `cli export-job --engine verl` (DESIGN §6): a lab experiment as a folder that veRL runs on real LLMs.
+// `cli export-job --engine verl`: a lab experiment as a folder that veRL runs on real LLMs.
 // This module builds every file of the folder in memory (so a bad input writes nothing); the command
 // (commands/exportJob.ts) validates the flags and writes the folder. The Python files next to this
 // module (verl/*.py) are copied as they are: the tools and the reward are ports of src/env, kept equal

@@ -1,4 +1,4 @@
-// The evaluator (DESIGN §3.3): TravelPlanner's 8 commonsense and 5 hard checks, its cost formula
+// The evaluator: TravelPlanner's 8 commonsense and 5 hard checks, its cost formula
 // and its aggregate metrics, on a lab World. Reimplemented from reading the official evaluation
 // (OSU-NLP-Group/TravelPlanner: evaluation/eval.py, commonsense_constraint.py,
 // hard_constraint.py, utils/func.py, tools/*/apis.py); no code copied.

@@ -1,4 +1,4 @@
-// The teacher's planning core (DESIGN §3.6): fill a trip structure (which cities, how many nights
+// The teacher's planning core: fill a trip structure (which cities, how many nights
 // each, how to travel: see tripStructure.ts) with flights, rooms, meals and sights so that
 // TravelPlanner's commonsense and hard checks all pass, and render it in TravelPlanner's format.
 //

@@ -1,4 +1,4 @@
-// Query generation (DESIGN §3.2): TravelPlanner's query fields with Agent-STAR's level rules,
+// Query generation: TravelPlanner's query fields with Agent-STAR's level rules,
 // a budget priced from the world, a feasibility check by the teacher, and natural-language text
 // in TravelPlanner's style; plus the dataset builder with disjoint train / validation / test splits.
 //
@@ -158,7 +158,7 @@ export interface Dataset {
 
 export const HELD_OUT_MIX: readonly [number, number, number] = [4, 3, 3];
 
-/** held-out queries per split the lab judges RL on (DESIGN §4 "Reading a run": a 95 % interval of
+/** held-out queries per split the lab judges RL on (a 95 % interval of
  *  about ±5 points on a success rate needs ≥ 300) */
 export const GROWN_HELD_OUT = 300;
 

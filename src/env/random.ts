@@ -1,5 +1,5 @@
 // The one seeded random source of the lab. pure-rand's xoroshiro128+ is small, fast, well tested
-// and exposes its state, so an RNG can be checkpointed and resumed exactly (DESIGN §4: "every run
+// and exposes its state, so an RNG can be checkpointed and resumed exactly ("every run
 // is seeded"). Everything random in env/agent/rl draws from an `Rng`, never from Math.random.
 import { xoroshiro128plus, xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
 import { uniformFloat64 } from 'pure-rand/distribution/uniformFloat64';

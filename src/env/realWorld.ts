@@ -1,4 +1,4 @@
-// The `real` world source (DESIGN §3.1): a World built from TravelPlanner's own rows, the
+// The `real` world source: a World built from TravelPlanner's own rows, the
 // reference information of its 45 training queries (train_ref_info.jsonl). Each line holds the
 // database slices an agent would have fetched for one query; merged, they form a small real
 // database. Real names may break the lab's "no name is a substring of another" invariant (the

@@ -1,4 +1,4 @@
-// Rewards of the lab (DESIGN §3.4), pure functions of the evaluator's `Verdicts`.
+// Rewards of the lab, pure functions of the evaluator's `Verdicts`.
 //
 // The Agent-STAR paper (arXiv 2603.21972) names four reward shapes (Sum, Macro, Success,
 // Curriculum) but does not publish their formulas; the definitions below follow the closest

@@ -1,4 +1,4 @@
-// The scripted expert (DESIGN §3.6). It plans a trip, makes the tool calls a careful person would
+// The scripted expert. It plans a trip, makes the tool calls a careful person would
 // (the state's cities, each leg's options, each city's rooms, restaurants and sights), sometimes
 // repeats a search, retries when a tool fails, and writes a TravelPlanner plan built only from
 // what its own observations returned, so a policy can imitate it token for token. Its successful
@@ -15,7 +15,7 @@ import type { Drive, DriveMode, Observation, Query, ToolCall, ToolStep, Trajecto
 
 export interface TeachOptions {
   rng: Rng;
-  /** probability that a tool call fails (DESIGN §3.3); 0 = the stable sandbox of the paper's teacher */
+  /** probability that a tool call fails; 0 = the stable sandbox of the paper's teacher */
   failureRate?: number;
   /** probability of one redundant repeated search in the trajectory */
   redundantCallRate?: number;

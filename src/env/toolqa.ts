@@ -1,4 +1,4 @@
-// The out-of-domain suite (DESIGN §3.5): short tool-QA questions answered with the same tools as
+// The out-of-domain suite: short tool-QA questions answered with the same tools as
 // travel planning but with a different output (one name or one number instead of a plan). They
 // appear in SFT data, never in RL, so the suite measures what RL on plans does to a skill the SFT
 // model had (the paper's finding T2). Questions and answers are structured (so the agent's token

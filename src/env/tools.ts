@@ -1,4 +1,4 @@
-// The six TravelPlanner tools over a World (DESIGN §3.3), with seeded failure injection.
+// The six TravelPlanner tools over a World, with seeded failure injection.
 // `callTool` is the hot path of every rollout (target ≥ 200k calls/s on one core): it validates,
 // does one hash lookup and returns the world's stored rows without copying (callers must not
 // mutate them). It never throws: a bad call is an error observation with `failure: false`, an
@@ -106,7 +106,7 @@ export function callTool(world: World, call: ToolCall, options?: CallToolOptions
       if (!world.stateOf.has(departure)) return unknownCity(world, departure);
       if (!world.stateOf.has(destination)) return unknownCity(world, destination);
       const drive = world.drives.get(`${departure}|${destination}`) ?? null;
-      // DESIGN §3.1: self-driving costs ⌊km·0.05⌋ per car, a taxi ⌊km⌋.
+      // TravelPlanner's costs: self-driving ⌊km·0.05⌋ per car, a taxi ⌊km⌋.
       const cost = drive === null ? null : mode === 'taxi' ? Math.floor(drive.distanceKm) : Math.floor(drive.distanceKm * 0.05);
       return { kind: 'drive', mode, drive, cost };
     }

@@ -1,4 +1,4 @@
-// Trip structures (DESIGN §3.6): which cities in which order, how many nights in each, and which
+// Trip structures: which cities in which order, how many nights in each, and which
 // transport family, for a query. The teacher picks one whose cheapest fill fits the budget, then
 // `fillPlan` (itinerary.ts) turns it into a plan.
 

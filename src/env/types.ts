@@ -1,4 +1,4 @@
-// The shared vocabulary of the TravelPlanner sandbox (DESIGN §3). Every other layer (agent, rl,
+// The shared vocabulary of the TravelPlanner sandbox. Every other layer (agent, rl,
 // lab, cli, ui) talks to the environment through these types, so they mirror TravelPlanner's own
 // field names wherever the benchmark has one (queries and plans keep its exact JSON keys, so they
 // can be exported and scored by the official evaluation unchanged).
@@ -48,7 +48,7 @@ export interface Attraction {
   city: string;
 }
 
-/** Ground distance between two cities; cost depends on the mode (DESIGN §3.1). */
+/** Ground distance between two cities; cost depends on the mode. */
 export interface Drive {
   origin: string;
   destination: string;
@@ -78,7 +78,7 @@ export interface World {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Queries (DESIGN §3.2): TravelPlanner's query object, with its exact keys.
+// Queries: TravelPlanner's query object, with its exact keys.
 
 export type HouseRule = 'parties' | 'smoking' | 'children under 10' | 'pets' | 'visitors';
 export type RoomTypeConstraint = 'entire room' | 'private room' | 'shared room' | 'not shared room';
@@ -121,7 +121,7 @@ export interface PlanDay {
 export type Plan = PlanDay[];
 
 // ---------------------------------------------------------------------------------------------
-// Tools (DESIGN §3.3). Arguments keep TravelPlanner's names.
+// Tools. Arguments keep TravelPlanner's names.
 
 export type ToolName =
   | 'SearchFlight'
@@ -169,7 +169,7 @@ export interface Trajectory {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Evaluation (DESIGN §3.3): TravelPlanner's 8 commonsense and 5 hard checks, with its exact keys.
+// Evaluation: TravelPlanner's 8 commonsense and 5 hard checks, with its exact keys.
 
 export const COMMONSENSE_KEYS = [
   'is_reasonable_visiting_city',

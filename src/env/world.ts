@@ -1,4 +1,4 @@
-// The seeded world generator (DESIGN §3.1): a TravelPlanner-schema database over real city and state
+// The seeded world generator: a TravelPlanner-schema database over real city and state
 // names. Geography is approximate but real (data/geography.ts), so what a trip can use looks like the
 // benchmark: short hops are driven, not flown; cross-country pairs are flown, not driven; islands fly.
 // Every pair of cities is reachable on every date (a pair with no drive has a flight every day),

@@ -1,4 +1,4 @@
-// A finding's standard table (issue 20): each cell's gain over the SFT start across seeds, with a 95 % t
+// A finding's standard table: each cell's gain over the SFT start across seeds, with a 95 % t
 // interval of the mean gain (seedGains.ts), the paper's gain over its own SFT column beside it, the cell's
 // cost, the finding's null control (its base with shuffled advantages), and the call of each pair the claim
 // compares (findings.ts `compares`) by a test of their difference — Welch's t-test, Holm across the
@@ -11,14 +11,16 @@ import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, nullControls, paperGain, paperInteraction, type CellMetric, type CellRef, type Finding } from './findings.ts';
 import { gridMarkdown, madeByMarkdown, type RunResult, type TableStamp } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
-import { findingCall, testInteractions, testPairs, type FindingCall, type PairCall, type PairSide } from '../stats/seedStatistics.ts';
+import { findingCall, testInteractions, type FindingCall, type PairCall } from '../stats/seedStatistics.ts';
+import { comparePairs, START_LABEL, tableComplete, type CommittedComparison } from './committedComparison.ts';
 
 export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
 
 /** what a gain table needs of one finished run (one seed of one cell) */
 export type SeedResult = RunResult & { cpuSeconds?: number };
 
-/** one cell across its seeds; figures in % (one decimal for a seed, two for a mean or an interval end) */
+/** one cell across its seeds; figures in % — a seed's as the run measured them (unrounded: the tests read them), a mean or an
+ *  interval end to four decimals (display) */
 export interface GainCell {
   row: string;
   col: string;
@@ -59,6 +61,12 @@ export interface GainPair {
   /** mean gain of higher − mean gain of lower, its 95 % interval, the two-sided p and its Holm-adjusted value */
   difference: number | null;
   ci95: { lo: number; hi: number } | null;
+  /** the interval at the level the call is made at (Holm's step level across the finding's pairs; 95 % for a
+   *  finding of one pair): the interval shown beside the call (optional: tables made before it have only ci95) */
+  interval?: { lo: number; hi: number; level: number; holm: boolean } | null;
+  /** Schuirmann's equivalence test of |difference| < δ, the power plan's δ for the pair's metric, Holm across the
+   *  finding's pairs; `shown`: it rejects (optional: tables made before it have none) */
+  equivalence?: { delta: number; p: number; pAdjusted: number; shown: boolean } | null;
   df: number | null;
   p: number | null;
   pAdjusted: number | null;
@@ -66,8 +74,8 @@ export interface GainPair {
   seeds: [number, number];
   /** P(a seed of higher gains more than a seed of lower), with its bootstrap 95 % interval (null against the start) */
   improvement: { estimate: number; lo: number; hi: number } | null;
-  /** a pair not resolved whose 95 % interval lies inside ± the power plan's smallest difference worth detecting:
-   *  that difference (points), which the test then rules out; else null (optional: tables made before it say nothing) */
+  /** the power plan's smallest difference worth detecting (points) where the equivalence test shows the difference
+   *  smaller; else null (optional: tables made before it say nothing) */
   rulesOut?: number | null;
 }
 
@@ -90,6 +98,10 @@ export interface GainInteraction {
   df: number | null;
   p: number | null;
   pAdjusted: number | null;
+  /** the interval at the level its call is made at (Holm's step level across the finding's interactions) */
+  interval?: { lo: number; hi: number; level: number; holm: boolean } | null;
+  /** the equivalence test of |interaction| < δ (the plan's δ for success), Holm across the finding's interactions */
+  equivalence?: { delta: number; p: number; pAdjusted: number; shown: boolean } | null;
   /** the paper's interaction from its own numbers (null: it reports one of the four cells not) */
   paper: number | null;
   /** why the paper claims it positive */
@@ -116,7 +128,8 @@ export interface GainTable extends TableStamp {
 }
 
 const r1 = (x: number) => Math.round(10 * x) / 10;
-const r2 = (x: number) => Math.round(100 * x) / 100;
+/** a figure recorded for display: four decimals, so the one-decimal text is never rounded twice (27.146 → 27.15 → 27.2) */
+const rd = (x: number) => Math.round(1e4 * x) / 1e4;
 
 /** a null control's column: the metric, or the scale's label where a finding has one per scale */
 export function nullCol(label: string, metric: CellMetric, metrics: number): string {
@@ -146,9 +159,10 @@ function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly 
   const g = arm.meanGain;
   return {
     ...empty,
-    seeds: arm.seeds, start: arm.start.map((x) => r1(100 * x)), end: arm.end.map((x) => r1(100 * x)), gain: arm.gain.map((x) => r1(100 * x)),
-    mean: { start: r2(100 * mean(arm.start)), end: r2(100 * mean(arm.end)), gain: r2(100 * g.estimate) },
-    ci95: g.lo <= g.hi ? { lo: r2(100 * g.lo), hi: r2(100 * g.hi) } : null,
+    // each seed's figures as the run measured them: the tests read these, so they are never rounded
+    seeds: arm.seeds, start: arm.start.map((x) => 100 * x), end: arm.end.map((x) => 100 * x), gain: arm.gain.map((x) => 100 * x),
+    mean: { start: rd(100 * mean(arm.start)), end: rd(100 * mean(arm.end)), gain: rd(100 * g.estimate) },
+    ci95: g.lo <= g.hi ? { lo: rd(100 * g.lo), hi: rd(100 * g.hi) } : null,
     coreMinutes: r1(cost), where: runs.map((r) => r.where),
   };
 }
@@ -159,40 +173,31 @@ function sftCell(cell: GainCell, others: GainCell[]): GainCell {
   if (!from) return cell;
   const zeros = from.seeds.map(() => 0);
   const m = from.start.reduce((s, x) => s + x, 0) / from.start.length;
-  return { ...cell, seeds: from.seeds, start: from.start, end: from.start, gain: zeros, mean: { start: r2(m), end: r2(m), gain: 0 }, ci95: { lo: 0, hi: 0 } };
+  return { ...cell, seeds: from.seeds, start: from.start, end: from.start, gain: zeros, mean: { start: rd(m), end: rd(m), gain: 0 }, ci95: { lo: 0, hi: 0 } };
 }
 
-const label = (ref: CellRef) => (ref === 'start' ? 'the SFT start' : `${ref[0]} · ${ref[1]}`);
-
-/** a cell's per-seed gains for a pair's test ('start': exactly 0) */
-function sideOf(ref: CellRef, cells: readonly GainCell[]): PairSide {
-  if (ref === 'start') return 'start';
-  return cells.find((x) => x.row === ref[0] && x.col === ref[1])?.gain ?? [];
-}
+const label = (ref: CellRef) => (ref === 'start' ? START_LABEL : `${ref[0]} · ${ref[1]}`);
 
 const r4 = (x: number) => Number(x.toPrecision(4));
+const ri = <T extends { lo: number; hi: number }>(i: T): T => ({ ...i, lo: rd(i.lo), hi: rd(i.hi) });
 
-/** the claim's pairs, tested (seedStatistics.testPairs); `complete`: every planned seed has finished; `delta`: the
- *  power plan's smallest difference worth detecting per metric (a not-resolved pair says when it rules that out) */
-function gainPairs(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number, delta: Partial<Record<CellMetric, number>> | null): GainPair[] {
-  const tests = testPairs(f.compares.pairs.map(([hi, lo]) => ({ higher: sideOf(hi, cells), lower: sideOf(lo, cells) })), { alpha, complete });
-  return f.compares.pairs.map(([hi, lo], i) => {
-    const t = tests[i];
-    const n = (ref: CellRef) => (ref === 'start' ? 0 : sideOf(ref, cells).length);
-    const base = { higher: label(hi), lower: label(lo), seeds: [n(hi), n(lo)] as [number, number] };
-    if (!t) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, df: null, p: null, pAdjusted: null, improvement: null, rulesOut: null };
-    const metric = [hi, lo].map((ref) => (ref === 'start' ? undefined : cells.find((x) => x.row === ref[0] && x.col === ref[1])?.metric)).find(Boolean);
-    const d = metric ? delta?.[metric] : undefined;
-    const rulesOut = t.call === 'not resolved' && d !== undefined && t.lo > -d && t.hi < d ? d : null;
-    return { ...base, call: t.call, test: t.test, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: Number.isFinite(t.df) ? r2(t.df) : null,
-      p: r4(t.p), pAdjusted: r4(t.pAdjusted),
-      improvement: t.improvement && { estimate: r2(t.improvement.estimate), lo: r2(t.improvement.lo), hi: r2(t.improvement.hi) }, rulesOut };
-  });
+/** the claim's pairs, tested by the committed comparison (committedComparison.ts) on the cells' unrounded gains;
+ *  the record rounds the figures for display, the readers recompute them from the same cells */
+function gainPairs(f: Finding, cells: readonly GainCell[], nullControl: readonly GainCell[], alpha: number, delta: Partial<Record<CellMetric, number>> | null): GainPair[] {
+  const pairs = f.compares.pairs.map(([hi, lo]) => ({ higher: label(hi), lower: label(lo) }));
+  return comparePairs({ id: f.id, cells, nullControl, compares: { alpha, pairs, delta } }).map((c) => ({
+    higher: c.higher, lower: c.lower, seeds: c.seeds, call: c.call, test: c.test,
+    difference: c.difference === null ? null : rd(c.difference), ci95: c.ci95 && ri(c.ci95), interval: c.interval && ri(c.interval),
+    df: c.df === null ? null : rd(c.df), p: c.p === null ? null : r4(c.p), pAdjusted: c.pAdjusted === null ? null : r4(c.pAdjusted),
+    improvement: c.improvement && { estimate: rd(c.improvement.estimate), lo: rd(c.improvement.lo), hi: rd(c.improvement.hi) },
+    equivalence: c.equivalence && { ...c.equivalence, p: r4(c.equivalence.p), pAdjusted: r4(c.equivalence.pAdjusted) },
+    rulesOut: c.equivalence?.shown ? c.equivalence.delta : null,
+  }));
 }
 
 /** the claim's interactions, tested (seedStatistics.testInteractions) on the cells' per-seed gains; `complete`
  *  as the pairs', and every one of the interactions' cells with its planned seeds */
-function gainInteractions(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number): GainInteraction[] {
+function gainInteractions(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number, delta: number | null): GainInteraction[] {
   const xs = f.compares.interactions ?? [];
   const cellAt = ([row, col]: readonly [string, string]) => {
     const c = cells.find((x) => x.row === row && x.col === col);
@@ -201,14 +206,16 @@ function gainInteractions(f: Finding, cells: readonly GainCell[], complete: bool
   };
   const done = complete && xs.every((x) => [...x.plus, ...x.minus].every((ref) => cellAt(ref).seeds.length >= cellAt(ref).planned));
   const four = xs.map((x) => [...x.plus, ...x.minus].map(cellAt));
-  const tests = testInteractions(four.map((c) => ({ plus: [c[0].gain, c[1].gain], minus: [c[2].gain, c[3].gain] })), { alpha, complete: done });
+  const tests = testInteractions(four.map((c) => ({ plus: [c[0].gain, c[1].gain], minus: [c[2].gain, c[3].gain] })), { alpha, complete: done, delta });
   return xs.map((x, i) => {
     const t = tests[i];
     const name = ([row, col]: readonly [string, string]) => `${row} · ${col}`;
     const base = { plus: [name(x.plus[0]), name(x.plus[1])] as [string, string], minus: [name(x.minus[0]), name(x.minus[1])] as [string, string],
       seeds: four[i].map((c) => c.seeds.length) as [number, number, number, number], paper: paperInteraction(f, x), why: x.why };
-    if (!t) return { ...base, call: done ? 'not resolved' : 'interim', difference: null, ci95: null, df: null, p: null, pAdjusted: null };
-    return { ...base, call: t.call, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: Number.isFinite(t.df) ? r2(t.df) : null, p: r4(t.p), pAdjusted: r4(t.pAdjusted) };
+    if (!t) return { ...base, call: done ? 'not resolved' : 'interim', difference: null, ci95: null, interval: null, df: null, p: null, pAdjusted: null, equivalence: null };
+    const e = t.equivalence;
+    return { ...base, call: t.call, difference: rd(t.difference), ci95: { lo: rd(t.lo), hi: rd(t.hi) }, interval: ri(t.interval), df: Number.isFinite(t.df) ? rd(t.df) : null,
+      p: r4(t.p), pAdjusted: r4(t.pAdjusted), equivalence: e && { delta: e.delta, p: r4(e.p), pAdjusted: r4(e.pAdjusted), shown: e.shown } };
   });
 }
 
@@ -242,10 +249,10 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
   const nullControl = nullControls(f, meta.common).flatMap((n) => metrics.map((m) =>
     seedCell('null control', nullCol(n.label, m, metrics.length), m, seeds, (seed) => ({ ...n.config, seed }), lookup, null, false)));
   // interim until every compared cell and every null control has all its planned seeds
-  const complete = [...cells.filter((c) => c.compared), ...nullControl].every((c) => c.seeds.length >= c.planned);
+  const complete = tableComplete({ cells, nullControl });
   const alpha = 0.05;
-  const pairs = gainPairs(f, cells, complete, alpha, delta);
-  const interactions = f.compares.interactions ? { interactions: gainInteractions(f, cells, complete, alpha) } : {};
+  const pairs = gainPairs(f, cells, nullControl, alpha, delta);
+  const interactions = f.compares.interactions ? { interactions: gainInteractions(f, cells, complete, alpha, delta?.success ?? null) } : {};
   const direction = directionSentence(cells, nullControl, pairs);
   const seen = new Set<string>();
   let cost = 0;
@@ -272,20 +279,54 @@ function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: Ga
   return { call, sentence: `${parts.join('; ')}.` };
 }
 
-/** a pair's line: `A > B: +12.3 [+4.1, +20.5], p = 0.004 (Holm 0.008), P(A > B) 0.86 — supports` */
-export function pairText(p: GainPair): string {
-  if (p.difference === null || !p.ci95) return `${p.higher} > ${p.lower}: ${p.call} (fewer than two seeds)`;
-  const [a, b] = shortLabels(p.higher, p.lower);
-  const poi = p.improvement ? `, P(${a} beats ${b}) ${p.improvement.estimate.toFixed(2)} [${p.improvement.lo.toFixed(2)}, ${p.improvement.hi.toFixed(2)}]` : '';
-  return `${p.higher} > ${p.lower}: ${signed(p.difference)} [${signed(p.ci95.lo)}, ${signed(p.ci95.hi)}], ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**${p.rulesOut ? `; the interval excludes a difference of ${p.rulesOut} points (the power plan's smallest worth detecting)` : ''}`;
+/** the interval shown beside a call: at its level, or (a table made before levels were recorded) the 95 % one */
+export function callInterval(x: { ci95: { lo: number; hi: number } | null; interval?: { lo: number; hi: number; level: number; holm: boolean } | null }): { lo: number; hi: number; level: number; holm: boolean } | null {
+  return x.interval ?? (x.ci95 && { ...x.ci95, level: 0.95, holm: false });
 }
 
-/** an interaction's line: `(1.5B · ARPO − 1.5B · GRPO) − (7B · ARPO − 7B · GRPO): +7.2 [−3.1, +17.5], p = 0.16 (Holm 0.32); paper +11.9 — not resolved` */
+/** `97.5 %` (a level as a percentage, at most two decimals) */
+export const levelPercent = (level: number) => `${Number((100 * level).toFixed(2))} %`;
+
+/** `[+9.3, +25.8] (97.5 %, Holm)`: an interval at its call's level, saying whether Holm set that level */
+export function intervalText(i: { lo: number; hi: number; level: number; holm: boolean }): string {
+  return `[${signed(i.lo)}, ${signed(i.hi)}] (${levelPercent(i.level)}${i.holm ? ', Holm' : ''})`;
+}
+
+/** what the equivalence test says of a pair not resolved: shown (|Δ| < δ), or not shown; '' where there is none */
+export function equivalenceText(e: GainPair['equivalence'] | undefined, call: PairCall): string {
+  if (!e || call === 'supports' || call === 'contradicts' || call === 'interim') return '';
+  return e.shown ? `; the equivalence test (TOST at ±${e.delta}, Holm ${fmtP(e.pAdjusted)}) rules out a difference of ${e.delta} points`
+    : `; the equivalence test (TOST at ±${e.delta}, Holm ${fmtP(e.pAdjusted)}) does not rule out ${e.delta} points`;
+}
+
+/** a pair's line: `A > B: +12.3 [+4.1, +20.5] (97.5 %, Holm), Welch p = 0.004 (Holm p = 0.008), P(A beats B) 0.86 — supports` */
+export function pairText(p: GainPair): string {
+  const ci = callInterval(p);
+  if (p.difference === null || !ci) return `${p.higher} > ${p.lower}: ${p.call} (fewer than two seeds)`;
+  const [a, b] = shortLabels(p.higher, p.lower);
+  const poi = p.improvement ? `, P(${a} beats ${b}) ${p.improvement.estimate.toFixed(2)} [${p.improvement.lo.toFixed(2)}, ${p.improvement.hi.toFixed(2)}]` : '';
+  return `${p.higher} > ${p.lower}: ${signed(p.difference)} ${intervalText(ci)}, ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**${equivalenceText(p.equivalence, p.call)}`;
+}
+
+/** an interaction's line: `(1.5B · ARPO − 1.5B · GRPO) − (7B · ARPO − 7B · GRPO): +7.2 [−3.1, +17.5] (97.5 %, Holm), p = 0.16 (Holm 0.32); paper +11.9 — not resolved` */
 export function interactionText(x: GainInteraction): string {
   const head = `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`;
   const paper = x.paper === null ? 'paper: no figure for every cell' : `paper ${signed(x.paper)}`;
-  if (x.difference === null || !x.ci95) return `${head}: ${x.call} (fewer than two seeds in a cell); ${paper}`;
-  return `${head}: ${signed(x.difference)} [${signed(x.ci95.lo)}, ${signed(x.ci95.hi)}], Welch–Satterthwaite ${fmtP(x.p!)} (Holm ${fmtP(x.pAdjusted!)}), ${x.seeds.join('/')} seeds; ${paper} — **${x.call}**`;
+  const ci = callInterval(x);
+  if (x.difference === null || !ci) return `${head}: ${x.call} (fewer than two seeds in a cell); ${paper}`;
+  return `${head}: ${signed(x.difference)} ${intervalText(ci)}, Welch–Satterthwaite ${fmtP(x.p!)} (Holm ${fmtP(x.pAdjusted!)}), ${x.seeds.join('/')} seeds; ${paper} — **${x.call}**${equivalenceText(x.equivalence, x.call)}`;
+}
+
+/**
+ * A pair's committed answer as every page states it (the lessons' takeaway and class view, beside the Findings
+ * view's forest): `0 % > 10 %: +17.5 [+9.3, +25.8] (97.5 %, Holm), Welch p < 0.001 (Holm p < 0.001); T7's planned
+ * seeds, 11 and 11 — supports`. One text from one answer, so no two places can state the pair differently.
+ */
+export function comparisonText(c: CommittedComparison): string {
+  const [a, b] = shortLabels(c.higher, c.lower);
+  const seeds = `${c.finding}'s planned seeds, ${c.seeds.filter((n) => n > 0).join(' and ')}`;
+  if (c.difference === null || !c.interval) return `${a} > ${b}: ${c.call} (fewer than two seeds on a side); ${seeds}`;
+  return `${a} > ${b}: ${signed(c.difference)} ${intervalText(c.interval)}, ${c.test === 'one-sample' ? 'one-sample t' : 'Welch'} ${fmtP(c.p!)} (Holm ${fmtP(c.pAdjusted!)}); ${seeds} — ${c.call}${equivalenceText(c.equivalence, c.call)}`;
 }
 
 /** an interaction in short: `DAPO − GRPO: 1.5B against 7B` (the difference, then the two levels it is compared at) */
@@ -321,6 +362,7 @@ export function gainMarkdown(t: GainTable): string {
     ...gridMarkdown(t, cell),
     '',
     `Gain over the SFT start in points (end − start, mean over seeds ± the half-width of its 95 % t interval; the paper's gain over its SFT column in parentheses; … = not run yet).`,
+    `Each compared difference's interval is at the level its call is made at: Holm's step level across the finding's pairs (α/m for the smallest p, …), 95 % for a finding of one pair; "rules out" only where Schuirmann's equivalence test (two one-sided Welch tests at the power plan's δ, Holm across the pairs) rejects.`,
     `Null control (the base with shuffled advantages${t.nullControl.some((c) => c.col !== c.metric) ? ', one per scale' : ''}): ${nulls.join(', ')}.`,
     `Compared: ${t.compares.doc}.`,
     '',

@@ -1,6 +1,8 @@
-// A finding's table filled with results (the CLI's sweep, the page's own runs): each cell's lab value
-// (%), the paper's number beside it, the best cell of each row marked where the paper marks one, and
-// the sentence on whether the lab agrees with the paper's direction. Pure: no tfjs, no DOM, no fs.
+// A finding's table of one run a cell, filled with results (the CLI's quick sweep, the page's own runs): each
+// cell's lab value (%), the paper's number beside it, the best cell of each row marked where the paper marks
+// one, and a sentence that describes what the runs measured. It makes no call on the paper's direction: a
+// single run's end moves by several points from seed to seed, so one run a cell cannot tell an effect from
+// noise (the standard tables, findingGains.ts, call it from many seeds). Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
 import { cellConfig, type Finding } from './findings.ts';
 import { wilson } from '../stats/intervals.ts';
@@ -12,7 +14,7 @@ export interface RunFigures {
   csMicro: number;
   hardMicro: number;
   ood: number;
-  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from runs before issue 23) */
+  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from older runs, which recorded no evaluation size) */
   successLo?: number;
   successHi?: number;
   queries?: number;
@@ -46,7 +48,7 @@ export interface TableCell {
   best: boolean;
   /** the run's in-domain success and OOD accuracy at start and end (%) */
   run: { where: string; successStart: number; successFinal: number; oodStart: number; oodFinal: number; wallSeconds: number;
-    /** the shown end value's evaluation size and 95 % Wilson interval (%), where known (issue 43) */
+    /** the shown end value's evaluation size and 95 % Wilson interval (%), where known */
     n?: number; lo?: number; hi?: number } | null;
 }
 
@@ -60,29 +62,41 @@ export interface TableWorld {
 export interface TableStamp {
   command: string;
   commit: string;
+  /** files that differed from `commit` when the table was written (only with --allow-dirty; path and SHA-256, null: deleted) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
   date: string;
   backend: string;
   common: Partial<LabConfig>;
-  /** the world the runs trained in, their SFT starts' (absent in tables written before issue 43, and on the page) */
+  /** the world the runs trained in, their SFT starts' (absent in older tables, and on the page) */
   world?: TableWorld | null;
 }
 
 export interface FindingTable extends TableStamp {
-  format: 'star-lab-finding-table/1';
+  format: typeof FINDING_TABLE_FORMAT;
   id: string;
   title: string;
   claim: string;
   rows: string[];
   cols: string[];
   cells: TableCell[];
-  direction: { agrees: boolean | null; sentence: string };
+  /** what the runs measured, in the paper's terms: a description, never a call */
+  description: string;
   sweepSeconds: number;
+  /** a table written as /1 (which called a direction) and described again from its own cells: by what, when
+   *  (its cells and the stamp above stay the sweep's) */
+  redescribed?: { command: string; commit: string; date: string; dirtyFiles?: { path: string; sha256: string | null }[] };
 }
 
 const pct = (x: number) => Math.round(1000 * x) / 10;
 
+/** /2: one run a cell is described (`description`), no longer called (/1's `direction` said "agrees with the paper") */
+export const FINDING_TABLE_FORMAT = 'star-lab-finding-table/2';
+
+/** the sentence every table of one run a cell carries in place of a call */
+export const ONE_RUN_NO_CALL = 'One run a cell: this describes what each run measured and makes no call on the paper\'s direction — a single run\'s end moves by several points from seed to seed; the standard table (results/findings) tests it over many seeds.';
+
 export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult | undefined,
-  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'direction'>): FindingTable {
+  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'description'>): FindingTable {
   // the SFT cells read the start figures of any run of the finding (all start from the same checkpoint)
   const anyRun = f.cells.map((c) => cellConfig(f, c, meta.common)).flatMap((lab) => (lab ? [lookup(lab)] : [])).find((r) => r !== undefined);
   const cells: TableCell[] = f.cells.map((cell) => {
@@ -104,7 +118,22 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
     }
   }
   const at = (row: string, col: string) => cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
-  return { format: 'star-lab-finding-table/1', id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, direction: f.direction(at), ...meta };
+  return { format: FINDING_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, description: f.describe(at), ...meta };
+}
+
+/**
+ * A committed table of format /1 as /2: its cells, paper figures and stamp as the sweep wrote them, its
+ * direction call dropped and the description computed again from its own cells (as `findingTable` would
+ * from the same runs). For tables whose runs started from SFT weights no longer shipped, which no sweep can
+ * read again.
+ */
+export function redescribedTable(f: Finding, old: Omit<FindingTable, 'format' | 'description' | 'redescribed'> & { format: string; direction?: unknown },
+  redescribed: NonNullable<FindingTable['redescribed']>): FindingTable {
+  if (old.id !== f.id) throw new Error(`a table of ${old.id}, not ${f.id}`);
+  if (old.format !== 'star-lab-finding-table/1') throw new Error(`${f.id}: format ${old.format}, not star-lab-finding-table/1`);
+  const { direction: _called, format: _old, ...kept } = old;
+  const at = (row: string, col: string) => kept.cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
+  return { ...kept, format: FINDING_TABLE_FORMAT, description: f.describe(at), redescribed };
 }
 
 /** n and the 95 % Wilson interval (%) of an end value measured on n items (nothing when n is unknown) */
@@ -129,9 +158,12 @@ export function tableMarkdown(t: FindingTable): string {
     '',
     `Lab value in %, the SFT start → after RL (paper's in parentheses; ${t.cells.some((c) => c.best) ? 'bold: best of the row; ' : ''}… = not run yet).`,
     ...sizesLine(t),
-    `Direction: ${t.direction.agrees === null ? 'undecided' : t.direction.agrees ? 'agrees with the paper' : 'does not agree with the paper'} — ${t.direction.sentence}`,
+    `Measured: ${t.description}`,
+    '',
+    ONE_RUN_NO_CALL,
     '',
     madeByMarkdown(t, `${Math.round(t.sweepSeconds / 60)} min`),
+    ...(t.redescribed ? ['', `Described again from these cells, without the call the sweep made, by \`${t.redescribed.command}\` at commit ${t.redescribed.commit.slice(0, 10)} on ${t.redescribed.date.slice(0, 10)}.`] : []),
   ];
   return lines.join('\n');
 }
@@ -165,5 +197,6 @@ export function gridMarkdown<C extends { row: string; col: string }>(
 /** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its cost */
 export function madeByMarkdown(t: Omit<TableStamp, 'common'>, cost: string): string {
   const world = t.world === undefined ? '' : t.world === null ? ' · runs from starts of different worlds' : ` · the ${t.world.size} world (seed ${t.world.seed})`;
-  return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)} · ${t.date.slice(0, 10)} · ${cost}`;
+  const dirty = t.dirtyFiles?.length ? ` + ${t.dirtyFiles.length} uncommitted file${t.dirtyFiles.length > 1 ? 's' : ''} (listed with their SHA-256 in table.json)` : '';
+  return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)}${dirty} · ${t.date.slice(0, 10)} · ${cost}`;
 }

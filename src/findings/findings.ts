@@ -1,4 +1,4 @@
-// The seven findings of the Agent-STAR study (DESIGN §1) as grids the lab can run: for each, the
+// The seven findings of the Agent-STAR study as grids the lab can run: for each, the
 // paper's claim and numbers, the configs of its cells (one lab config per cell, the rest defaults),
 // and the table shape the paper reports it in. The CLI's `sweep` and the page's Findings read this.
 // No tfjs, no DOM.
@@ -33,8 +33,9 @@ export interface Finding {
   markBest: 'row' | 'none';
   /** the cells whose gains the claim orders (the standard tables' direction call reads their intervals) */
   compares: Comparison;
-  /** a test of the paper's direction on a filled table (the lab's or the paper's); returns a sentence (the quick tables) */
-  direction: (t: (row: string, col: string) => number | undefined) => { agrees: boolean | null; sentence: string };
+  /** what a table of one run a cell measured, in the paper's terms, as a sentence (the quick tables, your own runs):
+   *  a description, never a call — one run a cell cannot tell an effect from seed-to-seed noise */
+  describe: (t: (row: string, col: string) => number | undefined) => string;
 }
 
 /** a cell of a finding's table by its row and column, or 'start': the SFT start itself (a gain of 0) */
@@ -102,12 +103,11 @@ export const FINDINGS: Finding[] = [
         { plus: [['3B', 'Curriculum'], ['3B', 'Sum']], minus: [['7B', 'Curriculum'], ['7B', 'Sum']],
           why: 'Curriculum is best at 3B and Sum at 7B, so the interaction is positive (the paper gives no 3B Sum or 7B Curriculum figure)' },
       ] },
-    direction: (t) => {
+    describe: (t) => {
       const bests = SCALES.map(([, r]) => bestCol(t, r, REWARDS.map(([, c]) => c)));
-      if (bests.some((b) => b === undefined)) return { agrees: null, sentence: 'Not every scale has a result yet.' };
+      if (bests.some((b) => b === undefined)) return 'Not every scale has a result yet.';
       const successNeverBest = bests.every((b) => b !== 'Success');
-      const denseAtLarge = bests[2] === 'Sum' || bests[2] === 'Curriculum';
-      return { agrees: successNeverBest && denseAtLarge, sentence: `Best reward per scale: ${bests.join(' / ')} (paper: Curriculum / Curriculum / Sum); Success ${successNeverBest ? 'is never' : 'is'} best.` };
+      return `Best reward per scale: ${bests.join(' / ')} (paper: Curriculum / Curriculum / Sum); Success ${successNeverBest ? 'is never' : 'is'} best.`;
     },
   },
   {
@@ -124,10 +124,10 @@ export const FINDINGS: Finding[] = [
     ],
     compares: { doc: 'at 7B, Sum RL loses OOD accuracy (below the start), and Macro keeps more of it than Sum',
       pairs: [['start', ['Sum', 'OOD']], [['Macro', 'OOD'], ['Sum', 'OOD']]] },
-    direction: (t) => {
+    describe: (t) => {
       const [sft, sum, macro] = ['SFT', 'Sum', 'Macro'].map((r) => t(r, 'OOD'));
-      if (sft === undefined || sum === undefined || macro === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
-      return { agrees: sum < sft && macro >= sum, sentence: `OOD: SFT ${fmt(sft)}, after Sum ${fmt(sum)}, after Macro ${fmt(macro)} (paper: 41.9 → 36.7 with Sum, 42.9 with Macro).` };
+      if (sft === undefined || sum === undefined || macro === undefined) return 'Not every run has finished yet.';
+      return `OOD: SFT ${fmt(sft)}, after Sum ${fmt(sum)}, after Macro ${fmt(macro)} (paper: 41.9 → 36.7 with Sum, 42.9 with Macro).`;
     },
   },
   {
@@ -141,11 +141,10 @@ export const FINDINGS: Finding[] = [
         { plus: [['Sum', '7B'], ['Sum', '1.5B']], minus: [['Curriculum', '7B'], ['Curriculum', '1.5B']],
           why: 'Curriculum leads Sum at 1.5B (by 1.8) and Sum leads at 7B, so scaling 1.5B → 7B helps Sum more, by over +1.8 (T1\'s first interaction, rearranged; the paper gives Sum +29.7 and no 7B Curriculum figure)' },
       ] },
-    direction: (t) => {
+    describe: (t) => {
       const gains = REWARDS.map(([, r]) => { const a = t(r, '1.5B'); const b = t(r, '7B'); return a === undefined || b === undefined ? undefined : b - a; });
-      if (gains.some((g) => g === undefined)) return { agrees: null, sentence: 'Not every run has finished yet.' };
-      const up = gains.filter((g) => g! > 0).length;
-      return { agrees: up >= 3, sentence: `7B − 1.5B success gain per reward: ${REWARDS.map(([, r], i) => `${r} ${fmt(gains[i])}`).join(', ')} (paper: Sum +29.7).` };
+      if (gains.some((g) => g === undefined)) return 'Not every run has finished yet.';
+      return `7B − 1.5B success gain per reward: ${REWARDS.map(([, r], i) => `${r} ${fmt(gains[i])}`).join(', ')} (paper: Sum +29.7).`;
     },
   },
   {
@@ -158,10 +157,10 @@ export const FINDINGS: Finding[] = [
     }))),
     compares: { doc: '1K training queries gain more success than 100, and 2K lose OOD accuracy against 1K',
       pairs: [[['in-domain', '1000'], ['in-domain', '100']], [['OOD', '1000'], ['OOD', '2000']]] },
-    direction: (t) => {
+    describe: (t) => {
       const [a, b, c] = ['100', '1000', '2000'].map((col) => t('in-domain', col));
-      if (a === undefined || b === undefined || c === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
-      return { agrees: b > a && c - b < b - a, sentence: `Success 100 / 1K / 2K queries: ${fmt(a)} / ${fmt(b)} / ${fmt(c)} (paper 37.5 / 49.9 / 50.8).` };
+      if (a === undefined || b === undefined || c === undefined) return 'Not every run has finished yet.';
+      return `Success 100 / 1K / 2K queries: ${fmt(a)} / ${fmt(b)} / ${fmt(c)} (paper 37.5 / 49.9 / 50.8).`;
     },
   },
   {
@@ -174,10 +173,10 @@ export const FINDINGS: Finding[] = [
     ],
     compares: { doc: 'the mixed 4:3:3 set gains more than hard queries only',
       pairs: [[['success', '4:3:3'], ['success', 'hard only']]] },
-    direction: (t) => {
+    describe: (t) => {
       const [mixed, hard] = [t('success', '4:3:3'), t('success', 'hard only')];
-      if (mixed === undefined || hard === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
-      return { agrees: hard < mixed, sentence: `Mixed 4:3:3 ${fmt(mixed)} vs hard-only ${fmt(hard)} (paper 49.9 vs 25.9).` };
+      if (mixed === undefined || hard === undefined) return 'Not every run has finished yet.';
+      return `Mixed 4:3:3 ${fmt(mixed)} vs hard-only ${fmt(hard)} (paper 49.9 vs 25.9).`;
     },
   },
   {
@@ -192,10 +191,10 @@ export const FINDINGS: Finding[] = [
         { plus: [['1.5B', 'DAPO'], ['1.5B', 'GRPO']], minus: [['7B', 'DAPO'], ['7B', 'GRPO']], why: 'the paper: DAPO − GRPO +6.8 at 1.5B, −4.4 at 7B' },
         { plus: [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], minus: [['7B', 'ARPO'], ['7B', 'GRPO']], why: 'the paper: ARPO − GRPO +7.4 at 1.5B, −4.5 at 7B' },
       ] },
-    direction: (t) => {
+    describe: (t) => {
       const edge = SCALES.map(([, r]) => { const g = t(r, 'GRPO'); const e = Math.max(t(r, 'DAPO') ?? -Infinity, t(r, 'ARPO') ?? -Infinity); return g === undefined || !Number.isFinite(e) ? undefined : e - g; });
-      if (edge.some((e) => e === undefined)) return { agrees: null, sentence: 'Not every run has finished yet.' };
-      return { agrees: edge[0]! > edge[2]!, sentence: `Best of DAPO/ARPO minus GRPO: ${SCALES.map(([, r], i) => `${r} ${fmt(edge[i])}`).join(', ')} (paper: +7.4, −0.7, −4.4).` };
+      if (edge.some((e) => e === undefined)) return 'Not every run has finished yet.';
+      return `Best of DAPO/ARPO minus GRPO: ${SCALES.map(([, r], i) => `${r} ${fmt(edge[i])}`).join(', ')} (paper: +7.4, −0.7, −4.4).`;
     },
   },
   {
@@ -205,10 +204,10 @@ export const FINDINGS: Finding[] = [
     cells: ([['0 %', 0], ['5 %', 0.05], ['10 %', 0.1]] as const).map(([col, rate]) => ({ row: 'success', col, config: { toolFailureRate: rate }, metric: 'success' as const })),
     compares: { doc: '10 % tool failures gain less than none and than 5 % (that 5 % is "as good" is no ordering, so it is not called)',
       pairs: [[['success', '0 %'], ['success', '10 %']], [['success', '5 %'], ['success', '10 %']]] },
-    direction: (t) => {
+    describe: (t) => {
       const [a, b, c] = ['0 %', '5 %', '10 %'].map((col) => t('success', col));
-      if (a === undefined || b === undefined || c === undefined) return { agrees: null, sentence: 'Not every run has finished yet.' };
-      return { agrees: c < a && a - b < a - c, sentence: `Success at 0 / 5 / 10 % tool failures: ${fmt(a)} / ${fmt(b)} / ${fmt(c)}.` };
+      if (a === undefined || b === undefined || c === undefined) return 'Not every run has finished yet.';
+      return `Success at 0 / 5 / 10 % tool failures: ${fmt(a)} / ${fmt(b)} / ${fmt(c)}.`;
     },
   },
 ];

@@ -103,14 +103,15 @@ export function pairAxis(lines: readonly PairLine[]): { lo: number; hi: number; 
   const xs = [0];
   for (const l of lines) {
     if (l.paper !== null) xs.push(l.paper);
-    for (const p of [l.lab, l.mine]) if (p?.difference != null) xs.push(p.difference, ...(p.ci95 ? [p.ci95.lo, p.ci95.hi] : []));
+    // the drawn interval is the one at the call's level (wider than the 95 % one under Holm)
+    for (const p of [l.lab, l.mine]) if (p?.difference != null) xs.push(p.difference, ...[p.ci95, p.interval].flatMap((i) => (i ? [i.lo, i.hi] : [])));
   }
   return roundAxis(xs);
 }
 
 /** the interactions' forest's axis: 0, the paper's values and every interval */
-export function interactionAxis(xs: readonly { difference: number | null; ci95: { lo: number; hi: number } | null; paper: number | null }[]): { lo: number; hi: number; ticks: number[] } {
-  return roundAxis([0, ...xs.flatMap((x) => [x.paper, x.difference, x.ci95?.lo, x.ci95?.hi].filter((v): v is number => typeof v === 'number'))]);
+export function interactionAxis(xs: readonly { difference: number | null; ci95: { lo: number; hi: number } | null; interval?: { lo: number; hi: number } | null; paper: number | null }[]): { lo: number; hi: number; ticks: number[] } {
+  return roundAxis([0, ...xs.flatMap((x) => [x.paper, x.difference, x.ci95?.lo, x.ci95?.hi, x.interval?.lo, x.interval?.hi].filter((v): v is number => typeof v === 'number'))]);
 }
 
 function roundAxis(xs: number[]): { lo: number; hi: number; ticks: number[] } {

@@ -1,4 +1,4 @@
-// The power plan for the findings' scale × choice interactions (issue 40), fixed BEFORE any of its runs: for
+// The power plan for the findings' scale × choice interactions, fixed BEFORE any of its runs: for
 // each interaction the committed tables state, the seeds a cell a four-cell contrast needs for 80 % power to
 // detect the paper's own interaction at Holm's first threshold (α / the finding's interactions) and the pooled
 // per-seed SD of the power plan (results/findings/plan.json), and what that many FRESH seeds of all four cells
@@ -8,7 +8,7 @@
 // seeds for a test already made. Pure: no tfjs, no DOM, no fs.
 import { cellConfig, findingById, type FindingId } from './findings.ts';
 import type { GainInteraction, GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, INTERACTION, interactionTest, meanAndSd, type PairCall } from '../stats/seedStatistics.ts';
+import { fewestSeedsForPower, INTERACTION, interactionTest, intervalAt, meanAndSd, type PairCall } from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 
@@ -54,6 +54,12 @@ export interface InteractionPlan {
   format: typeof INTERACTION_PLAN_FORMAT;
   date: string;
   commit: string;
+  /** files that differed from `commit` when the plan was made (only with --allow-dirty) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
+  /** the world its runs train, their SFT starts' (each run's config says it too); absent in plans made before it was recorded */
+  world?: { size: LabConfig['worldSize']; seed: number } | null;
+  /** a correction made to the committed plan after the fact, in words (what changed and what did not) */
+  note?: string;
   power: number;
   /** the pooled per-seed SD of a cell's success gain (the power plan's) */
   sd: number;
@@ -75,7 +81,7 @@ const name = (x: GainInteraction) => `(${x.plus[0]} − ${x.plus[1]}) − (${x.m
  * any committed run (the runs folder's, null controls included), `budgetCoreHours` the most the plan may spend.
  */
 export function interactionPlan(tables: readonly GainTable[], o: { sd: number; usedSeedsUpTo: number; budgetCoreHours: number; power?: number; date: string; commit: string;
-  dirOf: (lab: LabConfig) => string }): InteractionPlan {
+  dirtyFiles?: { path: string; sha256: string | null }[]; dirOf: (lab: LabConfig) => string }): InteractionPlan {
   if (!(o.sd > 0)) throw new Error(`interactionPlan: the pooled SD must be positive, got ${o.sd}`);
   if (!Number.isInteger(o.usedSeedsUpTo) || o.usedSeedsUpTo < 1) throw new Error(`interactionPlan: usedSeedsUpTo must be a positive integer, got ${o.usedSeedsUpTo}`);
   const power = o.power ?? 0.8;
@@ -116,12 +122,17 @@ export function interactionPlan(tables: readonly GainTable[], o: { sd: number; u
       const cell = k.split('\u0000')[1];
       const f = findingById(v.finding);
       const ref = f.cells.find((c) => `${c.row} · ${c.col}` === cell)!;
-      const config = { ...cellConfig(f, ref, v.table.common)!, seed };
+      const asked = { ...cellConfig(f, ref, v.table.common)!, seed };
+      // the run trains its SFT start's world whatever the config says, so the plan records that world; the folder
+      // keeps the sweep's name (which leaves the world out) so that the planned run is the one the sweep finds
+      const config: LabConfig = v.table.world ? { ...asked, worldSize: v.table.world.size as LabConfig['worldSize'] } : asked;
       const c = v.table.cells.find((y) => `${y.row} · ${y.col}` === cell)!;
-      runs.push({ cell, finding: v.finding, seed, hash: serializeHash(config), config, dir: o.dirOf(config), coreMinutes: round1(c.coreMinutes! / c.gain.length) });
+      runs.push({ cell, finding: v.finding, seed, hash: serializeHash(config), config, dir: o.dirOf(asked), coreMinutes: round1(c.coreMinutes! / c.gain.length) });
     }
   }
-  return { format: INTERACTION_PLAN_FORMAT, date: o.date, commit: o.commit, power, sd: o.sd, budgetCoreHours: o.budgetCoreHours, usedSeedsUpTo: o.usedSeedsUpTo,
+  const worlds = [...new Map([...cellSeeds.values()].map((v) => [JSON.stringify(v.table.world ?? null), v.table.world ?? null])).values()];
+  return { format: INTERACTION_PLAN_FORMAT, date: o.date, commit: o.commit, ...(o.dirtyFiles?.length ? { dirtyFiles: o.dirtyFiles } : {}),
+    world: worlds.length === 1 && worlds[0] ? { size: worlds[0].size as LabConfig['worldSize'], seed: worlds[0].seed } : null, power, sd: o.sd, budgetCoreHours: o.budgetCoreHours, usedSeedsUpTo: o.usedSeedsUpTo,
     interactions: rows.map((r) => r.row), seeds, runs, coreHours: round1(costOf(cellSeeds)) };
 }
 
@@ -132,9 +143,11 @@ export function interactionPlanMarkdown(p: InteractionPlan, command: string): st
   const planned = p.interactions.filter((x) => x.planned);
   const cells = [...new Set(p.runs.map((r) => `${r.finding} ${r.cell}`))];
   return [
-    '# The interactions\' power plan (issue 40)',
+    '# The interactions\' power plan',
     '',
-    `Made by \`${command}\` at commit ${p.commit.slice(0, 10)} on ${p.date.slice(0, 10)}, before any of its runs.`,
+    `Made by \`${command}\` at commit ${p.commit.slice(0, 10)}${p.dirtyFiles?.length ? ` + ${p.dirtyFiles.length} uncommitted file(s) (listed in the .json)` : ''} on ${p.date.slice(0, 10)}, before any of its runs.` +
+      (p.world ? ` Its runs train the ${p.world.size} world (seed ${p.world.seed}), their SFT starts'.` : ''),
+    ...(p.note ? ['', `*Note: ${p.note}*`] : []),
     '',
     `For each scale × choice interaction the committed tables state: the fresh seeds a cell a four-cell contrast (Welch–Satterthwaite,`,
     `Σc² = 4) needs for ${Math.round(100 * p.power)} % power to detect the paper's own interaction at Holm's first threshold (α / the finding's`,
@@ -177,7 +190,8 @@ export interface PlannedInteractionResult {
   interaction: string;
   /** the fresh seeds finished in each of the four cells, of `planned` */
   finished: [number, number, number, number];
-  /** each of the four cells' finished fresh seeds: mean and SD of the gain (points, one decimal; null under two seeds) */
+  /** each of the four cells' finished fresh seeds: mean and SD of the gain (points, one decimal for display; the test
+   *  reads the unrounded gains; null under two seeds) */
   cells: { cell: string; n: number; mean: number | null; sd: number | null }[];
   planned: number;
   /** the α the plan sized it for */
@@ -186,6 +200,9 @@ export interface PlannedInteractionResult {
   /** null until every cell has two finished seeds */
   difference: number | null;
   ci95: { lo: number; hi: number } | null;
+  /** the interval at the level the call is made at, 1 − α (α: Holm's first threshold across the finding's interactions),
+   *  the one shown beside the call (optional: records made before it have only ci95) */
+  interval?: { lo: number; hi: number; level: number; holm: boolean } | null;
   df: number | null;
   p: number | null;
   /** interim until every planned run has finished (no call before: no optional stopping) */
@@ -194,8 +211,8 @@ export interface PlannedInteractionResult {
 
 /**
  * The plan's test, as the plan states it: each planned interaction's contrast (interactionTest) on the fresh
- * seeds alone, at the α it was sized for; `gainOf` a planned run's gain in points (end − start success, one
- * decimal as the tables) or undefined while it has not finished.
+ * seeds alone, at the α it was sized for; `gainOf` a planned run's gain in points (end − start success, unrounded)
+ * or undefined while it has not finished.
  */
 export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun) => number | undefined): PlannedInteractionResult[] {
   return p.interactions.filter((x) => x.planned).map((x) => {
@@ -207,10 +224,12 @@ export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun
     });
     const base = { finding: x.finding, interaction: x.interaction, finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'], cells, planned: x.seeds!, alpha: x.alpha, paper: x.paper };
     const complete = gains.every((g) => g.length >= x.seeds!);
-    if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
+    if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, interval: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
     const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);
     const call: PairCall = !complete ? 'interim' : t.p < x.alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
     const r2 = (v: number) => Math.round(100 * v) / 100;
-    return { ...base, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, df: r2(t.df), p: Number(t.p.toPrecision(4)), call };
+    const at = intervalAt(t.difference, t.se, t.df, x.alpha);
+    return { ...base, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, interval: { lo: r2(at.lo), hi: r2(at.hi), level: 1 - x.alpha, holm: true },
+      df: r2(t.df), p: Number(t.p.toPrecision(4)), call };
   });
 }

@@ -1,4 +1,4 @@
-// The findings' power plan (issue 29): how many seeds each finding's cells need so that its pairs'
+// The findings' power plan: how many seeds each finding's cells need so that its pairs'
 // difference tests (Welch, Holm across the finding's pairs: seedStatistics.ts) have 80 % power for the
 // smallest difference worth detecting — fixed from the committed three-seed tables BEFORE any new run,
 // as Colas, Sigaud & Oudeyer (2018) prescribe, so that no seed is added "until it comes out". The CLI's
@@ -60,6 +60,10 @@ export interface PowerPlan {
   format: typeof POWER_PLAN_FORMAT;
   date: string;
   commit: string;
+  /** files that differed from `commit` when the plan was made (only with --allow-dirty) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
+  /** the world its runs train, their SFT starts' (the tables'); null where they differ; absent in plans made before it was recorded */
+  world?: { size: string; seed: number } | null;
   choices: PlanChoices;
   /** the pooled per-seed SD of a cell's gain, per metric, over every distinct RL cell of the committed tables (compared or not) */
   pooled: Record<CellMetric, { sd: number; df: number; arms: number }>;
@@ -175,7 +179,9 @@ export function powerPlan(tables: readonly GainTable[], choices: PlanChoices, me
   });
   const newCoreHours = planned.reduce((s, a) => s + a.newCoreMinutes, 0) / 60;
   const cut = newCoreHours > choices.budgetCoreHours ? [`the plan needs ${newCoreHours.toFixed(1)} core-hours, over the budget of ${choices.budgetCoreHours}: cut comparisons before running`] : [];
-  return { format: POWER_PLAN_FORMAT, ...meta, choices, pooled, findings, arms: planned,
+  const worlds = [...new Set(tables.map((t) => JSON.stringify(t.world ?? null)))];
+  const world = worlds.length === 1 ? (JSON.parse(worlds[0]) as PowerPlan['world']) : null;
+  return { format: POWER_PLAN_FORMAT, ...meta, world, choices, pooled, findings, arms: planned,
     newRuns: planned.reduce((s, a) => s + a.newRuns, 0), newCoreHours: Math.round(10 * newCoreHours) / 10, cut };
 }
 
@@ -199,7 +205,8 @@ export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: st
   const lines = [
     '# The findings\' power plan',
     '',
-    `Made ${p.date.slice(0, 10)} at commit ${p.commit.slice(0, 10)}, before any of its runs, from the committed three-seed tables (\`results/findings/T*/table.json\`).`,
+    `Made ${p.date.slice(0, 10)} at commit ${p.commit.slice(0, 10)}, before any of its runs, from the committed three-seed tables (\`results/findings/T*/table.json\`).` +
+      (p.world ? ` Its runs train the ${p.world.size} world (seed ${p.world.seed}), their SFT starts'.` : ''),
     'It fixes how many seeds each finding gets; `sweep --standard` runs exactly those, and a finding\'s table makes no call until all of them have finished (no optional stopping: no seed is added after a result is seen).',
     '',
     '## The choices',

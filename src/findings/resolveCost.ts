@@ -1,4 +1,4 @@
-// What it would cost to resolve a pair that a finding's call leaves *not resolved* (issue 29: "which it
+// What it would cost to resolve a pair that a finding's call leaves *not resolved* ("which it
 // cannot resolve at this power — and what each would cost to resolve"). A prospective power calculation,
 // the same one the power plan made (seedStatistics.fewestSeedsForPower: a two-sample t-test, 80 % power, at
 // Holm's first threshold α / pairs), now with the spread the finished seeds measured for the pair's two
@@ -9,7 +9,7 @@
 //    Hoenig & Heisey (2001, "The Abuse of Power") warn says nothing about the test already made; here it
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
 // The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
-import { signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
+import { callInterval, intervalText, signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
 import { fewestSeedsForPower, INTERACTION, pooledSd } from '../stats/seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
@@ -31,9 +31,9 @@ export interface ResolveCost {
   /** the finished seeds of each cell and the pooled per-seed SD of their gains, points */
   seeds: [number, number];
   sd: number;
-  /** the lab's difference and its 95 % interval (as tested) */
+  /** the lab's difference and its interval at the level its call was made at (as tested) */
   difference: number;
-  ci95: { lo: number; hi: number };
+  interval: { lo: number; hi: number; level: number; holm: boolean };
   /** the level the power is computed at: Holm's first threshold, α / pairs */
   alpha: number;
   paper: ResolveTarget | null;
@@ -55,8 +55,8 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
   if (t.direction.call === 'interim') return [];
   const pairs = t.compares.pairs;
   const alpha = t.compares.alpha / pairs.length;
-  return pairs.filter((p): p is GainPair & { difference: number; ci95: { lo: number; hi: number } } =>
-    p.call === 'not resolved' && p.test === 'welch' && p.difference !== null && p.ci95 !== null).flatMap((p) => {
+  return pairs.filter((p): p is GainPair & { difference: number } =>
+    p.call === 'not resolved' && p.test === 'welch' && p.difference !== null && callInterval(p) !== null).flatMap((p) => {
     const [a, b] = [cellOf(t, p.higher), cellOf(t, p.lower)];
     if (!a || !b || a.gain.length < 2 || b.gain.length < 2) return [];
     const sd = pooledSd([a.gain, b.gain]).sd;
@@ -68,7 +68,7 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
     };
     const paper = a.paperGain !== null && b.paperGain !== null && a.paperGain !== b.paperGain ? target(a.paperGain - b.paperGain) : null;
     return [{ finding: t.id, pair: `${p.higher} > ${p.lower}`, seeds: [a.gain.length, b.gain.length] as [number, number], sd: Math.round(100 * sd) / 100,
-      difference: p.difference, ci95: p.ci95, alpha, paper, lab: target(p.difference) }];
+      difference: p.difference, interval: callInterval(p)!, alpha, paper, lab: target(p.difference) }];
   });
 }
 
@@ -89,15 +89,17 @@ export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8)
     'and says nothing about the test already made (Hoenig & Heisey 2001); a near-zero difference out of reach is a tie.',
     '*Already run*: the finished seeds had that power, so the paper\'s gap, were it the lab\'s, would most likely have been found.',
     '',
-    '| finding | pair | lab: difference [95 % CI] | seeds | SD | paper\'s gap: seeds, cost | lab\'s difference: seeds, cost |',
+    "*Lab: difference*: with its interval at the level its call was made at (Holm's step level across the finding's pairs).",
+    '',
+    '| finding | pair | lab: difference [interval] | seeds | SD | paper\'s gap: seeds, cost | lab\'s difference: seeds, cost |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${signed(r.difference)} [${signed(r.ci95.lo)}, ${signed(r.ci95.hi)}] | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${priceText(r.paper, Math.min(...r.seeds))} | ${priceText(r.lab, Math.min(...r.seeds))} |`),
+    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${signed(r.difference)} ${intervalText(r.interval)} | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${priceText(r.paper, Math.min(...r.seeds))} | ${priceText(r.lab, Math.min(...r.seeds))} |`),
     '',
     rows.length ? '' : 'No called finding leaves a pair not resolved.',
   ].join('\n').trimEnd() + '\n';
 }
 
-/** what an interaction's interval rules out, and what resolving it would cost (issue 40) */
+/** what an interaction's tests say, and what resolving it would cost */
 export interface InteractionCost {
   finding: string;
   /** `(a − b) − (c − d)` as the table names the cells */
@@ -106,10 +108,11 @@ export interface InteractionCost {
   seeds: [number, number, number, number];
   sd: number;
   difference: number;
-  ci95: { lo: number; hi: number };
-  /** the interval rules out every interaction beyond it: of size above this either way (max(|lo|, |hi|)), points */
-  rulesOutBeyond: number;
-  /** the paper's interaction, and whether the interval excludes it (null: the paper has no figure for a cell) */
+  /** its interval at the level its call was made at (Holm's step level across the finding's interactions) */
+  interval: { lo: number; hi: number; level: number; holm: boolean };
+  /** the equivalence test at the plan's δ (TOST, Holm across the finding's interactions): what a sentence may rule out */
+  equivalence: { delta: number; p: number; pAdjusted: number; shown: boolean } | null;
+  /** the paper's interaction, and whether that interval holds it (null: the paper has no figure for a cell) */
   paper: number | null;
   excludesPaper: boolean | null;
   /** Holm's first threshold across the finding's interactions, α / interactions */
@@ -120,7 +123,7 @@ export interface InteractionCost {
 }
 
 /**
- * Every tested interaction of a table: what its 95 % interval rules out, and the price of a four-cell contrast
+ * Every tested interaction of a table: its interval at its call's level and its equivalence test, and the price of a four-cell contrast
  * with `power` (80 %) at Holm's first threshold and the spread the four cells measured — seeds a cell
  * (seedStatistics' power with the INTERACTION design: Σc² = 4, 4(n − 1) df) and the core-hours of that many
  * fresh seeds in all four cells at each cell's measured core-minutes per run: a new experiment with its own
@@ -131,7 +134,8 @@ export function costToResolveInteractions(t: GainTable, power = 0.8): Interactio
   const xs = t.compares.interactions ?? [];
   const alpha = t.compares.alpha / Math.max(1, xs.length);
   return xs.flatMap((x) => {
-    if (x.difference === null || !x.ci95) return [];
+    const interval = callInterval(x);
+    if (x.difference === null || !interval) return [];
     const cells = [...x.plus, ...x.minus].map((l) => cellOf(t, l));
     if (cells.some((c) => !c || c.gain.length < 2)) return [];
     const four = cells as GainCell[];
@@ -142,8 +146,8 @@ export function costToResolveInteractions(t: GainTable, power = 0.8): Interactio
       return { difference: Math.abs(delta), seeds, coreHours: seeds === null ? null : Math.round((10 * seeds * perRun) / 60) / 10 };
     };
     return [{ finding: t.id, interaction: `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`, seeds: x.seeds, sd: Math.round(100 * sd) / 100,
-      difference: x.difference, ci95: x.ci95, rulesOutBeyond: Math.max(Math.abs(x.ci95.lo), Math.abs(x.ci95.hi)),
-      paper: x.paper, excludesPaper: x.paper === null ? null : x.paper < x.ci95.lo || x.paper > x.ci95.hi,
+      difference: x.difference, interval, equivalence: x.equivalence ?? null,
+      paper: x.paper, excludesPaper: x.paper === null ? null : x.paper < interval.lo || x.paper > interval.hi,
       alpha, forPaper: x.paper === null || x.paper === 0 ? null : target(x.paper), forLab: target(x.difference) }];
   });
 }

@@ -1,4 +1,4 @@
-// Gains over the SFT start, read across seeds (issue 23's recipe curves; the findings tables reuse it).
+// Gains over the SFT start, read across seeds (the RL recipe's curves; the findings tables reuse it).
 // A run is one seed of one arm (the recipe, or its null control with shuffled advantages); its curve is the
 // greedy validation success at each evaluation. A gain is end − start per seed; the arm's gain is the mean
 // over seeds with a Student t interval (three seeds: a bootstrap would be too narrow); a gain whose

@@ -1,4 +1,4 @@
-// Which tfjs backend trains, chosen by measuring them on this device (issue 31). The worker times a
+// Which tfjs backend trains, chosen by measuring them on this device. The worker times a
 // few decode steps and one training micro-batch of the chosen scale's model on each backend the browser
 // offers (src/worker/calibration.ts); everything here is the pure part: what a measurement reports,
 // the order to measure in, when to stop measuring a backend that has already lost, which one wins,
@@ -311,7 +311,7 @@ export function badgeText(backend: ChosenBackend | null, measuring: CalibrationP
     const chosen = c.calibration.figures.find((f) => f.backend === backend.name);
     const others = chosen ? c.calibration.figures.filter((f) => f !== chosen).map((f) => comparison(chosen, f)) : [];
     const when = c.stored ? 'measured on an earlier visit' : `measured just now in ${formatMs(c.calibration.costMs)}`;
-    // an estimate of a default step from a short timing, not a run's measured step time (the Step time tile): said so (issue 42)
+    // an estimate of a default step from a short timing, not a run's measured step time (the Step time tile): said so
     return { label: backend.label, note: others.join('; '), detail: `${DEFAULT_STEP_WORDS} at ${c.scale}, estimated from a short timing: ${c.calibration.figures.map(figureBrief).join(' · ')} (${when})` };
   }
   if (c?.mode === 'forced') {

@@ -1,11 +1,42 @@
-// The one declared table of every experiment setting (DESIGN §1). The page builds its controls
-// from it, the URL codec (urlState.ts) validates against it, the worker and the CLI read the
-// resulting `LabConfig`. Add a setting here and it appears everywhere, with its bounds and doc.
+// The one declared table of every experiment setting: each row holds its default, bounds, one-line
+// doc, the stage that reads it, the RL algorithms it applies to and its name in the RL trainer's
+// config. The page builds its controls from it (and disables a control its stage or algorithm does
+// not read, saying why), the URL codec (urlState.ts) validates against it, the CLI reads the same
+// hash, and the trainer's config is derived from it (src/rl/rlConfig.ts rlConfigFromLab). A new knob
+// is one row here.
 //
 // The paper's exact RL hyper-parameters are not public; defaults follow the closest published
-// recipes (veRL GRPO, DAPO, ARPO reference scripts), as DESIGN §4 says.
+// recipes (veRL GRPO, DAPO, ARPO reference scripts).
 
 export type SettingGroup = 'stage' | 'axes' | 'reward' | 'data' | 'algorithm' | 'environment' | 'training';
+
+/** the RL algorithms, in the page's order */
+export const ALGORITHMS = ['grpo', 'dapo', 'arpo'] as const;
+export type AlgorithmName = (typeof ALGORITHMS)[number];
+const ALGORITHM_LABELS: Readonly<Record<AlgorithmName, string>> = { grpo: 'GRPO', dapo: 'DAPO', arpo: 'ARPO' };
+
+/** the two stages a run can be */
+export type Stage = 'rl' | 'sft';
+
+/** the RL algorithms a setting applies to; the others ignore it */
+export interface AlgorithmScope {
+  only: readonly AlgorithmName[];
+  /** why the other algorithms ignore it, one line (the page and the CLI say it) */
+  why: string;
+  /** what the trainer uses under the other algorithms: a number, another setting's value, or (absent)
+   *  this setting's default, which they never read */
+  otherwise?: number | { sameAs: string };
+}
+
+/** how the RL trainer's config (src/rl/rlConfig.ts RlConfig) reads a setting */
+export interface TrainerField {
+  /** the trainer config's field */
+  name: string;
+  /** a choice the trainer reads as a boolean: true when the value is this choice */
+  trueWhen?: string;
+  /** the setting is this entry of a pair field (the curriculum's two switch points) */
+  index?: 0 | 1;
+}
 
 interface SettingBase {
   /** short label for the page */
@@ -15,6 +46,13 @@ interface SettingBase {
   group: SettingGroup;
   /** one of the study's five design axes (shown first on the page) */
   axis?: true;
+  /** the one stage that reads it (absent: both) */
+  stage?: Stage;
+  /** the RL algorithms it applies to (absent: every one) */
+  algorithms?: AlgorithmScope;
+  /** its field in the RL trainer's config; absent where the trainer's config has none (the RL job reads
+   *  the scale and the data axes itself, the SFT job its own settings) */
+  trainer?: TrainerField;
 }
 
 export interface IntSetting extends SettingBase {
@@ -89,6 +127,7 @@ export const SETTINGS = {
     label: 'Reward shaping',
     doc: 'Sum (dense), Macro (semi-sparse), Success (sparse) or Curriculum (Sum → Macro → Success).',
     group: 'axes',
+    stage: 'rl', trainer: { name: 'reward' },
     axis: true,
     choices: ['sum', 'macro', 'success', 'curriculum'],
     choiceLabels: { sum: 'Sum', macro: 'Macro', success: 'Success', curriculum: 'Curriculum' },
@@ -118,9 +157,10 @@ export const SETTINGS = {
     label: 'Algorithm',
     doc: 'GRPO, DAPO (clip-higher, dynamic sampling) or ARPO (entropy-triggered branching rollouts).',
     group: 'axes',
+    stage: 'rl', trainer: { name: 'algorithm' },
     axis: true,
-    choices: ['grpo', 'dapo', 'arpo'],
-    choiceLabels: { grpo: 'GRPO', dapo: 'DAPO', arpo: 'ARPO' },
+    choices: ALGORITHMS,
+    choiceLabels: ALGORITHM_LABELS,
     default: 'grpo',
   }),
   toolFailureRate: {
@@ -128,6 +168,7 @@ export const SETTINGS = {
     label: 'Tool failure rate',
     doc: 'Probability that a tool call returns an error during RL (paper: 0 … 10 %).',
     group: 'axes',
+    stage: 'rl', trainer: { name: 'toolFailureRate' },
     axis: true,
     default: 0,
     min: 0,
@@ -142,6 +183,7 @@ export const SETTINGS = {
     label: 'Curriculum: Sum → Macro',
     doc: 'Fraction of training after which the curriculum switches from Sum to Macro.',
     group: 'reward',
+    stage: 'rl', trainer: { name: 'curriculumSwitches', index: 0 },
     default: 0.333,
     min: 0,
     max: 1,
@@ -152,6 +194,7 @@ export const SETTINGS = {
     label: 'Curriculum: Macro → Success',
     doc: 'Fraction of training after which the curriculum switches from Macro to Success.',
     group: 'reward',
+    stage: 'rl', trainer: { name: 'curriculumSwitches', index: 1 },
     default: 0.667,
     min: 0,
     max: 1,
@@ -164,6 +207,7 @@ export const SETTINGS = {
     label: 'Clip ε low',
     doc: 'Lower PPO clip range: the ratio is clipped below at 1 − ε_low.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'clipLow' },
     default: 0.2,
     min: 0,
     max: 1,
@@ -174,6 +218,8 @@ export const SETTINGS = {
     label: 'Clip ε high',
     doc: "DAPO's clip-higher: the ratio is clipped above at 1 + ε_high (0.28); GRPO and ARPO clip symmetrically at ε low.",
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'clipHigh' },
+    algorithms: { only: ['dapo'], why: 'GRPO and ARPO clip symmetrically, at ε low', otherwise: { sameAs: 'clipLow' } },
     default: 0.28,
     min: 0,
     max: 1,
@@ -184,6 +230,8 @@ export const SETTINGS = {
     label: 'KL coefficient',
     doc: 'Weight of the k3 KL penalty to the frozen SFT reference (GRPO only; DAPO and ARPO use none, as their reference scripts).',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'klCoef' },
+    algorithms: { only: ['grpo'], why: 'DAPO and ARPO train with no KL penalty, as their reference scripts do', otherwise: 0 },
     default: 0.001,
     min: 0,
     max: 1,
@@ -194,6 +242,8 @@ export const SETTINGS = {
     label: 'DAPO max generation batches',
     doc: 'DAPO dynamic sampling: generate at most this many batches to fill one of informative groups.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'maxGenBatches' },
+    algorithms: { only: ['dapo'], why: 'only DAPO samples dynamically' },
     default: 3,
     min: 1,
     max: 20,
@@ -203,6 +253,8 @@ export const SETTINGS = {
     label: 'DAPO overlong buffer',
     doc: 'Tokens before the length limit where the soft overlong penalty ramps linearly to −1.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'overlongBuffer' },
+    algorithms: { only: ['dapo'], why: 'only DAPO penalises overlong rollouts', otherwise: 0 },
     default: 64,
     min: 0,
     max: 1024,
@@ -212,6 +264,8 @@ export const SETTINGS = {
     label: 'ARPO α',
     doc: 'ARPO base branching probability after a tool observation.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'arpoAlpha' },
+    algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 0.5,
     min: 0,
     max: 1,
@@ -222,6 +276,8 @@ export const SETTINGS = {
     label: 'ARPO β',
     doc: 'ARPO weight of the entropy rise ΔH in the branching probability clip(α + β·ΔH, 0, 1).',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'arpoBeta' },
+    algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 0.2,
     min: 0,
     max: 5,
@@ -232,6 +288,8 @@ export const SETTINGS = {
     label: 'ARPO entropy window k',
     doc: 'ARPO measures entropy over the next k generated tokens after each tool observation.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'arpoK' },
+    algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 10,
     min: 1,
     max: 64,
@@ -240,6 +298,8 @@ export const SETTINGS = {
     label: 'ARPO advantage',
     doc: 'Soft: GRPO advantages over all M rollouts. Hard: tokens shared by branches get the mean advantage of the rollouts sharing them.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'arpoAdvantage' },
+    algorithms: { only: ['arpo'], why: 'only ARPO has branches whose shared tokens an advantage could pool' },
     choices: ['soft', 'hard'],
     choiceLabels: { soft: 'Soft', hard: 'Hard' },
     default: 'soft',
@@ -249,6 +309,8 @@ export const SETTINGS = {
     label: 'ARPO branches Z',
     doc: 'ARPO partial rollouts branched at a high-entropy step.',
     group: 'algorithm',
+    stage: 'rl', trainer: { name: 'arpoBranches' },
+    algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 1,
     min: 1,
     max: 8,
@@ -260,6 +322,7 @@ export const SETTINGS = {
     label: 'Teacher failure rate',
     doc: 'Tool failures (and retries) in the SFT data; the paper’s teacher saw none.',
     group: 'environment',
+    stage: 'sft',
     default: 0,
     min: 0,
     max: 0.3,
@@ -270,9 +333,10 @@ export const SETTINGS = {
     label: 'Plan decoding',
     doc: 'Free: the agent may cite a row or leg its calls never returned (the plan is then undelivered). Constrained: such choices are masked while it writes the plan.',
     group: 'environment',
+    trainer: { name: 'constrainPlan', trueWhen: 'constrained' },
     choices: ['free', 'constrained'],
     choiceLabels: { free: 'Free', constrained: 'Constrained' },
-    // constrained: free decoding spends RL's signal on delivering at all (issue 23; results/rl-recipe)
+    // constrained: free decoding spends RL's signal on delivering at all (results/rl-recipe)
     default: 'constrained',
   }),
   worldSize: choice({
@@ -290,6 +354,7 @@ export const SETTINGS = {
     label: 'Group size',
     doc: 'Rollouts per query; advantages are normalised within a group (ARPO: the budget M).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'groupSize' },
     default: 8,
     min: 1,
     max: 64,
@@ -299,6 +364,7 @@ export const SETTINGS = {
     label: 'Queries per step',
     doc: 'Training queries rolled out per RL step (each as a group of G rollouts).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'queriesPerStep' },
     default: 4,
     min: 1,
     max: 64,
@@ -308,6 +374,7 @@ export const SETTINGS = {
     label: 'Evaluate every',
     doc: 'Steps between evaluations on the validation queries and the OOD tool-QA suite (also at step 0 and at the end).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'evalEvery' },
     default: 10,
     min: 1,
     max: 10000,
@@ -317,6 +384,7 @@ export const SETTINGS = {
     label: 'Validation queries',
     doc: 'Held-out queries in each evaluation (the first n of the validation split of 300; 300 gives a 95 % interval of about ±5 points).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'evalQueries' },
     default: 100,
     min: 0,
     max: 300,
@@ -326,6 +394,7 @@ export const SETTINGS = {
     label: 'Sampled evaluation k',
     doc: 'Samples per validation query at the training temperature in each evaluation, beside the greedy rollout (sampled success with its interval; 0 = off, the default: k samples of 100 queries cost about k greedy evaluations; add &evalSamples=4 to a link for it).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'evalSamples' },
     default: 0,
     min: 0,
     max: 16,
@@ -335,6 +404,7 @@ export const SETTINGS = {
     label: 'OOD tasks',
     doc: 'Unseen tool-QA tasks in each RL evaluation (the first n of the out-of-domain suite, grown to 100 with the SFT card’s own 63 first).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'evalToolQa' },
     default: 32,
     min: 0,
     max: 100,
@@ -344,6 +414,7 @@ export const SETTINGS = {
     label: 'Training steps',
     doc: 'Number of RL steps of the run (the measured recipe: 40 steps of 4 queries × 8 rollouts; results/rl-recipe).',
     group: 'training',
+    trainer: { name: 'steps' },
     default: 40,
     min: 1,
     max: 20000,
@@ -353,6 +424,7 @@ export const SETTINGS = {
     label: 'Learning rate',
     doc: 'AdamW learning rate of the policy during RL.',
     group: 'training',
+    stage: 'rl', trainer: { name: 'learningRate' },
     default: 0.0001,
     min: 1e-7,
     max: 0.1,
@@ -363,6 +435,7 @@ export const SETTINGS = {
     label: 'LR warm-up steps',
     doc: 'RL steps over which the learning rate ramps up linearly (veRL optim.lr_warmup_steps); 0 = none.',
     group: 'training',
+    stage: 'rl', trainer: { name: 'lrWarmupSteps' },
     default: 0,
     min: 0,
     max: 1000,
@@ -372,6 +445,7 @@ export const SETTINGS = {
     label: 'Rollout temperature',
     doc: 'Sampling temperature of training rollouts (and of sampled evaluation); below 1 the group explores near what the policy already does well (0.7: the measured recipe, results/rl-recipe; at 1 the s policy delivers 31–41 % of sampled plans and RL learns to deliver, not to plan).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'temperature' },
     default: 0.7,
     min: 0.1,
     max: 2,
@@ -382,6 +456,7 @@ export const SETTINGS = {
     label: 'PPO mini-batches',
     doc: 'Optimizer steps per RL step: whole groups cut in order into this many mini-batches (veRL ppo_mini_batch_size).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'miniBatches' },
     default: 2,
     min: 1,
     max: 16,
@@ -391,6 +466,7 @@ export const SETTINGS = {
     label: 'Micro-batch tokens',
     doc: 'Token budget of a micro-batch: each mini-batch’s gradient is summed over micro-batches of at most this many padded tokens (veRL dynamic batch size). The same update; lower it if a step runs out of memory. 0 = whole mini-batches.',
     group: 'training',
+    stage: 'rl', trainer: { name: 'microBatchTokens' },
     default: 2048,
     min: 0,
     max: 65536,
@@ -399,6 +475,7 @@ export const SETTINGS = {
     label: 'Advantages',
     doc: 'Real, or shuffled across the step’s rollouts: the null control, the same run with no link between a rollout and its reward (how far RL drifts with no signal).',
     group: 'training',
+    stage: 'rl', trainer: { name: 'nullControl', trueWhen: 'shuffled' },
     choices: ['real', 'shuffled'],
     choiceLabels: { real: 'Real', shuffled: 'Shuffled (null control)' },
     default: 'real',
@@ -408,6 +485,7 @@ export const SETTINGS = {
     label: 'SFT learning rate',
     doc: 'Peak AdamW learning rate of supervised fine-tuning (linear warm-up, then cosine decay to a tenth).',
     group: 'training',
+    stage: 'sft',
     default: 0.003,
     min: 1e-6,
     max: 0.1,
@@ -418,6 +496,7 @@ export const SETTINGS = {
     label: 'Seed',
     doc: 'Seeds every random draw of the run; on the cpu backend the same seed gives the same curves.',
     group: 'training',
+    trainer: { name: 'seed' },
     default: 1,
     min: 0,
     max: 2147483647,
@@ -508,21 +587,17 @@ export function describeAxes(config: LabConfig): string {
   ].join(' · ');
 }
 
-export type Stage = LabConfig['stage'];
-
 /**
- * The settings only one stage reads (the rest: both). The page greys the other stage's controls with
- * this reason; test/worker/settingStages.test.ts checks the list against what the SFT job and the RL
- * config read.
+ * The settings only one stage reads (the rest: both), from the table's `stage`. The page greys the other
+ * stage's controls with this reason; test/worker/settingStages.test.ts checks the table against what the
+ * SFT job and the RL config read.
  */
-export const STAGE_ONLY: Readonly<Partial<Record<SettingKey, Stage>>> = {
-  reward: 'rl', algorithm: 'rl', toolFailureRate: 'rl', curriculumSwitch1: 'rl', curriculumSwitch2: 'rl',
-  clipLow: 'rl', clipHigh: 'rl', klCoef: 'rl', dapoMaxGenBatches: 'rl', overlongBuffer: 'rl',
-  arpoAlpha: 'rl', arpoBeta: 'rl', arpoK: 'rl', arpoAdvantage: 'rl', arpoZ: 'rl',
-  groupSize: 'rl', queriesPerStep: 'rl', evalEvery: 'rl', evalQueries: 'rl', evalSamples: 'rl', evalToolQa: 'rl',
-  learningRate: 'rl', warmupSteps: 'rl', temperature: 'rl', miniBatches: 'rl', microBatchTokens: 'rl', advantages: 'rl',
-  teacherFailureRate: 'sft', sftLearningRate: 'sft',
-};
+export const STAGE_ONLY: Readonly<Partial<Record<SettingKey, Stage>>> = Object.fromEntries(
+  SETTING_KEYS.flatMap((k) => {
+    const only = (SETTINGS[k] as Setting).stage;
+    return only ? [[k, only]] : [];
+  }),
+);
 
 /** why a setting does nothing in this stage, or null when the stage reads it */
 export function unusedInStage(key: SettingKey, stage: Stage): string | null {
@@ -531,4 +606,26 @@ export function unusedInStage(key: SettingKey, stage: Stage): string | null {
   return only === 'rl'
     ? 'RL only: SFT learns from the teacher’s trajectories, with no reward, algorithm, rollouts or tool failures'
     : 'SFT only: RL starts from the checkpoint under Starting point';
+}
+
+/** why the chosen RL algorithm ignores a setting ("DAPO only: …"), or null when it reads it */
+export function unusedByAlgorithm(key: SettingKey, algorithm: AlgorithmName): string | null {
+  const scope = (SETTINGS[key] as Setting).algorithms;
+  if (!scope || scope.only.includes(algorithm)) return null;
+  return `${scope.only.map((a) => ALGORITHM_LABELS[a]).join(' and ')} only: ${scope.why}`;
+}
+
+/** why a run of `config` does not read a setting (its stage first, then its algorithm), or null when it does */
+export function unusedIn(key: SettingKey, config: Pick<LabConfig, 'stage' | 'algorithm'>): string | null {
+  return unusedInStage(key, config.stage) ?? (config.stage === 'rl' ? unusedByAlgorithm(key, config.algorithm) : null);
+}
+
+/** the settings `config` moves off their defaults that its run does not read, each with why: what the
+ *  CLI names as ignored (the page shows the same controls disabled) */
+export function ignoredSettings(config: LabConfig): { key: SettingKey; why: string }[] {
+  const defaults = defaultConfig();
+  return SETTING_KEYS.flatMap((key) => {
+    const why = unusedIn(key, config);
+    return why !== null && JSON.stringify(config[key]) !== JSON.stringify(defaults[key]) ? [{ key, why }] : [];
+  });
 }

@@ -1,6 +1,12 @@
 // The RL run's metrics as the page names and draws them: one entry per metric the RL trainer and job
 // report (src/rl/rlTrainer.ts names them), with a label, a one-line meaning, a group for the picker and
 // a format; plus TensorBoard's debiased exponential moving average for the smoothed curves. Pure data.
+//
+// Names follow one scheme, CleanRL's: `losses/…` the update's loss terms and their diagnostics (KL,
+// entropy, clip fractions, ratio deviation), `charts/…` what a step's rollouts and bookkeeping show,
+// `reward/…`, `eval/…` (held-out evaluations), `time/…`, `dapo/…`, `arpo/…`. A metric renamed since a
+// run was recorded is read under its new name: RENAMED_METRICS, applied by every reader of stored
+// points, bundles and committed metrics.jsonl / .csv.
 
 export type MetricFormat = 'rate' | 'number' | 'count' | 'tokens' | 'seconds' | 'ms';
 export type MetricGroup = 'rollouts' | 'evaluation' | 'update' | 'algorithm' | 'time';
@@ -24,6 +30,29 @@ export const METRIC_GROUPS: Record<MetricGroup, string> = {
   algorithm: 'DAPO / ARPO',
   time: 'Time',
 };
+
+/** names a metric had before the scheme above → its name now (old records keep the old ones) */
+export const RENAMED_METRICS: Readonly<Record<string, string>> = {
+  kl: 'losses/kl',
+  entropy: 'losses/entropy',
+  clip_frac: 'losses/clip_frac',
+  'charts/dual_clip_frac': 'losses/dual_clip_frac',
+  'charts/ratio_dev': 'losses/ratio_dev',
+};
+
+/** a metric's name now, whichever name it was recorded under */
+export function metricName(key: string): string {
+  return Object.hasOwn(RENAMED_METRICS, key) ? RENAMED_METRICS[key] : key;
+}
+
+/** a recorded row of metrics (a stored point's values, a metrics.jsonl line) with every name as it is now;
+ *  where a row holds both names of one metric, the new name's value wins */
+export function withMetricNames<T extends Record<string, unknown>>(row: T): T {
+  if (!Object.keys(row).some((k) => Object.hasOwn(RENAMED_METRICS, k))) return row;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) if (!(metricName(k) in out) || !Object.hasOwn(RENAMED_METRICS, k)) out[metricName(k)] = v;
+  return out as T;
+}
 
 const m = (key: string, label: string, group: MetricGroup, format: MetricFormat, doc: string, sparse?: true): MetricInfo =>
   sparse ? { key, label, group, format, doc, sparse } : { key, label, group, format, doc };
@@ -60,12 +89,13 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('eval/cs_macro', 'Validation commonsense macro', 'evaluation', 'rate', 'Held-out queries: share of plans passing every commonsense check.', true),
   m('eval/hard_macro', 'Validation hard macro', 'evaluation', 'rate', 'Held-out queries: share of plans passing every hard check.', true),
   m('eval/tool_calls', 'Validation tool calls', 'evaluation', 'number', 'Held-out queries: mean tool calls per episode.', true),
-  m('kl', 'KL to SFT', 'update', 'number', 'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).'),
-  m('entropy', 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
-  m('clip_frac', 'Clip fraction', 'update', 'rate', 'Share of tokens whose probability ratio was clipped.'),
+  m('losses/kl', 'KL to SFT', 'update', 'number', 'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).'),
+  m('losses/entropy', 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
+  m('losses/clip_frac', 'Clip fraction', 'update', 'rate', 'Share of tokens whose probability ratio was clipped.'),
+  m('losses/dual_clip_frac', 'Dual-clip fraction', 'update', 'rate', 'Share of tokens with a negative advantage whose loss the dual clip bounded.'),
   m('losses/pg', 'Policy loss', 'update', 'number', 'The clipped policy-gradient surrogate loss.'),
   m('charts/grad_norm', 'Gradient norm', 'update', 'number', 'Global gradient norm before clipping.'),
-  m('charts/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
+  m('losses/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
   count('dapo/gen_batches', 'DAPO batches', 'algorithm', 'batches', 'DAPO: generation batches to fill the step with informative groups.'),
   count('dapo/dropped_groups', 'DAPO dropped groups', 'algorithm', 'groups', 'DAPO: groups dropped because every reward matched.'),
   m('dapo/gave_up', 'DAPO gave up', 'algorithm', 'rate', 'DAPO: 1 when the step trained on fewer informative groups than asked (generation budget spent).'),
@@ -80,7 +110,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
 ];
 
 /** what the page shows first: the reward and success curves, the OOD guard and the update's health */
-export const DEFAULT_RL_METRICS = ['reward/mean', 'success', 'eval/success', 'eval/ood_accuracy', 'kl', 'response_len'] as const;
+export const DEFAULT_RL_METRICS = ['reward/mean', 'success', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'response_len'] as const;
 
 const BY_KEY = new Map(RL_METRICS.map((info) => [info.key, info]));
 
@@ -123,7 +153,7 @@ export function windowMeanLabel([from, to]: readonly [number, number]): string {
 /**
  * How a metric is drawn. An evaluation is measured at a few steps only (a lesson's at steps 0 and 40): drawn
  * as markers, each with its interval where it has one, and never joined by a line — a line from step 0 to
- * step 40 reads as if measured in between (issue 42). A training metric, measured every step: a line.
+ * step 40 reads as if measured in between. A training metric, measured every step: a line.
  */
 export function drawnAs(info: MetricInfo): 'markers' | 'line' {
   return info.sparse ? 'markers' : 'line';

@@ -1,5 +1,5 @@
 // What the page says a resumed run kept, read from the store rather than assumed: the resume notice
-// once claimed "the curve up to it is kept" while a step before the checkpoint was missing (issue 32).
+// once claimed "the curve up to it is kept" while a step before the checkpoint was missing.
 
 /** What a run resumed from its checkpoint at step `from` kept of its curve (its stored steps), in words. */
 export function keptCurve(steps: readonly number[], from: number): string {

@@ -184,7 +184,7 @@ export function estimateEvalMs(config: LabConfig, samples: readonly StepSample[]
 
 /**
  * What is left of a run after `stepsDone` steps: its steps at the estimated step time plus its evaluations
- * at the estimated evaluation time (issue 42: the final evaluation is part of the wait); where no run here
+ * at the estimated evaluation time (the final evaluation is part of the wait); where no run here
  * timed an evaluation (runs of older builds), each evaluation counts as one step. null without a step time.
  */
 export function runTimeLeftMs(config: LabConfig, stepsDone: number, samples: readonly StepSample[]): number | null {

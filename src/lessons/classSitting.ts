@@ -1,4 +1,4 @@
-// A class sitting on one machine (issue 39, part 4): the laptop at the projector runs k fresh seeds an arm of
+// A class sitting on one machine: the laptop at the projector runs k fresh seeds an arm of
 // a lesson — as many runs at once as its cores allow, else one after another — and each finished run joins
 // the class view as if its result link had been pasted. This file decides what to run, how many at once and,
 // from the stored runs, what each planned run has become (finished, training, to resume from its checkpoint,

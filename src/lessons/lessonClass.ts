@@ -1,4 +1,4 @@
-// A class pools its learners' runs (issue 39): the teacher pastes result links (resultCode.ts), each checked
+// A class pools its learners' runs: the teacher pastes result links (resultCode.ts), each checked
 // — another lesson, another setting or build than the class's, a seed already in the class, malformed or
 // tampered: refused with its reason, nothing else changed — and the accepted ends are tested as the findings
 // test two settings (Welch's test of the two arms' end success), with the power the class had at its size
@@ -8,6 +8,7 @@ import { pooledSd, seedsForPower, twoSampleTPower, welchTest, type DifferenceTes
 import type { Lesson } from './lessons.ts';
 import type { SettingReference } from './lessonReference.ts';
 import { decodeResultLink, type LessonResult, type RefusalReason } from './resultCode.ts';
+import type { CommittedComparison } from '../findings/committedComparison.ts';
 
 export type ClassRefusal = RefusalReason | 'setting' | 'build' | 'seed';
 
@@ -64,52 +65,74 @@ export interface ClassTest {
   ends: number[][];
   /** the learners: distinct seeds */
   learners: number;
-  /** Welch's test of arm 0 − arm 1 over the class's ends (null below two ends an arm); lesson 5: null */
+  /** Welch's test over the class's ends (null below two ends an arm; lesson 5: null), signed as the committed answer
+   *  is — the pair's higher arm first (`order`), so the class's figure and the answer read the same way */
   test: DifferenceTest | null;
+  /** the arms' indices in the order `test` takes them: [first, second] */
+  order: [number, number];
   /** lesson 5 (one setting): the class's mean end with its t interval, and its SD a run */
   pooled: { mean: Interval; sd: number } | null;
-  /** the committed seeds: their difference (arm 0 − arm 1) and Welch's test, and the SD a run pooled over both arms */
-  committed: { test: DifferenceTest | null; sd: number; mean: Interval | null } | null;
+  /** the committed answer: with a findings pair, its one committed comparison (the finding's planned seeds; `sd` its
+   *  pooled SD, a share); without one, Welch's test of the committed seeds' ends (first − second arm); lesson 5, their mean */
+  committed: { answer: CommittedComparison | null; test: DifferenceTest | null; sd: number; mean: Interval | null } | null;
   /** the power Welch's test had at the class's size (the smaller arm) to find the committed difference (null below 2 or without one) */
   power: number | null;
   /** the learners an arm that give 80 % power at the committed difference (null: no committed difference to size for) */
   sizeFor80: number | null;
 }
 
-/** the class's pooled test of the lesson's comparison, with its power and the committed seeds' answer */
-export function classTest(lesson: Lesson, members: readonly ClassMember[], refs: readonly (SettingReference | null)[]): ClassTest {
+/** the class's pooled test of the lesson's comparison, with its power and the committed answer (`answer`: the
+ *  lesson's findings pair's committed comparison, when its table has it) */
+export function classTest(lesson: Lesson, members: readonly ClassMember[], refs: readonly (SettingReference | null)[], answer: CommittedComparison | null = null): ClassTest {
   const ends = lesson.arms.map((a) => members.filter((m) => m.result.arm === a.key).map((m) => endOf(m.result)));
   const learners = new Set(members.map((m) => m.result.seed)).size;
-  const committed = committedFigures(lesson, refs);
+  const committed = committedFigures(lesson, refs, answer);
+  const order = armOrder(lesson);
   if (lesson.seedsOnly) {
     const all = ends.flat();
     const pooled = all.length >= 2 ? { mean: tInterval(all), sd: pooledSd([all]).sd } : null;
-    return { ends, learners, test: null, pooled, committed, power: null, sizeFor80: null };
+    return { ends, learners, test: null, order, pooled, committed, power: null, sizeFor80: null };
   }
-  const test = ends[0].length >= 2 && ends[1].length >= 2 ? welchTest(ends[0], ends[1]) : null;
+  const [first, second] = order.map((i) => ends[i]);
+  const test = first.length >= 2 && second.length >= 2 ? welchTest(first, second) : null;
   const n = Math.min(ends[0].length, ends[1].length);
-  const delta = committed?.test ? Math.abs(committed.test.difference) : null;
+  const delta = committedDelta(committed);
   const power = delta !== null && committed && committed.sd > 0 && n >= 2 ? twoSampleTPower({ n, delta, sd: committed.sd, alpha: 0.05 }) : null;
-  return { ends, learners, test, pooled: null, committed, power, sizeFor80: classSizeFor80(lesson, refs) };
+  return { ends, learners, test, order, pooled: null, committed, power, sizeFor80: classSizeFor80(lesson, refs, answer) };
 }
 
-function committedFigures(lesson: Lesson, refs: readonly (SettingReference | null)[]): ClassTest['committed'] {
+/** the pair's higher arm first (the paper's direction), else the lesson's order */
+function armOrder(lesson: Lesson): [number, number] {
+  const hi = lesson.pair ? lesson.arms.findIndex((a) => a.key === lesson.pair!.higherArm) : -1;
+  return hi === 1 ? [1, 0] : [0, 1];
+}
+
+/** the committed difference a class is sized for, a share: the answer's (points) or the committed seeds' test */
+function committedDelta(c: ClassTest['committed']): number | null {
+  if (c?.answer?.difference != null) return Math.abs(c.answer.difference) / 100;
+  return c?.test ? Math.abs(c.test.difference) : null;
+}
+
+function committedFigures(lesson: Lesson, refs: readonly (SettingReference | null)[], answer: CommittedComparison | null): ClassTest['committed'] {
+  if (answer && answer.sd !== null) return { answer, test: null, sd: answer.sd / 100, mean: null };
   const [a, b] = refs;
   if (!a || a.seeds.length < 2) return null;
-  if (lesson.seedsOnly) return { test: null, sd: pooledSd([a.eval.end]).sd, mean: tInterval(a.eval.end) };
+  if (lesson.seedsOnly) return { answer: null, test: null, sd: pooledSd([a.eval.end]).sd, mean: tInterval(a.eval.end) };
   if (!b || b.seeds.length < 2) return null;
-  return { test: welchTest(a.eval.end, b.eval.end), sd: pooledSd([a.eval.end, b.eval.end]).sd, mean: null };
+  return { answer: null, test: welchTest(a.eval.end, b.eval.end), sd: pooledSd([a.eval.end, b.eval.end]).sd, mean: null };
 }
 
 /**
- * The learners an arm a class needs for 80 % power (Welch's test, α 0.05) to find the committed seeds'
- * difference of the two arms' ends at their pooled SD; null for lesson 5 (one setting) or without a reference.
+ * The learners an arm a class needs for 80 % power (Welch's test, α 0.05) to find the committed difference at its
+ * pooled SD — the answer's (the finding's planned seeds) where the lesson has a findings pair, else the committed
+ * seeds' ends; null for lesson 5 (one setting) or without a reference.
  */
-export function classSizeFor80(lesson: Lesson, refs: readonly (SettingReference | null)[]): number | null {
+export function classSizeFor80(lesson: Lesson, refs: readonly (SettingReference | null)[], answer: CommittedComparison | null = null): number | null {
   if (lesson.seedsOnly) return null;
-  const c = committedFigures(lesson, refs);
-  if (!c?.test || !(c.sd > 0) || c.test.difference === 0) return null;
-  return seedsForPower({ delta: Math.abs(c.test.difference), sd: c.sd, alpha: 0.05, power: 0.8, max: 10_000 });
+  const c = committedFigures(lesson, refs, answer);
+  const delta = committedDelta(c);
+  if (!c || delta === null || !(c.sd > 0) || delta === 0) return null;
+  return seedsForPower({ delta, sd: c.sd, alpha: 0.05, power: 0.8, max: 10_000 });
 }
 
 /** the class as CSV, one row a member (RFC 4180 quoting where a field needs it) */

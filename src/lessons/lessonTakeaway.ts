@@ -8,6 +8,8 @@ import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.t
 import { predictionBand, type SettingReference } from './lessonReference.ts';
 import { formatAverage, formatPercent, metricInfo, smoothedLabel, windowMeanLabel, type MetricInfo } from '../lab/metrics.ts';
 import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
+import type { CommittedComparison } from '../findings/committedComparison.ts';
+import { comparisonText } from '../findings/findingGains.ts';
 import { median, readEnds, readSpread, readRises, sampleSd, UNDECIDED, UNDECIDED_TEXT, verdictRates, type VerdictRates } from './lessonVerdicts.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */
@@ -21,19 +23,8 @@ export interface LearnerRun {
   offSetting?: readonly string[];
 }
 
-/** a pair's test as the findings' standard table records it: its call and Welch's figures (findingGains.ts GainPair) */
-export interface PairTest {
-  finding: string;
-  higher: string;
-  lower: string;
-  call: string;
-  difference?: number;
-  ci95?: { lo: number; hi: number };
-  p?: number;
-  pAdjusted?: number;
-  /** not resolved, and its interval excludes a difference this large (points): the power plan's smallest worth detecting */
-  rulesOut?: number;
-}
+/** the pair's committed answer (src/findings/committedComparison.ts): the one every page states */
+export type PairTest = CommittedComparison;
 
 export type Placement = 'inside' | 'above' | 'below';
 
@@ -142,7 +133,7 @@ export function ratesText(rates: VerdictRates, key: string, text: (key: string) 
 /**
  * The line beside the headline verdict: how often one draw like the learner's reads it while the committed
  * seeds hold, and how often such a draw misleads — said against the committed seeds' own answer, so that a
- * verdict that contradicts them is told it is one of the misleading draws (issue 39). `text`: a verdict's words.
+ * verdict that contradicts them is told it is one of the misleading draws. `text`: a verdict's words.
  */
 export function misleadingText(rates: VerdictRates, key: string, text: (key: string) => string): string {
   const one = rates.draw === 'pair' ? 'pair of runs' : 'run';
@@ -217,10 +208,27 @@ export interface TakeawayInput {
   runs: readonly (LearnerRun | null)[];
   /** the learner's prediction key (null: none picked) */
   prediction: string | null;
-  /** the findings' test of the lesson's pair, when its table has it */
+  /** the lesson's pair's committed answer (committedComparison), when its table has it */
   pairTest: PairTest | null;
   /** per arm: whether the learner runs it in this session (absent: the arms with a run); the verdict waits for all of them */
   running?: readonly boolean[];
+}
+
+/**
+ * Where an arm's band draws other seeds than its finding's answer: which, and why. A band is every committed run
+ * of the arm's setting (a sharper band with each); the answer is the finding's planned seeds alone (a test is
+ * decided on the seeds planned before its runs). Said beside the answer, so the two never read as one figure.
+ */
+export function bandSeedsNotes(lesson: Lesson, refs: readonly (SettingReference | null)[], answer: CommittedComparison): string[] {
+  if (!lesson.pair) return [];
+  return lesson.arms.flatMap((arm, i) => {
+    const ref = refs[i];
+    const planned = answer.seeds[arm.key === lesson.pair!.higherArm ? 0 : 1];
+    if (!ref || ref.seeds.length === planned) return [];
+    const range = ref.seeds.length > 1 ? `seeds ${ref.seeds[0]}–${ref.seeds.at(-1)}` : `seed ${ref.seeds[0]}`;
+    return [`The ${arm.label} band draws all ${ref.seeds.length} committed runs of its setting (${range}), the answer ${answer.finding}'s ${planned} planned seeds: ` +
+      'a band is sharper with every run of the setting, a test is decided on the seeds planned before its runs.'];
+  });
 }
 
 /** null until at least one of the learner's runs has finished */
@@ -335,14 +343,10 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
     return [{ kind: 'test', text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings compare two settings by Welch's test of their difference${detects}.` }];
   }
   if (pairTest) {
-    const numbers = [
-      pairTest.difference !== undefined ? `difference ${signed(pairTest.difference)} points` : null,
-      pairTest.ci95 ? `95 % interval [${pairTest.ci95.lo.toFixed(1)}, ${pairTest.ci95.hi.toFixed(1)}]` : null,
-      pairTest.p !== undefined ? `p = ${pairTest.p.toPrecision(2)}` : null,
-      pairTest.pAdjusted !== undefined ? `adjusted for the finding's pairs ${pairTest.pAdjusted.toPrecision(2)}` : null,
-    ].filter(Boolean);
-    const excludes = pairTest.rulesOut ? `; the interval excludes a difference of ${pairTest.rulesOut} points, the smallest the findings' power plan was sized to detect` : '';
-    return [{ kind: 'test', text: `The findings' test of this pair (${pairTest.finding}: ${pairTest.higher} over ${pairTest.lower}, the committed seeds): ${pairTest.call}${numbers.length ? ` — ${numbers.join(', ')}` : ''}${excludes}.` }];
+    return [
+      { kind: 'test', text: `The findings' answer to this comparison, the paper's direction positive: ${comparisonText(pairTest)}.` },
+      ...bandSeedsNotes(lesson, refs, pairTest).map((text) => ({ kind: 'note' as const, text })),
+    ];
   }
   // no findings pair: the findings' test (Welch's, of the two arms' committed end success), computed here;
   // both arms start from one checkpoint evaluated once, so their ends differ exactly as their gains do

@@ -1,4 +1,4 @@
-// How long a lesson's arm takes on the learner's own machine (issue 39 part 5), from the step and evaluation
+// How long a lesson's arm takes on the learner's own machine, from the step and evaluation
 // times its own stored runs measured on this backend (src/lab/backendChoice.ts stepSamplesFor). Pure: the
 // lesson page words it. An arm is its steps plus its evaluations — the starting point's, every evalEvery
 // steps, and the final one — and at the lessons' size (300 validation queries and 100 tool-QA tasks each)

@@ -1,4 +1,4 @@
-// How a lesson's one run reads its verdict, and how often that reading misleads (issue 39). A live run is one
+// How a lesson's one run reads its verdict, and how often that reading misleads. A live run is one
 // draw per arm, and one draw often disagrees with the committed seeds: the rule that read only the
 // evaluation's Wilson interval (about ±5 points at 300 queries) called 40 of the tool-failures lesson's 165
 // committed pairs "About the same" while the seeds differ by 18 points — it ignored the seed-to-seed spread
@@ -70,7 +70,7 @@ export function median(xs: readonly number[]): number {
 export interface VerdictRates {
   /** which draw: both arms run (a pair), or one arm run against the other's committed mean, or one run's rises */
   draw: 'pair' | 'first arm' | 'second arm' | 'one run';
-  /** 'seed-aware' (the page's) or 'old' (the rule before issue 39) */
+  /** 'seed-aware' (the page's) or 'old' (the earlier rule, which ignored the spread across seeds) */
   rule: 'seed-aware' | 'old';
   draws: number;
   /** verdict key → how many draws read it */

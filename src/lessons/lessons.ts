@@ -1,4 +1,4 @@
-// The Lessons (issue 30): each finding turned into a teaching demo a class can run in one sitting — a
+// The Lessons: each finding turned into a teaching demo a class can run in one sitting — a
 // question, a prediction picked before running, one or two live arms at a setting that is a cell of the
 // findings' standard grids (so its reference is the committed runs of exactly that setting), the metric
 // that shows why, and a takeaway computed from the learner's run (lessonTakeaway.ts). Pure data: the
@@ -19,7 +19,7 @@ export const SMOKE_SIZE: Partial<LabConfig> = { steps: 6, evalEvery: 2, evalQuer
 /** the settings a size may change; an arm's run keeps the rest of its lesson's setting */
 export const SIZE_KEYS = [...new Set([...Object.keys(LESSON_SIZE), ...Object.keys(SMOKE_SIZE)])] as (keyof LabConfig)[];
 
-/** seeds a band needs before the page calls the reference complete (issue 30) */
+/** seeds a band needs before the page calls the reference complete */
 export const BAND_SEEDS = 8;
 
 /** the steps whose means the takeaway compares: the first and the last quarter of a run's (1–10 and 31–40 of 40), 1-based, inclusive */
@@ -54,6 +54,8 @@ export interface FindingPair {
   finding: FindingId;
   higher: string;
   lower: string;
+  /** the key of the arm that is the pair's `higher` side (the paper's direction), so a class's own test is signed as the answer is */
+  higherArm: string;
 }
 
 /** How the learner's run decides which prediction it bears out (computed in lessonTakeaway.ts). */
@@ -110,7 +112,7 @@ export const LESSONS: readonly Lesson[] = [
     ],
     charts: [
       { metric: 'reward/mean', role: 'outcome', why: 'The training reward: the recipe climbs, the null control drifts down.' },
-      { metric: 'kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
+      { metric: 'losses/kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
       { metric: 'delivery', role: 'mechanism', why: 'Share of rollouts that hand in a plan: the null control unlearns delivering.' },
     ],
     paper: 'The paper reports no null control; its 3B recipe reaches 49.9 % from an SFT start of 12.2 % (T1).',
@@ -159,7 +161,7 @@ export const LESSONS: readonly Lesson[] = [
       { metric: 'tool_failures', role: 'mechanism', why: 'Injected failures per rollout: what the environment took away.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check.' },
     ],
-    pair: { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %' },
+    pair: { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %', higherArm: 'clean' },
     paper: 'The paper: 5 % random tool errors train as well as none; at 10 % failed calls starve the reward and success drops (T7; no number given).',
   },
   {
@@ -182,7 +184,7 @@ export const LESSONS: readonly Lesson[] = [
       { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: hard queries that no rollout solves teach nothing once the reward turns strict.' },
       { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check (on each arm\'s own training queries).' },
     ],
-    pair: { finding: 'T5', higher: 'success · 4:3:3', lower: 'success · hard only' },
+    pair: { finding: 'T5', higher: 'success · 4:3:3', lower: 'success · hard only', higherArm: 'mixed' },
     paper: 'The paper (3B): hard-only reaches 25.9 %, the mixed 4:3:3 set 49.9 % (T5).',
   },
   {

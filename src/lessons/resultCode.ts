@@ -1,4 +1,4 @@
-// A lesson arm's result as a link a learner pastes into the class's chat (issue 39): `#lesson=<id>&result=<code>`.
+// A lesson arm's result as a link a learner pastes into the class's chat: `#lesson=<id>&result=<code>`.
 // The code is `v1.<payload>.<crc>`: the payload a positional JSON array in base64url (what a class needs:
 // lesson and arm, the setting, seed, backend, build, start and end success and OOD, the mechanism's
 // last-ten-steps figures), the CRC-32 of `v1.<payload>` in hex. The checksum guards against accidents — a

@@ -1,4 +1,4 @@
-// A result link opened (`#lesson=<id>&result=<code>`, issue 39): what the page shows of the shared result —
+// A result link opened (`#lesson=<id>&result=<code>`): what the page shows of the shared result —
 // the lesson and arm, whether it ran at the lesson's setting, its seed, backend and build, validation success
 // from start to end (and OOD), the mechanism's last-quarter figures, and its verdict against the committed
 // band of its arm — or, for a bad link, why it is refused. The class view pools such links; this reads one.

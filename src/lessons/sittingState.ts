@@ -1,4 +1,4 @@
-// What a lesson's sitting shows while it runs (issue 39, part 5): its state, each arm's word and whether
+// What a lesson's sitting shows while it runs: its state, each arm's word and whether
 // "Resume the lesson" is offered. An arm whose run is not training right now is "halted" — but while the
 // page is resuming the sitting by itself (after a reload, before the Lab has restarted the arm; or between
 // two arms that take turns, before the next has started) that is not a stop, and saying "stopped" and

@@ -1,4 +1,4 @@
-// The policy's shape (DESIGN §4): the config, the three presets that mirror Qwen2.5 1.5B / 3B / 7B,
+// The policy's shape: the config, the three presets that mirror Qwen2.5 1.5B / 3B / 7B,
 // and the parameter table that init, counting and loading all read. No tfjs here: the page and the
 // CLI size a model without loading a backend.
 
@@ -91,7 +91,7 @@ export function trainingFlopsPerToken(c: ModelConfig, T: number): number {
  * Bytes one training forward + backward of `tokens` tokens, padded to length T, holds at its peak on wasm
  * (the gradient tape keeps every layer's activations, and each head its [T, T] attention):
  * 4 · nLayers · (52·dFF + 3·nHeads·T) per token. Fitted, ~6 % above, to the wasm heap's growth over one RL
- * micro-batch (issue 22): s 337 / 345 KB a token at 8 / 16 rows × 560, l 744 KB at 4 × 576 (estimated:
+ * micro-batch: s 337 / 345 KB a token at 8 / 16 rows × 560, l 744 KB at 4 × 576 (estimated:
  * 365, 786). The RL update checks each planned micro-batch against the heap with it.
  */
 export function trainingBytes(c: ModelConfig, tokens: number, T: number): number {

@@ -1,4 +1,4 @@
-// A decode step (Policy.step) on webgpu in ~7 dispatches a layer instead of ~19 (issue 38). On a GPU a
+// A decode step (Policy.step) on webgpu in ~7 dispatches a layer instead of ~19. On a GPU a
 // decode step of these models is bound by the host's work per dispatch (tfjs's engine, a uniform buffer
 // and bind group each), so the step is rewritten around fewer, larger kernels; the values are the plain
 // path's within float rounding. A layer:

@@ -1,4 +1,4 @@
-// S seeds of the policy in one program (issue 38, "several seeds in one program"): every parameter carries
+// S seeds of the policy in one program ("several seeds in one program"): every parameter carries
 // a leading seed dimension [S, ...] and every op carries it, so S seeds cost about the dispatches of one
 // (as PureJaxRL trains many agents at once). On a GPU a decode step is bound by the host's work per
 // dispatch (~150 µs each on the H200), not by arithmetic, so S seeds at once cost about one seed's time.

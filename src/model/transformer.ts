@@ -1,6 +1,6 @@
 // The policy: a decoder-only pre-LayerNorm transformer (GPT-2 / nanoGPT layout) written with plain
 // tfjs ops — matMul, softmax, gather, no einsum (it has no gradient) and no tfjs-layers — so the same
-// code trains on `cpu` in Node and on `webgpu` in the worker (DESIGN §4).
+// code trains on `cpu` in Node and on `webgpu` in the worker.
 //
 //   tokens ─ wte (+ wpe) ─ [ x += attn(ln1(x)); x += mlp(ln2(x)) ] × nLayers ─ ln_f ─ x·wteᵀ ─ logits
 //

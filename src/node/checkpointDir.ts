@@ -3,7 +3,7 @@
 // AdamW moments, RNG state and step, so `--resume` continues exactly where the run stopped).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import type { DirtyFile } from './provenance.ts';
 import type * as tf from '@tensorflow/tfjs';
 import { modelJson, parseCard, PRETRAIN_CARD_FORMAT, RL_POLICY_CARD_FORMAT, validateCheckpoint, validatePretrain, validateRlPolicy, WEIGHTS_FILE,
   type PretrainCard, type RlPolicyCard, type SftCard, type ValidCheckpoint, type ValidRlPolicy, type ValidWeights } from '../rl/checkpointFiles.ts';
@@ -146,6 +146,8 @@ export interface RunProgress {
   lastLoss: number;
   /** the code that trains: a resumed run keeps the commit it started at */
   commit: string;
+  /** the files that differed from it when the run started (only with --allow-dirty) */
+  dirtyFiles?: DirtyFile[];
 }
 
 /**
@@ -174,13 +176,3 @@ export function removeResumeState(dir: string): void {
   rmSync(join(dir, 'resume'), { recursive: true, force: true });
 }
 
-/** HEAD's commit, with "-dirty" when tracked source files differ from it ("unknown" outside git) */
-export function gitCommit(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    return dirty ? `${head}-dirty` : head;
-  } catch {
-    return 'unknown';
-  }
-}

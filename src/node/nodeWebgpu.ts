@@ -87,7 +87,7 @@ export async function startNodeWebgpu(): Promise<WebgpuAdapterInfo> {
 
 /** Before the process exits: waits for the GPU's queue and destroys tfjs's device, so that dawn.node does
  *  not tear down with work in flight (a `bench --backend webgpu` exited with SIGSEGV without this). Not
- *  navigator.gpu: deleting it has crashed dawn.node (node-webgpu issue 18). */
+ *  navigator.gpu: deleting it has crashed dawn.node (a known node-webgpu bug). */
 export async function shutdownNodeWebgpu(): Promise<void> {
   if (!started) return;
   const tf = await import('@tensorflow/tfjs');

@@ -1,4 +1,4 @@
-// A policy checkpoint as files (issue 9): tfjs's own layout — `model.json` with a weights manifest
+// A policy checkpoint as files: tfjs's own layout — `model.json` with a weights manifest
 // (what tf.io.loadWeights reads) and one binary shard — plus `card.json`, which says how the
 // weights were made and how they score. The CLI writes these with node:fs; the page and the worker
 // fetch them from the lab's origin. This module only builds and validates: no fs, no fetch, no DOM.
@@ -90,7 +90,12 @@ const IntervalSchema = v.object({ lo: NumberOrNull, hi: NumberOrNull });
 /** figures of a greedy evaluation with the 95 % Wilson intervals of its success and delivery rates */
 const FiguresWithIntervalsSchema = v.object({ ...FiguresSchema.entries, successInterval: IntervalSchema, deliveryInterval: IntervalSchema });
 
-/** the card's checkpoint scored again on a grown held-out split (issue 23: ≥ 300 queries), beside the original evaluation */
+const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
+
+/** the files that differed from a record's commit when it was made (written only with --allow-dirty; null: deleted) */
+export const DirtyFilesSchema = v.array(v.object({ path: v.string(), sha256: v.nullable(Sha256) }));
+
+/** the card's checkpoint scored again on a grown held-out split (≥ 300 queries), beside the original evaluation */
 const GrownEvaluationSchema = v.object({
   split: v.picklist(['validation', 'test']),
   /** how the split was built, in words */
@@ -100,6 +105,7 @@ const GrownEvaluationSchema = v.object({
   constrained: FiguresWithIntervalsSchema,
   backend: v.string(),
   commit: v.string(),
+  dirtyFiles: v.optional(DirtyFilesSchema),
   command: v.string(),
   createdAt: v.string(),
   evalSeconds: Finite,
@@ -107,9 +113,8 @@ const GrownEvaluationSchema = v.object({
 
 export type GrownEvaluation = v.InferOutput<typeof GrownEvaluationSchema>;
 
-const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
 
-/** what an SFT card says about the pretraining its start came from (`sft --from`, issue 21) */
+/** what an SFT card says about the pretraining its start came from (`sft --from`) */
 const PretrainStageSchema = v.object({
   /** the pretrain checkpoint folder as given to --from */
   path: v.string(),
@@ -136,6 +141,7 @@ const ProvenanceSchema = v.object({
   backend: v.string(),
   command: v.string(),
   commit: v.string(),
+  dirtyFiles: v.optional(DirtyFilesSchema),
   createdAt: v.string(),
   finalLoss: Finite,
   trainSeconds: Finite,
@@ -145,13 +151,14 @@ const ProvenanceSchema = v.object({
 export type CardProvenance = v.InferOutput<typeof ProvenanceSchema>;
 
 /** a card's provenance block for weights just saved (createdAt now, the shard's length and SHA-256) */
-export async function cardProvenance(run: Pick<CardProvenance, 'seed' | 'backend' | 'command' | 'commit' | 'finalLoss' | 'trainSeconds'>,
+export async function cardProvenance(run: Pick<CardProvenance, 'seed' | 'backend' | 'command' | 'commit' | 'dirtyFiles' | 'finalLoss' | 'trainSeconds'>,
   weights: ArrayBuffer): Promise<CardProvenance> {
   return {
     seed: run.seed,
     backend: run.backend,
     command: run.command,
     commit: run.commit,
+    ...(run.dirtyFiles?.length ? { dirtyFiles: run.dirtyFiles } : {}),
     createdAt: new Date().toISOString(),
     finalLoss: run.finalLoss,
     trainSeconds: run.trainSeconds,
@@ -223,6 +230,7 @@ export const RlPolicyCardSchema = v.object({
   weights: WeightsRecordSchema,
   backend: v.string(),
   commit: v.string(),
+  dirtyFiles: v.optional(DirtyFilesSchema),
   createdAt: v.string(),
 });
 

@@ -1,4 +1,4 @@
-// Pretraining data (issue 21): teacher trajectories and tool-QA of an unlimited stream of generated
+// Pretraining data: teacher trajectories and tool-QA of an unlimited stream of generated
 // worlds that are NOT the world the lab evaluates on, so a larger preset can get more experience than
 // the tiny world's 1,000 trajectories hold. Each world is built exactly as the SFT pipeline builds its
 // own (generateWorld → buildDataset → buildSftData), so the sequences speak the same token language:
@@ -17,7 +17,7 @@ import { sftEpochOrder, type SftExample } from './sft.ts';
 /** the worlds the lab evaluates (and SFTs) on: the pretraining stream must never produce one of them */
 export const EVALUATION_WORLDS: readonly { size: WorldSize; seed: number }[] = [{ size: 'tiny', seed: 1 }];
 
-/** world sizes the stream alternates (the issue's "small…standard"; never `tiny`, the evaluation size) */
+/** world sizes the stream alternates ("small…standard"; never `tiny`, the evaluation size) */
 export const PRETRAIN_SIZES: readonly WorldSize[] = ['small', 'standard'];
 
 /** world seeds start here (far from the 1–100 the lab's runs use), one block of a million per run seed */

@@ -1,20 +1,21 @@
-// The RL trainer's configuration (TRL-style: every knob documented with the paper behind it), the
-// per-algorithm defaults, and the mapping from the lab's experiment config (src/lab/config.ts).
+// The RL trainer's configuration (TRL-style: every knob documented with the paper behind it), derived
+// from the lab's settings table (src/lab/config.ts), which holds each knob's default, bounds, the
+// algorithms it applies to and its name here.
 // No tfjs here: the page and the CLI read it without loading a backend.
 //
 // The Agent-STAR paper does not publish its RL hyper-parameters; these follow the reference code
 // the paper builds on: veRL's GRPO recipe, DAPO's (arXiv 2503.14476) and ARPO's (arXiv 2507.19849)
 // scripts, scaled to the lab's toy models.
-import type { LabConfig } from '../lab/config.ts';
+import { SETTINGS, SETTING_KEYS, defaultConfig, type AlgorithmName, type LabConfig, type Setting, type SettingKey } from '../lab/config.ts';
 import type { RewardKind } from '../env/rewards.ts';
 import type { LossAggregation } from './rlMath.ts';
 
-export type Algorithm = 'grpo' | 'dapo' | 'arpo';
+export type Algorithm = AlgorithmName;
 
 export interface RlConfig {
   /** GRPO (Shao et al. 2024), DAPO (Yu et al. 2025) or ARPO (Dong et al. 2025) */
   algorithm: Algorithm;
-  /** Sum, Macro, Success or Curriculum (DESIGN §3.4; Planner-R1's dense → sparse ladder) */
+  /** Sum, Macro, Success or Curriculum (Planner-R1's dense → sparse ladder) */
   reward: RewardKind;
   /** Curriculum: fractions of training at which Sum → Macro and Macro → Success */
   curriculumSwitches: [number, number];
@@ -28,14 +29,14 @@ export interface RlConfig {
   learningRate: number;
   /** RL steps over which the learning rate ramps linearly from lr/warmup to lr (veRL optim.lr_warmup_steps) */
   lrWarmupSteps: number;
-  /** null control (issue 23): advantages shuffled across the step's rollouts — the same update sizes with no
+  /** null control: advantages shuffled across the step's rollouts — the same update sizes with no
    *  link between a rollout and its reward; the drift baseline every gain is read against */
   nullControl: boolean;
   /** optimizer steps per RL step: the batch is cut into this many PPO mini-batches (veRL ppo_mini_batch_size) */
   miniBatches: number;
   /** token budget of a micro-batch (veRL's dynamic batch size, ppo_max_token_len_per_gpu): each mini-batch's gradient is
    *  accumulated over micro-batches of at most this many padded tokens, rows packed by length — the same update, with
-   *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the pre-issue-22 path) */
+   *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the older path) */
   microBatchTokens: number;
   /** lower clip ε_low: the ratio is clipped below at 1 − ε_low (PPO, Schulman et al. 2017) */
   clipLow: number;
@@ -87,45 +88,60 @@ export interface RlConfig {
   seed: number;
 }
 
-/** defaults shared by every algorithm, sized for the lab's toy models */
-const BASE: RlConfig = {
-  algorithm: 'grpo', reward: 'sum', curriculumSwitches: [1 / 3, 2 / 3], steps: 40, queriesPerStep: 4, groupSize: 8,
-  learningRate: 1e-4, lrWarmupSteps: 0, nullControl: false, miniBatches: 2, microBatchTokens: 2048, clipLow: 0.2, clipHigh: 0.2, dualClip: 3, klCoef: 0.001, lossAggregation: 'token-mean',
-  temperature: 1, maxGradNorm: 1, toolFailureRate: 0, constrainPlan: false, maxTurns: 24,
-  dynamicSampling: false, maxGenBatches: 3, overlongBuffer: 0,
-  arpoInitial: 4, arpoAlpha: 0.5, arpoBeta: 0.2, arpoK: 10, arpoBranches: 1, arpoAdvantage: 'soft',
-  evalEvery: 10, evalQueries: 40, evalToolQa: 32, seed: 1,
-  evalSamples: 4,
-};
+/** the trainer's knobs the page does not show: the same for every run of the lab */
+const FIXED = { dualClip: 3, lossAggregation: 'token-mean', maxGradNorm: 1, maxTurns: 24 } as const satisfies Partial<RlConfig>;
 
-/** what each algorithm changes (DESIGN §4) */
-const PER_ALGORITHM: Record<Algorithm, Partial<RlConfig>> = {
-  grpo: { klCoef: 0.001, clipHigh: 0.2 },
-  dapo: { klCoef: 0, clipHigh: 0.28, dynamicSampling: true, overlongBuffer: 64, lossAggregation: 'token-mean' },
-  arpo: { klCoef: 0, clipHigh: 0.2 },
-};
+/** the trainer config's fields in the order it has always been written (summaries and resume fingerprints
+ *  are JSON of it, so the order is part of what a run records); a field added since comes after them */
+const FIELD_ORDER: readonly (keyof RlConfig)[] = [
+  'algorithm', 'reward', 'curriculumSwitches', 'steps', 'queriesPerStep', 'groupSize', 'learningRate', 'lrWarmupSteps', 'nullControl',
+  'miniBatches', 'microBatchTokens', 'clipLow', 'clipHigh', 'dualClip', 'klCoef', 'lossAggregation', 'temperature', 'maxGradNorm',
+  'toolFailureRate', 'constrainPlan', 'maxTurns', 'dynamicSampling', 'maxGenBatches', 'overlongBuffer', 'arpoInitial', 'arpoAlpha',
+  'arpoBeta', 'arpoK', 'arpoBranches', 'arpoAdvantage', 'evalEvery', 'evalQueries', 'evalToolQa', 'seed', 'evalSamples',
+];
 
-export function rlConfigFor(algorithm: Algorithm, overrides: Partial<RlConfig> = {}): RlConfig {
-  const c: RlConfig = { ...BASE, ...PER_ALGORITHM[algorithm], ...overrides, algorithm };
-  if (!overrides.arpoInitial) c.arpoInitial = Math.max(1, Math.floor(c.groupSize / 2)); // N = M/2, after the ARPO scripts
-  validateRlConfig(c);
-  return c;
+/**
+ * The RL config of a lab experiment (the page, `cli run` and `cli sweep` share it), read off the settings
+ * table (src/lab/config.ts): each setting with a `trainer` field sets that field; under an algorithm a
+ * setting does not apply to, the field takes the row's `otherwise` (KL 0 for DAPO and ARPO, clip-high =
+ * clip-low for GRPO and ARPO) — the page shows that control disabled, and the CLI names it as ignored.
+ */
+export function rlConfigFromLab(lab: LabConfig): RlConfig {
+  // dynamic sampling is what DAPO is, not a knob of it
+  const c: Record<string, unknown> = { ...FIXED, dynamicSampling: lab.algorithm === 'dapo' };
+  for (const key of SETTING_KEYS) {
+    const s: Setting = SETTINGS[key];
+    if (!s.trainer) continue;
+    let value: unknown = lab[key];
+    const scope = s.algorithms;
+    if (scope && !scope.only.includes(lab.algorithm)) {
+      const other = scope.otherwise;
+      value = other === undefined ? s.default : typeof other === 'number' ? other : lab[other.sameAs as SettingKey];
+    }
+    if (s.trainer.trueWhen !== undefined) value = value === s.trainer.trueWhen;
+    if (s.trainer.index !== undefined) {
+      const pair = (c[s.trainer.name] ??= []) as unknown[];
+      pair[s.trainer.index] = value;
+    } else c[s.trainer.name] = value;
+  }
+  c.arpoInitial = Math.max(1, Math.floor((c.groupSize as number) / 2)); // N = M/2, after the ARPO scripts
+  const missing = FIELD_ORDER.filter((k) => !(k in c));
+  if (missing.length > 0) throw new Error(`RL config: the settings table gives no ${missing.join(', ')}`);
+  const order = [...FIELD_ORDER, ...Object.keys(c).filter((k) => !(FIELD_ORDER as readonly string[]).includes(k))];
+  const config = Object.fromEntries(order.map((k) => [k, c[k]])) as unknown as RlConfig;
+  validateRlConfig(config);
+  return config;
 }
 
-/** The RL config of a lab experiment (the page and `cli run` share it). */
-export function rlConfigFromLab(lab: LabConfig): RlConfig {
-  const algorithmKnobs: Partial<RlConfig> = lab.algorithm === 'dapo'
-    ? { clipLow: lab.clipLow, clipHigh: lab.clipHigh, maxGenBatches: lab.dapoMaxGenBatches, overlongBuffer: lab.overlongBuffer }
-    : lab.algorithm === 'arpo'
-      ? { clipLow: lab.clipLow, clipHigh: lab.clipLow, arpoAlpha: lab.arpoAlpha, arpoBeta: lab.arpoBeta, arpoK: lab.arpoK, arpoBranches: lab.arpoZ, arpoAdvantage: lab.arpoAdvantage }
-      : { clipLow: lab.clipLow, clipHigh: lab.clipLow, klCoef: lab.klCoef };
-  return rlConfigFor(lab.algorithm, {
-    reward: lab.reward, curriculumSwitches: [lab.curriculumSwitch1, lab.curriculumSwitch2], steps: lab.steps,
-    queriesPerStep: lab.queriesPerStep, groupSize: lab.groupSize, learningRate: lab.learningRate, lrWarmupSteps: lab.warmupSteps, temperature: lab.temperature,
-    miniBatches: lab.miniBatches, microBatchTokens: lab.microBatchTokens, nullControl: lab.advantages === 'shuffled', toolFailureRate: lab.toolFailureRate,
-    constrainPlan: lab.planDecoding === 'constrained', evalEvery: lab.evalEvery, evalQueries: lab.evalQueries, evalToolQa: lab.evalToolQa, seed: lab.seed, ...algorithmKnobs,
-    evalSamples: lab.evalSamples,
-  });
+/**
+ * The RL config of the page's defaults under `algorithm`, with `overrides` on top: what a bench or a test
+ * trains when it names only the knobs it varies. The same table as the page, so it measures the page's lab.
+ */
+export function rlConfigFor(algorithm: Algorithm, overrides: Partial<RlConfig> = {}): RlConfig {
+  const c: RlConfig = { ...rlConfigFromLab({ ...defaultConfig(), algorithm }), ...overrides, algorithm };
+  if (!overrides.arpoInitial) c.arpoInitial = Math.max(1, Math.floor(c.groupSize / 2));
+  validateRlConfig(c);
+  return c;
 }
 
 export function validateRlConfig(c: RlConfig): void {

@@ -20,7 +20,7 @@ export interface RlEnvironment {
   /** the checkpoint's validation split grown to GROWN_HELD_OUT (in-domain evaluation; its first
    *  data.validationQueries are the ones the card was scored on) */
   validation: Query[];
-  /** tool-QA tasks absent from the SFT data (the OOD suite, DESIGN §3.5), grown to GROWN_OOD */
+  /** tool-QA tasks absent from the SFT data (the OOD suite), grown to GROWN_OOD */
   heldOutQa: ToolQaTask[];
 }
 
@@ -47,7 +47,7 @@ export function originDataset(world: World, origin: SftOrigin): Dataset {
 }
 
 /** the unseen tool-QA suite grown to this many tasks (the card's own first, as the same generator draws them on),
- *  so an RL evaluation can use ≥ 100 OOD tasks (issue 20) while the card's figures stay those of its first tasks */
+ *  so an RL evaluation can use ≥ 100 OOD tasks while the card's figures stay those of its first tasks */
 export const GROWN_OOD = 100;
 
 /** the unseen tool-QA tasks an SFT card was scored on (the first ones of the grown suite) */

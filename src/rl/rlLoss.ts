@@ -48,7 +48,28 @@ export function aggregationWeights(rowOf: readonly number[], mode: LossAggregati
  * `refLogProbs` [P] are constants (the frozen reference's), required when klCoef > 0. Use inside
  * tf.variableGrads / tf.tidy.
  */
-export function rlLoss(policy: Policy, batch: RlBatch, c: LossConfig, refLogProbs: Float32Array | null) {
+/** what rlLoss returns, by name: the loss to differentiate and its diagnostics, each a scalar */
+export type LossStats = {
+  /** Σ w·(pg + klCoef·kl): the micro-batch's share of the mini-batch's loss (what the gradient is of) */
+  loss: tf.Scalar;
+  /** Σ w·pg: the clipped surrogate alone */
+  pgLoss: tf.Scalar;
+  /** the mean k3 KL to the reference (0 without one) */
+  kl: tf.Scalar;
+  /** the share of positions where the clip bound (l2 > l1) */
+  clipFrac: tf.Scalar;
+  /** the share of positions where the dual clip bound (negative advantage, clipped loss above c·|A|) */
+  dualClipFrac: tf.Scalar;
+  /** the mean next-token entropy */
+  entropy: tf.Scalar;
+  /** the mean |ratio − 1| */
+  ratioDev: tf.Scalar;
+};
+
+/** the names of LossStats, in one fixed order (the update reads each by name, never by position) */
+export const LOSS_STATS = ['loss', 'pgLoss', 'kl', 'clipFrac', 'dualClipFrac', 'entropy', 'ratioDev'] as const satisfies readonly (keyof LossStats)[];
+
+export function rlLoss(policy: Policy, batch: RlBatch, c: LossConfig, refLogProbs: Float32Array | null): LossStats {
   const P = batch.positions.length;
   const tok = tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32');
   const { logProbs, entropy } = policy.logProbsAt(tok, batch.positions, undefined, { temperature: c.temperature, bans: batch.bans }); // [P]

@@ -1,4 +1,4 @@
-// The RL math of GRPO, DAPO and ARPO as plain functions of numbers (DESIGN §4). The trainer's tensor
+// The RL math of GRPO, DAPO and ARPO as plain functions of numbers. The trainer's tensor
 // loss (rlLoss.ts) computes the same formulas on the device and is tested against these; these are
 // tested against hand-computed vectors. No tfjs here.
 //
@@ -168,7 +168,7 @@ export function arpoHardAdvantages(advantages: readonly number[], tree: readonly
 }
 
 /**
- * The PPO mini-batches of one RL step, as lists of row indices (issue 23). Whole groups, cut in order
+ * The PPO mini-batches of one RL step, as lists of row indices. Whole groups, cut in order
  * as veRL cuts its batch: an optimizer step sees complete groups, whose advantages sum to zero (a
  * half-group of [−0.5, −0.5] would only push its sampled tokens down). A row whose advantage is zero
  * at every token carries no policy-gradient signal: it is left out unless `keepZeroRows` (with a KL

@@ -1,4 +1,4 @@
-// The RL trainer (DESIGN §4, issue 10): one step = sample training queries, roll out a group per
+// The RL trainer: one step = sample training queries, roll out a group per
 // query with real tool calls (ARPO: branching rollouts), score each plan with the chosen reward,
 // compute advantages, and update the policy with PPO-style mini-batches on the policy's own tokens
 // (rlUpdate.ts: token-budgeted micro-batches, one AdamW step per mini-batch).
@@ -7,7 +7,7 @@
 //   queries ─ rollouts (G per query | ARPO tree of M) ─ verdicts ─ rewards (+ DAPO overlong)
 //     ─ [DAPO: drop zero-std groups, generate more] ─ advantages (GRPO | ARPO hard) ─ mini-batch updates
 //
-// Metric names are the issue's: reward/mean, success, kl, clip_frac, time/rollout, …
+// Metric names (src/lab/metrics.ts): reward/mean, success, losses/kl, losses/clip_frac, time/rollout, …
 import type { Query, Verdicts } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { evaluatePlan } from '../env/evaluate.ts';

@@ -1,4 +1,4 @@
-// The PPO update of one RL step (issue 22), read top to bottom:
+// The PPO update of one RL step, read top to bottom:
 //
 //   rows ─ mini-batches (whole groups in order; miniBatchPlan) ─ per mini-batch: aggregation weights over
 //     the whole mini-batch ─ micro-batches packed by length under a token budget (microBatches) ─ per
@@ -16,7 +16,7 @@ import { PAD } from '../agent/vocab.ts';
 import { trainingBytes, type Policy } from '../model/transformer.ts';
 import { globalNormScale, type AdamW } from './optimizer.ts';
 import { microBatches, miniBatchPlan } from './rlMath.ts';
-import { aggregationWeights, rlLoss, type RlBatch } from './rlLoss.ts';
+import { aggregationWeights, LOSS_STATS, rlLoss, type LossStats, type RlBatch } from './rlLoss.ts';
 import type { RlConfig } from './rlConfig.ts';
 
 /** one rollout to learn from (a ScoredEpisode of the trainer is one) */
@@ -52,7 +52,7 @@ export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
  */
 export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], tokenAdvantages: Map<UpdateRow, number[]> | null): Promise<Record<string, number>> {
   const c = ctx.config;
-  const out = { 'losses/pg': 0, kl: 0, clip_frac: 0, 'charts/dual_clip_frac': 0, entropy: 0, 'charts/ratio_dev': 0, 'charts/grad_norm': 0 };
+  const out = { 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0, 'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 };
   const lr = c.learningRate * Math.min(1, (ctx.step + 1) / Math.max(1, c.lrWarmupSteps));
   const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
   // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
@@ -81,7 +81,8 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
     let at = 0;
     for (const i of members) { offset.set(i, at); at += targets[i].length; }
     let grads: Record<string, tf.Tensor> | null = null; // the mini-batch's gradient, summed over its micro-batches
-    const parts: tf.Scalar[] = []; // per micro-batch: loss, pg, kl, clip, dual, entropy, ratio dev
+    const parts: LossStats[] = []; // per micro-batch, its loss and diagnostics by name
+    const clip: tf.Scalar[] = []; // the mini-batch's gradient norm and clip scale
     try {
       for (const m of micro[k]) {
         if (ctx.pause) await ctx.pause(microDone, microTotal);
@@ -91,10 +92,10 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
         const ref = c.klCoef > 0 ? await referenceLogProbs(ctx, batch) : null;
         const previous: Record<string, tf.Tensor> | null = grads;
         const res = tf.tidy(() => {
-          let stats: tf.Scalar[] = [];
+          let diag: Omit<LossStats, 'loss'> | null = null;
           const { value, grads: g } = tf.variableGrads(() => {
             const l = rlLoss(ctx.policy, batch, c, ref);
-            stats = [l.pgLoss, l.kl, l.clipFrac, l.dualClipFrac, l.entropy, l.ratioDev].map((x) => tf.keep(x));
+            diag = Object.fromEntries(LOSS_STATS.filter((name) => name !== 'loss').map((name) => [name, tf.keep(l[name])])) as Omit<LossStats, 'loss'>;
             return l.loss;
           }, vars);
           const sum: Record<string, tf.Tensor> = {};
@@ -102,28 +103,31 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
             const name = nameOf.get(vname)!;
             sum[name] = previous ? previous[name].add(gi) : gi;
           }
-          return { sum, stats: [value, ...stats] };
+          const stats: LossStats = { loss: value, ...diag! };
+          return { sum, stats };
         });
         if (previous) tf.dispose(Object.values(previous));
         grads = res.sum;
-        parts.push(...res.stats);
+        parts.push(res.stats);
       }
       const g = grads!;
       const { norm, scale } = tf.tidy(() => globalNormScale(g, c.maxGradNorm)); // the clip, applied inside AdamW
-      parts.push(norm, scale);
-      const values = await Promise.all(parts.map((t) => t.data()));
-      const stat = (j: number) => values.slice(0, -2).filter((_, p) => p % 7 === j).reduce((s, x) => s + x[0], 0);
-      const [loss, gradNorm] = [stat(0), values[values.length - 2][0]];
+      clip.push(norm, scale);
+      // each statistic summed over the micro-batches, in their order (each is already its share of the mini-batch)
+      const read = await Promise.all(parts.map(async (p) => Object.fromEntries(await Promise.all(LOSS_STATS.map(async (name) => [name, (await p[name].data())[0]] as const)))));
+      const stat = (name: keyof LossStats) => read.reduce((s, r) => s + r[name], 0);
+      const [loss, gradNorm] = [stat('loss'), (await norm.data())[0]];
       if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
         throw new Error(`RL step ${ctx.step}: loss ${loss}, gradient norm ${gradNorm} — stopping before the update (weights unchanged); lower the learning rate`);
       }
       if (ctx.beforeApply) await ctx.beforeApply(k, plan.length);
       ctx.optimizer.apply(g, lr, scale);
-      out['losses/pg'] += stat(1); out.kl += stat(2); out.clip_frac += stat(3); out['charts/dual_clip_frac'] += stat(4);
-      out.entropy += stat(5); out['charts/ratio_dev'] += stat(6); out['charts/grad_norm'] += gradNorm;
+      out['losses/pg'] += stat('pgLoss'); out['losses/kl'] += stat('kl'); out['losses/clip_frac'] += stat('clipFrac');
+      out['losses/dual_clip_frac'] += stat('dualClipFrac'); out['losses/entropy'] += stat('entropy'); out['losses/ratio_dev'] += stat('ratioDev');
+      out['charts/grad_norm'] += gradNorm;
       done++;
     } finally {
-      tf.dispose([...parts, ...Object.values((grads ?? {}) as Record<string, tf.Tensor>)]);
+      tf.dispose([...parts.flatMap((p) => Object.values(p)), ...clip, ...Object.values((grads ?? {}) as Record<string, tf.Tensor>)]);
     }
   }
   for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);

@@ -1,4 +1,4 @@
-// What an SFT checkpoint's card records about how the policy scores (issue 9): the aggregate figures
+// What an SFT checkpoint's card records about how the policy scores: the aggregate figures
 // of a greedy evaluation, and per-query verdicts on a fixed handful of validation queries that a test
 // re-derives from the shipped weights (greedy decoding on `wasm` is deterministic, so they must match).
 import type { Query, Verdicts, World } from '../env/types.ts';

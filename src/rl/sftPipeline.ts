@@ -1,4 +1,4 @@
-// The lab's SFT recipe end to end (DESIGN §4 "SFT"): a world, a dataset, teacher trajectories and
+// The lab's SFT recipe end to end: a world, a dataset, teacher trajectories and
 // tool-QA episodes as training sequences, SFT on the policy's tokens, then greedy evaluation on the
 // validation split and on unseen tool-QA tasks. Shared by the `sft` command, the SFT learning test
 // and the `agent` bench.

@@ -1,4 +1,4 @@
-// An RL run's config against its start checkpoint (issue 43). RL trains in its start's world, at its
+// An RL run's config against its start checkpoint. RL trains in its start's world, at its
 // preset: the World size setting cannot change that, so the config a run records is the one it trained
 // (the page's worker and the CLI both record it this way), and a config that contradicts the start is
 // refused with the reason rather than recorded as if it had been trained.

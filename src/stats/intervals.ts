@@ -1,4 +1,4 @@
-// 95 % intervals for the lab's figures (DESIGN §4 "Reading a run"): a Wilson score interval for a
+// 95 % intervals for the lab's figures: a Wilson score interval for a
 // success rate over held-out queries, and intervals for a mean of per-seed (or per-query) values — a
 // Student t interval and a seeded percentile bootstrap. Pure: no tfjs, no DOM, no fs; the same inputs
 // give the same interval (the bootstrap draws from the lab's seeded Rng).

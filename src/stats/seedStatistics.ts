@@ -1,4 +1,4 @@
-// The statistics behind a finding's call (issue 29): is one cell's gain over the SFT start larger than
+// The statistics behind a finding's call: is one cell's gain over the SFT start larger than
 // another's, across seeds? Each seed of a cell is one independent RL run, so a cell is a small sample of
 // per-seed gains and two cells are compared the way Colas, Sigaud & Oudeyer (2018, "How Many Random
 // Seeds?") recommend for deep RL: Welch's t-test on final performance, the number of seeds fixed
@@ -16,6 +16,7 @@ import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
 import chisquarePdf from '@stdlib/stats-base-dists-chisquare-pdf';
 import chisquareQuantile from '@stdlib/stats-base-dists-chisquare-quantile';
 import { Rng } from '../env/random.ts';
+import { equivalenceFromEstimate, type EquivalenceTest } from './equivalence.ts';
 
 /** a test of a difference of means: the estimate, its two-sided interval, and the two-sided p-value */
 export interface DifferenceTest {
@@ -33,6 +34,8 @@ export interface DifferenceTest {
   p: number;
   nA: number;
   nB: number;
+  /** the standard error of the difference (an interval at another level, or an equivalence test, reads it) */
+  se: number;
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -54,11 +57,11 @@ function fromT<T extends string>(test: T, d: number, se: number, df: number, lev
   if (!(level > 0 && level < 1)) throw new Error(`level must be in (0, 1), got ${level}`);
   if (se === 0) {
     // every value equal within each sample: the difference is known exactly
-    return { test, difference: d, lo: d, hi: d, t: d === 0 ? 0 : Math.sign(d) * Infinity, df, p: d === 0 ? 1 : 0, nA, nB };
+    return { test, difference: d, lo: d, hi: d, t: d === 0 ? 0 : Math.sign(d) * Infinity, df, p: d === 0 ? 1 : 0, nA, nB, se };
   }
   const t = d / se;
   const half = tQuantile(1 - (1 - level) / 2, df) * se;
-  return { test, difference: d, lo: d - half, hi: d + half, t, df, p: Math.min(1, 2 * tCdf(-Math.abs(t), df)), nA, nB };
+  return { test, difference: d, lo: d - half, hi: d + half, t, df, p: Math.min(1, 2 * tCdf(-Math.abs(t), df)), nA, nB, se };
 }
 
 /**
@@ -89,7 +92,6 @@ export function oneSampleTest(a: readonly number[], mu = 0, level = 0.95): Diffe
  *  cells' seeds), with the standard error and every cell's seeds */
 export interface ContrastTest extends Omit<DifferenceTest, 'test'> {
   test: 'contrast';
-  se: number;
   n: number[];
 }
 
@@ -110,7 +112,7 @@ export function contrastTest(cells: readonly (readonly number[])[], weights: rea
   const n = cells.map((xs) => xs.length);
   const df = se === 0 ? n.reduce((s, x) => s + x - 1, 0) : v ** 2 / parts.reduce((s, x, i) => s + x ** 2 / (n[i] - 1), 0);
   const estimate = cells.reduce((s, xs, i) => s + weights[i] * mean(xs), 0);
-  return { ...fromT('contrast', estimate, se, df, level, n[0], n[1] ?? 0), se, n };
+  return { ...fromT('contrast', estimate, se, df, level, n[0], n[1] ?? 0), n };
 }
 
 /** an interaction (plus[0] − plus[1]) − (minus[0] − minus[1]) over four independent cells, as contrastTest */
@@ -254,17 +256,56 @@ export function detectableDifference(o: { n: number; sd: number; alpha: number; 
   return hi;
 }
 
+/**
+ * The level each test of a Holm family is decided at, so that an interval drawn at it agrees with the call:
+ * Holm compares the k-th smallest p with α/(m − k + 1) and stops at the first it cannot reject; a test it reached
+ * is decided at its own step's α/(m − k + 1), one after the stop at the stopping step's level (its p is at least
+ * the stopping p, so its interval holds 0 as its call says). Returns, in input order, the two-sided α of each.
+ * With one test it is α. (An interval at this level excludes 0 exactly when the Holm-adjusted p is below α.)
+ */
+export function holmLevels(ps: readonly number[], alpha = 0.05): number[] {
+  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new Error(`holmLevels: every p must be in [0, 1], got ${p}`);
+  const m = ps.length;
+  const order = ps.map((p, i) => [p, i] as const).sort((x, y) => x[0] - y[0]);
+  const out = new Array<number>(m);
+  let stopped: number | null = null;
+  order.forEach(([p, i], rank) => {
+    const level = alpha / (m - rank);
+    if (stopped === null && !(p < level)) stopped = level;
+    out[i] = stopped ?? level;
+  });
+  return out;
+}
+
+/** the two-sided interval of an estimate at `alpha` (t with df): estimate ± t₁₋α/₂ · se */
+export function intervalAt(difference: number, se: number, df: number, alpha: number): { lo: number; hi: number } {
+  if (!(alpha > 0 && alpha < 1)) throw new Error(`intervalAt: alpha must be in (0, 1), got ${alpha}`);
+  if (se === 0) return { lo: difference, hi: difference };
+  const half = tQuantile(1 - alpha / 2, df) * se;
+  return { lo: difference - half, hi: difference + half };
+}
+
 /** a compared pair's call: its Holm-adjusted test rejects with the claimed sign (supports) or the other
  *  (contradicts), or does not reject; `interim` while any of the finding's planned seeds is unfinished */
 export type PairCall = 'supports' | 'contradicts' | 'not resolved' | 'interim';
 
 /** one ordered pair "higher gains more than lower", tested */
-export interface PairTest extends DifferenceTest {
-  /** Holm-adjusted p across the finding's testable pairs */
-  pAdjusted: number;
-  call: PairCall;
+export interface PairTest extends DifferenceTest, FamilyCall {
   /** P(a seed of higher gains more than a seed of lower), with its bootstrap interval; null against the start */
   improvement: { estimate: number; lo: number; hi: number } | null;
+}
+
+/** what a family's Holm procedure makes of one of its tests */
+export interface FamilyCall {
+  /** Holm-adjusted p across the family's testable members */
+  pAdjusted: number;
+  call: PairCall;
+  /** the two-sided α the call is decided at (holmLevels: α/(m − k + 1) at Holm's step k; α for a family of one) and the
+   *  interval at it, which excludes 0 exactly when the call is made — the interval to show beside the call */
+  alpha: number;
+  interval: { lo: number; hi: number; level: number; holm: boolean };
+  /** the equivalence test at the family's ± delta (Schuirmann's TOST), Holm across the family; null without a delta */
+  equivalence: (EquivalenceTest & { pAdjusted: number; shown: boolean }) | null;
 }
 
 /** one side of a pair: a cell's per-seed gains, or the SFT start (a gain of exactly 0) */
@@ -288,30 +329,44 @@ function testPair(higher: PairSide, lower: PairSide): (DifferenceTest & { improv
  * be tested, and called at family-wise `alpha`. `complete` false (planned seeds unfinished): every call
  * is `interim` — the figures are shown, no call is made (no optional stopping).
  */
-export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[], o: { alpha?: number; complete: boolean }): (PairTest | null)[] {
+export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[], o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] }): (PairTest | null)[] {
   return callFamily(pairs.map((p) => testPair(p.higher, p.lower)), o);
 }
 
-/** a family of tests (null: could not be tested), Holm-adjusted across those tested and each called at
- *  family-wise `alpha`: supports / contradicts by the sign of a rejected test, interim while incomplete */
-function callFamily<T extends { p: number; difference: number }>(tests: readonly (T | null)[], o: { alpha?: number; complete: boolean }): ((T & { pAdjusted: number; call: PairCall }) | null)[] {
+/**
+ * A family of tests (null: could not be tested), Holm-adjusted across those tested and each called at family-wise
+ * `alpha`: supports / contradicts by the sign of a rejected test, interim while incomplete. Each carries the level
+ * its call is made at and its interval there (holmLevels), and — with a `delta` — the equivalence test of
+ * |difference| < delta, Holm-adjusted across the family's equivalence tests at the same `alpha`; `shown` only
+ * once complete (an equivalence shown on unfinished seeds would be optional stopping too).
+ */
+function callFamily<T extends { p: number; difference: number; se: number; df: number }>(tests: readonly (T | null)[],
+  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] }): ((T & FamilyCall) | null)[] {
   const alpha = o.alpha ?? 0.05;
   const done = tests.flatMap((t, i) => (t ? [i] : []));
   const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
+  const levels = holmLevels(done.map((i) => tests[i]!.p), alpha);
+  // one margin for the family, or one a test (a finding whose pairs read two metrics); Holm across those with one
+  const deltaOf = (i: number) => (Array.isArray(o.delta) ? o.delta[i] ?? null : (o.delta as number | null | undefined) ?? null);
+  const eq = done.map((i) => { const d = deltaOf(i); return d === null ? null : equivalenceFromEstimate(tests[i]!.difference, tests[i]!.se, tests[i]!.df, d); });
+  const withEq = eq.flatMap((e, k) => (e ? [k] : []));
+  const eqAdjusted = holmAdjust(withEq.map((k) => eq[k]!.p));
   return tests.map((t, i) => {
     if (!t) return null;
-    const pAdjusted = adjusted[done.indexOf(i)];
+    const k = done.indexOf(i);
+    const pAdjusted = adjusted[k];
     const call: PairCall = !o.complete ? 'interim' : pAdjusted < alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
-    return { ...t, pAdjusted, call };
+    const level = levels[k];
+    const interval = { ...intervalAt(t.difference, t.se, t.df, level), level: 1 - level, holm: done.length > 1 };
+    const e = eq[k];
+    const pe = e ? eqAdjusted[withEq.indexOf(k)] : NaN;
+    const equivalence = e ? { ...e, pAdjusted: pe, shown: o.complete && pe < alpha } : null;
+    return { ...t, pAdjusted, call, alpha: level, interval, equivalence };
   });
 }
 
 /** one interaction of a finding, tested: the claim is that it is positive ((plus[0] − plus[1]) larger than (minus[0] − minus[1])) */
-export interface InteractionTest extends ContrastTest {
-  /** Holm-adjusted p across the finding's testable interactions */
-  pAdjusted: number;
-  call: PairCall;
-}
+export interface InteractionTest extends ContrastTest, FamilyCall {}
 
 /**
  * A finding's interactions, each tested (interactionTest), Holm-adjusted across those that could be tested
@@ -320,7 +375,7 @@ export interface InteractionTest extends ContrastTest {
  * any planned seed is unfinished.
  */
 export function testInteractions(items: readonly { plus: readonly [readonly number[], readonly number[]]; minus: readonly [readonly number[], readonly number[]] }[],
-  o: { alpha?: number; complete: boolean }): (InteractionTest | null)[] {
+  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] }): (InteractionTest | null)[] {
   return callFamily(items.map((x) => ([...x.plus, ...x.minus].every((c) => c.length >= 2) ? interactionTest(x.plus, x.minus) : null)), o);
 }
 

@@ -1,4 +1,4 @@
-// Where a teacher's classes are kept (issue 39): one record per class — its lesson, its name and the result
+// Where a teacher's classes are kept: one record per class — its lesson, its name and the result
 // codes it accepted — in its own small IndexedDB database, apart from the runs (`star-lab`), so a class
 // survives deleting runs and never travels in a run bundle. A class this machine ran seeds for keeps the
 // sitting's seeds and size, so its runs still join it after a reload. Only the codes are stored: a class read back
@@ -14,7 +14,7 @@ export const ClassRecordSchema = v.object({
   lesson: v.pipe(v.string(), v.minLength(1)),
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(120)),
   codes: v.array(v.string()),
-  /** a sitting this machine ran for the class (issue 39, part 4): its seeds and size, so it can be continued after a reload */
+  /** a sitting this machine ran for the class: its seeds and size, so it can be continued after a reload */
   sitting: v.optional(v.object({
     seeds: v.array(v.pipe(v.number(), v.integer(), v.minValue(0))),
     smoke: v.boolean(),

@@ -20,6 +20,7 @@ import {
 } from './records.ts';
 import { importedStatus, sameRun, type RunBundle } from './runBundle.ts';
 import { checkpointsToPrune, type CheckpointKey } from './checkpointPruning.ts';
+import { withMetricNames } from '../lab/metrics.ts';
 
 export const DB_NAME = 'star-lab';
 export const DB_VERSION = 3;
@@ -211,7 +212,9 @@ export class LabStore {
     const tx = this.db.transaction('metrics');
     const rows: [IDBValidKey, unknown][] = [];
     for (let c = await tx.store.openCursor(range); c; c = await c.continue()) rows.push([c.key, c.value]);
-    return this.validateAll('metrics', rows, MetricPointSchema);
+    const read = this.validateAll('metrics', rows, MetricPointSchema);
+    // points stored before a metric was renamed are read under its name now
+    return { ...read, items: read.items.map((p) => ({ ...p, values: withMetricNames(p.values) })) };
   }
 
   // ---- checkpoints ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // and newest checkpoint, as JSON with the checkpoint's binary parts in base64 beside their byte
 // length and SHA-256. A bundle crosses a trust boundary (a download, another browser, a hand edit),
 // so decoding checks everything (schema, sizes, hashes, that every part belongs to the run) and
-// throws a BundleError naming every fault it found (issue 42: fixing one at a time and importing
+// throws a BundleError naming every fault it found (fixing one at a time and importing
 // again to meet the next is a poor way to learn what is wrong); the store writes nothing from a
 // bundle that fails.
 // Pure: no DOM, no tfjs, no IndexedDB (src/store/labStore.ts reads and writes the records).
@@ -204,7 +204,7 @@ export const importedStatus = (status: RunRecord['status']): RunRecord['status']
 /**
  * Whether two bundles hold the same run, whatever id each is stored under: the same record (its
  * status as an import stores it), points, episodes and checkpoint, byte for byte. A bundle imported
- * again is then recognised (issue 42) rather than stored as a second copy. dequal compares the
+ * again is then recognised rather than stored as a second copy. dequal compares the
  * ArrayBuffers' bytes and ignores key order (a record read back from IndexedDB need not keep it).
  */
 export function sameRun(a: RunBundle, b: RunBundle): boolean {

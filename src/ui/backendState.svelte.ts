@@ -1,4 +1,4 @@
-// The page's side of the backend choice (issue 31): the backend the worker chose for the page's scale,
+// The page's side of the backend choice: the backend the worker chose for the page's scale,
 // how (measured, forced, the only one), and the measurement's progress while the worker measures —
 // at boot, when the scale changes, on Re-measure, or when a run starts at a scale not measured yet.
 // LabState owns one of these; nothing here touches tfjs (the worker measures: src/worker/backendChooser.ts).

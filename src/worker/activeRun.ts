@@ -5,7 +5,7 @@
 // The page is told at once (a comlink call posts its message synchronously), never behind a store
 // write or a timer: a step on wasm holds the worker's event loop for its whole length, so a timer or
 // an IndexedDB callback waits until the step ends, and a flush that awaited the store before telling
-// the page reached it steps late (issue 32). The store is written between steps, the loop waiting
+// the page reached it steps late. The store is written between steps, the loop waiting
 // for it, and a checkpoint only after every point up to its step is stored: a resume starts after
 // the checkpoint, so a checkpoint ahead of the points would lose them.
 import { isQuotaError, type LabStore } from '../store/labStore.ts';

@@ -1,4 +1,4 @@
-// How the training worker comes to its tfjs backend for a scale (issue 31): forced with `?backend=`,
+// How the training worker comes to its tfjs backend for a scale: forced with `?backend=`,
 // the only one offered, the choice this device measured before (IndexedDB, while the adapter, the
 // browser and the lab's build are unchanged), or a measurement now — each offered backend timed in turn
 // (calibration.ts), the likely winner first so the other can stop as soon as it is behind, the faster

@@ -1,4 +1,4 @@
-// Times one tfjs backend on the chosen scale's model (issue 31): a few decode steps of a rollout-sized
+// Times one tfjs backend on the chosen scale's model: a few decode steps of a rollout-sized
 // batch through the KV cache, and one training micro-batch (forward, backward, AdamW), each after an
 // untimed first call that pays the backend's one-off costs (shader compiles on WebGPU). The caller has
 // started the backend. Stops early — `dropped` — once the backend is already slower than another's

@@ -1,4 +1,4 @@
-// The RL stage as a TrainingJob (DESIGN §4 "RL", issue 10's trainer): it starts from an SFT policy —
+// The RL stage as a TrainingJob: it starts from an SFT policy —
 // the checkpoint shipped for the chosen scale, or a stored SFT run's — rebuilds that policy's world,
 // validation split and unseen tool-QA suite, draws the RL training queries by the lab's data axes, and
 // trains with GRPO, DAPO or ARPO as the lab config says (rlConfigFromLab, the same mapping as `cli run`).

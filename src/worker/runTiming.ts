@@ -1,4 +1,4 @@
-// A run's clock, its mean step time and its ETA (issue 42). Pure (no timers, no tfjs): the worker's run
+// A run's clock, its mean step time and its ETA. Pure (no timers, no tfjs): the worker's run
 // loop (activeRun.ts) feeds it each step's time and reads it back; unit-tested in Node.
 //
 // - Elapsed time is the run's, not this session's: a resumed run carries the time of the points kept from

@@ -1,4 +1,4 @@
-// The SFT stage as a TrainingJob (DESIGN §4 "SFT"): from an experiment config it builds the world,
+// The SFT stage as a TrainingJob: from an experiment config it builds the world,
 // the training queries, the teacher's trajectories and tool-QA episodes, and the policy; each step
 // is one SftTrainer step; every `evalEvery` steps (and at the last) it rolls the policy out greedily
 // on a few held-out queries and tool-QA tasks and keeps sample episodes for the page.
@@ -27,9 +27,9 @@ export interface SftJobOptions {
   /** teacher trajectories are made for this many training queries (those longer than the context are dropped) */
   trainQueries: number;
   mix: readonly [number, number, number];
-  /** tool-QA episodes in the SFT data (the OOD skill, DESIGN §3.5) */
+  /** tool-QA episodes in the SFT data (the OOD skill) */
   toolQa: number;
-  /** tool failures in the teacher's episodes (DESIGN §3.6) */
+  /** tool failures in the teacher's episodes */
   teacherFailureRate: number;
   /** held-out queries and unseen tool-QA tasks rolled out at each evaluation */
   validationQueries: number;

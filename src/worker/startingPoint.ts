@@ -1,4 +1,4 @@
-// The RL stage's starting point (issue 9): an SFT policy, either a shipped checkpoint served from the
+// The RL stage's starting point: an SFT policy, either a shipped checkpoint served from the
 // lab's own origin (public/checkpoints/<scale>-tiny/: model.json, weights.bin, card.json) or the
 // newest checkpoint of an SFT run in the store. Loading checks everything before a policy is built —
 // the files against their card, the weights against the model's shape — and throws an Error whose

@@ -1,4 +1,4 @@
-// ARPO's branching responds to the entropy rise after a tool observation (issue 23, item 4): with the
+// ARPO's branching responds to the entropy rise after a tool observation: with the
 // reference code's raw ΔH, a point where the policy became uncertain branches far more often than one
 // where it became sure. (Dividing ΔH by ln V, as an earlier version did, gave 0.56 vs 0.48 here.)
 import { describe, expect, it } from 'vitest';

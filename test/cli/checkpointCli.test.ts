@@ -1,4 +1,4 @@
-// The checkpoint commands end to end (issue 9), on a checkpoint this file makes with the `sft`
+// The checkpoint commands end to end, on a checkpoint this file makes with the `sft`
 // command itself (1 step on a handful of queries, context 256: the mechanics, not the learning):
 // `evaluate` with the card's setup reproduces the card's evaluation (with intervals); a truncated, altered, mismatched
 // or incomplete copy is refused with its reason by readCheckpointDir and by the CLI (`npm run cli --

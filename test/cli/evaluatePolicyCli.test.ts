@@ -1,4 +1,4 @@
-// An RL run's policy folder end to end (issue 23): a one-step run from a tiny SFT checkpoint (made here
+// An RL run's policy folder end to end: a one-step run from a tiny SFT checkpoint (made here
 // with the `sft` command: 1 step, context 256 — the mechanics, not the learning) writes OUT/policy with an
 // RL policy card naming its config and SFT start; `evaluate` accepts that folder, rebuilds the run's grown
 // splits from the card, reproduces the run's final greedy evaluation, and adds the sampled success with its
@@ -69,13 +69,13 @@ describe('an RL run writes a policy folder that evaluate scores', () => {
     if (loaded.kind !== 'rl') return;
     const card = loaded.policy.card;
     const sft = readCard(ck);
-    // the config as trained: in its start's (tiny) world, whatever LAB's World size says (issue 43)
+    // the config as trained: in its start's (tiny) world, whatever LAB's World size says
     expect(card).toMatchObject({ format: RL_POLICY_CARD_FORMAT, hash: serializeHash({ ...LAB, worldSize: 'tiny' }), steps: 1, backend: 'wasm',
       sft: { name: sft.name, sha256: sft.weights.sha256 },
       origin: { world: { size: 'tiny', seed: 3 }, data: { trainQueries: 12, validationQueries: 3, testQueries: 2, toolQa: 4, mix: [4, 3, 3] }, contextLength: 256 } });
     expect(card.sft.path).toBe(ck);
     expect(card.rl).toMatchObject({ evalSamples: 2, temperature: 0.7, steps: 1 });
-    // The weights move exactly when the step had a mini-batch with signal (issue 23: no AdamW step on a
+    // The weights move exactly when the step had a mini-batch with signal (no AdamW step on a
     // mini-batch whose advantages are all zero); a 1-step SFT start often gives its two rollouts equal rewards.
     const steps = readFileSync(join(run, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.includes('charts/minibatches'))
       .map((l) => JSON.parse(l) as Record<string, number>);

@@ -1,4 +1,4 @@
-// `cli export-job --engine verl` (issue 19, DESIGN §6): the exported folder's Python tools and reward are
+// `cli export-job --engine verl`: the exported folder's Python tools and reward are
 // ports of src/env, so they are checked against it on the same inputs (one python3 process per test,
 // all cases in one JSONL file); the parquet files are read back by two readers other than the writer
 // (hyparquet, and arrow-rs through parquet-wasm); the YAML is parsed; bad input writes nothing.

@@ -1,4 +1,4 @@
-// The pretraining stage end to end (issue 21), at toy budgets (a few steps of batch 2 at context 256:
+// The pretraining stage end to end, at toy budgets (a few steps of batch 2 at context 256:
 // the mechanics, not the learning): `pretrain` writes a checkpoint with its card; a run stopped and
 // resumed ends with the same weights as an uninterrupted one; its worlds are never the evaluation
 // world (nor any of that world's validation sequences); `sft --from` starts from its weights and the

@@ -1,4 +1,4 @@
-// Scale l at the default group (4 queries × 8 rollouts) trains on wasm in Node (issue 22): before the
+// Scale l at the default group (4 queries × 8 rollouts) trains on wasm in Node: before the
 // token-budgeted micro-batches, `cli run --config '#scale=l&reward=sum&steps=1'` printed `Aborted()` (a
 // mini-batch of 16 rows padded to ~576 tokens overflowed the wasm heap). One step, evaluation cut to a
 // query and a tool-QA task to keep the test short. A run that ran out of memory resumes with a smaller

@@ -1,4 +1,4 @@
-// Nothing a researcher ran is overwritten (issue 43): a command that trains refuses a folder holding another
+// Nothing a researcher ran is overwritten: a command that trains refuses a folder holding another
 // run, or this run without --resume; --resume on a finished run trains nothing and says so; --resume with
 // nothing saved says it starts fresh; --force moves the old run aside in one rename (kept, named), so a
 // replacement stopped half-way leaves a resumable new run and nothing of the old one in the folder; --force

@@ -1,6 +1,6 @@
-// Every command the project writes for pasting is shell-quoted (issue 43) and reads back, through a real
+// Every command the project writes for pasting is shell-quoted and reads back, through a real
 // shell, as the arguments it was made from: the quoting itself over arbitrary strings, the command a sweep
-// writes into its tables (the issue's `--config #evalQueries=8&evalToolQa=4`), and a card's command as
+// writes into its tables (e.g. `--config #evalQueries=8&evalToolQa=4`), and a card's command as
 // repro reads it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

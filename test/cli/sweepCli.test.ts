@@ -22,7 +22,7 @@ describe('sweep --jobs 2 (child processes)', () => {
     expect(first.code, first.stderr).toBe(0);
     const table = JSON.parse(readFileSync(join(tmp, 'T7', 'table.json'), 'utf8')) as FindingTable;
     expect(table.cells.map((c) => c.col)).toEqual(['0 %', '5 %', '10 %']);
-    // the table records the world its runs trained in: the SFT start's, not the setting's default (issue 43)
+    // the table records the world its runs trained in: the SFT start's, not the setting's default
     expect(table.world).toEqual({ size: 'tiny', seed: 1 });
     expect(readFileSync(join(tmp, 'T7', 'table.md'), 'utf8')).toContain('the tiny world (seed 1)');
     for (const c of table.cells) expect(c.run).not.toBeNull();

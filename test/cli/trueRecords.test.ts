@@ -1,4 +1,4 @@
-// A run's records say what it trained (issue 43): RL trains in its SFT start's world at its preset, so
+// A run's records say what it trained: RL trains in its SFT start's world at its preset, so
 // summary.json and the policy card record that world (not the World size setting's default), a config that
 // contradicts the start (another scale, stage=sft, another world) is refused with the reason, and
 // export-job writes the lab run's world by default, so the run and its veRL job are one experiment.

@@ -1,4 +1,4 @@
-// One source for usage (issue 43): docs/cli.md's usage block of each command is its --help (the help
+// One source for usage: docs/cli.md's usage block of each command is its --help (the help
 // strings imported, no process spawned); every command refuses unknown flags, switch values and stray
 // arguments before running anything (bench included); a --config error says nothing was run, not what the
 // page would do instead.

@@ -145,7 +145,7 @@ describe('buildDataset', () => {
   });
 });
 
-describe('grown held-out splits (issue 23)', () => {
+describe('grown held-out splits', () => {
   const sha = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex');
   const count = (qs: Query[]) => LEVELS.map((l) => qs.filter((q) => q.level === l).length);
 

@@ -21,7 +21,8 @@ describe('gainTable on hand-made tables', () => {
     const t = t7({ 0: [0.40, 0.42, 0.41], 0.05: [0.38, 0.39, 0.40], 0.1: [0.10, 0.11, 0.12] });
     expect(t.direction.call).toBe('agrees');
     const zero = t.cells.find((c) => c.col === '0 %')!;
-    expect(zero.gain).toEqual([20, 22, 21]);
+    // each seed's gain as the run measured it (unrounded: 0.42 − 0.2 in points is 21.999999999999996)
+    expect(zero.gain).toEqual([0.40, 0.42, 0.41].map((e) => 100 * (e - 0.2)));
     expect(zero.mean.gain).toBeCloseTo(21, 5);
     // t(0.975, 2) = 4.303, sd 1, n 3: half-width 2.48
     expect(zero.ci95!.hi - zero.mean.gain!).toBeCloseTo(2.48, 1);
@@ -45,7 +46,10 @@ describe('gainTable on hand-made tables', () => {
     expect(p.pAdjusted!).toBeGreaterThanOrEqual(p.p!);
     expect(p.improvement!.estimate).toBe(1);
     expect(t.compares.alpha).toBe(0.05);
-    expect(gainMarkdown(t)).toContain('success · 0 % > success · 10 %: +30.0 [+27.7, +32.3], Welch p < 0.001 (Holm p < 0.001), P(0 % beats 10 %) 1.00 [1.00, 1.00], 3 vs 3 seeds — **supports**');
+    // the smaller p of two pairs is decided at Holm's first step, α/2: its interval is the 97.5 % one
+    expect(p.interval).toMatchObject({ level: 0.975, holm: true });
+    expect(p.interval!.lo).toBeLessThan(p.ci95!.lo);
+    expect(gainMarkdown(t)).toContain('success · 0 % > success · 10 %: +30.0 [+27.1, +32.9] (97.5 %, Holm), Welch p < 0.001 (Holm p < 0.001), P(0 % beats 10 %) 1.00 [1.00, 1.00], 3 vs 3 seeds — **supports**');
   });
 
   it('is not resolved when the difference is not significant, and interim (no call) while a planned seed is missing', () => {
@@ -60,17 +64,19 @@ describe('gainTable on hand-made tables', () => {
     expect(md).toMatch(/… not run yet/);
   });
 
-  it("says when a pair not resolved rules out the power plan's smallest difference worth detecting", () => {
-    // 0 % vs 10 %: +1.0 [−1.5, +3.5] (sd 1 a cell, 3 seeds): inside ±12, so a 12-point difference is ruled out
+  it("says a pair not resolved rules out the power plan's δ only where the equivalence test (TOST, Holm) shows it", () => {
+    // 0 % vs 10 %: +1.0, sd 1 a cell, 3 seeds: both one-sided tests at ±12 reject by far
     const close = t7({ 0: [0.40, 0.41, 0.42], 0.05: [0.40, 0.41, 0.42], 0.1: [0.39, 0.40, 0.41] }, undefined, { success: 12 });
     const [p] = close.compares.pairs;
     expect(p.call).toBe('not resolved');
+    expect(p.equivalence).toMatchObject({ delta: 12, shown: true });
     expect(p.rulesOut).toBe(12);
     expect(close.compares.delta).toEqual({ success: 12 });
-    expect(gainMarkdown(close)).toContain('— **not resolved**; the interval excludes a difference of 12 points');
+    expect(gainMarkdown(close)).toMatch(/— \*\*not resolved\*\*; the equivalence test \(TOST at ±12, Holm p [<=] [0-9.]+\) rules out a difference of 12 points/);
     // a wide interval rules nothing out; without a plan nothing is said
     const noisy = t7({ 0: [0.40, 0.10, 0.30], 0.05: [0.30, 0.25, 0.2], 0.1: [0.20, 0.35, 0.15] }, undefined, { success: 12 });
     expect(noisy.compares.pairs.map((x) => x.rulesOut)).toEqual([null, null]);
+    expect(noisy.compares.pairs.map((x) => x.equivalence?.shown)).toEqual([false, false]);
     expect(t7({ 0: [0.40, 0.41, 0.42], 0.05: [0.40, 0.41, 0.42], 0.1: [0.39, 0.40, 0.41] }).compares.pairs[0].rulesOut).toBeNull();
   });
 

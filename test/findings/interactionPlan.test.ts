@@ -1,4 +1,4 @@
-// The interactions' power plan (issue 40): from the committed tables, sized for the paper's interactions at the
+// The interactions' power plan: from the committed tables, sized for the paper's interactions at the
 // pooled SD, within the budget, on fresh seeds above every seed used.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,25 @@ describe('interactionPlan', () => {
     // none fits a tiny one
     expect(plan(1).runs).toEqual([]);
     expect(interactionPlanMarkdown(plan(1), 'cmd')).toMatch(/No interaction fits the budget/);
+  });
+
+  it('records the world its runs train (their starts\'), in each run\'s config and hash, the folder named as the sweep names it', () => {
+    const p = plan(10);
+    expect(tables[0].world).toEqual({ size: 'tiny', seed: 1 });
+    expect(p.world).toEqual({ size: 'tiny', seed: 1 });
+    expect(p.runs.every((r) => r.config.worldSize === 'tiny' && r.hash.includes('worldSize=tiny'))).toBe(true);
+    expect(p.runs[0].dir).toBe('runs/s-arpo-16'); // dirOf got the config as asked (the sweep's name leaves the world out)
+  });
+
+  it('the committed plan names the world its 80 runs trained, as their summaries record it', () => {
+    const committed = JSON.parse(readFileSync(new URL('../../results/findings/interactions-plan.json', import.meta.url), 'utf8')) as ReturnType<typeof plan>;
+    expect(committed.runs).toHaveLength(80);
+    for (const r of committed.runs) {
+      const s = JSON.parse(readFileSync(new URL(`../../${r.dir}/summary.json`, import.meta.url), 'utf8')) as { lab: { worldSize: string }; hash: string };
+      expect(r.config.worldSize, r.dir).toBe(s.lab.worldSize);
+      expect(r.hash, r.dir).toBe(s.hash);
+    }
+    expect(committed.world).toEqual({ size: 'tiny', seed: 1 });
   });
 
   it('refuses a bad SD or seed count', () => {

@@ -1,4 +1,4 @@
-// The findings' scale × choice interactions (issue 40): declared from the paper's claims in findings.ts, tested
+// The findings' scale × choice interactions: declared from the paper's claims in findings.ts, tested
 // by gainTable on the cells' per-seed gains, and committed in results/findings/T*/table.json. The committed ones
 // are recomputed here from the table's own per-seed gains (scripts/interaction_crosscheck.py recomputes them
 // from the run summaries with SciPy).

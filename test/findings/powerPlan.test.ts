@@ -12,10 +12,10 @@ const meta = { size: 'standard', command: 'x', commit: 'abc', date: '2026-01-01'
 const fig = (success: number, ood: number) => ({ success, delivery: 1, csMicro: 1, hardMicro: 1, ood, queries: 300 });
 
 /** every finding's table over seeds 1–3, each run's gain spread ±`spread` points around 10 by seed */
-function tables(spread: number): GainTable[] {
+function tables(spread: number, ids?: readonly string[]): GainTable[] {
   const lookup = (lab: LabConfig): SeedResult => ({ start: fig(0.2, 0.5), final: fig(0.3 + (spread / 100) * (lab.seed - 2), 0.5 + (spread / 300) * (lab.seed - 2)),
     wallSeconds: 300, cpuSeconds: lab.scale === 'l' ? 600 : 240, where: JSON.stringify(lab) });
-  return FINDINGS.map((f) => gainTable(f, lookup, [1, 2, 3], meta));
+  return FINDINGS.filter((f) => !ids || ids.includes(f.id)).map((f) => gainTable(f, lookup, [1, 2, 3], meta));
 }
 
 describe('plannedArms', () => {
@@ -51,6 +51,16 @@ describe('powerPlan', () => {
     expect(plan.cut).toEqual([]);
     expect(plannedSeeds(plan, 'T5')).toEqual(Array.from({ length: t5.seeds }, (_, i) => i + 1));
     expect(powerPlanMarkdown(plan, { delta: 'd', budget: 'b', order: 'o' })).toMatch(/\| T1 \| 9 \| 0\.0056 \|/);
+  });
+
+  it('records the world its runs train, the tables\' (null where they differ)', () => {
+    const world = { size: 'tiny', seed: 1 };
+    // two findings keep it cheap
+    const ts = tables(10, ['T5', 'T7']).map((t) => ({ ...t, world }));
+    const plan = powerPlan(ts, CHOICES, { date: '2026-01-01', commit: 'abc' });
+    expect(plan.world).toEqual(world);
+    expect(powerPlanMarkdown(plan, { delta: '', budget: '', order: '' })).toContain('Its runs train the tiny world (seed 1)');
+    expect(powerPlan(ts.map((t, i) => (i === 0 ? { ...t, world: { size: 'small', seed: 1 } } : t)), CHOICES, { date: '2026-01-01', commit: 'abc' }).world).toBeNull();
   });
 
   it('says when it is over budget, before any run', () => {

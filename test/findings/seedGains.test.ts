@@ -1,4 +1,4 @@
-// Gains across seeds (issue 23's recipe table; the findings tables reuse it), checked on hand-made runs.
+// Gains across seeds (the RL recipe's table; the findings tables reuse it), checked on hand-made runs.
 import { describe, expect, it } from 'vitest';
 import { gainCall, intervalsApart, pairedDifference, summariseArm, type SeedRun } from '../../src/findings/seedGains.ts';
 import { curvesSvg } from '../../src/findings/curveSvg.ts';

@@ -141,7 +141,7 @@ describe('what the page says', () => {
     const info = { name: 'wasm' as const, label: 'wasm · simd · 1 thread' };
     const now = badgeText({ ...info, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: false } }, null)!;
     expect([now.label, now.note]).toEqual(['wasm · simd · 1 thread', 'at least 12× faster here than webgpu · swiftshader']);
-    // issue 42: the figure is an estimate of a default step, not a run's measured step time, and says so
+    // the figure is an estimate of a default step, not a run's measured step time, and says so
     expect(now.detail).toBe('a default RL step (4 queries × 8 rollouts) at s, estimated from a short timing: wasm 1.9 s · webgpu ≥ 23 s (measured just now in 12 s)');
     const later = badgeText({ ...info, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: true } }, null)!;
     expect(later.detail).toMatch(/measured on an earlier visit\)$/);
@@ -195,7 +195,7 @@ describe('estimates from the measured figures', () => {
   });
 });
 
-describe('why wasm runs on one thread (issue 42: plain words, not "threads pay from 4")', () => {
+describe('why wasm runs on one thread (plain words, not "threads pay from 4")', () => {
   it('says how many cores, what splitting the work would need, and what it does instead', () => {
     expect(fewCoresReason(2)).toBe('this machine has 2 cores; splitting the work across cores only speeds it up from 4 cores on, so it runs on one');
     expect(fewCoresReason(3)).toMatch(/^this machine has 3 cores;/);

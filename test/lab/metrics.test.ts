@@ -1,13 +1,39 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RL_METRICS, RL_METRICS, drawnAs, ema, intervalKeys, formatAverage, formatMetric, formatPercent, formatTick, metricInfo, rewardStageOf, smoothedLabel, windowMeanLabel } from '../../src/lab/metrics.ts';
+import { DEFAULT_RL_METRICS, RENAMED_METRICS, RL_METRICS, metricName, withMetricNames, drawnAs, ema, intervalKeys, formatAverage, formatMetric, formatPercent, formatTick, metricInfo, rewardStageOf, smoothedLabel, windowMeanLabel } from '../../src/lab/metrics.ts';
 
 describe('RL metrics for the page', () => {
-  it('names every metric once; the defaults and the issue\'s picker list are in the table', () => {
+  it('names every metric once; the defaults and the picker list are in the table', () => {
     const keys = RL_METRICS.map((m) => m.key);
     expect(new Set(keys).size).toBe(keys.length);
-    const wanted = ['reward/mean', 'success', 'delivery', 'eval/success', 'eval/ood_accuracy', 'kl', 'entropy', 'clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'time/rollout'];
+    const wanted = ['reward/mean', 'success', 'delivery', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'time/rollout'];
     for (const k of [...wanted, ...DEFAULT_RL_METRICS]) expect(keys).toContain(k);
     for (const m of RL_METRICS) expect(m.doc.length).toBeGreaterThan(10);
+  });
+
+  it('names follow one scheme (losses/…, charts/…, reward/…, eval/…, time/…, dapo/…, arpo/…) and the old names read as the new', () => {
+    for (const [old, now] of Object.entries(RENAMED_METRICS)) {
+      expect(RL_METRICS.map((m) => m.key), now).toContain(now);
+      expect(RL_METRICS.map((m) => m.key), old).not.toContain(old);
+      expect(metricName(old)).toBe(now);
+    }
+    expect(metricName('losses/kl')).toBe('losses/kl');
+    expect(metricName('toString')).toBe('toString'); // not a name inherited from Object
+    expect(withMetricNames({ step: 3, kl: 0.1, clip_frac: 0.2, success: 0.5 })).toEqual({ step: 3, 'losses/kl': 0.1, 'losses/clip_frac': 0.2, success: 0.5 });
+    // a row holding both names of one metric keeps the new one's value, whichever comes first
+    expect(withMetricNames({ kl: 1, 'losses/kl': 2 })).toEqual({ 'losses/kl': 2 });
+    expect(withMetricNames({ 'losses/kl': 2, kl: 1 })).toEqual({ 'losses/kl': 2 });
+  });
+
+  it('a committed run recorded under the old names reads under the new ones', () => {
+    const lines = readFileSync('results/rl-recipe/s-seed2-real/metrics.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, number>);
+    const train = lines.find((l) => (l as Record<string, unknown>).kind === 'train')!;
+    expect(train.kl).toBeTypeOf('number'); // recorded before the rename
+    const read = withMetricNames(train);
+    expect(read['losses/kl']).toBe(train.kl);
+    expect(read['losses/entropy']).toBe(train.entropy);
+    expect(read['losses/clip_frac']).toBe(train.clip_frac);
+    expect(Object.keys(read).filter((k) => k in RENAMED_METRICS)).toEqual([]);
   });
 
   it('an unknown metric still gets an entry (eval/… ones sparse)', () => {
@@ -21,14 +47,14 @@ describe('RL metrics for the page', () => {
     expect(formatMetric(metricInfo('response_len'), 181.6)).toBe('182');
     expect(formatMetric(metricInfo('time/rollout'), 1.234)).toBe('1.23 s');
     expect(formatMetric(metricInfo('stepMs'), 850)).toBe('850 ms');
-    expect(formatMetric(metricInfo('kl'), 0.00012)).toBe('1.20e-4');
-    expect(formatMetric(metricInfo('kl'), undefined)).toBe('–');
+    expect(formatMetric(metricInfo('losses/kl'), 0.00012)).toBe('1.20e-4');
+    expect(formatMetric(metricInfo('losses/kl'), undefined)).toBe('–');
     expect(formatTick(metricInfo('reward/mean'), 0.30000000000000004)).toBe('0.3');
     expect(formatTick(metricInfo('success'), 0.5)).toBe('50%');
     expect(formatTick(metricInfo('stepMs'), 120_000)).toBe('120 s');
   });
 
-  it('one rounding for a share wherever it is written (issue 42: OOD read 63 % on a card, 62.5 % on the chart)', () => {
+  it('one rounding for a share wherever it is written (OOD read 63 % on a card, 62.5 % on the chart)', () => {
     expect(formatPercent(0.625)).toBe('62.5%');
     expect(formatPercent(0.625)).toBe(formatMetric(metricInfo('eval/ood_accuracy'), 0.625));
     expect(formatPercent(0.625, ' ')).toBe('62.5 %');
@@ -37,7 +63,7 @@ describe('RL metrics for the page', () => {
     expect(formatPercent(undefined)).toBe('–');
   });
 
-  it('counts as counts (issue 42: informative groups read "3.003"): whole numbers as integers, a mean as one', () => {
+  it('counts as counts (informative groups read "3.003"): whole numbers as integers, a mean as one', () => {
     const groups = metricInfo('charts/informative_groups');
     expect(groups.format).toBe('count');
     expect(formatMetric(groups, 3)).toBe('3');
@@ -52,7 +78,7 @@ describe('RL metrics for the page', () => {
     expect(windowMeanLabel([31, 40])).toBe('mean of steps 31–40');
   });
 
-  it('evaluations are drawn as markers with their interval, never joined by a line (issue 42); training values as lines', () => {
+  it('evaluations are drawn as markers with their interval, never joined by a line; training values as lines', () => {
     expect(drawnAs(metricInfo('eval/success'))).toBe('markers');
     expect(drawnAs(metricInfo('eval/ood_accuracy'))).toBe('markers');
     expect(drawnAs(metricInfo('charts/informative_groups'))).toBe('line');

@@ -109,7 +109,7 @@ describe('ETA', () => {
     expect(queueEta(q, [{ config: cfg({ scale: 's', evalEvery: 40 }), meanStepMs: 2000 }]).totalMs).toBeCloseTo(6000 + 2 * 2000);
   });
 
-  it('counts a waiting run’s evaluations, the final one included, at the measured evaluation time (issue 42)', () => {
+  it('counts a waiting run’s evaluations, the final one included, at the measured evaluation time', () => {
     const run = cfg({ scale: 's', steps: 3, evalEvery: 40 }); // evaluates at step 0 and after step 3
     const q = enqueue(emptyQueue(), [{ label: 'a', config: run }]);
     const stored = [{ config: cfg({ scale: 's' }), meanStepMs: 2000, meanEvalMs: 20_000 }];

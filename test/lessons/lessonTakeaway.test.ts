@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lessonById, type Lesson } from '../../src/lessons/lessons.ts';
 import type { SettingReference } from '../../src/lessons/lessonReference.ts';
-import { chartFigureNote, computeTakeaway, meanOver, misleadingText, type LearnerRun, type PairTest } from '../../src/lessons/lessonTakeaway.ts';
+import { chartFigureNote, computeTakeaway, meanOver, misleadingText, type LearnerRun } from '../../src/lessons/lessonTakeaway.ts';
+import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
+import { comparisonText } from '../../src/findings/findingGains.ts';
 import { metricInfo } from '../../src/lab/metrics.ts';
 
 const lesson = (id: string): Lesson => lessonById(id)!;
@@ -61,14 +64,24 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(same.judged?.basis).toMatch(/within 1\.96 × /);
   });
 
-  it('quotes the findings\' test of its pair, with the Welch figures where the table has them', () => {
-    const pair: PairTest = { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %', call: 'not resolved' };
-    const base = { lesson: lesson('tool-failures'), refs: [ref([0.2, 0.25]), ref([0.4, 0.45])], runs: [learner(0.2), null], prediction: null };
-    expect(texts(computeTakeaway({ ...base, pairTest: pair })!, 'test')).toBe("The findings' test of this pair (T7: success · 0 % over success · 10 %, the committed seeds): not resolved.");
-    const welch = texts(computeTakeaway({ ...base, pairTest: { ...pair, call: 'supports', difference: 23.9, ci95: { lo: 4.1, hi: 43.7 }, p: 0.031, pAdjusted: 0.062 } })!, 'test');
-    expect(welch).toMatch(/supports — difference \+23\.9 points, 95 % interval \[4\.1, 43\.7\], p = 0\.031, adjusted for the finding's pairs 0\.062/);
-    const bounded = texts(computeTakeaway({ ...base, pairTest: { ...pair, difference: 1.2, ci95: { lo: -6.8, hi: 9.2 }, p: 0.758, pAdjusted: 0.758, rulesOut: 12 } })!, 'test');
-    expect(bounded).toMatch(/not resolved — difference \+1\.2 points, .*; the interval excludes a difference of 12 points, the smallest the findings' power plan was sized to detect\.$/);
+  it("states its pair's one committed answer — the same text the class view and the Findings view give — and which seeds each band draws", () => {
+    const table = JSON.parse(readFileSync('results/findings/T7/table.json', 'utf8')) as ComparisonTable;
+    const answer = committedComparison(table, 'success · 0 %', 'success · 10 %')!;
+    // bands of 11 (10 % failures) and 15 (no failures: T7's and T1's runs of one setting) seeds; the answer T7's 11 and 11
+    const base = { lesson: lesson('tool-failures'), refs: [ref(Array.from({ length: 11 }, (_, i) => 0.2 + 0.01 * i)), ref(Array.from({ length: 15 }, (_, i) => 0.35 + 0.01 * i))], runs: [learner(0.2), null], prediction: null };
+    const t = computeTakeaway({ ...base, pairTest: answer })!;
+    expect(texts(t, 'test')).toBe(`The findings' answer to this comparison, the paper's direction positive: ${comparisonText(answer)}.`);
+    expect(texts(t, 'test')).toMatch(/^The findings' answer .*: 0 % > 10 %: \+17\.5 \[\+9\.3, \+25\.8\] \(97\.5 %, Holm\), Welch p < 0\.001 \(Holm p < 0\.001\); T7's planned seeds, 11 and 11 — supports\.$/);
+    const notes = t.lines.filter((l) => l.kind === 'note').map((l) => l.text);
+    expect(notes.filter((n) => /band draws/.test(n))).toEqual([
+      "The No failures band draws all 15 committed runs of its setting (seeds 1–15), the answer T7's 11 planned seeds: a band is sharper with every run of the setting, a test is decided on the seeds planned before its runs."]);
+  });
+
+  it("a not-resolved answer says what its equivalence test rules out, and only that", () => {
+    const table = JSON.parse(readFileSync('results/findings/T5/table.json', 'utf8')) as ComparisonTable;
+    const answer = committedComparison(table, 'success · 4:3:3', 'success · hard only')!;
+    const t = computeTakeaway({ lesson: lesson('hard-only'), refs: [ref([0.3, 0.35]), ref([0.4, 0.45])], runs: [learner(0.3), null], prediction: null, pairTest: answer })!;
+    expect(texts(t, 'test')).toMatch(/— not resolved; the equivalence test \(TOST at ±12, Holm p = 0\.006\) rules out a difference of 12 points\.$/);
   });
 
   it('dense reward: which of delivery and success rose on the training rollouts (first ten steps against the last ten)', () => {
@@ -78,7 +91,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const t = computeTakeaway({ lesson: l, refs: [ref([0.25, 0.09, 0.17], { delivery: [0.95, 0.97, 0.97] }), ref([0.21, 0.21, 0.16])], runs: [run, null], prediction: 'delivery', pairTest: null })!;
     expect(t.judged?.key).toBe('delivery');
     expect(t.predicted?.matched).toBe(true);
-    // a raw window mean, said so (issue 42: the chart's figure is smoothed, and the two read as one)
+    // a raw window mean, said so (the chart's figure is smoothed, and the two read as one)
     expect(texts(t, 'mechanism')).toMatch(/Delivery, mean of steps 31–40 \(raw, not smoothed\): Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
     // the reference's windows here: early 0 for every seed, late as given
     expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0 % → 96\.3 % \(\+96\.3 points \[/);
@@ -86,7 +99,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(computeTakeaway({ lesson: l, refs: [null, null], runs: [flat, null], prediction: null, pairTest: null })?.judged?.key).toBe('neither');
   });
 
-  it('a count\'s window mean is said as a mean of counts, and the charts\' figures as smoothed (issue 42: "3.003", smoothed against raw)', () => {
+  it('a count\'s window mean is said as a mean of counts, and the charts\' figures as smoothed ("3.003", smoothed against raw)', () => {
     const groups = (s: number) => ({ 'charts/informative_groups': s % 5 === 0 ? 2 : 3 }); // steps 31–40: eight 3s and two 2s
     const t = computeTakeaway({
       lesson: lesson('seeds'), refs: [ref([0.3, 0.35, 0.4], { 'charts/informative_groups': [2.5, 2.7, 2.6] }), null],
@@ -97,7 +110,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(chartFigureNote(metricInfo('eval/success'), 0.75)).toBe('newest evaluation, as measured');
   });
 
-  it('the misleading line says whether the verdict is the committed seeds\' answer (issue 39: "reads this verdict in 0 % … misleads in 0.0 %" beside a verdict that misleads)', () => {
+  it('the misleading line says whether the verdict is the committed seeds\' answer ("reads this verdict in 0 % … misleads in 0.0 %" beside a verdict that misleads)', () => {
     const rates = { draw: 'one run' as const, rule: 'seed-aware' as const, draws: 15, counts: { delivery: 12, neither: 3 }, committed: 'delivery', misleading: 0.2 };
     const text = (k: string) => ({ delivery: 'Delivery rises more', neither: 'Neither rises', success: 'Success rises more' })[k] ?? k;
     expect(misleadingText(rates, 'delivery', text)).toBe('The committed seeds\' answer is the same. One run like yours reads it in 80 % of their 15 draws; a run misleads — reads what they contradict — in 20.0 %.');

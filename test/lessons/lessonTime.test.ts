@@ -3,7 +3,7 @@ import { stepSamplesFor } from '../../src/lab/backendChoice.ts';
 import { armConfig, LESSONS } from '../../src/lessons/lessons.ts';
 import { armTimeMs, evaluationCount, measuredFor } from '../../src/lessons/lessonTime.ts';
 
-// issue 39 part 5: the own-machine estimate was step × (steps + 1), the evaluations left out
+// the bug: the own-machine estimate was step × (steps + 1), the evaluations left out
 describe('a lesson arm\'s time on this machine', () => {
   const arm = armConfig(LESSONS[0].arms[0], 1); // 40 steps, evaluated at 0 and 40 on 300 queries + 100 tasks
   const run = (meanStepMs: number, meanEvalMs?: number) => ({

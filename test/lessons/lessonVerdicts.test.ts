@@ -51,7 +51,7 @@ describe('how often one run of a lesson misleads, from the committed seeds', () 
     const rates = verdictRates(l, refsOf(l));
     const pairs = rates.find((r) => r.draw === 'pair')!;
     expect(pairs.draws).toBe(15 * 14 / 2);
-    // the figures: 44 % of pairs are 10+ points apart, 27 % of seeds 10+ points from the mean
+    // the figures first estimated: 44 % of pairs are 10+ points apart, 27 % of seeds 10+ points from the mean
     expect(Math.round(100 * pairs.counts.far / pairs.draws)).toBe(42);
     const toMean = rates.find((r) => r.draw === 'first arm' && r.rule === 'old')!;
     expect(Math.round(100 * toMean.counts.far / toMean.draws)).toBe(27);

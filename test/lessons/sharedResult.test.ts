@@ -13,7 +13,7 @@ const standard = settingHash(settingKey(armConfig(failures, 1)));
 const base: LessonResult = { lesson: 'tool-failures', arm: 'failures', setting: standard, seed: 4242, backend: 'wasm', build: 'b1', queries: 300, startSuccesses: 43, endSuccesses: 29, startOod: 0.41, endOod: 0.38, mechanism: [2.8, 1.1875] };
 const code = (o: Partial<LessonResult> = {}) => encodeResult({ ...base, ...o });
 
-describe('a result link opened in the page (issue 39: shown, not ignored)', () => {
+describe('a result link opened in the page (shown, not ignored)', () => {
   it('shows the lesson, arm, setting, seed, start and end, and its place against the committed band', () => {
     const band = predictionBand(refs[lesson.arms.indexOf(failures)]!.eval.end);
     const shown = readSharedResult(lesson, code(), refs);

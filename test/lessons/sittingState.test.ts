@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { armStatusText, offersResume, sittingState, type ArmState } from '../../src/lessons/sittingState.ts';
 
-describe('a sitting\'s state as the lesson page shows it (issue 39: no "stopped" or "Resume" flash)', () => {
+describe('a sitting\'s state as the lesson page shows it (no "stopped" or "Resume" flash)', () => {
   it('a reloaded sitting the page is resuming by itself reads "resuming", not "stopped", and offers no Resume', () => {
     const arms: ArmState[] = ['halted', 'halted'];
     expect(sittingState(arms, true)).toBe('resuming');

@@ -1,6 +1,6 @@
 // The docs hold together: every relative link and image in README.md, CONTRIBUTING.md and docs/*.md
 // points to a file or folder of the repository, every `#anchor` into a Markdown file names one of its
-// headings (GitHub's slugs), and the README stays a front door of at most 200 lines (issue 18). Links
+// headings (GitHub's slugs), and the README stays a front door of at most 200 lines. Links
 // inside code (fenced blocks, `inline`) are not links; http(s) and mailto links are not checked here.
 // Node's standard library only, so it runs in well under a second.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Checkpoint files (issue 9): validateCheckpoint accepts model.json + weights.bin + card.json that
+// Checkpoint files: validateCheckpoint accepts model.json + weights.bin + card.json that
 // belong together, and refuses, with a reason naming what is wrong, every way they can fail to —
 // a truncated or altered shard, a card or model.json of another shape, a parameter list that is not
 // the model's. A validated checkpoint loads into a policy with exactly the saved weights.

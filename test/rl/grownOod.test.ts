@@ -1,4 +1,4 @@
-// The OOD suite grown to GROWN_OOD unseen tool-QA tasks (issue 20's standard size evaluates on 100): the
+// The OOD suite grown to GROWN_OOD unseen tool-QA tasks: the
 // SFT card's own tasks stay first, in order, so its figures and every run that read fewer tasks still hold.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

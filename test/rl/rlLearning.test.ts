@@ -1,4 +1,4 @@
-// RL learns (issue 23): from the shipped preset-m SFT checkpoint (the page's default scale), the lab's default
+// RL learns: from the shipped preset-m SFT checkpoint (the page's default scale), the lab's default
 // recipe (GRPO, Sum reward, rollout temperature 0.7, constrained plan decoding, lr 1e-4, 4 queries × 8
 // rollouts a step; src/lab/config.ts) raises greedy success on held-out validation queries by more than the
 // gain's own 95 % interval.
@@ -10,7 +10,7 @@
 // seeds at every scale and their null controls are in results/rl-recipe/pretrained-start/. 20 steps, not the
 // recipe's 40: the suite has 15 minutes, and m's curves have risen by step 20 (seed 1 on 300 queries:
 // 14.3 → 30.0 % at step 20 → 33.3 % at 40).
-// Why m and not s: since the shipped checkpoints became the pretrained ones (issue 21), s's recipe runs
+// Why m and not s: since the shipped checkpoints became the pretrained ones, s's recipe runs
 // spread around a small mean gain (results/rl-recipe/pretrained-start), and its seed 1 after 30 steps gave
 // 0.12 → 0.22, gain 0.100 [0.000, 0.200] on these 100 queries — not resolved, so not a test that RL learns.
 // Measured 2026-12-02 (wasm, one thread; shared 2-core machine): 0.10 → 0.29, gain 0.190 [0.110, 0.270]

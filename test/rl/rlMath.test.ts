@@ -1,4 +1,4 @@
-// The RL math against hand-computed vectors (issue 10). Each expected number is worked out in the
+// The RL math against hand-computed vectors. Each expected number is worked out in the
 // comment beside it, not produced by the code under test.
 import { describe, expect, it } from 'vitest';
 import {

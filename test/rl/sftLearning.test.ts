@@ -1,4 +1,4 @@
-// SFT learns the agent's language (issue 9's short learning test; the hour-long SFT runs are the
+// SFT learns the agent's language (the hour-long SFT runs are the
 // shipped checkpoints, re-checked by `npm run repro -- sft <preset>`). A narrow policy (preset s's
 // heads, dModel 32, 2 layers, dFF 128, context 576) trains 300 steps of 8 on the teacher's
 // trajectories and tool-QA episodes of a `tiny` world on `wasm`; then

@@ -1,4 +1,4 @@
-// The shipped SFT checkpoints (issue 9, public/checkpoints/<preset>-tiny): each loads on `wasm`,
+// The shipped SFT checkpoints (public/checkpoints/<preset>-tiny): each loads on `wasm`,
 // passes validation against its card, and its greedy rollouts of the card's verdict-check queries
 // (the first few validation queries, one batch) reproduce the per-query verdicts the card recorded —
 // greedy decoding on wasm is deterministic, so any difference means the weights, the model code,

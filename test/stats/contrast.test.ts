@@ -1,4 +1,4 @@
-// The contrast over k independent cells behind the findings' scale × choice interactions (issue 40), against
+// The contrast over k independent cells behind the findings' scale × choice interactions, against
 // an independent implementation: scripts/interaction_crosscheck.py computes the same contrasts with SciPy
 // (scipy.stats.t for the Welch–Satterthwaite contrast, ttest_ind(equal_var=False) for k = 2, scipy.stats.nct for
 // the power) and its output is committed as test/fixtures/contrast-scipy.json, so no python runs here.

@@ -131,8 +131,8 @@ describe('power analysis', () => {
     expect(twoSampleTPower({ n: 3, delta: 5, sd: 7.8, alpha: 0.05 })).toBeCloseTo(0.09431218166915552, 5);
   });
 
-  it("gives issue 29's seeds: 11 a cell for 10 points at σ 7.8, 6 for 15; under Holm at T1's nine pairs 18 and 10", () => {
-    // scipy: power(17, 10, 7.8, .05/9) = 0.76996, power(18, …) = 0.80343 — 18 seeds, not the issue's approximate 19
+  it("gives the power plan's seeds: 11 a cell for 10 points at σ 7.8, 6 for 15; under Holm at T1's nine pairs 18 and 10", () => {
+    // scipy: power(17, 10, 7.8, .05/9) = 0.76996, power(18, …) = 0.80343 — 18 seeds, not the rough estimate's 19
     expect(seedsForPower({ delta: 10, sd: 7.8, alpha: 0.05 })).toBe(11);
     expect(seedsForPower({ delta: 15, sd: 7.8, alpha: 0.05 })).toBe(6);
     expect(seedsForPower({ delta: 10, sd: 7.8, alpha: 0.05 / 9 })).toBe(18);

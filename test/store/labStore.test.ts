@@ -52,6 +52,13 @@ describe('LabStore', () => {
     expect((await store.listRuns()).skipped.map((s) => s.key)).toEqual([JSON.stringify('b')]);
   });
 
+  it('reads a point stored under a metric\'s old name under its name now (runs recorded before the rename)', async () => {
+    const store = await LabStore.open(freshName());
+    await store.putRun(sampleRun('old', 1));
+    await store.appendMetrics([{ runId: 'old', step: 1, t: 10, values: { 'reward/mean': 0.5, kl: 0.002, clip_frac: 0.1 } }]);
+    expect((await store.readMetrics('old')).items[0].values).toEqual({ 'reward/mean': 0.5, 'losses/kl': 0.002, 'losses/clip_frac': 0.1 });
+  });
+
   it('round-trips runs, metric points, checkpoints and episodes', async () => {
     const store = await LabStore.open(freshName());
     await store.putRun(sampleRun('a', 1));

@@ -118,7 +118,7 @@ describe('run bundles', () => {
     );
   });
 
-  // issue 42: the same bundle imported twice was stored twice (`run-a-import`), doubling its curves
+  // the bug: the same bundle imported twice was stored twice (`run-a-import`), doubling its curves
   it('recognises a bundle imported again and keeps the run once', async () => {
     const store = await freshStore();
     const text = await encodeRunBundle(sampleBundle());
@@ -179,10 +179,10 @@ describe('run bundles', () => {
     ['an episode of another run', () => edited((f) => (f.episodes[0].runId = 'run-b')), /episode at step 2 belongs to run "run-b"/],
     ['a checkpoint of another run', () => edited((f) => (f.checkpoint.runId = 'run-b')), /checkpoint belongs to run "run-b"/],
     ['two points at one step', () => edited((f) => (f.metrics[1].step = 2)), /two metric points at step 2/],
-    // issue 32: a setup no link could give was imported and shown with defaults in its place
+    // the bug: a setup no link could give was imported and shown with defaults in its place
     ['a scale no link could give', () => edited((f) => (f.run.config.scale = 'xl')), /setup is not one a link could give: run\.config\.scale: “xl” must be one of s, m, l$/],
     ['negative steps', () => edited((f) => (f.run.config.steps = -5)), /run\.config\.steps: “-5” must be between 1 and \d+$/],
-    // issue 42: every fault is named, not the first with a count of the rest
+    // every fault is named, not the first with a count of the rest
     ['two bad settings', () => edited((f) => Object.assign(f.run.config, { scale: 'xl', steps: -5 })),
       /^the bundle has 2 faults: \(1\) .*run\.config\.scale: “xl” must be one of s, m, l; \(2\) .*run\.config\.steps: “-5” must be between 1 and \d+$/],
     ['two schema violations', () => edited((f) => Object.assign(f.run, { status: 'exploded', createdAt: 'yesterday' })),

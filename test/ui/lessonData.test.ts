@@ -1,23 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readPairTest, readReference } from '../../src/ui/lessons/lessonData.ts';
+import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
 
-const pair = { finding: 'T7' as const, higher: 'success · 0 %', lower: 'success · 10 %' };
-const table = (pairs: unknown) => ({ '/results/findings/T7/table.json': JSON.stringify({ compares: { pairs } }) });
+const pair = { finding: 'T7' as const, higher: 'success · 0 %', lower: 'success · 10 %', higherArm: 'clean' };
+const table = (pairs: unknown) => ({ '/results/findings/T7/table.json': JSON.stringify({ id: 'T7', cells: [], nullControl: [], compares: { alpha: 0.05, pairs } }) });
 
 describe('the lessons\' bundled data', () => {
-  it('reads a pair\'s call from a findings table, with the Welch figures when the table has them', () => {
-    expect(readPairTest(table([{ higher: 'success · 0 %', lower: 'success · 10 %', call: 'not resolved' }]), pair))
-      .toEqual({ ...pair, call: 'not resolved', difference: undefined, p: undefined, pAdjusted: undefined });
-    const welch = readPairTest(table([{ higher: 'success · 0 %', lower: 'success · 10 %', call: 'supports', difference: 23.9, ci95: { lo: 4.1, hi: 43.7 }, p: 0.03, pAdjusted: 0.06 }]), pair);
-    expect(welch).toMatchObject({ call: 'supports', difference: 23.9, ci95: { lo: 4.1, hi: 43.7 }, p: 0.03, pAdjusted: 0.06 });
+  it("gives a pair's committed answer: the one comparison, recomputed from the committed table's cells", () => {
+    const text = readFileSync('results/findings/T7/table.json', 'utf8');
+    const answer = readPairTest({ '/results/findings/T7/table.json': text }, pair)!;
+    expect(answer).toEqual(committedComparison(JSON.parse(text) as ComparisonTable, pair.higher, pair.lower));
+    expect(answer.seeds).toEqual([11, 11]);
+    // the table's own record of the pair is the same answer, rounded for display
+    const recorded = (JSON.parse(text) as { compares: { pairs: { difference: number; pAdjusted: number }[] } }).compares.pairs[0];
+    expect(Math.abs(answer.difference! - recorded.difference)).toBeLessThan(1e-4);
+    expect(answer.call).toBe('supports');
   });
 
-  it('degrades to no test (the lesson computes its own) when the table, the pair or its call is missing or broken', () => {
+  it('degrades to no answer (the lesson computes its own) when the table, the pair or its cells are missing or broken', () => {
     expect(readPairTest({}, pair)).toBeNull();
     expect(readPairTest({ '/results/findings/T7/table.json': '{ not json' }, pair)).toBeNull();
-    expect(readPairTest(table([{ higher: 'success · 5 %', lower: 'success · 10 %', call: 'x' }]), pair)).toBeNull();
+    expect(readPairTest(table([{ higher: 'success · 5 %', lower: 'success · 10 %' }]), pair)).toBeNull();
     expect(readPairTest(table('nope'), pair)).toBeNull();
+    expect(readPairTest(table([{ higher: 'success · 0 %', lower: 'success · 10 %' }]), pair)).toBeNull(); // no cells
   });
 
   it('checks the committed reference and names what is wrong with a broken one', () => {

@@ -56,7 +56,7 @@ describe('the committed tables', () => {
     expect(REFERENCE_TABLES.size).toBe(7);
     for (const r of REFERENCE_TABLES.values()) expect(r.error).toBeUndefined();
     expect(STANDARD_TABLES.size).toBe(Object.keys(committed().findings ?? {}).length);
-    // the page keeps what the sweep wrote: T6's scale × choice interactions (issue 40) survive the reading
+    // the page keeps what the sweep wrote: T6's scale × choice interactions survive the reading
     expect(STANDARD_TABLES.get('T6')?.table?.compares.interactions?.map((x) => x.paper)).toEqual([11.2, 11.9]);
   });
 

@@ -335,7 +335,7 @@ function scriptedClock(start = 1_000_000) {
 const progressAt = (batches: WorkerEvent[][], step: number) =>
   batches.flat().flatMap((e) => (e.type === 'progress' && e.progress.step === step ? [e.progress] : [])).at(-1);
 
-describe('ActiveRun timing (issue 42)', () => {
+describe('ActiveRun timing', () => {
   it('the ETA counts the evaluations left: a last step of 6 s and its 19 s final evaluation read 25 s, not 6', async () => {
     const clock = scriptedClock();
     const job = new TimedJob(40, 20, clock, 6_000, 19_000);

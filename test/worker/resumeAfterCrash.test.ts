@@ -1,4 +1,4 @@
-// Issue 32, point 2: a page reload (or a crashed worker) at any moment loses nothing before the newest
+// A page reload (or a crashed worker) at any moment loses nothing before the newest
 // checkpoint. The worker is killed before each of its store writes in turn — every interleaving of a
 // run's writes — then the run resumes from its newest checkpoint as the worker resumes it; it must end
 // with every step's point and every evaluation, equal to those of a run never interrupted.

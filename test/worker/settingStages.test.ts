@@ -26,7 +26,7 @@ const rlRead = (c: LabConfig) => ALGORITHMS.map((algorithm) => rlConfigFromLab({
 // the RL job reads these beside its config (the starting checkpoint's scale, the training queries' axes);
 // the algorithm is swept by rlRead itself
 const RL_JOB_READS: SettingKey[] = ['scale', 'trainSize', 'mix', 'algorithm'];
-// issue 32 point 4 (another change): the RL world comes from the starting checkpoint's card
+// another change: the RL world comes from the starting checkpoint's card
 const NOT_CHECKED_IN_RL: SettingKey[] = ['stage', 'worldSize'];
 
 describe('STAGE_ONLY', () => {

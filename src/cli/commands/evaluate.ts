@@ -1,5 +1,5 @@
 // `npm run cli -- evaluate`: greedy rollouts of a checkpoint with real tool calls, scored by the
-// official-faithful evaluator (issue 9), each success rate with its 95 % interval (issue 23). The
+// official-faithful evaluator, each success rate with its 95 % interval. The
 // checkpoint is an SFT checkpoint (public/checkpoints/*) or an RL run's policy folder (`cli run` writes
 // OUT/policy with a card naming the run's SFT start); the world, the held-out splits (grown to 300
 // queries each: the card's own queries first) and the unseen tool-QA suite are rebuilt from the card.

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { parseLabConfig } from '../labConfigArg.ts';
+import { ignoredSettingLines, parseLabConfig } from '../labConfigArg.ts';
 import { DATA_FLAG_HELP } from '../sandbox.ts';
 import { ARPO_REFUSAL, ENGINES, STAGE_REFUSAL, buildVerlJob } from '../verlJob.ts';
 import { VERL_VERSION } from '../verl/target.ts';
@@ -60,6 +60,7 @@ ARPO cannot be exported (the command says why).`,
     const lab = parseLabConfig(flagText(flags, 'config'));
     if (lab.algorithm === 'arpo') throw new Error(ARPO_REFUSAL);
     if (lab.stage !== 'rl') throw new Error(STAGE_REFUSAL(lab.stage));
+    for (const line of ignoredSettingLines(lab)) console.error(line);
     const out = resolve(flagText(flags, 'out'));
     const force = flags.has('force');
     const worldKind = flagChoice(flags, 'world', ['generated', 'real'] as const, 'generated');

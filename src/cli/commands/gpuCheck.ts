@@ -7,14 +7,15 @@ import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { gitCommit, writeAtomic } from '../../node/checkpointDir.ts';
+import { writeAtomic } from '../../node/checkpointDir.ts';
+import { provenance, type Provenance } from '../../node/provenance.ts';
 import { CHECK_BACKENDS, GPU_CHECK_FORMAT, SCALES, type CheckBackend, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
 import { defaultWasmThreads } from '../../node/nodeBackend.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { shellCommand } from '../shellQuote.ts';
 
-const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s'];
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s', 'allow-dirty'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -35,7 +36,7 @@ export const gpuCheckCommand: Command = {
                   (rewritten after every step) and OUT/README.md
   --out DIR       where --run writes
   --rehearse      accept a fallback adapter (SwiftShader) and run tiny steps (1 query × 2 rollouts, 1 turn)
-  --scales LIST   scales in order (default m,s,l: m first, the scale the issue's 5× is asked at)
+  --scales LIST   scales in order (default m,s,l: m first, the scale the 5× target is asked at)
   --steps N       timed steps after the first, per scale and backend (default 2)
   --deadline-s S  no step starts after S seconds (default 300)
   --threads N     wasm threads (default: every core from 4 cores, at most 8, the threaded build's pool)
@@ -53,12 +54,12 @@ export const gpuCheckCommand: Command = {
   --seed-probe-s S the seed probe's budget: a run that would not fit is skipped (default 90; rehearsal 300)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN);
+    rejectUnknownFlags(flags, positional, KNOWN, ['allow-dirty']);
     const pack = flagOptionalText(flags, 'pack');
     if (pack !== undefined) {
       if (flags.has('run')) throw new Error('--pack and --run are two steps on two machines: give one');
       const { writePack } = await import('../gpuCheck/pack.ts');
-      await writePack(pack);
+      await writePack(pack, flags.has('allow-dirty'));
       return 0;
     }
     if (!flags.has('run')) throw new Error('give --pack DIR (here) or --run --out DIR (on the GPU machine); see --help');
@@ -70,7 +71,7 @@ export const gpuCheckCommand: Command = {
     mkdirSync(out, { recursive: true });
     const figures: GpuCheckFigures = {
       format: GPU_CHECK_FORMAT, complete: false, rehearsal: rehearse, startedAt: new Date().toISOString(), updatedAt: '',
-      command: shellCommand('gpu-check', args), commit: packCommit(),
+      command: shellCommand('gpu-check', args), ...packCommit(out, flags.has('allow-dirty')),
       machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` },
       adapter: null, wasmThreads: null, compileAhead: flags.has('compile-ahead'), scales: {}, errors: [],
     };
@@ -118,11 +119,14 @@ function parseScales(text: string): Scale[] {
 }
 
 /** the commit the pack was built from (its manifest), else this checkout's */
-function packCommit(): string {
+function packCommit(out: string, allowDirty: boolean): Provenance {
   const dir = process.env[PACK_DIR_ENV];
   const manifest = dir ? join(dir, 'manifest.json') : '';
-  if (manifest && existsSync(manifest)) return String((JSON.parse(readFileSync(manifest, 'utf8')) as { commit?: string }).commit ?? 'unknown');
-  return gitCommit();
+  if (manifest && existsSync(manifest)) {
+    const m = JSON.parse(readFileSync(manifest, 'utf8')) as Partial<Provenance>;
+    return { commit: String(m.commit ?? 'unknown'), ...(m.dirtyFiles?.length ? { dirtyFiles: m.dirtyFiles } : {}) };
+  }
+  return provenance(join(out, 'figures.json'), { allowDirty });
 }
 
 const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === undefined ? '—' : v.toFixed(digits));

@@ -23,7 +23,7 @@ import { verdictRates, type VerdictRates } from '../../lessons/lessonVerdicts.ts
 import { classSizeFor80 } from '../../lessons/lessonClass.ts';
 import { pooledSd } from '../../stats/seedStatistics.ts';
 import { tInterval } from '../../stats/intervals.ts';
-import { metricInfo } from '../../lab/metrics.ts';
+import { metricInfo, withMetricNames } from '../../lab/metrics.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { plannedSeeds, type PowerPlan } from '../../findings/powerPlan.ts';
 import { makeOutFileParent } from '../outDir.ts';
@@ -188,7 +188,7 @@ function startSha(scale: string): string {
 interface MetricsLine { kind: string; step: number; [metric: string]: number | string }
 
 /** the highest seed a lesson's band reads: the findings' power plan's highest planned seed (the plan beside
- *  `runs`), so that runs of a later plan on fresh seeds (the interactions', issue 40) never change the bands;
+ *  `runs`), so that runs of a later plan on fresh seeds (the interactions') never change the bands;
  *  99 without a plan */
 export function referenceMaxSeed(runs: string): number {
   const plan = readPowerPlan(dirname(runs));
@@ -205,7 +205,7 @@ export function committedRuns(runs: string, config: LabConfig, metrics: readonly
     const dir = join(runs, runDirName(lab));
     const summary = readSummary(dir);
     if (!summary || !summaryIsOf(summary, lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
-    const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as MetricsLine);
+    const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => withMetricNames(JSON.parse(l) as MetricsLine));
     const train = lines.filter((l) => l.kind === 'train').sort((a, b) => a.step - b.step);
     if (train.length !== lab.steps || train.some((l, i) => l.step !== i + 1)) throw new Error(`${dir}: metrics.jsonl does not hold steps 1…${lab.steps} in order`);
     const evals = lines.filter((l) => l.kind === 'eval').sort((a, b) => a.step - b.step)

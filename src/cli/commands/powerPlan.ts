@@ -6,7 +6,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { gitCommit } from '../../node/checkpointDir.ts';
+import { provenance } from '../../node/provenance.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
@@ -15,7 +15,7 @@ import { runDirName } from '../runDir.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 import { writeAtomic } from '../../node/atomicWrite.ts';
 
-/** the interactions' plan: the most it may spend (issue 40's budget) */
+/** the interactions' plan: the most it may spend */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
 
 /** the plan's choices; why each, in WHY (written into plan.md) */
@@ -29,7 +29,7 @@ export const PLAN_CHOICES: PlanChoices = {
 
 const WHY = {
   delta: 'Twelve points of success is about one and a half seed SDs: a difference a reader sees in most pairs of runs (P(A beats B) ≈ 0.86 for normal gains), and the size of the smallest effect the paper reports among its claims that is not a near-tie (T4, 100 → 1K queries: +12.4). Smaller paper differences (T1 at 1.5B, Curriculum 34.9 vs Sum 33.1; T6 at 7B, GRPO 62.8 vs DAPO 58.4) would need 40–400 seeds a cell at this spread: no CPU budget reaches them, and the plan says so rather than pretend. Five points of OOD accuracy is the paper\'s T2 effect (41.9 → 36.7 with Sum); OOD gains spread a third as much as success gains, so five points costs no more seeds.',
-  budget: 'Issue 29\'s budget. The 81 committed runs took 7.7 core-hours.',
+  budget: 'The budget set for the plan\'s new runs. The 81 committed runs took 7.7 core-hours.',
   order: 'The single-scale findings first, cheapest to complete first (T5, T7, T4: all at m), so that whole findings reach their call as early as possible; then the reward × scale grid (T1, which holds every cell of T2 and T3), then T6\'s DAPO and ARPO cells at s and l. Within a finding `sweep --standard` goes seed by seed (one seed of every cell and null control before the next), so an interrupted finding is balanced across its cells. Two runs at a time in the background, each committed as it lands.',
 };
 
@@ -56,14 +56,18 @@ export const powerPlanCommand: Command = {
   (DIR/plan.json), their core-hours, and the runs of those that fit ${INTERACTION_BUDGET_CORE_HOURS} core-hours, on seeds above every
   seed in DIR/runs. Refuses to overwrite it unless --force. With --test: runs nothing; tests each planned
   interaction on its fresh seeds alone (interim, with no call, until every planned run has a summary.json),
-  prints it and writes DIR/interactions-test.json and .md, which the page shows under the finding.`,
+  prints it and writes DIR/interactions-test.json and .md, which the page shows under the finding.
+
+  --allow-dirty: write a record into the repository from code that differs from HEAD; the record lists each
+  differing file and its SHA-256 (without it such a write is refused: commit first).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test'], ['force', 'cost-to-resolve', 'interactions', 'test']);
+    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'], ['force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty']);
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
     if (flags.has('test') && !flags.has('interactions')) throw new Error('--test goes with --interactions (it tests the interactions\' plan)');
-    if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out) : writeInteractionPlan(out, flags.has('force'));
+    const allowDirty = flags.has('allow-dirty');
+    if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out, allowDirty) : writeInteractionPlan(out, flags.has('force'), allowDirty);
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
       writeAtomic(join(out, 'cost-to-resolve.md'), text);
@@ -73,8 +77,9 @@ export const powerPlanCommand: Command = {
     if (existsSync(join(out, 'plan.json')) && !flags.has('force')) {
       throw new Error(`${join(out, 'plan.json')} exists: a power plan is fixed before its runs and not remade after them (--force to replace it)`);
     }
+    const made = provenance(join(out, 'plan.json'), { allowDirty });
     const tables = readGainTableFiles(out);
-    const plan = powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: gitCommit() });
+    const plan = { ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }), ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}) };
     writeAtomic(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
     writeAtomic(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
     console.log(powerPlanMarkdown(plan, WHY));
@@ -83,9 +88,10 @@ export const powerPlanCommand: Command = {
 };
 
 /** DIR/interactions-plan.{json,md} from the tables, DIR/plan.json's pooled SD and the largest seed in DIR/runs */
-function writeInteractionPlan(out: string, force: boolean): number {
+function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean): number {
   const file = join(out, 'interactions-plan.json');
   if (existsSync(file) && !force) throw new Error(`${file} exists: a plan is fixed before its runs and not remade after them (--force to replace it)`);
+  const made = provenance(file, { allowDirty });
   const plan = readPowerPlan(out);
   if (!plan) throw new Error(`no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`);
   const runsDir = join(out, 'runs');
@@ -93,7 +99,7 @@ function writeInteractionPlan(out: string, force: boolean): number {
   const used = existsSync(runsDir) ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1)) : [1];
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
   const p = interactionPlan(readGainTableFiles(out), { sd: plan.pooled.success.sd, usedSeedsUpTo: Math.max(...used), budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
-    power: PLAN_CHOICES.power, date: new Date().toISOString(), commit: gitCommit(), dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
+    power: PLAN_CHOICES.power, date: new Date().toISOString(), ...made, dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
   writeAtomic(file, JSON.stringify(p, null, 1) + '\n');
   const md = interactionPlanMarkdown(p, command);
   writeAtomic(join(out, 'interactions-plan.md'), md);
@@ -102,8 +108,9 @@ function writeInteractionPlan(out: string, force: boolean): number {
 }
 
 /** the interactions' plan's test on its fresh seeds, from each planned run's summary.json, into DIR/interactions-test.{json,md} */
-function writeInteractionTest(out: string): number {
+function writeInteractionTest(out: string, allowDirty: boolean): number {
   const file = join(out, 'interactions-plan.json');
+  const made = provenance(join(out, 'interactions-test.json'), { allowDirty });
   if (!existsSync(file)) throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
   const plan = JSON.parse(readFileSync(file, 'utf8')) as InteractionPlan;
   if (plan.format !== INTERACTION_PLAN_FORMAT) throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
@@ -114,15 +121,16 @@ function writeInteractionTest(out: string): number {
     const s = JSON.parse(readFileSync(summary, 'utf8')) as { lab: { seed: number }; start: { success: number }; final: { success: number } };
     if (s.lab.seed !== run.seed) throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
     finishedRuns.add(run.dir);
-    return Math.round(1000 * (s.final.success - s.start.success)) / 10;
+    return 100 * (s.final.success - s.start.success); // as the run measured it: the test reads it unrounded
   });
   for (const r of results) {
-    const fig = r.difference === null ? 'fewer than two seeds in a cell' : `${r.difference} [${r.ci95!.lo}, ${r.ci95!.hi}], df ${r.df}, p ${r.p} at α ${r.alpha}`;
+    const ci = r.interval ?? r.ci95;
+    const fig = r.difference === null || !ci ? 'fewer than two seeds in a cell' : `${r.difference} [${ci.lo}, ${ci.hi}] (${100 * (1 - r.alpha)} %), df ${r.df}, p ${r.p} at α ${r.alpha}`;
     console.log(`${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`);
   }
   if (results.length === 0) console.log('the plan holds no interaction');
   const finished = finishedRuns.size;
-  const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), commit: gitCommit(), finished,
+  const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), ...made, finished,
     command: `npm run cli -- power-plan --out ${flagPath(out)} --interactions --test` });
   writeAtomic(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
   writeAtomic(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
@@ -137,7 +145,7 @@ function flagPath(p: string): string {
 }
 
 /** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
-function readGainTableFiles(out: string): GainTable[] {
+export function readGainTableFiles(out: string): GainTable[] {
   const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json'))).sort()
     .map((d) => {
       const file = join(out, d, 'table.json');

@@ -1,4 +1,4 @@
-// `npm run cli -- pretrain` (issue 21): trains a fresh policy of a preset on the teacher trajectories
+// `npm run cli -- pretrain`: trains a fresh policy of a preset on the teacher trajectories
 // and tool-QA of an unlimited stream of generated worlds other than the evaluation world
 // (rl/pretrainData.ts) until a token budget is consumed, then writes model.json + weights.bin + a
 // pretrain card. `sft --from DIR` starts the tiny-world SFT from it. Like `sft`, it saves its full
@@ -9,12 +9,13 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { gitCommit, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import { removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
+import { provenance } from '../../node/provenance.ts';
 import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
@@ -23,7 +24,7 @@ import { shellCommand } from '../shellQuote.ts';
 /** the peak learning rates the shipped tiny-world SFT cards use (README: l at 3e-3 diverged to success 0.04) */
 const DEFAULT_LR = { s: '3e-3', m: '3e-3', l: '1.5e-3' } as const;
 
-const KNOWN = ['preset', 'tokens', 'out', 'resume', 'force', 'seed', 'backend', 'batch', 'lr', 'context', 'world-queries', 'world-tool-qa',
+const KNOWN = ['preset', 'tokens', 'out', 'resume', 'force', 'allow-dirty', 'seed', 'backend', 'batch', 'lr', 'context', 'world-queries', 'world-tool-qa',
   'checkpoint-every', 'session-steps'];
 
 /** what a pretraining run's folder holds (outDir.ts): a checkpoint for `sft --from` once card.json is written */
@@ -41,6 +42,8 @@ export const pretrainCommand: Command = {
   --out DIR               writes DIR/model.json, DIR/${WEIGHTS_FILE}, DIR/card.json (and DIR/resume/ while running)
   --resume                continue the run saved in DIR/resume (same options required); a finished DIR is left as is
   --force                 replace what DIR holds; without --resume or --force a DIR holding a run is refused
+  --allow-dirty           write into the repository from code that differs from HEAD (the card lists the differing
+                          files and their SHA-256; without it such a run is refused before it starts: commit first)
   --seed K                world stream, data order and init (default 1); world k is ${PRETRAIN_SIZES.join('/')} (alternating)
                           with seed 1e6·(K+1)+k, never the tiny evaluation world
   --batch B               sequences per step (default 8, as sft)
@@ -54,7 +57,7 @@ export const pretrainCommand: Command = {
   --backend wasm|cpu|webgpu  tfjs backend (default wasm; webgpu: Dawn, docs/performance.md)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force']);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'allow-dirty']);
     // every flag is checked before anything is written
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
@@ -74,9 +77,11 @@ export const pretrainCommand: Command = {
     const command = shellCommand('npm run cli -- pretrain', stripSessionFlags(args));
     const fingerprint = JSON.stringify({ presetName, config, budget, peakLr, ...data, backend });
     // another run in the folder is refused, not overwritten; --resume on a finished one trains nothing
+    const made = provenance(join(out, 'card.json'), { allowDirty: flags.has('allow-dirty') }); // refused before anything is written
     const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: PRETRAIN_RUN_KIND });
     if (begin.action === 'finished') return 0;
-    let commit = gitCommit();
+    let commit = made.commit;
+    let dirtyFiles = made.dirtyFiles;
 
     await useNodeBackend(backend, wasmThreads());
     const t0 = performance.now();
@@ -95,6 +100,7 @@ export const pretrainCommand: Command = {
     const resumed = begin.action === 'resume' ? resumeTraining(out, fingerprint, commit) : null;
     if (resumed) {
       ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
+      dirtyFiles = resumed.extra.dirtyFiles as typeof dirtyFiles;
       cursor = resumed.extra.cursor as typeof cursor;
       tokens = Number(resumed.extra.tokens);
       if (cursor.group !== 0) group = pretrainGroup(data, cursor.group);
@@ -132,7 +138,7 @@ export const pretrainCommand: Command = {
         await letSignalsIn();
         const stop = trainer.step - startStep >= sessionSteps;
         if (trainer.step % every === 0 || stop || stops.signal) {
-          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit }, { tokens, cursor, plannedSteps });
+          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles }, { tokens, cursor, plannedSteps });
         }
         if (stops.signal) {
           bar.done();
@@ -160,7 +166,7 @@ export const pretrainCommand: Command = {
         worlds: { count: worlds, sizes: [...PRETRAIN_SIZES], firstSeed: pretrainWorld(seed, 0).seed, lastSeed: pretrainWorld(seed, worlds - 1).seed,
           queriesPerWorld: data.worldQueries, toolQaPerWorld: data.worldToolQa },
         schedule: { steps: trainer.step, plannedSteps, batchSize: data.batchSize, peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        ...await cardProvenance({ seed, backend, command, commit, finalLoss: lastLoss, trainSeconds }, buffer),
+        ...await cardProvenance({ seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds }, buffer),
       };
       writeCard(out, card);
       removeResumeState(out);

@@ -1,6 +1,6 @@
 // `npm run repro -- sft <preset>`: reruns a shipped checkpoint's SFT exactly as its card's `command`
 // says, into a fresh folder, and compares the new card with the shipped one (weights SHA-256, final
-// loss, both evaluations, the verdict check). The long checks live here, not in `npm test` (issue 9):
+// loss, both evaluations, the verdict check). The long checks live here, not in `npm test`:
 // a shipped SFT run takes the better part of an hour of one core.
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

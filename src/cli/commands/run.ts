@@ -8,7 +8,7 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT } from '../interrupt.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'resume-if-saved', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache'];
+const KNOWN = ['config', 'out', 'resume', 'resume-if-saved', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache', 'allow-dirty'];
 
 export const runCommand: Command = {
   name: 'run',
@@ -32,10 +32,12 @@ export const runCommand: Command = {
   --backend B       wasm (default), cpu (slower; bit-reproducible) or webgpu (Dawn's WebGPU: a GPU, else SwiftShader)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
   --quiet           no progress bar
-  --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)`,
+  --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)
+  --allow-dirty     write a run into the repository from code that differs from HEAD: its summary lists the
+                    differing files and their SHA-256 (without it such a run is refused before it starts: commit first)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'resume-if-saved', 'force', 'no-policy', 'quiet']);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'resume-if-saved', 'force', 'no-policy', 'quiet', 'allow-dirty']);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
     const prefix = 'npm run cli -- run';
@@ -47,7 +49,7 @@ export const runCommand: Command = {
     try {
       s = await runRl({ lab, out, resume: flags.has('resume') ? true : flags.has('resume-if-saved') ? 'if-saved' : false, force: flags.has('force'),
         checkpoint: flagOptionalText(flags, 'checkpoint'), backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'),
-        quiet: flags.has('quiet'), startCache: flagOptionalText(flags, 'start-cache'), stops });
+        quiet: flags.has('quiet'), startCache: flagOptionalText(flags, 'start-cache'), allowDirty: flags.has('allow-dirty'), stops });
       await new Promise((r) => setImmediate(r)); // a signal that came while the summary was written is heard, then said below
     } catch (e) {
       if (e instanceof Interrupted) {

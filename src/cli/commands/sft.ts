@@ -1,5 +1,5 @@
 // `npm run cli -- sft`: the SFT recipe (rl/sftPipeline.ts) as a command that writes a shipped
-// checkpoint (issue 9): model.json + weights.bin in tfjs's layout and card.json saying how it was made
+// checkpoint: model.json + weights.bin in tfjs's layout and card.json saying how it was made
 // and how it scores. Saves its full training state every --checkpoint-every steps; `--resume`
 // continues from there exactly (same batches, same AdamW moments, same RNG).
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { gitCommit, readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import { readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
@@ -20,8 +20,9 @@ import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
 import { countParameters } from '../../model/config.ts';
 import { shellCommand } from '../shellQuote.ts';
+import { provenance } from '../../node/provenance.ts';
 
-const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'force', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
+const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'force', 'allow-dirty', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
   'context', 'checkpoint-every', 'backend', 'from'];
 
 /** what an SFT run's folder holds (outDir.ts): a checkpoint once card.json is written; repro puts its pretrain stage beside it */
@@ -39,6 +40,8 @@ export const sftCommand: Command = {
   --out DIR               writes DIR/model.json, DIR/${WEIGHTS_FILE}, DIR/card.json (and DIR/resume/ while running)
   --resume                continue the run saved in DIR/resume (same options required); a finished DIR is left as is
   --force                 replace what DIR holds; without --resume or --force a DIR holding a run is refused
+  --allow-dirty           write into the repository from code that differs from HEAD (the card lists the differing
+                          files and their SHA-256; without it such a run is refused before it starts: commit first)
   --batch B               sequences per step (default 8)
   --lr X                  peak learning rate (default 3e-3; cosine to X/10)
   --train-queries N       training queries the teacher solves (default 1000)
@@ -52,7 +55,7 @@ export const sftCommand: Command = {
                           its preset and context must match; the card records both stages`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force']);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'allow-dirty']);
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
     const o: SftPipelineOptions = {
@@ -78,7 +81,10 @@ export const sftCommand: Command = {
     const command = shellCommand('npm run cli -- sft', args.filter((a) => a !== '--resume' && a !== '--force'));
     // a resumed run must be the same run: everything that shapes the batches and the model
     const fingerprint = JSON.stringify({ ...o, backend, ...(from ? { from: from.card.weights.sha256 } : {}) });
-    let commit = gitCommit(); // the code that trains (a resumed run keeps the commit it started at)
+    // the code that trains (a resumed run keeps the commit it started at); refused before anything is written
+    const made = provenance(join(out, 'card.json'), { allowDirty: flags.has('allow-dirty') });
+    let commit = made.commit;
+    let dirtyFiles = made.dirtyFiles;
     // the folder is checked before anything is written: another run there is refused, not overwritten
     const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: SFT_RUN_KIND });
     if (begin.action === 'finished') return 0;
@@ -93,6 +99,7 @@ export const sftCommand: Command = {
     const resumed = begin.action === 'resume' ? resumeTraining(out, fingerprint, commit) : null;
     if (resumed) {
       ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
+      dirtyFiles = resumed.extra.dirtyFiles as typeof dirtyFiles;
       trainer.dispose();
       policy.dispose();
       trainer = SftTrainer.restore(resumed.ckpt, data.examples, trainer.config);
@@ -118,7 +125,7 @@ export const sftCommand: Command = {
         bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
         await letSignalsIn();
         if ((trainer.step % every === 0 || stops.signal) && trainer.step < o.steps) {
-          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit });
+          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles });
         }
         if (stops.signal && trainer.step < o.steps) {
           bar.done();
@@ -147,7 +154,7 @@ export const sftCommand: Command = {
         data: { trainQueries: o.trainQueries, validationQueries: o.validationQueries, testQueries: o.testQueries ?? 0, toolQa: o.toolQa,
           mix: [4, 3, 3], examples: data.examples.length, travelExamples: data.travel },
         sft: { steps: o.steps, batchSize: trainer.config.batchSize, peakLr: trainer.config.peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        ...await cardProvenance({ seed: o.seed, backend, command, commit, finalLoss: lastLoss, trainSeconds }, buffer),
+        ...await cardProvenance({ seed: o.seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds }, buffer),
         evaluation: { split: 'validation', free: evaluationFigures(free), constrained: evaluationFigures(constrained), evalSeconds },
         verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
         ...(from && fromDir !== undefined ? { pretrain: {

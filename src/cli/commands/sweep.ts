@@ -9,13 +9,15 @@ import { catchStopSignals, Interrupted, STOP_EXIT, type StopRequests } from '../
 import { runDirName } from '../runDir.ts';
 import { availableParallelism } from 'node:os';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../../node/nodeBackend.ts';
 import { readSummary, runRl, summaryIsOf, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
-import { gitCommit, readCard } from '../../node/checkpointDir.ts';
+import { readCard } from '../../node/checkpointDir.ts';
+import { provenance, type Provenance } from '../../node/provenance.ts';
 import { makeOutDir, moveAside } from '../outDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../findings/findings.ts';
@@ -27,7 +29,6 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { findingTable, tableMarkdown, type FindingTable, type TableWorld } from '../../findings/findingTable.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { gridCsv } from '../gridCsv.ts';
-import { writeAtomic } from '../../node/atomicWrite.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
 export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
@@ -44,14 +45,14 @@ export const STANDARD_SEEDS = [1, 2, 3];
 /** runs at once on webgpu by default: one GPU, shared by processes, is unmeasured (the GPU check measures one) */
 const WEBGPU_JOBS = 1;
 
-const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads', 'status'];
+const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads', 'status', 'allow-dirty'];
 
 export { runDirName };
 
 export const sweepCommand: Command = {
   name: 'sweep',
   summary: "run a finding's grid (T1…T7) and print its table beside the paper's",
-  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu|webgpu]
+  help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu|webgpu] [--allow-dirty]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
   --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
@@ -74,10 +75,12 @@ export const sweepCommand: Command = {
   --status      run nothing: with --standard and a plan in DIR, each finding's planned runs, how many have
                 finished or saved a mid-run state, and the plan's core-hours left
   --threads N   wasm threads of each run (default: the cores over --jobs on a machine of 4+ cores, else 1; or $${THREADS_ENV})
-  --backend B   wasm (default), cpu or webgpu`,
+  --backend B   wasm (default), cpu or webgpu
+  --allow-dirty write tables and runs into the repository from code that differs from HEAD: each lists the
+                differing files and their SHA-256 (without it such a sweep is refused before it starts: commit first)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['quick', 'standard', 'tables-only', 'status']);
+    rejectUnknownFlags(flags, positional, KNOWN, ['quick', 'standard', 'tables-only', 'status', 'allow-dirty']);
     const id = flagText(flags, 'preset');
     const findings = id.toLowerCase() === 'all' ? FINDINGS : [findingById(id)];
     const out = resolve(flagText(flags, 'out'));
@@ -102,67 +105,76 @@ export const sweepCommand: Command = {
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
     for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
     const command = shellCommand('npm run cli -- sweep', args); // pasted from a table into a shell: quoted
-    // the same command continues a stopped sweep: finished runs are reused, saved ones resumed
+    const allowDirty = flags.has('allow-dirty');
+    // the tables and runs it writes name the code that made them: refused here, before any run, where that cannot be checked out
+    const made = flags.has('status') ? { commit: '' } : provenance(join(out, 'table.json'), { allowDirty });
+    if (flags.has('status')) {
+      if (!plan) throw new Error(`--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`);
+      const state = (lab: LabConfig) => {
+        const dir = join(runs, runDirName(lab));
+        return finishedRun(dir, lab) ? 'finished' : existsSync(join(dir, 'resume', 'state.json')) ? 'saved' : 'none';
+      };
+      console.log(planStatusMarkdown(planProgress(plan, common, state), findings));
+      return 0;
+    }
+    // both folders checked (and made) before any run: an --out that is a file is named, not met by the third run's raw ENOTDIR
+    makeOutDir(out);
+    if (!flags.has('tables-only')) makeOutDir(runs, `--runs ${runs}`);
+    // a stop reaches the run in progress; the same command continues the sweep (finished runs reused, saved ones resumed)
     const stops = catchStopSignals(command, 'each run at its next rollout turn or micro-batch');
-    try {
-      return await sweep(stops);
-    } catch (e) {
+    const stopped = (e: unknown): number => {
       if (!(e instanceof Interrupted)) throw e;
       console.error(`interrupted (${e.signal}); each run in progress saved its last completed step, finished runs are kept; continue with the same command:\n  ${command}`);
       return STOP_EXIT[e.signal];
+    };
+
+    // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
+    // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
+    const configs = standard ? standardRuns(findings, plan, seeds, common) : new Map<string, LabConfig>();
+    if (!standard) for (const f of findings) for (const cell of f.cells) {
+      const lab = cellConfig(f, cell, common);
+      if (lab) configs.set(runDirName(lab), lab);
+    }
+    for (const [name, lab] of configs) if (!scales.has(lab.scale)) configs.delete(name);
+    if (standard) {
+      // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
+      const summaries = new Map<string, RlSummary>();
+      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null })); };
+      try {
+        await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); }, allowDirty, stops);
+      } catch (e) {
+        return stopped(e);
+      } finally {
+        stops.release();
+      }
+      write();
+      for (const f of findings) writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
+      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null }))}`);
+      return 0;
+    }
+    let summaries: Map<string, RlSummary>;
+    try {
+      summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, undefined, allowDirty, stops);
+    } catch (e) {
+      return stopped(e);
     } finally {
       stops.release();
     }
-    async function sweep(stops: StopRequests): Promise<number> {
-      if (flags.has('status')) {
-        if (!plan) throw new Error(`--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`);
-        const state = (lab: LabConfig) => {
-          const dir = join(runs, runDirName(lab));
-          return finishedRun(dir, lab) ? 'finished' : existsSync(join(dir, 'resume', 'state.json')) ? 'saved' : 'none';
-        };
-        console.log(planStatusMarkdown(planProgress(plan, common, state), findings));
-        return 0;
-      }
-
-      // both folders checked (and made) before any run: an --out that is a file is named, not met by the third run's raw ENOTDIR
-      makeOutDir(out);
-      if (!flags.has('tables-only')) makeOutDir(runs, `--runs ${runs}`);
-
-      // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
-      // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
-      const configs = standard ? standardRuns(findings, plan, seeds, common) : new Map<string, LabConfig>();
-      if (!standard) for (const f of findings) for (const cell of f.cells) {
-        const lab = cellConfig(f, cell, common);
-        if (lab) configs.set(runDirName(lab), lab);
-      }
-      for (const [name, lab] of configs) if (!scales.has(lab.scale)) configs.delete(name);
-      if (standard) {
-        // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
-        const summaries = new Map<string, RlSummary>();
-        const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null })); };
-        await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); }, stops);
-        write();
-        for (const f of findings) writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
-        for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, delta: plan?.choices.delta ?? null }))}`);
-        return 0;
-      }
-      const summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, undefined, stops);
-      for (const f of findings) {
-        const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
-        const lookup = (lab: LabConfig) => {
-          const s = summaries.get(runDirName(lab));
-          // runs before issue 23 recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
-          return s ? { start: s.start, final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries }, wallSeconds: s.wallSeconds, oodTasks: s.rl?.evalToolQa, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
-        };
-        // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
-        const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
-        const table = findingTable(f, lookup, { command, commit: gitCommit(), date: new Date().toISOString(), backend, common, world: tableWorld(f, common), sweepSeconds });
-        writeTable(join(out, f.id), table);
-        writeGridCsv(join(out, f.id), new Map([...configs].filter(([name]) => mine.has(name))), summaries, runs);
-        console.log(`\n${tableMarkdown(table)}`);
-      }
-      return 0;
+    for (const f of findings) {
+      const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
+      const lookup = (lab: LabConfig) => {
+        const s = summaries.get(runDirName(lab));
+        // older runs recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
+        return s ? { start: s.start, final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries }, wallSeconds: s.wallSeconds, oodTasks: s.rl?.evalToolQa, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
+      };
+      // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
+      const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
+      const table = findingTable(f, lookup, { command, ...made, date: new Date().toISOString(), backend, common, world: tableWorld(f, common), sweepSeconds });
+      writeTable(join(out, f.id), table);
+      writeGridCsv(join(out, f.id), new Map([...configs].filter(([name]) => mine.has(name))), summaries, runs);
+      console.log(`\n${tableMarkdown(table)}`);
     }
+    return 0;
   },
 };
 
@@ -191,14 +203,14 @@ function parseSeeds(text: string): number[] {
 
 /** a finding's standard table from the finished runs (a missing run leaves its seed out of its cell) */
 function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: string, seeds: number[],
-  o: { command: string; backend: string; common: Partial<LabConfig>; delta: Partial<Record<CellMetric, number>> | null }): GainTable {
+  o: { command: string; backend: string; common: Partial<LabConfig>; made: Provenance; delta: Partial<Record<CellMetric, number>> | null }): GainTable {
   const lookup = (lab: LabConfig) => {
     // a run this sweep did not plan (another scale, another sweep running beside it) still counts once finished:
     // the table is of the runs folder, so two sweeps side by side never write tables without each other's runs
     const s = summaries.get(runDirName(lab)) ?? finishedRun(join(runs, runDirName(lab)), lab);
     return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
   };
-  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, commit: gitCommit(), date: new Date().toISOString(), backend: o.backend, common: o.common, world: tableWorld(f, o.common) }, o.delta);
+  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, ...o.made, date: new Date().toISOString(), backend: o.backend, common: o.common, world: tableWorld(f, o.common) }, o.delta);
 }
 
 /** --status: one row a chosen finding, and what the whole plan has left */
@@ -225,7 +237,7 @@ function explicitSettings(text: string | undefined): Partial<LabConfig> {
   return Object.fromEntries(Object.entries(lab).filter(([k, v]) => written.has(k) || JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
 }
 
-/** the world a finding's runs train in: their SFT starts' (an RL run trains in its start's world, issue 43);
+/** the world a finding's runs train in: their SFT starts' (an RL run trains in its start's world);
  *  null where the scales' starts disagree */
 function tableWorld(f: Finding, common: Partial<LabConfig>): TableWorld | null {
   const scales = new Set([...f.cells.map((c) => cellConfig(f, c, common)), ...nullControls(f, common).map((n) => n.config)]
@@ -249,7 +261,7 @@ function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
 
 /** runs `configs` not finished yet in `runsDir`, `jobs` at a time, each in its own process (0: none, the finished only) */
 export async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
-  onFinish: (name: string, s: RlSummary) => void = () => {}, stops?: StopRequests): Promise<Map<string, RlSummary>> {
+  onFinish: (name: string, s: RlSummary) => void = () => {}, allowDirty = false, stops?: StopRequests): Promise<Map<string, RlSummary>> {
   const out = new Map<string, RlSummary>();
   const todo: [string, LabConfig][] = [];
   for (const [name, lab] of configs) {
@@ -280,21 +292,21 @@ export async function runAll(configs: [string, LabConfig][], runsDir: string, ba
   let next = 0;
   let finished = 0;
   const children = new Set<ChildProcess>();
+  const stopped = new WeakSet<ChildProcess>();
   // a stop reaches the runs in their own processes once (each saves its last completed step); none starts after it
   const forward = stops ? setInterval(() => {
     if (stops.signal) for (const c of children) if (!stopped.has(c)) { stopped.add(c); c.kill(stops.signal); }
   }, 100) : null;
-  const stopped = new WeakSet<ChildProcess>();
   const one = async (name: string, lab: LabConfig, i: number): Promise<void> => {
     const dir = join(runsDir, name);
     const label = `[${i + 1}/${todo.length}]`;
     if (jobs === 1) {
       console.error(`${label} ${name}`);
-      out.set(name, await runRl({ lab, out: dir, resume: 'if-saved', backend, label: `${label} `, keepPolicy: false, startCache, stops }));
+      out.set(name, await runRl({ lab, out: dir, resume: 'if-saved', backend, label: `${label} `, keepPolicy: false, startCache, allowDirty, stops }));
       onFinish(name, out.get(name)!);
     } else {
       console.error(`${label} ${name}: started`);
-      out.set(name, await runInChild(lab, dir, backend, startCache, children));
+      out.set(name, await runInChild(lab, dir, backend, startCache, allowDirty, children));
       onFinish(name, out.get(name)!);
       finished++;
       console.error(`\n${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
@@ -331,11 +343,11 @@ function trainSteps(dir: string): number {
  * It has a process group of its own, so a Ctrl-C reaches it once, from the sweep (runAll forwards it), and an IPC
  * channel whose end (the sweep gone, even by kill -9) stops it as SIGTERM would: no run outlives its sweep.
  */
-function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCache: string, children: Set<ChildProcess>): Promise<RlSummary> {
+function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCache: string, allowDirty: boolean, children: Set<ChildProcess>): Promise<RlSummary> {
   mkdirSync(dir, { recursive: true });
   const log = openSync(join(dir, 'run.log'), 'a');
   const args = [...process.execArgv, process.argv[1], 'run', '--config', JSON.stringify(lab), '--out', dir, '--resume-if-saved',
-    '--no-policy', '--quiet', '--start-cache', startCache, '--backend', backend];
+    '--no-policy', '--quiet', '--start-cache', startCache, '--backend', backend, ...(allowDirty ? ['--allow-dirty'] : [])];
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', log, log, 'ipc'], detached: true });
     children.add(child);

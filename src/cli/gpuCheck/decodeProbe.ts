@@ -1,4 +1,4 @@
-// Where a decode step's time goes on webgpu (issue 38): a decode step of the rollouts (Policy.step of R
+// Where a decode step's time goes on webgpu: a decode step of the rollouts (Policy.step of R
 // rows, then sampleTokens) at a fixed cache length, timed and counted: dispatches (Dawn's
 // dispatchWorkgroups), readbacks (mapAsync), submits, each tfjs program by its shader key, the host's
 // share (the synchronous JS of step + sample, before the readback is awaited), and two host costs that

@@ -133,6 +133,8 @@ export interface GpuCheckFigures {
   command: string;
   /** the commit the pack was built from (git may be absent on the GPU machine) */
   commit: string;
+  /** files that differed from `commit` when its pack was built (only with --allow-dirty) */
+  dirtyFiles?: { path: string; sha256: string | null }[];
   machine: { nproc: number; cpu: string; memoryGiB: number; node: string; platform: string };
   adapter: WebgpuAdapterInfo | null;
   wasmThreads: number | null;

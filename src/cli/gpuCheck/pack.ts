@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gitCommit } from '../../node/checkpointDir.ts';
+import { provenance, type DirtyFile } from '../../node/provenance.ts';
 import { CHROMIUM_VULKAN_LOADER } from '../../node/nodeWebgpu.ts';
 
 const require = createRequire(import.meta.url);
@@ -32,6 +32,8 @@ export interface PackFile { path: string; bytes: number; sha256: string }
 export interface PackManifest {
   format: 'star-lab-gpu-pack/1';
   commit: string;
+  /** files that differed from `commit` when the pack was built (only with --allow-dirty) */
+  dirtyFiles?: DirtyFile[];
   builtAt: string;
   node: string;
   /** the newest symbol versions the binaries need (objdump -T), for the target's glibc */
@@ -88,7 +90,9 @@ function systemLibrary(name: string): string {
   return realpathSync(path);
 }
 
-export async function writePack(dir: string): Promise<PackManifest> {
+export async function writePack(dir: string, allowDirty = false): Promise<PackManifest> {
+  // the pack's figures are committed (results/gpu) with the commit it was built from: refused before building where that cannot be checked out
+  const made = provenance(join(dir, 'manifest.json'), { allowDirty, committed: true });
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('--pack builds a linux-x64 pack: run it on linux-x64');
   for (const tool of ['xz', 'strip', 'tar', 'ldconfig']) if (!has(tool)) throw new Error(`--pack needs ${tool} (apt-get install xz-utils binutils tar)`);
   const dawn = join(dirname(require.resolve('webgpu')), 'dist', 'linux-x64', 'dawn.node');
@@ -116,7 +120,7 @@ export async function writePack(dir: string): Promise<PackManifest> {
     writeFileSync(join(dir, 'wasm-out', 'package.json'), '{ "type": "commonjs" }\n');
     copyFileSync(join(HERE, 'run.sh'), join(dir, 'run.sh'));
     const manifest: PackManifest = {
-      format: 'star-lab-gpu-pack/1', commit: gitCommit(), builtAt: new Date().toISOString(), node: process.version,
+      format: 'star-lab-gpu-pack/1', ...made, builtAt: new Date().toISOString(), node: process.version,
       needs: mergeNeeds([needs(process.execPath), needs(dawn)]), files: [], totalBytes: 0,
     };
     writeFileSync(join(dir, 'README.md'), packReadme(manifest));

@@ -1,4 +1,4 @@
-// The seed probe of the GPU check (issue 38 part 3, "several seeds in one program"): on each backend, at
+// The seed probe of the GPU check ("several seeds in one program"): on each backend, at
 // S = 1, 4, 16 seeds stacked in one program (model/seedStack.ts, rl/seedStackOptimizer.ts), and for one
 // Policy (the lab's single-seed path, every fused kernel on) as the baseline:
 //   - a decode step of R rows a seed (S·R rows: step + sampling, the readback awaited) at a fixed cache

@@ -13,7 +13,7 @@ the same numbers; the lab's parity test (test/cli/exportJob.test.ts) compares th
 plans. By default it scores in the lab's mode (what the lab's RL trainer pays); `faithful=True`
 reproduces the official TravelPlanner evaluation's quirks instead (see evaluate.ts, QUIRKS).
 
-Rewards (DESIGN §3.4): sum = mean of commonsense micro and hard micro; macro = mean of commonsense
+Rewards: sum = mean of commonsense micro and hard micro; macro = mean of commonsense
 macro and hard macro; success = 1 if everything passes; curriculum = sum, then macro, then success
 at fractions of training. An undelivered or unparsable plan scores 0 under every reward.
 

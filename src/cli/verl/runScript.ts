@@ -14,7 +14,7 @@ export function runSh(p: JobPlan): string {
   const { rl, lab, lengths } = p;
   const dapo = lab.algorithm === 'dapo';
   const overrides: [string, string][] = [
-    ['# algorithm (DESIGN §4; veRL core_algos: GRPO advantages, PPO clip, dual-clip, k3 KL)', ''],
+    ['# algorithm (veRL core_algos: GRPO advantages, PPO clip, dual-clip, k3 KL)', ''],
     ['algorithm.adv_estimator', 'grpo'],
     ['algorithm.norm_adv_by_std_in_grpo', 'True'],
     ['algorithm.use_kl_in_reward', 'False'],
@@ -65,7 +65,7 @@ export function runSh(p: JobPlan): string {
     ['actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu', String(2 * (lengths.maxPrompt + lengths.maxResponse))],
     ['actor_rollout_ref.ref.log_prob_use_dynamic_bsz', 'True'],
     ['actor_rollout_ref.ref.log_prob_max_token_len_per_gpu', String(2 * (lengths.maxPrompt + lengths.maxResponse))],
-    ['# reward (reward.py: the lab\'s evaluator and rewards, DESIGN §3.4)', ''],
+    ['# reward (reward.py: the lab\'s evaluator and rewards)', ''],
     ['custom_reward_function.path', hydraPath('$JOB_DIR/reward.py')],
     ['custom_reward_function.name', 'compute_score'],
     ['+custom_reward_function.reward_kwargs.reward', rl.reward],

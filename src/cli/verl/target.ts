@@ -5,7 +5,7 @@ import type { LabConfig } from '../../lab/config.ts';
 export const VERL_VERSION = '0.7.0';
 export const DATA_SOURCE = 'star-lab/travelplanner';
 
-/** Qwen2.5-Instruct at the paper's three scales (DESIGN §1: s/m/l mirror 1.5B/3B/7B). */
+/** Qwen2.5-Instruct at the paper's three scales (s/m/l mirror 1.5B/3B/7B). */
 export const MODEL_OF_SCALE: Record<LabConfig['scale'], string> = {
   s: 'Qwen/Qwen2.5-1.5B-Instruct',
   m: 'Qwen/Qwen2.5-3B-Instruct',

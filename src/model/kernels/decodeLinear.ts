@@ -1,6 +1,6 @@
 // The decode step's linear layers in one WebGPU dispatch each (model/fusedDecode.ts). A decode step's
 // matrices are small ([R ≤ 128 rows, C ≤ 256] · [C, ≤ 4C]): what costs is the host's work per dispatch
-// (issue 38: ~150 µs a dispatch on the H200 through Dawn in Node, whatever the dispatch does), not the
+// (~150 µs a dispatch on the H200 through Dawn in Node, whatever the dispatch does), not the
 // arithmetic. So one kernel does what the plain path spreads over up to five: an optional LayerNorm of
 // the input rows, the product with W, the bias, an optional GELU and an optional residual:
 //   y = [x + ] act( LN?(h)·W + b )     h [N, K], W [K, M] (or [M, K] transposed: the tied head), b [M]

@@ -1,4 +1,4 @@
-// sampleTokens (model/sampling.ts) in one WebGPU dispatch instead of ~30 (issue 38): tfjs's cumsum alone
+// sampleTokens (model/sampling.ts) in one WebGPU dispatch instead of ~30: tfjs's cumsum alone
 // is log2(V) = 10 dispatches at V = 601, and the log-softmax, the draw, the picked log-prob and the
 // entropy ~20 more. One workgroup per row computes, with the plain path's formulas in its order,
 //   z = (logits + ban) / T,  logp = (z − max z) − log Σ exp(z − max z),  p = exp(logp)

@@ -4,14 +4,14 @@
 // text and checked here, so a half-written or hand-edited table shows its reason on its finding's page
 // instead of breaking the build or the page.
 import * as v from 'valibot';
-import type { FindingTable } from '../../findings/findingTable.ts';
+import { FINDING_TABLE_FORMAT, type FindingTable } from '../../findings/findingTable.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
 import { INTERACTION_TEST_FORMAT, type InteractionTestRecord } from '../../findings/interactionTestRecord.ts';
 
 const pct = v.pipe(v.number(), v.finite());
 
 const QuickSchema = v.object({
-  format: v.literal('star-lab-finding-table/1'),
+  format: v.literal(FINDING_TABLE_FORMAT),
   id: v.string(),
   title: v.string(),
   claim: v.string(),
@@ -25,7 +25,7 @@ const QuickSchema = v.object({
     best: v.boolean(),
     run: v.nullable(v.object({ where: v.string(), successStart: v.number(), successFinal: v.number(), oodStart: v.number(), oodFinal: v.number(), wallSeconds: v.number() })),
   })),
-  direction: v.object({ agrees: v.nullable(v.boolean()), sentence: v.string() }),
+  description: v.string(),
   command: v.string(),
   commit: v.string(),
   date: v.string(),
@@ -33,6 +33,7 @@ const QuickSchema = v.object({
   common: v.record(v.string(), v.unknown()),
   world: v.optional(v.nullable(v.object({ size: v.string(), seed: v.number() }))),
   sweepSeconds: v.number(),
+  redescribed: v.optional(v.object({ command: v.string(), commit: v.string(), date: v.string() })),
 });
 
 const GainCellSchema = v.object({
@@ -56,6 +57,10 @@ const GainCellSchema = v.object({
 const call = <T extends string>(xs: readonly T[]) => v.picklist(xs);
 
 const interval = v.object({ lo: v.number(), hi: v.number() });
+/** an interval at the level its call is made at (tables made before it have only ci95) */
+const levelInterval = v.optional(v.nullable(v.object({ lo: v.number(), hi: v.number(), level: v.number(), holm: v.boolean() })));
+/** the equivalence test at the plan's δ (tables made before it have none) */
+const equivalence = v.optional(v.nullable(v.object({ delta: v.number(), p: v.number(), pAdjusted: v.number(), shown: v.boolean() })));
 const GainPairSchema = v.object({
   higher: v.string(),
   lower: v.string(),
@@ -68,6 +73,8 @@ const GainPairSchema = v.object({
   pAdjusted: v.nullable(v.number()),
   seeds: v.tuple([v.number(), v.number()]),
   improvement: v.nullable(v.object({ estimate: v.number(), lo: v.number(), hi: v.number() })),
+  interval: levelInterval,
+  equivalence,
   rulesOut: v.optional(v.nullable(v.number())),
 });
 
@@ -81,6 +88,8 @@ const GainInteractionSchema = v.object({
   df: v.nullable(v.number()),
   p: v.nullable(v.number()),
   pAdjusted: v.nullable(v.number()),
+  interval: levelInterval,
+  equivalence,
   paper: v.nullable(v.number()),
   why: v.string(),
 });
@@ -133,7 +142,7 @@ function readTables<T>(texts: Record<string, string>, schema: v.GenericSchema): 
   return out;
 }
 
-/** the quick tables (format star-lab-finding-table/1) */
+/** the quick tables (format star-lab-finding-table/2: described, never called) */
 export function readReferenceTables(texts: Record<string, string>): Map<string, ReferenceTable> {
   return readTables<FindingTable>(texts, QuickSchema);
 }
@@ -159,6 +168,7 @@ const InteractionTestSchema = v.object({
     paper: v.nullable(v.number()),
     difference: v.nullable(v.number()),
     ci95: v.nullable(interval),
+    interval: levelInterval,
     df: v.nullable(v.number()),
     p: v.nullable(v.number()),
     call: call(['supports', 'contradicts', 'not resolved', 'interim']),

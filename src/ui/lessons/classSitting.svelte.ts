@@ -1,4 +1,4 @@
-// A class sitting on this machine (issue 39, part 4): the laptop at the projector trains k fresh seeds an arm
+// A class sitting on this machine: the laptop at the projector trains k fresh seeds an arm
 // of a lesson for a class — runsAtOnce(cores) at a time, each on a training worker of its own (the worker the
 // lesson's second arm uses), one after another on a machine below 4 cores — and the class view adds each
 // finished run as if its result link had been pasted. What to run and what each planned run has become is

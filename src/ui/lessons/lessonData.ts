@@ -1,12 +1,13 @@
 // What the Lessons view bundles at build time: the reference derived from the committed findings runs
 // (results/lessons/reference.json, `npm run cli -- lessons`), the lessons' measured times
 // (results/lessons/timings.json, scripts/measure-lessons.mjs) and the findings' standard tables, whose
-// pairs carry the difference test a lesson quotes. Each is checked here, so a missing or hand-broken file
+// cells give a lesson its pair's committed answer. Each is checked here, so a missing or hand-broken file
 // shows its reason on the lesson instead of breaking the page.
 import * as v from 'valibot';
 import { LESSON_REFERENCE_FORMAT, type LessonReference } from '../../lessons/lessonReference.ts';
 import type { FindingPair } from '../../lessons/lessons.ts';
 import type { PairTest } from '../../lessons/lessonTakeaway.ts';
+import { committedComparison, type ComparisonTable } from '../../findings/committedComparison.ts';
 
 const num = v.pipe(v.number(), v.finite());
 const cell = v.nullable(num);
@@ -68,26 +69,21 @@ export function readReference(texts: Record<string, string>): Read<LessonReferen
     ?? { error: 'results/lessons/reference.json is not committed: `npm run cli -- lessons` writes it' };
 }
 
-/** The test of a pair from the findings' standard tables' texts: its call, and the Welch figures where the table has them. */
+/**
+ * A pair's committed answer from the findings' standard tables' texts: the one comparison
+ * (findings/committedComparison.ts) recomputed from the table's cells — the same function and the same cells the
+ * table's own record and the Findings view come from. Null where the table, the pair or its cells are missing or
+ * broken (the Findings view says why; the lesson then computes its own test and says so).
+ */
 export function readPairTest(texts: Record<string, string>, pair: FindingPair): PairTest | null {
   const text = texts[`/results/findings/${pair.finding}/table.json`];
   if (text === undefined) return null;
   try {
-    const table = JSON.parse(text) as { compares?: { pairs?: unknown } };
-    const pairs = Array.isArray(table.compares?.pairs) ? (table.compares.pairs as Record<string, unknown>[]) : [];
-    const found = pairs.find((p) => p.higher === pair.higher && p.lower === pair.lower);
-    if (!found || typeof found.call !== 'string') return null;
-    const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-    const ci = found.ci95 as { lo?: unknown; hi?: unknown } | null | undefined;
-    const lo = n(ci?.lo);
-    const hi = n(ci?.hi);
-    return {
-      ...pair, call: found.call,
-      difference: n(found.difference), p: n(found.p), pAdjusted: n(found.pAdjusted), rulesOut: n(found.rulesOut),
-      ...(lo !== undefined && hi !== undefined ? { ci95: { lo, hi } } : {}),
-    };
+    const table = JSON.parse(text) as ComparisonTable;
+    const answer = committedComparison(table, pair.higher, pair.lower);
+    return answer && (answer.difference === null || Number.isFinite(answer.difference)) ? answer : null;
   } catch {
-    return null; // an unreadable table: the Findings view says why; the lesson computes the call itself
+    return null; // an unreadable table, or one without the cells its pairs name
   }
 }
 
