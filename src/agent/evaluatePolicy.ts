@@ -53,6 +53,8 @@ export interface EvaluateOptions {
   samples?: number;
   /** sampling temperature of the sampled mode (default 1; the RL config's training temperature) */
   temperature?: number;
+  /** RolloutOptions.pause, counted over the whole evaluation's rollouts */
+  pause?: (finished: number, rollouts: number) => Promise<void> | void;
 }
 
 export async function evaluatePolicy(policy: Policy, world: World, queries: readonly Query[], toolQaTasks: readonly ToolQaTask[],
@@ -67,7 +69,8 @@ export async function evaluatePolicy(policy: Policy, world: World, queries: read
   const episodes: Episode[] = [];
   for (let i = 0; i < tasks.length; i += batch) {
     episodes.push(...await rollout(policy, tasks.slice(i, i + batch), { world, greedy: samples === 0, temperature: opts.temperature,
-      maxTurns: opts.maxTurns, maxTokens: opts.maxTokens, failureRate: opts.failureRate ?? 0, constrainPlan: opts.constrainPlan, rng }));
+      maxTurns: opts.maxTurns, maxTokens: opts.maxTokens, failureRate: opts.failureRate ?? 0, constrainPlan: opts.constrainPlan, rng,
+      ...(opts.pause ? { pause: (done: number) => opts.pause!(i + done, tasks.length) } : {}) }));
   }
   const travel = episodes.filter((e) => e.task.kind === 'travel');
   const qa = episodes.filter((e) => e.task.kind === 'toolqa');

@@ -80,6 +80,9 @@ export interface RolloutOptions {
   /** move the live rows into a smaller cache as rows finish (default true; the samples are the same
    *  either way: the option exists so a test can check that) */
   compact?: boolean;
+  /** awaited before each decode step with the rows finished so far and all rows: where a caller reports
+   *  progress, lets its event loop run (a signal handler) and may throw to stop the rollout (nothing is kept) */
+  pause?: (finished: number, rows: number) => Promise<void> | void;
 }
 
 const ID = {
@@ -173,6 +176,7 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
   try {
     start(tasks.map((_, b) => b), false);
     while (active.some(Boolean)) {
+      if (opts.pause) await opts.pause(eps.filter((e, b) => e && !active[b]).length, B);
       const logits = policy.step(cache, rowOf.map((b) => last[b]), rowOf.map((b) => active[b]));
       const bans = opts.constrainPlan ? rowOf.map((b) => { const e = eps[b]; return e && active[b] && planStart[b] >= 0 && e.task.kind === 'travel'
         ? unresolvableNext(e.tokens.slice(planStart[b]), { query: e.task.query, steps: e.steps }) : []; }) : undefined;

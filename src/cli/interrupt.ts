@@ -1,19 +1,81 @@
-// Ctrl-C on a long command (run, sft, pretrain) says how to continue: the exact command with
-// --resume, shell-quoted so it pastes, then exits 130 as an interrupted process does. What was saved (a run's
-// state every few steps and at each evaluation) is what --resume continues from.
+// Stopping a long command (run, sft, pretrain, sweep) with Ctrl-C or SIGTERM (a terminal, a batch system
+// before it kills: SLURM, a preemptible VM): the first signal asks the command to stop at its next pause
+// point (a rollout turn, a micro-batch, a training step), where it saves the last completed step, prints
+// the exact command with --resume (shell-quoted, so it pastes) and exits 130 (SIGINT) or 143 (SIGTERM). A
+// second signal exits at once, leaving the last complete save. Node runs a signal handler only between
+// tasks of its event loop, so the training loops yield to it at those pause points.
 import { shellCommand } from './shellQuote.ts';
 
-/** the command that continues this one: its arguments without --force or --resume, then --resume */
-export function resumeCommand(prefix: string, args: readonly string[]): string {
-  return shellCommand(prefix, [...args.filter((a) => a !== '--force' && a !== '--resume'), '--resume']);
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** the exit status of a process stopped by the signal (128 + its number), as a shell reports it */
+export const STOP_EXIT: Record<StopSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/** thrown at a pause point once a stop was asked for; the command saves and exits with STOP_EXIT */
+export class Interrupted extends Error {
+  /** what the command kept, for its last message (set where it saved) */
+  saved = 'the last save is kept';
+
+  constructor(readonly signal: StopSignal) {
+    super(`stopped by ${signal}`);
+  }
 }
 
-/** until the returned function is called, Ctrl-C prints the resume command and exits 130 */
-export function hintResumeOnInterrupt(prefix: string, args: readonly string[]): () => void {
-  const onInterrupt = () => {
-    console.error(`\ninterrupted; continue from the last saved state with:\n  ${resumeCommand(prefix, args)}`);
-    process.exit(130);
+/** the command that continues this one: its arguments without --force, --resume or --resume-if-saved, then --resume */
+export function resumeCommand(prefix: string, args: readonly string[]): string {
+  return shellCommand(prefix, [...args.filter((a) => a !== '--force' && a !== '--resume' && a !== '--resume-if-saved'), '--resume']);
+}
+
+export interface StopRequests {
+  /** the first stop signal received (null: none yet) */
+  readonly signal: StopSignal | null;
+  /** throws Interrupted once a stop was asked for; call it at a pause point */
+  check(): void;
+  /** removes the handlers (the command is done) */
+  release(): void;
+}
+
+/**
+ * Until release(), SIGINT and SIGTERM ask the command to stop (said at once on stderr, with what happens
+ * next); a second one prints `continueWith` (the command that goes on from the last save) and exits at once.
+ */
+export function catchStopSignals(continueWith: string, where = 'at the next rollout turn or micro-batch'): StopRequests {
+  let signal: StopSignal | null = null;
+  const handler = (sig: StopSignal) => {
+    if (signal === null) {
+      signal = sig;
+      console.error(`\n${sig}: stopping ${where}, saving the last completed step (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again stops at once, keeping the last save)`);
+      return;
+    }
+    console.error(`\n${sig} again: stopped at once; continue from the last save with:\n  ${continueWith}`);
+    process.exit(STOP_EXIT[signal]);
   };
-  process.once('SIGINT', onInterrupt);
-  return () => { process.removeListener('SIGINT', onInterrupt); };
+  const onInt = () => handler('SIGINT');
+  const onTerm = () => handler('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    get signal() { return signal; },
+    check() { if (signal !== null) throw new Interrupted(signal); },
+    release() {
+      process.removeListener('SIGINT', onInt);
+      process.removeListener('SIGTERM', onTerm);
+    },
+  };
+}
+
+/** lets the event loop run (a pending signal's handler) when `everyMs` have passed since the last time */
+export function yielder(everyMs = 25): () => Promise<void> | void {
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    if (now - last < everyMs) return;
+    last = now;
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  };
+}
+
+/** what an interrupted command prints last: what was saved and the command that continues it */
+export function interruptedMessage(e: Interrupted, saved: string, continueWith: string): string {
+  return `interrupted (${e.signal}); ${saved}; continue with:\n  ${continueWith}`;
 }

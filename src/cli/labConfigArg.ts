@@ -22,8 +22,8 @@ export function parseLabConfig(text: string): LabConfig {
     parsed = parseHash(hash);
   }
   if (parsed.notices.length > 0) {
-    // the page's notices end with what the page does instead ("; using the default (40)"); the CLI runs nothing
-    const said = (m: string) => m.replace(/; using the defaults?( \([^)]*\))?$/, '');
+    // the page's notices end with what the page does instead ("; using the default (40)", "; ignored"); the CLI runs nothing
+    const said = (m: string) => m.replace(/; (using the defaults?( \([^)]*\))?|ignored)$/, '');
     throw new Error(`--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`);
   }
   return parsed.config;

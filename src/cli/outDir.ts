@@ -2,10 +2,12 @@
 // that writes. One folder holds one run: a command that trains (run, sft, pretrain, sweep's runs) refuses
 // a folder holding another run, or the same run with another setting, unless --resume (the same setting,
 // continued) or --force (replaced, and said so); export-job refuses any non-empty folder unless --force.
-// Replacing is atomic: the old folder is renamed aside in one step before anything new is written, so an
-// interruption leaves the old run or the new one, never a mix of both.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+// Nothing is deleted that the lab did not write: --force refuses a folder holding anything but a run (or an
+// export job), and a run it replaces is renamed aside to <out>.replaced-<time>/, kept, and named. Renaming is
+// one step, so an interruption leaves the old run or the new one, never a mix of both.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { writeAtomic } from '../node/atomicWrite.ts';
+import { dirname, join } from 'node:path';
 
 /** `dir` made (with its parents); a path that is a file, or under one, is named, not Node's raw EEXIST / ENOTDIR.
  *  `what` is the flag that named it, for the message (e.g. "--out results/x") */
@@ -34,42 +36,53 @@ export function makeOutFileParent(file: string, flag = '--out'): void {
   makeOutDir(dirname(file), `${flag} ${file}`);
 }
 
+/** the file every export job writes (its manifest): a folder holding it is an export job --force may replace */
+export const EXPORT_JOB_FILE = 'job.json';
+
 /**
- * export-job's rule: `dir` must be absent or empty, or --force given; a file is refused whatever the flags.
- * Returns whether it holds something (which replaceDir will swap out).
+ * export-job's rule: `dir` must be absent or empty, or --force given and `dir` an earlier export job (nothing
+ * else is replaced); a file is refused whatever the flags. Returns whether it holds something (which
+ * replaceDir will move aside).
  */
 export function checkOutDirFree(dir: string, force: boolean): boolean {
   if (!existsSync(dir)) return false;
   if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
-  const held = readdirSync(dir).length > 0;
-  if (held && !force) throw new Error(`--out ${dir} exists and is not empty; pass --force to replace it, or choose another folder (nothing was written)`);
-  return held;
-}
-
-/** moves `dir` out of the way in one rename (an interruption leaves it whole, aside) and deletes it; says so on stderr */
-export function moveAsideAndDelete(dir: string, why: string, who = '--force'): void {
-  const aside = join(dirname(dir), `.${basename(dir)}.replaced-${process.pid}`);
-  rmSync(aside, { recursive: true, force: true });
-  renameSync(dir, aside);
-  console.error(`${who}: replaced ${dir} (${why})`);
-  rmSync(aside, { recursive: true, force: true });
-}
-
-/** `staging` becomes `dir` (an existing `dir` is renamed aside first, then deleted): readers see the old folder or the new, whole */
-export function replaceDir(staging: string, dir: string): void {
-  const aside = join(dirname(dir), `.${basename(dir)}.replaced-${process.pid}`);
-  const had = existsSync(dir);
-  if (had) {
-    rmSync(aside, { recursive: true, force: true });
-    renameSync(dir, aside);
+  const held = readdirSync(dir);
+  if (held.length > 0 && !force) throw new Error(`--out ${dir} exists and is not empty; pass --force to replace it, or choose another folder (nothing was written)`);
+  if (held.length > 0 && !held.includes(EXPORT_JOB_FILE)) {
+    throw new Error(`--out ${dir} holds files that are not an export job (${held.slice(0, 3).join(', ')}); --force replaces only an earlier job: choose another folder (nothing was written or moved)`);
   }
+  return held.length > 0;
+}
+
+/** where a replaced folder is kept: `<dir>.replaced-<UTC time>` (a second one within the second gets -2, -3, …) */
+function asidePath(dir: string): string {
+  const stamp = new Date().toISOString().slice(0, 19).replace(/:/g, '-');
+  let aside = `${dir}.replaced-${stamp}`;
+  for (let k = 2; existsSync(aside); k++) aside = `${dir}.replaced-${stamp}-${k}`;
+  return aside;
+}
+
+/** moves `dir` aside in one rename (kept whole, never deleted) and says where on stderr; returns the new path */
+export function moveAside(dir: string, why: string, who = '--force'): string {
+  const aside = asidePath(dir);
+  renameSync(dir, aside);
+  console.error(`${who}: moved ${dir} aside to ${aside} (${why}); delete it yourself once it is not needed`);
+  return aside;
+}
+
+/** `staging` becomes `dir`; an existing `dir` is renamed aside first and kept there (returned): readers see the
+ *  old folder or the new, whole */
+export function replaceDir(staging: string, dir: string): string | null {
+  const aside = existsSync(dir) ? asidePath(dir) : null;
+  if (aside) renameSync(dir, aside);
   try {
     renameSync(staging, dir);
   } catch (e) {
-    if (had) renameSync(aside, dir); // put the old one back
+    if (aside) renameSync(aside, dir); // put the old one back
     throw e;
   }
-  if (had) rmSync(aside, { recursive: true, force: true });
+  return aside;
 }
 
 /** the setting a training run was started with, written into its folder before anything else */
@@ -99,8 +112,8 @@ export type RunStart =
   | { action: 'finished' };
 
 export interface RunDirOptions {
-  /** the command line's flag names, for messages */
-  resume: boolean;
+  /** the command line's flag names, for messages ('if-saved': resume without a word of --resume, a sweep's runs) */
+  resume: boolean | 'if-saved';
   force: boolean;
   /** what a resumed run must share with the one that saved (the resume state's fingerprint) */
   fingerprint: string;
@@ -123,17 +136,19 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
     return { action: 'fresh' };
   };
   if (held.length === 0) {
-    if (o.resume) console.error(`--resume: nothing saved in ${dir}; starting the run fresh`);
+    if (o.resume === true) console.error(`--resume: nothing saved in ${dir}; starting the run fresh`);
     return fresh();
   }
   const state = runDirState(dir, held, o.kind);
   const holds = state.kind === 'foreign' ? `files that are not a ${o.kind.noun} (${state.examples.join(', ')})`
     : `${state.kind === 'finished' ? 'a finished' : 'an unfinished'} ${o.kind.noun}${state.savedStep !== null ? ` (saved at step ${state.savedStep})` : ''}`;
+  if (state.kind === 'foreign') {
+    throw new Error(`--out ${dir} holds ${holds}; ${o.force ? `--force replaces only a ${o.kind.noun}, never other files: ` : ''}choose another folder (nothing was written or moved)`);
+  }
   if (o.force) {
-    moveAsideAndDelete(dir, `it held ${holds}`);
+    moveAside(dir, `it held ${holds}`);
     return fresh();
   }
-  if (state.kind === 'foreign') throw new Error(`--out ${dir} holds ${holds}; choose another folder, or pass --force to replace it (nothing was written)`);
   const other = state.fingerprint !== null && state.fingerprint !== o.fingerprint ? settingDifference(state.fingerprint, o.fingerprint) : null;
   if (other !== null) {
     throw new Error(`--out ${dir} already holds ${holds} of another setting (${other}); choose another folder, or pass --force to replace it (nothing was written)`);
@@ -148,7 +163,7 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
     return { action: 'finished' };
   }
   if (state.savedStep === null) {
-    console.error(`--resume: nothing saved in ${dir} yet (stopped before its first save); starting the run fresh`);
+    if (o.resume === true) console.error(`--resume: nothing saved in ${dir} yet (stopped before its first save); starting the run fresh`);
     for (const f of held) rmSync(join(dir, f), { recursive: true, force: true }); // `held` leaves out what is kept
     writeRunFile(dir, o.fingerprint);
     return { action: 'fresh' };
@@ -171,9 +186,7 @@ function runDirState(dir: string, held: string[], kind: RunKind): DirState {
 }
 
 function writeRunFile(dir: string, fingerprint: string): void {
-  const tmp = join(dir, `${RUN_FILE}.tmp-${process.pid}`); // whole or not at all, as writeAtomic
-  writeFileSync(tmp, JSON.stringify({ format: RUN_FORMAT, fingerprint, startedAt: new Date().toISOString() }) + '\n');
-  renameSync(tmp, join(dir, RUN_FILE));
+  writeAtomic(join(dir, RUN_FILE), JSON.stringify({ format: RUN_FORMAT, fingerprint, startedAt: new Date().toISOString() }) + '\n');
 }
 
 function readRunFile(dir: string): string | null {

@@ -1,6 +1,7 @@
 // A one-line progress bar for long CLI runs (SFT, RL, sweeps): step, the caller's figures and an ETA
 // from the mean step time since the start (or resume). On a terminal it redraws in place; in a log
 // (CI, `> file`) it prints a line every `every` steps so the log stays readable.
+import type { StepProgress } from '../rl/rlTrainer.ts';
 export class ProgressBar {
   private readonly t0 = performance.now();
   private readonly startStep: number;
@@ -39,4 +40,33 @@ export function formatDuration(seconds: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** what the phases of a step are called in a heartbeat */
+const PHASE: Record<StepProgress['phase'], string> = { rollouts: 'rollouts', update: 'micro-batch', evaluation: 'evaluation rollouts' };
+
+/**
+ * A line while a slow step runs (a webgpu step on SwiftShader takes minutes): where the step stands —
+ * rollouts n of m finished, micro-batch k of n, evaluation rollouts n of m — at most every `everyMs`,
+ * counted from the step's start or the last line. Quiet while steps are quick.
+ */
+export class Heartbeat {
+  private last = performance.now();
+  private stepStart = performance.now();
+
+  constructor(private readonly label = '', private readonly everyMs = 10_000, private readonly out: NodeJS.WriteStream = process.stderr) {}
+
+  /** a step (or the progress bar's line) just ended: the next heartbeat is due `everyMs` from now */
+  reset(): void {
+    this.last = this.stepStart = performance.now();
+  }
+
+  beat(step: number, steps: number, at: StepProgress): void {
+    const now = performance.now();
+    if (now - this.last < this.everyMs) return;
+    this.last = now;
+    const what = at.phase === 'update' ? `${PHASE.update} ${at.done + 1} of ${at.total}` : `${PHASE[at.phase]} ${at.done} of ${at.total} finished`;
+    const line = `${this.label}step ${step + (at.phase === 'evaluation' ? 0 : 1)}/${steps}: ${what} · ${formatDuration((now - this.stepStart) / 1000)} into this step`;
+    this.out.write(this.out.isTTY ? `\r\x1b[K${line}` : `${line}\n`);
+  }
 }

@@ -9,7 +9,7 @@
 //                   run's config, its SFT start, the world and data that rebuild its splits), so
 //                   `cli evaluate --checkpoint DIR/policy` scores it on any split
 //   resume/         the full training state every resumeEvery steps and at each evaluation, while the run is unfinished
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
 import { ignoredSettingLines } from './labConfigArg.ts';
@@ -18,7 +18,7 @@ import { withMetricNames } from '../lab/metrics.ts';
 import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
-import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
+import { RlTrainer, type Metrics, type StepProgress } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { sampleEpisode } from '../worker/sampleEpisode.ts';
 import { readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
@@ -26,7 +26,9 @@ import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } fro
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
 import { nodeWebgpuAdapter, type WebgpuAdapterInfo } from '../node/nodeWebgpu.ts';
-import { ProgressBar } from './progress.ts';
+import { Heartbeat, ProgressBar } from './progress.ts';
+import { Interrupted, yielder, type StopRequests } from './interrupt.ts';
+import { writeFailure } from '../node/atomicWrite.ts';
 import { metricsCsv } from './metricsCsv.ts';
 import { provenance, type DirtyFile } from '../node/provenance.ts';
 import { createHash } from 'node:crypto';
@@ -37,8 +39,9 @@ export interface RlRunOptions {
   out: string;
   /** the SFT checkpoint folder (default: the shipped one of the config's scale) */
   checkpoint?: string;
-  /** continue the run saved in `out` (the same setting); a finished one is returned as it is, untrained */
-  resume: boolean;
+  /** continue the run saved in `out` (the same setting); a finished one is returned as it is, untrained.
+   *  'if-saved': the same, without a word when there is nothing to continue (a sweep's runs) */
+  resume: boolean | 'if-saved';
   /** replace whatever `out` holds (said on stderr); without it or `resume` a folder holding a run is refused */
   force?: boolean;
   backend: NodeBackend;
@@ -58,9 +61,15 @@ export interface RlRunOptions {
   /** called after each step once its lines and any resume state are written; what it throws stops the
    *  run there, as a crash would (the tests stop a run with it) */
   afterStep?: (step: number) => void;
+  /** a stop asked for (Ctrl-C, SIGTERM) is taken at the next rollout turn or micro-batch: the last completed
+   *  step is saved and Interrupted thrown, its `saved` saying what was kept */
+  stops?: StopRequests;
   /** write a run into the repository from code that differs from HEAD (the summary lists the differing files) */
   allowDirty?: boolean;
 }
+
+/** a run's writes refused by the disk (full, read-only): the message says what and what was kept */
+export class WriteFailed extends Error {}
 
 /** steps between two saves of the training state: a save at l is ~15 MB and well under a second */
 export const RESUME_EVERY = 10;
@@ -196,6 +205,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const cpuNow = () => cpuBefore + processCpuSeconds() - cpuAtStart;
   let startFigures: RunFigures | null = null;
   const saved = begin.action === 'resume' ? readResumeState(o.out, fingerprint) : null;
+  let pendingEval = false;
   if (saved) {
     trainer.dispose();
     start.dispose();
@@ -205,9 +215,12 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     startFigures = (saved.extra.start as RunFigures) ?? null;
     // the lines past the saved step are redone; the saved step's own (train, eval) stay
     const kept = readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames).filter((m) => m.step <= trainer.step);
-    writeFileSync(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
+    writeAtomic(join(o.out, 'metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
-    writeFileSync(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
+    writeAtomic(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
+    // a run stopped during the evaluation of its saved step evaluates it first (its samples are written)
+    const evalStep = trainer.step % rl.evalEvery === 0 || trainer.step === rl.steps;
+    pendingEval = evalStep && !kept.some((m) => m.kind === 'eval' && m.step === trainer.step);
     if (!o.quiet) console.error(`resuming ${o.out} at step ${trainer.step}/${rl.steps}`);
   }
   const t0 = performance.now();
@@ -218,7 +231,22 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     if (picked.length) appendFileSync(join(o.out, 'samples.jsonl'), picked.map((s) => JSON.stringify({ step: trainer.step, ...s }) + '\n').join(''));
   };
   let lastEval: Metrics = {};
+  const beat = o.quiet ? null : new Heartbeat(o.label ?? '');
+  const letSignalsIn = yielder();
+  // each rollout turn and micro-batch: a heartbeat when the step is slow, and the place a stop is taken
+  const pausePoint = async (at: StepProgress) => {
+    await letSignalsIn();
+    beat?.beat(trainer.step, rl.steps, at);
+    o.stops?.check();
+  };
+  trainer.pause = pausePoint;
+  const saveState = async () => writeResumeState(o.out, await trainer.checkpoint(), fingerprint,
+    { wallSeconds: wallBefore + (performance.now() - t0) / 1000, cpuSeconds: cpuNow(), start: startFigures });
   try {
+    if (pendingEval) {
+      lastEval = await trainer.evaluate();
+      log('eval', trainer.step, lastEval);
+    }
     if (!saved) {
       lastEval = await startEvaluation(trainer, rl, ckpt.card.weights.sha256, o);
       log('eval', 0, lastEval);
@@ -230,17 +258,18 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       log('train', trainer.step, m);
       const evalNow = trainer.step % rl.evalEvery === 0 || trainer.step === rl.steps;
       if (evalNow) {
+        writeSamples(); // before the evaluation: a run stopped during it resumes with them
         lastEval = await trainer.evaluate();
         log('eval', trainer.step, lastEval);
-        writeSamples();
       }
-      if (trainer.step < rl.steps && (evalNow || trainer.step % (o.resumeEvery ?? RESUME_EVERY) === 0)) {
-        writeResumeState(o.out, await trainer.checkpoint(), fingerprint, { wallSeconds: wallBefore + (performance.now() - t0) / 1000, cpuSeconds: cpuNow(), start: startFigures });
-      }
+      if (trainer.step < rl.steps && (evalNow || trainer.step % (o.resumeEvery ?? RESUME_EVERY) === 0)) await saveState();
       o.afterStep?.(trainer.step);
       bar?.update(trainer.step, { reward: m['reward/mean'].toFixed(3), ...(lastEval['eval/success'] !== undefined ? { 'val succ': lastEval['eval/success'].toFixed(3) } : {}) });
+      beat?.reset();
     }
     bar?.done();
+    // trained and evaluated: what is left is writing it down, which a stop no longer interrupts
+    trainer.pause = null;
     if (trainer.step > 0 && !lastEval['eval/success'] && lastEval['eval/success'] !== 0) lastEval = await trainer.evaluate();
     if (o.keepPolicy !== false) {
       const { buffer, specs } = await trainer.policy.saveWeights();
@@ -269,6 +298,20 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });
     return summary;
+  } catch (e) {
+    if (e instanceof Interrupted) {
+      // the last completed step, whole: a step stopped part-way is done again on resume
+      if (trainer.step > 0) await saveState();
+      e.saved = trainer.step > 0 ? `step ${trainer.step} of ${rl.steps} saved in ${join(o.out, 'resume')}` : 'stopped before the first step: nothing to save';
+      throw e;
+    }
+    const reason = writeFailure(e);
+    if (reason) {
+      const step = savedStep(o.out);
+      throw new WriteFailed(`could not write to ${o.out}: ${reason} (${e instanceof Error ? e.message : String(e)}); ` +
+        (step !== null ? `the last saved state, step ${step} of ${rl.steps}, is kept` : 'nothing was saved yet'), { cause: e });
+    }
+    throw e;
   } finally {
     trainer.dispose();
     trainer.policy.dispose();
@@ -296,9 +339,28 @@ async function startEvaluation(trainer: RlTrainer, rl: RlConfig, checkpointSha: 
   return metrics;
 }
 
+/** the lines of a JSON-lines file the run appends to; a last line cut short (a full disk mid-append) is dropped */
 function readLines(path: string): ({ kind: string; step: number } & Record<string, number | string>)[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim());
+  return lines.flatMap((l, i) => {
+    try {
+      return [JSON.parse(l)];
+    } catch (e) {
+      if (i === lines.length - 1) return [];
+      throw new Error(`${path}: line ${i + 1} is not JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+    }
+  });
+}
+
+/** the step of the resume state saved in `dir` (null: none) */
+function savedStep(dir: string): number | null {
+  try {
+    const s = JSON.parse(readFileSync(join(dir, 'resume', 'state.json'), 'utf8')) as { step?: unknown };
+    return typeof s.step === 'number' ? s.step : null;
+  } catch {
+    return null;
+  }
 }
 
 /** the latest step's most and least rewarded rollouts of the group with the widest spread */

@@ -1,7 +1,7 @@
 // Checkpoints on disk (Node only): the shipped layout of a policy (model.json + weights.bin +
 // card.json, see rl/checkpointFiles.ts) and the resume state of a run in progress (resume/: weights,
 // AdamW moments, RNG state and step, so `--resume` continues exactly where the run stopped).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DirtyFile } from './provenance.ts';
 import type * as tf from '@tensorflow/tfjs';
@@ -10,12 +10,9 @@ import { modelJson, parseCard, PRETRAIN_CARD_FORMAT, RL_POLICY_CARD_FORMAT, vali
 import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { ModelConfig } from '../model/config.ts';
 
-/** writes a file whole or not at all (a crash mid-write must not leave a truncated checkpoint) */
-export function writeAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
-}
+// a crash mid-write must not leave a truncated checkpoint: every file here is written whole or not at all
+export { writeAtomic } from './atomicWrite.ts';
+import { writeAtomic } from './atomicWrite.ts';
 
 function bytes(buffer: ArrayBuffer): Uint8Array {
   return new Uint8Array(buffer);

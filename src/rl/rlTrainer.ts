@@ -25,6 +25,13 @@ import type { RlEnvironment } from './rlEnvironment.ts';
 
 export type Metrics = Record<string, number>;
 
+/** where a step stands (a heartbeat's figures): rollouts finished of those started, micro-batches begun */
+export interface StepProgress { phase: 'rollouts' | 'update' | 'evaluation'; done: number; total: number }
+/** awaited at each decode step of a rollout and before each micro-batch: it may report progress, let the
+ *  caller's event loop run (a signal handler) and throw to stop the step; checkpoint() then still gives the
+ *  last completed step's state */
+export type PausePoint = (at: StepProgress) => Promise<void> | void;
+
 /** one scored rollout of the latest step (the episode viewer's sample) */
 export interface ScoredEpisode {
   episode: Episode;
@@ -49,6 +56,11 @@ export class RlTrainer {
   step = 0;
   /** the latest step's scored rollouts */
   lastEpisodes: ScoredEpisode[] = [];
+  /** see PausePoint (null: the step runs through) */
+  pause: PausePoint | null = null;
+  /** while a step runs: the RNG at its start and, once its update moves the weights with more to come, the
+   *  whole state before it. A stop mid-step leaves the step half done; checkpoint() answers from these */
+  private inStep: { rngState: number[]; before: Checkpoint | null } | null = null;
 
   /** trains `policy` in place; `reference` (frozen, the SFT start) is needed when klCoef > 0. The caller owns both. */
   constructor(readonly policy: Policy, readonly reference: Policy | null, readonly env: RlEnvironment, readonly config: RlConfig, optimizer?: AdamW) {
@@ -82,7 +94,9 @@ export class RlTrainer {
   private async generate(queries: readonly Query[], groupBase: number): Promise<ScoredEpisode[][]> {
     const c = this.config;
     const maxTokens = this.policy.config.contextLength;
-    const common = { world: this.env.world, temperature: c.temperature, maxTurns: c.maxTurns, failureRate: c.toolFailureRate, constrainPlan: c.constrainPlan, rng: this.rng };
+    const pause = this.pause;
+    const common = { world: this.env.world, temperature: c.temperature, maxTurns: c.maxTurns, failureRate: c.toolFailureRate, constrainPlan: c.constrainPlan, rng: this.rng,
+      ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'rollouts', done, total }) } : {}) };
     let episodes: Episode[];
     let groupOf: number[];
     if (c.algorithm === 'arpo') {
@@ -119,6 +133,7 @@ export class RlTrainer {
   async trainStep(): Promise<Metrics> {
     const c = this.config;
     const m: Metrics = {};
+    this.inStep = { rngState: this.rng.getState(), before: null };
     const tRollout = performance.now();
     // ---- rollouts (DAPO: keep generating until Q groups carry signal, at most maxGenBatches)
     let kept: ScoredEpisode[][] = [];
@@ -184,10 +199,18 @@ export class RlTrainer {
 
     // ---- update: PPO mini-batches over the kept rollouts
     const tUpdate = performance.now();
-    Object.assign(m, await ppoUpdate({ policy: this.policy, reference: this.reference, optimizer: this.optimizer, config: c, step: this.step }, flat, tokenAdvantages));
+    const pause = this.pause;
+    const inStep = this.inStep;
+    const hooks = pause ? {
+      pause: (done: number, total: number) => pause({ phase: 'update', done, total }),
+      // the first of several optimizer steps: keep the state before it, for a stop between them
+      beforeApply: async (k: number, n: number) => { if (k === 0 && n > 1) inStep.before = await this.checkpoint(); },
+    } : {};
+    Object.assign(m, await ppoUpdate({ policy: this.policy, reference: this.reference, optimizer: this.optimizer, config: c, step: this.step, ...hooks }, flat, tokenAdvantages));
     m['time/update'] = (performance.now() - tUpdate) / 1000;
     this.lastEpisodes = gen;
     this.step++;
+    this.inStep = null;
     m['charts/step'] = this.step;
     return m;
   }
@@ -203,7 +226,9 @@ export class RlTrainer {
     const c = this.config;
     const t0 = performance.now();
     const queries = this.env.validation.slice(0, c.evalQueries);
-    const common = { batchSize: 64, seed: c.seed, constrainPlan: c.constrainPlan, maxTurns: c.maxTurns };
+    const pause = this.pause;
+    const common = { batchSize: 64, seed: c.seed, constrainPlan: c.constrainPlan, maxTurns: c.maxTurns,
+      ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'evaluation', done, total }) } : {}) };
     const e = await evaluatePolicy(this.policy, this.env.world, queries, this.env.heldOutQa.slice(0, c.evalToolQa), common);
     const greedy = wilsonOfMeans(e.querySuccess);
     const out: Metrics = {
@@ -224,8 +249,13 @@ export class RlTrainer {
     return out;
   }
 
+  /** the state after the last completed step (a step stopped part-way is not in it) */
   async checkpoint(): Promise<Checkpoint> {
-    return saveCheckpoint({ policy: this.policy, optimizer: this.optimizer, rng: this.rng, step: this.step });
+    const s = this.inStep;
+    if (s?.before) return s.before;
+    const now = await saveCheckpoint({ policy: this.policy, optimizer: this.optimizer, rng: this.rng, step: this.step });
+    // before the first optimizer step the weights are the last step's; only the RNG has moved on
+    return s ? { ...now, rngState: s.rngState } : now;
   }
 
   /** a trainer continuing from `ckpt` (same environment and config as the run that saved it); the caller owns the new policy */

@@ -34,6 +34,10 @@ export interface UpdateContext {
   config: RlConfig;
   /** the RL step (warm-up and error messages) */
   step: number;
+  /** awaited before each micro-batch (k of n over the whole update): RolloutOptions.pause's role */
+  pause?: (microBatch: number, microBatches: number) => Promise<void> | void;
+  /** awaited before mini-batch k's optimizer step moves the weights (a caller that may stop mid-update keeps the weights before it) */
+  beforeApply?: (miniBatch: number, miniBatches: number) => Promise<void> | void;
 }
 
 const PAD_MULTIPLE = 16;
@@ -67,6 +71,8 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
   const vars = [...ctx.policy.params.values()];
   const nameOf = new Map([...ctx.policy.params].map(([name, v]) => [v.name, name]));
   let done = 0;
+  let microDone = 0;
+  const microTotal = micro.flat().length;
   for (const [k, members] of plan.entries()) {
     // aggregation weights and the diagnostics' count over the whole mini-batch, then cut per micro-batch
     const rowOf = members.flatMap((i, b) => targets[i].map(() => b)); // the mini-batch's positions' rows
@@ -79,6 +85,8 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
     const clip: tf.Scalar[] = []; // the mini-batch's gradient norm and clip scale
     try {
       for (const m of micro[k]) {
+        if (ctx.pause) await ctx.pause(microDone, microTotal);
+        microDone++;
         const w = m.flatMap((i) => Array.from(weights.subarray(offset.get(i)!, offset.get(i)! + targets[i].length)));
         const batch = batchOf(m.map((i) => trainable[i]), m.map((i) => targets[i]), tokenAdvantages, padded[m[0]], Float32Array.from(w), rowOf.length);
         const ref = c.klCoef > 0 ? await referenceLogProbs(ctx, batch) : null;
@@ -112,6 +120,7 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
       if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
         throw new Error(`RL step ${ctx.step}: loss ${loss}, gradient norm ${gradNorm} — stopping before the update (weights unchanged); lower the learning rate`);
       }
+      if (ctx.beforeApply) await ctx.beforeApply(k, plan.length);
       ctx.optimizer.apply(g, lr, scale);
       out['losses/pg'] += stat('pgLoss'); out['losses/kl'] += stat('kl'); out['losses/clip_frac'] += stat('clipFrac');
       out['losses/dual_clip_frac'] += stat('dualClipFrac'); out['losses/entropy'] += stat('entropy'); out['losses/ratio_dev'] += stat('ratioDev');

@@ -299,13 +299,19 @@ describe('export-job refuses bad input and writes nothing', () => {
     expect(existsSync(out())).toBe(false);
   });
 
-  it('an existing non-empty folder without --force (and --force replaces it)', async () => {
+  it('an existing non-empty folder without --force; with it, a folder of other files still (an earlier job is moved aside, kept)', async () => {
     mkdirSync(out(), { recursive: true });
     writeFileSync(join(out(), 'keep.txt'), 'mine');
     await refuse(['--config', '#scale=s&worldSize=tiny&trainSize=20', '--engine', 'verl', '--out', out()], /exists and is not empty; pass --force/);
+    // --force replaces an export job only: the user's file is neither deleted nor moved
+    await refuse(['--config', '#scale=s&worldSize=tiny&trainSize=20', '--engine', 'verl', '--out', out(), '--force'], /holds files that are not an export job \(keep\.txt\); --force replaces only an earlier job/);
     expect(readdirSync(out())).toEqual(['keep.txt']);
+    rmSync(join(out(), 'keep.txt'));
+    writeFileSync(join(out(), 'job.json'), '{"earlier": true}');
     expect(await exportJob(['--config', '#scale=m&worldSize=tiny&trainSize=20&algorithm=dapo&reward=sum&steps=200', '--engine', 'verl', '--out', out(), '--force', '--validation', '5', '--test', '0'])).toBe(0);
-    expect(existsSync(join(out(), 'keep.txt'))).toBe(false);
+    const aside = readdirSync(root).filter((f) => f.startsWith('refused.replaced-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(root, aside[0], 'job.json'), 'utf8')).toBe('{"earlier": true}'); // the earlier job, whole
     expect(readdirSync(root).filter((f) => f.includes('export-job'))).toEqual([]); // no staging folder left
     const run = readFileSync(join(out(), 'run.sh'), 'utf8');
     expect(spawnSync('bash', ['-n', join(out(), 'run.sh')]).status).toBe(0);

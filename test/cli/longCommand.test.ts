@@ -1,11 +1,12 @@
-// What a long command shows: Ctrl-C prints the exact --resume command (shell-quoted) and exits
-// 130; a sweep writes its grid as one CSV (one row per run: settings, end figures, finished or not); a quick
+// What a long command shows: Ctrl-C asks for a stop, a second one prints the exact --resume command
+// (shell-quoted) and exits 130; a sweep writes its grid as one CSV (one row per run: settings, end figures, finished or not); a quick
 // table gives each end value's n and 95 % interval. (The start line of `run` is checked in runFolder.test.ts.)
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { hintResumeOnInterrupt, resumeCommand } from '../../src/cli/interrupt.ts';
+import { catchStopSignals, Interrupted, resumeCommand } from '../../src/cli/interrupt.ts';
+import { Heartbeat } from '../../src/cli/progress.ts';
 import { splitShellWords } from '../../src/cli/shellQuote.ts';
 import { QUICK, runDirName, sweepCommand } from '../../src/cli/commands/sweep.ts';
 import { cellConfig, findingById } from '../../src/findings/findings.ts';
@@ -18,19 +19,41 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(() => vi.restoreAllMocks());
 
 describe('Ctrl-C says how to resume', () => {
-  it('prints the exact command with --resume, quoted, and exits 130', () => {
+  it('the first signal asks for a stop (no exit); a second prints the exact command with --resume, quoted, and exits 130', () => {
     const args = ['--config', '#steps=20&evalQueries=8', '--out', 'my runs/a', '--force'];
     const lines: string[] = [];
     vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { lines.push(a.join(' ')); });
     const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
-    const stop = hintResumeOnInterrupt('npm run cli -- run', args);
+    const stops = catchStopSignals(resumeCommand('npm run cli -- run', args));
+    expect(() => stops.check()).not.toThrow();
     process.emit('SIGINT');
-    stop();
-    expect(exit).toHaveBeenCalledWith(130);
+    expect(exit).not.toHaveBeenCalled();
+    expect(stops.signal).toBe('SIGINT');
+    expect(() => stops.check()).toThrow(Interrupted);
+    process.emit('SIGTERM');
+    expect(exit).toHaveBeenCalledWith(130); // the first signal's status
+    stops.release();
     const said = lines.join('\n');
     expect(said).toContain(resumeCommand('npm run cli -- run', args));
     expect(splitShellWords(said.split('\n').pop()!.trim())).toEqual(['npm', 'run', 'cli', '--', 'run', '--config', '#steps=20&evalQueries=8', '--out', 'my runs/a', '--resume']);
-    expect(process.listenerCount('SIGINT')).toBe(0); // handled once, then gone
+    expect(process.listenerCount('SIGINT')).toBe(0);
+    expect(process.listenerCount('SIGTERM')).toBe(0);
+  });
+});
+
+describe('a heartbeat in slow steps', () => {
+  it('says where the step stands (rollouts n of m, micro-batch k of n) once the interval has passed, else nothing', () => {
+    const written: string[] = [];
+    const out = { isTTY: false, write: (s: string) => { written.push(s); return true; } } as unknown as NodeJS.WriteStream;
+    const beat = new Heartbeat('rl grpo ', 10_000, out);
+    beat.beat(2, 40, { phase: 'rollouts', done: 3, total: 32 });
+    expect(written).toEqual([]); // a quick step prints nothing
+    const slow = new Heartbeat('rl grpo ', 0, out);
+    slow.beat(2, 40, { phase: 'rollouts', done: 12, total: 32 });
+    slow.beat(2, 40, { phase: 'update', done: 1, total: 6 });
+    slow.beat(3, 40, { phase: 'evaluation', done: 40, total: 132 });
+    expect(written.map((l) => l.replace(/ · \S+ into this step\n$/, ''))).toEqual(['rl grpo step 3/40: rollouts 12 of 32 finished',
+      'rl grpo step 3/40: micro-batch 2 of 6', 'rl grpo step 3/40: evaluation rollouts 40 of 132 finished']);
   });
 });
 

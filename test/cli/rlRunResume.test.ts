@@ -2,8 +2,9 @@
 // findings' runs evaluate only at their end, so they save their state every `resumeEvery` steps: a session
 // that ends mid-run loses at most those steps). The resumed run's metrics.jsonl keeps every step once — the
 // saved step's own line included — and a save cut short (shards written, state.json not) leaves the
-// previous state whole.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// previous state whole. A disk that fills mid-run stops it with a message that says so, the last saved state
+// kept; once there is room, --resume ends as the straight run did.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,5 +47,26 @@ describe('a CLI RL run resumes where it saved (wasm)', () => {
     expect(b.final.success).toBe(a.final.success);
     expect(b.cpuSeconds).toBeGreaterThan(0);
     expect(existsSync(join(stopped, 'resume'))).toBe(false);
+  }, 300_000);
+
+  it('a full disk mid-run: a clear error, a failing exit, the last saved state kept and resumable', async () => {
+    const straight = join(tmp, 'straight'); // the run above, never stopped
+    const full = join(tmp, 'full');
+    const kept = join(tmp, 'metrics.kept');
+    // after step 2 (saved), every line the run appends meets a full disk: /dev/full answers each write with ENOSPC
+    const fillDisk = (step: number) => {
+      if (step !== 2) return;
+      renameSync(join(full, 'metrics.jsonl'), kept);
+      symlinkSync('/dev/full', join(full, 'metrics.jsonl'));
+    };
+    await expect(runRl({ lab: LAB, out: full, resume: false, backend: 'wasm', quiet: true, keepPolicy: false, resumeEvery: 2, afterStep: fillDisk }))
+      .rejects.toThrow(/could not write to .*full: the disk is full \(ENOSPC\).*; the last saved state, step 2 of 4, is kept/);
+    expect(JSON.parse(readFileSync(join(full, 'resume', 'state.json'), 'utf8')).step).toBe(2);
+    expect(readdirSync(join(full, 'resume')).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    // room again: the run continues from its save and ends as the straight one
+    rmSync(join(full, 'metrics.jsonl'));
+    renameSync(kept, join(full, 'metrics.jsonl'));
+    await runRl({ lab: LAB, out: full, resume: true, backend: 'wasm', quiet: true, keepPolicy: false, resumeEvery: 2 });
+    expect(lines(full)).toEqual(lines(straight));
   }, 300_000);
 });

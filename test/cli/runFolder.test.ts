@@ -1,8 +1,9 @@
 // Nothing a researcher ran is overwritten: a command that trains refuses a folder holding another
 // run, or this run without --resume; --resume on a finished run trains nothing and says so; --resume with
-// nothing saved says it starts fresh; --force replaces the old run in one rename, so a replacement stopped
-// half-way leaves a resumable new run and nothing of the old one. An --out that is a file is named.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// nothing saved says it starts fresh; --force moves the old run aside in one rename (kept, named), so a
+// replacement stopped half-way leaves a resumable new run and nothing of the old one in the folder; --force
+// never touches a folder of other files. An --out that is a file is named.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -10,6 +11,7 @@ import { runRl } from '../../src/cli/rlRun.ts';
 import { checkOutDirFree, checkOutFile, makeOutFileParent, prepareRunDir, replaceDir, settingDifference } from '../../src/cli/outDir.ts';
 import { SFT_RUN_KIND, sftCommand } from '../../src/cli/commands/sft.ts';
 import { queriesCommand } from '../../src/cli/commands/queries.ts';
+import { sweepCommand } from '../../src/cli/commands/sweep.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-run-folder-'));
@@ -51,8 +53,11 @@ describe('an RL run never overwrites another run', () => {
     said.length = 0;
     const stop = (step: number) => { if (step === 1) throw new Error('stopped here'); };
     await expect(runRl({ ...base, lab: { ...LAB, seed: 4 }, out: dir, resume: false, force: true, resumeEvery: 1, afterStep: stop })).rejects.toThrow('stopped here');
-    expect(said.join('\n')).toMatch(/--force: replaced .*rl \(it held a finished RL run\)/);
+    expect(said.join('\n')).toMatch(/--force: moved .*rl aside to .*rl\.replaced-[0-9T-]+ \(it held a finished RL run\)/);
     expect(existsSync(join(dir, 'summary.json'))).toBe(false);
+    const aside = readdirSync(tmp).filter((f) => f.startsWith('rl.replaced-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(tmp, aside[0], 'summary.json'), 'utf8')).toBe(summary); // the old run, kept whole
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).not.toContain(metrics.split('\n')[0]);
     // without --resume the unfinished run is refused too; with it, it continues to the end
     await expect(runRl({ ...base, lab: { ...LAB, seed: 4 }, out: dir, resume: false })).rejects.toThrow(/already holds an unfinished RL run \(saved at step 1\); continue it with --resume/);
@@ -67,6 +72,10 @@ describe('an RL run never overwrites another run', () => {
     mkdirSync(other);
     writeFileSync(join(other, 'notes.txt'), 'mine');
     await expect(runRl({ ...base, lab: LAB, out: other, resume: true })).rejects.toThrow(/holds files that are not a RL run \(notes\.txt\)/);
+    // --force replaces a run, never a user's files: refused, nothing moved or deleted
+    await expect(runRl({ ...base, lab: LAB, out: other, resume: false, force: true })).rejects.toThrow(/holds files that are not a RL run \(notes\.txt\); --force replaces only a RL run/);
+    expect(readdirSync(other)).toEqual(['notes.txt']);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('other.replaced-'))).toEqual([]);
     expect(readFileSync(join(other, 'notes.txt'), 'utf8')).toBe('mine');
     const file = join(tmp, 'a-file');
     writeFileSync(file, 'x');
@@ -98,12 +107,14 @@ describe('the folder rule of the SFT and export commands', () => {
     expect(existsSync(join(repro, 'pretrain'))).toBe(true);
   });
 
-  it('export-job\'s check and swap: a non-empty folder needs --force, and the swap is whole', () => {
+  it('export-job\'s check and swap: a non-empty folder needs --force, other files are refused, and the swap is whole', () => {
     const out = join(tmp, 'job');
     mkdirSync(out);
     expect(checkOutDirFree(out, false)).toBe(false);
     writeFileSync(join(out, 'old'), 'old');
     expect(() => checkOutDirFree(out, false)).toThrow(/exists and is not empty; pass --force/);
+    expect(() => checkOutDirFree(out, true)).toThrow(/not an export job \(old\)/);
+    writeFileSync(join(out, 'job.json'), '{}');
     expect(checkOutDirFree(out, true)).toBe(true);
     // a staging folder that cannot be moved in leaves the old folder where it was
     expect(() => replaceDir(join(tmp, 'no-such-staging'), out)).toThrow();
@@ -111,12 +122,31 @@ describe('the folder rule of the SFT and export commands', () => {
     const staging = join(tmp, 'staging');
     mkdirSync(staging);
     writeFileSync(join(staging, 'new'), 'new');
-    replaceDir(staging, out);
+    const aside = replaceDir(staging, out);
     expect(existsSync(join(out, 'old'))).toBe(false);
+    expect(readFileSync(join(aside!, 'old'), 'utf8')).toBe('old'); // moved aside, not deleted
     expect(statSync(join(out, 'new')).isFile()).toBe(true);
   });
 
   it('names the settings two runs differ in', () => {
     expect(settingDifference('{"a":1,"b":{"c":2}}', '{"a":1,"b":{"c":3}}')).toBe('b.c 3 here, 2 in the folder');
+  });
+});
+
+describe('a sweep checks its folders first and says nothing of --resume', () => {
+  it('an --out that is a file is refused before any run (no runs folder made)', async () => {
+    const file = join(tmp, 'sweep-out-file');
+    writeFileSync(file, 'x');
+    const runs = join(tmp, 'sweep-runs');
+    await expect(sweepCommand.run(['--preset', 'T7', '--quick', '--jobs', '1', '--out', file, '--runs', runs])).rejects.toThrow(/--out .*sweep-out-file is a file, not a folder/);
+    expect(existsSync(runs)).toBe(false);
+  });
+
+  it("a sweep's run starting fresh says nothing of --resume; a user's --resume on an empty folder says so", () => {
+    const said = stderrOf();
+    expect(prepareRunDir(join(tmp, 'sweep-fresh'), { resume: 'if-saved', force: false, fingerprint: '{}', kind: SFT_RUN_KIND })).toEqual({ action: 'fresh' });
+    expect(said).toEqual([]);
+    expect(prepareRunDir(join(tmp, 'user-fresh'), { resume: true, force: false, fingerprint: '{}', kind: SFT_RUN_KIND })).toEqual({ action: 'fresh' });
+    expect(said.join('\n')).toMatch(/--resume: nothing saved in .*user-fresh; starting the run fresh/);
   });
 });

@@ -40,5 +40,8 @@ describe('bad flags run nothing', () => {
     const e = await runCommand.run(['--config', '#steps=0', '--out', 'x']).catch((x: Error) => x.message);
     expect(e).toMatch(/--config has problems, so nothing was run:\n {2}steps: .*between 1 and/);
     expect(e).not.toMatch(/using the default/);
+    // nor that an unknown key is "ignored": nothing ran at all
+    const unknown = await runCommand.run(['--config', '#scale=s&nosuchkey=1', '--out', 'x']).catch((x: Error) => x.message);
+    expect(unknown).toMatch(/nothing was run:\n {2}nosuchkey: is not a setting of this lab$/);
   });
 });

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagOptionalText, rejectUnknownFlags } from '../envFlags.ts';
@@ -6,6 +5,7 @@ import { checkOutFile, makeOutFileParent } from '../outDir.ts';
 import { suites } from '../../../bench/suites.ts';
 import { flagChoice } from '../envFlags.ts';
 import { useNodeBackend } from '../../node/nodeBackend.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 export const benchCommand: Command = {
   name: 'bench',
@@ -52,7 +52,7 @@ export const benchCommand: Command = {
     }
     if (out !== undefined) {
       makeOutFileParent(out, '--json');
-      writeFileSync(out, JSON.stringify(figures, null, 2) + '\n');
+      writeAtomic(out, JSON.stringify(figures, null, 2) + '\n');
       console.log(`\nwrote ${Object.keys(figures).length} figures to ${out}`);
     }
     return 0;

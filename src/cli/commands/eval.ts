@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -10,6 +9,7 @@ import type { TravelPlannerQuery } from '../../env/interop/submission.ts';
 import { QUERIES_FILE, loadWorldFromDir, readJsonLines } from '../../env/node/interop.ts';
 import type { Plan, Verdicts } from '../../env/types.ts';
 import { makeOutFileParent } from '../outDir.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 export const evalCommand: Command = {
   name: 'eval',
@@ -93,7 +93,7 @@ Prints TravelPlanner's metrics over the scored lines. Exit code 1 when some line
       verdicts.push(v);
       lines.push(JSON.stringify(toVerdictRecord(idx, v)));
     }
-    writeFileSync(out, lines.join('\n') + (lines.length ? '\n' : ''));
+    writeAtomic(out, lines.join('\n') + (lines.length ? '\n' : ''));
 
     console.log(`scored ${verdicts.length} of ${lines.length} plan lines (${faithful ? 'faithful' : 'lab'} mode) -> ${out}`);
     if (verdicts.length > 0) console.log(metricsTable(aggregateMetrics(verdicts), verdicts));

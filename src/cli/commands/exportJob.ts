@@ -29,7 +29,8 @@ See docs/verl-export.md.
   --config C        the lab config: the page's URL hash ('#scale=s&trainSize=100') or a JSON object
   --engine E        the engine to write for: verl (the only one)
   --out DIR         the folder to write; it must not exist or be empty, unless --force
-  --force           replace DIR if it exists
+  --force           replace an earlier export job in DIR: it is moved aside to DIR.replaced-<time>/, never
+                    deleted; a DIR holding other files is refused even so
   --world W         generated (default: the lab run's world, its SFT start's: tiny, seed 1 for the shipped
                     checkpoints) or real: the world of TravelPlanner's 45 training queries, with those queries
                     (the first --validation of them, default 10, validate; up to trainSize of the rest train)
@@ -112,7 +113,8 @@ ARPO cannot be exported (the command says why).`,
         writeFileSync(path, content);
       }
       chmodSync(join(staging, 'run.sh'), 0o755);
-      replaceDir(staging, out);
+      const aside = replaceDir(staging, out);
+      if (aside) console.error(`--force: moved the earlier job in ${out} aside to ${aside}; delete it yourself once it is not needed`);
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;

@@ -1,7 +1,7 @@
 // `gpu-check`: the lab's RL step on a real GPU against wasm (docs/gpu-check.md). `--pack DIR` (here) writes
 // everything a bare GPU machine needs — Node, dawn.node, the Vulkan loader, this CLI in one file with
 // tfjs's wasm files — and `--run` (there, started by the pack's run.sh) measures and writes figures.json.
-import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../command.ts';
@@ -77,7 +77,7 @@ export const gpuCheckCommand: Command = {
     };
     const write = (f: GpuCheckFigures) => {
       writeAtomic(join(out, 'figures.json'), JSON.stringify(f, null, 1) + '\n');
-      writeFileSync(join(out, 'README.md'), readme(f));
+      writeAtomic(join(out, 'README.md'), readme(f));
     };
     write(figures);
     const { measure } = await import('../gpuCheck/measure.ts');

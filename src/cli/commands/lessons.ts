@@ -3,7 +3,7 @@
 // --runs (named as `sweep` names them, runDirName), checked to be exactly that setting from today's shipped
 // checkpoint, reduced to per-step bands, early/late means and start/end validation success per seed.
 // Rerun it whenever more seeds land; the page bundles the file it writes.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
@@ -28,6 +28,7 @@ import { serializeHash } from '../../lab/urlState.ts';
 import { plannedSeeds, type PowerPlan } from '../../findings/powerPlan.ts';
 import { makeOutFileParent } from '../outDir.ts';
 import { shellCommand } from '../shellQuote.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 const DEFAULT_RUNS = 'results/findings/runs';
 const DEFAULT_OUT = 'results/lessons/reference.json';
@@ -87,7 +88,7 @@ export const lessonsCommand: Command = {
       smoothing: REFERENCE_SMOOTHING,
       settings,
     };
-    writeFileSync(out, JSON.stringify(reference) + '\n');
+    writeAtomic(out, JSON.stringify(reference) + '\n');
     console.log(`wrote ${relative(process.cwd(), out)} (${Object.keys(settings).length} settings)\n`);
     console.log(expectedTable(settings));
     console.log(`\n${misleadingTable(settings)}`);

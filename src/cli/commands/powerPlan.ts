@@ -1,7 +1,7 @@
 // `npm run cli -- power-plan`: the findings' power plan (src/findings/powerPlan.ts) from the committed standard
 // tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
 // then reads it: each finding runs, and is tested at, exactly its planned seeds.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -13,6 +13,7 @@ import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost
 import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, testInteractionPlan, type InteractionPlan } from '../../findings/interactionPlan.ts';
 import { runDirName } from '../runDir.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 /** the interactions' plan: the most it may spend */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
@@ -69,7 +70,7 @@ export const powerPlanCommand: Command = {
     if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out, allowDirty) : writeInteractionPlan(out, flags.has('force'), allowDirty);
     if (flags.has('cost-to-resolve')) {
       const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
-      writeFileSync(join(out, 'cost-to-resolve.md'), text);
+      writeAtomic(join(out, 'cost-to-resolve.md'), text);
       console.log(text);
       return 0;
     }
@@ -79,8 +80,8 @@ export const powerPlanCommand: Command = {
     const made = provenance(join(out, 'plan.json'), { allowDirty });
     const tables = readGainTableFiles(out);
     const plan = { ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }), ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}) };
-    writeFileSync(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
-    writeFileSync(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
+    writeAtomic(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
+    writeAtomic(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
     console.log(powerPlanMarkdown(plan, WHY));
     return 0;
   },
@@ -99,9 +100,9 @@ function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean):
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
   const p = interactionPlan(readGainTableFiles(out), { sd: plan.pooled.success.sd, usedSeedsUpTo: Math.max(...used), budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
     power: PLAN_CHOICES.power, date: new Date().toISOString(), ...made, dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
-  writeFileSync(file, JSON.stringify(p, null, 1) + '\n');
+  writeAtomic(file, JSON.stringify(p, null, 1) + '\n');
   const md = interactionPlanMarkdown(p, command);
-  writeFileSync(join(out, 'interactions-plan.md'), md);
+  writeAtomic(join(out, 'interactions-plan.md'), md);
   console.log(md);
   return 0;
 }
@@ -131,8 +132,8 @@ function writeInteractionTest(out: string, allowDirty: boolean): number {
   const finished = finishedRuns.size;
   const record = interactionTestRecord(plan, results, { date: new Date().toISOString(), ...made, finished,
     command: `npm run cli -- power-plan --out ${flagPath(out)} --interactions --test` });
-  writeFileSync(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
-  writeFileSync(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
+  writeAtomic(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
+  writeAtomic(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
   console.log(`wrote ${flagPath(join(out, 'interactions-test.json'))} and .md (${finished} of ${plan.runs.length} planned runs finished)`);
   return 0;
 }

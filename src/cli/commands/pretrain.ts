@@ -11,7 +11,7 @@ import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.t
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
-import { hintResumeOnInterrupt } from '../interrupt.ts';
+import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
@@ -114,7 +114,8 @@ export const pretrainCommand: Command = {
       `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
       `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-    const stopHint = hintResumeOnInterrupt('npm run cli -- pretrain', stripSessionFlags(args));
+    const stops = catchStopSignals(resumeCommand('npm run cli -- pretrain', stripSessionFlags(args)), 'after this training step');
+    const letSignalsIn = yielder(0);
     const bar = new ProgressBar(plannedSteps, trainer.step, `pretrain ${presetName} `, 50);
     const tTrain = performance.now();
     const startStep = trainer.step;
@@ -134,9 +135,15 @@ export const pretrainCommand: Command = {
         emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
         bar.update(trainer.step, { loss: emaLoss.toFixed(3), tokens: `${fmtTokens(tokens)}/${fmtTokens(budget)}` });
         if (tokens >= budget) break;
+        await letSignalsIn();
         const stop = trainer.step - startStep >= sessionSteps;
-        if (trainer.step % every === 0 || stop) {
+        if (trainer.step % every === 0 || stop || stops.signal) {
           saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles }, { tokens, cursor, plannedSteps });
+        }
+        if (stops.signal) {
+          bar.done();
+          console.error(interruptedMessage(new Interrupted(stops.signal), `step ${trainer.step} saved (${fmtTokens(tokens)} tokens)`, resumeCommand('npm run cli -- pretrain', stripSessionFlags(args))));
+          return STOP_EXIT[stops.signal];
         }
         if (stop) {
           bar.done();
@@ -167,7 +174,7 @@ export const pretrainCommand: Command = {
         `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`);
       return 0;
     } finally {
-      stopHint();
+      stops.release();
       trainer.dispose();
       policy.dispose();
     }

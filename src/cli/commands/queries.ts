@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { WORLD_SOURCES, flagChoice, flagInt, flagOptionalText, flagText, parseMix, rejectUnknownFlags } from '../envFlags.ts';
@@ -8,6 +7,7 @@ import { toTravelPlannerQuery } from '../../env/interop/submission.ts';
 import { loadRealExamples } from '../../env/node/realData.ts';
 import type { Query } from '../../env/types.ts';
 import { makeOutFileParent } from '../outDir.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 
 const SPLITS = ['train', 'validation', 'test'] as const;
 
@@ -45,7 +45,7 @@ export const queriesCommand: Command = {
       const world = makeWorld(size, seed);
       queries = buildDataset(world, { size: count, mix, seed, validationSize, testSize })[split];
     }
-    writeFileSync(out, queries.map((q, i) => JSON.stringify(toTravelPlannerQuery(q, i + 1))).join('\n') + (queries.length ? '\n' : ''));
+    writeAtomic(out, queries.map((q, i) => JSON.stringify(toTravelPlannerQuery(q, i + 1))).join('\n') + (queries.length ? '\n' : ''));
     const byLevel = (l: string) => queries.filter((q) => q.level === l).length;
     console.log(`wrote ${queries.length} ${size === 'real' ? 'real' : split} queries (easy ${byLevel('easy')}, medium ${byLevel('medium')}, hard ${byLevel('hard')}) to ${out}`);
     return 0;

@@ -3,12 +3,12 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
-import { runRl, type RlSummary } from '../rlRun.ts';
+import { runRl, WriteFailed, type RlSummary } from '../rlRun.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
-import { hintResumeOnInterrupt } from '../interrupt.ts';
+import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT } from '../interrupt.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache', 'allow-dirty'];
+const KNOWN = ['config', 'out', 'resume', 'resume-if-saved', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache', 'allow-dirty'];
 
 export const runCommand: Command = {
   name: 'run',
@@ -19,11 +19,15 @@ export const runCommand: Command = {
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
                     are an error. Settings: see src/lab/config.ts (or the page).
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
-  --resume          continue the run saved in DIR from its last saved state (every 10 steps and at each
-                    evaluation), ending with the figures of an unstopped run; same config required. A finished
-                    run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
-  --force           replace what DIR holds (a run of another config, or this one); without --resume or --force
-                    a DIR holding a run is refused and nothing is written
+  --resume          continue the run saved in DIR from its last saved state (every 10 steps, at each
+                    evaluation, and at Ctrl-C / SIGTERM), ending with the figures of an unstopped run; same config
+                    required. A finished run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
+  --resume-if-saved the same, without a word when nothing is saved (a sweep's runs)
+  --force           replace the run DIR holds (of another config, or this one): it is moved aside to
+                    DIR.replaced-<time>/, never deleted; a DIR holding anything but a run is refused even so.
+                    Without --resume or --force a DIR holding a run is refused and nothing is written
+  Ctrl-C or SIGTERM stops at the next rollout turn or micro-batch: the last completed step is saved, the
+  --resume command printed, exit 130 / 143; a second one exits at once, keeping the last save.
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
   --backend B       wasm (default), cpu (slower; bit-reproducible) or webgpu (Dawn's WebGPU: a GPU, else SwiftShader)
   --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
@@ -33,13 +37,35 @@ export const runCommand: Command = {
                     differing files and their SHA-256 (without it such a run is refused before it starts: commit first)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'force', 'no-policy', 'quiet', 'allow-dirty']);
+    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'resume-if-saved', 'force', 'no-policy', 'quiet', 'allow-dirty']);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
-    const stopHint = hintResumeOnInterrupt('npm run cli -- run', args);
-    const s = await runRl({ lab, out, resume: flags.has('resume'), force: flags.has('force'), checkpoint: flagOptionalText(flags, 'checkpoint'),
-      backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'), quiet: flags.has('quiet'),
-      startCache: flagOptionalText(flags, 'start-cache'), allowDirty: flags.has('allow-dirty') }).finally(stopHint);
+    const prefix = 'npm run cli -- run';
+    const stops = catchStopSignals(resumeCommand(prefix, args));
+    // a sweep's run (its own process): the sweep gone, even by kill -9, is a stop like SIGTERM's
+    const orphaned = () => { process.kill(process.pid, 'SIGTERM'); };
+    if (process.send) process.once('disconnect', orphaned);
+    let s: RlSummary;
+    try {
+      s = await runRl({ lab, out, resume: flags.has('resume') ? true : flags.has('resume-if-saved') ? 'if-saved' : false, force: flags.has('force'),
+        checkpoint: flagOptionalText(flags, 'checkpoint'), backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'),
+        quiet: flags.has('quiet'), startCache: flagOptionalText(flags, 'start-cache'), allowDirty: flags.has('allow-dirty'), stops });
+      await new Promise((r) => setImmediate(r)); // a signal that came while the summary was written is heard, then said below
+    } catch (e) {
+      if (e instanceof Interrupted) {
+        console.error(interruptedMessage(e, e.saved, resumeCommand(prefix, args)));
+        return STOP_EXIT[e.signal];
+      }
+      if (e instanceof WriteFailed) {
+        console.error(`${e.message}; once it can be written again, continue with:\n  ${resumeCommand(prefix, args)}`);
+        return 1;
+      }
+      throw e;
+    } finally {
+      stops.release();
+      process.removeListener('disconnect', orphaned);
+    }
+    if (stops.signal) console.error(`(${stops.signal} came after the last step: the run finished and its summary is written)`);
     const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     const ci = (lo: number | undefined, hi: number | undefined) => (lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '');
     const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;

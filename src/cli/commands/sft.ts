@@ -9,7 +9,7 @@ import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.t
 import { ProgressBar, formatDuration } from '../progress.ts';
 import { readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
-import { hintResumeOnInterrupt } from '../interrupt.ts';
+import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
@@ -111,7 +111,8 @@ export const sftCommand: Command = {
       `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
       `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-    const stopHint = hintResumeOnInterrupt('npm run cli -- sft', args);
+    const stops = catchStopSignals(resumeCommand('npm run cli -- sft', args), 'after this training step');
+    const letSignalsIn = yielder(0);
     const bar = new ProgressBar(o.steps, trainer.step, `sft ${o.preset} `, 50);
     const tTrain = performance.now();
     let emaLoss = lastLoss;
@@ -122,8 +123,14 @@ export const sftCommand: Command = {
         lastLoss = m['losses/sft'];
         emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
         bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
-        if (trainer.step % every === 0 && trainer.step < o.steps) {
+        await letSignalsIn();
+        if ((trainer.step % every === 0 || stops.signal) && trainer.step < o.steps) {
           saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles });
+        }
+        if (stops.signal && trainer.step < o.steps) {
+          bar.done();
+          console.error(interruptedMessage(new Interrupted(stops.signal), `step ${trainer.step} of ${o.steps} saved`, resumeCommand('npm run cli -- sft', args)));
+          return STOP_EXIT[stops.signal];
         }
       }
       bar.done();
@@ -165,7 +172,7 @@ export const sftCommand: Command = {
         `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`);
       return 0;
     } finally {
-      stopHint();
+      stops.release();
       trainer.dispose();
       policy.dispose();
     }

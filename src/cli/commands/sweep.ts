@@ -4,10 +4,12 @@
 // share runs. Prints and writes table.md and table.json in the paper's shape, the paper's numbers beside:
 // with --quick one seed and absolute figures (findingTable.ts); with --standard each cell's gain across
 // seeds with its interval, the null control and the direction call (findingGains.ts).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { catchStopSignals, Interrupted, STOP_EXIT, type StopRequests } from '../interrupt.ts';
 import { runDirName } from '../runDir.ts';
 import { availableParallelism } from 'node:os';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
@@ -16,7 +18,7 @@ import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeB
 import { readSummary, runRl, summaryIsOf, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { readCard } from '../../node/checkpointDir.ts';
 import { provenance, type Provenance } from '../../node/provenance.ts';
-import { moveAsideAndDelete } from '../outDir.ts';
+import { makeOutDir, moveAside } from '../outDir.ts';
 import { formatDuration, ProgressBar } from '../progress.ts';
 import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../findings/findings.ts';
 import { gainMarkdown, gainTable, type GainTable } from '../../findings/findingGains.ts';
@@ -115,6 +117,16 @@ export const sweepCommand: Command = {
       console.log(planStatusMarkdown(planProgress(plan, common, state), findings));
       return 0;
     }
+    // both folders checked (and made) before any run: an --out that is a file is named, not met by the third run's raw ENOTDIR
+    makeOutDir(out);
+    if (!flags.has('tables-only')) makeOutDir(runs, `--runs ${runs}`);
+    // a stop reaches the run in progress; the same command continues the sweep (finished runs reused, saved ones resumed)
+    const stops = catchStopSignals(command, 'each run at its next rollout turn or micro-batch');
+    const stopped = (e: unknown): number => {
+      if (!(e instanceof Interrupted)) throw e;
+      console.error(`interrupted (${e.signal}); each run in progress saved its last completed step, finished runs are kept; continue with the same command:\n  ${command}`);
+      return STOP_EXIT[e.signal];
+    };
 
     // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
     // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
@@ -128,13 +140,26 @@ export const sweepCommand: Command = {
       // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
       const summaries = new Map<string, RlSummary>();
       const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null })); };
-      await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); }, allowDirty);
+      try {
+        await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); }, allowDirty, stops);
+      } catch (e) {
+        return stopped(e);
+      } finally {
+        stops.release();
+      }
       write();
       for (const f of findings) writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
       for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null }))}`);
       return 0;
     }
-    const summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, undefined, allowDirty);
+    let summaries: Map<string, RlSummary>;
+    try {
+      summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, undefined, allowDirty, stops);
+    } catch (e) {
+      return stopped(e);
+    } finally {
+      stops.release();
+    }
     for (const f of findings) {
       const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
       const lookup = (lab: LabConfig) => {
@@ -236,7 +261,7 @@ function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
 
 /** runs `configs` not finished yet in `runsDir`, `jobs` at a time, each in its own process (0: none, the finished only) */
 export async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
-  onFinish: (name: string, s: RlSummary) => void = () => {}, allowDirty = false): Promise<Map<string, RlSummary>> {
+  onFinish: (name: string, s: RlSummary) => void = () => {}, allowDirty = false, stops?: StopRequests): Promise<Map<string, RlSummary>> {
   const out = new Map<string, RlSummary>();
   const todo: [string, LabConfig][] = [];
   for (const [name, lab] of configs) {
@@ -249,7 +274,7 @@ export async function runAll(configs: [string, LabConfig][], runsDir: string, ba
       // a run of this config finished from an SFT start that is no longer shipped: not this grid's run, so it is run
       // again (only when the sweep runs: --tables-only leaves every folder as it is)
       const stale = readSummary(join(runsDir, name));
-      if (stale && jobs > 0) moveAsideAndDelete(join(runsDir, name), `its run started from SFT weights ${stale.checkpointSha256.slice(0, 12)}…, not today's ${lab.scale}-tiny`, 'sweep');
+      if (stale && jobs > 0) moveAside(join(runsDir, name), `its run started from SFT weights ${stale.checkpointSha256.slice(0, 12)}…, not today's ${lab.scale}-tiny`, 'sweep');
       todo.push([name, lab]);
     }
   }
@@ -266,33 +291,43 @@ export async function runAll(configs: [string, LabConfig][], runsDir: string, ba
   const poll = bar ? setInterval(() => bar.update(stepsDone(), { runs: `${finished}/${todo.length}` }), 5000) : null;
   let next = 0;
   let finished = 0;
+  const children = new Set<ChildProcess>();
+  const stopped = new WeakSet<ChildProcess>();
+  // a stop reaches the runs in their own processes once (each saves its last completed step); none starts after it
+  const forward = stops ? setInterval(() => {
+    if (stops.signal) for (const c of children) if (!stopped.has(c)) { stopped.add(c); c.kill(stops.signal); }
+  }, 100) : null;
   const one = async (name: string, lab: LabConfig, i: number): Promise<void> => {
     const dir = join(runsDir, name);
     const label = `[${i + 1}/${todo.length}]`;
     if (jobs === 1) {
       console.error(`${label} ${name}`);
-      out.set(name, await runRl({ lab, out: dir, resume: true, backend, label: `${label} `, keepPolicy: false, startCache, allowDirty }));
+      out.set(name, await runRl({ lab, out: dir, resume: 'if-saved', backend, label: `${label} `, keepPolicy: false, startCache, allowDirty, stops }));
       onFinish(name, out.get(name)!);
     } else {
       console.error(`${label} ${name}: started`);
-      out.set(name, await runInChild(lab, dir, backend, startCache, allowDirty));
+      out.set(name, await runInChild(lab, dir, backend, startCache, allowDirty, children));
       onFinish(name, out.get(name)!);
       finished++;
       console.error(`\n${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
     }
   };
   const worker = async () => {
-    while (next < todo.length) {
+    while (next < todo.length && !stops?.signal) {
       const i = next++;
       await one(todo[i][0], todo[i][1], i);
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker));
+    const workers = Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker);
+    // a stop lets every run in progress save and exit before the sweep says so; any other failure ends the sweep at once
+    await Promise.all(workers.map((w) => w.catch((e: unknown) => { if (!(e instanceof Interrupted)) throw e; })));
   } finally {
     if (poll) clearInterval(poll);
+    if (forward) clearInterval(forward);
     bar?.done();
   }
+  stops?.check(); // stopped between runs: the runs it started have saved, the rest never started
   return out;
 }
 
@@ -303,19 +338,26 @@ function trainSteps(dir: string): number {
   return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"kind":"train"')).length;
 }
 
-/** one run in its own Node process (tfjs holds one backend per process): this CLI's `run`, its log in DIR/run.log */
-function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCache: string, allowDirty: boolean): Promise<RlSummary> {
+/**
+ * one run in its own Node process (tfjs holds one backend per process): this CLI's `run`, its log in DIR/run.log.
+ * It has a process group of its own, so a Ctrl-C reaches it once, from the sweep (runAll forwards it), and an IPC
+ * channel whose end (the sweep gone, even by kill -9) stops it as SIGTERM would: no run outlives its sweep.
+ */
+function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCache: string, allowDirty: boolean, children: Set<ChildProcess>): Promise<RlSummary> {
   mkdirSync(dir, { recursive: true });
   const log = openSync(join(dir, 'run.log'), 'a');
-  const args = [...process.execArgv, process.argv[1], 'run', '--config', JSON.stringify(lab), '--out', dir, '--resume',
+  const args = [...process.execArgv, process.argv[1], 'run', '--config', JSON.stringify(lab), '--out', dir, '--resume-if-saved',
     '--no-policy', '--quiet', '--start-cache', startCache, '--backend', backend, ...(allowDirty ? ['--allow-dirty'] : [])];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', log, log, 'ipc'], detached: true });
+    children.add(child);
     child.on('error', fail);
     child.on('exit', (code) => {
+      children.delete(child);
       closeSync(log);
       const s = readSummary(dir);
       if (code === 0 && s) done(s);
+      else if (code === STOP_EXIT.SIGINT || code === STOP_EXIT.SIGTERM) fail(new Interrupted(code === STOP_EXIT.SIGINT ? 'SIGINT' : 'SIGTERM'));
       else fail(new Error(`run ${dir} failed (exit ${String(code)}); see ${join(dir, 'run.log')}`));
     });
   });
@@ -326,21 +368,21 @@ function writeGridCsv(dir: string, grid: Map<string, LabConfig>, summaries: Map<
   mkdirSync(dir, { recursive: true });
   const csv = gridCsv([...grid].map(([name, lab]) => ({ name, lab, summary: summaries.get(name) ?? finishedRun(join(runs, name), lab) })));
   const path = join(dir, 'runs.csv');
-  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeFileSync(path, csv);
+  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeAtomic(path, csv);
 }
 
 function writeTable(dir: string, table: FindingTable): void {
   mkdirSync(dir, { recursive: true });
   if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
-  writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
-  writeFileSync(join(dir, 'table.md'), tableMarkdown(table) + '\n');
+  writeAtomic(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
+  writeAtomic(join(dir, 'table.md'), tableMarkdown(table) + '\n');
 }
 
 function writeGainTable(dir: string, table: GainTable): void {
   mkdirSync(dir, { recursive: true });
   if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
-  writeFileSync(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
-  writeFileSync(join(dir, 'table.md'), gainMarkdown(table) + '\n');
+  writeAtomic(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
+  writeAtomic(join(dir, 'table.md'), gainMarkdown(table) + '\n');
 }
 
 /** true when the table at `path` differs from `table` only in its stamp (commit, date): such a table keeps its
