@@ -8,6 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // Starting these first lets the short files fill in beside them. A stale list costs only time.
 const LONGEST_FIRST = [
   'test/rl/rlLearning.test.ts', // 170
+  'test/cli/faultInjection.test.ts', // ~100 alone: five CLI processes one after another, signalled from outside
   'test/rl/sftLearning.test.ts', // 47
   'test/rl/sft.test.ts', // 30
   'test/cli/sweepCli.test.ts', // 30
