@@ -14,8 +14,11 @@ export const MAX_RUN_EVALS = 40;
 /** one evaluation of a shared run */
 export interface RunEval {
   step: number;
-  successes: number;
-  queries: number;
+  /** validation success, a share */
+  success: number;
+  /** the successes and the queries behind it; null where the run did not record its n (an SFT run's evaluations) */
+  successes: number | null;
+  queries: number | null;
   /** OOD accuracy (unseen tool-QA), a share; null when not evaluated */
   ood: number | null;
 }
@@ -48,7 +51,8 @@ const isNumberOrNull = (x: unknown) => x === null || (typeof x === 'number' && N
 
 /** the code of a run; throws on one no reader could read back (so nothing unreadable is offered) */
 export function encodeRun(r: RunResult): string {
-  const evals = r.evals.map((e) => [e.step, e.successes, e.queries, round(e.ood)]);
+  // with its n, a point is its counts; without, its share alone
+  const evals = r.evals.map((e) => (e.queries === null ? [e.step, round(e.success), null, round(e.ood)] : [e.step, e.successes, e.queries, round(e.ood)]));
   const code = sealCode('r', [RUN_CODE_VERSION, r.setting, r.seed, r.kind, r.status, r.backend, r.build, r.steps, r.totalSteps, evals, round(r.reward), round(r.loss)]);
   const back = decodeRun(code);
   if (!back.ok) throw new Error(`encodeRun: ${back.message}`);
@@ -78,11 +82,15 @@ export function decodeRun(code: string): DecodedRun {
   for (const e of evals as unknown[]) {
     if (!Array.isArray(e) || e.length !== 4) return refuse('malformed', 'an evaluation has the wrong shape');
     const [step, successes, queries, ood] = e as unknown[];
-    if (!isCount(step) || step > totalSteps || !isCount(queries) || queries < 1 || !isCount(successes) || successes > queries || !isShareOrNull(ood)) {
+    const counted = isCount(queries) && queries >= 1 && isCount(successes) && successes <= queries;
+    const shared = queries === null && successes !== null && isShareOrNull(successes);
+    if (!isCount(step) || step > totalSteps || !(counted || shared) || !isShareOrNull(ood)) {
       return refuse('malformed', 'an evaluation is impossible (successes above the queries, a step past the run)');
     }
     if (points.length && step <= points[points.length - 1].step) return refuse('malformed', 'its evaluations are out of step order');
-    points.push({ step, successes, queries, ood: ood as number | null });
+    points.push(counted
+      ? { step, success: (successes as number) / (queries as number), successes: successes as number, queries: queries as number, ood: ood as number | null }
+      : { step, success: successes as number, successes: null, queries: null, ood: ood as number | null });
   }
   if (!isNumberOrNull(reward) || !isNumberOrNull(loss)) return refuse('malformed', 'its last reward or loss is not a number');
   return {
@@ -101,7 +109,8 @@ export function thin<T>(items: readonly T[], max = MAX_RUN_EVALS): T[] {
 }
 
 /**
- * A stored run as a shareable result: its evaluation points (eval/success × eval/queries, eval/ood_accuracy),
+ * A stored run as a shareable result: its evaluation points (eval/success × eval/queries, or the share alone
+ * where the run recorded no eval/queries, eval/ood_accuracy),
  * the last reward / loss. null for a run with no evaluation yet (nothing to show a reader).
  */
 export function runResultOf(o: {
@@ -113,10 +122,12 @@ export function runResultOf(o: {
   for (const p of o.points) {
     const s = p.values['eval/success'];
     const q = p.values['eval/queries'];
-    if (!Number.isFinite(s) || !Number.isFinite(q) || q < 1) continue;
+    if (!Number.isFinite(s)) continue;
     if (evals.length && p.step <= evals[evals.length - 1].step) continue; // a resumed run may repeat a point
-    const ood = p.values['eval/ood_accuracy'];
-    evals.push({ step: p.step, successes: Math.round(s * q), queries: Math.round(q), ood: Number.isFinite(ood) ? ood : null });
+    const ood = Number.isFinite(p.values['eval/ood_accuracy']) ? p.values['eval/ood_accuracy'] : null;
+    evals.push(Number.isFinite(q) && q >= 1
+      ? { step: p.step, success: Math.round(s * q) / Math.round(q), successes: Math.round(s * q), queries: Math.round(q), ood }
+      : { step: p.step, success: s, successes: null, queries: null, ood });
   }
   if (!evals.length || o.totalSteps < 1) return null;
   const num = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);

@@ -58,12 +58,14 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
     ['Seed', String(r.seed)],
     ['Backend · build', `${r.backend} · ${r.build}`],
   ];
-  if (first && last) facts.push(['Validation success', `${pts(first.successes / first.queries)} at step ${first.step} → ${pts(last.successes / last.queries)} at step ${last.step} (n = ${last.queries} queries)`]);
+  if (first && last) facts.push(['Validation success', `${pts(first.success)} at step ${first.step} → ${pts(last.success)} at step ${last.step} (${last.queries === null ? 'n not recorded by this run' : `n = ${last.queries} queries`})`]);
   if (r.reward !== null) facts.push(['Last mean reward', r.reward.toFixed(3)]);
   if (r.loss !== null) facts.push(['Last training loss', r.loss.toFixed(3)]);
   const rows = r.evals.map((e) => {
+    const ood = e.ood === null ? '–' : pts(e.ood);
+    if (e.successes === null || e.queries === null) return { step: e.step, success: `${pts(e.success)} (n not recorded)`, ood };
     const w = wilson(e.successes, e.queries);
-    return { step: e.step, success: `${pts(e.successes / e.queries)} (${e.successes}/${e.queries}; 95 % ${pts(w.lo)}–${pts(w.hi)})`, ood: e.ood === null ? '–' : pts(e.ood) };
+    return { step: e.step, success: `${pts(e.success)} (${e.successes}/${e.queries}; 95 % ${pts(w.lo)}–${pts(w.hi)})`, ood };
   });
   const base = { ok: true as const, run: r, setup, hash, labHash, facts, rows };
 
@@ -78,7 +80,7 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
     return { ...base, verdict: 'unfinished', verdictText: `The committed runs of this setting end at step ${ref.eval.steps[1]}; this run's last evaluation is at step ${last?.step ?? '–'} (${r.status}), so it is not placed against their band.` };
   }
   const band = { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) };
-  const end = last.successes / last.queries;
+  const end = last.success;
   const verdict: RunVerdict = end < band.lo ? 'below' : end > band.hi ? 'above' : 'inside';
   return {
     ...base, verdict,

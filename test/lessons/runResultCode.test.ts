@@ -37,7 +37,7 @@ describe('a Lab run as a result link', () => {
     const lesson = lessonById('seeds')!;
     const lessonCode = encodeResult({ lesson: 'seeds', arm: lesson.arms[0].key, setting: '00000000', seed: 1, backend: 'wasm', build: 'b', queries: 1, startSuccesses: 0, endSuccesses: 0, startOod: null, endOod: null, mechanism: lesson.charts.filter((c) => c.role === 'mechanism').map(() => null) });
     expect(decodeRun(lessonCode)).toMatchObject({ ok: false, reason: 'malformed' });
-    expect(() => encodeRun({ ...committed, evals: [{ step: 0, successes: 301, queries: 300, ood: null }] })).toThrow(/successes above the queries/);
+    expect(() => encodeRun({ ...committed, evals: [{ step: 0, success: 1, successes: 301, queries: 300, ood: null }] })).toThrow(/successes above the queries/);
     expect(() => encodeRun({ ...committed, setting: 'scale=huge' })).toThrow(/setting is not one this page has/);
     const shown = readSharedRun(typo, settings);
     expect(shown.ok ? '' : shown.message).toMatch(/checksum does not match/);
@@ -47,7 +47,7 @@ describe('a Lab run as a result link', () => {
     const ref = bandFor(setting, settings)!;
     expect(ref.seeds.length).toBeGreaterThanOrEqual(2);
     const band = predictionBand(ref.eval.end);
-    const end = committed.evals[1].successes / 300;
+    const end = committed.evals[1].success;
     const shown = readSharedRun(encodeRun(committed), settings);
     if (!shown.ok) throw new Error(shown.message);
     expect(shown.verdict).toBe(end < band.lo! ? 'below' : end > band.hi! ? 'above' : 'inside');
@@ -57,7 +57,7 @@ describe('a Lab run as a result link', () => {
     const seven = readSharedRun(encodeRun({ ...committed, seed: 7 }), settings);
     expect(seven.ok && seven.labHash).toBe('#evalEvery=40&evalQueries=300&evalToolQa=100&seed=7');
     expect(shown.rows[0].success).toMatch(/^\d+\.\d % \(\d+\/300; 95 % \d+\.\d %–\d+\.\d %\)$/);
-    const high = readSharedRun(encodeRun({ ...committed, evals: [committed.evals[0], { step: 40, successes: 300, queries: 300, ood: null }] }), settings);
+    const high = readSharedRun(encodeRun({ ...committed, evals: [committed.evals[0], { step: 40, success: 1, successes: 300, queries: 300, ood: null }] }), settings);
     expect(high.ok && high.verdict).toBe('above');
     // the same setting written in another order meets the same band
     expect(bandFor('evalToolQa=100&evalQueries=300&evalEvery=40', settings)).toBe(ref);
@@ -74,6 +74,15 @@ describe('a Lab run as a result link', () => {
     expect(kept).toHaveLength(MAX_RUN_EVALS);
     expect([kept[0], kept.at(-1)]).toEqual([0, 100]);
     expect(runResultOf({ ...committed, last: {}, points: [] })).toBeNull();
+  });
+
+  it('shares a run that recorded no n (an SFT run\'s evaluations) by its shares, and says so', () => {
+    const sft = runResultOf({ ...committed, kind: 'sft', last: { 'losses/sft': 0.51 }, points: [{ step: 5, values: { 'eval/success': 0.25, 'eval/ood_accuracy': 0.5 } }] })!;
+    expect(sft.evals).toEqual([{ step: 5, success: 0.25, successes: null, queries: null, ood: 0.5 }]);
+    const shown = readSharedRun(encodeRun(sft), settings);
+    if (!shown.ok) throw new Error(shown.message);
+    expect(shown.rows[0].success).toBe('25.0 % (n not recorded)');
+    expect(Object.fromEntries(shown.facts)['Last training loss']).toBe('0.510');
   });
 
   it('routes `#run=<code>` to the Runs view and writes it back', () => {
