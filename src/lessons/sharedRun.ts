@@ -1,7 +1,7 @@
 // A run's result link opened (`#run=<code>`): what the read-only page shows — the setting (described, with
 // the link that opens it in the Lab), the run's facts, its validation curve point by point with n and the 95 %
-// interval, and its place against the committed band of its setting where the committed runs cover it
-// (results/lessons/reference.json: the standard runs of results/findings) — or why the link is refused.
+// interval, and its place against the committed band of its setting where the page carries one (the lessons'
+// settings, results/lessons/reference.json, from the findings' standard runs) — or why the link is refused.
 // Pure: no DOM, no tfjs.
 import { describeAxes, defaultConfig } from '../lab/config.ts';
 import { formatPercent } from '../lab/metrics.ts';
@@ -74,7 +74,7 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
   if (!ref || !b || b.lo === null || b.hi === null) {
     return { ...base, verdict: 'no-band', verdictText: ref
       ? `The committed runs of this setting have fewer than two seeds: no band to place it against.`
-      : 'There is no committed band for this setting: no committed runs ran it (the bands cover the lessons’ settings, from the findings’ standard runs).' };
+      : 'There is no committed band for this setting: the page carries bands only for the lessons’ settings (the findings’ standard runs of those), so it is not placed against any.' };
   }
   if (r.status !== 'completed' || !last || last.step !== ref.eval.steps[1]) {
     return { ...base, verdict: 'unfinished', verdictText: `The committed runs of this setting end at step ${ref.eval.steps[1]}; this run's last evaluation is at step ${last?.step ?? '–'} (${r.status}), so it is not placed against their band.` };
