@@ -253,6 +253,30 @@ await test('the run and its curve are listed after a reload', async () => {
   await page.screenshot({ path: join(results, '3-after-reload.png'), fullPage: true });
 });
 
+await test('the finished run shares as a result link that opens read-only, and a cut one is refused', async () => {
+  assert(runId, 'no run id from the SFT test');
+  await page.locator(`[data-testid=run-row][data-run-id="${runId}"] [data-testid=lab-share-run]`).click();
+  const href = await page.locator('[data-testid=run-share-link]').getAttribute('href', { timeout: 10_000 });
+  assert(/#run=r1\.[\w-]+\.[0-9a-f]{8}$/.test(href ?? ''), `share link is ${href}`);
+  // opened in a second tab, so this page keeps its setup for the tests after
+  const reader = await page.context().newPage();
+  try {
+    await reader.goto(href);
+    const card = reader.locator('[data-testid=shared-run]');
+    await card.waitFor({ timeout: 15_000 });
+    // an SFT run of a smoke size: no committed runs ran it
+    assert((await card.getAttribute('data-ok')) === 'true' && (await card.getAttribute('data-verdict')) === 'no-band', `shared run shows ${await card.getAttribute('data-ok')} / ${await card.getAttribute('data-verdict')}`);
+    assert(/Seed\s*3/.test(await card.innerText()), 'the shared run does not show its seed');
+    assert((await reader.locator('[data-testid=shared-run-open]').getAttribute('href')).includes('stage=sft'), 'the open-in-Lab link lost the setting');
+    await reader.goto(href.slice(0, -3));
+    await reader.reload();
+    await reader.locator('[data-testid=shared-run][data-ok=false]').waitFor({ timeout: 15_000 });
+    assert(/refused/.test(await reader.locator('[data-testid=shared-run-error]').innerText()), 'a cut link is not refused with its reason');
+  } finally {
+    await reader.close();
+  }
+});
+
 await test('the SFT run can be chosen as the starting point; its checkpoint loads', async () => {
   assert(runId, 'no run id from the SFT test');
   const before = await storeCounts(page);

@@ -39,6 +39,8 @@ export interface Route {
   result?: string | null;
   /** with a lesson: its class view (`&class`, '' ), or the class's accepted codes (`&class=<code>,<code>`) */
   lessonClass?: string | null;
+  /** a shared Lab run's result code (`#run=<code>`, read by src/lessons/runResultCode.ts), shown read-only on the Runs view */
+  run?: string | null;
 }
 
 export interface ParsedHash {
@@ -83,6 +85,16 @@ export function parseHash(hash: string): ParsedHash {
     if (key === 'lessonSize') {
       // the size is read from the query (a learner's link must not carry a smoke size along): say where it goes
       note(key, `belongs before the #: open ?lessonSize=${shorten(rawValue ?? 'smoke')}#… — this lesson runs at its full size`);
+      continue;
+    }
+    if (key === 'run') {
+      // checked where it is read (the page names a refusal); here only kept
+      const value = rawValue === null ? '' : decode(rawValue);
+      if (value === null) note(key, 'could not be decoded (bad percent-encoding); ignored');
+      else {
+        route.run = value;
+        if (!text.includes('view=')) route.view = 'runs'; // `#run=<code>` alone opens the shared run
+      }
       continue;
     }
     if (key === 'result' || key === 'class') {
@@ -143,7 +155,8 @@ export function serializeHash(config: LabConfig, route?: Route): string {
   const defaults = defaultConfig();
   const parts: string[] = [];
   // a lesson's link is `#lesson=<id>` alone: it names its view
-  if (route && route.view !== 'lab' && !(route.view === 'lessons' && route.lesson)) parts.push(`view=${route.view}`);
+  if (route && route.view !== 'lab' && !(route.view === 'lessons' && route.lesson) && !(route.view === 'runs' && route.run)) parts.push(`view=${route.view}`);
+  if (route?.view === 'runs' && route.run) parts.push(`run=${encodeURIComponent(route.run)}`);
   if (route?.finding) parts.push(`finding=${route.finding}`);
   if (route?.lesson) parts.push(`lesson=${route.lesson}`);
   if (route?.lesson && route.result) parts.push(`result=${encodeURIComponent(route.result)}`);

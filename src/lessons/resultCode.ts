@@ -62,8 +62,7 @@ function fromBase64Url(code: string): string {
 /** the result's code; throws on a result no class could read back (so nothing unreadable is ever offered) */
 export function encodeResult(r: LessonResult): string {
   const payload = [RESULT_CODE_VERSION, r.lesson, r.arm, r.setting, r.seed, r.backend, r.build, r.queries, r.startSuccesses, r.endSuccesses, round(r.startOod), round(r.endOod), r.mechanism.map((m) => round(m))];
-  const body = `v${RESULT_CODE_VERSION}.${toBase64Url(JSON.stringify(payload))}`;
-  const code = `${body}.${hex(crc32(body))}`;
+  const code = sealCode('v', payload);
   const back = decodeResult(code);
   if (!back.ok) throw new Error(`encodeResult: ${back.message}`);
   return code;
@@ -74,24 +73,40 @@ export function resultLink(base: string, r: LessonResult): string {
   return `${base}#lesson=${r.lesson}&result=${encodeResult(r)}`;
 }
 
-const refuse = (reason: RefusalReason, message: string): DecodedResult => ({ ok: false, reason, message });
+const refuse = (reason: RefusalReason, message: string): { ok: false; reason: RefusalReason; message: string } => ({ ok: false, reason, message });
+
+/**
+ * A payload as a checksummed code, `<prefix><version>.<base64url JSON>.<crc32 hex>`: the envelope of every
+ * shared result (a lesson's arm `v`, a Lab run `r`), so each reads its fields from one checked opening.
+ * The payload's first element is its version.
+ */
+export function sealCode(prefix: string, payload: readonly unknown[]): string {
+  const body = `${prefix}${String(payload[0])}.${toBase64Url(JSON.stringify(payload))}`;
+  return `${body}.${hex(crc32(body))}`;
+}
+
+/** Opens a code sealed with `prefix`: its shape, its version, its checksum, its JSON; never throws. */
+export function openCode(prefix: string, version: number, code: string): { ok: true; fields: unknown } | { ok: false; reason: RefusalReason; message: string } {
+  const m = new RegExp(`^${prefix}(\\d+)\\.([A-Za-z0-9_-]+)\\.([0-9a-f]{8})$`).exec(code.trim());
+  if (!m) return refuse('malformed', `not a result code (expected ${prefix}<version>.<payload>.<checksum>): cut short or mistyped?`);
+  if (Number(m[1]) !== version) return refuse('version', `result code version ${m[1]}: this page reads version ${version} — the sharer's page is another build`);
+  const body = `${prefix}${m[1]}.${m[2]}`;
+  if (hex(crc32(body)) !== m[3]) return refuse('tampered', 'its checksum does not match: the link was changed or mistyped after it was made');
+  try {
+    return { ok: true, fields: JSON.parse(fromBase64Url(m[2])) as unknown };
+  } catch {
+    return refuse('malformed', 'its payload does not decode');
+  }
+}
 const isShare = (x: unknown) => typeof x === 'number' && x >= 0 && x <= 1;
 const isCount = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
 const isText = (x: unknown) => typeof x === 'string' && x.length > 0 && x.length <= 64 && /^[\w.:+-]+$/.test(x);
 
 /** reads a code back, checking its version, its checksum and every field; never throws */
 export function decodeResult(code: string): DecodedResult {
-  const m = /^v(\d+)\.([A-Za-z0-9_-]+)\.([0-9a-f]{8})$/.exec(code.trim());
-  if (!m) return refuse('malformed', 'not a result code (expected v<version>.<payload>.<checksum>): cut short or mistyped?');
-  if (Number(m[1]) !== RESULT_CODE_VERSION) return refuse('version', `result code version ${m[1]}: this page reads version ${RESULT_CODE_VERSION} — the learner's page is another build`);
-  const body = `v${m[1]}.${m[2]}`;
-  if (hex(crc32(body)) !== m[3]) return refuse('tampered', 'its checksum does not match: the link was changed or mistyped after it was made');
-  let fields: unknown;
-  try {
-    fields = JSON.parse(fromBase64Url(m[2]));
-  } catch {
-    return refuse('malformed', 'its payload does not decode');
-  }
+  const opened = openCode('v', RESULT_CODE_VERSION, code);
+  if (!opened.ok) return opened;
+  const fields = opened.fields;
   if (!Array.isArray(fields) || fields.length !== 13) return refuse('malformed', 'its payload has the wrong shape');
   const [version, lesson, arm, setting, seed, backend, build, queries, startSuccesses, endSuccesses, startOod, endOod, mechanism] = fields as unknown[];
   if (version !== RESULT_CODE_VERSION) return refuse('malformed', 'its payload names another version than its prefix');

@@ -17,6 +17,9 @@ import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts'
 import type { BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
+import { runLink, runResultOf } from '../lessons/runResultCode.ts';
+import { settingKey } from '../lessons/lessonReference.ts';
+import { BUILD } from './build.ts';
 import { BackendState } from './backendState.svelte.ts';
 import { QueueSaver } from './queueSaver.ts';
 import { reconcileAfterReload } from '../lab/queueRestore.ts';
@@ -175,7 +178,7 @@ export class LabState {
     if (!isOwnEntry()) return this.readHash();
     const { route } = parseHash(location.hash);
     if (route.view !== this.route.view || route.finding !== this.route.finding || (route.lesson ?? null) !== (this.route.lesson ?? null)
-      || (route.result ?? null) !== (this.route.result ?? null) || (route.lessonClass ?? null) !== (this.route.lessonClass ?? null)) this.route = route;
+      || (route.result ?? null) !== (this.route.result ?? null) || (route.lessonClass ?? null) !== (this.route.lessonClass ?? null) || (route.run ?? null) !== (this.route.run ?? null)) this.route = route;
     this.writeHash(); // the entry's address now carries the current setup
   }
 
@@ -316,6 +319,18 @@ export class LabState {
   /** a stored run's metric points (empty when the store is not open) */
   async runPoints(runId: string): Promise<MetricPoint[]> {
     return (await this.store?.readMetrics(runId))?.items ?? [];
+  }
+
+  /** a stored run's result link (`#run=<code>`, src/lessons/runResultCode.ts); null while it has no evaluation to show */
+  async runShareLink(runId: string): Promise<string | null> {
+    const run = this.runs.find((r) => r.id === runId);
+    if (!run) throw new Error(`Run ${runId} is not in this browser's store.`);
+    const config = configFromRecord(run.config).config;
+    const result = runResultOf({
+      setting: settingKey(config), seed: config.seed, kind: run.kind, status: run.status, backend: run.backend, build: BUILD,
+      steps: run.summary.steps, totalSteps: run.summary.totalSteps, last: run.summary.last, points: await this.runPoints(runId),
+    });
+    return result && runLink(`${location.origin}${location.pathname}`, result);
   }
 
   /** a stored run as bundle text (src/store/runBundle.ts) */
