@@ -29,8 +29,12 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     await page.goto('about:blank');
     await page.goto(`${base}#view=lessons`);
     await page.waitForSelector('[data-testid=lesson-list]');
-    const links = await page.locator('[data-testid=lesson-list] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const links = await page.locator('[data-testid=lesson-list] a[data-testid^=lesson-link-]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     assert(JSON.stringify(links) === JSON.stringify(IDS.map((id) => `#lesson=${id}`)), `the list links ${links.join(', ')}`);
+    // a teacher finds each lesson's two sizes and its class view from the list
+    const teacher = await page.locator('[data-testid=lesson-list] [data-testid=teacher-tools] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const wanted = IDS.flatMap((id) => [`/#lesson=${id}`, `/?lessonSize=smoke#lesson=${id}`, `/#lesson=${id}&class`]);
+    assert(JSON.stringify(teacher) === JSON.stringify(wanted), `the teacher's links ${teacher.join(', ')}`);
     await assertAccessible(page, 'Lessons (the list)');
     for (const id of IDS) {
       await page.goto('about:blank');
