@@ -29,9 +29,9 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     const notice = page.locator('[data-testid=queue-notice]');
     await notice.waitFor({ timeout: 30_000 });
     assert(/unreadable and was skipped/.test(await notice.innerText()), `the notice reads: ${await notice.innerText()}`);
-    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 30_000 });
     await page.locator('[data-testid=queue-notice] button').click();
-    await notice.waitFor({ state: 'detached', timeout: 5_000 });
+    await notice.waitFor({ state: 'detached', timeout: 30_000 });
   }, groups);
 
   /** after a failure: nothing queued may outlive this test (the next page load would start it) */
@@ -91,7 +91,7 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     assert(from >= checkpoint && from < STEPS, `recovery notice: ${text}`);
     await waitStatus('running', 30_000);
     assert((await trainPoints()) >= from, `the curve lost its points up to the checkpoint (${await trainPoints()} < ${from})`);
-    await page.waitForSelector('[data-testid=queue][data-items="3"][data-waiting="2"][data-running="1"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid=queue][data-items="3"][data-waiting="2"][data-running="1"]', { timeout: 30_000 });
     const [first] = await queueItems();
     assert(first[0] === 'running' && first[1] === runId, `the queue's first item after the reload: ${first}`);
     assert((await page.locator('[data-testid=queue-notice]').count()) === 0, 'the restored queue showed a notice');
@@ -113,6 +113,6 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     await waitStatus('stopped', 120_000);
     assert(JSON.stringify((await queueItems()).map(([s]) => s)) === '["completed","stopped"]', `queue: ${JSON.stringify(await queueItems())}`);
     await page.locator('[data-testid=queue-clear]').click();
-    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 30_000 });
   }
 }

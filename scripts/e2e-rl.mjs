@@ -92,7 +92,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     // the metric picker adds a chart
     await page.locator('[data-testid=metric-picker-toggle]').click();
     await page.locator('[data-testid="metric-losses/clip_frac"]').click();
-    await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 5_000 });
+    await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 30_000 });
     const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
     assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
     assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
@@ -119,7 +119,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
     await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
     await page.locator('[data-testid=queue-clear]').click();
-    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 30_000 });
   }, 'rl');
 
   // ---- findings: a finding's page, its grid in the run queue ------------------------------------------
@@ -172,7 +172,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /algorithm=arpo/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
     assert(/toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]), `the cells' rates are not on top: ${preview.join(' | ')}`);
     await page.locator('[data-testid=queue-confirm]').click();
-    await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 10_000 });
+    await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 30_000 });
     await page.waitForFunction(() => document.querySelector('[data-testid=queue-item]')?.getAttribute('data-status') === 'running'
       && document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 120_000 });
     assert((await attr('[data-testid=queue]', 'data-waiting')) === '2', 'two runs should wait behind the first');
@@ -180,6 +180,6 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(/ETA/.test(await page.locator('[data-testid=queue-summary]').innerText()), 'the queue shows no ETA');
     await page.screenshot({ path: join(results, 'queue.png'), fullPage: true });
     await page.locator('[data-testid=queue-cancel]').click();
-    await page.waitForSelector('[data-testid=queue][data-waiting="0"][data-items="1"]', { timeout: 5_000 });
+    await page.waitForSelector('[data-testid=queue][data-waiting="0"][data-items="1"]', { timeout: 30_000 });
   }
 }
