@@ -31,7 +31,6 @@ export default ts.config(
       'src/env/world.ts', // the world's tables and the generator that fills them read together
       'src/store/labStore.ts', // the IndexedDB schema and every read and write of it in one place
       'src/lessons/lessonTakeaway.ts', // a takeaway's lines in the order the page shows them
-      'src/ui/labState.svelte.ts', // debt: the route, the run player and the store, to be split
       'src/ui/lessons/ClassView.svelte', // debt: the class's form, sitting and chart, to be split
       'scripts/e2e.mjs', // the browser tests' harness, shards and groups
     ],

@@ -1,6 +1,6 @@
 // The run queue across reloads: the queue as a plain record for the store, read back with each
 // item's config checked, and matched after boot against what the page found (the run it resumed by
-// itself, the stored runs' statuses). Pure (no DOM, no IndexedDB): LabState saves and restores it
+// itself, the stored runs' statuses). Pure (no DOM, no IndexedDB): the page's queue saves and restores it
 // through LabStore, whose schema (src/store/records.ts QueueRecordSchema) checks the record's shape.
 import type { LabConfig } from './config.ts';
 import { emptyQueue, type QueueItem, type QueueStatus, type RunQueue } from './runQueue.ts';

@@ -1,6 +1,6 @@
 // The run queue: runs (a finding's grid, resolved in src/findings/findingRuns.ts) started one after
 // another, with an ETA per run and for the whole queue. Pure data and functions (no DOM, no
-// tfjs): the page's LabState holds a RunQueue and calls these on every worker progress event.
+// tfjs): the page's queue (src/ui/labQueue.svelte.ts) holds a RunQueue and calls these on every worker progress event.
 import type { LabConfig } from './config.ts';
 
 export type QueueStatus = 'waiting' | 'running' | 'completed' | 'failed' | 'stopped';

@@ -1,7 +1,7 @@
 // The page's side of the backend choice: the backend the worker chose for the page's scale,
 // how (measured, forced, the only one), and the measurement's progress while the worker measures —
 // at boot, when the scale changes, on Re-measure, or when a run starts at a scale not measured yet.
-// LabState owns one of these; nothing here touches tfjs (the worker measures: src/worker/backendChooser.ts).
+// The run player owns one of these; nothing here touches tfjs (the worker measures: src/worker/backendChooser.ts).
 import type { Scale } from '../lab/backendChoice.ts';
 import type { BackendInfo, BackendName, CalibrationProgress, MeasureListener } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
@@ -61,6 +61,16 @@ export class BackendState {
     } catch (e) {
       this.host.onError(messageOf(e));
     }
+  }
+
+  /** a replacement worker's backend (recovery started it: runRecovery.svelte.ts) */
+  adopt(info: BackendInfo): void {
+    this.info = info;
+  }
+
+  /** the worker could not come up, or not again: the page says why */
+  fail(message: string): void {
+    this.error = message;
   }
 
   /** awaits a worker call that may measure the backends, showing the measurement's progress meanwhile */
