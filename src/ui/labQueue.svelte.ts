@@ -21,8 +21,8 @@ export class LabQueue {
   private advancing = false;
 
   constructor(
-    private readonly player: RunPlayer,
-    private readonly store: RunStore,
+    private readonly player: Readonly<RunPlayer>,
+    private readonly store: Readonly<RunStore>,
     /** the page's setup, which a grid's runs vary */
     private readonly config: () => LabConfig,
   ) {}

@@ -4,8 +4,8 @@
 //   store   (runStore.svelte.ts)  the stored runs, read from IndexedDB, and the queue kept there
 //   queue   (labQueue.svelte.ts)  a finding's grid, run one after another
 // and recovery (runRecovery.svelte.ts), which keeps a run going after a reload or a crash by asking the player.
-// LabState builds them, wires them and boots them. Components read its getters (read-only views of the parts'
-// fields) and call its methods; nothing here touches tfjs (the worker does).
+// LabState builds them, wires them and boots them. Components read its getters and call its methods. Outside its
+// owner a part is typed Readonly, so the compiler refuses a write to another's field. No tfjs here (the worker).
 import type { LabConfig } from '../lab/config.ts';
 import type { Route, UrlNotice, View } from '../lab/urlState.ts';
 import type { RunQueue, StepSample } from '../lab/runQueue.ts';
@@ -22,9 +22,10 @@ import { RunStore } from './runStore.svelte.ts';
 export type { ShownCurve, StartingPointView } from './runPlayer.svelte.ts';
 
 export class LabState {
-  readonly address: LabRoute = new LabRoute(() => void this.player.backends.choose()); // the choice is per scale
-  readonly store: RunStore = new RunStore();
-  readonly player: RunPlayer = new RunPlayer({
+  /** a new scale asks for that scale's backend (the choice is per scale) */
+  readonly address: Readonly<LabRoute> = new LabRoute(() => void this.player.backends.choose());
+  readonly store: Readonly<RunStore> = new RunStore();
+  readonly player: Readonly<RunPlayer> = new RunPlayer({
     config: () => this.address.config,
     store: this.store,
     onStartError: (e) => this.recovery.onStartError(e),
@@ -33,9 +34,9 @@ export class LabState {
       this.runQueue.onProgress(before, progress);
     },
   });
-  readonly runQueue: LabQueue = new LabQueue(this.player, this.store, () => this.address.config);
+  readonly runQueue: Readonly<LabQueue> = new LabQueue(this.player, this.store, () => this.address.config);
   /** resume after a reload, a crash or a lost GPU; full storage and its prune offer (runRecovery.svelte.ts) */
-  readonly recovery: RunRecovery = new RunRecovery(this.player, this.store, forcedBackend());
+  readonly recovery: Readonly<RunRecovery> = new RunRecovery(this.player, this.store, forcedBackend());
   private markBooted: () => void = () => {};
   /** resolves once boot() has resumed what it could after a reload (the lessons continue their sittings from there) */
   readonly booted = new Promise<void>((resolve) => (this.markBooted = resolve));
@@ -73,7 +74,7 @@ export class LabState {
 
   // ---- the run player (runPlayer.svelte.ts) -----------------------------------------------------------------
 
-  get backends(): BackendState { return this.player.backends; }
+  get backends(): Readonly<BackendState> { return this.player.backends; }
   get backend(): BackendInfo | null { return this.player.backend; }
   get backendError(): string | null { return this.player.backends.error; }
   get progress(): RunProgress | null { return this.player.progress; }

@@ -35,7 +35,7 @@ export interface StartingPointView {
 export interface PlayerHost {
   /** the page's setup (labRoute.svelte.ts): a run started from the page runs it */
   config(): LabConfig;
-  store: RunStore;
+  store: Readonly<RunStore>;
   /** a start or resume failed (after actionError is set) */
   onStartError(error: unknown): void;
   /** each progress report, once `progress` holds it (recovery, then the queue) */

@@ -15,12 +15,12 @@ import type { RunStore } from './runStore.svelte.ts';
 export const MAX_AUTO_RESTARTS = 2;
 
 /** what recovery reads of the run player and asks of it */
-export type RecoveryPlayer = Pick<RunPlayer, 'worker' | 'backend' | 'progress' | 'actionError' | 'running' | 'starting'
-  | 'start' | 'replaceWorker' | 'workerRestarted' | 'markInterrupted' | 'backendFailed'>;
+export type RecoveryPlayer = Pick<Readonly<RunPlayer>, 'worker' | 'backend' | 'progress' | 'actionError' | 'running'
+  | 'starting' | 'start' | 'replaceWorker' | 'workerRestarted' | 'markInterrupted' | 'backendFailed'>;
 
 /** what recovery reads of the store */
-export type RecoveryStore = Pick<RunStore, 'ready' | 'runs' | 'refreshRuns' | 'checkpointSteps' | 'readMetrics'
-  | 'pruneCheckpoints'>;
+export type RecoveryStore = Pick<Readonly<RunStore>, 'ready' | 'runs' | 'refreshRuns' | 'checkpointSteps'
+  | 'readMetrics' | 'pruneCheckpoints'>;
 
 export class RunRecovery {
   /** what the page did by itself to keep a run going (resumed after a reload, a crash, a lost GPU) */
