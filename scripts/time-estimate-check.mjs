@@ -107,6 +107,8 @@ async function playLesson(p) {
   const estimateMs = await msOf('[data-testid=lesson-estimate]');
   const t0 = Date.now();
   await page.locator('[data-testid=lesson-run]').click();
+  // the lesson played before reads finished until this sitting has started
+  await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 180_000 });
   await page.waitForSelector(`${lesson}[data-state=finished]`, { timeout: RUN_TIMEOUT_MS });
   return { estimateMs, takenMs: Date.now() - t0 };
 }

@@ -255,9 +255,23 @@ export function stepSamplesFor(
   });
   for (const c of calibrations) {
     const ms = figureOf(c, backend);
-    if (ms !== null && !samples.some((s) => s.config.scale === c.scale)) samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms });
+    if (ms === null || samples.some((s) => s.config.scale === c.scale)) continue;
+    const start = calibrationStartMs(c, backend);
+    samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms,
+      ...(start !== null ? { startMs: start } : {}) });
   }
   return samples;
+}
+
+/**
+ * What the calibration measured of a start on `backend`: its cost less the steps it timed — building the model and
+ * the first decode step and micro-batch, which compile their shaders. A floor of a run's start (which also loads
+ * its starting point and builds its world); null without a measured figure.
+ */
+export function calibrationStartMs(c: Calibration, backend: BackendName): number | null {
+  const f = c.figures.find((x) => x.backend === backend && x.status === 'measured');
+  if (!f || f.decodeStepMs === null || f.trainMicroBatchMs === null) return null;
+  return Math.max(0, f.costMs - CALIBRATION.decodeSteps * f.decodeStepMs - f.trainMicroBatchMs);
 }
 
 /** the backend as the page knows it (BackendInfo, src/worker/api.ts) */

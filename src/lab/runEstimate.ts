@@ -78,9 +78,9 @@ export interface RunEstimate {
   steps: number;
   evalMs: number;
   evaluations: number;
-  /** the start's share (0 once the run has stepped, or where no run here measured one) */
+  /** the start's share (0 once the run has stepped, or where nothing here measured one) */
   startMs: number;
-  /** false where no run here measured a start: the figure leaves it out and is a floor */
+  /** false where nothing here measured a start (no run, no calibration): the figure leaves it out, a floor */
   startMeasured: boolean;
 }
 

@@ -41,9 +41,14 @@ describe('the run estimate', () => {
     expect(atS.startMs).toBe(34_000 / 2);
   });
 
-  it('from the calibration alone says its start is not counted, and a run of older builds gives no start', () => {
-    const e = estimateRunTime(smokeArm, stepSamplesFor([], 'wasm', [calibration]))!;
-    expect(e.startMeasured).toBe(false);
+  it('from the calibration alone takes its start from what building and warming its model cost there', () => {
+    // 9 s in all, less its 8 timed decode steps (5 ms) and its timed micro-batch (40 ms)
+    expect(estimateRunTime(smokeArm, stepSamplesFor([], 'wasm', [calibration]))!.startMs).toBe(9_000 - 8 * 5 - 40);
+    const unmeasured = { ...calibration, figures: [{ ...figure, decodeStepMs: null }] };
+    expect(estimateRunTime(smokeArm, stepSamplesFor([], 'wasm', [unmeasured]))!.startMeasured).toBe(false);
+  });
+
+  it('a run of older builds, or one not completed, gives no start', () => {
     const old = { ...smokeRun, summary: { steps: 6, meanStepMs: 3_000, meanEvalMs: 2_000 } };
     expect(stepSamplesFor([old], 'wasm', [])[0].startMs).toBeUndefined();
     expect(stepSamplesFor([{ ...smokeRun, status: 'stopped' }], 'wasm', [])[0].startMs).toBeUndefined();
