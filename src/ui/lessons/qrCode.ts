@@ -1,16 +1,13 @@
-// A QR code as an SVG path, for a lesson's printable sheet: qrcode-generator (the reference JavaScript encoder,
-// no dependencies) encodes; the path is drawn by the sheet itself, so the page adds no markup it did not write.
-import qrcode from 'qrcode-generator';
+// A QR code as one SVG path, for a result link (ResultLinks.svelte) and a lesson's printable sheet (LessonSheet.svelte).
+// Encoded by uqr (unjs; typed, no dependencies, made for SVG output without a canvas — qrcode needs canvas in the
+// browser, qr/lean-qr are younger and less used); its modules are drawn by the page as one path, so no markup
+// string is injected, and it prints crisp at any size.
+import { encode } from 'uqr';
 
-/** the code's modules (its side, in modules) and one SVG path of its dark modules, a unit square each */
-export function qrPath(text: string): { size: number; path: string } {
-  const qr = qrcode(0, 'M'); // the smallest version that holds the text; M: 15 % of it may be smudged
-  qr.addData(text, 'Byte');
-  qr.make();
-  const size = qr.getModuleCount();
-  const parts: string[] = [];
-  for (let row = 0; row < size; row++) {
-    for (let col = 0; col < size; col++) if (qr.isDark(row, col)) parts.push(`M${col} ${row}h1v1h-1z`);
-  }
-  return { size, path: parts.join('') };
+/** the code's side in modules (its `border` of light modules included) and its dark modules as one path, one unit a module */
+export function qrPath(text: string, border = 2): { size: number; d: string } {
+  const qr = encode(text, { border });
+  let d = '';
+  qr.data.forEach((row, y) => row.forEach((dark, x) => { if (dark) d += `M${x},${y}h1v1h-1z`; }));
+  return { size: qr.size, d };
 }
