@@ -9,6 +9,7 @@
 // commit to --out (default results/lessons/time-estimates.json).
 //
 //   npx vite build && node scripts/time-estimate-check.mjs [--out FILE] [--only N,N] [--allow-dirty]
+//   node scripts/time-estimate-check.mjs --resummarize [--out FILE]     the summary of a measurement again
 //
 // Served as `vite preview` serves dist/ (cross-origin isolated). No ?backend=: the page measures its backends, as a
 // learner's does. On a shared machine the times count the neighbours' load: it is recorded beside them.
@@ -27,9 +28,26 @@ const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? pro
 const out = resolve(arg('--out') ?? join(root, 'results', 'lessons', 'time-estimates.json'));
 const RUN_TIMEOUT_MS = 8 * 60_000;
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+// --resummarize: the summary of --out's runs again (after a change to how it is summed up), without measuring
+if (process.argv.includes('--resummarize')) {
+  const kept = JSON.parse(readFileSync(out, 'utf8'));
+  const { runs, summary } = summarize(kept.runs);
+  writeFileSync(out, JSON.stringify({ ...kept, summary, runs }, null, 1) + '\n');
+  console.log(`rewrote the summary of ${out}: ${JSON.stringify(summary)}`);
+  process.exit(0);
+}
+
 // Lab runs: small RL setups (hash settings over the defaults), of different steps, rollouts and evaluation sizes
 const lab = (scale, steps, groupSize, queriesPerStep, evalQueries, evalEvery) =>
-  `stage=rl&scale=${scale}&algorithm=grpo&reward=sum&steps=${steps}&groupSize=${groupSize}&queriesPerStep=${queriesPerStep}` +
+  `stage=rl&scale=${scale}&algorithm=grpo&reward=sum&steps=${steps}&groupSize=${groupSize}` +
+  `&queriesPerStep=${queriesPerStep}` +
   `&evalQueries=${evalQueries}&evalToolQa=0&evalEvery=${evalEvery}&trainSize=20&seed=5`;
 /** the runs, in order: each later estimate learns from the runs before it (a lesson's arm is at s or m) */
 const PLAN = [
@@ -52,8 +70,8 @@ if (!existsSync(join(dist, 'index.html'))) throw new Error(`no build at ${dist}:
 const made = recordCommit(root, process.argv.includes('--allow-dirty'));
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json',
-  '.svg': 'image/svg+xml', '.png': 'image/png' };
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm',
+  '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png' };
 const server = createServer((req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
   let file = join(dist, path);
@@ -79,17 +97,20 @@ page.setDefaultTimeout(120_000);
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 
-const msOf = async (selector) => {
+/** the estimate the page shows: its ms, and whether it is a first guess from the calibration (null: the page does not say) */
+const estimateOf = async (selector) => {
   const el = page.locator(selector);
-  if (!(await el.count())) return null;
+  if (!(await el.count())) return { estimateMs: null, firstGuess: null };
   const v = await el.first().getAttribute('data-ms');
-  return v === null || v === '' ? null : Number(v);
+  const guess = await el.first().getAttribute('data-first-guess');
+  return { estimateMs: v === null || v === '' ? null : Number(v), firstGuess: guess === null ? null : guess === 'true' };
 };
 /** the stored runs created since `before` (ids), with what each measured */
 async function newRuns(before) {
   return (await storedRuns(page)).filter((r) => !before.has(r.id)).map((r) => ({
     id: r.id, scale: r.config.scale, status: r.status, backend: r.backend, steps: r.summary.steps,
-    meanStepMs: r.summary.meanStepMs ?? null, meanEvalMs: r.summary.meanEvalMs ?? null, wallMs: r.summary.wallMs ?? null,
+    meanStepMs: r.summary.meanStepMs ?? null, meanEvalMs: r.summary.meanEvalMs ?? null,
+    wallMs: r.summary.wallMs ?? null,
   }));
 }
 
@@ -100,17 +121,18 @@ async function playLesson(p) {
   const lesson = `[data-testid=lesson][data-lesson="${p.id}"]`;
   await page.waitForSelector(lesson);
   await page.waitForSelector(`${lesson}:not([data-state=loading])`);
-  if ((await page.locator(lesson).getAttribute('data-state')) !== 'new') await page.locator('[data-testid=lesson-again]').click();
+  const state = await page.locator(lesson).getAttribute('data-state');
+  if (state !== 'new') await page.locator('[data-testid=lesson-again]').click();
   await page.locator('[data-testid=lesson-predictions] input').first().check();
   await page.locator(`input[name="which-${p.id}"][value="${p.which}"]`).check();
   await page.waitForTimeout(500); // the estimate follows the choice
-  const estimateMs = await msOf('[data-testid=lesson-estimate]');
+  const { estimateMs, firstGuess } = await estimateOf('[data-testid=lesson-estimate]');
   const t0 = Date.now();
   await page.locator('[data-testid=lesson-run]').click();
   // the lesson played before reads finished until this sitting has started
   await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 180_000 });
   await page.waitForSelector(`${lesson}[data-state=finished]`, { timeout: RUN_TIMEOUT_MS });
-  return { estimateMs, takenMs: Date.now() - t0 };
+  return { estimateMs, firstGuess, takenMs: Date.now() - t0 };
 }
 
 async function playLab(p) {
@@ -119,36 +141,46 @@ async function playLab(p) {
   await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 180_000 });
   await page.waitForSelector('[data-testid=start]:not([disabled])');
   await page.waitForTimeout(500);
-  const estimateMs = await msOf('[data-testid=run-estimate]');
+  const { estimateMs, firstGuess } = await estimateOf('[data-testid=run-estimate]');
   const t0 = Date.now();
   await page.locator('[data-testid=start]').click();
   await page.waitForSelector('[data-testid=run-status][data-status=running]', { timeout: 180_000 });
   await page.waitForSelector('[data-testid=run-status][data-status=completed]', { timeout: RUN_TIMEOUT_MS });
-  return { estimateMs, takenMs: Date.now() - t0 };
+  return { estimateMs, firstGuess, takenMs: Date.now() - t0 };
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const started = new Date().toISOString();
 const uptimeBefore = uptime();
 const runs = [];
-function write() {
-  const rated = runs.filter((r) => r.ratio !== null);
-  const ratios = rated.map((r) => r.ratio);
-  const worst = rated.length ? rated.reduce((w, r) => (Math.abs(Math.log(r.ratio)) > Math.abs(Math.log(w.ratio)) ? r : w)) : null;
-  const summary = {
-    runs: runs.length, estimated: rated.length,
-    medianRatio: rated.length ? round(median(ratios)) : null,
-    worstRatio: worst ? worst.ratio : null, worstRun: worst ? worst.n : null,
-    lowest: rated.length ? Math.min(...ratios) : null, highest: rated.length ? Math.max(...ratios) : null,
-    medianRatioFromOwnRuns: rated.filter((r) => r.n > 1).length ? round(median(rated.filter((r) => r.n > 1).map((r) => r.ratio))) : null,
+/**
+ * The ratios over all runs, and over those whose estimate came from runs here (not a first guess from the
+ * calibration). A run the page did not mark (a build before data-first-guess) counts as a first guess when no
+ * earlier run of its scale had finished: the rule the page applies (src/lab/runEstimate.ts isFirstGuess).
+ */
+function summarize(list) {
+  const marked = list.map((r, i) => ({ ...r, firstGuess: r.firstGuess ?? !list.slice(0, i)
+    .some((e) => e.stored.some((s) => s.status === 'completed' && r.stored.some((t) => t.scale === s.scale))) }));
+  const stats = (rs) => {
+    const rated = rs.filter((r) => r.ratio !== null);
+    if (!rated.length) return { runs: 0, medianRatio: null, worstRatio: null, worstRun: null, lowest: null, highest: null };
+    const worst = rated.reduce((w, r) => (Math.abs(Math.log(r.ratio)) > Math.abs(Math.log(w.ratio)) ? r : w));
+    const ratios = rated.map((r) => r.ratio);
+    return { runs: rated.length, medianRatio: round(median(ratios)), worstRatio: worst.ratio, worstRun: worst.n,
+      lowest: Math.min(...ratios), highest: Math.max(...ratios) };
   };
+  return { runs: marked, summary: { all: stats(marked), fromRunsHere: stats(marked.filter((r) => !r.firstGuess)),
+    firstGuesses: stats(marked.filter((r) => r.firstGuess)) } };
+}
+
+function write(extra = {}) {
+  const { runs: marked, summary } = summarize(runs);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify({
-    what: 'taken / estimated for runs played in headless Chromium: the estimate the page showed before each run, the time from Run/Start to finished',
+    what: 'taken / estimated for runs played in headless Chromium: the estimate the page showed before each run, ' +
+      'the time from Run/Start to finished',
     command: 'npx vite build && node scripts/time-estimate-check.mjs', date: started, ...made,
     machine: `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), headless Chromium`,
-    uptimeBefore, uptimeAfter: uptime(), summary, runs,
+    uptimeBefore, uptimeAfter: uptime(), ...extra, summary, runs: marked,
   }, null, 1) + '\n');
 }
 
@@ -156,13 +188,15 @@ try {
   for (const p of plan) {
     const before = new Set((await storedRuns(page).catch(() => [])).map((r) => r.id));
     const load = loadavg()[0];
-    const { estimateMs, takenMs } = p.kind === 'lesson' ? await playLesson(p) : await playLab(p);
+    const { estimateMs, firstGuess, takenMs } = p.kind === 'lesson' ? await playLesson(p) : await playLab(p);
     const ratio = estimateMs ? round(takenMs / estimateMs) : null;
     const backend = (await page.locator('[data-testid=backend]').innerText()).trim().replace(/\s+/g, ' ');
-    runs.push({ n: p.n, what: p.what, estimateMs, takenMs, ratio, backend, load1: round((load + loadavg()[0]) / 2, 1), stored: await newRuns(before) });
+    const load1 = round((load + loadavg()[0]) / 2, 1);
+    runs.push({ n: p.n, what: p.what, estimateMs, firstGuess, takenMs, ratio, backend, load1, stored: await newRuns(before) });
     write(); // after each run: a measurement cut short keeps what it measured
     const say = (ms) => (ms === null ? 'none' : `${Math.round(ms / 1000)} s`);
-    console.log(`time-estimate-check ${p.n}: ${p.what}: estimated ${say(estimateMs)}, took ${say(takenMs)}, ratio ${ratio ?? '–'} (load ${loadavg()[0].toFixed(1)})`);
+    console.log(`time-estimate-check ${p.n}: ${p.what}: estimated ${say(estimateMs)}${firstGuess ? ' (first guess)' : ''}, ` +
+      `took ${say(takenMs)}, ratio ${ratio ?? '–'} (load ${loadavg()[0].toFixed(1)})`);
   }
   write();
   console.log(`wrote ${out}: ${JSON.stringify(JSON.parse(readFileSync(out, 'utf8')).summary)}`);

@@ -258,7 +258,7 @@ export function stepSamplesFor(
     if (ms === null || samples.some((s) => s.config.scale === c.scale)) continue;
     const start = calibrationStartMs(c, backend);
     samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms,
-      ...(start !== null ? { startMs: start } : {}) });
+      calibration: true, ...(start !== null ? { startMs: start } : {}) });
   }
   return samples;
 }

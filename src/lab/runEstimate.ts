@@ -17,6 +17,8 @@ export interface StepSample {
   meanEvalMs?: number;
   /** its time outside steps and evaluations at their means (ms): the start, the warm-up's excess, the end */
   startMs?: number;
+  /** not a run: the backend calibration's figure for a default step (backendChoice.ts stepSamplesFor) */
+  calibration?: boolean;
 }
 
 /** relative cost of one step: the policy's size (s : m : l parameters ≈ 1 : 2 : 4.7) times the rollouts per step */
@@ -100,6 +102,22 @@ export function estimateRunTime(config: LabConfig, samples: readonly StepSample[
   const ms = startMs + stepMs * steps + evalMs * evaluations;
   return { ms, stepMs, steps, evalMs, evaluations, startMs, startMeasured: start !== null };
 }
+
+/**
+ * The estimate rests on the calibration alone (no run on this backend at the scale, nor at any scale to scale from): a
+ * first guess. It said 27 s for a smoke arm that took 109 s (results/lessons/time-estimates.json), as a short timing
+ * of a default step scales badly down to 2 rollouts and knows nothing of loading the starting point: the page says
+ * "or more" and that a finished run here makes it closer.
+ */
+export function isFirstGuess(config: LabConfig, samples: readonly StepSample[]): boolean {
+  const ran = samples.filter((s) => !s.calibration && s.meanStepMs > 0);
+  const sameScale = samples.some((s) => s.meanStepMs > 0 && s.config.scale === config.scale);
+  return sameScale ? !ran.some((s) => s.config.scale === config.scale) : ran.length === 0;
+}
+
+/** how the page words an estimate: 'about 1 min 40 s', or 'a first guess of 27 s or more' */
+export const estimateWords = (ms: number, firstGuess: boolean): string =>
+  firstGuess ? `a first guess of ${formatEta(ms)} or more` : `about ${formatEta(ms)}`;
 
 /** the whole wait of `estimateRunTime`, or null */
 export const runTimeLeftMs = (config: LabConfig, stepsDone: number, samples: readonly StepSample[]): number | null =>

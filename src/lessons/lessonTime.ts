@@ -4,7 +4,7 @@
 // start, its steps and its evaluations — the starting point's, every evalEvery steps, and the final one — and at
 // the lessons' size (300 validation queries and 100 tool-QA tasks each) the evaluations are a large part of it.
 import type { LabConfig } from '../lab/config.ts';
-import { evaluationsLeft, runsTimeMs, runTimeLeftMs, type StepSample } from '../lab/runEstimate.ts';
+import { evaluationsLeft, isFirstGuess, runsTimeMs, runTimeLeftMs, type StepSample } from '../lab/runEstimate.ts';
 import { armConfig, type Lesson } from './lessons.ts';
 
 /** the evaluations a run makes: the starting point's (step 0), every evalEvery steps, and after the last */
@@ -26,6 +26,10 @@ export function lessonTimeMs(lesson: Lesson, size: Partial<LabConfig>, samples: 
   if (each.some((x) => x === null)) return null;
   return runsTimeMs(Array.from({ length: o.seedsAnArm ?? 1 }, () => each as number[]).flat(), o.atOnce ?? 1);
 }
+
+/** the lesson's time at `size` rests on the backend's calibration alone (runEstimate.ts isFirstGuess) */
+export const lessonFirstGuess = (lesson: Lesson, size: Partial<LabConfig>, samples: readonly StepSample[]): boolean =>
+  lesson.arms.some((arm) => isFirstGuess(armConfig(arm, 1, size), samples));
 
 /**
  * The lab machine's measured time for the arms about to run: the measurement is of both arms, so one arm

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { chooseByFigures, stepSamplesFor, type BackendFigure, type Calibration } from '../../src/lab/backendChoice.ts';
-import { estimateRunTime, formatEta, formatStepTime } from '../../src/lab/runEstimate.ts';
+import { estimateRunTime, estimateWords, formatEta, formatStepTime, isFirstGuess } from '../../src/lab/runEstimate.ts';
 import { enqueue, emptyQueue, queueEta } from '../../src/lab/runQueue.ts';
 import { formatMetric, metricInfo } from '../../src/lab/metrics.ts';
 import { armConfig, LESSONS, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
-import { lessonTimeMs } from '../../src/lessons/lessonTime.ts';
+import { lessonFirstGuess, lessonTimeMs } from '../../src/lessons/lessonTime.ts';
 
 const lesson = LESSONS[0];
 const smokeArm = armConfig(lesson.arms[0], 1, SMOKE_SIZE); // at m: 6 steps, evaluated at 0, 2, 4, 6
@@ -46,6 +46,17 @@ describe('the run estimate', () => {
     expect(estimateRunTime(smokeArm, stepSamplesFor([], 'wasm', [calibration]))!.startMs).toBe(9_000 - 8 * 5 - 40);
     const unmeasured = { ...calibration, figures: [{ ...figure, decodeStepMs: null }] };
     expect(estimateRunTime(smokeArm, stepSamplesFor([], 'wasm', [unmeasured]))!.startMeasured).toBe(false);
+  });
+
+  it('from the calibration alone is a first guess, said so; once a run here has finished, not', () => {
+    expect(isFirstGuess(smokeArm, stepSamplesFor([], 'wasm', [calibration]))).toBe(true);
+    expect(lessonFirstGuess(lesson, SMOKE_SIZE, stepSamplesFor([], 'wasm', [calibration]))).toBe(true);
+    expect(isFirstGuess(smokeArm, stepSamplesFor([smokeRun], 'wasm', [calibration]))).toBe(false);
+    // a run at s says nothing firmer about m, whose calibration figure is its own
+    const atS = { ...smokeRun, config: { ...smokeArm, scale: 's' } };
+    expect(isFirstGuess(smokeArm, stepSamplesFor([atS], 'wasm', [calibration]))).toBe(true);
+    expect(estimateWords(27_000, true)).toBe('a first guess of 27 s or more');
+    expect(estimateWords(100_000, false)).toBe('about 1 min 40 s');
   });
 
   it('a run of older builds, or one not completed, gives no start', () => {
