@@ -4,7 +4,7 @@
 // the order to measure in, when to stop measuring a backend that has already lost, which one wins,
 // and the sentences the page shows. No tfjs, no DOM: unit-tested in Node (test/lab/backendChoice.test.ts).
 import { defaultConfig, type LabConfig } from './config.ts';
-import { evaluationsLeft, type StepSample } from './runEstimate.ts';
+import { evaluationsLeft, formatStepTime, type StepSample } from './runEstimate.ts';
 import { configFromRecord } from './urlState.ts';
 
 export type BackendName = 'webgpu' | 'wasm' | 'cpu';
@@ -171,10 +171,10 @@ export function formatMs(ms: number): string {
   return `${Math.round(ms)} ms`;
 }
 
-/** one backend's figure as the badge says it: '1.9 s/step', '≥ 23 s/step', 'no figure (capped at 30 s)' */
+/** a backend's figure on the badge, a step time as everywhere: '1.9 s/step', '≥ 23.0 s/step', 'no figure …' */
 export function figureText(f: BackendFigure): string {
-  if (f.status === 'measured' && f.stepMs !== null) return `${formatMs(f.stepMs)}/step`;
-  if (f.status === 'dropped' && f.atLeastMs !== null) return `≥ ${formatMs(f.atLeastMs)}/step`;
+  if (f.status === 'measured' && f.stepMs !== null) return `${formatStepTime(f.stepMs)}/step`;
+  if (f.status === 'dropped' && f.atLeastMs !== null) return `≥ ${formatStepTime(f.atLeastMs)}/step`;
   if (f.status === 'capped') return `no figure: still warming up after ${formatMs(CALIBRATION.capMs)}`;
   return `failed${f.note ? `: ${f.note}` : ''}`;
 }
