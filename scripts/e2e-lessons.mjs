@@ -33,9 +33,22 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
     assert(JSON.stringify(links) === JSON.stringify(IDS.map((id) => `#lesson=${id}`)), `the list links ${links.join(', ')}`);
     // a teacher finds each lesson's two sizes and its class view from the list
     const teacher = await page.locator('[data-testid=lesson-list] [data-testid=teacher-tools] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    const wanted = IDS.flatMap((id) => [`/#lesson=${id}`, `/?lessonSize=smoke#lesson=${id}`, `/#lesson=${id}&class`]);
+    const wanted = IDS.flatMap((id) => [`/#lesson=${id}`, `/?lessonSize=smoke#lesson=${id}`, `/#lesson=${id}&class`, `/?sheet#lesson=${id}`]);
     assert(JSON.stringify(teacher) === JSON.stringify(wanted), `the teacher's links ${teacher.join(', ')}`);
+    assert(!(await page.locator('[data-testid=lesson-list]').innerText()).includes('docs/lessons.md'), 'the list points at a file a teacher cannot open');
     await assertAccessible(page, 'Lessons (the list)');
+    // a lesson's printable sheet: the learners' link as text and as a QR code, the sizes, the plan; printed, only the sheet
+    await page.goto(`${base}?sheet&lessonSize=smoke#lesson=tool-failures`);
+    await page.waitForSelector('[data-testid=lesson-sheet][data-size=smoke] [data-testid=sheet-qr]');
+    const sheetLink = await page.locator('[data-testid=sheet-link]').innerText();
+    assert(sheetLink === `${base}?lessonSize=smoke#lesson=tool-failures`, `the sheet's link ${sheetLink}`);
+    assert(Number(await page.locator('[data-testid=sheet-qr]').getAttribute('data-modules')) >= 21, 'the sheet has no QR code');
+    assert(await page.locator('[data-testid=sheet-sizes] tr[data-size]').count() === 2, 'the sheet lists two sizes');
+    assert(await page.locator('[data-testid=lesson-sheet] [data-testid=lesson-plan] li').count() === 5, 'the sheet has no plan of a period');
+    await page.emulateMedia({ media: 'print' });
+    assert(!(await page.locator('[data-testid=sheet-print]').isVisible()), 'the Print button is printed');
+    await page.screenshot({ path: join(results, 'lesson-sheet-print.png'), fullPage: true });
+    await page.emulateMedia({ media: 'screen' });
     for (const id of IDS) {
       await page.goto('about:blank');
       await page.goto(`${base}#lesson=${id}`);

@@ -4,7 +4,7 @@
 // the order to measure in, when to stop measuring a backend that has already lost, which one wins,
 // and the sentences the page shows. No tfjs, no DOM: unit-tested in Node (test/lab/backendChoice.test.ts).
 import { defaultConfig, type LabConfig } from './config.ts';
-import type { StepSample } from './runQueue.ts';
+import { evaluationsLeft, formatStepTime, type StepSample } from './runEstimate.ts';
 import { configFromRecord } from './urlState.ts';
 
 export type BackendName = 'webgpu' | 'wasm' | 'cpu';
@@ -171,10 +171,10 @@ export function formatMs(ms: number): string {
   return `${Math.round(ms)} ms`;
 }
 
-/** one backend's figure as the badge says it: '1.9 s/step', '≥ 23 s/step', 'no figure (capped at 30 s)' */
+/** a backend's figure on the badge, a step time as everywhere: '1.9 s/step', '≥ 23.0 s/step', 'no figure …' */
 export function figureText(f: BackendFigure): string {
-  if (f.status === 'measured' && f.stepMs !== null) return `${formatMs(f.stepMs)}/step`;
-  if (f.status === 'dropped' && f.atLeastMs !== null) return `≥ ${formatMs(f.atLeastMs)}/step`;
+  if (f.status === 'measured' && f.stepMs !== null) return `${formatStepTime(f.stepMs)}/step`;
+  if (f.status === 'dropped' && f.atLeastMs !== null) return `≥ ${formatStepTime(f.atLeastMs)}/step`;
   if (f.status === 'capped') return `no figure: still warming up after ${formatMs(CALIBRATION.capMs)}`;
   return `failed${f.note ? `: ${f.note}` : ''}`;
 }
@@ -219,25 +219,59 @@ export function figureOf(c: Calibration, backend: BackendName): number | null {
   return c.figures.find((f) => f.backend === backend && f.status === 'measured')?.stepMs ?? null;
 }
 
+/** what a stored run's summary says of its times (src/store/records.ts RunSummarySchema) */
+interface RunTimes { meanStepMs?: number; meanEvalMs?: number; wallMs?: number; steps?: number }
+
 /**
- * The step times the queue's and the Lab's estimates scale from (runQueue.ts estimateStepMs): the stored
+ * A completed run's start: its wall time less its steps and evaluations at their means — the model build, the
+ * starting point's load, the warm-up steps' excess and the end's checkpoint and samples. null where the run
+ * kept no wall time (older builds, resumed runs) or no evaluation time.
+ */
+function startOf(config: LabConfig, t: RunTimes): number | null {
+  if (!t.wallMs || !t.meanStepMs || !t.meanEvalMs) return null;
+  const steps = t.steps ?? config.steps;
+  return Math.max(0, t.wallMs - t.meanStepMs * steps - t.meanEvalMs * evaluationsLeft(steps, config.evalEvery, 0));
+}
+
+/**
+ * The times the run estimate scales from (runEstimate.ts): the stored
  * RL runs that trained on `backend`, and — at a scale none of them ran at — that backend's calibration
  * figure as one step of the default setup there. A figure measured on another backend never counts.
  */
 export function stepSamplesFor(
-  runs: readonly { kind: string; backend: string; config: Record<string, unknown>; summary: { meanStepMs?: number; meanEvalMs?: number } }[],
+  runs: readonly { kind: string; backend: string; config: Record<string, unknown>; status?: string;
+    summary: RunTimes }[],
   backend: BackendName | null,
   calibrations: readonly Calibration[],
 ): StepSample[] {
   if (!backend) return [];
-  const samples: StepSample[] = runs.flatMap((r) =>
-    r.kind === 'rl' && r.summary.meanStepMs && backendOfLabel(r.backend) === backend
-      ? [{ config: configFromRecord(r.config).config, meanStepMs: r.summary.meanStepMs, ...(r.summary.meanEvalMs ? { meanEvalMs: r.summary.meanEvalMs } : {}) }] : []);
+  const samples: StepSample[] = runs.flatMap((r) => {
+    if (r.kind !== 'rl' || !r.summary.meanStepMs || backendOfLabel(r.backend) !== backend) return [];
+    const config = configFromRecord(r.config).config;
+    const start = r.status === 'completed' ? startOf(config, r.summary) : null;
+    return [{ config, meanStepMs: r.summary.meanStepMs,
+      ...(r.summary.meanEvalMs ? { meanEvalMs: r.summary.meanEvalMs } : {}),
+      ...(start !== null ? { startMs: start } : {}) }];
+  });
   for (const c of calibrations) {
     const ms = figureOf(c, backend);
-    if (ms !== null && !samples.some((s) => s.config.scale === c.scale)) samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms });
+    if (ms === null || samples.some((s) => s.config.scale === c.scale)) continue;
+    const start = calibrationStartMs(c, backend);
+    samples.push({ config: { ...DEFAULTS, mix: [...DEFAULTS.mix], stage: 'rl', scale: c.scale }, meanStepMs: ms,
+      calibration: true, ...(start !== null ? { startMs: start } : {}) });
   }
   return samples;
+}
+
+/**
+ * What the calibration measured of a start on `backend`: its cost less the steps it timed — building the model and
+ * the first decode step and micro-batch, which compile their shaders. A floor of a run's start (which also loads
+ * its starting point and builds its world); null without a measured figure.
+ */
+export function calibrationStartMs(c: Calibration, backend: BackendName): number | null {
+  const f = c.figures.find((x) => x.backend === backend && x.status === 'measured');
+  if (!f || f.decodeStepMs === null || f.trainMicroBatchMs === null) return null;
+  return Math.max(0, f.costMs - CALIBRATION.decodeSteps * f.decodeStepMs - f.trainMicroBatchMs);
 }
 
 /** the backend as the page knows it (BackendInfo, src/worker/api.ts) */

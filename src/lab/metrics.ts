@@ -8,6 +8,8 @@
 // run was recorded is read under its new name: RENAMED_METRICS, applied by every reader of stored
 // points, bundles and committed metrics.jsonl / .csv.
 
+import { formatStepTime } from './runEstimate.ts';
+
 export type MetricFormat = 'rate' | 'number' | 'count' | 'tokens' | 'seconds' | 'ms';
 export type MetricGroup = 'rollouts' | 'evaluation' | 'update' | 'algorithm' | 'time';
 
@@ -174,7 +176,7 @@ export function formatMetric(info: MetricInfo, value: number | null | undefined)
     case 'count': return formatCount(value);
     case 'tokens': return value.toFixed(0);
     case 'seconds': return `${value.toFixed(value < 10 ? 2 : 1)} s`;
-    case 'ms': return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${value.toFixed(0)} ms`;
+    case 'ms': return formatStepTime(value); // one way to write a step time everywhere
     default: return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 0.01 || value === 0 ? value.toFixed(3) : value.toExponential(2);
   }
 }

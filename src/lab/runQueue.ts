@@ -2,6 +2,7 @@
 // another, with an ETA per run and for the whole queue. Pure data and functions (no DOM, no
 // tfjs): the page's queue (src/ui/labQueue.svelte.ts) holds a RunQueue and calls these on every worker progress event.
 import type { LabConfig } from './config.ts';
+import { runTimeLeftMs, type StepSample } from './runEstimate.ts';
 
 export type QueueStatus = 'waiting' | 'running' | 'completed' | 'failed' | 'stopped';
 
@@ -128,71 +129,10 @@ export const waitingCount = (q: RunQueue) => q.items.filter((i) => i.status === 
 
 // ---- ETA -----------------------------------------------------------------------------------------
 
-/** relative cost of one step: the policy's size (s : m : l parameters ≈ 1 : 2 : 4.7) times the rollouts per step */
-const SCALE_COST: Record<LabConfig['scale'], number> = { s: 1, m: 2, l: 4.7 };
-const stepCost = (c: LabConfig) => SCALE_COST[c.scale] * c.groupSize * c.queriesPerStep;
-
-/** a measured step time of some run (a queued one, or a stored run on this backend) */
-export interface StepSample {
-  config: LabConfig;
-  meanStepMs: number;
-  /** the run's mean evaluation (ms), where it recorded one */
-  meanEvalMs?: number;
-}
-
-/**
- * A step time for `config` from measured ones: the median time per unit of cost, times this
- * config's cost; samples of the same scale are used when there are any. null without samples.
- */
-export function estimateStepMs(config: LabConfig, samples: StepSample[]): number | null {
-  const usable = samples.filter((s) => Number.isFinite(s.meanStepMs) && s.meanStepMs > 0);
-  const same = usable.filter((s) => s.config.scale === config.scale);
-  const pool = same.length ? same : usable;
-  if (!pool.length) return null;
-  const perCost = pool.map((s) => s.meanStepMs / stepCost(s.config)).sort((a, b) => a - b);
-  const mid = perCost.length >> 1;
-  const median = perCost.length % 2 ? perCost[mid] : (perCost[mid - 1] + perCost[mid]) / 2;
-  return median * stepCost(config);
-}
-
-/**
- * The evaluations a run still makes after `stepsDone` steps: every evalEvery steps and after the last one,
- * and the starting point's (step 0) while no step is done.
- */
-export function evaluationsLeft(steps: number, evalEvery: number, stepsDone: number): number {
-  if (stepsDone >= steps) return 0;
-  const multiples = Math.floor(steps / evalEvery) - Math.floor(stepsDone / evalEvery);
-  return (stepsDone === 0 ? 1 : 0) + multiples + (steps % evalEvery === 0 ? 0 : 1); // the last step evaluates too
-}
-
-/** an evaluation's relative cost: the policy's size times the queries and tasks it rolls out */
-const evalCost = (c: LabConfig) => SCALE_COST[c.scale] * Math.max(1, c.evalQueries + c.evalToolQa);
-
-/**
- * An evaluation's time for `config` from the runs that timed theirs: the median time per unit of cost,
- * times this config's cost (same-scale runs when there are any). null when no run timed one.
- */
-export function estimateEvalMs(config: LabConfig, samples: readonly StepSample[]): number | null {
-  const usable = samples.filter((s): s is StepSample & { meanEvalMs: number } => Number.isFinite(s.meanEvalMs) && (s.meanEvalMs ?? 0) > 0);
-  const same = usable.filter((s) => s.config.scale === config.scale);
-  const pool = same.length ? same : usable;
-  if (!pool.length) return null;
-  const perCost = pool.map((s) => s.meanEvalMs / evalCost(s.config)).sort((a, b) => a - b);
-  const mid = perCost.length >> 1;
-  return (perCost.length % 2 ? perCost[mid] : (perCost[mid - 1] + perCost[mid]) / 2) * evalCost(config);
-}
-
-/**
- * What is left of a run after `stepsDone` steps: its steps at the estimated step time plus its evaluations
- * at the estimated evaluation time (the final evaluation is part of the wait); where no run here
- * timed an evaluation (runs of older builds), each evaluation counts as one step. null without a step time.
- */
-export function runTimeLeftMs(config: LabConfig, stepsDone: number, samples: readonly StepSample[]): number | null {
-  const step = estimateStepMs(config, [...samples]);
-  if (step === null) return null;
-  const evaluation = estimateEvalMs(config, samples) ?? step;
-  return step * Math.max(0, config.steps - stepsDone) + evaluation * evaluationsLeft(config.steps, config.evalEvery, stepsDone);
-}
+// the estimate itself is runEstimate.ts's, the one the Lab, the lessons and a class sitting use too
+export {
+  estimateEvalMs, estimateStepMs, evaluationsLeft, formatEta, runTimeLeftMs, type StepSample,
+} from './runEstimate.ts';
 
 export interface QueueEta {
   /** ms left per item (0 when finished, null when there is nothing to estimate from) */
@@ -223,13 +163,4 @@ export function queueEta(q: RunQueue, stored: StepSample[] = []): QueueEta {
     totalMs = totalMs === null || left === null ? null : totalMs + left;
   }
   return { perItem, totalMs, doneSteps, totalSteps };
-}
-
-/** '3 min 20 s', '45 s', '1 h 05 min' */
-export function formatEta(ms: number | null): string {
-  if (ms === null || !Number.isFinite(ms)) return '…';
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
 }

@@ -136,18 +136,8 @@ export function sittingCounts(states: readonly PlannedState[]): SittingCounts {
   return { planned: states.length, done: n(['done']), live: n(['live']), failed: n(['failed']), waiting: n(['start', 'resume', 'restart']) };
 }
 
-/**
- * The sitting's time: each run (in plan order) on the worker that frees first, `atOnce` workers, a run taking
- * `runMs[i]` — runs side by side share the machine, so each may be slower than alone: a floor, said so.
- */
-export function sittingTimeMs(runMs: readonly number[], atOnce: number): number {
-  const free = Array.from({ length: Math.max(1, atOnce) }, () => 0);
-  for (const ms of runMs) {
-    const i = free.indexOf(Math.min(...free));
-    free[i] += ms;
-  }
-  return Math.max(...free);
-}
+/** the sitting's time: its runs on `atOnce` workers (the run estimate's runsTimeMs; lessonTime.ts lessonTimeMs) */
+export { runsTimeMs as sittingTimeMs } from '../lab/runEstimate.ts';
 
 /** a class's sitting as its ClassStore record keeps it */
 export interface KeptSitting {

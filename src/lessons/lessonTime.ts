@@ -1,19 +1,35 @@
-// How long a lesson's arm takes on the learner's own machine, from the step and evaluation
-// times its own stored runs measured on this backend (src/lab/backendChoice.ts stepSamplesFor). Pure: the
-// lesson page words it. An arm is its steps plus its evaluations — the starting point's, every evalEvery
-// steps, and the final one — and at the lessons' size (300 validation queries and 100 tool-QA tasks each)
-// the two evaluations are a large part of it, which the old "steps + 1" left out.
+// How long a lesson's arms take on the learner's own machine, from the times its own stored runs measured on this
+// backend (src/lab/backendChoice.ts stepSamplesFor), by the one run estimate (src/lab/runEstimate.ts) that the
+// Lab and the queue use too. Pure: the lesson page, a teacher's sizes and the class view word it. An arm is its
+// start, its steps and its evaluations — the starting point's, every evalEvery steps, and the final one — and at
+// the lessons' size (300 validation queries and 100 tool-QA tasks each) the evaluations are a large part of it.
 import type { LabConfig } from '../lab/config.ts';
-import { evaluationsLeft, runTimeLeftMs, type StepSample } from '../lab/runQueue.ts';
+import { evaluationsLeft, isFirstGuess, runsTimeMs, runTimeLeftMs, type StepSample } from '../lab/runEstimate.ts';
+import { armConfig, type Lesson } from './lessons.ts';
 
 /** the evaluations a run makes: the starting point's (step 0), every evalEvery steps, and after the last */
 export const evaluationCount = (steps: number, evalEvery: number): number => evaluationsLeft(steps, evalEvery, 0);
 
+/** One arm's time (src/lab/runEstimate.ts estimateRunTime). null without any step time. */
+export const armTimeMs = (config: LabConfig, samples: readonly StepSample[]): number | null =>
+  runTimeLeftMs(config, 0, samples);
+
 /**
- * One arm's time: its steps at the estimated step time plus its evaluations at the estimated evaluation
- * time (src/lab/runQueue.ts runTimeLeftMs, which the queue's ETA uses too). null without any step time.
+ * The time of `seedsAnArm` runs of each of the lesson's first `arms` arms at `size`, `atOnce` at a time (1: one
+ * after the other; more: side by side, a floor, as runs side by side share the machine). null without a step time.
+ * The lesson page (one sitting: 1 seed an arm), a teacher's sizes and the class view all say this figure.
  */
-export const armTimeMs = (config: LabConfig, samples: readonly StepSample[]): number | null => runTimeLeftMs(config, 0, samples);
+export function lessonTimeMs(lesson: Lesson, size: Partial<LabConfig>, samples: readonly StepSample[],
+  o: { arms?: number; seedsAnArm?: number; atOnce?: number } = {}): number | null {
+  const arms = lesson.arms.slice(0, o.arms ?? lesson.arms.length);
+  const each = arms.map((arm) => armTimeMs(armConfig(arm, 1, size), samples));
+  if (each.some((x) => x === null)) return null;
+  return runsTimeMs(Array.from({ length: o.seedsAnArm ?? 1 }, () => each as number[]).flat(), o.atOnce ?? 1);
+}
+
+/** the lesson's time at `size` rests on the backend's calibration alone (runEstimate.ts isFirstGuess) */
+export const lessonFirstGuess = (lesson: Lesson, size: Partial<LabConfig>, samples: readonly StepSample[]): boolean =>
+  lesson.arms.some((arm) => isFirstGuess(armConfig(arm, 1, size), samples));
 
 /**
  * The lab machine's measured time for the arms about to run: the measurement is of both arms, so one arm

@@ -20,6 +20,9 @@ export const RunSummarySchema = v.object({
   meanStepMs: v.optional(finite),
   /** mean evaluation time (ms) on this run's backend (absent on runs of older builds) */
   meanEvalMs: v.optional(finite),
+  /** a completed run's wall time from its start request to its end (ms), the build and load included; absent
+   *  on resumed runs (their pause is not training) and on runs of older builds. The run estimate's start. */
+  wallMs: v.optional(finite),
   error: v.optional(v.string()),
 });
 

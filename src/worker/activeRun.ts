@@ -68,6 +68,8 @@ export class ActiveRun {
     private readonly listener: WorkerListener,
     /** a resumed run's points kept from before (resumeFromCheckpoint returns them) */
     history: readonly MetricPoint[] = [],
+    /** a new run's createdAt (once its backend is in place): its wall time, summary.wallMs, counts from it */
+    private readonly requestedAt: number | null = null,
   ) {
     this.timing = new RunTiming({ totalSteps: job.totalSteps, evalEvery: job.evalEvery ?? null, history });
     this.checkpointStep = job.stepsDone;
@@ -309,6 +311,8 @@ export class ActiveRun {
           last,
           meanStepMs: progress.meanStepMs ?? undefined,
           meanEvalMs: this.timing.meanEvalMs ?? undefined,
+          ...(progress.status === 'completed' && this.requestedAt !== null
+            ? { wallMs: Date.now() - this.requestedAt } : {}),
           error: this.error,
         },
       });

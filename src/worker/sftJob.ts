@@ -182,6 +182,8 @@ export class SftJob implements TrainingJob {
       'eval/ood_accuracy': e.oodAccuracy,
       'eval/mean_calls': e.meanCalls,
       'eval/seconds': (performance.now() - t0) / 1000,
+      // the n behind eval/success (one greedy rollout a query): a shared run shows its interval from it
+      ...(e.queries > 0 ? { 'eval/queries': e.queries } : {}),
     };
     // the run loop treats a non-finite metric as divergence; an empty split is just not reported
     for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k];

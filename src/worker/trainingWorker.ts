@@ -151,7 +151,7 @@ class TrainingWorker implements TrainingWorkerApi {
       throw e;
     }
     await this.store?.putRun(run);
-    const active = new ActiveRun(run, job, this.store, listener, history);
+    const active = new ActiveRun(run, job, this.store, listener, history, resumeFrom ? null : run.createdAt);
     if (this.storeError) active.error = `runs are not being saved: ${this.storeError}`;
     this.active = active;
     const loop = () => active.loop(gpuDeviceLost());

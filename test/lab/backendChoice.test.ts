@@ -143,7 +143,7 @@ describe('what the page says', () => {
     const now = badgeText({ ...info, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: false } }, null)!;
     expect([now.label, now.note]).toEqual(['wasm · simd · 1 thread', 'at least 12× faster here than webgpu · swiftshader']);
     // the figure is an estimate of a default step, not a run's measured step time, and says so
-    expect(now.detail).toBe('a default RL step (4 queries × 8 rollouts) at s, estimated from a short timing: wasm 1.9 s · webgpu ≥ 23 s (measured just now in 12 s)');
+    expect(now.detail).toBe('a default RL step (4 queries × 8 rollouts) at s, estimated from a short timing: wasm 1.9 s · webgpu ≥ 23.0 s (measured just now in 12 s)');
     const later = badgeText({ ...info, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: true } }, null)!;
     expect(later.detail).toMatch(/measured on an earlier visit\)$/);
     const during = badgeText(null, { scale: 's', figures: [swiftshader.figures[0]], current: { backend: 'webgpu', label: 'webgpu · swiftshader', phase: 'warming up decoding' }, elapsedMs: 4_200 })!;
@@ -155,7 +155,7 @@ describe('what the page says', () => {
     const webgpu = { name: 'webgpu' as const, label: 'webgpu · swiftshader' };
     const slower = forcedNotice(webgpu, 's', swiftshader);
     expect(slower).toBe('The backend was forced with ?backend=webgpu in the address: training runs on webgpu · swiftshader. The lab\'s own measurement at s ' +
-      'chose wasm · simd · 1 thread here (1.9 s/step; webgpu measured ≥ 23 s/step); remove ?backend= to train on it.');
+      'chose wasm · simd · 1 thread here (1.9 s/step; webgpu measured ≥ 23.0 s/step); remove ?backend= to train on it.');
     expect(forcedNotice(wasm, 's', swiftshader)).toMatch(/It is also what the lab's own measurement at s chose here/);
     expect(forcedNotice(wasm, 'm', null)).toMatch(/has not measured them at m here yet\.$/);
     for (const text of [slower, forcedNotice(wasm, 's', swiftshader), forcedNotice(wasm, 'm', null)]) expect(text).not.toMatch(/only slower|the same/);

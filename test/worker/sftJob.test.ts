@@ -47,6 +47,8 @@ describe('SftJob on cpu', () => {
       expect(evalMetrics[key]).toBeGreaterThanOrEqual(0);
       expect(evalMetrics[key]).toBeLessThanOrEqual(1);
     }
+    // the n behind eval/success (a shared SFT run shows its interval from it)
+    expect(evalMetrics['eval/queries']).toBe(2);
     // the last step evaluated, so sampleEpisodes hands out that evaluation's episodes
     const episodes = await job.sampleEpisodes();
     expect(episodes.length).toBeGreaterThan(0);
