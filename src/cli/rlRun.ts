@@ -268,7 +268,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       if (saveDue) await saveState();
       o.afterStep?.(step);
       const valSuccess = lastEval['eval/success'];
-      const shown = valSuccess !== undefined ? { 'val succ': valSuccess.toFixed(3) } : {};
+      const shown: Record<string, string> = valSuccess !== undefined ? { 'val succ': valSuccess.toFixed(3) } : {};
       bar?.update(step, { reward: m['reward/mean'].toFixed(3), ...shown });
       beat?.reset();
     }

@@ -140,11 +140,6 @@ export class RlJob implements TrainingJob {
     }
   }
 
-  /** greedy rollouts on the validation queries and the unseen tool-QA tasks */
-  async evaluate(): Promise<Record<string, number>> {
-    return this.ready().loop.trainer.evaluate();
-  }
-
   /** the loop's save schedule: every checkpointEvery steps and at each evaluation */
   checkpointDue(step: number): boolean {
     return this.ready().loop.saveDue(step);
