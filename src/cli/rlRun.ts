@@ -1,10 +1,11 @@
 // One headless RL run, shared by `cli run` and `cli sweep`: from a shipped SFT checkpoint,
 // train with the lab config's algorithm / reward / data / failure rate, evaluating at step 0, every
-// evalEvery steps and at the end. Writes into DIR:
+// evalEvery steps and at the end. The steps are the run loop's (src/rl/rlRunLoop.ts), the page's too;
+// this file is its host on disk. Writes into DIR:
 //   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter), commit
-//   samples.jsonl   a few scored rollouts at each evaluation (the episode viewer's format)
+//   samples.jsonl   a few scored rollouts at each evaluation, the page's picks (the episode viewer's format)
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
 //                   run's config, its SFT start, the world and data that rebuild its splits), so
 //                   `cli evaluate --checkpoint DIR/policy` scores it on any split
@@ -20,7 +21,8 @@ import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics, type StepProgress } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
-import { sampleEpisode } from '../worker/sampleEpisode.ts';
+import { rlSampleContext, rlSampleEpisodes } from '../worker/rlSample.ts';
+import { isEvaluationStep, RlRunLoop, type PickedRollouts } from '../rl/rlRunLoop.ts';
 import { readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { prepareRunDir, type RunKind } from './outDir.ts';
@@ -219,16 +221,15 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     const samples = readLines(join(o.out, 'samples.jsonl')).filter((m) => m.step <= trainer.step);
     writeAtomic(join(o.out, 'samples.jsonl'), samples.map((m) => JSON.stringify(m) + '\n').join(''));
     // a run stopped during the evaluation of its saved step evaluates it first (its samples are written)
-    const evalStep = trainer.step % rl.evalEvery === 0 || trainer.step === rl.steps;
-    pendingEval = evalStep && !kept.some((m) => m.kind === 'eval' && m.step === trainer.step);
+    pendingEval = isEvaluationStep(trainer.step, rl) && !kept.some((m) => m.kind === 'eval' && m.step === trainer.step);
     if (!o.quiet) console.error(`resuming ${o.out} at step ${trainer.step}/${rl.steps}`);
   }
   const t0 = performance.now();
   cpuAtStart = processCpuSeconds();
   const log = (kind: 'train' | 'eval', step: number, m: Metrics) => appendFileSync(join(o.out, 'metrics.jsonl'), JSON.stringify({ kind, step, ...m }) + '\n');
-  const writeSamples = () => {
-    const picked = pickSamples(trainer);
-    if (picked.length) appendFileSync(join(o.out, 'samples.jsonl'), picked.map((s) => JSON.stringify({ step: trainer.step, ...s }) + '\n').join(''));
+  const writeSamples = (step: number, picked: PickedRollouts, m: Metrics) => {
+    const lines = sampleLines(step, picked, rlSampleContext(trainer.env.world, rl.algorithm, m));
+    appendFileSync(join(o.out, 'samples.jsonl'), lines.map((l) => JSON.stringify(l) + '\n').join(''));
   };
   let lastEval: Metrics = {};
   const beat = o.quiet ? null : new Heartbeat(o.label ?? '');
@@ -247,24 +248,28 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       lastEval = await trainer.evaluate();
       log('eval', trainer.step, lastEval);
     }
+    const loop = new RlRunLoop(trainer, rl, o.resumeEvery ?? RESUME_EVERY);
     if (!saved) {
-      lastEval = await startEvaluation(trainer, rl, ckpt.card.weights.sha256, o);
+      lastEval = await loop.start(() => startEvaluation(trainer, rl, ckpt.card.weights.sha256, o));
       log('eval', 0, lastEval);
       startFigures = figures(lastEval);
     }
     const bar = o.quiet ? null : new ProgressBar(rl.steps, trainer.step, o.label ?? `rl ${rl.algorithm} `, 5);
-    while (trainer.step < rl.steps) {
-      const m = await trainer.trainStep();
-      log('train', trainer.step, m);
-      const evalNow = trainer.step % rl.evalEvery === 0 || trainer.step === rl.steps;
-      if (evalNow) {
-        writeSamples(); // before the evaluation: a run stopped during it resumes with them
-        lastEval = await trainer.evaluate();
-        log('eval', trainer.step, lastEval);
+    while (!loop.done) {
+      // the step's line and its samples are written before its evaluation: a run stopped during it resumes with them
+      const { step, train: m, evaluation, saveState: saveDue } = await loop.step({
+        trained: (at, metrics) => log('train', at, metrics),
+        samples: writeSamples,
+      });
+      if (evaluation) {
+        lastEval = evaluation;
+        log('eval', step, lastEval);
       }
-      if (trainer.step < rl.steps && (evalNow || trainer.step % (o.resumeEvery ?? RESUME_EVERY) === 0)) await saveState();
-      o.afterStep?.(trainer.step);
-      bar?.update(trainer.step, { reward: m['reward/mean'].toFixed(3), ...(lastEval['eval/success'] !== undefined ? { 'val succ': lastEval['eval/success'].toFixed(3) } : {}) });
+      if (saveDue) await saveState();
+      o.afterStep?.(step);
+      const valSuccess = lastEval['eval/success'];
+      const shown: Record<string, string> = valSuccess !== undefined ? { 'val succ': valSuccess.toFixed(3) } : {};
+      bar?.update(step, { reward: m['reward/mean'].toFixed(3), ...shown });
       beat?.reset();
     }
     bar?.done();
@@ -363,16 +368,12 @@ function savedStep(dir: string): number | null {
   }
 }
 
-/** the latest step's most and least rewarded rollouts of the group with the widest spread */
-function pickSamples(trainer: RlTrainer) {
-  const eps = trainer.lastEpisodes;
-  if (eps.length === 0) return [];
-  const byGroup = new Map<number, typeof eps>();
-  for (const e of eps) byGroup.set(e.group, [...(byGroup.get(e.group) ?? []), e]);
-  const spread = (g: typeof eps) => Math.max(...g.map((e) => e.reward)) - Math.min(...g.map((e) => e.reward));
-  const group = [...byGroup.values()].sort((a, b) => spread(b) - spread(a))[0];
-  const sorted = [...group].sort((a, b) => b.reward - a.reward);
-  const chosen = sorted.length > 1 ? [sorted[0], sorted[sorted.length - 1]] : sorted;
-  return chosen.map((e) => ({ group: e.group, reward: e.reward, advantage: e.advantage, parent: e.parent,
-    branch: e.episode.branch ?? null, trajectory: sampleEpisode(trainer.env.world, e.episode, e.verdicts) }));
+/** samples.jsonl's lines of a step: the page's sample episodes, with the step and the rollout's place in its group */
+function sampleLines(step: number, picked: PickedRollouts, context: ReturnType<typeof rlSampleContext>) {
+  const episodes = rlSampleEpisodes(picked, context);
+  return picked.chosen.map((index, i) => {
+    const e = picked.group[index];
+    return { step, group: e.group, reward: e.reward, advantage: e.advantage, parent: e.parent,
+      branch: e.episode.branch ?? null, trajectory: episodes[i].trajectory };
+  });
 }

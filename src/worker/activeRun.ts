@@ -115,7 +115,7 @@ export class ActiveRun {
         this.checkFinite(metrics);
         this.record(metrics, ms);
         const sampled = await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
-        if (this.checkpointDue || this.job.stepsDone % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0) await this.checkpoint();
+        if (this.checkpointDue || this.scheduledCheckpoint()) await this.checkpoint();
         else if (sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
         await yieldToMessages();
       }
@@ -178,6 +178,13 @@ export class ActiveRun {
   async retryStorage(): Promise<void> {
     if (this.checkpointDue && this.parked) await this.checkpoint();
     await this.flush();
+  }
+
+  /** the job's checkpoint schedule (the RL job's is its run loop's), else every CHECKPOINT_EVERY steps */
+  private scheduledCheckpoint(): boolean {
+    const step = this.job.stepsDone;
+    if (this.job.checkpointDue) return this.job.checkpointDue(step);
+    return step % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0;
   }
 
   private checkFinite(metrics: Record<string, number>): void {

@@ -2,22 +2,23 @@
 // the checkpoint shipped for the chosen scale, or a stored SFT run's — rebuilds that policy's world,
 // validation split and unseen tool-QA suite, draws the RL training queries by the lab's data axes, and
 // trains with GRPO, DAPO or ARPO as the lab config says (rlConfigFromLab, the same mapping as `cli run`).
-// It evaluates the starting point before the first step (step 0), every evalEvery steps and after the
-// last, and keeps a few scored training rollouts of the step it evaluated at for the episode viewer.
+// Its steps are the run loop's (src/rl/rlRunLoop.ts, the CLI's too): the starting point evaluated before the
+// first step (step 0), then each step trained and, every evalEvery steps and after the last, a few scored
+// training rollouts kept for the episode viewer and the policy evaluated; its state is saved when the loop says.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on wasm or cpu — the same code.
 import type { WorldSize } from '../env/types.ts';
 import type { LabConfig } from '../lab/config.ts';
 import { SETTINGS } from '../lab/config.ts';
-import { rewardStageOf } from '../lab/metrics.ts';
 import { createPolicy, countParameters, type Policy } from '../model/transformer.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer } from '../rl/rlTrainer.ts';
+import { RlRunLoop } from '../rl/rlRunLoop.ts';
 import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { LabStore } from '../store/labStore.ts';
 import type { StartingPointSource, StartingPointSummary } from './api.ts';
-import { pickRlSamples } from './rlSample.ts';
+import { rlSampleContext, rlSampleEpisodes } from './rlSample.ts';
 import { loadStartingPoint } from './startingPoint.ts';
 import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
 
@@ -35,7 +36,8 @@ export interface RlJobOptions {
 
 interface Prepared {
   env: RlEnvironment;
-  trainer: RlTrainer;
+  /** the run loop around the trainer (loadState gives it a new trainer) */
+  loop: RlRunLoop;
   /** the frozen starting policy for the KL term (null when klCoef is 0) */
   reference: Policy | null;
   startingPoint: StartingPointSummary;
@@ -46,7 +48,8 @@ export class RlJob implements TrainingJob {
   readonly kind = 'rl';
   readonly totalSteps: number;
   readonly rl: RlConfig;
-  /** an RL step takes seconds to minutes: checkpoint every few (a reload loses at most these) */
+  /** an RL step takes seconds to minutes: checkpoint every few steps and at each evaluation (a reload loses
+   *  at most these) */
   readonly checkpointEvery: number;
   description: string;
   phase = '';
@@ -62,7 +65,7 @@ export class RlJob implements TrainingJob {
   }
 
   get stepsDone(): number {
-    return this.prepared?.trainer.step ?? 0;
+    return this.prepared?.loop.trainer.step ?? 0;
   }
 
   /** evaluates every this many steps and after the last (step()) */
@@ -81,7 +84,7 @@ export class RlJob implements TrainingJob {
   }
 
   get trainer(): RlTrainer {
-    return this.ready().trainer;
+    return this.ready().loop.trainer;
   }
 
   async init(): Promise<void> {
@@ -94,7 +97,8 @@ export class RlJob implements TrainingJob {
       const env = rlEnvironment(loaded.origin, { trainSize: o.lab.trainSize, mix: o.lab.mix });
       reference = this.rl.klCoef > 0 ? await copyOf(loaded.policy) : null;
       const trainer = new RlTrainer(loaded.policy, reference, env, this.rl);
-      this.prepared = { env, trainer, reference, startingPoint: loaded.summary, world: loaded.origin.world };
+      const loop = new RlRunLoop(trainer, this.rl, this.checkpointEvery, o.keepEpisodes ?? 3);
+      this.prepared = { env, loop, reference, startingPoint: loaded.summary, world: loaded.origin.world };
       const c = this.rl;
       const group = c.algorithm === 'arpo' ? `a tree of M=${c.groupSize} rollouts (N=${c.arpoInitial} from the prompt)` : `G=${c.groupSize} rollouts`;
       this.description = `${this.description} from ${loaded.label} (${(countParameters(loaded.config) / 1e6).toFixed(2)}M parameters, ` +
@@ -113,33 +117,32 @@ export class RlJob implements TrainingJob {
   async initialMetrics(): Promise<Record<string, number>> {
     this.setPhase('evaluating the starting point');
     try {
-      return await this.evaluate();
+      return await this.ready().loop.start();
     } finally {
       this.setPhase('');
     }
   }
 
   async step(): Promise<Record<string, number>> {
-    const { trainer, env } = this.ready();
+    const { loop, env } = this.ready();
     this.setPhase('rolling out and updating');
     try {
-      const metrics = await trainer.trainStep();
-      if (trainer.step % this.rl.evalEvery === 0 || trainer.step === this.totalSteps) {
-        // the rollouts of the step just taken, scored with the reward it was trained on
-        const rewardStage = rewardStageOf(metrics.curriculum_stage) ?? 'sum'; // the trainer always reports it
-        this.fresh = pickRlSamples(trainer.lastEpisodes, { world: env.world, algorithm: this.rl.algorithm, rewardStage }, this.options.keepEpisodes ?? 3);
-        this.setPhase('evaluating');
-        Object.assign(metrics, await this.evaluate());
-      }
-      return metrics;
+      const { train, evaluation } = await loop.step({
+        samples: (_, picked, metrics) => {
+          this.fresh = rlSampleEpisodes(picked, rlSampleContext(env.world, this.rl.algorithm, metrics));
+        },
+        evaluating: () => this.setPhase('evaluating'),
+      });
+      // one point per step: its training metrics and, at an evaluation, the evaluation's
+      return evaluation ? Object.assign(train, evaluation) : train;
     } finally {
       this.setPhase('');
     }
   }
 
-  /** greedy rollouts on the validation queries and the unseen tool-QA tasks */
-  async evaluate(): Promise<Record<string, number>> {
-    return this.ready().trainer.evaluate();
+  /** the loop's save schedule: every checkpointEvery steps and at each evaluation */
+  checkpointDue(step: number): boolean {
+    return this.ready().loop.saveDue(step);
   }
 
   /** sample rollouts of the latest evaluated step not yet handed out (the run loop stores them) */
@@ -155,13 +158,13 @@ export class RlJob implements TrainingJob {
   }
 
   async saveState(): Promise<JobState> {
-    return jobState(await this.ready().trainer.checkpoint());
+    return jobState(await this.ready().loop.trainer.checkpoint());
   }
 
   /** continues from a saved state: a new trainer on the saved weights, optimizer, rng and step */
   async loadState(state: JobState): Promise<void> {
     const prepared = this.ready();
-    const before = prepared.trainer;
+    const before = prepared.loop.trainer;
     const ckpt: Checkpoint = { ...state, config: { ...before.policy.config } };
     let next: RlTrainer;
     try {
@@ -171,13 +174,13 @@ export class RlJob implements TrainingJob {
     }
     before.dispose();
     before.policy.dispose();
-    prepared.trainer = next;
+    prepared.loop.trainer = next;
     this.fresh = [];
   }
 
   dispose(): void {
     if (!this.prepared) return;
-    const { trainer, reference } = this.prepared;
+    const { loop: { trainer }, reference } = this.prepared;
     trainer.dispose();
     trainer.policy.dispose();
     reference?.dispose();

@@ -60,6 +60,9 @@ export interface TrainingJob {
   onPhase?: (() => void) | undefined;
   /** steps between checkpoints (default: the loop's); RL steps are long, so it saves more often */
   readonly checkpointEvery?: number;
+  /** whether the state after `step` is due to be checkpointed (default: every checkpointEvery steps); the RL
+   *  job answers from its run loop's schedule, which also saves at each evaluation */
+  checkpointDue?(step: number): boolean;
   /** the job evaluates every this many steps and after the last (the ETA counts those evaluations) */
   readonly evalEvery?: number;
   saveState(): Promise<JobState>;
