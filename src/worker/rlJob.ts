@@ -126,7 +126,7 @@ export class RlJob implements TrainingJob {
       const metrics = await trainer.trainStep();
       if (trainer.step % this.rl.evalEvery === 0 || trainer.step === this.totalSteps) {
         // the rollouts of the step just taken, scored with the reward it was trained on
-        const rewardStage = rewardStageOf(metrics.curriculum_stage) ?? 'sum'; // the trainer always reports it
+        const rewardStage = rewardStageOf(metrics['charts/curriculum_stage']) ?? 'sum'; // the trainer always reports it
         this.fresh = pickRlSamples(trainer.lastEpisodes, { world: env.world, algorithm: this.rl.algorithm, rewardStage }, this.options.keepEpisodes ?? 3);
         this.setPhase('evaluating');
         Object.assign(metrics, await this.evaluate());
