@@ -8,7 +8,8 @@
 // rest a prefix saying what it is: `reward/…`, `eval/…` (held-out evaluations), `time/…`, `dapo/…`,
 // `arpo/…`. No name goes without a prefix. A metric renamed since a
 // run was recorded is read under its new name: RENAMED_METRICS, applied by every reader of stored
-// points, bundles and committed metrics.jsonl / .csv.
+// points, bundles, committed metrics.jsonl / .csv and the lessons' committed reference (results/ keeps the
+// names its runs were recorded with: it is never rewritten for a rename).
 
 export type MetricFormat = 'rate' | 'number' | 'count' | 'tokens' | 'seconds' | 'ms';
 export type MetricGroup = 'rollouts' | 'evaluation' | 'update' | 'algorithm' | 'time';
