@@ -85,7 +85,7 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
     const nextPoint = log.find((r) => r.t > resumedAt && r.points > pausedPoints);
     assert(shownRunning && nextPoint, `after Resume: ${brief(log)}`);
     const runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
-    const stepMs = (await storedPoints(page, runId)).find((p) => p.step === pausedPoints + 1)?.values.stepMs;
+    const stepMs = (await storedPoints(page, runId)).find((p) => p.step === pausedPoints + 1)?.values['time/step_ms'];
     const ahead = nextPoint.t - shownRunning.t;
     assert(stepMs > 0 && ahead > stepMs / 2, `after Resume the page read "Training" only ${ahead.toFixed(0)} ms before the step's point; the step took ${stepMs?.toFixed(0)} ms`);
     console.log(`      seen: ${brief(log)}; Training shown ${ahead.toFixed(0)} ms before the resumed step's point (step ${stepMs.toFixed(0)} ms)`);

@@ -79,7 +79,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
     assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
     const [start, step] = run.points;
-    for (const key of ['reward/mean', 'success', 'delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'time/rollout', 'arpo/branches']) {
+    for (const key of ['reward/mean', 'charts/success', 'charts/delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'charts/response_len', 'charts/tool_calls', 'time/rollout', 'arpo/branches']) {
       assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
     }
     assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
@@ -110,7 +110,7 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     await assertEpisodeShown();
     timings.rlStartS = Math.round(run.startedMs / 100) / 10;
     timings.rlStep0EvalS = Math.round(start.values['eval/seconds']);
-    timings.rlStepS = Math.round(step.values.stepMs / 1000);
+    timings.rlStepS = Math.round(step.values['time/step_ms'] / 1000);
     timings.rlRolloutS = Math.round(step.values['time/rollout']);
     timings.rlUpdateS = Math.round(step.values['time/update']);
     timings.rlEvalS = Math.round(step.values['eval/seconds']);

@@ -115,7 +115,7 @@ try {
     const [start, step] = stored[i];
     return {
       label: labels[i], runId: s.runId, status: s.status, wallS: secs(s.endMs - s.startMs),
-      step0EvalS: Math.round(start?.values['eval/seconds'] ?? NaN), stepS: Math.round((step?.values.stepMs ?? NaN) / 1000),
+      step0EvalS: Math.round(start?.values['eval/seconds'] ?? NaN), stepS: Math.round((step?.values['time/step_ms'] ?? NaN) / 1000),
       rolloutS: Math.round(step?.values['time/rollout'] ?? NaN), updateS: Math.round(step?.values['time/update'] ?? NaN), evalS: Math.round(step?.values['eval/seconds'] ?? NaN),
     };
   });

@@ -53,7 +53,7 @@ const md: string[] = [
 ];
 // the training side of the same runs: what the sampled rollouts (temperature 0.7) did in the first and
 // last ten steps — sampled success, delivery, policy entropy — and the KL to the SFT start at the end
-const TRAIN_KEYS = [['success', 'sampled success'], ['delivery', 'sampled delivery'], ['losses/entropy', 'entropy']] as const;
+const TRAIN_KEYS = [['charts/success', 'sampled success'], ['charts/delivery', 'sampled delivery'], ['losses/entropy', 'entropy']] as const;
 const trainMean = (runs: Found[], key: string, from: number, to: number) => {
   const xs = runs.flatMap((r) => r.train.filter((t) => Number(t.step) >= from && Number(t.step) <= to).map((t) => Number(t[key]))).filter(Number.isFinite);
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;

@@ -5,22 +5,23 @@
 // and .md; the Findings view shows each under its finding's call. Pure: no tfjs, no DOM, no fs.
 import { tInterval } from '../stats/intervals.ts';
 import type { FindingId } from './findings.ts';
+import { withMetricNames } from '../lab/metrics.ts';
 
 export const MECHANISMS_FORMAT = 'star-lab-finding-mechanisms/1';
 
 /** what a mechanism reads of one training step (the trainer's metric names in the comments) */
 export interface MechanismStep {
   step: number;
-  /** curriculum_stage: the reward paying this step (0 Sum, 1 Macro, 2 Success; a fixed reward reports its own) */
+  /** charts/curriculum_stage: the reward paying this step (0 Sum, 1 Macro, 2 Success; a fixed reward reports its own) */
   stage: number;
-  /** success: share of the step's rollouts passing every check */
+  /** charts/success: share of the step's rollouts passing every check */
   success: number;
-  /** frac_zero_std_groups: share of groups whose rollouts all got the same reward (no advantage, no signal) */
+  /** charts/frac_zero_std_groups: share of groups whose rollouts all got the same reward (no advantage, no signal) */
   zeroSignal: number;
-  /** tool_calls, tool_failures: per rollout */
+  /** charts/tool_calls, charts/tool_failures: per rollout */
   toolCalls: number;
   toolFailures: number;
-  /** entropy: mean policy entropy over its own tokens (nats) */
+  /** losses/entropy: mean policy entropy over its own tokens (nats) */
   entropy: number;
   /** charts/rollouts: rollouts generated this step */
   rollouts: number;
@@ -191,7 +192,7 @@ export function findingMechanism(id: FindingId, runsOf: (arm: string) => readonl
       const rewards = ['Sum', 'Macro', 'Success', 'Curriculum'];
       const label = (scale: string, reward: string) => (id === 'T1' ? `${scale} · ${reward}` : `${reward} · ${scale}`);
       const whole = figure(runsOf, scales.flatMap((s) => rewards.map((r) => label(s, r))), { what: 'Groups with no signal, by reward', unit: '%', steps: 'the whole run', perRun: zeroSignal, scale: 100 });
-      // each Curriculum run read once per stage (the trainer's curriculum_stage: 0 Sum, 1 Macro, 2 Success)
+      // each Curriculum run read once per stage (the trainer's charts/curriculum_stage: 0 Sum, 1 Macro, 2 Success)
       const stages: MechanismFigure = { what: "Curriculum's stages: groups with no signal in each", unit: '%', steps: 'steps 1–14 (Sum), 15–27 (Macro), 28–40 (Success)', digits: 1,
         arms: scales.flatMap((s) => ['Sum', 'Macro', 'Success'].map((stage, i) => armFigure(`${label(s, 'Curriculum')} (${stage} stage)`, runsOf(label(s, 'Curriculum')), stepMean((x) => x.zeroSignal, i), 100, 1)))
           .filter((x) => x.n > 0) };
@@ -236,16 +237,22 @@ export function mechanismsMarkdown(r: MechanismsRecord): string {
   return lines.join('\n');
 }
 
-/** one logged training step (a metrics.jsonl line of kind "train") as a mechanism reads it; throws on a line missing a metric */
-export function mechanismStep(m: Record<string, unknown>): MechanismStep {
+/** one logged training step (a metrics.jsonl line of kind "train", under the names it was recorded with) as a
+ *  mechanism reads it; throws on a line missing a metric */
+export function mechanismStep(line: Record<string, unknown>): MechanismStep {
+  const m = withMetricNames(line);
   const num = (k: string) => {
     const x = m[k];
     if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`step ${String(m.step)}: metric ${k} is ${JSON.stringify(x)}, not a number`);
     return x;
   };
   const opt = (k: string) => (typeof m[k] === 'number' ? m[k] : undefined);
-  return { step: num('step'), stage: num('curriculum_stage'), success: num('success'), zeroSignal: num('frac_zero_std_groups'), toolCalls: num('tool_calls'),
-    toolFailures: num('tool_failures'), entropy: num('entropy'), rollouts: num('charts/rollouts'), arpoBranches: opt('arpo/branches'), dapoDropped: opt('dapo/dropped_groups') };
+  return {
+    step: num('step'), stage: num('charts/curriculum_stage'), success: num('charts/success'),
+    zeroSignal: num('charts/frac_zero_std_groups'), toolCalls: num('charts/tool_calls'),
+    toolFailures: num('charts/tool_failures'), entropy: num('losses/entropy'), rollouts: num('charts/rollouts'),
+    arpoBranches: opt('arpo/branches'), dapoDropped: opt('dapo/dropped_groups'),
+  };
 }
 
 /** the arm label of a table's null control: its scale where the finding has several, else "null control" */

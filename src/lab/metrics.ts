@@ -3,10 +3,13 @@
 // a format; plus TensorBoard's debiased exponential moving average for the smoothed curves. Pure data.
 //
 // Names follow one scheme, CleanRL's: `losses/…` the update's loss terms and their diagnostics (KL,
-// entropy, clip fractions, ratio deviation), `charts/…` what a step's rollouts and bookkeeping show,
-// `reward/…`, `eval/…` (held-out evaluations), `time/…`, `dapo/…`, `arpo/…`. A metric renamed since a
+// entropy, clip fractions, ratio deviation), `charts/…` what a step's rollouts and bookkeeping show
+// (success, delivery, checks passed, lengths, tool calls, groups, the curriculum's stage), and for the
+// rest a prefix saying what it is: `reward/…`, `eval/…` (held-out evaluations), `time/…`, `dapo/…`,
+// `arpo/…`. No name goes without a prefix. A metric renamed since a
 // run was recorded is read under its new name: RENAMED_METRICS, applied by every reader of stored
-// points, bundles and committed metrics.jsonl / .csv.
+// points, bundles, committed metrics.jsonl / .csv and the lessons' committed reference (results/ keeps the
+// names its runs were recorded with: it is never rewritten for a rename).
 
 import { formatStepTime } from './runEstimate.ts';
 
@@ -40,6 +43,18 @@ export const RENAMED_METRICS: Readonly<Record<string, string>> = {
   clip_frac: 'losses/clip_frac',
   'charts/dual_clip_frac': 'losses/dual_clip_frac',
   'charts/ratio_dev': 'losses/ratio_dev',
+  success: 'charts/success',
+  delivery: 'charts/delivery',
+  cs_micro: 'charts/cs_micro',
+  hard_micro: 'charts/hard_micro',
+  cs_macro: 'charts/cs_macro',
+  hard_macro: 'charts/hard_macro',
+  response_len: 'charts/response_len',
+  tool_calls: 'charts/tool_calls',
+  tool_failures: 'charts/tool_failures',
+  frac_zero_std_groups: 'charts/frac_zero_std_groups',
+  curriculum_stage: 'charts/curriculum_stage',
+  stepMs: 'time/step_ms',
 };
 
 /** a metric's name now, whichever name it was recorded under */
@@ -64,17 +79,17 @@ const count = (key: string, label: string, group: MetricGroup, unit: string, doc
 export const RL_METRICS: readonly MetricInfo[] = [
   m('reward/mean', 'Reward', 'rollouts', 'number', 'Mean reward of the step\'s rollouts under the reward in force (Curriculum: its current stage).'),
   m('reward/std', 'Reward std', 'rollouts', 'number', 'Spread of the step\'s rewards; zero within a group means no learning signal there.'),
-  m('success', 'Success', 'rollouts', 'rate', 'Share of the step\'s rollouts whose plan passes every check.'),
-  m('delivery', 'Delivery', 'rollouts', 'rate', 'Share of the step\'s rollouts that deliver a well-formed plan.'),
-  m('cs_micro', 'Commonsense micro', 'rollouts', 'rate', 'Share of commonsense checks passed (the dense Sum reward averages it with hard micro).'),
-  m('hard_micro', 'Hard micro', 'rollouts', 'rate', 'Share of hard-constraint checks passed.'),
-  m('cs_macro', 'Commonsense macro', 'rollouts', 'rate', 'Share of plans passing every commonsense check.'),
-  m('hard_macro', 'Hard macro', 'rollouts', 'rate', 'Share of plans passing every hard check.'),
-  m('response_len', 'Response length', 'rollouts', 'tokens', 'Mean tokens generated after the prompt (calls, observations and the plan).'),
-  m('tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
-  m('tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
+  m('charts/success', 'Success', 'rollouts', 'rate', 'Share of the step\'s rollouts whose plan passes every check.'),
+  m('charts/delivery', 'Delivery', 'rollouts', 'rate', 'Share of the step\'s rollouts that deliver a well-formed plan.'),
+  m('charts/cs_micro', 'Commonsense micro', 'rollouts', 'rate', 'Share of commonsense checks passed (the dense Sum reward averages it with hard micro).'),
+  m('charts/hard_micro', 'Hard micro', 'rollouts', 'rate', 'Share of hard-constraint checks passed.'),
+  m('charts/cs_macro', 'Commonsense macro', 'rollouts', 'rate', 'Share of plans passing every commonsense check.'),
+  m('charts/hard_macro', 'Hard macro', 'rollouts', 'rate', 'Share of plans passing every hard check.'),
+  m('charts/response_len', 'Response length', 'rollouts', 'tokens', 'Mean tokens generated after the prompt (calls, observations and the plan).'),
+  m('charts/tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
+  m('charts/tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
   count('charts/informative_groups', 'Informative groups', 'rollouts', 'groups', 'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.'),
-  m('frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
+  m('charts/frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
   m('eval/success', 'Validation success', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share passing every check.', true),
   m('eval/success_lo', 'Validation success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % Wilson interval of greedy validation success.', true),
   m('eval/success_hi', 'Validation success, 95 % high', 'evaluation', 'rate', 'Upper end of the 95 % Wilson interval of greedy validation success.', true),
@@ -107,12 +122,14 @@ export const RL_METRICS: readonly MetricInfo[] = [
   m('time/rollout', 'Rollout time', 'time', 'seconds', 'Seconds spent generating and scoring the step\'s rollouts.'),
   m('time/update', 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
   m('time/reward', 'Scoring time', 'time', 'seconds', 'Seconds spent computing rewards and advantages.'),
-  m('stepMs', 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
+  m('time/step_ms', 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
   m('eval/seconds', 'Evaluation time', 'time', 'seconds', 'Seconds spent on an evaluation.', true),
 ];
 
 /** what the page shows first: the reward and success curves, the OOD guard and the update's health */
-export const DEFAULT_RL_METRICS = ['reward/mean', 'success', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'response_len'] as const;
+export const DEFAULT_RL_METRICS = [
+  'reward/mean', 'charts/success', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'charts/response_len',
+] as const;
 
 const BY_KEY = new Map(RL_METRICS.map((info) => [info.key, info]));
 

@@ -11,7 +11,7 @@
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { studentTQuantile } from '../stats/intervals.ts';
 import { armConfig, LESSONS, runWindows } from './lessons.ts';
-import { ema, metricInfo } from '../lab/metrics.ts';
+import { ema, metricInfo, metricName } from '../lab/metrics.ts';
 import { pooledSd } from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
 
@@ -161,4 +161,14 @@ export function settingReference(key: string, runs: readonly CommittedRun[], met
     cpuSeconds: sorted.map((r) => Math.round(r.cpuSeconds)),
     where: sorted.map((r) => r.where),
   };
+}
+
+/** a reference as written, its training metrics under the names they have now (a committed reference keeps the
+ *  names its runs were recorded with: `success` for `charts/success`) */
+export function referenceWithMetricNames(ref: LessonReference): LessonReference {
+  const renamed = <T>(byMetric: Record<string, T>) =>
+    Object.fromEntries(Object.entries(byMetric).map(([k, x]) => [metricName(k), x]));
+  const settings = Object.fromEntries(Object.entries(ref.settings).map(([key, s]) =>
+    [key, { ...s, train: renamed(s.train), windows: renamed(s.windows) }]));
+  return { ...ref, settings };
 }

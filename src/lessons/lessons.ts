@@ -113,7 +113,7 @@ export const LESSONS: readonly Lesson[] = [
     charts: [
       { metric: 'reward/mean', role: 'outcome', why: 'The training reward: the recipe climbs, the null control drifts down.' },
       { metric: 'losses/kl', role: 'mechanism', why: 'KL to the SFT policy: with no signal the updates are a random walk away from the start.' },
-      { metric: 'delivery', role: 'mechanism', why: 'Share of rollouts that hand in a plan: the null control unlearns delivering.' },
+      { metric: 'charts/delivery', role: 'mechanism', why: 'Share of rollouts that hand in a plan: the null control unlearns delivering.' },
     ],
     paper: 'The paper reports no null control; its 3B recipe reaches 49.9 % from an SFT start of 12.2 % (T1).',
   },
@@ -128,14 +128,14 @@ export const LESSONS: readonly Lesson[] = [
       { key: 'success', text: 'Success rises at least as much as delivery' },
       { key: 'neither', text: 'Neither rises by 3 points or more' },
     ],
-    judge: { kind: 'rises', metrics: ['delivery', 'success'], keys: ['delivery', 'success'], neither: 'neither', rise: 0.03 },
+    judge: { kind: 'rises', metrics: ['charts/delivery', 'charts/success'], keys: ['delivery', 'success'], neither: 'neither', rise: 0.03 },
     arms: [
       { key: 'sum', label: 'Sum (dense)', config: { scale: 's', reward: 'sum' } },
       { key: 'success', label: 'Success (sparse)', config: { scale: 's', reward: 'success' } },
     ],
     charts: [
-      { metric: 'delivery', role: 'mechanism', why: 'Share of training rollouts that deliver a plan: what partial credit buys first.' },
-      { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check: the thing we want.' },
+      { metric: 'charts/delivery', role: 'mechanism', why: 'Share of training rollouts that deliver a plan: what partial credit buys first.' },
+      { metric: 'charts/success', role: 'outcome', why: 'Share of training rollouts passing every check: the thing we want.' },
       { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: a sparse reward at s leaves most groups with nothing to learn from.' },
     ],
     paper: 'The paper\'s 1.5B Sum run reaches 33.1 % from 6.9 % SFT (T1); it does not report delivery.',
@@ -158,8 +158,8 @@ export const LESSONS: readonly Lesson[] = [
     ],
     charts: [
       { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: once the reward turns strict, failed calls leave groups with no success to learn from.' },
-      { metric: 'tool_failures', role: 'mechanism', why: 'Injected failures per rollout: what the environment took away.' },
-      { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check.' },
+      { metric: 'charts/tool_failures', role: 'mechanism', why: 'Injected failures per rollout: what the environment took away.' },
+      { metric: 'charts/success', role: 'outcome', why: 'Share of training rollouts passing every check.' },
     ],
     pair: { finding: 'T7', higher: 'success · 0 %', lower: 'success · 10 %', higherArm: 'clean' },
     paper: 'The paper: 5 % random tool errors train as well as none; at 10 % failed calls starve the reward and success drops (T7; no number given).',
@@ -182,7 +182,7 @@ export const LESSONS: readonly Lesson[] = [
     ],
     charts: [
       { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: hard queries that no rollout solves teach nothing once the reward turns strict.' },
-      { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check (on each arm\'s own training queries).' },
+      { metric: 'charts/success', role: 'outcome', why: 'Share of training rollouts passing every check (on each arm\'s own training queries).' },
     ],
     pair: { finding: 'T5', higher: 'success · 4:3:3', lower: 'success · hard only', higherArm: 'mixed' },
     paper: 'The paper (3B): hard-only reaches 25.9 %, the mixed 4:3:3 set 49.9 % (T5).',
@@ -205,7 +205,7 @@ export const LESSONS: readonly Lesson[] = [
     ],
     seedsOnly: true,
     charts: [
-      { metric: 'success', role: 'outcome', why: 'Share of training rollouts passing every check: same setting, different dice.' },
+      { metric: 'charts/success', role: 'outcome', why: 'Share of training rollouts passing every check: same setting, different dice.' },
       { metric: 'charts/informative_groups', role: 'mechanism', why: 'Of the step\'s 4 groups (a query\'s 8 rollouts each), those whose rewards differ: the run learns only from these, and which ones it gets is luck.' },
     ],
     paper: 'The paper reports one number per cell (e.g. 49.9 % for this setting at 3B, T5), with no spread across seeds.',

@@ -226,7 +226,7 @@ export class ActiveRun {
     // the tiles show the latest value of every metric, evaluations included
     this.last = { ...this.last, ...metrics };
     this.stepsRecorded = this.job.stepsDone;
-    this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: this.elapsedMs(), values: { ...metrics, stepMs: ms } });
+    this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: this.elapsedMs(), values: { ...metrics, 'time/step_ms': ms } });
   }
 
   /** stores a step's sample episodes; true when there were some (the page then reloads them) */

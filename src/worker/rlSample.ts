@@ -37,7 +37,7 @@ export function rlSampleContext(
   world: World, algorithm: RlConfig['algorithm'], metrics: Record<string, number>,
 ): RlSampleContext {
   // the trainer always reports the stage
-  return { world, algorithm, rewardStage: rewardStageOf(metrics.curriculum_stage) ?? 'sum' };
+  return { world, algorithm, rewardStage: rewardStageOf(metrics['charts/curriculum_stage']) ?? 'sum' };
 }
 
 /** the group's rollouts as tree nodes (parents are indices into the group) */

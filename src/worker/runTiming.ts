@@ -46,8 +46,8 @@ export class RunTiming {
       const evalSeconds = p.values['eval/seconds'];
       if (p.step === 0) {
         if (Number.isFinite(evalSeconds)) this.evalMs.push(evalSeconds * 1000);
-      } else if (Number.isFinite(p.values.stepMs)) {
-        this.recordStep(p.step, p.values.stepMs, evalSeconds);
+      } else if (Number.isFinite(p.values['time/step_ms'])) {
+        this.recordStep(p.step, p.values['time/step_ms'], evalSeconds);
       }
     }
   }

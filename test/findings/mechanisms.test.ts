@@ -59,8 +59,13 @@ describe('findingMechanism', () => {
 
   it('reads a logged step by the trainer\'s metric names, and refuses one missing a metric', () => {
     const line = { kind: 'train', step: 3, curriculum_stage: 1, success: 0.1, frac_zero_std_groups: 0.25, tool_calls: 9, tool_failures: 0.5, entropy: 0.2, 'charts/rollouts': 32, 'arpo/branches': 16 };
-    expect(mechanismStep(line)).toEqual({ step: 3, stage: 1, success: 0.1, zeroSignal: 0.25, toolCalls: 9, toolFailures: 0.5, entropy: 0.2, rollouts: 32, arpoBranches: 16, dapoDropped: undefined });
-    expect(() => mechanismStep({ ...line, entropy: undefined })).toThrow(/metric entropy is undefined/);
+    const read = { step: 3, stage: 1, success: 0.1, zeroSignal: 0.25, toolCalls: 9, toolFailures: 0.5, entropy: 0.2, rollouts: 32, arpoBranches: 16, dapoDropped: undefined };
+    expect(mechanismStep(line)).toEqual(read);
+    expect(() => mechanismStep({ ...line, entropy: undefined })).toThrow(/metric losses\/entropy is undefined/);
+    // a line under today's names reads the same (the entropy of one logged since the rename threw before)
+    const now = { kind: 'train', step: 3, 'charts/curriculum_stage': 1, 'charts/success': 0.1, 'charts/frac_zero_std_groups': 0.25, 'charts/tool_calls': 9,
+      'charts/tool_failures': 0.5, 'losses/entropy': 0.2, 'charts/rollouts': 32, 'arpo/branches': 16 };
+    expect(mechanismStep(now)).toEqual(read);
   });
 });
 

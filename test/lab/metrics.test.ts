@@ -6,20 +6,24 @@ describe('RL metrics for the page', () => {
   it('names every metric once; the defaults and the picker list are in the table', () => {
     const keys = RL_METRICS.map((m) => m.key);
     expect(new Set(keys).size).toBe(keys.length);
-    const wanted = ['reward/mean', 'success', 'delivery', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'time/rollout'];
+    const wanted = ['reward/mean', 'charts/success', 'charts/delivery', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'charts/response_len', 'charts/tool_calls', 'charts/tool_failures', 'time/rollout'];
     for (const k of [...wanted, ...DEFAULT_RL_METRICS]) expect(keys).toContain(k);
     for (const m of RL_METRICS) expect(m.doc.length).toBeGreaterThan(10);
   });
 
   it('names follow one scheme (losses/…, charts/…, reward/…, eval/…, time/…, dapo/…, arpo/…) and the old names read as the new', () => {
+    // every name has a prefix of the scheme
+    for (const { key } of RL_METRICS) expect(key).toMatch(/^(losses|charts|reward|eval|time|dapo|arpo)\//);
     for (const [old, now] of Object.entries(RENAMED_METRICS)) {
-      expect(RL_METRICS.map((m) => m.key), now).toContain(now);
+      // the curriculum's stage is bookkeeping the page reads but does not chart
+      if (now !== 'charts/curriculum_stage') expect(RL_METRICS.map((m) => m.key), now).toContain(now);
+      expect(now).toMatch(/^(losses|charts|reward|eval|time|dapo|arpo)\//);
       expect(RL_METRICS.map((m) => m.key), old).not.toContain(old);
       expect(metricName(old)).toBe(now);
     }
     expect(metricName('losses/kl')).toBe('losses/kl');
     expect(metricName('toString')).toBe('toString'); // not a name inherited from Object
-    expect(withMetricNames({ step: 3, kl: 0.1, clip_frac: 0.2, success: 0.5 })).toEqual({ step: 3, 'losses/kl': 0.1, 'losses/clip_frac': 0.2, success: 0.5 });
+    expect(withMetricNames({ step: 3, kl: 0.1, clip_frac: 0.2, success: 0.5, stepMs: 900 })).toEqual({ step: 3, 'losses/kl': 0.1, 'losses/clip_frac': 0.2, 'charts/success': 0.5, 'time/step_ms': 900 });
     // a row holding both names of one metric keeps the new one's value, whichever comes first
     expect(withMetricNames({ kl: 1, 'losses/kl': 2 })).toEqual({ 'losses/kl': 2 });
     expect(withMetricNames({ 'losses/kl': 2, kl: 1 })).toEqual({ 'losses/kl': 2 });
@@ -33,6 +37,9 @@ describe('RL metrics for the page', () => {
     expect(read['losses/kl']).toBe(train.kl);
     expect(read['losses/entropy']).toBe(train.entropy);
     expect(read['losses/clip_frac']).toBe(train.clip_frac);
+    expect(read['charts/success']).toBe(train.success);
+    expect(read['charts/tool_failures']).toBe(train.tool_failures);
+    expect(read['charts/curriculum_stage']).toBe(train.curriculum_stage);
     expect(Object.keys(read).filter((k) => k in RENAMED_METRICS)).toEqual([]);
   });
 
@@ -42,16 +49,16 @@ describe('RL metrics for the page', () => {
   });
 
   it('formats by kind', () => {
-    expect(formatMetric(metricInfo('success'), 0.25)).toBe('25.0%');
-    expect(formatMetric(metricInfo('success'), 1)).toBe('100%');
-    expect(formatMetric(metricInfo('response_len'), 181.6)).toBe('182');
+    expect(formatMetric(metricInfo('charts/success'), 0.25)).toBe('25.0%');
+    expect(formatMetric(metricInfo('charts/success'), 1)).toBe('100%');
+    expect(formatMetric(metricInfo('charts/response_len'), 181.6)).toBe('182');
     expect(formatMetric(metricInfo('time/rollout'), 1.234)).toBe('1.23 s');
-    expect(formatMetric(metricInfo('stepMs'), 850)).toBe('850 ms');
+    expect(formatMetric(metricInfo('time/step_ms'), 850)).toBe('850 ms');
     expect(formatMetric(metricInfo('losses/kl'), 0.00012)).toBe('1.20e-4');
     expect(formatMetric(metricInfo('losses/kl'), undefined)).toBe('–');
     expect(formatTick(metricInfo('reward/mean'), 0.30000000000000004)).toBe('0.3');
-    expect(formatTick(metricInfo('success'), 0.5)).toBe('50%');
-    expect(formatTick(metricInfo('stepMs'), 120_000)).toBe('120 s');
+    expect(formatTick(metricInfo('charts/success'), 0.5)).toBe('50%');
+    expect(formatTick(metricInfo('time/step_ms'), 120_000)).toBe('120 s');
   });
 
   it('one rounding for a share wherever it is written (OOD read 63 % on a card, 62.5 % on the chart)', () => {
@@ -69,7 +76,7 @@ describe('RL metrics for the page', () => {
     expect(formatMetric(groups, 3)).toBe('3');
     expect(formatMetric(groups, 3.0031)).toBe('3.0'); // a smoothed count
     expect(formatAverage(groups, 2.8)).toBe('2.8 groups on average');
-    expect(formatAverage(metricInfo('success'), 0.875)).toBe('87.5%');
+    expect(formatAverage(metricInfo('charts/success'), 0.875)).toBe('87.5%');
     for (const key of ['dapo/gen_batches', 'dapo/dropped_groups', 'arpo/branches', 'arpo/fills', 'arpo/tree_depth']) expect(metricInfo(key).format).toBe('count');
   });
 

@@ -91,8 +91,8 @@ describe('one figure in every place that says a time', () => {
   it('writes a step time one way: the tile, the charts\' metric and the run estimate', () => {
     // the tile read "14.8 s" mid-run and "9520 ms" at the end
     expect(formatStepTime(9_520)).toBe('9.5 s');
-    expect(formatMetric(metricInfo('stepMs'), 9_520)).toBe('9.5 s');
-    expect(formatMetric(metricInfo('stepMs'), 14_800)).toBe(formatStepTime(14_800));
+    expect(formatMetric(metricInfo('time/step_ms'), 9_520)).toBe('9.5 s');
+    expect(formatMetric(metricInfo('time/step_ms'), 14_800)).toBe(formatStepTime(14_800));
     expect(formatStepTime(480)).toBe('480 ms');
     expect(formatStepTime(999.7)).toBe('1.0 s');
     expect(formatStepTime(null)).toBe('–');

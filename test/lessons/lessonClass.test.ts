@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { armConfig, LESSONS, lessonById, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
-import { settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
+import { referenceWithMetricNames, settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { addToClass, classCsv, classSizeFor80, classTest, freshClassName, resultSize, splitLine, uniqueName } from '../../src/lessons/lessonClass.ts';
 import { encodeResult, settingHash, type LessonResult } from '../../src/lessons/resultCode.ts';
 import { twoSampleTPower } from '../../src/stats/seedStatistics.ts';
 import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
 
 const lesson = lessonById('tool-failures')!;
-const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+const committed = referenceWithMetricNames(JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference);
 const t7 = JSON.parse(readFileSync('results/findings/T7/table.json', 'utf8')) as ComparisonTable;
 const refsOf = (id: string) => lessonById(id)!.arms.map((a) => committed.settings[settingKey(armConfig(a, 1))] ?? null);
 

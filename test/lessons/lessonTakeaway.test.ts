@@ -4,7 +4,7 @@ import { lessonById, type Lesson } from '../../src/lessons/lessons.ts';
 import type { SettingReference } from '../../src/lessons/lessonReference.ts';
 import { chartFigureNote, computeTakeaway, meanOver, misleadingText, TOO_SMALL, widestHalfWidth, type LearnerRun } from '../../src/lessons/lessonTakeaway.ts';
 import { armConfig } from '../../src/lessons/lessons.ts';
-import { settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
+import { referenceWithMetricNames, settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
 import { comparisonText } from '../../src/findings/findingGains.ts';
 import { metricInfo } from '../../src/lab/metrics.ts';
@@ -88,16 +88,16 @@ describe('a lesson\'s takeaway, computed from the run', () => {
 
   it('dense reward: which of delivery and success rose on the training rollouts (first ten steps against the last ten)', () => {
     const l = lesson('dense-reward');
-    const run = learner(0.2, (s) => ({ delivery: s <= 10 ? 0.88 : s > 30 ? 0.96 : 0.9, success: s <= 10 ? 0.03 : s > 30 ? 0.05 : 0.04 }));
-    expect(meanOver(run.points, 'delivery', [31, 40])).toBeCloseTo(0.96, 10);
-    const t = computeTakeaway({ lesson: l, refs: [ref([0.25, 0.09, 0.17], { delivery: [0.95, 0.97, 0.97] }), ref([0.21, 0.21, 0.16])], runs: [run, null], prediction: 'delivery', pairTest: null })!;
+    const run = learner(0.2, (s) => ({ 'charts/delivery': s <= 10 ? 0.88 : s > 30 ? 0.96 : 0.9, 'charts/success': s <= 10 ? 0.03 : s > 30 ? 0.05 : 0.04 }));
+    expect(meanOver(run.points, 'charts/delivery', [31, 40])).toBeCloseTo(0.96, 10);
+    const t = computeTakeaway({ lesson: l, refs: [ref([0.25, 0.09, 0.17], { 'charts/delivery': [0.95, 0.97, 0.97] }), ref([0.21, 0.21, 0.16])], runs: [run, null], prediction: 'delivery', pairTest: null })!;
     expect(t.judged?.key).toBe('delivery');
     expect(t.predicted?.matched).toBe(true);
     // a raw window mean, said so (the chart's figure is smoothed, and the two read as one)
     expect(texts(t, 'mechanism')).toMatch(/Delivery, mean of steps 31–40 \(raw, not smoothed\): Sum \(dense\): yours 96\.0 %; the committed seeds 96\.3 %/);
     // the reference's windows here: early 0 for every seed, late as given
     expect(texts(t, 'mechanism')).toMatch(/The committed Sum \(dense\) seeds, first quarter of the steps → last: delivery 0 % → 96\.3 % \(\+96\.3 points \[/);
-    const flat = learner(0.2, () => ({ delivery: 0.9, success: 0.04 }));
+    const flat = learner(0.2, () => ({ 'charts/delivery': 0.9, 'charts/success': 0.04 }));
     expect(computeTakeaway({ lesson: l, refs: [null, null], runs: [flat, null], prediction: null, pairTest: null })?.judged?.key).toBe('neither');
   });
 
@@ -139,7 +139,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
 });
 
 describe('a smoke-size run\'s verdict (another size than the committed runs\')', () => {
-  const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+  const committed = referenceWithMetricNames(JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference);
   const refsOf = (l: Lesson) => l.arms.map((a) => committed.settings[settingKey(armConfig(a, 1))] ?? null);
   /** a finished smoke run (6 steps, 4-query evaluations): `ends` successes of 4 at the end */
   function smokeRun(ends: number, seed: number, train: (step: number) => Record<string, number> = () => ({})): LearnerRun {
@@ -173,7 +173,7 @@ describe('a smoke-size run\'s verdict (another size than the committed runs\')',
 
   it('the rises lesson at smoke size: its windows\' rollouts give the width', () => {
     const l = lesson('dense-reward');
-    const run = smokeRun(1, 7, (s) => ({ delivery: s > 4 ? 1 : 0, success: 0 }));
+    const run = smokeRun(1, 7, (s) => ({ 'charts/delivery': s > 4 ? 1 : 0, 'charts/success': 0 }));
     const t = computeTakeaway({ lesson: l, refs: refsOf(l), runs: [run, null], prediction: 'delivery', pairTest: null })!;
     expect(t.judged!.key).toBe(TOO_SMALL);
     expect(t.judged!.text).toMatch(/rests on 4 training rollouts \(2 steps × 2\): a 95 % interval up to ±35 points/);

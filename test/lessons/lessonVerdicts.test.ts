@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { armConfig, LESSONS, lessonById, type Lesson } from '../../src/lessons/lessons.ts';
-import { settingKey, type LessonReference, type SettingReference } from '../../src/lessons/lessonReference.ts';
+import { referenceWithMetricNames, settingKey, type LessonReference, type SettingReference } from '../../src/lessons/lessonReference.ts';
 import { readEnds, UNDECIDED, verdictRates } from '../../src/lessons/lessonVerdicts.ts';
 import { computeTakeaway, type LearnerRun } from '../../src/lessons/lessonTakeaway.ts';
 
-const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+const committed = referenceWithMetricNames(JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference);
 const refsOf = (l: Lesson) => l.arms.map((a) => committed.settings[settingKey(armConfig(a, 1))] ?? null);
 const lesson = (id: string) => lessonById(id)!;
 

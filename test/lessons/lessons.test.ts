@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RL_METRICS } from '../../src/lab/metrics.ts';
 import { armConfig, LESSON_IDS, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
-import { lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
+import { referenceWithMetricNames, lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
 import { committedRuns, referenceMaxSeed } from '../../src/cli/commands/lessons.ts';
 
@@ -42,7 +42,7 @@ describe('the lessons', () => {
   });
 
   it('the committed reference (results/lessons/reference.json) is the one the committed runs give — rerun `npm run cli -- lessons` when seeds land', () => {
-    const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+    const committed = referenceWithMetricNames(JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference);
     for (const s of lessonSettings()) {
       const runs = committedRuns(RUNS, s.config, s.metrics, referenceMaxSeed(RUNS));
       const fresh = runs.length ? settingReference(s.key, runs, s.metrics) : undefined;

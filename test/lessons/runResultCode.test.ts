@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseHash, serializeHash } from '../../src/lab/urlState.ts';
-import { predictionBand, type LessonReference } from '../../src/lessons/lessonReference.ts';
+import { referenceWithMetricNames, predictionBand, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { encodeResult } from '../../src/lessons/resultCode.ts';
 import { lessonById } from '../../src/lessons/lessons.ts';
 import { decodeRun, encodeRun, MAX_RUN_EVALS, runLink, runResultOf, thin } from '../../src/lessons/runResultCode.ts';
@@ -13,7 +13,7 @@ const summary = JSON.parse(readFileSync(`${dir}/summary.json`, 'utf8')) as { has
 const lines = readFileSync(`${dir}/metrics.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, number> & { step: number });
 const points = lines.map((l) => ({ step: l.step, values: l }));
 const lastReward = [...lines].reverse().find((l) => Number.isFinite(l['reward/mean']))!['reward/mean'];
-const settings = (JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference).settings;
+const settings = (referenceWithMetricNames(JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference)).settings;
 const setting = summary.hash.replace(/^#/, '');
 const committed = runResultOf({ setting, seed: summary.lab.seed, kind: 'rl', status: 'completed', backend: 'wasm · 1 thread', build: 'abc1234', steps: 40, totalSteps: 40, last: { 'reward/mean': lastReward }, points })!;
 

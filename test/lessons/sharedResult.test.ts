@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { armConfig, lessonById } from '../../src/lessons/lessons.ts';
-import { predictionBand, settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
+import { referenceWithMetricNames, predictionBand, settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { encodeResult, settingHash, type LessonResult } from '../../src/lessons/resultCode.ts';
 import { readSharedResult } from '../../src/lessons/sharedResult.ts';
 
 const lesson = lessonById('tool-failures')!;
-const committed = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference;
+const committed = referenceWithMetricNames(JSON.parse(readFileSync('results/lessons/reference.json', 'utf8')) as LessonReference);
 const refs = lesson.arms.map((a) => committed.settings[settingKey(armConfig(a, 1))] ?? null);
 const failures = lesson.arms.find((a) => a.key === 'failures')!;
 const standard = settingHash(settingKey(armConfig(failures, 1)));

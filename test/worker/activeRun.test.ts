@@ -355,7 +355,7 @@ describe('ActiveRun timing', () => {
     // the first session: steps 1–15 of 4 s each (the evaluation at 10 another 10 s), 178 s in at step 15
     const before = Array.from({ length: 16 }, (_, step) => ({
       runId: run.id, step, t: step === 15 ? 178_000 : step * 4_000,
-      values: step === 0 ? { 'eval/seconds': 10 } : { loss: 1, stepMs: step === 10 ? 14_000 : 4_000, ...(step === 10 ? { 'eval/seconds': 10 } : {}) },
+      values: step === 0 ? { 'eval/seconds': 10 } : { loss: 1, 'time/step_ms': step === 10 ? 14_000 : 4_000, ...(step === 10 ? { 'eval/seconds': 10 } : {}) },
     }));
     await store.appendMetrics(before);
     job.stepsDone = 15; // as loadState left it

@@ -95,7 +95,7 @@ async function freshRun() {
 
 /** what a run is judged by: each step's values (its time and step time aside) and where it kept samples */
 async function outcome(store: LabStore, runId: string) {
-  const values = (p: MetricPoint) => Object.fromEntries(Object.entries(p.values).filter(([k]) => k !== 'stepMs'));
+  const values = (p: MetricPoint) => Object.fromEntries(Object.entries(p.values).filter(([k]) => k !== 'time/step_ms'));
   const points = (await store.readMetrics(runId)).items;
   return {
     points: points.map((p) => [p.step, values(p)]),

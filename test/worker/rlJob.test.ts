@@ -69,7 +69,7 @@ describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () 
       steps.push(m);
       tensors.push(tf.memory().numTensors);
       if (job.stepsDone === 1) state = await job.saveState();
-      for (const key of ['reward/mean', 'success', 'delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'response_len', 'tool_calls', 'tool_failures', 'time/rollout', 'curriculum_stage', 'eval/success', 'eval/ood_accuracy']) {
+      for (const key of ['reward/mean', 'charts/success', 'charts/delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'charts/response_len', 'charts/tool_calls', 'charts/tool_failures', 'time/rollout', 'charts/curriculum_stage', 'eval/success', 'eval/ood_accuracy']) {
         expect(Number.isFinite(m[key]), key).toBe(true);
       }
       const samples = job.drainEpisodes().map((e) => e.trajectory as SampleEpisode);
@@ -96,7 +96,7 @@ describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () 
       await resumed.loadState(structuredClone(state!));
       expect(resumed.stepsDone).toBe(1);
       const m = await resumed.step();
-      for (const key of ['reward/mean', 'response_len', 'tool_calls', 'losses/pg', 'losses/kl']) expect(m[key], key).toBe(steps[1][key]);
+      for (const key of ['reward/mean', 'charts/response_len', 'charts/tool_calls', 'losses/pg', 'losses/kl']) expect(m[key], key).toBe(steps[1][key]);
     } finally {
       resumed.dispose();
     }

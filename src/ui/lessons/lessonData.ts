@@ -4,7 +4,7 @@
 // cells give a lesson its pair's committed answer. Each is checked here, so a missing or hand-broken file
 // shows its reason on the lesson instead of breaking the page.
 import * as v from 'valibot';
-import { LESSON_REFERENCE_FORMAT, type LessonReference } from '../../lessons/lessonReference.ts';
+import { LESSON_REFERENCE_FORMAT, referenceWithMetricNames, type LessonReference } from '../../lessons/lessonReference.ts';
 import type { FindingPair } from '../../lessons/lessons.ts';
 import type { PairTest } from '../../lessons/lessonTakeaway.ts';
 import { committedComparison, type ComparisonTable } from '../../findings/committedComparison.ts';
@@ -65,8 +65,9 @@ function read<T>(texts: Record<string, string>, path: string, schema: v.GenericS
 
 /** the reference from its text (exported for tests) */
 export function readReference(texts: Record<string, string>): Read<LessonReference> {
-  return read(texts, '/results/lessons/reference.json', ReferenceSchema as v.GenericSchema<unknown, LessonReference>)
-    ?? { error: 'results/lessons/reference.json is not committed: `npm run cli -- lessons` writes it' };
+  const r = read(texts, '/results/lessons/reference.json', ReferenceSchema as v.GenericSchema<unknown, LessonReference>);
+  if (r?.value) return { value: referenceWithMetricNames(r.value) };
+  return r ?? { error: 'results/lessons/reference.json is not committed: `npm run cli -- lessons` writes it' };
 }
 
 /**
