@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { useNodeBackend } from '../../src/node/nodeBackend.ts';
 import { parseHash } from '../../src/lab/urlState.ts';
+import { withMetricNames } from '../../src/lab/metrics.ts';
 import { LabStore } from '../../src/store/labStore.ts';
 import type { RunRecord } from '../../src/store/records.ts';
 import { ActiveRun } from '../../src/worker/activeRun.ts';
