@@ -21,19 +21,20 @@ export default ts.config(
   // The pure rooms use no DOM: they run in Node, in the worker and in tests alike. Which room may import which, no circles, and that the pure
   // rooms and the page never reach tfjs are checked by dependency-cruiser (.dependency-cruiser.mjs,
   // `npm run layers`, part of `npm run lint`).
-  // A file a reader can hold in mind: 400 lines. The files named below are longer for a reason, and may not
-  // grow past 650.
-  { files: ['src/**', 'bench/**', 'scripts/**'], rules: { 'max-lines': ['error', { max: 400 }] } },
+  // A file a reader can hold in mind: 400 lines of code (a comment that says why is never counted against it).
+  // The files named below are longer for a reason, and may not grow past 650.
+  { files: ['src/**', 'bench/**', 'scripts/**'], rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] } },
   {
     files: [
       'src/lab/config.ts', // the one settings table: a row per setting, each with its doc
       'src/model/transformer.ts', // the model in one readable file, as nanoGPT keeps it
       'src/env/world.ts', // the world's tables and the generator that fills them read together
+      'src/findings/findings.ts', // the seven findings declared in one table, each with the paper's numbers
       'src/store/labStore.ts', // the IndexedDB schema and every read and write of it in one place
       'src/lessons/lessonTakeaway.ts', // a takeaway's lines in the order the page shows them
       'scripts/e2e.mjs', // the browser tests' harness, shards and groups
     ],
-    rules: { 'max-lines': ['error', { max: 650 }] },
+    rules: { 'max-lines': ['error', { max: 650, skipBlankLines: true, skipComments: true }] },
   },
   {
     files: ['src/env/**', 'src/stats/**', 'src/lab/**', 'src/findings/**', 'src/lessons/**', 'src/sandbox/**'],

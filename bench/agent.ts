@@ -16,7 +16,8 @@
 // preset 800 steps of 8 at lr 3e-3 at `small` size: ~6,400 sequences of ~400 tokens, about 25 min of
 // one core for s and m and 60 for l here (sft-cpu suite: sft.step_s.*.wasm). On the tiny world 1,800
 // steps were needed for delivery 0.7 (test/integration/sft.test.ts), so these figures measure SFT at a
-// budget, not converged SFT. STAR_BENCH_PRESETS=s,m runs some presets only (to split the hours). Times are process CPU time (the machine is shared).
+// budget, not converged SFT. STAR_BENCH_PRESETS=s,m runs some presets only (to split the hours). Times are process CPU
+// time (the machine is shared).
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { cpuSeconds, type BenchSuite, type Report } from './harness.ts';
@@ -31,7 +32,8 @@ import type { Policy, PresetName } from '../src/model/transformer.ts';
 import type { World, Query } from '../src/env/types.ts';
 
 
-const quantile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+const quantile = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 export function trajectoryLengths(world: World, queries: readonly Query[], seed: number): Record<3 | 5 | 7, number[]> {
   const rng = new Rng(seed);
@@ -89,8 +91,16 @@ export const SFT_BENCH_STEPS = 800;
 /** the per-preset SFT recipe (also timed on cpu by bench/sftCpu.ts) */
 export function sftBenchOptions(p: PresetName, quick: boolean): SftPipelineOptions {
   return {
-    worldSize: quick ? 'tiny' : 'small', seed: 1, preset: p, trainQueries: quick ? 60 : 600, validationQueries: quick ? 20 : 100,
-    toolQa: quick ? 15 : 150, steps: quick ? 10 : SFT_BENCH_STEPS, batchSize: quick ? 4 : 8, peakLr: 3e-3, model: quick ? { contextLength: 512 } : {},
+    worldSize: quick ? 'tiny' : 'small',
+    seed: 1,
+    preset: p,
+    trainQueries: quick ? 60 : 600,
+    validationQueries: quick ? 20 : 100,
+    toolQa: quick ? 15 : 150,
+    steps: quick ? 10 : SFT_BENCH_STEPS,
+    batchSize: quick ? 4 : 8,
+    peakLr: 3e-3,
+    model: quick ? { contextLength: 512 } : {},
   };
 }
 
@@ -107,12 +117,22 @@ async function sftPerPreset(report: Report, quick: boolean): Promise<void> {
     const w0 = performance.now();
     const r = await runSftPipeline(sftBenchOptions(p, quick));
     const e = r.evaluation;
-    report(`sft.success.${p}`, e.success, 'fraction', `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`);
+    report(
+      `sft.success.${p}`,
+      e.success,
+      'fraction',
+      `${r.parameters} params, ${r.stepsDone} steps, loss ${r.finalLoss.toFixed(3)}`,
+    );
     report(`sft.delivery.${p}`, e.deliveryRate, 'fraction');
     report(`sft.ood.${p}`, e.oodAccuracy, 'fraction');
     report(`sft.success_constrained.${p}`, r.constrained.success, 'fraction', 'constrained plan decoding');
     report(`sft.delivery_constrained.${p}`, r.constrained.deliveryRate, 'fraction');
-    report(`sft.train_s.${p}`, r.trainSeconds, 's', `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`);
+    report(
+      `sft.train_s.${p}`,
+      r.trainSeconds,
+      's',
+      `wall; total ${(cpuSeconds() - t0).toFixed(0)} CPU s, ${((performance.now() - w0) / 1000).toFixed(0)} wall s with data + eval`,
+    );
     report(`sft.steps.${p}`, r.stepsDone, 'steps');
     if (p === 's') {
       const world = generateWorld(quick ? 'tiny' : 'small', 1);

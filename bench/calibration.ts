@@ -5,8 +5,10 @@
 //   calibration.first_visit_s.<scale>          measure every backend offered and start the faster (wall s)
 //   calibration.later_visit_ms.<scale>         the stored figures read back and the backend started (wall ms)
 //   calibration.choice_is_wasm.<scale>         1 when the measurement chose wasm
-//   calibration.step_ms.<scale>.<backend>      the figure compared: one default RL step, estimated (a lower bound when dropped)
-//   calibration.decode_step_ms / micro_batch_ms / cost_s .<scale>.<backend>   what it is made of, and what measuring it cost
+//   calibration.step_ms.<scale>.<backend>      the figure compared: one default RL step, estimated (a lower bound when
+// dropped)
+//   calibration.decode_step_ms / micro_batch_ms / cost_s .<scale>.<backend>   what it is made of, and what measuring it
+// cost
 // Wall clock (a browser has no CPU clock); `--quick` measures s only, otherwise s and m.
 import type { BenchSuite } from './harness.ts';
 import { runBenchPage } from './webgpu.ts';

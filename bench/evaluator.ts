@@ -73,10 +73,20 @@ export const evaluatorSuite: BenchSuite = {
       const perCpuS = (perS * (performance.now() - t0)) / 1000 / ((cpu.user + cpu.system) / 1e6);
       const note = `${cases.length} plans (half broken), standard world${faithful ? ', faithful mode' : ''}`;
       report(faithful ? 'evaluator.faithful_plans_per_s' : 'evaluator.plans_per_s', perS, 'plans/s', note);
-      report(faithful ? 'evaluator.faithful_plans_per_cpu_s' : 'evaluator.plans_per_cpu_s', perCpuS, 'plans/cpu-s', 'per second of CPU time');
+      report(
+        faithful ? 'evaluator.faithful_plans_per_cpu_s' : 'evaluator.plans_per_cpu_s',
+        perCpuS,
+        'plans/cpu-s',
+        'per second of CPU time',
+      );
     }
     const teacherPlans = cases.filter((_, i) => i % 2 === 0);
     const passing = teacherPlans.filter((c) => evaluatePlan(world, c.query, c.plan).finalPass).length;
-    report('evaluator.teacher_plans_pass', passing / teacherPlans.length, 'fraction', 'teacher plans passing every check (should be 1)');
+    report(
+      'evaluator.teacher_plans_pass',
+      passing / teacherPlans.length,
+      'fraction',
+      'teacher plans passing every check (should be 1)',
+    );
   },
 };

@@ -26,7 +26,12 @@ export const interopSuite: BenchSuite = {
       loadMs.push(performance.now() - t0);
     }
     const bytes = [...files.values()].reduce((n, t) => n + t.length, 0);
-    report('interop.export_ms.standard', median(exportMs), 'ms', `database CSV text, ${(bytes / 1e6).toFixed(1)} MB, median of ${exportMs.length}`);
+    report(
+      'interop.export_ms.standard',
+      median(exportMs),
+      'ms',
+      `database CSV text, ${(bytes / 1e6).toFixed(1)} MB, median of ${exportMs.length}`,
+    );
     report('interop.load_ms.standard', median(loadMs), 'ms', `CSV text -> World, median of ${loadMs.length}`);
   },
 };

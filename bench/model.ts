@@ -15,7 +15,14 @@
 // then wasm with 1 thread and with every core side by side (wasmThreads.ts: `.wasm.t1`, `.wasm.tN`).
 import * as tf from '@tensorflow/tfjs';
 import type { BenchSuite, Report } from './harness.ts';
-import { countParameters, createPolicy, preset, trainingFlopsPerToken, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
+import {
+  countParameters,
+  createPolicy,
+  preset,
+  trainingFlopsPerToken,
+  type ModelConfig,
+  type PresetName,
+} from '../src/model/transformer.ts';
 import { SftTrainer, sftEpochOrder, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
@@ -23,9 +30,14 @@ import { VOCAB } from '../src/agent/vocab.ts';
 // tfjs `cpu` runs on this one JS thread, so the process's CPU time is its cost even when other jobs
 // share the cores (wall time would mostly measure them); elsewhere (a browser) fall back to wall time,
 // and on webgpu too (`bench --backend webgpu` in Node: the GPU's work is not this process's CPU).
-const clockMs = typeof process !== 'undefined' && process.cpuUsage
-  ? () => { if (tf.getBackend() === 'webgpu') return performance.now(); const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
-  : () => performance.now();
+const clockMs =
+  typeof process !== 'undefined' && process.cpuUsage
+    ? () => {
+        if (tf.getBackend() === 'webgpu') return performance.now();
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      }
+    : () => performance.now();
 
 /** mean ms of `fn` over `reps` calls after one warm-up; fn awaits its own readback */
 async function timeMs(fn: () => Promise<void>, reps: number): Promise<number> {
@@ -83,7 +95,10 @@ function randomExamples(config: ModelConfig, n: number, T: number, seed: number)
 /** ms per SFT step (B sequences of T tokens), after one warm-up step */
 async function trainStepMs(config: ModelConfig, B: number, T: number, reps: number): Promise<number> {
   const policy = createPolicy(config, 1);
-  const trainer = new SftTrainer(policy, randomExamples(config, B * (reps + 1), T, 3), { batchSize: B, padMultiple: 1 });
+  const trainer = new SftTrainer(policy, randomExamples(config, B * (reps + 1), T, 3), {
+    batchSize: B,
+    padMultiple: 1,
+  });
   const ms = await timeMs(async () => { await trainer.sftStep(); }, reps);
   trainer.dispose();
   policy.dispose();
@@ -134,7 +149,12 @@ async function sftTokensPerS(V: number, B: number, steps: number): Promise<numbe
 
 /** every figure on the current backend; `suffix` ('' for cpu, '.wasm', '.webgpu') is appended to each
  *  key. `sftMix: false` skips the SFT-like mix, whose every new batch shape compiles new GPU shaders. */
-export async function measureBackend(report: Report, quick: boolean, suffix: string, { sftMix = true } = {}): Promise<void> {
+export async function measureBackend(
+  report: Report,
+  quick: boolean,
+  suffix: string,
+  { sftMix = true } = {},
+): Promise<void> {
   const r: Report = (key, value, unit, note) => report(key + suffix, value, unit, note);
   const V = VOCAB.size;
   const n = quick ? 256 : 512;
@@ -150,13 +170,24 @@ export async function measureBackend(report: Report, quick: boolean, suffix: str
     const tokensPerS = (B * T * 1000) / ms;
     r(`train.step_ms.${p}`, ms, 'ms', `${B}×${T} tokens`);
     r(`train.tokens_per_s.${p}`, tokensPerS, 'tokens/s');
-    r(`train.flop_fraction.${p}`, (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9), '', 'training FLOP rate / large-matmul rate');
+    r(
+      `train.flop_fraction.${p}`,
+      (trainingFlopsPerToken(config, T) * tokensPerS) / (matmul * 1e9),
+      '',
+      'training FLOP rate / large-matmul rate',
+    );
   }
   if (!sftMix) return;
   // cpu is ~15× slower than wasm here: fewer steps there (each step is a different length mix)
-  const sftSteps = tf.getBackend() === 'cpu' ? (quick ? 1 : 2) : (quick ? 3 : 8);
-  r('train.sft_tokens_per_s.s', await sftTokensPerS(V, 8, sftSteps), 'tokens/s', `preset s, batch 8, lengths 170–560, 40 % targets, ${sftSteps} steps`);
-  if (tf.getKernel('UnsortedSegmentSum', tf.getBackend())) { // gather's gradient; wasm lacks it
+  const sftSteps = tf.getBackend() === 'cpu' ? (quick ? 1 : 2) : quick ? 3 : 8;
+  r(
+    'train.sft_tokens_per_s.s',
+    await sftTokensPerS(V, 8, sftSteps),
+    'tokens/s',
+    `preset s, batch 8, lengths 170–560, 40 % targets, ${sftSteps} steps`,
+  );
+  if (tf.getKernel('UnsortedSegmentSum', tf.getBackend())) {
+    // gather's gradient; wasm lacks it
     const s = preset('s', V);
     const gather = await trainStepMs({ ...s, embedding: 'gather' }, B, T, reps);
     const onehot = await trainStepMs({ ...s, embedding: 'onehot' }, B, T, reps);
@@ -170,9 +201,15 @@ export const modelSuite: BenchSuite = {
     const before = tf.getBackend();
     const V = VOCAB.size;
     report('model.vocab_size', V, 'tokens');
-    for (const p of ['s', 'm', 'l'] as const) report(`model.params.${p}`, countParameters(preset(p, V)), 'params', 'context 1024');
+    for (const p of ['s', 'm', 'l'] as const)
+      report(`model.params.${p}`, countParameters(preset(p, V)), 'params', 'context 1024');
     const mix = sftLikeExamples(256, V, 4);
-    report('train.padding_fraction', paddingFraction(mix, 8, 8, 16), '', 'SFT-like mix (lengths 170–560), batch 8, length-grouped');
+    report(
+      'train.padding_fraction',
+      paddingFraction(mix, 8, 8, 16),
+      '',
+      'SFT-like mix (lengths 170–560), batch 8, length-grouped',
+    );
     report('train.padding_fraction_random', paddingFraction(mix, 8, 0, 16), '', 'the same in plain random batches');
     // the first figures are on `cpu`; the same figures on `wasm` (the worker's fallback) follow, suffixed
     await tf.setBackend('cpu');

@@ -20,7 +20,8 @@ import { rlConfigFor, type Algorithm, type RlConfig } from '../src/rl/rlConfig.t
 import { RlTrainer } from '../src/rl/rlTrainer.ts';
 import { rlUpdateBench } from './rlUpdate.ts';
 // What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay
+// comparable.
 const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 export const rlSuite: BenchSuite = {
@@ -30,7 +31,10 @@ export const rlSuite: BenchSuite = {
     await tf.setBackend('wasm');
     try {
       const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
-      const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+      const env = rlEnvironment(
+        { world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+        { trainSize: 1000, mix: [4, 3, 3] },
+      );
       if (process.env.STAR_BENCH_RL_UPDATE_ONLY === '1') { // the update's figures alone (bench/rlUpdate.ts)
         await rlUpdateBench(report, { quick });
         return;
@@ -39,7 +43,19 @@ export const rlSuite: BenchSuite = {
       const measure = async (algorithm: Algorithm) => {
         const policy = policyFromCheckpoint(ckpt);
         const reference = policyFromCheckpoint(ckpt);
-        const t = new RlTrainer(policy, reference, env, rlConfigFor(algorithm, { ...MEASURED_WITH, queriesPerStep: quick ? 2 : 4, groupSize: 8, steps: steps + 1, seed: 3, klCoef: 0.001 }));
+        const t = new RlTrainer(
+          policy,
+          reference,
+          env,
+          rlConfigFor(algorithm, {
+            ...MEASURED_WITH,
+            queriesPerStep: quick ? 2 : 4,
+            groupSize: 8,
+            steps: steps + 1,
+            seed: 3,
+            klCoef: 0.001,
+          }),
+        );
         const share = { rollout: 0, reward: 0, update: 0 };
         let cpu = 0;
         let rollouts = 0;
@@ -69,7 +85,8 @@ export const rlSuite: BenchSuite = {
       // the rollouts alone: the update's cost follows the sampled lengths, which differ between the two
       report('rl.arpo_over_grpo.rollout', arpo.share.rollout / grpo.share.rollout, '×', 'rollout wall time only');
       const total = grpo.share.rollout + grpo.share.reward + grpo.share.update;
-      for (const k of ['rollout', 'reward', 'update'] as const) report(`rl.time_share.${k}`, grpo.share[k] / total, 'fraction', 'GRPO step, wall time');
+      for (const k of ['rollout', 'reward', 'update'] as const)
+        report(`rl.time_share.${k}`, grpo.share[k] / total, 'fraction', 'GRPO step, wall time');
       await rlUpdateBench(report, { quick });
     } finally {
       if (previous) await tf.setBackend(previous);

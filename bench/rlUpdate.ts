@@ -31,7 +31,8 @@ import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';
 import { setTrainingAttentionKernel } from '../src/model/ops.ts';
 // What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay
+// comparable.
 const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 type Ckpt = Awaited<ReturnType<typeof readCheckpointDir>>;
@@ -39,7 +40,12 @@ const METRICS = ['losses/pg', 'losses/kl', 'losses/clip_frac', 'losses/entropy',
 
 /** CPU seconds and metrics of one update of `rows` from the checkpoint's weights (fresh policy, reference, AdamW),
  *  the training attention's fused kernel on or off */
-async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig, fused: boolean): Promise<{ s: number; metrics: Record<string, number> }> {
+async function timeUpdate(
+  ckpt: Ckpt,
+  rows: UpdateRow[],
+  config: RlConfig,
+  fused: boolean,
+): Promise<{ s: number; metrics: Record<string, number> }> {
   const policy = policyFromCheckpoint(ckpt);
   const reference = config.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
   const optimizer = new AdamW(policy.params, { beta1: 0.9, beta2: 0.999, weightDecay: 0.01 });
@@ -58,7 +64,8 @@ async function timeUpdate(ckpt: Ckpt, rows: UpdateRow[], config: RlConfig, fused
 
 /** the three paths (new, plain, old: see the header) on the same rows, alternated `reps` times after untimed
  *  warm-ups of the largest (the wasm heap grows once per process: the first update to need more memory pays for
- *  its pages) and of the fused kernel; the fastest of each. `old` is NaN where it plans past the wasm heap (ppoUpdate refuses it before
+ *  its pages) and of the fused kernel; the fastest of each. `old` is NaN where it plans past the wasm heap (ppoUpdate
+ * refuses it before
  *  any weight moves). */
 async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>, reps: number) {
   const split = rlConfigFor('grpo', { ...MEASURED_WITH, ...base });
@@ -84,7 +91,8 @@ async function sideBySide(ckpt: Ckpt, rows: UpdateRow[], base: Partial<RlConfig>
     if (!unsplit) continue;
     const b = await timeUpdate(ckpt, rows, whole, false);
     best.old = Math.min(best.old, b.s);
-    for (const k of METRICS) diff = Math.max(diff, Math.abs(a.metrics[k] - b.metrics[k]), Math.abs(p.metrics[k] - b.metrics[k]));
+    for (const k of METRICS)
+      diff = Math.max(diff, Math.abs(a.metrics[k] - b.metrics[k]), Math.abs(p.metrics[k] - b.metrics[k]));
   }
   return { ...best, diff };
 }
@@ -96,15 +104,27 @@ function syntheticRows(T: number): UpdateRow[] {
     const tokens = Array.from({ length: T }, () => 1 + rng.int(VOCAB.size - 1));
     const lossMask = tokens.map((_, t) => (t >= 0.4 * T && t % 9 !== 0 ? 1 : 0));
     const logProbs = lossMask.map((m) => (m ? -0.5 - rng.next() : 0));
-    return { episode: { tokens, lossMask, logProbs, bans: [] }, group: Math.floor(i / 8), advantage: [1, -1, 0.5, -0.5][i % 4] };
+    return {
+      episode: { tokens, lossMask, logProbs, bans: [] },
+      group: Math.floor(i / 8),
+      advantage: [1, -1, 0.5, -0.5][i % 4],
+    };
   });
 }
 
 /** one real GRPO step's rollouts (4 × 8, scored, with advantages) from the checkpoint */
 async function realRows(ckpt: Ckpt): Promise<UpdateRow[]> {
-  const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+  const env = rlEnvironment(
+    { world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+    { trainSize: 1000, mix: [4, 3, 3] },
+  );
   const policy = policyFromCheckpoint(ckpt);
-  const t = new RlTrainer(policy, null, env, rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }));
+  const t = new RlTrainer(
+    policy,
+    null,
+    env,
+    rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0, queriesPerStep: 4, groupSize: 8, seed: 3, steps: 2 }),
+  );
   try {
     await t.trainStep();
     return t.lastEpisodes.map((e) => ({ episode: e.episode, group: e.group, advantage: e.advantage }));
@@ -120,9 +140,24 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
   const s = await readCheckpointDir('public/checkpoints/s-tiny');
   const fixed = await sideBySide(s, syntheticRows(448), base, reps);
   const budget = `microBatchTokens ${rlConfigFor('grpo').microBatchTokens}`;
-  report('rl.update_s.s.32x448', fixed.new, 's', `2 mini-batches, reference included, ${budget}, fused attention kernel`);
-  report('rl.update_s.s.32x448.plain_attention', fixed.plain, 's', `the same rows, ${budget}, the per-head plain attention ops`);
-  report('rl.update_s.s.32x448.unsplit', fixed.old, 's', 'the same rows through whole mini-batches and the plain attention (the path before micro-batches)');
+  report(
+    'rl.update_s.s.32x448',
+    fixed.new,
+    's',
+    `2 mini-batches, reference included, ${budget}, fused attention kernel`,
+  );
+  report(
+    'rl.update_s.s.32x448.plain_attention',
+    fixed.plain,
+    's',
+    `the same rows, ${budget}, the per-head plain attention ops`,
+  );
+  report(
+    'rl.update_s.s.32x448.unsplit',
+    fixed.old,
+    's',
+    'the same rows through whole mini-batches and the plain attention (the path before micro-batches)',
+  );
   const scales = (process.env.STAR_BENCH_RL_SCALES ?? (quick ? 's' : 's,m,l')).split(',');
   for (const scale of scales) {
     const ckpt = scale === 's' ? s : await readCheckpointDir(`public/checkpoints/${scale}-tiny`);
@@ -131,16 +166,44 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
     const note = `real GRPO step: 32 rollouts of ${Math.min(...lengths)}–${Math.max(...lengths)} tokens`;
     const real = await sideBySide(ckpt, rows, base, reps);
     report(`rl.update_s.${scale}.real`, real.new, 's', `${note}; micro-batches and the fused attention kernel`);
-    report(`rl.update_s.${scale}.real.plain_attention`, real.plain, 's', 'the same rollouts, micro-batches, the plain attention ops');
-    if (scale === 's') report('rl.attention_kernel_speedup', real.plain / real.new, '×', `${note}: plain attention ÷ fused kernel, both micro-batched`);
+    report(
+      `rl.update_s.${scale}.real.plain_attention`,
+      real.plain,
+      's',
+      'the same rollouts, micro-batches, the plain attention ops',
+    );
+    if (scale === 's')
+      report(
+        'rl.attention_kernel_speedup',
+        real.plain / real.new,
+        '×',
+        `${note}: plain attention ÷ fused kernel, both micro-batched`,
+      );
     if (Number.isNaN(real.old)) {
-      console.log(`  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (the path before micro-batches cannot run this step: at l it printed Aborted())`);
+      console.log(
+        `  rl.update_s.${scale}.real.unsplit: the unsplit path plans past the wasm heap and is refused (the path before micro-batches cannot run this step: at l it printed Aborted())`,
+      );
       continue;
     }
-    report(`rl.update_s.${scale}.real.unsplit`, real.old, 's', 'the same rollouts through whole mini-batches and the plain attention (before micro-batches)');
+    report(
+      `rl.update_s.${scale}.real.unsplit`,
+      real.old,
+      's',
+      'the same rollouts through whole mini-batches and the plain attention (before micro-batches)',
+    );
     if (scale === 's') {
-      report('rl.update_speedup', real.old / real.new, '×', `${note}: whole mini-batches + plain attention ÷ micro-batches + fused attention; target ≥ 2`);
-      report('rl.update_metrics_diff', real.diff, 'abs', `largest difference of ${METRICS.join(', ')} of either new path from the old`);
+      report(
+        'rl.update_speedup',
+        real.old / real.new,
+        '×',
+        `${note}: whole mini-batches + plain attention ÷ micro-batches + fused attention; target ≥ 2`,
+      );
+      report(
+        'rl.update_metrics_diff',
+        real.diff,
+        'abs',
+        `largest difference of ${METRICS.join(', ')} of either new path from the old`,
+      );
     }
   }
   torchAnchor(report);
@@ -149,13 +212,18 @@ export async function rlUpdateBench(report: Report, { quick }: { quick: boolean 
 /** the PyTorch anchor of the same shape, only where torch imports (Debian's python3-torch) */
 function torchAnchor(report: Report): void {
   // Debian's python3-torch belongs to /usr/bin/python3, which a pyenv or venv python3 on PATH shadows
-  const python = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0);
+  const python = ['python3', '/usr/bin/python3'].find(
+    (py) => spawnSync(py, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0,
+  );
   if (!python) {
-    console.log('  rl.update_torch_s.s.32x448: skipped — neither python3 nor /usr/bin/python3 can import torch (install python3-torch to run the anchor)');
+    console.log(
+      '  rl.update_torch_s.s.32x448: skipped — neither python3 nor /usr/bin/python3 can import torch (install python3-torch to run the anchor)',
+    );
     return;
   }
   const r = spawnSync(python, ['bench/rlUpdateTorch.py'], { encoding: 'utf8' });
   const s = Number(r.stdout.trim().split('\n').pop());
-  if (r.status === 0 && Number.isFinite(s)) report('rl.update_torch_s.s.32x448', s, 's', 'PyTorch CPU, one thread, same shape and mini-batches');
+  if (r.status === 0 && Number.isFinite(s))
+    report('rl.update_torch_s.s.32x448', s, 's', 'PyTorch CPU, one thread, same shape and mini-batches');
   else console.log(`  rl.update_torch_s.s.32x448: the anchor failed: ${r.stderr.slice(-300)}`);
 }

@@ -53,21 +53,35 @@ export const rolloutSuite: BenchSuite = {
     await tf.setBackend('wasm');
     await tf.ready();
     const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
-    const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: 1000, mix: [4, 3, 3] });
+    const env = rlEnvironment(
+      { world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+      { trainSize: 1000, mix: [4, 3, 3] },
+    );
     const policy = policyFromCheckpoint(ckpt);
     try {
-      const tasks: AgentTask[] = Array.from({ length: B }, (_, i) => ({ kind: 'travel', query: env.train[i % env.train.length] }));
+      const tasks: AgentTask[] = Array.from({ length: B }, (_, i) => ({
+        kind: 'travel',
+        query: env.train[i % env.train.length],
+      }));
       await rollout(policy, tasks, { world: env.world, rng: new Rng(1) }); // warm-up at full size: kernels, the heap grown to what a batch-64 rollout needs
       const bareStepS = async (context: number): Promise<number> => {
         const rng = new Rng(5);
-        const last = new Int32Array(B).fill(tasks.length % 7 + 5);
+        const last = new Int32Array(B).fill((tasks.length % 7) + 5);
         const reps = quick ? 5 : 15;
         let fastest = Infinity;
         for (let c = 0; c < 3; c++) {
           const cache = policy.newCache(B, ckpt.config.contextLength);
           try {
-            policy.prefill(cache, tasks.map((_, b) => b), tasks.map(() => Array.from({ length: context }, () => 5 + rng.int(20))));
-            const once = async () => { const l = policy.step(cache, last); await l.data(); l.dispose(); };
+            policy.prefill(
+              cache,
+              tasks.map((_, b) => b),
+              tasks.map(() => Array.from({ length: context }, () => 5 + rng.int(20))),
+            );
+            const once = async () => {
+              const l = policy.step(cache, last);
+              await l.data();
+              l.dispose();
+            };
             await once();
             const times: number[] = []; // the median step: one slow step (another process) does not move it
             for (let i = 0; i < reps; i++) {
@@ -93,10 +107,19 @@ export const rolloutSuite: BenchSuite = {
         const t0 = cpuSeconds();
         const run = await timedModelCalls(() => rollout(policy, tasks, { world: env.world, rng: new Rng(3) }));
         const spent = cpuSeconds() - t0;
-        if (spent < total) { total = spent; timed = run; }
+        if (spent < total) {
+          total = spent;
+          timed = run;
+        }
         let at = 0; // mean context a policy token was generated at
         let sampled = 0;
-        for (const e of run.result) e.lossMask.forEach((m, i) => { if (m) { at += i; sampled++; } });
+        for (const e of run.result)
+          e.lossMask.forEach((m, i) => {
+            if (m) {
+              at += i;
+              sampled++;
+            }
+          });
         context = Math.round(at / sampled);
         stepS = Math.min(stepS, await bareStepS(context)); // policy.step at batch B and that context
       }
@@ -105,8 +128,18 @@ export const rolloutSuite: BenchSuite = {
       const tokens = eps.reduce((s, e) => s + e.tokens.length - e.promptLength, 0);
       const decodeTps = B / stepS;
       report('rollout.trajectories_per_s.b64', B / total, 'traj/s', `${total.toFixed(1)} CPU s for ${B} episodes`);
-      report('rollout.tokens_per_s.b64', tokens / total, 'tok/s', `${tokens} trajectory tokens, ${policyTokens} sampled by the policy`);
-      report('rollout.decode_tokens_per_s.b64', decodeTps, 'tok/s', `policy.step at batch ${B}, context ${context}: ${(stepS * 1000).toFixed(1)} ms`);
+      report(
+        'rollout.tokens_per_s.b64',
+        tokens / total,
+        'tok/s',
+        `${tokens} trajectory tokens, ${policyTokens} sampled by the policy`,
+      );
+      report(
+        'rollout.decode_tokens_per_s.b64',
+        decodeTps,
+        'tok/s',
+        `policy.step at batch ${B}, context ${context}: ${(stepS * 1000).toFixed(1)} ms`,
+      );
       report('rollout.efficiency', tokens / total / decodeTps, 'ratio', 'target ≥ 0.6');
       report('rollout.efficiency_policy', policyTokens / total / decodeTps, 'ratio', 'policy tokens only');
       report('rollout.share.step', step / total, 'fraction');
@@ -121,13 +154,19 @@ export const rolloutSuite: BenchSuite = {
             const t0 = cpuSeconds();
             const run = await rollout(policy, tasks, { world: env.world, rng: new Rng(3) });
             fastest[mode] = Math.min(fastest[mode], cpuSeconds() - t0);
-            if (run.some((e, i) => e.tokens.join() !== eps[i].tokens.join())) throw new Error(`rollout: the ${mode} attention sampled other tokens`);
+            if (run.some((e, i) => e.tokens.join() !== eps[i].tokens.join()))
+              throw new Error(`rollout: the ${mode} attention sampled other tokens`);
           }
         }
       } finally {
         setWasmAttentionKernel(true);
       }
-      report('rollout.attention_kernel_speedup', fastest.plain / fastest.kernel, '×', `${fastest.plain.toFixed(2)} → ${fastest.kernel.toFixed(2)} CPU s for the same ${B} episodes`);
+      report(
+        'rollout.attention_kernel_speedup',
+        fastest.plain / fastest.kernel,
+        '×',
+        `${fastest.plain.toFixed(2)} → ${fastest.kernel.toFixed(2)} CPU s for the same ${B} episodes`,
+      );
     } finally {
       policy.dispose();
       if (previous) await tf.setBackend(previous);

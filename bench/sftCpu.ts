@@ -35,7 +35,12 @@ export const sftCpuSuite: BenchSuite = {
             policy.dispose();
           }
           report(`sft.step_s.${p}.${backend}`, perStep[backend], 's', `${timed} steps of 8 after one warm-up`);
-          report(`sft.run_h.${p}.${backend}`, (perStep[backend] * RUN_STEPS) / 3600, 'h', `${RUN_STEPS} steps at that rate`);
+          report(
+            `sft.run_h.${p}.${backend}`,
+            (perStep[backend] * RUN_STEPS) / 3600,
+            'h',
+            `${RUN_STEPS} steps at that rate`,
+          );
         }
         report(`sft.cpu_over_wasm.${p}`, perStep.cpu / perStep.wasm, '×', 'same batches, side by side');
       }

@@ -12,4 +12,16 @@ import { rlSuite } from './rl.ts';
 import { rolloutSuite } from './rollout.ts';
 import { sweepJobsSuite } from './sweepJobs.ts';
 
-export const suites: BenchSuite[] = [evaluatorSuite, toolsSuite, modelSuite, interopSuite, agentSuite, sftCpuSuite, rolloutSuite, rlSuite, sweepJobsSuite, webgpuSuite, calibrationSuite];
+export const suites: BenchSuite[] = [
+  evaluatorSuite,
+  toolsSuite,
+  modelSuite,
+  interopSuite,
+  agentSuite,
+  sftCpuSuite,
+  rolloutSuite,
+  rlSuite,
+  sweepJobsSuite,
+  webgpuSuite,
+  calibrationSuite,
+];

@@ -13,14 +13,23 @@ import type { BenchSuite } from './harness.ts';
 function sweep(out: string, jobs: number): Promise<number> {
   const t0 = performance.now();
   return new Promise((done, fail) => {
-    execFile(join('node_modules', '.bin', 'tsx'), ['src/cli/main.ts', 'sweep', '--preset', 'T7', '--quick', '--out', out, '--jobs', String(jobs)],
-      { maxBuffer: 64 << 20 }, (err, _stdout, stderr) => (err ? fail(new Error(`sweep --jobs ${jobs}: ${stderr.slice(-400)}`)) : done((performance.now() - t0) / 1000)));
+    execFile(
+      join('node_modules', '.bin', 'tsx'),
+      ['src/cli/main.ts', 'sweep', '--preset', 'T7', '--quick', '--out', out, '--jobs', String(jobs)],
+      { maxBuffer: 64 << 20 },
+      (err, _stdout, stderr) =>
+        err ? fail(new Error(`sweep --jobs ${jobs}: ${stderr.slice(-400)}`)) : done((performance.now() - t0) / 1000),
+    );
   });
 }
 
 /** each cell's figures, without where its run lives or how long it took */
-const cells = (dir: string) => (JSON.parse(readFileSync(join(dir, 'T7', 'table.json'), 'utf8')) as { cells: { lab: number | null; run?: Record<string, unknown> }[] }).cells
-  .map(({ lab, run }) => [lab, run?.successStart, run?.successFinal, run?.oodStart, run?.oodFinal]);
+const cells = (dir: string) =>
+  (
+    JSON.parse(readFileSync(join(dir, 'T7', 'table.json'), 'utf8')) as {
+      cells: { lab: number | null; run?: Record<string, unknown> }[];
+    }
+  ).cells.map(({ lab, run }) => [lab, run?.successStart, run?.successFinal, run?.oodStart, run?.oodFinal]);
 
 export const sweepJobsSuite: BenchSuite = {
   name: 'sweep',
@@ -37,7 +46,12 @@ export const sweepJobsSuite: BenchSuite = {
       report('sweep.wall_s.t7.jobs1', one, 's', 'T7 quick grid, 3 runs of m, wall');
       report(`sweep.wall_s.t7.jobs${N}`, many, 's', `${N} runs at once`);
       report('sweep.jobs_speedup.t7', one / many, '×', `at most ${N}`);
-      report('sweep.same_table.t7', JSON.stringify(cells(join(root, 'jobs1'))) === JSON.stringify(cells(join(root, `jobs${N}`))) ? 1 : 0, '', 'both sweeps wrote the same cells');
+      report(
+        'sweep.same_table.t7',
+        JSON.stringify(cells(join(root, 'jobs1'))) === JSON.stringify(cells(join(root, `jobs${N}`))) ? 1 : 0,
+        '',
+        'both sweeps wrote the same cells',
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

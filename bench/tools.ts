@@ -31,7 +31,8 @@ function callMix(world: World, rng: Rng, episodes: number): ToolCall[] {
       calls.push({ tool: 'SearchAttraction', args: { city } });
     }
     if (rng.chance(0.3)) calls.push({ tool: 'SearchRestaurant', args: { city: 'Atlantis' } }); // a policy's mistake
-    if (rng.chance(0.2)) calls.push({ tool: 'SearchFlight', args: { departure: origin, destination: stops[0], date: '2022-13-01' } });
+    if (rng.chance(0.2))
+      calls.push({ tool: 'SearchFlight', args: { departure: origin, destination: stops[0], date: '2022-13-01' } });
   }
   return calls;
 }
@@ -67,20 +68,40 @@ export const toolsSuite: BenchSuite = {
     }
     const cpuSeconds = process.cpuUsage(c0).user / 1e6;
     const wallSeconds = (performance.now() - t0) / 1000;
-    report('tools.calls_per_s', (swept * calls.length) / cpuSeconds, 'calls/s', `per CPU-second: standard world, ${calls.length}-call teacher-like mix, one core`);
-    report('tools.calls_per_s_wall', (swept * calls.length) / wallSeconds, 'calls/s', 'same run by wall clock (lower on a busy machine)');
+    report(
+      'tools.calls_per_s',
+      (swept * calls.length) / cpuSeconds,
+      'calls/s',
+      `per CPU-second: standard world, ${calls.length}-call teacher-like mix, one core`,
+    );
+    report(
+      'tools.calls_per_s_wall',
+      (swept * calls.length) / wallSeconds,
+      'calls/s',
+      'same run by wall clock (lower on a busy machine)',
+    );
 
     const rng = new Rng(3);
     const options = { failureRate: 0.05, rng };
     const sweepWithFailures = () => {
       for (let i = 0; i < calls.length; i++) callTool(world, calls[i], options);
     };
-    report('tools.calls_per_s_failures_5pct', opsPerSecond(sweepWithFailures, minMs, calls.length), 'calls/s', 'same mix, 5 % injected failures');
+    report(
+      'tools.calls_per_s_failures_5pct',
+      opsPerSecond(sweepWithFailures, minMs, calls.length),
+      'calls/s',
+      'same mix, 5 % injected failures',
+    );
 
     const observations = calls.slice(0, 2000).map((c) => callTool(world, c));
     const render = () => {
       for (const obs of observations) renderObservation(obs);
     };
-    report('tools.render_per_s', opsPerSecond(render, minMs, observations.length), 'obs/s', 'TravelPlanner text of each observation');
+    report(
+      'tools.render_per_s',
+      opsPerSecond(render, minMs, observations.length),
+      'obs/s',
+      'TravelPlanner text of each observation',
+    );
   },
 };

@@ -4,7 +4,8 @@
 // shared: a slower round is someone else's load, which `wasm.threads.cpu_per_wall` and the load
 // average show). Wall time throughout: CPU time would count a threaded step once per thread.
 //   train.tokens_per_s.<p>.wasm.t1 | .tN (N = wasm.threads) | .threads_speedup   SFT 4×128 tokens per wall second
-//   decode.step_ms_b64.<p>.wasm.t1 | .tN (N = wasm.threads) | .threads_speedup   one decode step, batch 64, 200 tokens of context
+//   decode.step_ms_b64.<p>.wasm.t1 | .tN (N = wasm.threads) | .threads_speedup   one decode step, batch 64, 200 tokens
+// of context
 import { spawn } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,11 @@ const CHILD = fileURLToPath(new URL('./wasmThreadsChild.ts', import.meta.url));
 
 function runChild(threads: number, quick: boolean): Promise<ThreadsResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [...process.execArgv, CHILD, String(threads), ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, CHILD, String(threads), ...(quick ? ['--quick'] : [])],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let text = '';
     child.stdout.on('data', (d: Buffer) => (text += d.toString()));
     child.on('error', fail);
@@ -53,15 +58,34 @@ export async function measureWasmThreads(report: Report, quick: boolean): Promis
     report(`train.tokens_per_s.${p}.wasm.threads_speedup`, t1 / tN, '×', med);
     const d1 = Math.min(...one.map((x) => x.decodeMs[p]));
     const dN = Math.min(...all.map((x) => x.decodeMs[p]));
-    report(`decode.step_ms_b64.${p}.wasm.t1`, d1, 'ms', quick ? 'quick: batch 16, 64 tokens' : 'batch 64, 200 tokens of context, wall');
+    report(
+      `decode.step_ms_b64.${p}.wasm.t1`,
+      d1,
+      'ms',
+      quick ? 'quick: batch 16, 64 tokens' : 'batch 64, 200 tokens of context, wall',
+    );
     report(`decode.step_ms_b64.${p}.wasm.tN`, dN, 'ms', `${N} threads`);
-    report(`decode.step_ms_b64.${p}.wasm.threads_speedup`, d1 / dN, '×',
-      `medians ${median(one.map((x) => x.decodeMs[p])).toFixed(1)} / ${median(all.map((x) => x.decodeMs[p])).toFixed(1)} ms`);
+    report(
+      `decode.step_ms_b64.${p}.wasm.threads_speedup`,
+      d1 / dN,
+      '×',
+      `medians ${median(one.map((x) => x.decodeMs[p])).toFixed(1)} / ${median(all.map((x) => x.decodeMs[p])).toFixed(1)} ms`,
+    );
   }
   report('wasm.threads', all[0].threads, 'threads', `the threaded build's own count (asked ${N})`);
   const sameLoss = one.concat(all).every((x) => ['s', 'm', 'l'].every((p) => x.loss[p] === one[0].loss[p]));
   report('wasm.threads.same_loss', sameLoss ? 1 : 0, '', 'first-step SFT loss bit-equal on 1 and N threads');
-  report('wasm.threads.cpu_per_wall.t1', median(one.map((x) => x.cpuPerWall)), '', 'process CPU s per wall s (1 = a whole core)');
+  report(
+    'wasm.threads.cpu_per_wall.t1',
+    median(one.map((x) => x.cpuPerWall)),
+    '',
+    'process CPU s per wall s (1 = a whole core)',
+  );
   report(`wasm.threads.cpu_per_wall.tN`, median(all.map((x) => x.cpuPerWall)), '', `${N} = every thread had a core`);
-  report('machine.loadavg_1m', (load0 + loadavg()[0]) / 2, '', `runnable tasks on ${availableParallelism()} cores, mean of start and end`);
+  report(
+    'machine.loadavg_1m',
+    (load0 + loadavg()[0]) / 2,
+    '',
+    `runnable tasks on ${availableParallelism()} cores, mean of start and end`,
+  );
 }

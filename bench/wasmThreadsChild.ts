@@ -23,7 +23,10 @@ export interface ThreadsResult {
 
 function examples(config: ModelConfig, n: number, T: number): SftExample[] {
   const rng = new Rng(3);
-  return Array.from({ length: n }, () => ({ tokens: Array.from({ length: T }, () => rng.int(config.vocabSize)), lossMask: new Array<number>(T).fill(1) }));
+  return Array.from({ length: n }, () => ({
+    tokens: Array.from({ length: T }, () => rng.int(config.vocabSize)),
+    lossMask: new Array<number>(T).fill(1),
+  }));
 }
 
 async function minMs(fn: () => Promise<void>, reps: number): Promise<number> {

@@ -18,21 +18,33 @@ const TIMEOUT_MS = 20 * 60_000;
  *  hands its result to `use`; resolves without a result (and says why) when Chromium is missing. */
 export async function runBenchPage(query: string, use: (result: BrowserBenchResult) => void): Promise<void> {
   if (!existsSync(CHROMIUM)) {
-    console.log(`  (no browser figures: Chromium is missing at ${CHROMIUM}; install it, e.g. apt-get install -y chromium)`);
+    console.log(
+      `  (no browser figures: Chromium is missing at ${CHROMIUM}; install it, e.g. apt-get install -y chromium)`,
+    );
     return;
   }
   const { createServer } = await import('vite');
   const { chromium } = await import('playwright-core');
-  const server = await createServer({ root: ROOT, logLevel: 'silent', server: { port: 0, host: '127.0.0.1', hmr: false, watch: null } });
+  const server = await createServer({
+    root: ROOT,
+    logLevel: 'silent',
+    server: { port: 0, host: '127.0.0.1', hmr: false, watch: null },
+  });
   await server.listen();
   const url = server.resolvedUrls?.local[0];
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox'],
+  });
   try {
     if (!url) throw new Error('the Vite dev server has no local URL');
     const page = await browser.newPage();
     await page.goto(`${url}bench.html?${query}`, { waitUntil: 'commit', timeout: 180_000 }); // Vite transforms on demand: the load event can take a while
-    await page.waitForFunction(() => (globalThis as unknown as { __bench?: { done: boolean } }).__bench?.done === true, undefined,
-      { timeout: TIMEOUT_MS, polling: 1000 });
+    await page.waitForFunction(
+      () => (globalThis as unknown as { __bench?: { done: boolean } }).__bench?.done === true,
+      undefined,
+      { timeout: TIMEOUT_MS, polling: 1000 },
+    );
     use(await page.evaluate(() => (globalThis as unknown as { __bench: BrowserBenchResult }).__bench));
   } finally {
     await browser.close();

@@ -18,7 +18,13 @@ import { ppoUpdate } from '../src/rl/rlUpdate.ts';
 import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
 import { useNodeBackend } from '../src/node/nodeBackend.ts';
-import { boundBufferPool, bufferPoolStats, POOL_FLOOR_BYTES, POOL_PEAK_FACTOR, resetPoolPeaks } from '../src/model/kernels/bufferPool.ts';
+import {
+  boundBufferPool,
+  bufferPoolStats,
+  POOL_FLOOR_BYTES,
+  POOL_PEAK_FACTOR,
+  resetPoolPeaks,
+} from '../src/model/kernels/bufferPool.ts';
 import type { WebGPUBackend } from '../src/model/kernels/webgpu.ts';
 
 const [scale = 's', steps = '3', pool = 'lab', groupSize = '4', microBatchTokens = '128'] = process.argv.slice(2);
@@ -27,7 +33,8 @@ const backend = tf.backend() as unknown as WebGPUBackend;
 if (pool === 'none') boundBufferPool(backend, { floorBytes: Infinity, peakFactor: 0 });
 else if (pool !== 'lab') {
   const [floorMiB, peakFactor] = pool.split(',').map(Number);
-  if (!(floorMiB >= 0 && peakFactor >= 0)) throw new Error(`pool: lab, none or FLOOR_MIB,FACTOR (e.g. 0,1), got "${pool}"`);
+  if (!(floorMiB >= 0 && peakFactor >= 0))
+    throw new Error(`pool: lab, none or FLOOR_MIB,FACTOR (e.g. 0,1), got "${pool}"`);
   boundBufferPool(backend, { floorBytes: floorMiB * 2 ** 20, peakFactor });
 }
 const device = (backend as unknown as { device: GPUDevice }).device;
@@ -46,18 +53,32 @@ const MB = (bytes: number) => (bytes / 1e6).toFixed(2);
 const report = (label: string) => {
   const p = bufferPoolStats(backend);
   resetPoolPeaks(backend);
-  console.log(`${label}: held ${MB(p.usedBytes)} MB, allocated ${MB(p.allocatedBytes)} MB (peaks ${MB(p.peakUsedBytes)}, ${MB(p.peakAllocatedBytes)}); ` +
-    `free ${p.freeBuffers} buffers in ${p.freeSizes} sizes; destroyed ${p.evictedBuffers} (${MB(p.evictedBytes)} MB) so far; createBuffer ${creates} calls, ${createMs.toFixed(0)} ms`);
+  console.log(
+    `${label}: held ${MB(p.usedBytes)} MB, allocated ${MB(p.allocatedBytes)} MB (peaks ${MB(p.peakUsedBytes)}, ${MB(p.peakAllocatedBytes)}); ` +
+      `free ${p.freeBuffers} buffers in ${p.freeSizes} sizes; destroyed ${p.evictedBuffers} (${MB(p.evictedBytes)} MB) so far; createBuffer ${creates} calls, ${createMs.toFixed(0)} ms`,
+  );
 };
 
 const ckpt = await readCheckpointDir(`public/checkpoints/${scale}-tiny`);
 const lab: LabConfig = { ...defaultConfig(), scale: scale as LabConfig['scale'] };
-const rl: RlConfig = { ...rlConfigFromLab(lab), queriesPerStep: 1, groupSize: Number(groupSize), maxTurns: 2, miniBatches: 1, klCoef: 0.001 };
-const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: defaultConfig().trainSize, mix: defaultConfig().mix });
+const rl: RlConfig = {
+  ...rlConfigFromLab(lab),
+  queriesPerStep: 1,
+  groupSize: Number(groupSize),
+  maxTurns: 2,
+  miniBatches: 1,
+  klCoef: 0.001,
+};
+const env = rlEnvironment(
+  { world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+  { trainSize: defaultConfig().trainSize, mix: defaultConfig().mix },
+);
 const policy = policyFromCheckpoint(ckpt);
 const reference = policyFromCheckpoint(ckpt);
 const trainer = new RlTrainer(policy, reference, env, rl);
-console.log(`${scale}, pool ${pool} (the lab's: max(${POOL_FLOOR_BYTES / 2 ** 20} MiB, ${POOL_PEAK_FACTOR}× peak held)), 1 query × ${groupSize} rollouts, micro-batches of ${microBatchTokens} tokens`);
+console.log(
+  `${scale}, pool ${pool} (the lab's: max(${POOL_FLOOR_BYTES / 2 ** 20} MiB, ${POOL_PEAK_FACTOR}× peak held)), 1 query × ${groupSize} rollouts, micro-batches of ${microBatchTokens} tokens`,
+);
 report('start');
 const t0 = performance.now();
 for (let i = 0; i < Number(steps); i++) {
@@ -66,8 +87,20 @@ for (let i = 0; i < Number(steps); i++) {
   report(`step ${i} rollouts (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   t = performance.now();
   const rows = trainer.lastEpisodes.map((e, j) => ({ episode: e.episode, group: 0, advantage: j % 2 ? 1 : -1 }));
-  const u = await ppoUpdate({ policy, reference, optimizer: trainer.optimizer, config: { ...rl, microBatchTokens: Number(microBatchTokens) }, step: i }, rows, null);
-  report(`step ${i} update of ${u['charts/microbatches']} micro-batches, pg loss ${u['losses/pg'].toExponential(3)} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  const u = await ppoUpdate(
+    {
+      policy,
+      reference,
+      optimizer: trainer.optimizer,
+      config: { ...rl, microBatchTokens: Number(microBatchTokens) },
+      step: i,
+    },
+    rows,
+    null,
+  );
+  report(
+    `step ${i} update of ${u['charts/microbatches']} micro-batches, pg loss ${u['losses/pg'].toExponential(3)} (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+  );
 }
 console.log(`${Number(steps)} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 trainer.dispose();

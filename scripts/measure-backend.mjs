@@ -26,18 +26,33 @@ const shots = arg('--shots') ? resolve(arg('--shots')) : null;
 if (shots) mkdirSync(shots, { recursive: true });
 if (!existsSync(join(dist, 'index.html'))) throw new Error('dist/ is missing: run `npx vite build` first');
 
-const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml' };
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+};
 const server = createServer((req, res) => {
-  let file = join(dist, normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, ''));
+  let file = join(
+    dist,
+    normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, ''),
+  );
   if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
-  res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+  res.writeHead(200, {
+    'content-type': types[extname(file)] ?? 'application/octet-stream',
+    'cache-control': 'no-store',
+  });
   res.end(readFileSync(file));
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const url = `http://127.0.0.1:${server.address().port}/${query}${hash}`;
 const profile = mkdtempSync(join(tmpdir(), 'star-lab-backend-'));
 const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 800 },
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1280, height: 800 },
   args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox', '--no-first-run'],
 });
 const page = context.pages()[0] ?? (await context.newPage());
@@ -51,7 +66,10 @@ const badge = () => page.evaluate(() => {
 const store = (db, name) => page.evaluate(([db, name]) => new Promise((ok, fail) => {
   const open = indexedDB.open(db);
   open.onerror = () => fail(open.error);
-  open.onsuccess = () => { const q = open.result.transaction(name).objectStore(name).getAll(); q.onsuccess = () => (open.result.close(), ok(q.result)); };
+  open.onsuccess = () => {
+    const q = open.result.transaction(name).objectStore(name).getAll();
+    q.onsuccess = () => (open.result.close(), ok(q.result));
+  };
 }), [db, name]);
 
 const summary = { url: url.replace(/^http:\/\/[^/]+/, ''), loadavg: loadavg()[0], visits: [], run: null };
@@ -65,13 +83,20 @@ for (let visit = 0; visit <= reloads; visit++) {
     if (b && b.text !== last) console.log(`${secs(t0)} s  [${b.choice}] ${(last = b.text)}`);
     if (shots && !shot && b?.choice === 'measuring' && /wasm|webgpu/.test(b.text.split('…')[1] ?? '')) {
       shot = true;
-      await page.locator('[data-testid=backend]').screenshot({ path: join(shots, 'badge-measuring.png'), timeout: 120_000 }).catch(() => {});
+      await page
+        .locator('[data-testid=backend]')
+        .screenshot({ path: join(shots, 'badge-measuring.png'), timeout: 120_000 })
+        .catch(() => {});
     }
     if (b?.choice && b.choice !== 'measuring') break;
     await page.waitForTimeout(250);
   }
   summary.visits.push({ decidedS: secs(t0), ...(await badge()) });
-  if (shots && visit === 0) await page.locator('header').screenshot({ path: join(shots, 'badge-after.png'), timeout: 180_000 }).catch(() => {});
+  if (shots && visit === 0)
+    await page
+      .locator('header')
+      .screenshot({ path: join(shots, 'badge-after.png'), timeout: 180_000 })
+      .catch(() => {});
 }
 summary.calibrations = await store('star-lab-device', 'calibrations').catch(() => []);
 
@@ -90,10 +115,17 @@ if (!process.argv.includes('--no-train')) {
   const [run] = await store('star-lab', 'runs');
   const points = await store('star-lab', 'metrics');
   summary.run = {
-    status: run.status, seconds: secs(t0), backend: run.backend, calibration: run.calibration?.summary, meanStepMs: run.summary.meanStepMs,
-    steps: points.filter((p) => p.step > 0).map((p) => ({ step: p.step, rolloutS: p.values['time/rollout'], updateS: p.values['time/update'] })),
+    status: run.status,
+    seconds: secs(t0),
+    backend: run.backend,
+    calibration: run.calibration?.summary,
+    meanStepMs: run.summary.meanStepMs,
+    steps: points
+      .filter((p) => p.step > 0)
+      .map((p) => ({ step: p.step, rolloutS: p.values['time/rollout'], updateS: p.values['time/update'] })),
   };
-  if (shots) await page.screenshot({ path: join(shots, 'lab-after-run.png'), fullPage: true, timeout: 180_000 }).catch(() => {});
+  if (shots)
+    await page.screenshot({ path: join(shots, 'lab-after-run.png'), fullPage: true, timeout: 180_000 }).catch(() => {});
 }
 console.log(JSON.stringify(summary, null, 1));
 await context.close();

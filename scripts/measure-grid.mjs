@@ -25,12 +25,18 @@ const made = recordCommit(root, process.argv.includes('--allow-dirty'));
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
 const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const wanted = arg('--backend') ?? 'webgpu';
-const out = resolve(arg('--out') ?? (wanted === 'webgpu' ? join(root, 'results', 'browser-grid-t7.json') : join(tmpdir(), `browser-grid-t7-${wanted}.json`)));
+const out = resolve(
+  arg('--out') ??
+    (wanted === 'webgpu'
+      ? join(root, 'results', 'browser-grid-t7.json')
+      : join(tmpdir(), `browser-grid-t7-${wanted}.json`)),
+);
 const query = `?backend=${wanted}`; // forced: without it the page measures and picks the faster
 const screens = arg('--screens') ? resolve(arg('--screens')) : null;
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // scripts/e2e.mjs's RL link (ARPO from the shipped s-tiny checkpoint, one step of one query, two rollouts)
-const RL = 'stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6';
+const RL =
+  'stage=rl&scale=s&algorithm=arpo&arpoAlpha=1&reward=curriculum&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6';
 const GRID_TIMEOUT_MS = 60 * 60_000;
 
 if (!existsSync(join(dist, 'index.html'))) throw new Error(`no build at ${dist}: run npx vite build first`);
@@ -40,7 +46,14 @@ const server = createServer((req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
   let file = join(dist, path);
   if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
-  const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml' }[extname(file)];
+  const type = {
+    '.html': 'text/html',
+    '.js': 'text/javascript',
+    '.css': 'text/css',
+    '.wasm': 'application/wasm',
+    '.json': 'application/json',
+    '.svg': 'image/svg+xml',
+  }[extname(file)];
   res.writeHead(200, { 'content-type': type ?? 'application/octet-stream', 'cache-control': 'no-store' });
   res.end(readFileSync(file));
 });
@@ -51,7 +64,16 @@ const context = await chromium.launchPersistentContext(userDataDir, {
   executablePath: chromiumPath,
   headless: true,
   viewport: { width: 1360, height: 900 },
-  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--enable-unsafe-webgpu',
+    '--disable-gpu-sandbox',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 const page = context.pages()[0] ?? (await context.newPage());
 page.setDefaultTimeout(180_000);
@@ -80,7 +102,9 @@ try {
   const seen = [{}, {}, {}];
   let shotsTaken = !screens;
   while (Date.now() - t0 < GRID_TIMEOUT_MS) {
-    const items = await page.locator('[data-testid=queue-item]').evaluateAll((els) => els.map((e) => ({ status: e.dataset.status, runId: e.dataset.runId })));
+    const items = await page
+      .locator('[data-testid=queue-item]')
+      .evaluateAll((els) => els.map((e) => ({ status: e.dataset.status, runId: e.dataset.runId })));
     const now = Date.now();
     items.forEach((item, i) => {
       if (item.status !== 'waiting') seen[i].startMs ??= now - t0;
@@ -99,7 +123,8 @@ try {
     await page.waitForTimeout(500);
   }
   const totalMs = Math.max(...seen.map((s) => s.endMs ?? Number.NaN));
-  if (!Number.isFinite(totalMs)) throw new Error(`the grid did not finish in ${GRID_TIMEOUT_MS / 60_000} min: ${JSON.stringify(seen)}`);
+  if (!Number.isFinite(totalMs))
+    throw new Error(`the grid did not finish in ${GRID_TIMEOUT_MS / 60_000} min: ${JSON.stringify(seen)}`);
 
   // what each run measured itself (its stored step point), read from the page's IndexedDB
   const stored = await page.evaluate((ids) => new Promise((ok, fail) => {
@@ -107,26 +132,47 @@ try {
     open.onerror = () => fail(open.error);
     open.onsuccess = () => {
       const r = open.result.transaction('metrics').objectStore('metrics').getAll();
-      r.onsuccess = () => (open.result.close(), ok(ids.map((id) => r.result.filter((p) => p.runId === id).sort((a, b) => a.step - b.step))));
+      r.onsuccess = () => (
+        open.result.close(),
+        ok(ids.map((id) => r.result.filter((p) => p.runId === id).sort((a, b) => a.step - b.step)))
+      );
     };
   }), seen.map((s) => s.runId));
   const labels = await page.locator('[data-testid=queue-item] .label').allInnerTexts();
   const runs = seen.map((s, i) => {
     const [start, step] = stored[i];
     return {
-      label: labels[i], runId: s.runId, status: s.status, wallS: secs(s.endMs - s.startMs),
-      step0EvalS: Math.round(start?.values['eval/seconds'] ?? NaN), stepS: Math.round((step?.values['time/step_ms'] ?? NaN) / 1000),
-      rolloutS: Math.round(step?.values['time/rollout'] ?? NaN), updateS: Math.round(step?.values['time/update'] ?? NaN), evalS: Math.round(step?.values['eval/seconds'] ?? NaN),
+      label: labels[i],
+      runId: s.runId,
+      status: s.status,
+      wallS: secs(s.endMs - s.startMs),
+      step0EvalS: Math.round(start?.values['eval/seconds'] ?? NaN),
+      stepS: Math.round((step?.values['time/step_ms'] ?? NaN) / 1000),
+      rolloutS: Math.round(step?.values['time/rollout'] ?? NaN),
+      updateS: Math.round(step?.values['time/update'] ?? NaN),
+      evalS: Math.round(step?.values['eval/seconds'] ?? NaN),
     };
   });
   const result = {
     what: 'T7 grid (3 runs) queued from the findings page, tiny ARPO settings of scripts/e2e.mjs, end to end in headless Chromium',
-    date: new Date().toISOString(), ...made, backend, adapter, chromium: context.browser()?.version() ?? null,
+    date: new Date().toISOString(),
+    ...made,
+    backend,
+    adapter,
+    chromium: context.browser()?.version() ?? null,
     machine: { cpus: cpus().length, loadavg1AtEnd: Math.round(loadavg()[0] * 10) / 10 },
-    link: `${query}#finding=T7&${RL}`, command: `npx vite build && node scripts/measure-grid.mjs${wanted === 'webgpu' ? '' : ` --backend ${wanted}`}`, runs, totalS: secs(totalMs),
+    link: `${query}#finding=T7&${RL}`,
+    command: `npx vite build && node scripts/measure-grid.mjs${wanted === 'webgpu' ? '' : ` --backend ${wanted}`}`,
+    runs,
+    totalS: secs(totalMs),
   };
-  for (const r of runs) console.log(`  ${r.label}: ${r.status} in ${r.wallS} s (step-0 evaluation ${r.step0EvalS} s, step ${r.stepS} s: rollouts ${r.rolloutS} s, update ${r.updateS} s, evaluation ${r.evalS} s)`);
-  console.log(`  total ${result.totalS} s (load average at the end ${result.machine.loadavg1AtEnd} on ${result.machine.cpus} cores)`);
+  for (const r of runs)
+    console.log(
+      `  ${r.label}: ${r.status} in ${r.wallS} s (step-0 evaluation ${r.step0EvalS} s, step ${r.stepS} s: rollouts ${r.rolloutS} s, update ${r.updateS} s, evaluation ${r.evalS} s)`,
+    );
+  console.log(
+    `  total ${result.totalS} s (load average at the end ${result.machine.loadavg1AtEnd} on ${result.machine.cpus} cores)`,
+  );
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
   console.log(`  wrote ${out}`);

@@ -40,7 +40,14 @@ const server = createServer((req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
   let file = join(dist, path);
   if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
-  const type = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml' }[extname(file)];
+  const type = {
+    '.html': 'text/html',
+    '.js': 'text/javascript',
+    '.css': 'text/css',
+    '.wasm': 'application/wasm',
+    '.json': 'application/json',
+    '.svg': 'image/svg+xml',
+  }[extname(file)];
   res.writeHead(200, {
     'content-type': type ?? 'application/octet-stream', 'cache-control': 'no-store',
     'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -53,13 +60,23 @@ const context = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
   headless: true,
   viewport: { width: 1280, height: 720 },
-  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--enable-unsafe-webgpu',
+    '--disable-gpu-sandbox',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 const page = context.pages()[0] ?? (await context.newPage());
 page.setDefaultTimeout(180_000);
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
-/** CPU seconds (user + system) of the browser's live process tree: the processes whose command line names this profile, and their children */
+/** CPU seconds (user + system) of the browser's live process tree: the processes whose command line names this profile,
+ * and their children */
 function browserCpuSeconds() {
   if (!existsSync('/proc/self/stat')) return NaN;
   const procs = [];
@@ -67,7 +84,12 @@ function browserCpuSeconds() {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.push({ pid: Number(pid), ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') });
+      procs.push({
+        pid: Number(pid),
+        ppid: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]),
+        cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+      });
     } catch { /* gone meanwhile */ }
   }
   const tree = new Set(procs.filter((p) => p.cmd.includes(profile)).map((p) => p.pid));
@@ -102,7 +124,8 @@ try {
     const label = (await page.locator('[data-testid=backend]').innerText()).trim().replace(/\s+/g, ' ');
     await page.waitForSelector(`${lesson}[data-lesson="${id}"]`);
     if (!screensOnly) {
-      if ((await page.locator(lesson).getAttribute('data-state')) !== 'new') await page.locator('[data-testid=lesson-again]').click();
+      if ((await page.locator(lesson).getAttribute('data-state')) !== 'new')
+        await page.locator('[data-testid=lesson-again]').click();
       await page.locator('[data-testid=lesson-predictions] input').first().check();
       const cores = await page.evaluate(() => navigator.hardwareConcurrency);
       const load = loadavg()[0];
@@ -110,14 +133,25 @@ try {
       const t0 = Date.now();
       await page.locator('[data-testid=lesson-run]').click();
       await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 120_000 });
-      const mode = (await page.locator('[data-testid=lesson-arm]').count()) === 2 && cores >= 4 ? 'parallel' : 'sequential';
+      const mode =
+        (await page.locator('[data-testid=lesson-arm]').count()) === 2 && cores >= 4 ? 'parallel' : 'sequential';
       await page.waitForSelector(`${lesson}[data-state=finished]`, { timeout: LESSON_TIMEOUT_MS });
       const wallSeconds = Math.round((Date.now() - t0) / 1000);
       const cpuSeconds = Math.round(browserCpuSeconds() - cpu0);
-      const entry = { lesson: id, wallSeconds, cpuSeconds, mode, backend: label, cores, load: Math.round(((load + loadavg()[0]) / 2) * 10) / 10 };
+      const entry = {
+        lesson: id,
+        wallSeconds,
+        cpuSeconds,
+        mode,
+        backend: label,
+        cores,
+        load: Math.round(((load + loadavg()[0]) / 2) * 10) / 10,
+      };
       measured.push(entry);
       writeTimings(); // after each lesson: a measurement cut short keeps what it measured
-      console.log(`measure-lessons: ${id} ${Math.round(wallSeconds / 6) / 10} min wall, ${Math.round(cpuSeconds / 6) / 10} CPU-min (${mode}, ${label}, ${cores} cores, load ${entry.load})`);
+      console.log(
+        `measure-lessons: ${id} ${Math.round(wallSeconds / 6) / 10} min wall, ${Math.round(cpuSeconds / 6) / 10} CPU-min (${mode}, ${label}, ${cores} cores, load ${entry.load})`,
+      );
     }
     await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 60_000 });
     await page.waitForTimeout(1500); // the charts' last setData

@@ -13,9 +13,16 @@ const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? pro
 const shots = arg('--shots');
 const VIEWS = ['finding=T1', 'finding=T2', 'finding=T3', 'finding=T4', 'finding=T5', 'finding=T6', 'finding=T7',
   'lesson=tool-failures', 'lesson=tool-failures&class', 'stage=rl'];
-const server = await preview({ root: ROOT, logLevel: 'silent', preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+const server = await preview({
+  root: ROOT,
+  logLevel: 'silent',
+  preview: { port: 0, host: '127.0.0.1', strictPort: false },
+});
 const base = server.resolvedUrls.local[0];
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', args: ['--headless', '--no-sandbox'] });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox'],
+});
 let bad = 0;
 let took = 0; // ms in the check itself
 try {

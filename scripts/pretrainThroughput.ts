@@ -24,7 +24,15 @@ for (const name of presets) {
   const data = { seed: 1, batchSize: 8, contextLength: 576, worldQueries: 64, worldToolQa: 16 };
   const batches = [pretrainGroup(data, 0), pretrainGroup(data, 1)].flatMap((g) => g.batches);
   const policy = createPolicy(config, 1);
-  const trainer = new SftTrainer(policy, batches.flat(), { batchSize: 8, totalSteps: 1000, warmupSteps: 100, peakLr: 3e-3, minLr: 3e-4, padId: PAD, seed: 1 });
+  const trainer = new SftTrainer(policy, batches.flat(), {
+    batchSize: 8,
+    totalSteps: 1000,
+    warmupSteps: 100,
+    peakLr: 3e-3,
+    minLr: 3e-4,
+    padId: PAD,
+    seed: 1,
+  });
   for (let i = 0; i < WARMUP; i++) await trainer.sftStep(batches[i % batches.length]);
   let tokens = 0;
   const c0 = cpuSeconds();

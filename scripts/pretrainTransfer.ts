@@ -12,13 +12,33 @@ import { batchTokens, pretrainGroup } from '../src/rl/pretrainData.ts';
 import { createPolicy } from '../src/model/transformer.ts';
 await useNodeBackend('wasm', 1);
 const P = Number(process.argv[2] ?? 200);
-const o = { preset: 's' as const, worldSize: 'tiny' as const, seed: 1, trainQueries: 1000, validationQueries: 100, testQueries: 100, toolQa: 250, steps: 1500, batchSize: 8, peakLr: 3e-3, model: { contextLength: 576 } };
+const o = {
+  preset: 's' as const,
+  worldSize: 'tiny' as const,
+  seed: 1,
+  trainQueries: 1000,
+  validationQueries: 100,
+  testQueries: 100,
+  toolQa: 250,
+  steps: 1500,
+  batchSize: 8,
+  peakLr: 3e-3,
+  model: { contextLength: 576 },
+};
 const { config, world, validation, test, data } = sftPipelineData(o);
 const held = buildSftData(world, [...validation, ...test], { seed: 0, maxLength: 576 }).examples;
 // the pretrained arm's stage 1: P steps of the pretrain command's stream (its own cosine over P steps)
 const stream = { seed: 1, batchSize: 8, contextLength: 576, worldQueries: 64, worldToolQa: 16 };
 const pre = createPolicy(config, 1);
-const pt = new SftTrainer(pre, data.examples, { batchSize: 8, totalSteps: P, warmupSteps: Math.ceil(P / 10), peakLr: 3e-3, minLr: 3e-4, padId: PAD, seed: 1 });
+const pt = new SftTrainer(pre, data.examples, {
+  batchSize: 8,
+  totalSteps: P,
+  warmupSteps: Math.ceil(P / 10),
+  peakLr: 3e-3,
+  minLr: 3e-4,
+  padId: PAD,
+  seed: 1,
+});
 let g = 0;
 let b = 0;
 let group = pretrainGroup(stream, 0);

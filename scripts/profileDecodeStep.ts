@@ -22,7 +22,13 @@ for (let round = 0; round < Number(rounds); round++) {
   for (const fused of [false, true]) {
     setFusedDecode(fused);
     const policy = policyFromCheckpoint(ckpt);
-    const f = await probeDecodeStep(policy, { rows: Number(rows), cacheLength: Number(cacheLength), steps: Number(steps), warm: 2, counters });
+    const f = await probeDecodeStep(policy, {
+      rows: Number(rows),
+      cacheLength: Number(cacheLength),
+      steps: Number(steps),
+      warm: 2,
+      counters,
+    });
     policy.dispose();
     console.log(`${fused ? 'fused' : 'plain'}: ${JSON.stringify(f)}`);
   }

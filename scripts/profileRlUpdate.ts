@@ -18,7 +18,8 @@ import { alibiSlopes } from '../src/model/config.ts';
 import { cpuSeconds } from '../bench/harness.ts';
 import { causalAttention, setTrainingAttentionKernel } from '../src/model/ops.ts';
 // What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
-// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
+// temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay
+// comparable.
 const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
 
 await useNodeBackend('wasm', 1);
@@ -28,7 +29,11 @@ const rows: UpdateRow[] = Array.from({ length: 32 }, (_, i) => {
   const tokens = Array.from({ length: T }, () => 1 + rng.int(VOCAB.size - 1));
   const lossMask = tokens.map((_, t) => (t >= 0.4 * T && t % 9 !== 0 ? 1 : 0));
   const logProbs = lossMask.map((m) => (m ? -0.5 - rng.next() : 0));
-  return { episode: { tokens, lossMask, logProbs, bans: [] }, group: Math.floor(i / 8), advantage: [1, -1, 0.5, -0.5][i % 4] };
+  return {
+    episode: { tokens, lossMask, logProbs, bans: [] },
+    group: Math.floor(i / 8),
+    advantage: [1, -1, 0.5, -0.5][i % 4],
+  };
 });
 const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
 const config = rlConfigFor('grpo', { ...MEASURED_WITH, klCoef: 0.001, miniBatches: 2 });
@@ -42,13 +47,16 @@ async function update(fused: boolean): Promise<number> {
   const c0 = cpuSeconds();
   const m = await ppoUpdate({ policy, reference, optimizer, config, step: 0 }, rows, null);
   const s = cpuSeconds() - c0;
-  console.log(`update, fused attention ${fused ? 'on ' : 'off'}: ${s.toFixed(2)} s CPU (pg ${m['losses/pg']}, kl ${m['losses/kl']}, clip ${m['losses/clip_frac']}, ` +
-    `entropy ${m['losses/entropy']}, grad norm ${m['charts/grad_norm']}, micro-batches ${m['charts/microbatches']})`);
+  console.log(
+    `update, fused attention ${fused ? 'on ' : 'off'}: ${s.toFixed(2)} s CPU (pg ${m['losses/pg']}, kl ${m['losses/kl']}, clip ${m['losses/clip_frac']}, ` +
+      `entropy ${m['losses/entropy']}, grad norm ${m['charts/grad_norm']}, micro-batches ${m['charts/microbatches']})`,
+  );
   optimizer.dispose(); policy.dispose(); reference.dispose();
   return s;
 }
 
-/** causalAttention at one micro-batch's shape: `calls` forward + backward (the policy's) and as many forwards (the reference's) */
+/** causalAttention at one micro-batch's shape: `calls` forward + backward (the policy's) and as many forwards (the
+ * reference's) */
 function attention(fused: boolean, B: number, calls: number): number {
   setTrainingAttentionKernel(fused);
   const hd = dModel / H;
@@ -78,9 +86,14 @@ const on = await update(true);
 const perMicro = Math.max(1, Math.floor(config.microBatchTokens / T));
 const calls = (rows.length / perMicro) * nLayers;
 const sample = Math.min(calls, Number(process.env.STAR_PROFILE_CALLS ?? 4));
-const [aOff, aOn] = [attention(false, perMicro, sample) * calls / sample, attention(true, perMicro, sample) * calls / sample];
-console.log(`attention alone (${calls} × forward + backward and ${calls} × forward, timed over ${sample} and scaled; B=${perMicro} H=${H} T=${T} hd=${dModel / H}): ` +
-  `plain ${aOff.toFixed(2)} s (${(100 * aOff / off).toFixed(0)} % of the plain update), fused ${aOn.toFixed(2)} s; update ${off.toFixed(2)} → ${on.toFixed(2)} s (${(off / on).toFixed(2)}×)`);
+const [aOff, aOn] = [
+  (attention(false, perMicro, sample) * calls) / sample,
+  (attention(true, perMicro, sample) * calls) / sample,
+];
+console.log(
+  `attention alone (${calls} × forward + backward and ${calls} × forward, timed over ${sample} and scaled; B=${perMicro} H=${H} T=${T} hd=${dModel / H}): ` +
+    `plain ${aOff.toFixed(2)} s (${((100 * aOff) / off).toFixed(0)} % of the plain update), fused ${aOn.toFixed(2)} s; update ${off.toFixed(2)} → ${on.toFixed(2)} s (${(off / on).toFixed(2)}×)`,
+);
 
 if (process.argv.includes('profile')) {
   setTrainingAttentionKernel(false);
@@ -95,7 +108,12 @@ if (process.argv.includes('profile')) {
     byName.set(key, e);
   }
   const total = [...byName.values()].reduce((s, e) => s + e.ms, 0);
-  const attn = [...byName].filter(([k]) => k.includes(`[${T},${T}]`) || k.includes(`[${T},1][1,${T}]`)).reduce((s, [, e]) => s + e.ms, 0);
-  console.log(`leaf kernels under tf.profile: ${prof.kernels.length}; those with a [T, T] operand (the attention's): ${(100 * attn / total).toFixed(1)} % of leaf kernel time`);
-  for (const [k, e] of [...byName].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) console.log(`  ${(100 * e.ms / total).toFixed(1)} %  ×${e.n}  ${k}`);
+  const attn = [...byName]
+    .filter(([k]) => k.includes(`[${T},${T}]`) || k.includes(`[${T},1][1,${T}]`))
+    .reduce((s, [, e]) => s + e.ms, 0);
+  console.log(
+    `leaf kernels under tf.profile: ${prof.kernels.length}; those with a [T, T] operand (the attention's): ${((100 * attn) / total).toFixed(1)} % of leaf kernel time`,
+  );
+  for (const [k, e] of [...byName].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25))
+    console.log(`  ${((100 * e.ms) / total).toFixed(1)} %  ×${e.n}  ${k}`);
 }

@@ -14,19 +14,32 @@ export function recordCommit(root, allowDirty) {
   const git = (args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   let commit;
   try { commit = git(['rev-parse', 'HEAD']).trim(); } catch { return { commit: 'unknown' }; }
-  const entries = git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...CODE_PATHS]).split('\0').filter(Boolean);
+  const entries = git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', ...CODE_PATHS])
+    .split('\0')
+    .filter(Boolean);
   const dirtyFiles = [];
   for (let i = 0; i < entries.length; i++) {
     const status = entries[i].slice(0, 2);
     const path = entries[i].slice(3);
     if (status.includes('R') || status.includes('C')) i++;
     const full = join(root, path);
-    dirtyFiles.push({ path, sha256: existsSync(full) && statSync(full).isFile() ? createHash('sha256').update(readFileSync(full)).digest('hex') : null });
+    dirtyFiles.push({
+      path,
+      sha256:
+        existsSync(full) && statSync(full).isFile()
+          ? createHash('sha256').update(readFileSync(full)).digest('hex')
+          : null,
+    });
   }
   if (dirtyFiles.length === 0) return { commit };
   if (!allowDirty) {
-    throw new Error(`the code differs from ${commit.slice(0, 10)} (${dirtyFiles.slice(0, 8).map((f) => f.path).join(', ')}): a record of it could not be ` +
-      'checked out. Commit first, or pass --allow-dirty to record the differing files and their hashes.');
+    throw new Error(
+      `the code differs from ${commit.slice(0, 10)} (${dirtyFiles
+        .slice(0, 8)
+        .map((f) => f.path)
+        .join(', ')}): a record of it could not be ` +
+        'checked out. Commit first, or pass --allow-dirty to record the differing files and their hashes.',
+    );
   }
   return { commit, dirtyFiles };
 }

@@ -39,12 +39,19 @@ const rows: Row[] = entries.map(([group, dir]) => {
   };
   const tokens = card.pretrain?.tokens ?? 0;
   return {
-    group, dir, preset: card.preset, parameters: card.parameters,
-    pretrainTokens: tokens, pretrainTokensPerParameter: tokens / card.parameters, pretrainHours: (card.pretrain?.trainSeconds ?? 0) / 3600,
-    sftSteps: card.sft.steps, sftHours: card.trainSeconds / 3600,
+    group,
+    dir,
+    preset: card.preset,
+    parameters: card.parameters,
+    pretrainTokens: tokens,
+    pretrainTokensPerParameter: tokens / card.parameters,
+    pretrainHours: (card.pretrain?.trainSeconds ?? 0) / 3600,
+    sftSteps: card.sft.steps,
+    sftHours: card.trainSeconds / 3600,
     success: { free: rate('free', 'success'), constrained: rate('constrained', 'success') },
     delivery: { free: rate('free', 'delivery'), constrained: rate('constrained', 'delivery') },
-    ood: e.free.oodAccuracy, queries: e.free.queries,
+    ood: e.free.oodAccuracy,
+    queries: e.free.queries,
   };
 });
 
@@ -52,28 +59,49 @@ const rows: Row[] = entries.map(([group, dir]) => {
 function calls(group: string, d: Decoding) {
   const by = (p: string) => rows.find((r) => r.group === group && r.preset === p);
   const [s, m, l] = [by('s'), by('m'), by('l')];
-  if (!s || !m || !l) return { decoding: d, ordered: null, sAndLApart: null, sentence: `${group}, ${d} decoding: only ${[s, m, l].filter(Boolean).map((r) => r!.preset).join(', ')} scored; no ordering call` };
+  if (!s || !m || !l)
+    return {
+      decoding: d,
+      ordered: null,
+      sAndLApart: null,
+      sentence: `${group}, ${d} decoding: only ${[s, m, l]
+        .filter(Boolean)
+        .map((r) => r!.preset)
+        .join(', ')} scored; no ordering call`,
+    };
   const ordered = s.success[d].rate < m.success[d].rate && m.success[d].rate < l.success[d].rate;
   const sAndLApart = s.success[d].hi < l.success[d].lo;
   const pct = (r: Row) => `${(100 * r.success[d].rate).toFixed(1)}`;
   return {
-    decoding: d, ordered, sAndLApart,
-    sentence: `${group}, ${d} decoding: success s ${pct(s)} · m ${pct(m)} · l ${pct(l)} % — ` +
+    decoding: d,
+    ordered,
+    sAndLApart,
+    sentence:
+      `${group}, ${d} decoding: success s ${pct(s)} · m ${pct(m)} · l ${pct(l)} % — ` +
       `${ordered ? 'ordered s < m < l' : 'not ordered s < m < l'}; the intervals of s and l ${sAndLApart ? 'are apart' : 'overlap or are the wrong way round'}`,
   };
 }
 
 const groups = [...new Set(rows.map((r) => r.group))];
-const table = { format: 'star-lab-scale-table/1', queries: rows[0].queries, rows, calls: groups.flatMap((g) => (['free', 'constrained'] as const).map((d) => calls(g, d))) };
+const table = {
+  format: 'star-lab-scale-table/1',
+  queries: rows[0].queries,
+  rows,
+  calls: groups.flatMap((g) => (['free', 'constrained'] as const).map((d) => calls(g, d))),
+};
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, 'table.json'), JSON.stringify(table, null, 1) + '\n');
 
-const pct = (x: { rate: number; lo: number; hi: number }) => `${(100 * x.rate).toFixed(1)} [${(100 * x.lo).toFixed(1)}, ${(100 * x.hi).toFixed(1)}]`;
+const pct = (x: { rate: number; lo: number; hi: number }) =>
+  `${(100 * x.rate).toFixed(1)} [${(100 * x.lo).toFixed(1)}, ${(100 * x.hi).toFixed(1)}]`;
 const md = [
   `| start | preset | parameters | pretrain tokens (per parameter) | SFT steps | hours pretrain + SFT (wall) | success free | success constrained | delivery free | delivery constrained | OOD tool-QA |`,
   '|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.group} | ${r.preset} | ${(r.parameters / 1e6).toFixed(2)}M | ${r.pretrainTokens ? `${(r.pretrainTokens / 1e6).toFixed(2)}M (${r.pretrainTokensPerParameter.toFixed(1)})` : '—'} | ` +
-    `${r.sftSteps} | ${r.pretrainTokens ? r.pretrainHours.toFixed(2) : "—"} + ${r.sftHours.toFixed(2)} | ${pct(r.success.free)} | ${pct(r.success.constrained)} | ${pct(r.delivery.free)} | ${pct(r.delivery.constrained)} | ${(100 * r.ood).toFixed(1)} |`),
+  ...rows.map(
+    (r) =>
+      `| ${r.group} | ${r.preset} | ${(r.parameters / 1e6).toFixed(2)}M | ${r.pretrainTokens ? `${(r.pretrainTokens / 1e6).toFixed(2)}M (${r.pretrainTokensPerParameter.toFixed(1)})` : '—'} | ` +
+      `${r.sftSteps} | ${r.pretrainTokens ? r.pretrainHours.toFixed(2) : '—'} + ${r.sftHours.toFixed(2)} | ${pct(r.success.free)} | ${pct(r.success.constrained)} | ${pct(r.delivery.free)} | ${pct(r.delivery.constrained)} | ${(100 * r.ood).toFixed(1)} |`,
+  ),
   '',
   `Greedy, the first ${table.queries} validation queries of each card's grown split (the same queries for every preset), 95 % Wilson intervals; hours are each stage's wall time as its card records it (one wasm thread on a shared 2-core machine).`,
   '',

@@ -5,11 +5,13 @@
 // WebGPU is SwiftShader) —, presses Start and takes the picture once the run has its step-0 evaluation and
 // at least two training steps on the curves, while it still runs. --backend B forces one (?backend=B).
 //
-//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…'] [--until completed] [--backend wasm]
+//   npx vite build && node scripts/screenshot.mjs [--out docs/img/lab.png] [--hash '#stage=rl&…'] [--until completed]
+// [--backend wasm]
 //
 // --until completed waits for the run's end instead (exit 1 if it fails) and pictures it: the page-side
 // check that a setting trains at all, e.g. scale l's default 4 × 8 step on wasm:
-//   node scripts/screenshot.mjs --until completed --out /tmp/l.png --hash '#stage=rl&scale=l&steps=1&evalEvery=1&evalQueries=0&evalToolQa=2'
+//   node scripts/screenshot.mjs --until completed --out /tmp/l.png --hash
+// '#stage=rl&scale=l&steps=1&evalEvery=1&evalQueries=0&evalToolQa=2'
 //
 // ~2–4 min on a shared 2-core machine (the step-0 evaluation is most of it; the backend measurement ~30 s).
 import { mkdirSync } from 'node:fs';
@@ -19,18 +21,31 @@ import { preview } from 'vite';
 import { chromium } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const arg = (name, fallback) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : fallback; };
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
 const out = resolve(ROOT, arg('--out', 'docs/img/lab.png'));
 // the Curriculum reward (its stage card moves) and 8 steps, so the picture is taken well before the end
-const hash = arg('--hash', '#stage=rl&scale=s&worldSize=tiny&reward=curriculum&steps=8&evalEvery=2&evalQueries=8&evalToolQa=8');
+const hash = arg(
+  '--hash',
+  '#stage=rl&scale=s&worldSize=tiny&reward=curriculum&steps=8&evalEvery=2&evalQueries=8&evalToolQa=8',
+);
 const until = arg('--until', 'running');
 const query = arg('--backend') ? `?backend=${arg('--backend')}` : '';
 if (!['running', 'completed'].includes(until)) throw new Error(`--until running|completed, got ${until}`);
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-const server = await preview({ root: ROOT, logLevel: 'silent', preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+const server = await preview({
+  root: ROOT,
+  logLevel: 'silent',
+  preview: { port: 0, host: '127.0.0.1', strictPort: false },
+});
 const base = server.resolvedUrls.local[0];
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'] });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'],
+});
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   page.setDefaultTimeout(300_000);
@@ -48,16 +63,23 @@ try {
     if (until === 'completed' && status === 'completed') break;
     if (['completed', 'failed', 'stopped'].includes(status)) {
       await page.screenshot({ path: out });
-      throw new Error(`the run ended (${status}) before the picture: ${(await page.locator('body').innerText()).slice(0, 400)}`);
+      throw new Error(
+        `the run ended (${status}) before the picture: ${(await page.locator('body').innerText()).slice(0, 400)}`,
+      );
     }
-    if (Date.now() - t0 > (until === 'completed' ? 1_800_000 : 600_000)) throw new Error(`no ${until === 'completed' ? 'end' : 'curves'} after ${until === 'completed' ? 30 : 10} min (points ${points}, evaluations ${evals})`);
+    if (Date.now() - t0 > (until === 'completed' ? 1_800_000 : 600_000))
+      throw new Error(
+        `no ${until === 'completed' ? 'end' : 'curves'} after ${until === 'completed' ? 30 : 10} min (points ${points}, evaluations ${evals})`,
+      );
     await page.waitForTimeout(250);
   }
   await page.waitForTimeout(500); // the charts' last redraw
   mkdirSync(dirname(out), { recursive: true });
   await page.screenshot({ path: out });
   const backend = await attr('[data-testid=backend]', 'data-backend');
-  console.log(`${out} (${((Date.now() - t0) / 1000).toFixed(0)} s after Start, backend ${backend}, ${await attr('[data-testid=rl-charts]', 'data-points')} training points)`);
+  console.log(
+    `${out} (${((Date.now() - t0) / 1000).toFixed(0)} s after Start, backend ${backend}, ${await attr('[data-testid=rl-charts]', 'data-points')} training points)`,
+  );
 } finally {
   await browser.close();
   await server.close();

@@ -18,10 +18,19 @@ for (const p of (process.argv[2] ?? 's,m,l').split(',')) {
   const { world, validation, test, data } = sftPipelineData(o);
   const held = buildSftData(world, [...validation, ...test], { seed: 0, maxLength: o.model!.contextLength }).examples;
   const train = data.examples.slice(0, 1000).filter((_, i) => i % 4 === 0); // 250 travel trajectories
-  const other = pretrainGroup({ seed: 1, batchSize: 8, contextLength: 576, worldQueries: 64, worldToolQa: 0 }, 0).examples.slice(0, 150);
+  const other = pretrainGroup(
+    { seed: 1, batchSize: 8, contextLength: 576, worldQueries: 64, worldToolQa: 0 },
+    0,
+  ).examples.slice(0, 150);
   const policy = policyFromCheckpoint(ck);
   const t = new SftTrainer(policy, train, { batchSize: 16, padId: PAD });
-  const r = { preset: p, train: await t.evaluateLoss(train), heldOut: await t.evaluateLoss(held), otherWorlds: await t.evaluateLoss(other), held: held.length };
+  const r = {
+    preset: p,
+    train: await t.evaluateLoss(train),
+    heldOut: await t.evaluateLoss(held),
+    otherWorlds: await t.evaluateLoss(other),
+    held: held.length,
+  };
   console.log(JSON.stringify(r));
   t.dispose();
   policy.dispose();

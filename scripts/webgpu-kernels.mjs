@@ -14,15 +14,25 @@ if (!existsSync(CHROMIUM)) {
   process.exit(1);
 }
 const t0 = Date.now();
-const server = await createServer({ root: ROOT, logLevel: 'silent', server: { port: 0, host: '127.0.0.1', hmr: false, watch: null } });
+const server = await createServer({
+  root: ROOT,
+  logLevel: 'silent',
+  server: { port: 0, host: '127.0.0.1', hmr: false, watch: null },
+});
 await server.listen();
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox'] });
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox'],
+});
 let failed = 0;
 try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.log(`  pageerror: ${e.message}`));
   // 'commit': Vite transforms the page's imports on demand, which outlasts the load event's default wait
-  await page.goto(`${server.resolvedUrls.local[0]}bench/browser/kernels.html?sft`, { waitUntil: 'commit', timeout: 180_000 });
+  await page.goto(`${server.resolvedUrls.local[0]}bench/browser/kernels.html?sft`, {
+    waitUntil: 'commit',
+    timeout: 180_000,
+  });
   await page.waitForFunction(() => globalThis.__check?.done === true, undefined, { timeout: 300_000, polling: 500 });
   const r = await page.evaluate(() => globalThis.__check);
   console.log(`  adapter: ${r.adapter}`);
@@ -36,5 +46,7 @@ try {
   await browser.close();
   await server.close();
 }
-console.log(`webgpu kernels: ${failed ? `${failed} failed` : 'all passed'} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+console.log(
+  `webgpu kernels: ${failed ? `${failed} failed` : 'all passed'} (${((Date.now() - t0) / 1000).toFixed(1)}s)`,
+);
 process.exit(failed ? 1 : 0);

@@ -19,8 +19,13 @@ const result: BrowserBenchResult = { done: false, figures: {}, adapter: '' };
 (globalThis as unknown as { __bench: BrowserBenchResult }).__bench = result;
 const out = document.getElementById('out') as HTMLElement;
 const show = (): void => {
-  out.textContent = [`adapter: ${result.adapter || '…'}`, ...Object.entries(result.figures).map(([k, f]) =>
-    `${k.padEnd(36)} ${f.value.toPrecision(4)} ${f.unit}${f.note ? `  (${f.note})` : ''}`), result.error ? `error: ${result.error}` : result.done ? 'done' : 'running…'].join('\n');
+  out.textContent = [
+    `adapter: ${result.adapter || '…'}`,
+    ...Object.entries(result.figures).map(
+      ([k, f]) => `${k.padEnd(36)} ${f.value.toPrecision(4)} ${f.unit}${f.note ? `  (${f.note})` : ''}`,
+    ),
+    result.error ? `error: ${result.error}` : result.done ? 'done' : 'running…',
+  ].join('\n');
 };
 
 async function run(): Promise<void> {
@@ -37,7 +42,10 @@ async function run(): Promise<void> {
   if (backend.name !== 'webgpu') throw new Error(`no webgpu here: ${backend.fallbackReason ?? backend.label}`);
   result.adapter = [backend.vendor, backend.architecture].filter(Boolean).join(' · ') || 'unnamed adapter';
   show();
-  const report = (key: string, value: number, unit: string, note?: string) => { result.figures[key] = { value, unit, note }; show(); };
+  const report = (key: string, value: number, unit: string, note?: string) => {
+    result.figures[key] = { value, unit, note };
+    show();
+  };
   if (params.get('only') === 'first-step') return measureFirstStep(report);
   if (params.get('only') === 'matmul') return measureMatmulPrograms(report);
   await measureWebGPU(report);

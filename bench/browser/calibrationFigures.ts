@@ -19,15 +19,34 @@ export async function measureCalibration(report: Report, scales: readonly Scale[
       const later = await new BackendChooser(store, undefined).choose(scale);
       const laterMs = performance.now() - t;
       const c = first.choice?.mode === 'measured' ? first.choice.calibration : null;
-      report(`calibration.first_visit_s.${scale}`, firstMs / 1000, 's', c ? 'every backend offered measured, the faster started' : `nothing to measure (${first.choice?.mode})`);
-      report(`calibration.later_visit_ms.${scale}`, laterMs, 'ms', later.choice?.mode === 'measured' && later.choice.stored ? 'the stored figures read back, the backend started' : 'measured again');
+      report(
+        `calibration.first_visit_s.${scale}`,
+        firstMs / 1000,
+        's',
+        c ? 'every backend offered measured, the faster started' : `nothing to measure (${first.choice?.mode})`,
+      );
+      report(
+        `calibration.later_visit_ms.${scale}`,
+        laterMs,
+        'ms',
+        later.choice?.mode === 'measured' && later.choice.stored
+          ? 'the stored figures read back, the backend started'
+          : 'measured again',
+      );
       report(`calibration.choice_is_wasm.${scale}`, first.name === 'wasm' ? 1 : 0, '', first.label);
       for (const f of c?.figures ?? []) {
         const key = (what: string) => `calibration.${what}.${scale}.${f.backend}`;
         const figure = f.stepMs ?? f.atLeastMs;
-        if (figure !== null) report(key('step_ms'), figure, 'ms', `${f.status === 'dropped' ? 'at least (dropped once behind)' : f.status}: one default RL step, estimated; ${f.label}`);
+        if (figure !== null)
+          report(
+            key('step_ms'),
+            figure,
+            'ms',
+            `${f.status === 'dropped' ? 'at least (dropped once behind)' : f.status}: one default RL step, estimated; ${f.label}`,
+          );
         if (f.decodeStepMs !== null) report(key('decode_step_ms'), f.decodeStepMs, 'ms', 'one decode step of 32 rows');
-        if (f.trainMicroBatchMs !== null) report(key('micro_batch_ms'), f.trainMicroBatchMs, 'ms', 'forward, backward, AdamW on 4 × 256 tokens');
+        if (f.trainMicroBatchMs !== null)
+          report(key('micro_batch_ms'), f.trainMicroBatchMs, 'ms', 'forward, backward, AdamW on 4 × 256 tokens');
         report(key('cost_s'), f.costMs / 1000, 's', `${f.status}${f.note ? `: ${f.note}` : ''}`);
       }
     }

@@ -28,7 +28,10 @@ export function installDispatchCounter(): DispatchCounter {
   backend.recordAndSubmit = function (this: unknown, program: ProgramLike, ...rest: unknown[]) {
     count++;
     // tfjs's own programs are classes; the lab's fused ones are plain objects named by their shader key
-    const name = program.constructor.name === 'Object' ? String(program.shaderKey).split('_').slice(0, 3).join('_') : program.constructor.name;
+    const name =
+      program.constructor.name === 'Object'
+        ? String(program.shaderKey).split('_').slice(0, 3).join('_')
+        : program.constructor.name;
     byProgram.set(name, (byProgram.get(name) ?? 0) + 1);
     return original.call(this, program, ...rest);
   };

@@ -15,7 +15,11 @@ import { SftTrainer, type SftExample } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 
 interface Check { name: string; maxErr: number; tol: number; ok: boolean }
-const state: { done: boolean; checks: Check[]; adapter: string; error?: string } = { done: false, checks: [], adapter: '' };
+const state: { done: boolean; checks: Check[]; adapter: string; error?: string } = {
+  done: false,
+  checks: [],
+  adapter: '',
+};
 (globalThis as unknown as { __check: typeof state }).__check = state;
 const out = document.getElementById('out') as HTMLElement;
 const show = () => { out.textContent = JSON.stringify(state, null, 1); };
@@ -35,7 +39,11 @@ function record(name: string, err: number, tol: number): void {
 }
 
 /** runs fn with the fused kernels on and off; fn returns named tensors to compare (then disposed) */
-async function compare(name: string, tol: number, fn: () => Promise<Record<string, tf.Tensor>> | Record<string, tf.Tensor>): Promise<void> {
+async function compare(
+  name: string,
+  tol: number,
+  fn: () => Promise<Record<string, tf.Tensor>> | Record<string, tf.Tensor>,
+): Promise<void> {
   setFusedKernels(false);
   const ref = await fn();
   setFusedKernels(true);
@@ -61,7 +69,10 @@ async function adamwCheck(): Promise<void> {
     const opt = new AdamW(params);
     const result: Record<string, tf.Tensor> = {};
     for (let step = 0; step < 3; step++) {
-      const grads: Record<string, tf.Tensor> = { 'h0.mlp.w_fc': randn([24, 40], 10 + step, 3), 'h0.mlp.b_fc': randn([40], 20 + step, 3) };
+      const grads: Record<string, tf.Tensor> = {
+        'h0.mlp.w_fc': randn([24, 40], 10 + step, 3),
+        'h0.mlp.b_fc': randn([40], 20 + step, 3),
+      };
       const { norm, scale } = tf.tidy(() => globalNormScale(grads, 1));
       opt.apply(grads, 1e-2, scale);
       if (step === 0) result.norm = norm; else norm.dispose();
@@ -81,7 +92,11 @@ async function layerNormCheck(): Promise<void> {
   const [x, g, b, w] = [randn([2, 5, 24], 30, 2), randn([24], 31), randn([24], 32), randn([2, 5, 24], 33)];
   await compare('LayerNorm [2, 5, 24]', 1e-5, () => {
     const y = tf.tidy(() => layerNorm(x, g, b));
-    const [dx, dg, db] = tf.grads((xi: tf.Tensor, gi: tf.Tensor, bi: tf.Tensor) => layerNorm(xi, gi, bi).mul(w).sum())([x, g, b]);
+    const [dx, dg, db] = tf.grads((xi: tf.Tensor, gi: tf.Tensor, bi: tf.Tensor) => layerNorm(xi, gi, bi).mul(w).sum())([
+      x,
+      g,
+      b,
+    ]);
     return { y, dx, dg, db };
   });
   tf.dispose([x, g, b, w]);
@@ -102,7 +117,15 @@ async function biasGeluCheck(): Promise<void> {
  *  of three KV-cache steps, rows at different lengths past a 64-slot boundary, ALiBi and learned positions */
 async function decodeCheck(): Promise<void> {
   for (const positions of ['alibi', 'learned'] as const) {
-    const config: ModelConfig = { vocabSize: 32, contextLength: 96, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, positions };
+    const config: ModelConfig = {
+      vocabSize: 32,
+      contextLength: 96,
+      dModel: 16,
+      nLayers: 1,
+      nHeads: 2,
+      dFF: 32,
+      positions,
+    };
     await compare(`decode steps, ${positions} positions`, 1e-5, () => {
       const policy = createPolicy(config, 2);
       const rng = new Rng(7);
@@ -119,7 +142,15 @@ async function decodeCheck(): Promise<void> {
 
 /** two SFT steps of a tiny model (forward, backward, clip, AdamW): weights after them */
 async function sftCheck(): Promise<void> {
-  const config: ModelConfig = { vocabSize: 32, contextLength: 16, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32, positions: 'alibi' };
+  const config: ModelConfig = {
+    vocabSize: 32,
+    contextLength: 16,
+    dModel: 16,
+    nLayers: 1,
+    nHeads: 2,
+    dFF: 32,
+    positions: 'alibi',
+  };
   const rng = new Rng(3);
   const examples: SftExample[] = Array.from({ length: 4 }, () => ({
     tokens: Array.from({ length: 12 }, () => rng.int(32)),

@@ -48,7 +48,11 @@ interface Shapes { B: number; T: number; decodeB: number; context: number }
 export const QUICK: Shapes = { B: 2, T: 64, decodeB: 4, context: 48 };
 
 /** first and warm SFT steps of preset s at B×T: seconds to the first, ms and dispatches of a warm one */
-async function trainFigures(counter: DispatchCounter, { B, T }: Shapes, extraWarmSteps = 0): Promise<{ firstS: number; pipelines: number; stepMs: number; dispatches: number; leak: number }> {
+async function trainFigures(
+  counter: DispatchCounter,
+  { B, T }: Shapes,
+  extraWarmSteps = 0,
+): Promise<{ firstS: number; pipelines: number; stepMs: number; dispatches: number; leak: number }> {
   const config = preset('s', VOCAB.size);
   const policy = createPolicy(config, 1);
   const trainer = new SftTrainer(policy, examples(config, B * 4, T, 3), { batchSize: B, padMultiple: 1 });
@@ -69,12 +73,19 @@ async function trainFigures(counter: DispatchCounter, { B, T }: Shapes, extraWar
 }
 
 /** a prefilled cache of decodeB rows, then KV-cache steps: seconds to the first, ms and dispatches of a warm one */
-async function decodeFigures(counter: DispatchCounter, { decodeB: B, context }: Shapes): Promise<{ firstS: number; stepMs: number; dispatches: number; leak: number }> {
+async function decodeFigures(
+  counter: DispatchCounter,
+  { decodeB: B, context }: Shapes,
+): Promise<{ firstS: number; stepMs: number; dispatches: number; leak: number }> {
   const config = preset('s', VOCAB.size);
   const policy = createPolicy(config, 1);
   const rng = new Rng(5);
   const cache = policy.newCache(B, context + 8);
-  policy.prefill(cache, Array.from({ length: B }, (_, b) => b), Array.from({ length: B }, () => Array.from({ length: context }, () => rng.int(config.vocabSize))));
+  policy.prefill(
+    cache,
+    Array.from({ length: B }, (_, b) => b),
+    Array.from({ length: B }, () => Array.from({ length: context }, () => rng.int(config.vocabSize))),
+  );
   const token = () => Array.from({ length: B }, () => rng.int(config.vocabSize));
   let t0 = performance.now();
   const first = policy.step(cache, token());
@@ -143,7 +154,12 @@ function setTrainingMatmul(choice: MatmulProgram): void {
  *  choice) */
 async function matmulProgramFigures(report: Report, counter: DispatchCounter, shapes: Shapes): Promise<void> {
   const lab = decodingMatmul();
-  const figures: Partial<Record<MatmulProgram, { train: Awaited<ReturnType<typeof trainFigures>>; rollout: Awaited<ReturnType<typeof rolloutSeconds>> }>> = {};
+  const figures: Partial<
+    Record<
+      MatmulProgram,
+      { train: Awaited<ReturnType<typeof trainFigures>>; rollout: Awaited<ReturnType<typeof rolloutSeconds>> }
+    >
+  > = {};
   try {
     for (const choice of ['small', 'auto'] as const) { // small first: the second measured has the warmer JS
       setTrainingMatmul(choice);
@@ -161,15 +177,50 @@ async function matmulProgramFigures(report: Report, counter: DispatchCounter, sh
   const { auto, small } = figures as Record<MatmulProgram, NonNullable<(typeof figures)['auto']>>;
   const first = `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet`;
   const rolloutNote = `4 RL queries, ${auto.rollout.tokens} tokens (small: ${small.rollout.tokens})`;
-  report('webgpu.first_step_s.train.matmul_auto', auto.train.firstS, 's', `${first}, tfjs's choice (MatMulPacked for most)`);
-  report('webgpu.first_step_s.train.matmul_small', small.train.firstS, 's', `${first}, every matmul MatMulSmallOutputSize`);
-  report('webgpu.first_step_speedup.matmul_small', auto.train.firstS / small.train.firstS, '×', 'first SFT step: tfjs\'s choice over the small program');
+  report(
+    'webgpu.first_step_s.train.matmul_auto',
+    auto.train.firstS,
+    's',
+    `${first}, tfjs's choice (MatMulPacked for most)`,
+  );
+  report(
+    'webgpu.first_step_s.train.matmul_small',
+    small.train.firstS,
+    's',
+    `${first}, every matmul MatMulSmallOutputSize`,
+  );
+  report(
+    'webgpu.first_step_speedup.matmul_small',
+    auto.train.firstS / small.train.firstS,
+    '×',
+    "first SFT step: tfjs's choice over the small program",
+  );
   report('webgpu.step_ms.train.matmul_auto', auto.train.stepMs, 'ms', 'a warm SFT step (mean of 3), tfjs\'s choice');
   report('webgpu.step_ms.train.matmul_small', small.train.stepMs, 'ms', 'the same, the small program');
-  report('webgpu.first_rollout_s.matmul_auto', auto.rollout.first, 's', `first rollout, no shader compiled yet, tfjs's choice; ${rolloutNote}`);
-  report('webgpu.first_rollout_s.matmul_small', small.rollout.first, 's', 'the same, every decoding matmul MatMulSmallOutputSize');
-  report('webgpu.first_rollout_speedup.matmul_small', auto.rollout.first / small.rollout.first, '×', 'first rollout: tfjs\'s choice over the small program');
-  report('webgpu.rollout_s.warm.matmul_auto', auto.rollout.warm, 's', 'the same rollout again, every shader compiled, tfjs\'s choice');
+  report(
+    'webgpu.first_rollout_s.matmul_auto',
+    auto.rollout.first,
+    's',
+    `first rollout, no shader compiled yet, tfjs's choice; ${rolloutNote}`,
+  );
+  report(
+    'webgpu.first_rollout_s.matmul_small',
+    small.rollout.first,
+    's',
+    'the same, every decoding matmul MatMulSmallOutputSize',
+  );
+  report(
+    'webgpu.first_rollout_speedup.matmul_small',
+    auto.rollout.first / small.rollout.first,
+    '×',
+    "first rollout: tfjs's choice over the small program",
+  );
+  report(
+    'webgpu.rollout_s.warm.matmul_auto',
+    auto.rollout.warm,
+    's',
+    "the same rollout again, every shader compiled, tfjs's choice",
+  );
   report('webgpu.rollout_s.warm.matmul_small', small.rollout.warm, 's', 'the same, the small program');
 }
 
@@ -202,7 +253,12 @@ export async function measureFirstStep(report: Report, shapes: Shapes = QUICK): 
   const counter = installDispatchCounter();
   try {
     const r = await trainFigures(counter, shapes);
-    report('webgpu.first_step_s.train', r.firstS, 's', `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet by this page`);
+    report(
+      'webgpu.first_step_s.train',
+      r.firstS,
+      's',
+      `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet by this page`,
+    );
     report('webgpu.pipelines.train', r.pipelines, 'pipelines', 'distinct GPU programs compiled by the first SFT step');
   } finally {
     counter.uninstall();
@@ -227,34 +283,104 @@ export async function measureWebGPU(report: Report, shapes: Shapes = QUICK): Pro
     const plain = await trainFigures(counter, shapes);
     setFusedKernels(true);
     const first = `preset s, SFT step ${shapes.B}×${shapes.T}, no shader compiled yet`;
-    report('webgpu.first_step_s.train', fused.firstS, 's', `${first}, compiled one by one as the step meets them, fused kernels`);
-    report('webgpu.first_step_s.train_ahead', ahead.firstS, 's', `${first}, every shader compiled ahead at once (compileAhead), fused kernels`);
+    report(
+      'webgpu.first_step_s.train',
+      fused.firstS,
+      's',
+      `${first}, compiled one by one as the step meets them, fused kernels`,
+    );
+    report(
+      'webgpu.first_step_s.train_ahead',
+      ahead.firstS,
+      's',
+      `${first}, every shader compiled ahead at once (compileAhead), fused kernels`,
+    );
     report('webgpu.first_step_s.train.unfused', plain.firstS, 's', `${first}, one by one, the plain tfjs ops`);
-    report('webgpu.first_step_speedup.ahead', fused.firstS / ahead.firstS, '×', 'first step: one by one over compiled ahead (> 1: ahead is faster)');
-    report('webgpu.first_step_speedup.fused', plain.firstS / fused.firstS, '×', 'first step: plain ops over fused kernels, both one by one');
-    report('webgpu.pipelines.train', fused.pipelines, 'pipelines', 'distinct GPU programs compiled by the first SFT step, fused kernels');
+    report(
+      'webgpu.first_step_speedup.ahead',
+      fused.firstS / ahead.firstS,
+      '×',
+      'first step: one by one over compiled ahead (> 1: ahead is faster)',
+    );
+    report(
+      'webgpu.first_step_speedup.fused',
+      plain.firstS / fused.firstS,
+      '×',
+      'first step: plain ops over fused kernels, both one by one',
+    );
+    report(
+      'webgpu.pipelines.train',
+      fused.pipelines,
+      'pipelines',
+      'distinct GPU programs compiled by the first SFT step, fused kernels',
+    );
     report('webgpu.pipelines.train.unfused', plain.pipelines, 'pipelines', 'the same with the plain tfjs ops');
 
-    report('webgpu.dispatches.train', fused.dispatches, 'dispatches', 'per SFT step (forward, backward, clipping, AdamW), fused kernels');
+    report(
+      'webgpu.dispatches.train',
+      fused.dispatches,
+      'dispatches',
+      'per SFT step (forward, backward, clipping, AdamW), fused kernels',
+    );
     report('webgpu.dispatches.train.unfused', plain.dispatches, 'dispatches', 'the same with the plain tfjs ops');
-    report('webgpu.dispatch_cut.train', plain.dispatches / fused.dispatches, '×', 'unfused over fused dispatches per SFT step');
+    report(
+      'webgpu.dispatch_cut.train',
+      plain.dispatches / fused.dispatches,
+      '×',
+      'unfused over fused dispatches per SFT step',
+    );
     report('webgpu.step_ms.train', fused.stepMs, 'ms', 'a warm SFT step, fused kernels');
     report('webgpu.step_ms.train.unfused', plain.stepMs, 'ms', 'the same with the plain tfjs ops');
     report('webgpu.leak_tensors.train', fused.leak, 'tensors', leakNote);
 
     const decode = await bothWays(() => decodeFigures(counter, shapes));
-    report('webgpu.first_step_s.decode', decode.plain.firstS, 's', `preset s, KV-cache step, batch ${shapes.decodeB}, after the training step's shaders`);
-    report('webgpu.dispatches.decode', decode.fused.dispatches, 'dispatches', 'per KV-cache decode step (policy.step), fused kernels');
-    report('webgpu.dispatches.decode.unfused', decode.plain.dispatches, 'dispatches', 'the same with the plain tfjs ops');
-    report('webgpu.dispatch_cut.decode', decode.plain.dispatches / decode.fused.dispatches, '×', 'unfused over fused dispatches per decode step');
+    report(
+      'webgpu.first_step_s.decode',
+      decode.plain.firstS,
+      's',
+      `preset s, KV-cache step, batch ${shapes.decodeB}, after the training step's shaders`,
+    );
+    report(
+      'webgpu.dispatches.decode',
+      decode.fused.dispatches,
+      'dispatches',
+      'per KV-cache decode step (policy.step), fused kernels',
+    );
+    report(
+      'webgpu.dispatches.decode.unfused',
+      decode.plain.dispatches,
+      'dispatches',
+      'the same with the plain tfjs ops',
+    );
+    report(
+      'webgpu.dispatch_cut.decode',
+      decode.plain.dispatches / decode.fused.dispatches,
+      '×',
+      'unfused over fused dispatches per decode step',
+    );
     report('webgpu.step_ms.decode', decode.fused.stepMs, 'ms', 'a warm decode step, fused kernels');
     report('webgpu.step_ms.decode.unfused', decode.plain.stepMs, 'ms', 'the same with the plain tfjs ops');
     report('webgpu.leak_tensors.decode', decode.fused.leak, 'tensors', leakNote);
 
     const opt = await bothWays(() => optimizerDispatches(counter));
-    report('webgpu.dispatches.optimizer', opt.fused.dispatches, 'dispatches', 'per AdamW update of preset s, fused kernel');
-    report('webgpu.dispatches.optimizer.unfused', opt.plain.dispatches, 'dispatches', 'the same with the plain tfjs ops');
-    report('webgpu.dispatch_cut.optimizer', opt.plain.dispatches / opt.fused.dispatches, '×', 'unfused over fused dispatches per AdamW update');
+    report(
+      'webgpu.dispatches.optimizer',
+      opt.fused.dispatches,
+      'dispatches',
+      'per AdamW update of preset s, fused kernel',
+    );
+    report(
+      'webgpu.dispatches.optimizer.unfused',
+      opt.plain.dispatches,
+      'dispatches',
+      'the same with the plain tfjs ops',
+    );
+    report(
+      'webgpu.dispatch_cut.optimizer',
+      opt.plain.dispatches / opt.fused.dispatches,
+      '×',
+      'unfused over fused dispatches per AdamW update',
+    );
     report('webgpu.leak_tensors.optimizer', opt.fused.leak, 'tensors', leakNote);
     console.log('dispatches by program since load', JSON.stringify(Object.fromEntries(counter.byProgram)));
     await matmulProgramFigures(report, counter, shapes);

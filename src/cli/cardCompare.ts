@@ -48,8 +48,18 @@ export interface CardComparison {
 export function compareCards(shipped: SftCard, rerun: SftCard): CardComparison {
   const rows: CardRow[] = [];
   const weightsSame = shipped.weights.sha256 === rerun.weights.sha256 && shipped.weights.bytes === rerun.weights.bytes;
-  rows.push({ what: 'weights SHA-256', shipped: `${shipped.weights.sha256.slice(0, 16)}…`, rerun: `${rerun.weights.sha256.slice(0, 16)}…`, same: weightsSame });
-  rows.push({ what: 'final loss', shipped: showFigure(shipped.finalLoss), rerun: showFigure(rerun.finalLoss), same: shipped.finalLoss === rerun.finalLoss });
+  rows.push({
+    what: 'weights SHA-256',
+    shipped: `${shipped.weights.sha256.slice(0, 16)}…`,
+    rerun: `${rerun.weights.sha256.slice(0, 16)}…`,
+    same: weightsSame,
+  });
+  rows.push({
+    what: 'final loss',
+    shipped: showFigure(shipped.finalLoss),
+    rerun: showFigure(rerun.finalLoss),
+    same: shipped.finalLoss === rerun.finalLoss,
+  });
   let evaluationSame = true;
   for (const decoding of ['free', 'constrained'] as const) {
     for (const [label, k] of FIGURE_ROWS) {
@@ -66,7 +76,12 @@ export function compareCards(shipped: SftCard, rerun: SftCard): CardComparison {
   const matching = a.filter((q, i) => b[i] !== undefined && key(q) === key(b[i])).length;
   const checkSame = a.length === b.length && matching === a.length;
   evaluationSame &&= checkSame;
-  rows.push({ what: 'verdict check (queries alike)', shipped: String(a.length), rerun: `${matching}/${b.length}`, same: checkSame });
+  rows.push({
+    what: 'verdict check (queries alike)',
+    shipped: String(a.length),
+    rerun: `${matching}/${b.length}`,
+    same: checkSame,
+  });
   return { rows, weightsSame, evaluationSame };
 }
 
@@ -74,6 +89,7 @@ export function comparisonTable(rows: readonly CardRow[], headers: [string, stri
   const w = Math.max(...rows.map((r) => r.what.length), 6) + 2;
   const c = Math.max(...rows.flatMap((r) => [r.shipped.length, r.rerun.length]), ...headers.map((h) => h.length)) + 2;
   const lines = [`${''.padEnd(w)}${headers[0].padStart(c)}${headers[1].padStart(c)}`];
-  for (const r of rows) lines.push(`${r.what.padEnd(w)}${r.shipped.padStart(c)}${r.rerun.padStart(c)}${r.same ? '' : '   ≠'}`);
+  for (const r of rows)
+    lines.push(`${r.what.padEnd(w)}${r.shipped.padStart(c)}${r.rerun.padStart(c)}${r.same ? '' : '   ≠'}`);
   return lines.join('\n');
 }

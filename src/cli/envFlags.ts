@@ -6,9 +6,17 @@ export type Flags = Map<string, string | true>;
 
 /** unknown flags, stray arguments and a value given to a switch (`switches`: flags that take none, e.g.
  *  `--resume yes`) are errors; nothing runs. Each command calls it once, with all its flags. */
-export function rejectUnknownFlags(flags: Flags, positional: string[], known: readonly string[], switches: readonly string[] = []): void {
+export function rejectUnknownFlags(
+  flags: Flags,
+  positional: string[],
+  known: readonly string[],
+  switches: readonly string[] = [],
+): void {
   const unknown = [...flags.keys()].filter((k) => !known.includes(k));
-  if (unknown.length > 0) throw new Error(`unknown option ${unknown.map((k) => `--${k}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')}); nothing was run`);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown option ${unknown.map((k) => `--${k}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')}); nothing was run`,
+    );
   for (const k of switches) {
     const v = flags.get(k);
     if (v !== undefined && v !== true) throw new Error(`--${k} takes no value, got "${v}"; nothing was run`);
@@ -20,7 +28,8 @@ export function flagInt(flags: Flags, key: string, fallback: number, min = 0): n
   const v = flags.get(key);
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (v === true || !Number.isInteger(n) || n < min) throw new Error(`--${key} needs an integer ≥ ${min}, got "${v === true ? '' : v}"`);
+  if (v === true || !Number.isInteger(n) || n < min)
+    throw new Error(`--${key} needs an integer ≥ ${min}, got "${v === true ? '' : v}"`);
   return n;
 }
 
@@ -38,7 +47,8 @@ export function flagOptionalText(flags: Flags, key: string): string | undefined 
 export function flagChoice<T extends string>(flags: Flags, key: string, choices: readonly T[], fallback: T): T {
   const v = flags.get(key);
   if (v === undefined) return fallback;
-  if (v === true || !choices.includes(v as T)) throw new Error(`--${key} must be one of ${choices.join('|')}, got "${v === true ? '' : v}"`);
+  if (v === true || !choices.includes(v as T))
+    throw new Error(`--${key} must be one of ${choices.join('|')}, got "${v === true ? '' : v}"`);
   return v as T;
 }
 

@@ -23,7 +23,10 @@ export class Interrupted extends Error {
 
 /** the command that continues this one: its arguments without --force, --resume or --resume-if-saved, then --resume */
 export function resumeCommand(prefix: string, args: readonly string[]): string {
-  return shellCommand(prefix, [...args.filter((a) => a !== '--force' && a !== '--resume' && a !== '--resume-if-saved'), '--resume']);
+  return shellCommand(prefix, [
+    ...args.filter((a) => a !== '--force' && a !== '--resume' && a !== '--resume-if-saved'),
+    '--resume',
+  ]);
 }
 
 export interface StopRequests {
@@ -39,12 +42,17 @@ export interface StopRequests {
  * Until release(), SIGINT and SIGTERM ask the command to stop (said at once on stderr, with what happens
  * next); a second one prints `continueWith` (the command that goes on from the last save) and exits at once.
  */
-export function catchStopSignals(continueWith: string, where = 'at the next rollout turn or micro-batch'): StopRequests {
+export function catchStopSignals(
+  continueWith: string,
+  where = 'at the next rollout turn or micro-batch',
+): StopRequests {
   let signal: StopSignal | null = null;
   const handler = (sig: StopSignal) => {
     if (signal === null) {
       signal = sig;
-      console.error(`\n${sig}: stopping ${where}, saving the last completed step (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again stops at once, keeping the last save)`);
+      console.error(
+        `\n${sig}: stopping ${where}, saving the last completed step (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again stops at once, keeping the last save)`,
+      );
       return;
     }
     console.error(`\n${sig} again: stopped at once; continue from the last save with:\n  ${continueWith}`);
@@ -55,8 +63,12 @@ export function catchStopSignals(continueWith: string, where = 'at the next roll
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   return {
-    get signal() { return signal; },
-    check() { if (signal !== null) throw new Interrupted(signal); },
+    get signal() {
+      return signal;
+    },
+    check() {
+      if (signal !== null) throw new Interrupted(signal);
+    },
     release() {
       process.removeListener('SIGINT', onInt);
       process.removeListener('SIGTERM', onTerm);

@@ -22,9 +22,12 @@ export function parseLabConfig(text: string): LabConfig {
     parsed = parseHash(hash);
   }
   if (parsed.notices.length > 0) {
-    // the page's notices end with what the page does instead ("; using the default (40)", "; ignored"); the CLI runs nothing
+    // the page's notices end with what the page does instead ("; using the default (40)", "; ignored"); the CLI runs
+    // nothing
     const said = (m: string) => m.replace(/; (using the defaults?( \([^)]*\))?|ignored)$/, '');
-    throw new Error(`--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`);
+    throw new Error(
+      `--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`,
+    );
   }
   return parsed.config;
 }
@@ -32,5 +35,7 @@ export function parseLabConfig(text: string): LabConfig {
 /** the settings `lab` moves off their defaults that an RL run of it does not read (a knob of another algorithm,
  *  an SFT-only setting), one line each: the CLI names them as ignored, never drops them silently */
 export function ignoredSettingLines(lab: LabConfig): string[] {
-  return ignoredSettings({ ...lab, stage: 'rl' }).map(({ key, why }) => `--config: ${key}=${JSON.stringify(lab[key])} is ignored (${why})`);
+  return ignoredSettings({ ...lab, stage: 'rl' }).map(
+    ({ key, why }) => `--config: ${key}=${JSON.stringify(lab[key])} is ignored (${why})`,
+  );
 }

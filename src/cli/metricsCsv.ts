@@ -1,7 +1,10 @@
 // metrics.jsonl rows → CSV: one column per metric name (the union over all rows, `kind` and `step`
 // first), empty cells where a row lacks a metric (evaluation rows carry only eval/…). `first`: the columns
 // that lead (a sweep's runs.csv leads with the run's name).
-export function metricsCsv(rows: readonly Record<string, unknown>[], first: readonly string[] = ['kind', 'step']): string {
+export function metricsCsv(
+  rows: readonly Record<string, unknown>[],
+  first: readonly string[] = ['kind', 'step'],
+): string {
   const keys = new Set<string>(first);
   for (const r of rows) for (const k of Object.keys(r)) keys.add(k);
   const cols = [...keys];

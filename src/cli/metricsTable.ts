@@ -16,7 +16,9 @@ export function metricsTable(metrics: EvalMetrics, verdicts: readonly Verdicts[]
   ];
   const row = (key: string, results: (boolean | null | undefined)[]) => {
     const count = (v: boolean | null | undefined) => String(results.filter((r) => r === v).length).padStart(5);
-    lines.push(`${key.padEnd(38)} ${count(true)} ${count(false)} ${count(null)}${results.includes(undefined) ? `  (not run: ${results.filter((r) => r === undefined).length})` : ''}`);
+    lines.push(
+      `${key.padEnd(38)} ${count(true)} ${count(false)} ${count(null)}${results.includes(undefined) ? `  (not run: ${results.filter((r) => r === undefined).length})` : ''}`,
+    );
   };
   for (const k of COMMONSENSE_KEYS) row(k, verdicts.map((v) => (v.delivered ? v.commonsense[k].pass : undefined)));
   for (const k of HARD_KEYS) row(k, verdicts.map((v) => v.hard?.[k].pass));

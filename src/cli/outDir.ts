@@ -12,27 +12,35 @@ import { dirname, join } from 'node:path';
 /** `dir` made (with its parents); a path that is a file, or under one, is named, not Node's raw EEXIST / ENOTDIR.
  *  `what` is the flag that named it, for the message (e.g. "--out results/x") */
 export function makeOutDir(dir: string, what = `--out ${dir}`): void {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${what}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new Error(`${what}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new Error(`${what}: a folder on the path ${dir} is a file; choose another path (nothing was written)`, { cause: e });
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new Error(`${what}: a folder on the path ${dir} is a file; choose another path (nothing was written)`, {
+        cause: e,
+      });
     throw e;
   }
 }
 
 /** checks, writing nothing, that FILE can be written: not a folder, and no folder on its path is a file */
 export function checkOutFile(file: string, flag = '--out'): void {
-  if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
+  if (existsSync(file) && statSync(file).isDirectory())
+    throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
   let dir = dirname(file);
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`${flag} ${file}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new Error(`${flag} ${file}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
 }
 
-/** the parent folder of a file that --out / --json FILE names, made with the same clear errors; FILE itself must not be a folder */
+/** the parent folder of a file that --out / --json FILE names, made with the same clear errors; FILE itself must not be
+ * a folder */
 export function makeOutFileParent(file: string, flag = '--out'): void {
-  if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
+  if (existsSync(file) && statSync(file).isDirectory())
+    throw new Error(`${flag} ${file} is a folder, not a file; name a file (nothing was written)`);
   makeOutDir(dirname(file), `${flag} ${file}`);
 }
 
@@ -46,11 +54,17 @@ export const EXPORT_JOB_FILE = 'job.json';
  */
 export function checkOutDirFree(dir: string, force: boolean): boolean {
   if (!existsSync(dir)) return false;
-  if (!statSync(dir).isDirectory()) throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  if (!statSync(dir).isDirectory())
+    throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
   const held = readdirSync(dir);
-  if (held.length > 0 && !force) throw new Error(`--out ${dir} exists and is not empty; pass --force to replace it, or choose another folder (nothing was written)`);
+  if (held.length > 0 && !force)
+    throw new Error(
+      `--out ${dir} exists and is not empty; pass --force to replace it, or choose another folder (nothing was written)`,
+    );
   if (held.length > 0 && !held.includes(EXPORT_JOB_FILE)) {
-    throw new Error(`--out ${dir} holds files that are not an export job (${held.slice(0, 3).join(', ')}); --force replaces only an earlier job: choose another folder (nothing was written or moved)`);
+    throw new Error(
+      `--out ${dir} holds files that are not an export job (${held.slice(0, 3).join(', ')}); --force replaces only an earlier job: choose another folder (nothing was written or moved)`,
+    );
   }
   return held.length > 0;
 }
@@ -127,8 +141,10 @@ export interface RunDirOptions {
  * saying so). On `fresh` the folder exists, empty but for run.json.
  */
 export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
-  if (o.resume && o.force) throw new Error('--resume and --force: choose one (--resume continues the run in the folder, --force replaces it)');
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
+  if (o.resume && o.force)
+    throw new Error('--resume and --force: choose one (--resume continues the run in the folder, --force replaces it)');
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new Error(`--out ${dir}: ${dir} is a file, not a folder; choose another path (nothing was written)`);
   const held = existsSync(dir) ? readdirSync(dir).filter((f) => !(o.kind.kept ?? []).includes(f)) : [];
   const fresh = (): RunStart => {
     makeOutDir(dir);
@@ -140,30 +156,48 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
     return fresh();
   }
   const state = runDirState(dir, held, o.kind);
-  const holds = state.kind === 'foreign' ? `files that are not a ${o.kind.noun} (${state.examples.join(', ')})`
-    : `${state.kind === 'finished' ? 'a finished' : 'an unfinished'} ${o.kind.noun}${state.savedStep !== null ? ` (saved at step ${state.savedStep})` : ''}`;
+  const holds =
+    state.kind === 'foreign'
+      ? `files that are not a ${o.kind.noun} (${state.examples.join(', ')})`
+      : `${state.kind === 'finished' ? 'a finished' : 'an unfinished'} ${o.kind.noun}${state.savedStep !== null ? ` (saved at step ${state.savedStep})` : ''}`;
   if (state.kind === 'foreign') {
-    throw new Error(`--out ${dir} holds ${holds}; ${o.force ? `--force replaces only a ${o.kind.noun}, never other files: ` : ''}choose another folder (nothing was written or moved)`);
+    throw new Error(
+      `--out ${dir} holds ${holds}; ${o.force ? `--force replaces only a ${o.kind.noun}, never other files: ` : ''}choose another folder (nothing was written or moved)`,
+    );
   }
   if (o.force) {
     moveAside(dir, `it held ${holds}`);
     return fresh();
   }
-  const other = state.fingerprint !== null && state.fingerprint !== o.fingerprint ? settingDifference(state.fingerprint, o.fingerprint) : null;
+  const other =
+    state.fingerprint !== null && state.fingerprint !== o.fingerprint
+      ? settingDifference(state.fingerprint, o.fingerprint)
+      : null;
   if (other !== null) {
-    throw new Error(`--out ${dir} already holds ${holds} of another setting (${other}); choose another folder, or pass --force to replace it (nothing was written)`);
+    throw new Error(
+      `--out ${dir} already holds ${holds} of another setting (${other}); choose another folder, or pass --force to replace it (nothing was written)`,
+    );
   }
   if (!o.resume) {
-    const next = state.kind === 'finished' ? 'keep it (--resume says it is finished and trains nothing)' : 'continue it with --resume';
-    throw new Error(`--out ${dir} already holds ${holds}; ${next}, choose another folder, or pass --force to replace it (nothing was written)`);
+    const next =
+      state.kind === 'finished'
+        ? 'keep it (--resume says it is finished and trains nothing)'
+        : 'continue it with --resume';
+    throw new Error(
+      `--out ${dir} already holds ${holds}; ${next}, choose another folder, or pass --force to replace it (nothing was written)`,
+    );
   }
   if (state.kind === 'finished') {
-    const said = state.fingerprint === null ? ' (its setting was not recorded, so it is not checked against this one)' : '';
-    console.error(`--resume: ${dir} holds this ${o.kind.noun}, finished${said}; nothing to train${o.kind.describeFinished ? `: ${o.kind.describeFinished(dir)}` : ''}`);
+    const said =
+      state.fingerprint === null ? ' (its setting was not recorded, so it is not checked against this one)' : '';
+    console.error(
+      `--resume: ${dir} holds this ${o.kind.noun}, finished${said}; nothing to train${o.kind.describeFinished ? `: ${o.kind.describeFinished(dir)}` : ''}`,
+    );
     return { action: 'finished' };
   }
   if (state.savedStep === null) {
-    if (o.resume === true) console.error(`--resume: nothing saved in ${dir} yet (stopped before its first save); starting the run fresh`);
+    if (o.resume === true)
+      console.error(`--resume: nothing saved in ${dir} yet (stopped before its first save); starting the run fresh`);
     for (const f of held) rmSync(join(dir, f), { recursive: true, force: true }); // `held` leaves out what is kept
     writeRunFile(dir, o.fingerprint);
     return { action: 'fresh' };
@@ -171,10 +205,14 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
   return { action: 'resume' };
 }
 
-type DirState = { kind: 'foreign'; examples: string[] } | { kind: 'finished' | 'unfinished'; fingerprint: string | null; savedStep: number | null };
+type DirState =
+  | { kind: 'foreign'; examples: string[] }
+  | { kind: 'finished' | 'unfinished'; fingerprint: string | null; savedStep: number | null };
 
 function runDirState(dir: string, held: string[], kind: RunKind): DirState {
-  const foreign = held.filter((f) => f !== RUN_FILE && f !== 'resume' && !kind.files.includes(f) && !f.includes('.tmp-'));
+  const foreign = held.filter(
+    (f) => f !== RUN_FILE && f !== 'resume' && !kind.files.includes(f) && !f.includes('.tmp-'),
+  );
   if (foreign.length > 0) return { kind: 'foreign', examples: foreign.slice(0, 3) };
   const recorded = readRunFile(dir);
   const saved = readJsonOrNull(join(dir, 'resume', 'state.json')) as { fingerprint?: string; step?: number } | null;
@@ -182,11 +220,18 @@ function runDirState(dir: string, held: string[], kind: RunKind): DirState {
   if (existsSync(join(dir, kind.finishedFile))) {
     return { kind: 'finished', fingerprint: recorded ?? kind.legacyFingerprint?.(dir) ?? null, savedStep: null };
   }
-  return { kind: 'unfinished', fingerprint: recorded ?? (typeof saved?.fingerprint === 'string' ? saved.fingerprint : null), savedStep };
+  return {
+    kind: 'unfinished',
+    fingerprint: recorded ?? (typeof saved?.fingerprint === 'string' ? saved.fingerprint : null),
+    savedStep,
+  };
 }
 
 function writeRunFile(dir: string, fingerprint: string): void {
-  writeAtomic(join(dir, RUN_FILE), JSON.stringify({ format: RUN_FORMAT, fingerprint, startedAt: new Date().toISOString() }) + '\n');
+  writeAtomic(
+    join(dir, RUN_FILE),
+    JSON.stringify({ format: RUN_FORMAT, fingerprint, startedAt: new Date().toISOString() }) + '\n',
+  );
 }
 
 function readRunFile(dir: string): string | null {
@@ -215,13 +260,27 @@ export function settingDifference(inFolder: string, here: string): string {
   const diffs: string[] = [];
   const walk = (x: unknown, y: unknown, path: string) => {
     if (JSON.stringify(x) === JSON.stringify(y)) return;
-    if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y) && path.split('.').length < 3) {
-      for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
+    if (
+      x &&
+      y &&
+      typeof x === 'object' &&
+      typeof y === 'object' &&
+      !Array.isArray(x) &&
+      !Array.isArray(y) &&
+      path.split('.').length < 3
+    ) {
+      for (const k of new Set([...Object.keys(x), ...Object.keys(y)]))
+        walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
       return;
     }
-    const show = (v: unknown) => { const s = JSON.stringify(v) ?? 'none'; return s.length > 40 ? `${s.slice(0, 37)}…` : s; };
+    const show = (v: unknown) => {
+      const s = JSON.stringify(v) ?? 'none';
+      return s.length > 40 ? `${s.slice(0, 37)}…` : s;
+    };
     diffs.push(`${path || 'setting'} ${show(y)} here, ${show(x)} in the folder`);
   };
   walk(a, b, '');
-  return diffs.length === 0 ? 'its recorded setting differs' : diffs.slice(0, 4).join('; ') + (diffs.length > 4 ? `; and ${diffs.length - 4} more` : '');
+  return diffs.length === 0
+    ? 'its recorded setting differs'
+    : diffs.slice(0, 4).join('; ') + (diffs.length > 4 ? `; and ${diffs.length - 4} more` : '');
 }

@@ -43,7 +43,11 @@ export function formatDuration(seconds: number): string {
 }
 
 /** what the phases of a step are called in a heartbeat */
-const PHASE: Record<StepProgress['phase'], string> = { rollouts: 'rollouts', update: 'micro-batch', evaluation: 'evaluation rollouts' };
+const PHASE: Record<StepProgress['phase'], string> = {
+  rollouts: 'rollouts',
+  update: 'micro-batch',
+  evaluation: 'evaluation rollouts',
+};
 
 /**
  * A line while a slow step runs (a webgpu step on SwiftShader takes minutes): where the step stands —
@@ -54,7 +58,11 @@ export class Heartbeat {
   private last = performance.now();
   private stepStart = performance.now();
 
-  constructor(private readonly label = '', private readonly everyMs = 10_000, private readonly out: NodeJS.WriteStream = process.stderr) {}
+  constructor(
+    private readonly label = '',
+    private readonly everyMs = 10_000,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {}
 
   /** a step (or the progress bar's line) just ended: the next heartbeat is due `everyMs` from now */
   reset(): void {
@@ -65,7 +73,10 @@ export class Heartbeat {
     const now = performance.now();
     if (now - this.last < this.everyMs) return;
     this.last = now;
-    const what = at.phase === 'update' ? `${PHASE.update} ${at.done + 1} of ${at.total}` : `${PHASE[at.phase]} ${at.done} of ${at.total} finished`;
+    const what =
+      at.phase === 'update'
+        ? `${PHASE.update} ${at.done + 1} of ${at.total}`
+        : `${PHASE[at.phase]} ${at.done} of ${at.total} finished`;
     const line = `${this.label}step ${step + (at.phase === 'evaluation' ? 0 : 1)}/${steps}: ${what} · ${formatDuration((now - this.stepStart) / 1000)} into this step`;
     this.out.write(this.out.isTTY ? `\r\x1b[K${line}` : `${line}\n`);
   }

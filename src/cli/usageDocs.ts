@@ -38,7 +38,10 @@ export function usageBlocks(markdown: string, names: readonly string[]): Map<str
 export function withUsageBlocks(markdown: string, commands: readonly Command[]): string {
   const blocks = usageBlocks(markdown, commands.map((c) => c.name));
   const missing = commands.filter((c) => !blocks.has(c.name)).map((c) => c.name);
-  if (missing.length > 0) throw new Error(`docs/cli.md has no usage block for ${missing.join(', ')} (a "### name" heading, then a \`\`\`text block)`);
+  if (missing.length > 0)
+    throw new Error(
+      `docs/cli.md has no usage block for ${missing.join(', ')} (a "### name" heading, then a \`\`\`text block)`,
+    );
   let out = markdown;
   for (const c of [...commands].sort((a, b) => blocks.get(b.name)!.start - blocks.get(a.name)!.start)) {
     const b = blocks.get(c.name)!;

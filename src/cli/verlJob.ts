@@ -31,9 +31,11 @@ export type Engine = (typeof ENGINES)[number];
 
 /** Why ARPO is not exported (the command prints this). */
 export const ARPO_REFUSAL =
-  'export-job cannot export ARPO: its authors\' code (dongguanting/ARPO) is a fork of veRL 0.3.1.dev whose own vLLM rollout ' +
+  "export-job cannot export ARPO: its authors' code (dongguanting/ARPO) is a fork of veRL 0.3.1.dev whose own vLLM rollout " +
   'calls tools through text tags (it stops at </search> or </python> and splices a <result> block into the text) and branches ' +
-  'rollouts on entropy inside that worker. veRL ' + VERL_VERSION + ' has no ARPO rollout, and its BaseTool tools and tool agent loop ' +
+  'rollouts on entropy inside that worker. veRL ' +
+  VERL_VERSION +
+  ' has no ARPO rollout, and its BaseTool tools and tool agent loop ' +
   'do not plug into that fork, so no faithful job can be written. Export the same experiment with algorithm=grpo or algorithm=dapo, ' +
   'or run ARPO in the lab.';
 
@@ -68,7 +70,17 @@ export function buildVerlJob(input: VerlJobInput): { files: Map<string, string |
   if (train.length === 0) throw new Error('the config yields no training queries');
   if (validation.length === 0) throw new Error('the validation split is empty (--validation must be at least 1)');
   const lengths = measureLengths(world, train, lab.seed);
-  const plan = planJob(lab, { worldSource: world.source, worldSeed: world.seed, worldNote: input.worldNote, trainSize: train.length, validationSize: validation.length, lengths, gpus: input.gpus, nodes: input.nodes, lr: input.lr });
+  const plan = planJob(lab, {
+    worldSource: world.source,
+    worldSeed: world.seed,
+    worldNote: input.worldNote,
+    trainSize: train.length,
+    validationSize: validation.length,
+    lengths,
+    gpus: input.gpus,
+    nodes: input.nodes,
+    lr: input.lr,
+  });
   const files = new Map<string, string | Uint8Array>();
   for (const [rel, text] of worldToDatabaseFiles(world)) files.set(rel, text);
   files.set('data/train.parquet', parquetOf(verlRows(train, 'train')));

@@ -4,7 +4,14 @@
 import { dayLabel, MEAL_SLOTS, quote, UNUSED_DAY_TEXT } from './evalContext.ts';
 import type { DayView, EvalContext, PlanField } from './evalContext.ts';
 import {
-  attractionItems, extractBeforeParenthesis, isFilled, parseNameCity, pyStrip, routeOf, sandboxTransportMode, transportKind,
+  attractionItems,
+  extractBeforeParenthesis,
+  isFilled,
+  parseNameCity,
+  pyStrip,
+  routeOf,
+  sandboxTransportMode,
+  transportKind,
 } from './planParse.ts';
 import type { TransportKind } from './planParse.ts';
 import type { ItemMatch } from './sandboxIndex.ts';
@@ -36,13 +43,15 @@ function citySequenceProblem(cities: readonly string[]): string | null {
       count++;
       i++;
     }
-    if (count === 1 && i - 1 > 0 && i - 1 < n - 1) return `the route breaks at ${city}: it is reached, but the next day does not continue from it`;
+    if (count === 1 && i - 1 > 0 && i - 1 < n - 1)
+      return `the route breaks at ${city}: it is reached, but the next day does not continue from it`;
     visited.add(city);
   }
   return null;
 }
 
-/** is_reasonable_visiting_city: a closed loop from the origin, each city one contiguous stay, in the destination state. */
+/** is_reasonable_visiting_city: a closed loop from the origin, each city one contiguous stay, in the destination
+ * state. */
 export function checkReasonableVisitingCity(ctx: EvalContext): CheckResult {
   const { query, world } = ctx;
   const cities: string[] = [];
@@ -50,7 +59,8 @@ export function checkReasonableVisitingCity(ctx: EvalContext): CheckResult {
     if (d.hasFrom) {
       if (d.route === null) return unreadableRoute(d);
       const [a, b] = d.route;
-      if (d.index === 0 && a !== query.org) return fail(`Day 1 starts from ${a}, but the trip starts from ${query.org}`);
+      if (d.index === 0 && a !== query.org)
+        return fail(`Day 1 starts from ${a}, but the trip starts from ${query.org}`);
       cities.push(a, b);
     } else {
       cities.push(extractBeforeParenthesis(d.current_city));
@@ -58,8 +68,10 @@ export function checkReasonableVisitingCity(ctx: EvalContext): CheckResult {
   }
   const route = routeText(cities);
   // Lab mode (Q9): the loop must start at the origin, also when day 1 is not a travel day
-  if (!ctx.faithful && cities[0] !== query.org) return fail(`The route ${route} does not start at the origin ${query.org}`);
-  if (cities[0] !== cities[cities.length - 1]) return fail(`The route ${route} does not return to ${cities[0]}: the trip is not a closed loop`);
+  if (!ctx.faithful && cities[0] !== query.org)
+    return fail(`The route ${route} does not start at the origin ${query.org}`);
+  if (cities[0] !== cities[cities.length - 1])
+    return fail(`The route ${route} does not return to ${cities[0]}: the trip is not a closed loop`);
   const problem = citySequenceProblem(cities);
   if (problem !== null) return fail(`The city sequence is invalid: ${problem}`);
   for (let i = 0; i < cities.length; i++) {
@@ -67,9 +79,11 @@ export function checkReasonableVisitingCity(ctx: EvalContext): CheckResult {
     const state = world.stateOf.get(city);
     if (state === undefined) return fail(`${quote(city)} on the route ${route} is not a city of the database`);
     const middle = i !== 0 && i !== cities.length - 1;
-    if (middle && query.days > 3 && state !== query.dest) return fail(`${city} is in ${state}, not in the destination state ${query.dest}`);
+    if (middle && query.days > 3 && state !== query.dest)
+      return fail(`${city} is in ${state}, not in the destination state ${query.dest}`);
     // Lab mode (Q9): a 3-day trip goes to the destination city itself
-    if (middle && !ctx.faithful && query.days === 3 && city !== query.dest) return fail(`${city} is not the destination ${query.dest}`);
+    if (middle && !ctx.faithful && query.days === 3 && city !== query.dest)
+      return fail(`${city} is not the destination ${query.dest}`);
   }
   return pass(`The route ${route} is a closed loop of contiguous stays`);
 }
@@ -96,7 +110,8 @@ export function checkAttractions(ctx: EvalContext): CheckResult {
     if (!isFilled(d.attraction)) continue;
     for (const a of attractionItems(d.attraction, ctx.faithful)) {
       const before = seen.get(a);
-      if (before !== undefined) return fail(`${dayLabel(d)} attraction ${quote(a)} was already visited on day ${before}`);
+      if (before !== undefined)
+        return fail(`${dayLabel(d)} attraction ${quote(a)} was already visited on day ${before}`);
       seen.set(a, d.index + 1);
     }
   }
@@ -105,7 +120,8 @@ export function checkAttractions(ctx: EvalContext): CheckResult {
 
 /** is_valid_accommodation: each stay lasts at least the listing's minimum nights. */
 export function checkAccommodation(ctx: EvalContext): CheckResult {
-  for (const d of ctx.days) if (d.missing.includes('accommodation')) return fail(`${dayLabel(d)} has no accommodation field`);
+  for (const d of ctx.days)
+    if (d.missing.includes('accommodation')) return fail(`${dayLabel(d)} has no accommodation field`);
   const days = ctx.days;
   for (let start = 0; start < days.length; ) {
     const v = days[start].accommodation;
@@ -117,7 +133,9 @@ export function checkAccommodation(ctx: EvalContext): CheckResult {
       // Q4: the official enforces the rule only when exactly one listing matches the name
       if (m.count === 1 && m.first !== undefined && nights < m.first.minimumNights) {
         const span = nights === 1 ? `day ${start + 1} only` : `days ${start + 1}–${end}`;
-        return fail(`${quote(v)} is booked for ${nights} night${nights === 1 ? '' : 's'} (${span}), but its minimum stay is ${m.first.minimumNights} nights`);
+        return fail(
+          `${quote(v)} is booked for ${nights} night${nights === 1 ? '' : 's'} (${span}), but its minimum stay is ${m.first.minimumNights} nights`,
+        );
       }
     }
     start = end;
@@ -128,7 +146,8 @@ export function checkAccommodation(ctx: EvalContext): CheckResult {
 /** is_valid_transportation: day 1 has transportation, and self-driving is not mixed with flights or taxis. */
 export function checkTransportation(ctx: EvalContext): CheckResult {
   const first = ctx.days[0];
-  if (first === undefined || !isFilled(first.transportation)) return fail(`Day 1 has no transportation, but the trip must begin by leaving ${ctx.query.org}`);
+  if (first === undefined || !isFilled(first.transportation))
+    return fail(`Day 1 has no transportation, but the trip must begin by leaving ${ctx.query.org}`);
   const firstDay = new Map<TransportKind, number>();
   for (const d of ctx.days) {
     if (!isFilled(d.transportation)) continue;
@@ -138,8 +157,10 @@ export function checkTransportation(ctx: EvalContext): CheckResult {
   const drive = firstDay.get('Self-driving');
   const flight = firstDay.get('Flight');
   const taxi = firstDay.get('Taxi');
-  if (drive !== undefined && flight !== undefined) return fail(`Self-driving (day ${drive}) and flights (day ${flight}) conflict: the car cannot be left behind`);
-  if (drive !== undefined && taxi !== undefined) return fail(`Taxi (day ${taxi}) and self-driving (day ${drive}) conflict: the car cannot be left behind`);
+  if (drive !== undefined && flight !== undefined)
+    return fail(`Self-driving (day ${drive}) and flights (day ${flight}) conflict: the car cannot be left behind`);
+  if (drive !== undefined && taxi !== undefined)
+    return fail(`Taxi (day ${taxi}) and self-driving (day ${drive}) conflict: the car cannot be left behind`);
   const kinds = [...firstDay.keys()].map((k) => k.toLowerCase());
   return pass(`Transportation is consistent (${kinds.join(', ') || 'none named'})`);
 }
@@ -174,7 +195,8 @@ export function checkCurrentCity(ctx: EvalContext): CheckResult {
     const dl = dayLabel(d);
     const t = d.transportation;
     if (isFilled(t)) {
-      for (const c of cities) if (!t.includes(c)) return fail(`${dl} transportation ${quote(t)} does not mention ${c}, but ${where}`);
+      for (const c of cities)
+        if (!t.includes(c)) return fail(`${dl} transportation ${quote(t)} does not mention ${c}, but ${where}`);
     }
     for (const slot of MEAL_SLOTS) {
       const v = d[slot];
@@ -189,7 +211,8 @@ export function checkCurrentCity(ctx: EvalContext): CheckResult {
     if (isFilled(acc)) {
       const night = cities[cities.length - 1];
       if (night === undefined) return fail(`${dl} has an accommodation but no current city`); // official: IndexError
-      if (!acc.includes(night)) return fail(`${dl} accommodation ${placeOf(acc)}, but the night is spent in ${d.route ? d.route[1] : night}`);
+      if (!acc.includes(night))
+        return fail(`${dl} accommodation ${placeOf(acc)}, but the night is spent in ${d.route ? d.route[1] : night}`);
     }
   }
   return pass("Every transportation, meal, attraction and stay is in the day's city");
@@ -217,7 +240,8 @@ export function checkSandbox(ctx: EvalContext): CheckResult {
           }
         } else {
           const [org, dst] = ft ?? ['-', '-'];
-          if (index.driveCost(org, dst, mode) === null) return fail(`${dl} ${mode} from ${org} to ${dst} is not in the database (no drive of less than a day)`);
+          if (index.driveCost(org, dst, mode) === null)
+            return fail(`${dl} ${mode} from ${org} to ${dst} is not in the database (no drive of less than a day)`);
         }
       }
     }
@@ -249,7 +273,8 @@ function extractFromToOrDay(t: string, d: DayView): readonly [string, string] | 
 function missingItem(v: string, m: ItemMatch<unknown>, kind: string): string | null {
   const nc = m.item;
   if (nc === null) return `${quote(v)} cannot be read as 'Name, City'`;
-  if (m.count === 0) return `'${nc.name}' is not ${kind === 'restaurant' ? 'a' : 'an'} ${kind} in ${nc.city === '' ? 'an unnamed city' : nc.city} in the database`;
+  if (m.count === 0)
+    return `'${nc.name}' is not ${kind === 'restaurant' ? 'a' : 'an'} ${kind} in ${nc.city === '' ? 'an unnamed city' : nc.city} in the database`;
   return null;
 }
 
@@ -271,14 +296,16 @@ function filledValue(v: unknown): boolean {
 export function checkNotAbsent(ctx: EvalContext): CheckResult {
   const { query } = ctx;
   let planned = 0;
-  for (const d of ctx.days) if (d.raw !== null && Object.keys(d.raw).length > 0 && d.current_city !== UNUSED_DAY_TEXT) planned++;
+  for (const d of ctx.days)
+    if (d.raw !== null && Object.keys(d.raw).length > 0 && d.current_city !== UNUSED_DAY_TEXT) planned++;
   if (planned !== query.days) return fail(`The plan fills ${planned} of the trip's ${query.days} days`);
 
   const visited = new Set<string>();
   for (const d of ctx.days) {
     if (d.hasFrom) {
       if (d.route === null) return unreadableRoute(d);
-      if (d.index === 0 && d.route[0] !== query.org) return fail(`Day 1 starts from ${d.route[0]}, not from the origin ${query.org}`);
+      if (d.index === 0 && d.route[0] !== query.org)
+        return fail(`Day 1 starts from ${d.route[0]}, not from the origin ${query.org}`);
       visited.add(d.route[0]).add(d.route[1]);
     } else {
       visited.add(extractBeforeParenthesis(d.current_city));
@@ -287,7 +314,9 @@ export function checkNotAbsent(ctx: EvalContext): CheckResult {
   visited.delete(query.org);
   if (visited.size !== query.visiting_city_number) {
     const list = visited.size > 0 ? ` (${[...visited].join(', ')})` : '';
-    return fail(`The plan visits ${visited.size} cit${visited.size === 1 ? 'y' : 'ies'}${list}, but the query asks for ${query.visiting_city_number}`);
+    return fail(
+      `The plan visits ${visited.size} cit${visited.size === 1 ? 'y' : 'ies'}${list}, but the query asks for ${query.visiting_city_number}`,
+    );
   }
 
   const order: PlanField[] = ['transportation', 'breakfast', 'lunch', 'dinner', 'attraction', 'accommodation'];
@@ -296,11 +325,15 @@ export function checkNotAbsent(ctx: EvalContext): CheckResult {
     const dl = dayLabel(d);
     for (const f of order) if (d.missing.includes(f)) return fail(`${dl} has no ${f} field`);
     const cc = d.current_city;
-    if ((cc.includes('from ') || cc.includes('to ')) && isBlank(ctx, d, 'transportation')) return fail(`${dl} travels (${quote(cc)}) but has no transportation`);
-    if (!cc.includes('from ') && !cc.includes(' to ') && isBlank(ctx, d, 'attraction')) return fail(`${dl} is spent in ${cc || 'no city'} but has no attraction`);
-    if (d.index !== query.days - 1 && isBlank(ctx, d, 'accommodation')) return fail(`${dl} has no accommodation, but the trip goes on`);
+    if ((cc.includes('from ') || cc.includes('to ')) && isBlank(ctx, d, 'transportation'))
+      return fail(`${dl} travels (${quote(cc)}) but has no transportation`);
+    if (!cc.includes('from ') && !cc.includes(' to ') && isBlank(ctx, d, 'attraction'))
+      return fail(`${dl} is spent in ${cc || 'no city'} but has no attraction`);
+    if (d.index !== query.days - 1 && isBlank(ctx, d, 'accommodation'))
+      return fail(`${dl} has no accommodation, but the trip goes on`);
     if (!cc.includes('from ')) {
-      for (const meal of MEAL_SLOTS) if (isBlank(ctx, d, meal)) return fail(`${dl} has no ${meal}, and it is not a travel day`);
+      for (const meal of MEAL_SLOTS)
+        if (isBlank(ctx, d, meal)) return fail(`${dl} has no ${meal}, and it is not a travel day`);
     }
     if (d.raw !== null) for (const k in d.raw) if (filledValue(d.raw[k])) filled++;
   }

@@ -2,7 +2,14 @@
 // Success, Curriculum), recomputed from the verdicts the episode keeps (its checks, whether a plan
 // was delivered, whether it passes everything) with the trainer's own reward functions, so the
 // episode viewer can compare the shapes on one trajectory. Pure: no DOM, no tfjs.
-import { COMMONSENSE_KEYS, HARD_KEYS, type CheckResult, type CommonsenseKey, type HardKey, type Verdicts } from './types.ts';
+import {
+  COMMONSENSE_KEYS,
+  HARD_KEYS,
+  type CheckResult,
+  type CommonsenseKey,
+  type HardKey,
+  type Verdicts,
+} from './types.ts';
 import { curriculumStage, macroReward, successReward, sumReward, type CurriculumStage } from './rewards.ts';
 
 /** what a stored episode keeps of its scoring (src/worker/sampleEpisode.ts SampleEpisode has these fields) */
@@ -30,7 +37,11 @@ export interface EpisodeRewards {
 export function verdictsOf(episode: ScoredEpisode): Verdicts | null {
   if (episode.kind !== 'travel') return null;
   const byKey = (kind: 'commonsense' | 'hard') =>
-    new Map(episode.checks.filter((c) => c.kind === kind).map((c) => [c.key, { pass: c.pass, reason: c.reason } satisfies CheckResult]));
+    new Map(
+      episode.checks
+        .filter((c) => c.kind === kind)
+        .map((c) => [c.key, { pass: c.pass, reason: c.reason } satisfies CheckResult]),
+    );
   const commonsense = byKey('commonsense');
   if (!COMMONSENSE_KEYS.every((k) => commonsense.has(k))) return null;
   const hard = byKey('hard');
@@ -60,9 +71,17 @@ export function episodeRewards(episode: ScoredEpisode, context: RewardContext): 
   if (!v) return null;
   // a Curriculum run's rollout knows the stage the trainer used; otherwise the stage at the step's progress
   const recorded = context.reward === 'curriculum' ? episode.rl?.rewardStage : undefined;
-  const stage = recorded ?? curriculumStage(Math.min(1, context.step / Math.max(1, context.totalSteps)), context.curriculumSwitches);
+  const stage =
+    recorded ??
+    curriculumStage(Math.min(1, context.step / Math.max(1, context.totalSteps)), context.curriculumSwitches);
   const sum = sumReward(v);
   const macro = macroReward(v);
   const success = successReward(v);
-  return { sum, macro, success, curriculum: stage === 'sum' ? sum : stage === 'macro' ? macro : success, curriculumStage: stage };
+  return {
+    sum,
+    macro,
+    success,
+    curriculum: stage === 'sum' ? sum : stage === 'macro' ? macro : success,
+    curriculumStage: stage,
+  };
 }

@@ -8,7 +8,15 @@ import { sandboxIndex } from './sandboxIndex.ts';
 import type { SandboxIndex } from './sandboxIndex.ts';
 import type { Query, World } from './types.ts';
 
-export const PLAN_FIELDS = ['current_city', 'transportation', 'breakfast', 'attraction', 'lunch', 'dinner', 'accommodation'] as const;
+export const PLAN_FIELDS = [
+  'current_city',
+  'transportation',
+  'breakfast',
+  'attraction',
+  'lunch',
+  'dinner',
+  'accommodation',
+] as const;
 export type PlanField = (typeof PLAN_FIELDS)[number];
 export const MEAL_SLOTS = ['breakfast', 'lunch', 'dinner'] as const;
 export type MealSlot = (typeof MEAL_SLOTS)[number];
@@ -47,7 +55,8 @@ function fieldText(v: unknown): string {
 }
 
 export function readDay(value: unknown, index: number): DayView {
-  const raw = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const raw =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   const missing: PlanField[] = [];
   const current_city = fieldOf(raw, 'current_city', missing);
   const hasFrom = current_city.includes('from');

@@ -69,10 +69,25 @@
 //  Q20 No check compares people_number with an accommodation's maximum occupancy: a group that
 //      does not fit books ⌈people / occupancy⌉ units (cost only). Reproduced.
 import {
-  checkAccommodation, checkAttractions, checkCurrentCity, checkNotAbsent, checkReasonableVisitingCity, checkRestaurants, checkSandbox, checkTransportation,
+  checkAccommodation,
+  checkAttractions,
+  checkCurrentCity,
+  checkNotAbsent,
+  checkReasonableVisitingCity,
+  checkRestaurants,
+  checkSandbox,
+  checkTransportation,
 } from './commonsense.ts';
 import { makeContext } from './evalContext.ts';
-import { checkCost, checkCuisine, checkRoomRule, checkRoomType, checkTransportMode, costBreakdown, hardConstraintCount } from './hard.ts';
+import {
+  checkCost,
+  checkCuisine,
+  checkRoomRule,
+  checkRoomType,
+  checkTransportMode,
+  costBreakdown,
+  hardConstraintCount,
+} from './hard.ts';
 import { COMMONSENSE_KEYS, HARD_KEYS } from './types.ts';
 import type { CheckResult, CommonsenseKey, EvalMetrics, HardKey, Plan, Query, Verdicts, World } from './types.ts';
 
@@ -183,7 +198,8 @@ export function aggregateMetrics(results: readonly Verdicts[]): EvalMetrics {
   let hardAll = 0;
   let final = 0;
   for (const v of results) {
-    hardTotal += v.hardConstraintCount ?? (v.hard === null ? 1 : HARD_KEYS.filter((k) => v.hard?.[k].pass !== null).length);
+    hardTotal +=
+      v.hardConstraintCount ?? (v.hard === null ? 1 : HARD_KEYS.filter((k) => v.hard?.[k].pass !== null).length);
     if (!v.delivered) continue;
     delivered++;
     for (const k of COMMONSENSE_KEYS) if (v.commonsense[k].pass === true) commonsenseTrue++;

@@ -93,8 +93,11 @@ export function checkCost(ctx: EvalContext, cost: CostBreakdown | null): CheckRe
   const budget = ctx.query.budget;
   if (cost === null) return fail('The total cost cannot be computed: a drive, flight or stay of the plan has no price');
   const parts = `transport ${money(cost.transport)}, meals ${money(cost.meals)}, stays ${money(cost.stays)}`;
-  if (cost.total <= budget) return pass(`Total cost ${money(cost.total)} (${parts}) is within the budget of ${money(budget)}`);
-  return fail(`Total cost ${money(cost.total)} (${parts}) exceeds the budget of ${money(budget)} by ${money(cost.total - budget)}`);
+  if (cost.total <= budget)
+    return pass(`Total cost ${money(cost.total)} (${parts}) is within the budget of ${money(budget)}`);
+  return fail(
+    `Total cost ${money(cost.total)} (${parts}) exceeds the budget of ${money(budget)} by ${money(cost.total - budget)}`,
+  );
 }
 
 /** The house rule a listing must NOT have for the query's need (Q7: 'parties', as in the current official code). */
@@ -119,7 +122,8 @@ export function checkRoomRule(ctx: EvalContext): CheckResult {
   if (forbidding !== undefined) {
     for (const d of ctx.days) {
       const stay = stayOf(ctx, d);
-      if (stay !== undefined && ctx.index.houseRuleText(stay).includes(forbidding)) return fail(`${dayLabel(d)} stay '${stay.name}' says '${forbidding}', but the query needs ${rule} allowed`);
+      if (stay !== undefined && ctx.index.houseRuleText(stay).includes(forbidding))
+        return fail(`${dayLabel(d)} stay '${stay.name}' says '${forbidding}', but the query needs ${rule} allowed`);
     }
   }
   return pass(`Every stay allows ${rule}`);
@@ -138,7 +142,10 @@ export function checkRoomType(ctx: EvalContext): CheckResult {
       (wanted === 'shared room' && type !== 'Shared room') ||
       (wanted === 'private room' && type !== 'Private room') ||
       (wanted === 'entire room' && type !== 'Entire home/apt');
-    if (bad) return fail(`${dayLabel(d)} stay '${stay.name}' is ${/^[aeiou]/i.test(type) ? 'an' : 'a'} ${type.toLowerCase()}, but the query asks for ${wanted}`);
+    if (bad)
+      return fail(
+        `${dayLabel(d)} stay '${stay.name}' is ${/^[aeiou]/i.test(type) ? 'an' : 'a'} ${type.toLowerCase()}, but the query asks for ${wanted}`,
+      );
   }
   return pass(`Every stay is a ${wanted}`);
 }
@@ -161,7 +168,8 @@ export function checkCuisine(ctx: EvalContext): CheckResult {
       const r = m.first;
       if (r === undefined) continue;
       const text = ctx.index.cuisineText(r);
-      for (const c of wanted) if (!found.has(c) && text.includes(c)) found.set(c, `day ${d.index + 1} ${slot} '${r.name}'`);
+      for (const c of wanted)
+        if (!found.has(c) && text.includes(c)) found.set(c, `day ${d.index + 1} ${slot} '${r.name}'`);
     }
   }
   const missing = wanted.find((c) => !found.has(c));
@@ -177,7 +185,8 @@ export function checkTransportMode(ctx: EvalContext): CheckResult {
   if (banned !== null) {
     for (const d of ctx.days) {
       const t = d.transportation;
-      if (isFilled(t) && t.includes(banned)) return fail(`${dayLabel(d)} transportation ${quote(t)} breaks the query's "${rule}"`);
+      if (isFilled(t) && t.includes(banned))
+        return fail(`${dayLabel(d)} transportation ${quote(t)} breaks the query's "${rule}"`);
     }
   }
   return pass(`No day breaks "${rule}"`);

@@ -126,7 +126,12 @@ export function durationText(minutes: number): string {
   return h > 0 ? `${h} hours ${m} mins` : `${m} mins`;
 }
 
-export function transportText(mode: LegMode, leg: Leg, flight: Flight | null, drive: { drive: Drive; cost: number } | null): string {
+export function transportText(
+  mode: LegMode,
+  leg: Leg,
+  flight: Flight | null,
+  drive: { drive: Drive; cost: number } | null,
+): string {
   if (mode === 'flight' && flight) {
     return `Flight Number: ${flight.flightNumber}, from ${leg.from} to ${leg.to}, Departure Time: ${flight.depTime}, Arrival Time: ${flight.arrTime}`;
   }
@@ -172,7 +177,10 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
     if (mode === 'flight') {
       const rows = (catalog.flights(leg.from, leg.to, leg.date) ?? [])
         .slice()
-        .sort((a, b) => a.price - b.price || a.depTime.localeCompare(b.depTime) || a.flightNumber.localeCompare(b.flightNumber));
+        .sort(
+          (a, b) =>
+            a.price - b.price || a.depTime.localeCompare(b.depTime) || a.flightNumber.localeCompare(b.flightNumber),
+        );
       if (rows.length === 0) return null;
       const f = rows[pickIndex(rows.length, pick)];
       cost += peopleCost('flight', f.price, people);
@@ -197,7 +205,9 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
     const city = s.cities[k];
     const nights = s.nights[k];
     const valid = (catalog.accommodations(city) ?? [])
-      .filter((a) => allowsHouseRule(a, lc['house rule']) && matchesRoomType(a, lc['room type']) && a.minimumNights <= nights)
+      .filter(
+        (a) => allowsHouseRule(a, lc['house rule']) && matchesRoomType(a, lc['room type']) && a.minimumNights <= nights,
+      )
       .map((a) => ({ a, total: a.price * roomsNeeded(people, a) * nights }))
       .sort((x, y) => x.total - y.total || byName(x.a, y.a));
     if (valid.length === 0) return null;
@@ -227,7 +237,8 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
     const [dep, arr] = legTimes[k];
     for (const [meal, at] of MEALS) {
       if (leg.from !== query.org && at + 60 <= dep) slots.push({ day: d, meal, city: leg.from, required: false });
-      else if (leg.to !== query.org && at >= arr + 30 && arr < 24 * 60) slots.push({ day: d, meal, city: leg.to, required: false });
+      else if (leg.to !== query.org && at >= arr + 30 && arr < 24 * 60)
+        slots.push({ day: d, meal, city: leg.to, required: false });
     }
   }
   // the cheapest fill keeps optional slots only for cuisines; a sampled one keeps most of them
@@ -235,7 +246,9 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
   const assigned: (Restaurant | null)[] = kept.map(() => null);
   const used = new Set<string>();
   const sortedRestaurants = (city: string) =>
-    (catalog.restaurants(city) ?? []).filter((r) => !used.has(`${r.name}|${city}`)).sort((a, b) => a.averageCost - b.averageCost || byName(a, b));
+    (catalog.restaurants(city) ?? [])
+      .filter((r) => !used.has(`${r.name}|${city}`))
+      .sort((a, b) => a.averageCost - b.averageCost || byName(a, b));
   const assign = (i: number, r: Restaurant) => {
     assigned[i] = r;
     used.add(`${r.name}|${kept[i].city}`);
@@ -259,8 +272,10 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
       for (const r of sortedRestaurants(city)) if (servesCuisine(r, c)) options.push({ r, slot });
     }
     if (options.length === 0) return null;
-    // cheapest first; the deterministic fill prefers a restaurant covering more wanted cuisines, as meal slots may be scarce
-    const newCover = (r: Restaurant) => (pick ? 0 : wanted.filter((w) => !covered.has(w) && servesCuisine(r, w)).length);
+    // cheapest first; the deterministic fill prefers a restaurant covering more wanted cuisines, as meal slots may be
+    // scarce
+    const newCover = (r: Restaurant) =>
+      pick ? 0 : wanted.filter((w) => !covered.has(w) && servesCuisine(r, w)).length;
     options.sort((a, b) => newCover(b.r) - newCover(a.r) || a.r.averageCost - b.r.averageCost || byName(a.r, b.r));
     const o = options[pickIndex(options.length, pick)];
     assign(o.slot, o.r);
@@ -339,7 +354,13 @@ export function fillPlan(catalog: Catalog, query: Query, s: TripStructure, pick:
 const THRIFT_LADDER = [0, 1, 3, 8];
 
 /** A sampled plan within `budget` (null = no budget), else the cheapest fill if that fits, else null. */
-export function fillWithinBudget(catalog: Catalog, query: Query, s: TripStructure, rng: Rng, budget: number | null): FilledPlan | null {
+export function fillWithinBudget(
+  catalog: Catalog,
+  query: Query,
+  s: TripStructure,
+  rng: Rng,
+  budget: number | null,
+): FilledPlan | null {
   for (const thrift of THRIFT_LADDER) {
     const filled = fillPlan(catalog, query, s, { rng, thrift });
     if (filled && (budget === null || filled.cost <= budget)) return filled;

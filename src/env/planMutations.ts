@@ -30,12 +30,28 @@ export function mutatePlans(world: World, plans: readonly PlanRecord[], count: n
     (_, d, f) => void (d[f] = '-'),
     (_, d, f) => void delete d[f],
     (_, d, f) => void (d[f] = rng.pick(pool[f])),
-    (_, d) => { const r = rng.pick(restaurants); d[rng.pick(['breakfast', 'lunch', 'dinner'])] = `${r.name}, ${r.city}`; },
-    (_, d) => { const a = rng.pick(rooms); d.accommodation = `${a.name}, ${a.city}`; },
-    (_, d) => { const a = rng.pick(sights); d.attraction = `${a.name}, ${a.city};`; },
-    (_, d) => { const x = rng.pick(flights); d.transportation = `Flight Number: ${x.flightNumber}, from ${x.origin} to ${x.dest}, Departure Time: ${x.depTime}, Arrival Time: ${x.arrTime}`; },
-    (_, d) => { d.transportation = `${rng.pick(['Self-driving', 'Taxi'])}, from ${rng.pick(cities)} to ${rng.pick(cities)}, duration: 1 hour, distance: 100 km, cost: 5`; },
-    (_, d) => { d.current_city = rng.chance(0.5) ? rng.pick(cities) : `from ${rng.pick(cities)} to ${rng.pick(cities)}`; },
+    (_, d) => {
+      const r = rng.pick(restaurants);
+      d[rng.pick(['breakfast', 'lunch', 'dinner'])] = `${r.name}, ${r.city}`;
+    },
+    (_, d) => {
+      const a = rng.pick(rooms);
+      d.accommodation = `${a.name}, ${a.city}`;
+    },
+    (_, d) => {
+      const a = rng.pick(sights);
+      d.attraction = `${a.name}, ${a.city};`;
+    },
+    (_, d) => {
+      const x = rng.pick(flights);
+      d.transportation = `Flight Number: ${x.flightNumber}, from ${x.origin} to ${x.dest}, Departure Time: ${x.depTime}, Arrival Time: ${x.arrTime}`;
+    },
+    (_, d) => {
+      d.transportation = `${rng.pick(['Self-driving', 'Taxi'])}, from ${rng.pick(cities)} to ${rng.pick(cities)}, duration: 1 hour, distance: 100 km, cost: 5`;
+    },
+    (_, d) => {
+      d.current_city = rng.chance(0.5) ? rng.pick(cities) : `from ${rng.pick(cities)} to ${rng.pick(cities)}`;
+    },
     (plan) => void plan.splice(rng.int(plan.length), 1),
     (plan, d, f) => void (d[f] = plan[rng.int(plan.length)][f]),
     (_, d, f) => void (d[f] = String(d[f] ?? '').slice(0, rng.int(12))),
@@ -46,7 +62,8 @@ export function mutatePlans(world: World, plans: readonly PlanRecord[], count: n
   for (let k = 0; k < count; k++) {
     const base = rng.pick(delivered);
     const plan = structuredClone(base.plan!);
-    for (let m = rng.between(1, 2); m > 0 && plan.length > 0; m--) rng.pick(edits)(plan, plan[rng.int(plan.length)], rng.pick(FIELDS));
+    for (let m = rng.between(1, 2); m > 0 && plan.length > 0; m--)
+      rng.pick(edits)(plan, plan[rng.int(plan.length)], rng.pick(FIELDS));
     out.push({ idx: base.idx, query: base.query, plan: plan.length ? plan : null });
   }
   return out;

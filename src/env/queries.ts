@@ -11,12 +11,33 @@ import { planCost } from './evaluate.ts';
 import { allowsHouseRule, matchesRoomType, servesCuisine } from './itinerary.ts';
 import { queryText } from './queryText.ts';
 import { worldDates } from './world.ts';
-import type { HouseRule, Level, LocalConstraint, Query, RoomTypeConstraint, TransportationConstraint, World } from './types.ts';
+import type {
+  HouseRule,
+  Level,
+  LocalConstraint,
+  Query,
+  RoomTypeConstraint,
+  TransportationConstraint,
+  World,
+} from './types.ts';
 
 export const LEVELS: readonly Level[] = ['easy', 'medium', 'hard'];
 export const HOUSE_RULES: readonly HouseRule[] = ['parties', 'smoking', 'children under 10', 'pets', 'visitors'];
-export const ROOM_TYPES: readonly RoomTypeConstraint[] = ['entire room', 'private room', 'shared room', 'not shared room'];
-export const CUISINES: readonly string[] = ['Chinese', 'American', 'Italian', 'Mexican', 'Indian', 'Mediterranean', 'French'];
+export const ROOM_TYPES: readonly RoomTypeConstraint[] = [
+  'entire room',
+  'private room',
+  'shared room',
+  'not shared room',
+];
+export const CUISINES: readonly string[] = [
+  'Chinese',
+  'American',
+  'Italian',
+  'Mexican',
+  'Indian',
+  'Mediterranean',
+  'French',
+];
 export const TRANSPORTATIONS: readonly TransportationConstraint[] = ['no flight', 'no self-driving'];
 
 /** Budget slack over the teacher's sampled plan: below 1 the cheapest plans are needed, above it there is room. */
@@ -66,7 +87,8 @@ export function generateQuery(world: World, level: Level, rng: Rng): Query | nul
   const states = [...world.citiesByState.entries()];
 
   // a destination city needs somewhere to sleep, eat and visit (origin-only cities have none)
-  const visitable = (c: string) => !!world.accommodations.get(c)?.length && !!world.restaurants.get(c)?.length && !!world.attractions.get(c)?.length;
+  const visitable = (c: string) =>
+    !!world.accommodations.get(c)?.length && !!world.restaurants.get(c)?.length && !!world.attractions.get(c)?.length;
   let dest: string;
   let destCities: string[];
   if (days === 3) {
@@ -108,7 +130,18 @@ export function generateQuery(world: World, level: Level, rng: Rng): Query | nul
   }
   if (level === 'hard') lc.transportation = rng.pick(TRANSPORTATIONS);
 
-  const draft: Query = { org, dest, days, visiting_city_number: visiting, date, people_number: people, local_constraint: lc, budget: 0, query: '', level };
+  const draft: Query = {
+    org,
+    dest,
+    days,
+    visiting_city_number: visiting,
+    date,
+    people_number: people,
+    local_constraint: lc,
+    budget: 0,
+    query: '',
+    level,
+  };
   const priced = planTrip(world, draft, rng, null);
   if (!priced) return null;
   // the evaluator's price (TravelPlanner's formula and name matching); equal to the planner's own on generated worlds
@@ -126,7 +159,17 @@ export function generateQuery(world: World, level: Level, rng: Rng): Query | nul
 export function queryKey(q: Query): string {
   const lc = q.local_constraint;
   const cuisine = lc.cuisine ? [...lc.cuisine].sort().join('+') : '-';
-  return [q.org, q.dest, q.days, q.date[0], q.people_number, lc['house rule'] ?? '-', cuisine, lc['room type'] ?? '-', lc.transportation ?? '-'].join('|');
+  return [
+    q.org,
+    q.dest,
+    q.days,
+    q.date[0],
+    q.people_number,
+    lc['house rule'] ?? '-',
+    cuisine,
+    lc['room type'] ?? '-',
+    lc.transportation ?? '-',
+  ].join('|');
 }
 
 export interface DatasetOptions {
@@ -168,8 +211,14 @@ export const GROWN_HELD_OUT = 300;
  * always had, and the training split is unchanged, so checkpoints trained on it and figures measured
  * on its first queries stay valid.
  */
-export function grownHeldOut(validationSize: number, testSize: number): { validationExtension: number; testExtension: number } {
-  return { validationExtension: Math.max(0, GROWN_HELD_OUT - validationSize), testExtension: Math.max(0, GROWN_HELD_OUT - testSize) };
+export function grownHeldOut(
+  validationSize: number,
+  testSize: number,
+): { validationExtension: number; testExtension: number } {
+  return {
+    validationExtension: Math.max(0, GROWN_HELD_OUT - validationSize),
+    testExtension: Math.max(0, GROWN_HELD_OUT - testSize),
+  };
 }
 
 /** Integer counts per level proportional to `mix` (largest remainder), summing to `n`. */
@@ -185,7 +234,14 @@ export function levelCounts(n: number, mix: readonly number[]): [number, number,
   return counts;
 }
 
-function generateSplit(world: World, n: number, mix: readonly number[], rng: Rng, seen: Set<string>, name: string): Query[] {
+function generateSplit(
+  world: World,
+  n: number,
+  mix: readonly number[],
+  rng: Rng,
+  seen: Set<string>,
+  name: string,
+): Query[] {
   return rng.shuffle(generateLevels(world, levelCounts(n, mix), rng, seen, name));
 }
 
@@ -197,7 +253,9 @@ function generateLevels(world: World, counts: readonly number[], rng: Rng, seen:
     const maxDraws = 30 * counts[li] + 60;
     for (let draw = 0; made < counts[li]; draw++) {
       if (draw >= maxDraws) {
-        throw new Error(`${name}: only ${made} of ${counts[li]} distinct feasible ${level} queries after ${maxDraws} draws; this world is too small for that many`);
+        throw new Error(
+          `${name}: only ${made} of ${counts[li]} distinct feasible ${level} queries after ${maxDraws} draws; this world is too small for that many`,
+        );
       }
       const q = generateQuery(world, level, rng.fork(draw * 3 + li));
       if (!q) continue;
@@ -213,14 +271,24 @@ function generateLevels(world: World, counts: readonly number[], rng: Rng, seen:
 
 /** `queries` with each one whose key is in `exclude` replaced in place by a new query of its level
  *  (distinct from `seen` and `exclude`); the same array when none is */
-function replaceExcluded(world: World, queries: Query[], exclude: ReadonlySet<string>, rng: Rng, seen: Set<string>): Query[] {
+function replaceExcluded(
+  world: World,
+  queries: Query[],
+  exclude: ReadonlySet<string>,
+  rng: Rng,
+  seen: Set<string>,
+): Query[] {
   const hit = queries.flatMap((q, i) => (exclude.has(queryKey(q)) ? [i] : []));
   if (hit.length === 0) return queries;
   for (const key of exclude) seen.add(key);
   const counts = LEVELS.map((level) => hit.filter((i) => queries[i].level === level).length);
   const fresh = generateLevels(world, counts, rng, seen, 'train (replacing held-out queries)');
   const out = queries.slice();
-  for (const i of hit) out[i] = fresh.splice(fresh.findIndex((q) => q.level === queries[i].level), 1)[0];
+  for (const i of hit)
+    out[i] = fresh.splice(
+      fresh.findIndex((q) => q.level === queries[i].level),
+      1,
+    )[0];
   return out;
 }
 
@@ -246,7 +314,21 @@ export function buildDataset(world: World, opts: DatasetOptions): Dataset {
   const validation = generateSplit(world, validationSize, HELD_OUT_MIX, new Rng(seed).fork(0x0a1d), seen, 'validation');
   const drawn = generateSplit(world, size, mix, new Rng(seed).fork(0x7a1e), seen, 'train');
   const train = replaceExcluded(world, drawn, new Set(opts.exclude ?? []), new Rng(seed).fork(0x7a1f), seen);
-  const moreValidation = generateSplit(world, validationExtension, HELD_OUT_MIX, new Rng(seed).fork(0x0a1e), seen, 'validation extension');
-  const moreTest = generateSplit(world, testExtension, HELD_OUT_MIX, new Rng(seed).fork(0x7e58), seen, 'test extension');
+  const moreValidation = generateSplit(
+    world,
+    validationExtension,
+    HELD_OUT_MIX,
+    new Rng(seed).fork(0x0a1e),
+    seen,
+    'validation extension',
+  );
+  const moreTest = generateSplit(
+    world,
+    testExtension,
+    HELD_OUT_MIX,
+    new Rng(seed).fork(0x7e58),
+    seen,
+    'test extension',
+  );
   return { train, validation: validation.concat(moreValidation), test: test.concat(moreTest) };
 }

@@ -6,7 +6,20 @@
 import type { Rng } from './random.ts';
 import type { HouseRule, Query, RoomTypeConstraint, TransportationConstraint } from './types.ts';
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'];
 
 function ordinal(n: number): string {
@@ -41,7 +54,8 @@ interface Voice {
 
 function voiceOf(q: Query, rng: Rng): Voice {
   const n = q.people_number;
-  if (n === 1) return { we: 'I', We: 'I', our: 'my', party: rng.pick(['a single person', 'one person', 'a solo traveler']) };
+  if (n === 1)
+    return { we: 'I', We: 'I', our: 'my', party: rng.pick(['a single person', 'one person', 'a solo traveler']) };
   const party = rng.pick([`a group of ${n}`, `${n} people`, n <= 8 ? `${NUMBER_WORDS[n]} people` : `${n} people`]);
   return { we: 'we', We: 'We', our: 'our', party };
 }
@@ -81,31 +95,52 @@ function budgetSentence(q: Query, v: Voice, rng: Rng): string {
 function houseRuleSentence(rule: HouseRule, v: Voice, rng: Rng): string {
   switch (rule) {
     case 'parties':
-      return rng.pick([`${v.We} require accommodations where parties are allowed.`, `The accommodations must allow parties.`]);
+      return rng.pick([
+        `${v.We} require accommodations where parties are allowed.`,
+        `The accommodations must allow parties.`,
+      ]);
     case 'smoking':
-      return rng.pick([`${v.We} require accommodations where smoking is permissible.`, `The accommodations must allow smoking.`]);
+      return rng.pick([
+        `${v.We} require accommodations where smoking is permissible.`,
+        `The accommodations must allow smoking.`,
+      ]);
     case 'children under 10':
       return rng.pick([
         `Since ${v.we} will be traveling with young children, the accommodations must be suitable for children under 10.`,
         `The accommodations must allow children under 10.`,
       ]);
     case 'pets':
-      return rng.pick([`${v.We} will be bringing pets, so pet-friendly accommodations are a must.`, `The accommodations must allow pets.`]);
+      return rng.pick([
+        `${v.We} will be bringing pets, so pet-friendly accommodations are a must.`,
+        `The accommodations must allow pets.`,
+      ]);
     case 'visitors':
-      return rng.pick([`${v.We} require accommodations that allow visitors.`, `The accommodations must permit visitors.`]);
+      return rng.pick([
+        `${v.We} require accommodations that allow visitors.`,
+        `The accommodations must permit visitors.`,
+      ]);
   }
 }
 
 function roomTypeSentence(t: RoomTypeConstraint, v: Voice, rng: Rng): string {
   switch (t) {
     case 'entire room':
-      return rng.pick([`${v.We} would like to rent entire rooms for ${v.our} stay.`, `The accommodations should be entire rooms.`]);
+      return rng.pick([
+        `${v.We} would like to rent entire rooms for ${v.our} stay.`,
+        `The accommodations should be entire rooms.`,
+      ]);
     case 'private room':
-      return rng.pick([`${v.We} would prefer to have private rooms for ${v.our} stay.`, `The accommodations should be private rooms.`]);
+      return rng.pick([
+        `${v.We} would prefer to have private rooms for ${v.our} stay.`,
+        `The accommodations should be private rooms.`,
+      ]);
     case 'shared room':
       return rng.pick([`${v.We} would like to stay in shared rooms.`, `The accommodations should be shared rooms.`]);
     case 'not shared room':
-      return rng.pick([`${v.We} do not want shared rooms for ${v.our} stay.`, `The accommodations should not be shared rooms.`]);
+      return rng.pick([
+        `${v.We} do not want shared rooms for ${v.our} stay.`,
+        `The accommodations should not be shared rooms.`,
+      ]);
   }
 }
 
@@ -126,9 +161,15 @@ function cuisineSentence(cuisines: readonly string[], v: Voice, rng: Rng): strin
 
 function transportationSentence(t: TransportationConstraint, v: Voice, rng: Rng): string {
   if (t === 'no flight') {
-    return rng.pick([`${v.We} would prefer a journey that does not involve flying.`, `${v.We} will not be taking any flights.`]);
+    return rng.pick([
+      `${v.We} would prefer a journey that does not involve flying.`,
+      `${v.We} will not be taking any flights.`,
+    ]);
   }
-  return rng.pick([`${v.We} do not plan on self-driving for this trip.`, `The transportation should not involve self-driving.`]);
+  return rng.pick([
+    `${v.We} do not plan on self-driving for this trip.`,
+    `The transportation should not involve self-driving.`,
+  ]);
 }
 
 /** The query's natural-language text; every structured field is stated. */

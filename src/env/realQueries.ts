@@ -5,12 +5,34 @@
 // the query text) when a field is missing or contradicts another, never guessing silently — except
 // people_number, which defaults to 1 when the text never mentions travellers (as TravelPlanner does).
 // Pure: no file system (Node loads the files in src/env/node/realData.ts).
-import type { HouseRule, Level, LocalConstraint, Plan, PlanDay, Query, RoomTypeConstraint, TransportationConstraint } from './types.ts';
+import type {
+  HouseRule,
+  Level,
+  LocalConstraint,
+  Plan,
+  PlanDay,
+  Query,
+  RoomTypeConstraint,
+  TransportationConstraint,
+} from './types.ts';
 import { parsePythonLiteral } from './pythonLiteral.ts';
 
 export class QueryParseError extends Error {}
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const NUMBER_WORDS: Record<string, number> = {
   one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, a: 1, single: 1,
 };
@@ -50,8 +72,10 @@ export function parseRealQuery(text: string, cityStates: ReadonlyMap<string, str
 
   // --- places: every city or state name in the text, in order
   const mentions = findPlaces(q, cityStates);
-  const originCue = /(?:\bfrom|\bdepart(?:ing|s)?(?: from)?|\bleaving(?: from)?|\bstart(?:ing|s)? (?:in|from)|\bsetting off from|\bbeginning in|\btaking off from|\boriginating from)\s+$/i;
-  const orgMention = mentions.find((m) => cityStates.has(m.name) && originCue.test(q.slice(Math.max(0, m.index - 30), m.index))) ??
+  const originCue =
+    /(?:\bfrom|\bdepart(?:ing|s)?(?: from)?|\bleaving(?: from)?|\bstart(?:ing|s)? (?:in|from)|\bsetting off from|\bbeginning in|\btaking off from|\boriginating from)\s+$/i;
+  const orgMention =
+    mentions.find((m) => cityStates.has(m.name) && originCue.test(q.slice(Math.max(0, m.index - 30), m.index))) ??
     mentions.find((m) => cityStates.has(m.name));
   if (!orgMention) fail('no origin city');
   const org = orgMention!.name;
@@ -118,7 +142,10 @@ function parseDateRange(q: string, fail: (what: string) => never): string[] {
   if (!year) fail('no year');
   const month = MONTHS.join('|');
   // "March 16th" | "the 23rd of March" | a bare "13th" (month taken from its neighbour)
-  const re = new RegExp(String.raw`\b(${month})\s+(\d{1,2})(?:st|nd|rd|th)?\b|\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(${month}))?\b`, 'g');
+  const re = new RegExp(
+    String.raw`\b(${month})\s+(\d{1,2})(?:st|nd|rd|th)?\b|\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(${month}))?\b`,
+    'g',
+  );
   const found = [...q.matchAll(re)].map((m) => ({
     day: Number(m[2] ?? m[3]),
     month: (m[1] ?? m[4]) as string | undefined,
@@ -139,8 +166,14 @@ function parseDateRange(q: string, fail: (what: string) => never): string[] {
 function parsePeople(q: string): number {
   const patterns: RegExp[] = [
     new RegExp(String.raw`\b(?:group|party) of ${NUM}\b`, 'i'),
-    new RegExp(String.raw`\b${NUM}(?:[- ]| separate | different )?(?:people|persons?|individuals|travell?ers|adults)\b`, 'i'),
-    new RegExp(String.raw`\bfor ${NUM}\b(?![- ](?:days?|weeks?|nights?|cities|different|separate|distinct|unique))`, 'i'),
+    new RegExp(
+      String.raw`\b${NUM}(?:[- ]| separate | different )?(?:people|persons?|individuals|travell?ers|adults)\b`,
+      'i',
+    ),
+    new RegExp(
+      String.raw`\bfor ${NUM}\b(?![- ](?:days?|weeks?|nights?|cities|different|separate|distinct|unique))`,
+      'i',
+    ),
   ];
   for (const re of patterns) {
     const m = re.exec(q);
@@ -217,7 +250,15 @@ export function parseStdLine(line: string): StdExample {
   return { queryText: user.content.slice(at + 'Query:'.length).trim(), goldPlanText: assistant.content };
 }
 
-const PLAN_FIELDS = ['current_city', 'transportation', 'breakfast', 'attraction', 'lunch', 'dinner', 'accommodation'] as const;
+const PLAN_FIELDS = [
+  'current_city',
+  'transportation',
+  'breakfast',
+  'attraction',
+  'lunch',
+  'dinner',
+  'accommodation',
+] as const;
 
 /** A gold plan (Python-literal list of day dicts, `{}` padding to 7 days) -> the lab's Plan, without the padding. */
 export function parseGoldPlan(text: string): Plan {
@@ -225,7 +266,8 @@ export function parseGoldPlan(text: string): Plan {
   if (!Array.isArray(value)) throw new QueryParseError('a gold plan is a list of days');
   const plan: PlanDay[] = [];
   value.forEach((day, i) => {
-    if (day === null || typeof day !== 'object' || Array.isArray(day)) throw new QueryParseError(`day ${i + 1} is not a dict`);
+    if (day === null || typeof day !== 'object' || Array.isArray(day))
+      throw new QueryParseError(`day ${i + 1} is not a dict`);
     if (Object.keys(day).length === 0) return; // padding
     if (typeof day.days !== 'number') throw new QueryParseError(`day ${i + 1} has no "days" number`);
     const out = { days: day.days } as PlanDay;

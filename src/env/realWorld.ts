@@ -6,7 +6,15 @@
 // Pure (no file system): the browser can build it from the raw text; Node loads the files in
 // src/env/node/realData.ts.
 import type { Accommodation, Attraction, Drive, Flight, Restaurant, World } from './types.ts';
-import { accommodationFromRow, attractionFromRow, flightFromRow, parseDuration, parseKm, restaurantFromRow, RowError } from './interop/rows.ts';
+import {
+  accommodationFromRow,
+  attractionFromRow,
+  flightFromRow,
+  parseDuration,
+  parseKm,
+  restaurantFromRow,
+  RowError,
+} from './interop/rows.ts';
 import type { RawRow } from './interop/rows.ts';
 
 /** One line of train_ref_info.jsonl: description -> rows, or a text answer. */
@@ -18,7 +26,8 @@ export function parseCitySet(text: string): Map<string, string> {
   text.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === '') return;
     const parts = line.split('\t');
-    if (parts.length !== 2 || !parts[0].trim() || !parts[1].trim()) throw new Error(`city set line ${i + 1}: expected "city<TAB>state", got ${JSON.stringify(line)}`);
+    if (parts.length !== 2 || !parts[0].trim() || !parts[1].trim())
+      throw new Error(`city set line ${i + 1}: expected "city<TAB>state", got ${JSON.stringify(line)}`);
     out.set(parts[0].trim(), parts[1].trim());
   });
   return out;
@@ -49,7 +58,8 @@ export function parseDriveText(s: string): ParsedDrive | null {
 /** A world pieced together from rows, with duplicates (the same row seen in two queries) removed. */
 export class WorldBuilder {
   private readonly seen = new Set<string>();
-  /** dedupe: drop a row identical to one already added (the same slice seen by two queries); off for a database table, kept as is */
+  /** dedupe: drop a row identical to one already added (the same slice seen by two queries); off for a database table,
+   * kept as is */
   constructor(private readonly options: { dedupe: boolean } = { dedupe: true }) {}
   readonly restaurants = new Map<string, Restaurant[]>();
   readonly accommodations = new Map<string, Accommodation[]>();
@@ -87,7 +97,11 @@ export class WorldBuilder {
    * `citiesByState` lists, per state, the cities that appear in some row, in city-set order.
    */
   build(source: World['source'], seed: number, cityStates: ReadonlyMap<string, string>): World {
-    const withData = new Set<string>([...this.restaurants.keys(), ...this.accommodations.keys(), ...this.attractions.keys()]);
+    const withData = new Set<string>([
+      ...this.restaurants.keys(),
+      ...this.accommodations.keys(),
+      ...this.attractions.keys(),
+    ]);
     for (const list of this.flights.values()) for (const f of list) withData.add(f.origin).add(f.dest);
     for (const d of this.drives.values()) withData.add(d.origin).add(d.destination);
     const citiesByState = new Map<string, string[]>();
@@ -111,13 +125,17 @@ export class WorldBuilder {
   }
 }
 
-const DESCRIPTION = /^(Attractions|Restaurants|Accommodations) in (.+)$|^Flight from (.+?) to (.+) on (\d{4}-\d{2}-\d{2})$|^(Self-driving|Taxi) from (.+?) to (.+)$/;
+const DESCRIPTION =
+  /^(Attractions|Restaurants|Accommodations) in (.+)$|^Flight from (.+?) to (.+) on (\d{4}-\d{2}-\d{2})$|^(Self-driving|Taxi) from (.+?) to (.+)$/;
 
 /**
  * Build the real world from train_ref_info.jsonl lines (raw text or parsed objects) and the city
  * set (`citySet_with_states.txt` text or a parsed map). Throws with the line and key on bad input.
  */
-export function buildRealWorld(lines: readonly (string | RefInfo)[], citySet: string | ReadonlyMap<string, string>): World {
+export function buildRealWorld(
+  lines: readonly (string | RefInfo)[],
+  citySet: string | ReadonlyMap<string, string>,
+): World {
   const cityStates = typeof citySet === 'string' ? parseCitySet(citySet) : citySet;
   const b = new WorldBuilder();
   lines.forEach((line, i) => {

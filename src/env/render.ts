@@ -13,7 +13,11 @@ interface Column {
 
 /** pandas-like layout: numeric headers get one extra space; with an index, string cells get one too. */
 function table(headers: readonly string[], numeric: readonly boolean[], rows: Cell[][], withIndex: boolean): string {
-  const columns: Column[] = headers.map((header, c) => ({ header, numeric: numeric[c], cells: rows.map((r) => String(r[c])) }));
+  const columns: Column[] = headers.map((header, c) => ({
+    header,
+    numeric: numeric[c],
+    cells: rows.map((r) => String(r[c])),
+  }));
   const widths = columns.map((col) => {
     let width = col.numeric ? col.header.length + 1 : col.header.length;
     for (const cell of col.cells) width = Math.max(width, cell.length + (!col.numeric && withIndex ? 1 : 0));
@@ -25,7 +29,13 @@ function table(headers: readonly string[], numeric: readonly boolean[], rows: Ce
     return (index === null ? '' : index.padEnd(indexWidth) + ' ') + parts.join(' ');
   };
   const out = [line(headers as string[], withIndex ? '' : null)];
-  for (let r = 0; r < rows.length; r++) out.push(line(columns.map((col) => col.cells[r]), withIndex ? String(r) : null));
+  for (let r = 0; r < rows.length; r++)
+    out.push(
+      line(
+        columns.map((col) => col.cells[r]),
+        withIndex ? String(r) : null,
+      ),
+    );
   return out.join('\n');
 }
 
@@ -64,9 +74,29 @@ export function renderObservation(obs: Observation): string {
         return `There is no flight from ${obs.departure} to ${obs.destination} on ${obs.date}.`;
       }
       return table(
-        ['Flight Number', 'Price', 'DepTime', 'ArrTime', 'ActualElapsedTime', 'FlightDate', 'OriginCityName', 'DestCityName', 'Distance'],
+        [
+          'Flight Number',
+          'Price',
+          'DepTime',
+          'ArrTime',
+          'ActualElapsedTime',
+          'FlightDate',
+          'OriginCityName',
+          'DestCityName',
+          'Distance',
+        ],
         [false, true, false, false, false, false, false, false, true],
-        obs.rows.map((f) => [f.flightNumber, f.price, f.depTime, f.arrTime, f.elapsed, f.date, f.origin, f.dest, float1(f.distance)]),
+        obs.rows.map((f) => [
+          f.flightNumber,
+          f.price,
+          f.depTime,
+          f.arrTime,
+          f.elapsed,
+          f.date,
+          f.origin,
+          f.dest,
+          float1(f.distance),
+        ]),
         false,
       );
     case 'drive':
@@ -75,9 +105,27 @@ export function renderObservation(obs: Observation): string {
     case 'accommodations':
       if (obs.rows.length === 0) return 'There is no accommodation in this city.';
       return table(
-        ['NAME', 'price', 'room type', 'house_rules', 'minimum nights', 'maximum occupancy', 'review rate number', 'city'],
+        [
+          'NAME',
+          'price',
+          'room type',
+          'house_rules',
+          'minimum nights',
+          'maximum occupancy',
+          'review rate number',
+          'city',
+        ],
         [false, true, false, false, true, true, true, false],
-        obs.rows.map((a) => [a.name, float1(a.price), a.roomType, a.houseRules.join(' & ') || '-', float1(a.minimumNights), a.maximumOccupancy, float1(a.rating), a.city]),
+        obs.rows.map((a) => [
+          a.name,
+          float1(a.price),
+          a.roomType,
+          a.houseRules.join(' & ') || '-',
+          float1(a.minimumNights),
+          a.maximumOccupancy,
+          float1(a.rating),
+          a.city,
+        ]),
         false,
       );
     case 'restaurants':
@@ -93,7 +141,15 @@ export function renderObservation(obs: Observation): string {
       return table(
         ['Name', 'Latitude', 'Longitude', 'Address', 'Phone', 'Website', 'City'],
         [false, true, true, false, false, false, false],
-        obs.rows.map((a) => [a.name, a.latitude.toFixed(6), a.longitude.toFixed(6), a.address, a.phone, a.website, a.city]),
+        obs.rows.map((a) => [
+          a.name,
+          a.latitude.toFixed(6),
+          a.longitude.toFixed(6),
+          a.address,
+          a.phone,
+          a.website,
+          a.city,
+        ]),
         false,
       );
     case 'cities':

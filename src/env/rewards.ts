@@ -93,7 +93,10 @@ function checkSwitchPoints(switchPoints: readonly number[]): void {
  * The curriculum's stage at `progress` ∈ [0, 1] (fraction of training done): Sum before the first
  * switch point, Macro before the second, Success after (Planner-R1's dense → macro → sparse).
  */
-export function curriculumStage(progress: number, switchPoints: readonly number[] = DEFAULT_SWITCH_POINTS): CurriculumStage {
+export function curriculumStage(
+  progress: number,
+  switchPoints: readonly number[] = DEFAULT_SWITCH_POINTS,
+): CurriculumStage {
   checkSwitchPoints(switchPoints);
   if (!Number.isFinite(progress)) throw new Error(`curriculum progress must be a number, got ${progress}`);
   if (progress < switchPoints[0]) return 'sum';
@@ -102,13 +105,22 @@ export function curriculumStage(progress: number, switchPoints: readonly number[
 }
 
 /** Curriculum: the reward of the current stage (see `curriculumStage`). */
-export function curriculumReward(v: Verdicts, progress: number, switchPoints: readonly number[] = DEFAULT_SWITCH_POINTS): number {
+export function curriculumReward(
+  v: Verdicts,
+  progress: number,
+  switchPoints: readonly number[] = DEFAULT_SWITCH_POINTS,
+): number {
   const stage = curriculumStage(progress, switchPoints);
   return stage === 'sum' ? sumReward(v) : stage === 'macro' ? macroReward(v) : successReward(v);
 }
 
 /** One entry point for the trainer: the reward of `kind` for a plan's verdicts. */
-export function computeReward(kind: RewardKind, v: Verdicts, progress = 0, switchPoints: readonly number[] = DEFAULT_SWITCH_POINTS): number {
+export function computeReward(
+  kind: RewardKind,
+  v: Verdicts,
+  progress = 0,
+  switchPoints: readonly number[] = DEFAULT_SWITCH_POINTS,
+): number {
   switch (kind) {
     case 'sum':
       return sumReward(v);

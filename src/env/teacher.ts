@@ -35,7 +35,14 @@ type Store = {
 };
 
 function emptyStore(): Store {
-  return { flights: new Map(), drives: new Map(), accommodations: new Map(), restaurants: new Map(), attractions: new Map(), cities: new Map() };
+  return {
+    flights: new Map(),
+    drives: new Map(),
+    accommodations: new Map(),
+    restaurants: new Map(),
+    attractions: new Map(),
+    cities: new Map(),
+  };
 }
 
 /** Records one successful observation under its call's arguments. */
@@ -43,7 +50,8 @@ function remember(store: Store, call: ToolCall, obs: Observation): void {
   if (obs.kind === 'error') return;
   switch (call.tool) {
     case 'SearchFlight':
-      if (obs.kind === 'flights') store.flights.set(`${call.args.departure}|${call.args.destination}|${call.args.date}`, obs);
+      if (obs.kind === 'flights')
+        store.flights.set(`${call.args.departure}|${call.args.destination}|${call.args.date}`, obs);
       return;
     case 'GoogleDistanceMatrix':
       if (obs.kind === 'drive') {
@@ -73,10 +81,17 @@ function catalogOf(store: Store, fetch?: (call: ToolCall) => void): Catalog {
   };
   return {
     flights: (departure, destination, date) =>
-      get(store.flights, `${departure}|${destination}|${date}`, { tool: 'SearchFlight', args: { departure, destination, date } })?.rows ?? null,
+      get(store.flights, `${departure}|${destination}|${date}`, {
+        tool: 'SearchFlight',
+        args: { departure, destination, date },
+      })?.rows ?? null,
     drive: (departure, destination, mode: DriveMode) =>
-      get(store.drives, `${departure}|${destination}|${mode}`, { tool: 'GoogleDistanceMatrix', args: { departure, destination, mode } }) ?? null,
-    accommodations: (city) => get(store.accommodations, city, { tool: 'SearchAccommodation', args: { city } })?.rows ?? null,
+      get(store.drives, `${departure}|${destination}|${mode}`, {
+        tool: 'GoogleDistanceMatrix',
+        args: { departure, destination, mode },
+      }) ?? null,
+    accommodations: (city) =>
+      get(store.accommodations, city, { tool: 'SearchAccommodation', args: { city } })?.rows ?? null,
     restaurants: (city) => get(store.restaurants, city, { tool: 'SearchRestaurant', args: { city } })?.rows ?? null,
     attractions: (city) => get(store.attractions, city, { tool: 'SearchAttraction', args: { city } })?.rows ?? null,
     cities: (state) => get(store.cities, state, { tool: 'SearchCity', args: { state } }) ?? null,
@@ -105,7 +120,13 @@ export interface TripPlan extends PricedStructure, FilledPlan {}
  * then a sampled fill within it. `budget: null` ignores the budget (the query generator prices
  * budgets from such a plan). Null when no valid plan exists.
  */
-export function planTrip(world: World, query: Query, rng: Rng, budget: number | null, catalog = toolCatalog(world)): TripPlan | null {
+export function planTrip(
+  world: World,
+  query: Query,
+  rng: Rng,
+  budget: number | null,
+  catalog = toolCatalog(world),
+): TripPlan | null {
   const chosen = chooseStructure(catalog, query, rng, budget);
   if (!chosen) return null;
   const filled = fillWithinBudget(catalog, query, chosen.structure, rng, budget);
@@ -130,7 +151,8 @@ function plannedCalls(query: Query, chosen: PricedStructure, rng: Rng, compareRa
     if (s.family === 'air') {
       calls.push({ tool: 'SearchFlight', args: { ...route, date: leg.date } });
       if (mode === 'taxi') calls.push({ tool: 'GoogleDistanceMatrix', args: { ...route, mode: 'taxi' } });
-      else if (canDrive && rng.chance(compareRate)) calls.push({ tool: 'GoogleDistanceMatrix', args: { ...route, mode: 'self-driving' } });
+      else if (canDrive && rng.chance(compareRate))
+        calls.push({ tool: 'GoogleDistanceMatrix', args: { ...route, mode: 'self-driving' } });
     } else if (mode !== 'flight') {
       calls.push({ tool: 'GoogleDistanceMatrix', args: { ...route, mode } });
     }
@@ -150,7 +172,8 @@ function plannedCalls(query: Query, chosen: PricedStructure, rng: Rng, compareRa
  */
 export function teachTrajectory(world: World, query: Query, opts: TeachOptions): Trajectory | null {
   const { rng, failureRate = 0, redundantCallRate = 0.15, compareRate = 0.2, maxAttempts = 12 } = opts;
-  if (!(failureRate >= 0 && failureRate < 1)) throw new Error(`teacher failureRate must be in [0, 1), got ${failureRate}`);
+  if (!(failureRate >= 0 && failureRate < 1))
+    throw new Error(`teacher failureRate must be in [0, 1), got ${failureRate}`);
   const toolRng = rng.fork(0x7001); // failures draw from their own stream, so they do not shift the teacher's choices
   const chosen = chooseStructure(toolCatalog(world), query, rng, query.budget);
   if (!chosen) return null;

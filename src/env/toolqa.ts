@@ -12,13 +12,26 @@ import type { DriveMode, HouseRule, Observation, RoomTypeConstraint, ToolCall, T
 
 export type ToolQaQuestion =
   | { kind: 'cheapestFlight'; from: string; to: string; date: string }
-  | { kind: 'accommodationUnder'; city: string; houseRule: HouseRule | null; roomType: RoomTypeConstraint | null; maxPrice: number }
+  | {
+      kind: 'accommodationUnder';
+      city: string;
+      houseRule: HouseRule | null;
+      roomType: RoomTypeConstraint | null;
+      maxPrice: number;
+    }
   | { kind: 'bestRestaurant'; city: string; cuisine: string }
   | { kind: 'countAttractions'; city: string }
   | { kind: 'driveCost'; from: string; to: string; mode: DriveMode }
   | { kind: 'countCities'; state: string };
 export type ToolQaKind = ToolQaQuestion['kind'];
-export const TOOLQA_KINDS: readonly ToolQaKind[] = ['cheapestFlight', 'accommodationUnder', 'bestRestaurant', 'countAttractions', 'driveCost', 'countCities'];
+export const TOOLQA_KINDS: readonly ToolQaKind[] = [
+  'cheapestFlight',
+  'accommodationUnder',
+  'bestRestaurant',
+  'countAttractions',
+  'driveCost',
+  'countCities',
+];
 
 /** A name from an observation (flight number, accommodation or restaurant name), or a number. */
 export type ToolQaAnswer = { kind: 'name'; name: string } | { kind: 'number'; value: number };
@@ -68,7 +81,11 @@ export function answersFrom(q: ToolQaQuestion, obs: Observation): ToolQaAnswer[]
     }
     case 'accommodationUnder':
       if (obs.kind !== 'accommodations') return [];
-      return names(obs.rows.filter((a) => a.price <= q.maxPrice && allowsHouseRule(a, q.houseRule) && matchesRoomType(a, q.roomType)).map((a) => a.name));
+      return names(
+        obs.rows
+          .filter((a) => a.price <= q.maxPrice && allowsHouseRule(a, q.houseRule) && matchesRoomType(a, q.roomType))
+          .map((a) => a.name),
+      );
     case 'bestRestaurant': {
       if (obs.kind !== 'restaurants') return [];
       const rows = obs.rows.filter((r) => servesCuisine(r, q.cuisine));
@@ -113,7 +130,9 @@ export function toolQaText(q: ToolQaQuestion): string {
     case 'countAttractions':
       return `How many attractions are listed in ${q.city}?`;
     case 'driveCost':
-      return q.mode === 'taxi' ? `How much does a taxi from ${q.from} to ${q.to} cost?` : `How much does self-driving from ${q.from} to ${q.to} cost?`;
+      return q.mode === 'taxi'
+        ? `How much does a taxi from ${q.from} to ${q.to} cost?`
+        : `How much does self-driving from ${q.from} to ${q.to} cost?`;
     case 'countCities':
       return `How many cities in ${q.state} can be visited?`;
   }
@@ -138,10 +157,24 @@ function drawQuestion(world: World, kind: ToolQaKind, rng: Rng): ToolQaQuestion 
       const rows = world.accommodations.get(city) ?? [];
       if (rows.length === 0) return null;
       const target = rng.pick(rows); // a listing that answers, so the question is answerable
-      const rule = rng.chance(0.6) ? rng.pick((['parties', 'smoking', 'children under 10', 'pets', 'visitors'] as const).filter((r) => allowsHouseRule(target, r))) : null;
-      const roomTypes = (['entire room', 'private room', 'shared room', 'not shared room'] as const).filter((t) => matchesRoomType(target, t));
+      const rule = rng.chance(0.6)
+        ? rng.pick(
+            (['parties', 'smoking', 'children under 10', 'pets', 'visitors'] as const).filter((r) =>
+              allowsHouseRule(target, r),
+            ),
+          )
+        : null;
+      const roomTypes = (['entire room', 'private room', 'shared room', 'not shared room'] as const).filter((t) =>
+        matchesRoomType(target, t),
+      );
       const roomType = rule === null || rng.chance(0.5) ? rng.pick(roomTypes) : null;
-      return { kind, city, houseRule: rule, roomType, maxPrice: Math.ceil((target.price * (1 + 0.3 * rng.next())) / 10) * 10 };
+      return {
+        kind,
+        city,
+        houseRule: rule,
+        roomType,
+        maxPrice: Math.ceil((target.price * (1 + 0.3 * rng.next())) / 10) * 10,
+      };
     }
     case 'bestRestaurant': {
       const city = rng.pick(cities);
@@ -172,12 +205,18 @@ export function toolQaKey(q: ToolQaQuestion): string {
  * `n` distinct answerable tool-QA tasks, kinds drawn uniformly; gold answers come from the tools
  * themselves. `exclude` (keys from `toolQaKey`) keeps e.g. the OOD test tasks out of SFT tasks.
  */
-export function generateToolQa(world: World, rng: Rng, n: number, exclude: ReadonlySet<string> = new Set()): ToolQaTask[] {
+export function generateToolQa(
+  world: World,
+  rng: Rng,
+  n: number,
+  exclude: ReadonlySet<string> = new Set(),
+): ToolQaTask[] {
   if (!Number.isInteger(n) || n < 0) throw new Error(`generateToolQa: n must be a non-negative integer, got ${n}`);
   const out: ToolQaTask[] = [];
   const seen = new Set<string>(exclude);
   for (let draw = 0; out.length < n; draw++) {
-    if (draw >= 50 * n + 100) throw new Error(`generateToolQa: only ${out.length} of ${n} distinct answerable questions in this world`);
+    if (draw >= 50 * n + 100)
+      throw new Error(`generateToolQa: only ${out.length} of ${n} distinct answerable questions in this world`);
     const question = drawQuestion(world, rng.pick(TOOLQA_KINDS), rng);
     if (!question) continue;
     const key = toolQaKey(question);
@@ -194,7 +233,12 @@ export function generateToolQa(world: World, rng: Rng, n: number, exclude: Reado
  * The teacher on a tool-QA task: one call (retried after injected failures), then an answer read
  * from the observation (a random one among ties). Null if the tool keeps failing or nothing answers.
  */
-export function teachToolQa(world: World, task: ToolQaTask, rng: Rng, opts: { failureRate?: number; maxAttempts?: number } = {}): ToolQaEpisode | null {
+export function teachToolQa(
+  world: World,
+  task: ToolQaTask,
+  rng: Rng,
+  opts: { failureRate?: number; maxAttempts?: number } = {},
+): ToolQaEpisode | null {
   const { failureRate = 0, maxAttempts = 12 } = opts;
   const toolRng = rng.fork(0x7001);
   const call = toolQaCall(task.question);
@@ -216,7 +260,9 @@ export function teachToolQa(world: World, task: ToolQaTask, rng: Rng, opts: { fa
 export function scoreToolQa(task: ToolQaTask, answer: ToolQaAnswer | null): number {
   if (!answer) return 0;
   return task.accepted.some((a) =>
-    a.kind === 'name' ? answer.kind === 'name' && answer.name.trim() === a.name : answer.kind === 'number' && Math.abs(answer.value - a.value) < 1e-6,
+    a.kind === 'name'
+      ? answer.kind === 'name' && answer.name.trim() === a.name
+      : answer.kind === 'number' && Math.abs(answer.value - a.value) < 1e-6,
   )
     ? 1
     : 0;

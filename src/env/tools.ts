@@ -62,13 +62,17 @@ function invalid(message: string): Observation {
 }
 
 function unknownCity(world: World, city: string): Observation {
-  return invalid(`'${city}' is not a city in this world (${world.stateOf.size} cities). Use SearchCity with a state to list its cities.`);
+  return invalid(
+    `'${city}' is not a city in this world (${world.stateOf.size} cities). Use SearchCity with a state to list its cities.`,
+  );
 }
 
 function badDate(world: World, date: string): Observation {
   if (!DATE_FORMAT.test(date)) return invalid(`Date '${date}' is not in YYYY-MM-DD form (e.g. 2022-03-16).`);
   const dates = worldDates(world);
-  return invalid(`There is no flight data for ${date}: this world's dates run from ${dates[0]} to ${dates[dates.length - 1]}.`);
+  return invalid(
+    `There is no flight data for ${date}: this world's dates run from ${dates[0]} to ${dates[dates.length - 1]}.`,
+  );
 }
 
 export function callTool(world: World, call: ToolCall, options?: CallToolOptions): Observation {
@@ -102,12 +106,14 @@ export function callTool(world: World, call: ToolCall, options?: CallToolOptions
       const { departure, destination, mode } = args;
       if (typeof departure !== 'string' || typeof destination !== 'string' || typeof mode !== 'string')
         return invalid('GoogleDistanceMatrix needs departure, destination and mode as text.');
-      if (mode !== 'self-driving' && mode !== 'taxi') return invalid(`Mode '${mode}' is not one of self-driving, taxi.`);
+      if (mode !== 'self-driving' && mode !== 'taxi')
+        return invalid(`Mode '${mode}' is not one of self-driving, taxi.`);
       if (!world.stateOf.has(departure)) return unknownCity(world, departure);
       if (!world.stateOf.has(destination)) return unknownCity(world, destination);
       const drive = world.drives.get(`${departure}|${destination}`) ?? null;
       // TravelPlanner's costs: self-driving ⌊km·0.05⌋ per car, a taxi ⌊km⌋.
-      const cost = drive === null ? null : mode === 'taxi' ? Math.floor(drive.distanceKm) : Math.floor(drive.distanceKm * 0.05);
+      const cost =
+        drive === null ? null : mode === 'taxi' ? Math.floor(drive.distanceKm) : Math.floor(drive.distanceKm * 0.05);
       return { kind: 'drive', mode, drive, cost };
     }
     case 'SearchAccommodation':
@@ -116,7 +122,8 @@ export function callTool(world: World, call: ToolCall, options?: CallToolOptions
       const city = args.city;
       if (typeof city !== 'string') return invalid(`${call.tool} needs a city as text.`);
       if (!world.stateOf.has(city)) return unknownCity(world, city);
-      if (call.tool === 'SearchAccommodation') return { kind: 'accommodations', rows: world.accommodations.get(city) ?? EMPTY };
+      if (call.tool === 'SearchAccommodation')
+        return { kind: 'accommodations', rows: world.accommodations.get(city) ?? EMPTY };
       if (call.tool === 'SearchRestaurant') return { kind: 'restaurants', rows: world.restaurants.get(city) ?? EMPTY };
       return { kind: 'attractions', rows: world.attractions.get(city) ?? EMPTY };
     }
@@ -124,7 +131,8 @@ export function callTool(world: World, call: ToolCall, options?: CallToolOptions
       const state = args.state;
       if (typeof state !== 'string') return invalid('SearchCity needs a state as text.');
       const cities = world.citiesByState.get(state);
-      if (cities === undefined) return invalid(`'${state}' is not a state in this world (${world.citiesByState.size} states).`);
+      if (cities === undefined)
+        return invalid(`'${state}' is not a state in this world (${world.citiesByState.size} states).`);
       return { kind: 'cities', cities };
     }
     default:
@@ -146,10 +154,17 @@ const TOOL_ALIASES = new Map<string, ToolName>(Object.entries({
   RestaurantSearch: 'SearchRestaurant', AttractionSearch: 'SearchAttraction', CitySearch: 'SearchCity',
 }) as [string, ToolName][]); // a Map: untrusted names like 'toString' must not reach Object's prototype
 const ARG_ALIASES = new Map<string, string>([
-  ['origin', 'departure'], ['departure city', 'departure'], ['destination city', 'destination'], ['origin city', 'departure'],
+  ['origin', 'departure'],
+  ['departure city', 'departure'],
+  ['destination city', 'destination'],
+  ['origin city', 'departure'],
 ]);
 const MODES = new Map<string, DriveMode>([
-  ['self-driving', 'self-driving'], ['self driving', 'self-driving'], ['selfdriving', 'self-driving'], ['driving', 'self-driving'], ['taxi', 'taxi'],
+  ['self-driving', 'self-driving'],
+  ['self driving', 'self-driving'],
+  ['selfdriving', 'self-driving'],
+  ['driving', 'self-driving'],
+  ['taxi', 'taxi'],
 ]);
 
 export function parseToolCall(name: string, args: Record<string, unknown>): ToolCall | { error: string } {
@@ -157,25 +172,30 @@ export function parseToolCall(name: string, args: Record<string, unknown>): Tool
   const trimmed = name.trim();
   const tool = (TOOL_NAMES as readonly string[]).includes(trimmed) ? (trimmed as ToolName) : TOOL_ALIASES.get(trimmed);
   if (tool === undefined) return { error: `Unknown tool '${name}'. Tools: ${TOOL_NAMES.join(', ')}.` };
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { error: `${tool} needs an arguments object.` };
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return { error: `${tool} needs an arguments object.` };
   const expected = TOOL_ARGUMENTS[tool];
   const values: Record<string, string> = {};
   for (const [rawKey, value] of Object.entries(args)) {
     const lowered = rawKey.trim().toLowerCase();
     const key = ARG_ALIASES.get(lowered) ?? lowered;
-    if (!expected.includes(key)) return { error: `${tool} has no argument '${rawKey}' (it takes ${expected.join(', ')}).` };
-    if (typeof value !== 'string') return { error: `${tool}: '${key}' must be text, got ${value === null ? 'null' : typeof value}.` };
+    if (!expected.includes(key))
+      return { error: `${tool} has no argument '${rawKey}' (it takes ${expected.join(', ')}).` };
+    if (typeof value !== 'string')
+      return { error: `${tool}: '${key}' must be text, got ${value === null ? 'null' : typeof value}.` };
     if (key in values) return { error: `${tool}: '${key}' is given twice.` };
     values[key] = value.trim();
   }
   const missing = expected.filter((k) => !(k in values) || values[k] === '');
-  if (missing.length > 0) return { error: `${tool} is missing ${missing.join(', ')} (it takes ${expected.join(', ')}).` };
+  if (missing.length > 0)
+    return { error: `${tool} is missing ${missing.join(', ')} (it takes ${expected.join(', ')}).` };
   switch (tool) {
     case 'SearchFlight':
       return { tool, args: { departure: values.departure, destination: values.destination, date: values.date } };
     case 'GoogleDistanceMatrix': {
       const mode = MODES.get(values.mode.toLowerCase());
-      if (mode === undefined) return { error: `GoogleDistanceMatrix: mode '${values.mode}' is not one of self-driving, taxi.` };
+      if (mode === undefined)
+        return { error: `GoogleDistanceMatrix: mode '${values.mode}' is not one of self-driving, taxi.` };
       return { tool, args: { departure: values.departure, destination: values.destination, mode } };
     }
     case 'SearchCity':

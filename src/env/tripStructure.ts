@@ -31,7 +31,13 @@ export function allowedFamilies(query: Query): TransportFamily[] {
  * takes up to `maxOrders` orders with one split each (mostly the even one); exhaustive mode takes
  * every order and every split, so it finds any structure that exists.
  */
-export function candidateStructures(catalog: Catalog, query: Query, rng: Rng, exhaustive = false, maxOrders = 24): TripStructure[] {
+export function candidateStructures(
+  catalog: Catalog,
+  query: Query,
+  rng: Rng,
+  exhaustive = false,
+  maxOrders = 24,
+): TripStructure[] {
   const n = query.visiting_city_number;
   let orders: string[][];
   if (query.days === 3) orders = [[query.dest]];
@@ -85,7 +91,12 @@ export interface PricedStructure {
  * priced lazily in random order, so the first feasible one is a uniform pick and most are never
  * filled. The exhaustive pass runs only when the sample has nothing feasible.
  */
-export function chooseStructure(catalog: Catalog, query: Query, rng: Rng, budget: number | null): PricedStructure | null {
+export function chooseStructure(
+  catalog: Catalog,
+  query: Query,
+  rng: Rng,
+  budget: number | null,
+): PricedStructure | null {
   const price = (s: TripStructure): PricedStructure | null => {
     const cheapest = fillPlan(catalog, query, s, null);
     return cheapest && (budget === null || cheapest.cost <= budget) ? { structure: s, minCost: cheapest.cost } : null;

@@ -147,7 +147,8 @@ export type ToolCall =
  * `error` covers injected failures (`failure: true`, retrying may help) and bad calls.
  */
 export type Observation =
-  // departure/destination/date echo the search, so an empty answer renders as TravelPlanner's "There is no flight from A to B on D."
+  // departure/destination/date echo the search, so an empty answer renders as TravelPlanner's "There is no flight from
+  // A to B on D."
   | { kind: 'flights'; rows: Flight[]; departure?: string; destination?: string; date?: string }
   | { kind: 'drive'; mode: DriveMode; drive: Drive | null; cost: number | null }
   | { kind: 'accommodations'; rows: Accommodation[] }
@@ -183,7 +184,13 @@ export const COMMONSENSE_KEYS = [
 ] as const;
 export type CommonsenseKey = (typeof COMMONSENSE_KEYS)[number];
 
-export const HARD_KEYS = ['valid_cost', 'valid_room_rule', 'valid_cuisine', 'valid_room_type', 'valid_transportation'] as const;
+export const HARD_KEYS = [
+  'valid_cost',
+  'valid_room_rule',
+  'valid_cuisine',
+  'valid_room_type',
+  'valid_transportation',
+] as const;
 export type HardKey = (typeof HARD_KEYS)[number];
 
 /** One check's result. `pass: null` = not applicable (TravelPlanner's None), which counts as a pass. */

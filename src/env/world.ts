@@ -11,7 +11,15 @@ import { cityLocation, hashString, haversineKm, sameLandmass, stateGeo } from '.
 import { accommodationName, attractionName, restaurantName, streetAddress, website } from './data/names.ts';
 
 /** The cuisines a query's cuisine constraint may ask for (TravelPlanner's seven). */
-export const CONSTRAINT_CUISINES = ['Chinese', 'American', 'Italian', 'Mexican', 'Indian', 'Mediterranean', 'French'] as const;
+export const CONSTRAINT_CUISINES = [
+  'Chinese',
+  'American',
+  'Italian',
+  'Mexican',
+  'Indian',
+  'Mediterranean',
+  'French',
+] as const;
 /** Every cuisine a restaurant may list (the benchmark's set). */
 export const ALL_CUISINES = [
   ...CONSTRAINT_CUISINES, 'Cafe', 'Bakery', 'BBQ', 'Seafood', 'Pizza', 'Fast Food', 'Desserts', 'Tea',
@@ -21,9 +29,13 @@ export const HOUSE_RULES = ['No parties', 'No smoking', 'No children under 10', 
 export const ROOM_TYPES: readonly RoomTypeValue[] = ['Entire home/apt', 'Private room', 'Shared room'];
 
 /** The dates a generated world has flights for: March 2022, as TravelPlanner's queries. */
-export const WORLD_DATES: readonly string[] = Array.from({ length: 31 }, (_, i) => `2022-03-${String(i + 1).padStart(2, '0')}`);
+export const WORLD_DATES: readonly string[] = Array.from(
+  { length: 31 },
+  (_, i) => `2022-03-${String(i + 1).padStart(2, '0')}`,
+);
 
-/** A drive of this long or longer has no answer ("No valid information."): TravelPlanner drops any duration that reads "1 day …". */
+/** A drive of this long or longer has no answer ("No valid information."): TravelPlanner drops any duration that reads
+ * "1 day …". */
 export const MAX_DRIVE_MINUTES = 24 * 60;
 
 export interface WorldSizeSpec {
@@ -38,9 +50,30 @@ export interface WorldSizeSpec {
 }
 
 export const WORLD_SIZES: Readonly<Record<WorldSize, WorldSizeSpec>> = {
-  tiny: { destinationStates: 2, citiesPerState: [3, 3], originCities: 3, restaurants: [5, 8], accommodations: [3, 5], attractions: [3, 5] },
-  small: { destinationStates: 4, citiesPerState: [3, 4], originCities: 6, restaurants: [5, 12], accommodations: [3, 6], attractions: [3, 6] },
-  standard: { destinationStates: 8, citiesPerState: [3, 5], originCities: 16, restaurants: [5, 15], accommodations: [3, 8], attractions: [3, 8] },
+  tiny: {
+    destinationStates: 2,
+    citiesPerState: [3, 3],
+    originCities: 3,
+    restaurants: [5, 8],
+    accommodations: [3, 5],
+    attractions: [3, 5],
+  },
+  small: {
+    destinationStates: 4,
+    citiesPerState: [3, 4],
+    originCities: 6,
+    restaurants: [5, 12],
+    accommodations: [3, 6],
+    attractions: [3, 6],
+  },
+  standard: {
+    destinationStates: 8,
+    citiesPerState: [3, 5],
+    originCities: 16,
+    restaurants: [5, 15],
+    accommodations: [3, 8],
+    attractions: [3, 8],
+  },
 };
 
 export function generateWorld(size: WorldSize, seed: number): World {
@@ -84,7 +117,9 @@ export function generateWorld(size: WorldSize, seed: number): World {
 /** Destination states (≥ 3 cities, in the US) first, then origin-only cities from anywhere else. */
 function pickCities(spec: WorldSizeSpec, rng: Rng): [string, string][] {
   const all = citiesOfStates();
-  const eligible = [...all.keys()].filter((s) => all.get(s)!.length >= 3 && stateGeo(s).abbr !== '' && stateGeo(s).landmass !== 'island');
+  const eligible = [...all.keys()].filter(
+    (s) => all.get(s)!.length >= 3 && stateGeo(s).abbr !== '' && stateGeo(s).landmass !== 'island',
+  );
   const picked: [string, string][] = [];
   const destStates = rng.sample(eligible, spec.destinationStates);
   for (const state of destStates) {
@@ -92,7 +127,8 @@ function pickCities(spec: WorldSizeSpec, rng: Rng): [string, string][] {
     for (const city of rng.sample(all.get(state)!, k)) picked.push([city, state]);
   }
   const others: [string, string][] = [];
-  for (const [state, cities] of all) if (!destStates.includes(state)) for (const city of cities) others.push([city, state]);
+  for (const [state, cities] of all)
+    if (!destStates.includes(state)) for (const city of cities) others.push([city, state]);
   // At most two origins per state, so an origin state never looks like a (≥ 3-city) destination state.
   const perState = new Map<string, number>();
   const target = picked.length + spec.originCities;
@@ -130,12 +166,23 @@ const CUISINE_COST: Record<string, [number, number]> = {
   Mediterranean: [20, 65], Italian: [20, 75], Seafood: [25, 85], French: [35, 100],
 };
 
-function makeRestaurants(city: string, spec: WorldSizeSpec, rng: Rng, name: (make: () => string) => string): Restaurant[] {
+function makeRestaurants(
+  city: string,
+  spec: WorldSizeSpec,
+  rng: Rng,
+  name: (make: () => string) => string,
+): Restaurant[] {
   const n = rng.between(spec.restaurants[0], spec.restaurants[1]);
   const rows: Restaurant[] = [];
   for (let i = 0; i < n; i++) {
     const first = rng.chance(0.6) ? rng.pick(CONSTRAINT_CUISINES) : rng.pick(ALL_CUISINES);
-    const cuisines = [first, ...rng.sample(ALL_CUISINES.filter((c) => c !== first), rng.between(0, 3))];
+    const cuisines = [
+      first,
+      ...rng.sample(
+        ALL_CUISINES.filter((c) => c !== first),
+        rng.between(0, 3),
+      ),
+    ];
     let band: [number, number] = [8, 22];
     for (const c of cuisines) if (CUISINE_COST[c][1] > band[1]) band = CUISINE_COST[c];
     rows.push({
@@ -167,16 +214,44 @@ function weighted(rng: Rng, table: [number, number][]): number {
   return table[table.length - 1][0];
 }
 
-function makeAccommodations(city: string, spec: WorldSizeSpec, rng: Rng, name: (make: () => string) => string): Accommodation[] {
+function makeAccommodations(
+  city: string,
+  spec: WorldSizeSpec,
+  rng: Rng,
+  name: (make: () => string) => string,
+): Accommodation[] {
   const n = rng.between(spec.accommodations[0], spec.accommodations[1]);
   const rows: Accommodation[] = [];
   for (let i = 0; i < n; i++) {
     // The first two are a bookable entire home and a private room, so most stays have an option.
     const roomType: RoomTypeValue =
-      i === 0 ? 'Entire home/apt' : i === 1 ? 'Private room' : rng.chance(0.5) ? 'Entire home/apt' : rng.chance(0.7) ? 'Private room' : 'Shared room';
-    const occupancy = roomType === 'Entire home/apt' ? rng.between(i === 0 ? 4 : 2, 8) : roomType === 'Private room' ? rng.between(1, 3) : rng.between(1, 2);
-    const base = roomType === 'Entire home/apt' ? 50 + 35 * occupancy : roomType === 'Private room' ? 45 + 25 * occupancy : 20 + 15 * occupancy;
-    const ruleCount = weighted(rng, [[0, 35], [1, 35], [2, 20], [3, 10]]);
+      i === 0
+        ? 'Entire home/apt'
+        : i === 1
+          ? 'Private room'
+          : rng.chance(0.5)
+            ? 'Entire home/apt'
+            : rng.chance(0.7)
+              ? 'Private room'
+              : 'Shared room';
+    const occupancy =
+      roomType === 'Entire home/apt'
+        ? rng.between(i === 0 ? 4 : 2, 8)
+        : roomType === 'Private room'
+          ? rng.between(1, 3)
+          : rng.between(1, 2);
+    const base =
+      roomType === 'Entire home/apt'
+        ? 50 + 35 * occupancy
+        : roomType === 'Private room'
+          ? 45 + 25 * occupancy
+          : 20 + 15 * occupancy;
+    const ruleCount = weighted(rng, [
+      [0, 35],
+      [1, 35],
+      [2, 20],
+      [3, 10],
+    ]);
     rows.push({
       name: name(() => accommodationName(rng, roomType)),
       price: Math.round(base * (0.6 + rng.next() * 1.2)),
@@ -191,7 +266,13 @@ function makeAccommodations(city: string, spec: WorldSizeSpec, rng: Rng, name: (
   return rng.shuffle(rows);
 }
 
-function makeAttractions(city: string, state: string, spec: WorldSizeSpec, rng: Rng, name: (make: () => string) => string): Attraction[] {
+function makeAttractions(
+  city: string,
+  state: string,
+  spec: WorldSizeSpec,
+  rng: Rng,
+  name: (make: () => string) => string,
+): Attraction[] {
   const n = rng.between(spec.attractions[0], spec.attractions[1]);
   const center = cityLocation(city, state);
   const geo = stateGeo(state);
@@ -205,7 +286,9 @@ function makeAttractions(city: string, state: string, spec: WorldSizeSpec, rng: 
       latitude: round6(center.lat + (rng.next() - 0.5) * 0.1),
       longitude: round6(center.lon + (rng.next() - 0.5) * 0.1),
       address: streetAddress(rng, city, state, geo.abbr, zipBase),
-      phone: rng.chance(0.05) ? 'Unknown' : `(${areaCode}) ${rng.between(200, 999)}-${String(rng.int(10000)).padStart(4, '0')}`,
+      phone: rng.chance(0.05)
+        ? 'Unknown'
+        : `(${areaCode}) ${rng.between(200, 999)}-${String(rng.int(10000)).padStart(4, '0')}`,
       website: website(rng, attraction),
       city,
     });
@@ -236,7 +319,12 @@ function makeTransport(world: World, rng: Rng): void {
         const kmh = 85 + ((pairSalt >>> 10) % 25) + rng.next() * 2;
         const minutes = Math.max(10, Math.round((roadKm / kmh) * 60));
         if (minutes < MAX_DRIVE_MINUTES) { // TravelPlanner has no answer for a drive of a day or more
-          drive = { origin: from, destination: to, durationMinutes: minutes, distanceKm: roadKm < 100 ? Math.round(roadKm * 10) / 10 : Math.round(roadKm) };
+          drive = {
+            origin: from,
+            destination: to,
+            durationMinutes: minutes,
+            distanceKm: roadKm < 100 ? Math.round(roadKm * 10) / 10 : Math.round(roadKm),
+          };
           world.drives.set(`${from}|${to}`, drive);
         }
       }
@@ -273,7 +361,10 @@ function makeTransport(world: World, rng: Rng): void {
 }
 
 // Shared strings: ~100k flights at `standard` size, so re-creating "15:40" for each is GC churn.
-const CLOCK = Array.from({ length: 1440 }, (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+const CLOCK = Array.from(
+  { length: 1440 },
+  (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`,
+);
 const ELAPSED: string[] = [];
 /** TravelPlanner's ActualElapsedTime text: always "H hours M minutes", "0 hours 36 minutes" included */
 function elapsedText(minutes: number): string {
@@ -311,7 +402,8 @@ export function worldDates(world: World): readonly string[] {
 function dayRange(first: string, last: string): string[] {
   const out: string[] = [];
   const end = Date.parse(`${last}T00:00:00Z`);
-  for (let t = Date.parse(`${first}T00:00:00Z`); t <= end && out.length < 3660; t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(`${first}T00:00:00Z`); t <= end && out.length < 3660; t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 }
 
@@ -384,13 +476,21 @@ export function worldFingerprint(world: World): string {
     h2 = Math.imul(h2 ^ 10, 0x5bd1e995);
   };
   for (const [city, state] of world.stateOf) feed(`${city}\t${state}`);
-  for (const rows of world.restaurants.values()) for (const r of rows) feed(`${r.name}\t${r.averageCost}\t${r.cuisines.join(',')}\t${r.rating}\t${r.city}`);
+  for (const rows of world.restaurants.values())
+    for (const r of rows) feed(`${r.name}\t${r.averageCost}\t${r.cuisines.join(',')}\t${r.rating}\t${r.city}`);
   for (const rows of world.accommodations.values())
-    for (const a of rows) feed(`${a.name}\t${a.price}\t${a.roomType}\t${a.houseRules.join('&')}\t${a.minimumNights}\t${a.maximumOccupancy}\t${a.rating}\t${a.city}`);
+    for (const a of rows)
+      feed(
+        `${a.name}\t${a.price}\t${a.roomType}\t${a.houseRules.join('&')}\t${a.minimumNights}\t${a.maximumOccupancy}\t${a.rating}\t${a.city}`,
+      );
   for (const rows of world.attractions.values())
-    for (const a of rows) feed(`${a.name}\t${a.latitude}\t${a.longitude}\t${a.address}\t${a.phone}\t${a.website}\t${a.city}`);
+    for (const a of rows)
+      feed(`${a.name}\t${a.latitude}\t${a.longitude}\t${a.address}\t${a.phone}\t${a.website}\t${a.city}`);
   for (const rows of world.flights.values())
-    for (const f of rows) feed(`${f.flightNumber}\t${f.price}\t${f.depTime}\t${f.arrTime}\t${f.elapsed}\t${f.date}\t${f.origin}\t${f.dest}\t${f.distance}`);
+    for (const f of rows)
+      feed(
+        `${f.flightNumber}\t${f.price}\t${f.depTime}\t${f.arrTime}\t${f.elapsed}\t${f.date}\t${f.origin}\t${f.dest}\t${f.distance}`,
+      );
   for (const d of world.drives.values()) feed(`${d.origin}\t${d.destination}\t${d.durationMinutes}\t${d.distanceKm}`);
   const hex = (h: number) => (h >>> 0).toString(16).padStart(8, '0');
   const fingerprint = hex(h1) + hex(h2);
@@ -417,7 +517,8 @@ export function findNameConflicts(world: World): string[] {
       if (other !== undefined) problems.push(`'${names[i]}' appears twice (${other} and ${city})`);
       else seen.set(lower[i], city);
       for (let j = 0; j < names.length; j++) {
-        if (i !== j && lower[j].includes(lower[i]) && lower[i] !== lower[j]) problems.push(`'${names[i]}' is part of '${names[j]}' in ${city}`);
+        if (i !== j && lower[j].includes(lower[i]) && lower[i] !== lower[j])
+          problems.push(`'${names[i]}' is part of '${names[j]}' in ${city}`);
       }
       if (/[,;]/.test(names[i])) problems.push(`'${names[i]}' in ${city} holds a comma or semicolon`);
     }

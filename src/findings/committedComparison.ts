@@ -26,7 +26,11 @@ export interface ComparisonTable {
   id: string;
   cells: readonly ComparisonCell[];
   nullControl: readonly ComparisonCell[];
-  compares: { alpha: number; pairs: readonly { higher: string; lower: string }[]; delta?: Partial<Record<CellMetric, number>> | null };
+  compares: {
+    alpha: number;
+    pairs: readonly { higher: string; lower: string }[];
+    delta?: Partial<Record<CellMetric, number>> | null;
+  };
 }
 
 /** the SFT start's label on a pair: a gain of exactly 0, no seeds */
@@ -82,19 +86,52 @@ export function comparePairs(t: ComparisonTable): CommittedComparison[] {
     const metric = a.metric ?? b.metric;
     return metric ? t.compares.delta?.[metric] ?? null : null;
   });
-  const tests = testPairs(sides.map(([a, b]) => ({ higher: a.gains, lower: b.gains })), { alpha: t.compares.alpha, complete, delta: deltas });
+  const tests = testPairs(
+    sides.map(([a, b]) => ({ higher: a.gains, lower: b.gains })),
+    { alpha: t.compares.alpha, complete, delta: deltas },
+  );
   return t.compares.pairs.map((p, i) => {
     const [a, b] = sides[i];
     const n = (s: PairSide) => (s === 'start' ? 0 : s.length);
-    const base = { finding: t.id, higher: p.higher, lower: p.lower, seeds: [n(a.gains), n(b.gains)] as [number, number] };
+    const base = {
+      finding: t.id,
+      higher: p.higher,
+      lower: p.lower,
+      seeds: [n(a.gains), n(b.gains)] as [number, number],
+    };
     const x = tests[i];
     const spread = [a.gains, b.gains].filter((g): g is readonly number[] => g !== 'start' && g.length >= 2);
     const sd = spread.length ? pooledSd(spread).sd : null;
-    if (!x) return { ...base, call: complete ? 'not resolved' : 'interim', test: null, difference: null, ci95: null, interval: null, df: null, p: null, pAdjusted: null, equivalence: null, improvement: null, sd };
+    if (!x)
+      return {
+        ...base,
+        call: complete ? 'not resolved' : 'interim',
+        test: null,
+        difference: null,
+        ci95: null,
+        interval: null,
+        df: null,
+        p: null,
+        pAdjusted: null,
+        equivalence: null,
+        improvement: null,
+        sd,
+      };
     const e = x.equivalence;
-    return { ...base, call: x.call, test: x.test === 'one-sample' ? 'one-sample' : 'welch', difference: x.difference, ci95: { lo: x.lo, hi: x.hi },
-      interval: x.interval, df: Number.isFinite(x.df) ? x.df : null, p: x.p, pAdjusted: x.pAdjusted,
-      equivalence: e ? { delta: e.delta, p: e.p, pAdjusted: e.pAdjusted, shown: e.shown } : null, improvement: x.improvement, sd };
+    return {
+      ...base,
+      call: x.call,
+      test: x.test === 'one-sample' ? 'one-sample' : 'welch',
+      difference: x.difference,
+      ci95: { lo: x.lo, hi: x.hi },
+      interval: x.interval,
+      df: Number.isFinite(x.df) ? x.df : null,
+      p: x.p,
+      pAdjusted: x.pAdjusted,
+      equivalence: e ? { delta: e.delta, p: e.p, pAdjusted: e.pAdjusted, shown: e.shown } : null,
+      improvement: x.improvement,
+      sd,
+    };
   });
 }
 

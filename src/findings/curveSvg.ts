@@ -54,7 +54,9 @@ export function curvesSvg(panels: readonly SvgPanel[], opts: SvgChartOptions): s
   let x = 10;
   for (const s of legendItems.values()) {
     const y = top + H + 12;
-    out.push(`<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${s.color}" stroke-width="3"${s.dashed ? ' stroke-dasharray="5 3"' : ''}/>`);
+    out.push(
+      `<line x1="${x}" y1="${y}" x2="${x + 22}" y2="${y}" stroke="${s.color}" stroke-width="3"${s.dashed ? ' stroke-dasharray="5 3"' : ''}/>`,
+    );
     out.push(`<text x="${x + 27}" y="${y + 4}">${esc(s.label)}</text>`);
     x += 40 + s.label.length * 6;
   }
@@ -69,18 +71,24 @@ function panelSvg(panel: SvgPanel, x0: number, y0: number, opts: SvgChartOptions
   const plotH = H - PAD.top - PAD.bottom;
   const px = (step: number) => x0 + PAD.left + (step / maxStep) * plotW;
   const py = (v: number) => y0 + PAD.top + (1 - Math.min(1, Math.max(0, v))) * plotH;
-  const out: string[] = [`<text x="${x0 + W / 2}" y="${y0 + 16}" text-anchor="middle" font-size="12" font-weight="bold">${esc(panel.title)}</text>`];
+  const out: string[] = [
+    `<text x="${x0 + W / 2}" y="${y0 + 16}" text-anchor="middle" font-size="12" font-weight="bold">${esc(panel.title)}</text>`,
+  ];
   for (const v of [0, 0.25, 0.5, 0.75, 1]) {
     out.push(`<line x1="${f(px(0))}" y1="${f(py(v))}" x2="${f(px(maxStep))}" y2="${f(py(v))}" stroke="#ddd"/>`);
     out.push(`<text x="${f(px(0) - 6)}" y="${f(py(v) + 4)}" text-anchor="end" fill="#555">${v}</text>`);
   }
   const ticks = [0, maxStep / 4, maxStep / 2, (3 * maxStep) / 4, maxStep].map((t) => Math.round(t));
-  for (const t of new Set(ticks)) out.push(`<text x="${f(px(t))}" y="${f(py(0) + 15)}" text-anchor="middle" fill="#555">${t}</text>`);
+  for (const t of new Set(ticks))
+    out.push(`<text x="${f(px(t))}" y="${f(py(0) + 15)}" text-anchor="middle" fill="#555">${t}</text>`);
   out.push(`<text x="${f(px(maxStep / 2))}" y="${f(py(0) + 31)}" text-anchor="middle">${esc(opts.xLabel)}</text>`);
-  out.push(`<text transform="translate(${f(x0 + 12)} ${f(py(0.5))}) rotate(-90)" text-anchor="middle">${esc(opts.yLabel)}</text>`);
+  out.push(
+    `<text transform="translate(${f(x0 + 12)} ${f(py(0.5))}) rotate(-90)" text-anchor="middle">${esc(opts.yLabel)}</text>`,
+  );
   const line = (pts: { step: number; value: number }[], s: SvgSeries, width: number, opacity: number) =>
-    pts.length === 0 ? '' :
-      `<polyline fill="none" stroke="${s.color}" stroke-width="${width}" stroke-opacity="${opacity}"${s.dashed ? ' stroke-dasharray="5 3"' : ''} points="${pts.map((p) => `${f(px(p.step))},${f(py(p.value))}`).join(' ')}"/>`;
+    pts.length === 0
+      ? ''
+      : `<polyline fill="none" stroke="${s.color}" stroke-width="${width}" stroke-opacity="${opacity}"${s.dashed ? ' stroke-dasharray="5 3"' : ''} points="${pts.map((p) => `${f(px(p.step))},${f(py(p.value))}`).join(' ')}"/>`;
   for (const s of panel.series) for (const seed of s.seeds) out.push(line(seed, s, 1.2, 0.45));
   for (const s of panel.series) {
     out.push(line(s.mean, s, 3, 1));

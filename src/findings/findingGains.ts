@@ -8,19 +8,27 @@
 // The sweep writes it as results/findings/<ID>/table.json; the page draws it, and the user's own runs
 // with it. Pure: no tfjs, no DOM, no fs.
 import type { LabConfig } from '../lab/config.ts';
-import { cellConfig, nullControls, paperGain, paperInteraction, type CellMetric, type CellRef, type Finding } from './findings.ts';
-import { gridMarkdown, madeByMarkdown, type RunResult, type TableStamp } from './findingTable.ts';
+import {
+  cellConfig,
+  nullControls,
+  paperGain,
+  paperInteraction,
+  type CellMetric,
+  type CellRef,
+  type Finding,
+} from './findings.ts';
+import type { RunResult, TableStamp } from './findingTable.ts';
 import { summariseArm, type SeedRun } from './seedGains.ts';
 import { findingCall, testInteractions, type FindingCall, type PairCall } from '../stats/seedStatistics.ts';
-import { comparePairs, START_LABEL, tableComplete, type CommittedComparison } from './committedComparison.ts';
+import { comparePairs, START_LABEL, tableComplete } from './committedComparison.ts';
 
 export const GAIN_TABLE_FORMAT = 'star-lab-finding-gains/1';
 
 /** what a gain table needs of one finished run (one seed of one cell) */
 export type SeedResult = RunResult & { cpuSeconds?: number };
 
-/** one cell across its seeds; figures in % — a seed's as the run measured them (unrounded: the tests read them), a mean or an
- *  interval end to four decimals (display) */
+/** one cell across its seeds; figures in % — a seed's as the run measured them (unrounded: the tests read them), a mean
+ * or an interval end to four decimals (display) */
 export interface GainCell {
   row: string;
   col: string;
@@ -56,7 +64,8 @@ export interface GainPair {
   higher: string;
   lower: string;
   call: PairCall;
-  /** the test behind the call: Welch between two cells, one-sample against the start; null while a side has < 2 seeds */
+  /** the test behind the call: Welch between two cells, one-sample against the start; null while a side has < 2
+   * seeds */
   test: 'welch' | 'one-sample' | null;
   /** mean gain of higher − mean gain of lower, its 95 % interval, the two-sided p and its Holm-adjusted value */
   difference: number | null;
@@ -118,17 +127,26 @@ export interface GainTable extends TableStamp {
   /** the size's name ('standard', or 'your runs' on the page) */
   size: string;
   cells: GainCell[];
-  /** the null controls: row 'null control', col the metric (one scale) or the scale's label (a finding that spans scales: one per scale) */
+  /** the null controls: row 'null control', col the metric (one scale) or the scale's label (a finding that spans
+   * scales: one per scale) */
   nullControl: GainCell[];
   /** the pairs the claim orders, each tested; `alpha` the finding's family-wise level */
-  compares: { doc: string; alpha: number; pairs: GainPair[]; delta?: Partial<Record<CellMetric, number>> | null; interactions?: GainInteraction[] };
+  compares: {
+    doc: string;
+    alpha: number;
+    pairs: GainPair[];
+    delta?: Partial<Record<CellMetric, number>> | null;
+    interactions?: GainInteraction[];
+  };
   direction: { call: DirectionCall; sentence: string };
-  /** the table's cost: every finished run's core-minutes, the null control's included (shared runs counted in each table) */
+  /** the table's cost: every finished run's core-minutes, the null control's included (shared runs counted in each
+   * table) */
   coreMinutes: number;
 }
 
 const r1 = (x: number) => Math.round(10 * x) / 10;
-/** a figure recorded for display: four decimals, so the one-decimal text is never rounded twice (27.146 → 27.15 → 27.2) */
+/** a figure recorded for display: four decimals, so the one-decimal text is never rounded twice (27.146 → 27.15 →
+ * 27.2) */
 const rd = (x: number) => Math.round(1e4 * x) / 1e4;
 
 /** a null control's column: the metric, or the scale's label where a finding has one per scale */
@@ -137,8 +155,16 @@ export function nullCol(label: string, metric: CellMetric, metrics: number): str
 }
 
 /** a cell over `seeds`: `configOf(seed)` names its run, `lookup` finds the finished one */
-function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly number[], configOf: (seed: number) => LabConfig | null,
-  lookup: (lab: LabConfig) => SeedResult | undefined, paper: number | null, compared: boolean): GainCell {
+function seedCell(
+  row: string,
+  col: string,
+  metric: CellMetric,
+  seeds: readonly number[],
+  configOf: (seed: number) => LabConfig | null,
+  lookup: (lab: LabConfig) => SeedResult | undefined,
+  paper: number | null,
+  compared: boolean,
+): GainCell {
   const runs: (SeedRun & { where: string })[] = [];
   const sft = configOf(seeds[0]) === null;
   for (const seed of seeds) {
@@ -147,23 +173,55 @@ function seedCell(row: string, col: string, metric: CellMetric, seeds: readonly 
     if (!r) continue;
     const [a, b] = metric === 'ood' ? [r.start.ood, r.final.ood] : [r.start.success, r.final.success];
     if (!Number.isFinite(a) || !Number.isFinite(b)) continue; // the run did not evaluate this metric
-    const queries = metric === 'ood' ? 1 : r.final.queries ?? 1;
-    runs.push({ seed, curve: [{ step: 0, success: a, queries }, { step: 1, success: b, queries }], wallSeconds: r.wallSeconds, cpuSeconds: r.cpuSeconds, where: r.where });
+    const queries = metric === 'ood' ? 1 : (r.final.queries ?? 1);
+    runs.push({
+      seed,
+      curve: [
+        { step: 0, success: a, queries },
+        { step: 1, success: b, queries },
+      ],
+      wallSeconds: r.wallSeconds,
+      cpuSeconds: r.cpuSeconds,
+      where: r.where,
+    });
   }
-  const empty: GainCell = { row, col, metric, sft, seeds: [], start: [], end: [], gain: [], planned: sft ? 0 : seeds.length, compared,
-    mean: { start: null, end: null, gain: null }, ci95: null, paperGain: paper, coreMinutes: null, where: [] };
+  const empty: GainCell = {
+    row,
+    col,
+    metric,
+    sft,
+    seeds: [],
+    start: [],
+    end: [],
+    gain: [],
+    planned: sft ? 0 : seeds.length,
+    compared,
+    mean: { start: null, end: null, gain: null },
+    ci95: null,
+    paperGain: paper,
+    coreMinutes: null,
+    where: [],
+  };
   if (runs.length === 0) return empty;
   const arm = summariseArm(runs);
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-  const cost = runs.reduce((s, r) => s + (Number.isFinite(r.cpuSeconds) && r.cpuSeconds! > 0 ? r.cpuSeconds! : r.wallSeconds ?? 0), 0) / 60;
+  const cost =
+    runs.reduce(
+      (s, r) => s + (Number.isFinite(r.cpuSeconds) && r.cpuSeconds! > 0 ? r.cpuSeconds! : (r.wallSeconds ?? 0)),
+      0,
+    ) / 60;
   const g = arm.meanGain;
   return {
     ...empty,
     // each seed's figures as the run measured them: the tests read these, so they are never rounded
-    seeds: arm.seeds, start: arm.start.map((x) => 100 * x), end: arm.end.map((x) => 100 * x), gain: arm.gain.map((x) => 100 * x),
+    seeds: arm.seeds,
+    start: arm.start.map((x) => 100 * x),
+    end: arm.end.map((x) => 100 * x),
+    gain: arm.gain.map((x) => 100 * x),
     mean: { start: rd(100 * mean(arm.start)), end: rd(100 * mean(arm.end)), gain: rd(100 * g.estimate) },
     ci95: g.lo <= g.hi ? { lo: rd(100 * g.lo), hi: rd(100 * g.hi) } : null,
-    coreMinutes: r1(cost), where: runs.map((r) => r.where),
+    coreMinutes: r1(cost),
+    where: runs.map((r) => r.where),
   };
 }
 
@@ -173,7 +231,15 @@ function sftCell(cell: GainCell, others: GainCell[]): GainCell {
   if (!from) return cell;
   const zeros = from.seeds.map(() => 0);
   const m = from.start.reduce((s, x) => s + x, 0) / from.start.length;
-  return { ...cell, seeds: from.seeds, start: from.start, end: from.start, gain: zeros, mean: { start: rd(m), end: rd(m), gain: 0 }, ci95: { lo: 0, hi: 0 } };
+  return {
+    ...cell,
+    seeds: from.seeds,
+    start: from.start,
+    end: from.start,
+    gain: zeros,
+    mean: { start: rd(m), end: rd(m), gain: 0 },
+    ci95: { lo: 0, hi: 0 },
+  };
 }
 
 const label = (ref: CellRef) => (ref === 'start' ? START_LABEL : `${ref[0]} · ${ref[1]}`);
@@ -183,13 +249,31 @@ const ri = <T extends { lo: number; hi: number }>(i: T): T => ({ ...i, lo: rd(i.
 
 /** the claim's pairs, tested by the committed comparison (committedComparison.ts) on the cells' unrounded gains;
  *  the record rounds the figures for display, the readers recompute them from the same cells */
-function gainPairs(f: Finding, cells: readonly GainCell[], nullControl: readonly GainCell[], alpha: number, delta: Partial<Record<CellMetric, number>> | null): GainPair[] {
+function gainPairs(
+  f: Finding,
+  cells: readonly GainCell[],
+  nullControl: readonly GainCell[],
+  alpha: number,
+  delta: Partial<Record<CellMetric, number>> | null,
+): GainPair[] {
   const pairs = f.compares.pairs.map(([hi, lo]) => ({ higher: label(hi), lower: label(lo) }));
   return comparePairs({ id: f.id, cells, nullControl, compares: { alpha, pairs, delta } }).map((c) => ({
-    higher: c.higher, lower: c.lower, seeds: c.seeds, call: c.call, test: c.test,
-    difference: c.difference === null ? null : rd(c.difference), ci95: c.ci95 && ri(c.ci95), interval: c.interval && ri(c.interval),
-    df: c.df === null ? null : rd(c.df), p: c.p === null ? null : r4(c.p), pAdjusted: c.pAdjusted === null ? null : r4(c.pAdjusted),
-    improvement: c.improvement && { estimate: rd(c.improvement.estimate), lo: rd(c.improvement.lo), hi: rd(c.improvement.hi) },
+    higher: c.higher,
+    lower: c.lower,
+    seeds: c.seeds,
+    call: c.call,
+    test: c.test,
+    difference: c.difference === null ? null : rd(c.difference),
+    ci95: c.ci95 && ri(c.ci95),
+    interval: c.interval && ri(c.interval),
+    df: c.df === null ? null : rd(c.df),
+    p: c.p === null ? null : r4(c.p),
+    pAdjusted: c.pAdjusted === null ? null : r4(c.pAdjusted),
+    improvement: c.improvement && {
+      estimate: rd(c.improvement.estimate),
+      lo: rd(c.improvement.lo),
+      hi: rd(c.improvement.hi),
+    },
     equivalence: c.equivalence && { ...c.equivalence, p: r4(c.equivalence.p), pAdjusted: r4(c.equivalence.pAdjusted) },
     rulesOut: c.equivalence?.shown ? c.equivalence.delta : null,
   }));
@@ -197,25 +281,61 @@ function gainPairs(f: Finding, cells: readonly GainCell[], nullControl: readonly
 
 /** the claim's interactions, tested (seedStatistics.testInteractions) on the cells' per-seed gains; `complete`
  *  as the pairs', and every one of the interactions' cells with its planned seeds */
-function gainInteractions(f: Finding, cells: readonly GainCell[], complete: boolean, alpha: number, delta: number | null): GainInteraction[] {
+function gainInteractions(
+  f: Finding,
+  cells: readonly GainCell[],
+  complete: boolean,
+  alpha: number,
+  delta: number | null,
+): GainInteraction[] {
   const xs = f.compares.interactions ?? [];
   const cellAt = ([row, col]: readonly [string, string]) => {
     const c = cells.find((x) => x.row === row && x.col === col);
     if (!c) throw new Error(`${f.id}: an interaction names the cell "${row} · ${col}", which the table has not`);
     return c;
   };
-  const done = complete && xs.every((x) => [...x.plus, ...x.minus].every((ref) => cellAt(ref).seeds.length >= cellAt(ref).planned));
+  const done =
+    complete &&
+    xs.every((x) => [...x.plus, ...x.minus].every((ref) => cellAt(ref).seeds.length >= cellAt(ref).planned));
   const four = xs.map((x) => [...x.plus, ...x.minus].map(cellAt));
-  const tests = testInteractions(four.map((c) => ({ plus: [c[0].gain, c[1].gain], minus: [c[2].gain, c[3].gain] })), { alpha, complete: done, delta });
+  const tests = testInteractions(
+    four.map((c) => ({ plus: [c[0].gain, c[1].gain], minus: [c[2].gain, c[3].gain] })),
+    { alpha, complete: done, delta },
+  );
   return xs.map((x, i) => {
     const t = tests[i];
     const name = ([row, col]: readonly [string, string]) => `${row} · ${col}`;
-    const base = { plus: [name(x.plus[0]), name(x.plus[1])] as [string, string], minus: [name(x.minus[0]), name(x.minus[1])] as [string, string],
-      seeds: four[i].map((c) => c.seeds.length) as [number, number, number, number], paper: paperInteraction(f, x), why: x.why };
-    if (!t) return { ...base, call: done ? 'not resolved' : 'interim', difference: null, ci95: null, interval: null, df: null, p: null, pAdjusted: null, equivalence: null };
+    const base = {
+      plus: [name(x.plus[0]), name(x.plus[1])] as [string, string],
+      minus: [name(x.minus[0]), name(x.minus[1])] as [string, string],
+      seeds: four[i].map((c) => c.seeds.length) as [number, number, number, number],
+      paper: paperInteraction(f, x),
+      why: x.why,
+    };
+    if (!t)
+      return {
+        ...base,
+        call: done ? 'not resolved' : 'interim',
+        difference: null,
+        ci95: null,
+        interval: null,
+        df: null,
+        p: null,
+        pAdjusted: null,
+        equivalence: null,
+      };
     const e = t.equivalence;
-    return { ...base, call: t.call, difference: rd(t.difference), ci95: { lo: rd(t.lo), hi: rd(t.hi) }, interval: ri(t.interval), df: Number.isFinite(t.df) ? rd(t.df) : null,
-      p: r4(t.p), pAdjusted: r4(t.pAdjusted), equivalence: e && { delta: e.delta, p: r4(e.p), pAdjusted: r4(e.pAdjusted), shown: e.shown } };
+    return {
+      ...base,
+      call: t.call,
+      difference: rd(t.difference),
+      ci95: { lo: rd(t.lo), hi: rd(t.hi) },
+      interval: ri(t.interval),
+      df: Number.isFinite(t.df) ? rd(t.df) : null,
+      p: r4(t.p),
+      pAdjusted: r4(t.pAdjusted),
+      equivalence: e && { delta: e.delta, p: r4(e.p), pAdjusted: r4(e.pAdjusted), shown: e.shown },
+    };
   });
 }
 
@@ -236,23 +356,69 @@ export function signed(x: number): string {
  * The finding's standard table over `seeds`: every cell's runs are its config at each seed (the SFT start
  * stays the shipped checkpoint), the null control the finding's base with shuffled advantages.
  */
-export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | undefined, seeds: readonly number[],
-  meta: Omit<GainTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'nullControl' | 'compares' | 'direction' | 'coreMinutes'>,
-  delta: Partial<Record<CellMetric, number>> | null = null): GainTable {
+export function gainTable(
+  f: Finding,
+  lookup: (lab: LabConfig) => SeedResult | undefined,
+  seeds: readonly number[],
+  meta: Omit<
+    GainTable,
+    | 'format'
+    | 'id'
+    | 'title'
+    | 'claim'
+    | 'rows'
+    | 'cols'
+    | 'cells'
+    | 'nullControl'
+    | 'compares'
+    | 'direction'
+    | 'coreMinutes'
+  >,
+  delta: Partial<Record<CellMetric, number>> | null = null,
+): GainTable {
   if (seeds.length === 0) throw new Error('gainTable: no seeds');
   const withSeed = (lab: LabConfig | null, seed: number) => (lab ? { ...lab, seed } : null);
-  const compared = new Set(f.compares.pairs.flat().filter((r): r is Exclude<CellRef, 'start'> => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
-  let cells = f.cells.map((cell) => seedCell(cell.row, cell.col, cell.metric, seeds, (seed) => withSeed(cellConfig(f, cell, meta.common), seed), lookup, paperGain(f, cell),
-    compared.has(`${cell.row}\u0000${cell.col}`)));
+  const compared = new Set(
+    f.compares.pairs
+      .flat()
+      .filter((r): r is Exclude<CellRef, 'start'> => r !== 'start')
+      .map((r) => `${r[0]}\u0000${r[1]}`),
+  );
+  let cells = f.cells.map((cell) =>
+    seedCell(
+      cell.row,
+      cell.col,
+      cell.metric,
+      seeds,
+      (seed) => withSeed(cellConfig(f, cell, meta.common), seed),
+      lookup,
+      paperGain(f, cell),
+      compared.has(`${cell.row}\u0000${cell.col}`),
+    ),
+  );
   cells = cells.map((c) => (c.sft ? sftCell(c, cells) : c));
   const metrics = [...new Set(f.cells.map((c) => c.metric))];
-  const nullControl = nullControls(f, meta.common).flatMap((n) => metrics.map((m) =>
-    seedCell('null control', nullCol(n.label, m, metrics.length), m, seeds, (seed) => ({ ...n.config, seed }), lookup, null, false)));
+  const nullControl = nullControls(f, meta.common).flatMap((n) =>
+    metrics.map((m) =>
+      seedCell(
+        'null control',
+        nullCol(n.label, m, metrics.length),
+        m,
+        seeds,
+        (seed) => ({ ...n.config, seed }),
+        lookup,
+        null,
+        false,
+      ),
+    ),
+  );
   // interim until every compared cell and every null control has all its planned seeds
   const complete = tableComplete({ cells, nullControl });
   const alpha = 0.05;
   const pairs = gainPairs(f, cells, nullControl, alpha, delta);
-  const interactions = f.compares.interactions ? { interactions: gainInteractions(f, cells, complete, alpha, delta?.success ?? null) } : {};
+  const interactions = f.compares.interactions
+    ? { interactions: gainInteractions(f, cells, complete, alpha, delta?.success ?? null) }
+    : {};
   const direction = directionSentence(cells, nullControl, pairs);
   const seen = new Set<string>();
   let cost = 0;
@@ -262,8 +428,20 @@ export function gainTable(f: Finding, lookup: (lab: LabConfig) => SeedResult | u
     if (c.coreMinutes !== null && c.where.length) cost += (c.coreMinutes * fresh.length) / c.where.length;
     fresh.forEach((w) => seen.add(w));
   }
-  return { format: GAIN_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, ...meta,
-    cells, nullControl, compares: { doc: f.compares.doc, alpha, pairs, delta, ...interactions }, direction, coreMinutes: r1(cost) };
+  return {
+    format: GAIN_TABLE_FORMAT,
+    id: f.id,
+    title: f.title,
+    claim: f.claim,
+    rows: f.rows,
+    cols: f.cols,
+    ...meta,
+    cells,
+    nullControl,
+    compares: { doc: f.compares.doc, alpha, pairs, delta, ...interactions },
+    direction,
+    coreMinutes: r1(cost),
+  };
 }
 
 function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: GainPair[]): GainTable['direction'] {
@@ -272,111 +450,22 @@ function directionSentence(cells: GainCell[], nullControl: GainCell[], pairs: Ga
   const unfinished = [...cells.filter((c) => c.compared), ...nullControl].filter((c) => c.seeds.length < c.planned);
   const n = (k: PairCall) => calls.filter((c) => c === k).length;
   const nulls = nullControl.filter((c) => c.mean.gain !== null).map((c) => `${c.col} ${gainText(c)}`);
-  const parts = call === 'interim'
-    ? [`${unfinished.length} of the compared cells and null controls have not all their planned seeds (${unfinished.map((c) => `${c.row} · ${c.col} ${c.seeds.length}/${c.planned}`).join(', ')}); no call until they have`]
-    : [`${n('supports')} of ${calls.length} compared pairs support the paper's direction, ${n('contradicts')} contradict it, ${n('not resolved')} not resolved (Welch's t-test, Holm across the ${calls.length} pair${calls.length > 1 ? 's' : ''}, family-wise 5 %)`];
+  const parts =
+    call === 'interim'
+      ? [
+          `${unfinished.length} of the compared cells and null controls have not all their planned seeds (${unfinished.map((c) => `${c.row} · ${c.col} ${c.seeds.length}/${c.planned}`).join(', ')}); no call until they have`,
+        ]
+      : [
+          `${n('supports')} of ${calls.length} compared pairs support the paper's direction, ${n('contradicts')} contradict it, ${n('not resolved')} not resolved (Welch's t-test, Holm across the ${calls.length} pair${calls.length > 1 ? 's' : ''}, family-wise 5 %)`,
+        ];
   parts.push(`null control ${nulls.length ? nulls.join(', ') : 'not run yet'}`);
   return { call, sentence: `${parts.join('; ')}.` };
 }
 
 /** the interval shown beside a call: at its level, or (a table made before levels were recorded) the 95 % one */
-export function callInterval(x: { ci95: { lo: number; hi: number } | null; interval?: { lo: number; hi: number; level: number; holm: boolean } | null }): { lo: number; hi: number; level: number; holm: boolean } | null {
+export function callInterval(x: {
+  ci95: { lo: number; hi: number } | null;
+  interval?: { lo: number; hi: number; level: number; holm: boolean } | null;
+}): { lo: number; hi: number; level: number; holm: boolean } | null {
   return x.interval ?? (x.ci95 && { ...x.ci95, level: 0.95, holm: false });
-}
-
-/** `97.5 %` (a level as a percentage, at most two decimals) */
-export const levelPercent = (level: number) => `${Number((100 * level).toFixed(2))} %`;
-
-/** `[+9.3, +25.8] (97.5 %, Holm)`: an interval at its call's level, saying whether Holm set that level */
-export function intervalText(i: { lo: number; hi: number; level: number; holm: boolean }): string {
-  return `[${signed(i.lo)}, ${signed(i.hi)}] (${levelPercent(i.level)}${i.holm ? ', Holm' : ''})`;
-}
-
-/** what the equivalence test says of a pair not resolved: shown (|Δ| < δ), or not shown; '' where there is none */
-export function equivalenceText(e: GainPair['equivalence'] | undefined, call: PairCall): string {
-  if (!e || call === 'supports' || call === 'contradicts' || call === 'interim') return '';
-  return e.shown ? `; the equivalence test (TOST at ±${e.delta}, Holm ${fmtP(e.pAdjusted)}) rules out a difference of ${e.delta} points`
-    : `; the equivalence test (TOST at ±${e.delta}, Holm ${fmtP(e.pAdjusted)}) does not rule out ${e.delta} points`;
-}
-
-/** a pair's line: `A > B: +12.3 [+4.1, +20.5] (97.5 %, Holm), Welch p = 0.004 (Holm p = 0.008), P(A beats B) 0.86 — supports` */
-export function pairText(p: GainPair): string {
-  const ci = callInterval(p);
-  if (p.difference === null || !ci) return `${p.higher} > ${p.lower}: ${p.call} (fewer than two seeds)`;
-  const [a, b] = shortLabels(p.higher, p.lower);
-  const poi = p.improvement ? `, P(${a} beats ${b}) ${p.improvement.estimate.toFixed(2)} [${p.improvement.lo.toFixed(2)}, ${p.improvement.hi.toFixed(2)}]` : '';
-  return `${p.higher} > ${p.lower}: ${signed(p.difference)} ${intervalText(ci)}, ${p.test === 'welch' ? 'Welch' : 'one-sample t'} ${fmtP(p.p!)} (Holm ${fmtP(p.pAdjusted!)})${poi}, ${p.seeds.filter((x) => x > 0).join(' vs ')} seeds — **${p.call}**${equivalenceText(p.equivalence, p.call)}`;
-}
-
-/** an interaction's line: `(1.5B · ARPO − 1.5B · GRPO) − (7B · ARPO − 7B · GRPO): +7.2 [−3.1, +17.5] (97.5 %, Holm), p = 0.16 (Holm 0.32); paper +11.9 — not resolved` */
-export function interactionText(x: GainInteraction): string {
-  const head = `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`;
-  const paper = x.paper === null ? 'paper: no figure for every cell' : `paper ${signed(x.paper)}`;
-  const ci = callInterval(x);
-  if (x.difference === null || !ci) return `${head}: ${x.call} (fewer than two seeds in a cell); ${paper}`;
-  return `${head}: ${signed(x.difference)} ${intervalText(ci)}, Welch–Satterthwaite ${fmtP(x.p!)} (Holm ${fmtP(x.pAdjusted!)}), ${x.seeds.join('/')} seeds; ${paper} — **${x.call}**${equivalenceText(x.equivalence, x.call)}`;
-}
-
-/**
- * A pair's committed answer as every page states it (the lessons' takeaway and class view, beside the Findings
- * view's forest): `0 % > 10 %: +17.5 [+9.3, +25.8] (97.5 %, Holm), Welch p < 0.001 (Holm p < 0.001); T7's planned
- * seeds, 11 and 11 — supports`. One text from one answer, so no two places can state the pair differently.
- */
-export function comparisonText(c: CommittedComparison): string {
-  const [a, b] = shortLabels(c.higher, c.lower);
-  const seeds = `${c.finding}'s planned seeds, ${c.seeds.filter((n) => n > 0).join(' and ')}`;
-  if (c.difference === null || !c.interval) return `${a} > ${b}: ${c.call} (fewer than two seeds on a side); ${seeds}`;
-  return `${a} > ${b}: ${signed(c.difference)} ${intervalText(c.interval)}, ${c.test === 'one-sample' ? 'one-sample t' : 'Welch'} ${fmtP(c.p!)} (Holm ${fmtP(c.pAdjusted!)}); ${seeds} — ${c.call}${equivalenceText(c.equivalence, c.call)}`;
-}
-
-/** an interaction in short: `DAPO − GRPO: 1.5B against 7B` (the difference, then the two levels it is compared at) */
-export function interactionLabel(x: Pick<GainInteraction, 'plus' | 'minus'>): string {
-  const [a, b] = shortLabels(x.plus[0], x.plus[1]);
-  const [c, d] = shortLabels(x.minus[0], x.minus[1]);
-  const common = (l: string, short: string) => l.split(' · ').find((part) => part !== short) ?? l;
-  if (a !== c || b !== d || a === x.plus[0]) return `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`;
-  return `${a} − ${b}: ${common(x.plus[0], a)} against ${common(x.minus[0], c)}`;
-}
-
-/** the parts of two cells' labels that tell them apart ('3B · Curriculum', '3B · Sum' → 'Curriculum', 'Sum') */
-export function shortLabels(a: string, b: string): [string, string] {
-  const [pa, pb] = [a.split(' · '), b.split(' · ')];
-  if (pa.length !== 2 || pb.length !== 2) return [a, b];
-  if (pa[0] === pb[0]) return [pa[1], pb[1]];
-  if (pa[1] === pb[1]) return [pa[0], pb[0]];
-  return [a, b];
-}
-
-/** `p = 0.012`, or `p < 0.001` */
-export const fmtP = (p: number) => (p < 0.001 ? 'p < 0.001' : `p = ${p.toFixed(3)}`);
-
-export function gainMarkdown(t: GainTable): string {
-  const cell = (c: GainCell | undefined) => {
-    if (!c) return '';
-    if (c.sft) return c.mean.start === null ? '…' : `start ${c.mean.start.toFixed(1)}`;
-    const own = c.seeds.length === 0 ? '… not run yet' : !c.compared ? `${gainText(c)} (${c.seeds.length} seeds, not compared)` : c.seeds.length < c.planned ? `${gainText(c)} (${c.seeds.length}/${c.planned} seeds)` : gainText(c);
-    return c.paperGain === null ? own : `${own} (paper ${signed(c.paperGain)})`;
-  };
-  const nulls = t.nullControl.map((c) => `${c.col} ${c.seeds.length ? gainText(c) : '… not run yet'}${c.seeds.length && c.seeds.length < c.planned ? ` (${c.seeds.length}/${c.planned} seeds)` : ''}`);
-  const lines = [
-    ...gridMarkdown(t, cell),
-    '',
-    `Gain over the SFT start in points (end − start, mean over seeds ± the half-width of its 95 % t interval; the paper's gain over its SFT column in parentheses; … = not run yet).`,
-    `Each compared difference's interval is at the level its call is made at: Holm's step level across the finding's pairs (α/m for the smallest p, …), 95 % for a finding of one pair; "rules out" only where Schuirmann's equivalence test (two one-sided Welch tests at the power plan's δ, Holm across the pairs) rejects.`,
-    `Null control (the base with shuffled advantages${t.nullControl.some((c) => c.col !== c.metric) ? ', one per scale' : ''}): ${nulls.join(', ')}.`,
-    `Compared: ${t.compares.doc}.`,
-    '',
-    ...t.compares.pairs.map((p) => `- ${pairText(p)}`),
-    '',
-    ...(t.compares.interactions?.length ? [
-      `Scale × choice interactions (the claim says these are positive; a difference of differences over four cells, Holm across the ${t.compares.interactions.length}):`,
-      '',
-      ...t.compares.interactions.map((x) => `- ${interactionText(x)}`),
-      '',
-    ] : []),
-    `Call: **${t.direction.call}** — ${t.direction.sentence}`,
-    '',
-    madeByMarkdown(t, `${Math.round(t.coreMinutes)} core-min`),
-  ];
-  return lines.join('\n');
 }

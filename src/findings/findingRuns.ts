@@ -22,7 +22,8 @@ export function configKey(config: LabConfig): string {
   return serializeHash(config).replace(/^#/, '');
 }
 
-/** an RL run's identity: World size left out, since RL trains in its starting point's world (a run stores the one it used) */
+/** an RL run's identity: World size left out, since RL trains in its starting point's world (a run stores the one it
+ * used) */
 function rlConfigKey(config: LabConfig): string {
   return configKey({ ...config, worldSize: defaultConfig().worldSize });
 }
@@ -87,16 +88,37 @@ export function findRunFor<R extends StoredRun>(runs: readonly R[], config: LabC
 /** evaluation figures from a metric point's values (absent ones are NaN: the table shows them as missing) */
 export function evalFigures(values: Record<string, number>): RunFigures {
   const at = (k: string) => values[k] ?? Number.NaN;
-  return { success: at('eval/success'), delivery: at('eval/delivery'), csMicro: at('eval/cs_micro'), hardMicro: at('eval/hard_micro'), ood: at('eval/ood_accuracy'),
-    successLo: at('eval/success_lo'), successHi: at('eval/success_hi'), queries: at('eval/queries'),
-    sampleSuccess: at('eval/sample_success'), sampleSuccessLo: at('eval/sample_success_lo'), sampleSuccessHi: at('eval/sample_success_hi'), samples: at('eval/samples') };
+  return {
+    success: at('eval/success'),
+    delivery: at('eval/delivery'),
+    csMicro: at('eval/cs_micro'),
+    hardMicro: at('eval/hard_micro'),
+    ood: at('eval/ood_accuracy'),
+    successLo: at('eval/success_lo'),
+    successHi: at('eval/success_hi'),
+    queries: at('eval/queries'),
+    sampleSuccess: at('eval/sample_success'),
+    sampleSuccessLo: at('eval/sample_success_lo'),
+    sampleSuccessHi: at('eval/sample_success_hi'),
+    samples: at('eval/samples'),
+  };
 }
 
 /** a stored run's result for a finding's table: its first and last evaluation points */
-export function runResultOf(run: StoredRun & { createdAt: number }, points: readonly { step: number; values: Record<string, number> }[]): RunResult | undefined {
-  const evals = points.filter((p) => Object.keys(p.values).some((k) => k.startsWith('eval/'))).sort((a, b) => a.step - b.step);
+export function runResultOf(
+  run: StoredRun & { createdAt: number },
+  points: readonly { step: number; values: Record<string, number> }[],
+): RunResult | undefined {
+  const evals = points
+    .filter((p) => Object.keys(p.values).some((k) => k.startsWith('eval/')))
+    .sort((a, b) => a.step - b.step);
   if (!evals.length) return undefined;
-  return { start: evalFigures(evals[0].values), final: evalFigures(evals[evals.length - 1].values), wallSeconds: (run.updatedAt - run.createdAt) / 1000, where: run.id };
+  return {
+    start: evalFigures(evals[0].values),
+    final: evalFigures(evals[evals.length - 1].values),
+    wallSeconds: (run.updatedAt - run.createdAt) / 1000,
+    where: run.id,
+  };
 }
 
 /**
@@ -104,10 +126,18 @@ export function runResultOf(run: StoredRun & { createdAt: number }, points: read
  * one cell, or the null control, has a finished run at it), the null control's included: what the page's
  * gain chart reads the user's runs from. Sorted by seed.
  */
-export function gridSeedConfigs<R extends StoredRun>(f: Finding, user: LabConfig, runs: readonly R[]): { seeds: number[]; configs: LabConfig[] } {
+export function gridSeedConfigs<R extends StoredRun>(
+  f: Finding,
+  user: LabConfig,
+  runs: readonly R[],
+): { seeds: number[]; configs: LabConfig[] } {
   const common = gridCommon(user);
   const base = [...gridRuns(f, user).map((g) => g.config), ...nullControls(f, common).map((n) => n.config)];
-  const candidates = new Set(runs.filter((r) => r.kind === 'rl' && r.status === 'completed').map((r) => configFromRecord(r.config).config.seed));
-  const seeds = [...candidates].filter((seed) => base.some((c) => findRunFor(runs, { ...c, seed }))).sort((a, b) => a - b);
+  const candidates = new Set(
+    runs.filter((r) => r.kind === 'rl' && r.status === 'completed').map((r) => configFromRecord(r.config).config.seed),
+  );
+  const seeds = [...candidates]
+    .filter((seed) => base.some((c) => findRunFor(runs, { ...c, seed })))
+    .sort((a, b) => a - b);
   return { seeds, configs: seeds.flatMap((seed) => base.map((c) => ({ ...c, seed }))) };
 }

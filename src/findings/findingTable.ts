@@ -14,7 +14,8 @@ export interface RunFigures {
   csMicro: number;
   hardMicro: number;
   ood: number;
-  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from older runs, which recorded no evaluation size) */
+  /** the 95 % Wilson interval of (greedy) success, over `queries` held-out queries (absent from older runs, which
+   * recorded no evaluation size) */
   successLo?: number;
   successHi?: number;
   queries?: number;
@@ -47,9 +48,18 @@ export interface TableCell {
   paper: number | null;
   best: boolean;
   /** the run's in-domain success and OOD accuracy at start and end (%) */
-  run: { where: string; successStart: number; successFinal: number; oodStart: number; oodFinal: number; wallSeconds: number;
+  run: {
+    where: string;
+    successStart: number;
+    successFinal: number;
+    oodStart: number;
+    oodFinal: number;
+    wallSeconds: number;
     /** the shown end value's evaluation size and 95 % Wilson interval (%), where known */
-    n?: number; lo?: number; hi?: number } | null;
+    n?: number;
+    lo?: number;
+    hi?: number;
+  } | null;
 }
 
 /** the world a table's runs trained and were judged in (their SFT starts'), or null where the starts disagree */
@@ -62,7 +72,8 @@ export interface TableWorld {
 export interface TableStamp {
   command: string;
   commit: string;
-  /** files that differed from `commit` when the table was written (only with --allow-dirty; path and SHA-256, null: deleted) */
+  /** files that differed from `commit` when the table was written (only with --allow-dirty; path and SHA-256, null:
+   * deleted) */
   dirtyFiles?: { path: string; sha256: string | null }[];
   date: string;
   backend: string;
@@ -84,7 +95,12 @@ export interface FindingTable extends TableStamp {
   sweepSeconds: number;
   /** a table written as /1 (which called a direction) and described again from its own cells: by what, when
    *  (its cells and the stamp above stay the sweep's) */
-  redescribed?: { command: string; commit: string; date: string; dirtyFiles?: { path: string; sha256: string | null }[] };
+  redescribed?: {
+    command: string;
+    commit: string;
+    date: string;
+    dirtyFiles?: { path: string; sha256: string | null }[];
+  };
 }
 
 const pct = (x: number) => Math.round(1000 * x) / 10;
@@ -93,21 +109,43 @@ const pct = (x: number) => Math.round(1000 * x) / 10;
 export const FINDING_TABLE_FORMAT = 'star-lab-finding-table/2';
 
 /** the sentence every table of one run a cell carries in place of a call */
-export const ONE_RUN_NO_CALL = 'One run a cell: this describes what each run measured and makes no call on the paper\'s direction — a single run\'s end moves by several points from seed to seed; the standard table (results/findings) tests it over many seeds.';
+export const ONE_RUN_NO_CALL =
+  "One run a cell: this describes what each run measured and makes no call on the paper's direction — a single run's end moves by several points from seed to seed; the standard table (results/findings) tests it over many seeds.";
 
-export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult | undefined,
-  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'description'>): FindingTable {
+export function findingTable(
+  f: Finding,
+  lookup: (lab: LabConfig) => RunResult | undefined,
+  meta: Omit<FindingTable, 'format' | 'id' | 'title' | 'claim' | 'rows' | 'cols' | 'cells' | 'description'>,
+): FindingTable {
   // the SFT cells read the start figures of any run of the finding (all start from the same checkpoint)
-  const anyRun = f.cells.map((c) => cellConfig(f, c, meta.common)).flatMap((lab) => (lab ? [lookup(lab)] : [])).find((r) => r !== undefined);
+  const anyRun = f.cells
+    .map((c) => cellConfig(f, c, meta.common))
+    .flatMap((lab) => (lab ? [lookup(lab)] : []))
+    .find((r) => r !== undefined);
   const cells: TableCell[] = f.cells.map((cell) => {
     const lab = cellConfig(f, cell, meta.common);
     const r = lab ? lookup(lab) : anyRun;
     const figures = r ? (lab ? r.final : r.start) : undefined;
     const value = figures ? (cell.metric === 'ood' ? figures.ood : figures.success) : undefined;
     return {
-      row: cell.row, col: cell.col, metric: cell.metric, lab: value !== undefined && Number.isFinite(value) ? pct(value) : null, paper: cell.paper ?? null, best: false,
-      run: r && lab ? { where: r.where, successStart: pct(r.start.success), successFinal: pct(r.final.success), oodStart: pct(r.start.ood), oodFinal: pct(r.final.ood), wallSeconds: r.wallSeconds,
-        ...endInterval(value, cell.metric === 'ood' ? r.oodTasks : r.final.queries) } : null,
+      row: cell.row,
+      col: cell.col,
+      metric: cell.metric,
+      lab: value !== undefined && Number.isFinite(value) ? pct(value) : null,
+      paper: cell.paper ?? null,
+      best: false,
+      run:
+        r && lab
+          ? {
+              where: r.where,
+              successStart: pct(r.start.success),
+              successFinal: pct(r.final.success),
+              oodStart: pct(r.start.ood),
+              oodFinal: pct(r.final.ood),
+              wallSeconds: r.wallSeconds,
+              ...endInterval(value, cell.metric === 'ood' ? r.oodTasks : r.final.queries),
+            }
+          : null,
     };
   });
   if (f.markBest === 'row') {
@@ -118,7 +156,17 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
     }
   }
   const at = (row: string, col: string) => cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
-  return { format: FINDING_TABLE_FORMAT, id: f.id, title: f.title, claim: f.claim, rows: f.rows, cols: f.cols, cells, description: f.describe(at), ...meta };
+  return {
+    format: FINDING_TABLE_FORMAT,
+    id: f.id,
+    title: f.title,
+    claim: f.claim,
+    rows: f.rows,
+    cols: f.cols,
+    cells,
+    description: f.describe(at),
+    ...meta,
+  };
 }
 
 /**
@@ -127,10 +175,14 @@ export function findingTable(f: Finding, lookup: (lab: LabConfig) => RunResult |
  * from the same runs). For tables whose runs started from SFT weights no longer shipped, which no sweep can
  * read again.
  */
-export function redescribedTable(f: Finding, old: Omit<FindingTable, 'format' | 'description' | 'redescribed'> & { format: string; direction?: unknown },
-  redescribed: NonNullable<FindingTable['redescribed']>): FindingTable {
+export function redescribedTable(
+  f: Finding,
+  old: Omit<FindingTable, 'format' | 'description' | 'redescribed'> & { format: string; direction?: unknown },
+  redescribed: NonNullable<FindingTable['redescribed']>,
+): FindingTable {
   if (old.id !== f.id) throw new Error(`a table of ${old.id}, not ${f.id}`);
-  if (old.format !== 'star-lab-finding-table/1') throw new Error(`${f.id}: format ${old.format}, not star-lab-finding-table/1`);
+  if (old.format !== 'star-lab-finding-table/1')
+    throw new Error(`${f.id}: format ${old.format}, not star-lab-finding-table/1`);
   const { direction: _called, format: _old, ...kept } = old;
   const at = (row: string, col: string) => kept.cells.find((c) => c.row === row && c.col === col)?.lab ?? undefined;
   return { ...kept, format: FINDING_TABLE_FORMAT, description: f.describe(at), redescribed };
@@ -149,8 +201,12 @@ export function tableMarkdown(t: FindingTable): string {
     const lab = c.lab === null ? '…' : c.best ? `**${c.lab.toFixed(1)}**` : c.lab.toFixed(1);
     // the run's own start (its SFT checkpoint at step 0) beside its end, so a fall reads as a fall
     const start = c.run && c.lab !== null ? (c.metric === 'ood' ? c.run.oodStart : c.run.successStart) : null;
-    const interval = c.run?.lo !== undefined && c.run.hi !== undefined && c.lab !== null ? ` [${c.run.lo.toFixed(1)}, ${c.run.hi.toFixed(1)}]` : '';
-    const shown = start !== null && Number.isFinite(start) ? `${start.toFixed(1)} → ${lab}${interval}` : `${lab}${interval}`;
+    const interval =
+      c.run?.lo !== undefined && c.run.hi !== undefined && c.lab !== null
+        ? ` [${c.run.lo.toFixed(1)}, ${c.run.hi.toFixed(1)}]`
+        : '';
+    const shown =
+      start !== null && Number.isFinite(start) ? `${start.toFixed(1)} → ${lab}${interval}` : `${lab}${interval}`;
     return c.paper === null ? shown : `${shown} (${c.paper.toFixed(1)})`;
   };
   const lines = [
@@ -163,17 +219,31 @@ export function tableMarkdown(t: FindingTable): string {
     ONE_RUN_NO_CALL,
     '',
     madeByMarkdown(t, `${Math.round(t.sweepSeconds / 60)} min`),
-    ...(t.redescribed ? ['', `Described again from these cells, without the call the sweep made, by \`${t.redescribed.command}\` at commit ${t.redescribed.commit.slice(0, 10)} on ${t.redescribed.date.slice(0, 10)}.`] : []),
+    ...(t.redescribed
+      ? [
+          '',
+          `Described again from these cells, without the call the sweep made, by \`${t.redescribed.command}\` at commit ${t.redescribed.commit.slice(0, 10)} on ${t.redescribed.date.slice(0, 10)}.`,
+        ]
+      : []),
   ];
   return lines.join('\n');
 }
 
 /** the evaluation sizes behind the intervals: one run, one evaluation, so the interval is of that evaluation alone */
 function sizesLine(t: FindingTable): string[] {
-  const sizes = (metric: 'success' | 'ood') => [...new Set(t.cells.filter((c) => (c.metric ?? 'success') === metric && c.run?.n !== undefined).map((c) => c.run!.n!))].sort((a, b) => a - b);
+  const sizes = (metric: 'success' | 'ood') =>
+    [
+      ...new Set(
+        t.cells.filter((c) => (c.metric ?? 'success') === metric && c.run?.n !== undefined).map((c) => c.run!.n!),
+      ),
+    ].sort((a, b) => a - b);
   const parts = [sizes('success').length ? `success on n = ${sizes('success').join(' / ')} validation queries` : '',
     sizes('ood').length ? `OOD accuracy on n = ${sizes('ood').join(' / ')} unseen tool-QA tasks` : ''].filter(Boolean);
-  return parts.length ? [`One seed a cell: ${parts.join(', ')}; in brackets the end value's 95 % Wilson interval (that evaluation's sampling error only, not the seed-to-seed spread the standard tables measure).`] : [];
+  return parts.length
+    ? [
+        `One seed a cell: ${parts.join(', ')}; in brackets the end value's 95 % Wilson interval (that evaluation's sampling error only, not the seed-to-seed spread the standard tables measure).`,
+      ]
+    : [];
 }
 
 /**
@@ -181,8 +251,16 @@ function sizesLine(t: FindingTable): string[] {
  * its title, the paper's claim and the grid, one row a line, each cell's text from `cell`.
  */
 export function gridMarkdown<C extends { row: string; col: string }>(
-  t: { id: string; title: string; claim: string; rows: readonly string[]; cols: readonly string[]; cells: readonly C[] },
-  cell: (c: C | undefined) => string): string[] {
+  t: {
+    id: string;
+    title: string;
+    claim: string;
+    rows: readonly string[];
+    cols: readonly string[];
+    cells: readonly C[];
+  },
+  cell: (c: C | undefined) => string,
+): string[] {
   return [
     `### ${t.id}: ${t.title}`,
     '',
@@ -190,13 +268,23 @@ export function gridMarkdown<C extends { row: string; col: string }>(
     '',
     `| | ${t.cols.join(' | ')} |`,
     `|---|${t.cols.map(() => '---').join('|')}|`,
-    ...t.rows.map((r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`),
+    ...t.rows.map(
+      (r) => `| ${r} | ${t.cols.map((c) => cell(t.cells.find((x) => x.row === r && x.col === c))).join(' | ')} |`,
+    ),
   ];
 }
 
-/** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its cost */
+/** the line a findings table's Markdown closes with: the command that made it, where, from which commit, when, and its
+ * cost */
 export function madeByMarkdown(t: Omit<TableStamp, 'common'>, cost: string): string {
-  const world = t.world === undefined ? '' : t.world === null ? ' · runs from starts of different worlds' : ` · the ${t.world.size} world (seed ${t.world.seed})`;
-  const dirty = t.dirtyFiles?.length ? ` + ${t.dirtyFiles.length} uncommitted file${t.dirtyFiles.length > 1 ? 's' : ''} (listed with their SHA-256 in table.json)` : '';
+  const world =
+    t.world === undefined
+      ? ''
+      : t.world === null
+        ? ' · runs from starts of different worlds'
+        : ` · the ${t.world.size} world (seed ${t.world.seed})`;
+  const dirty = t.dirtyFiles?.length
+    ? ` + ${t.dirtyFiles.length} uncommitted file${t.dirtyFiles.length > 1 ? 's' : ''} (listed with their SHA-256 in table.json)`
+    : '';
   return `\`${t.command}\` · ${t.backend}${world} · commit ${t.commit.slice(0, 10)}${dirty} · ${t.date.slice(0, 10)} · ${cost}`;
 }

@@ -75,12 +75,17 @@ const ALGOS = [['grpo', 'GRPO'], ['dapo', 'DAPO'], ['arpo', 'ARPO']] as const;
 
 const fmt = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(1));
 
-/** T1 (rows scale, cols reward) — the paper: 1.5B 34.9 and 3B 49.9 with Curriculum, 7B 62.8 with Sum; Sum 33.1 at 1.5B */
+/** T1 (rows scale, cols reward) — the paper: 1.5B 34.9 and 3B 49.9 with Curriculum, 7B 62.8 with Sum; Sum 33.1 at
+ * 1.5B */
 const T1_PAPER: Record<string, Partial<Record<string, number>>> = {
   '1.5B': { Sum: 33.1, Curriculum: 34.9 }, '3B': { Curriculum: 49.9 }, '7B': { Sum: 62.8 },
 };
 
-function bestCol(t: (r: string, c: string) => number | undefined, row: string, cols: readonly string[]): string | undefined {
+function bestCol(
+  t: (r: string, c: string) => number | undefined,
+  row: string,
+  cols: readonly string[],
+): string | undefined {
   let best: string | undefined;
   for (const c of cols) {
     const v = t(row, c);
@@ -91,29 +96,81 @@ function bestCol(t: (r: string, c: string) => number | undefined, row: string, c
 
 export const FINDINGS: Finding[] = [
   {
-    id: 'T1', title: 'The best reward depends on scale',
-    claim: '1.5B and 3B do best with the Curriculum reward (34.9 %, 49.9 %), 7B with dense Sum (62.8 %); sparse Success is never best.',
-    rows: SCALES.map(([, l]) => l), cols: REWARDS.map(([, l]) => l), base: {}, markBest: 'row',
-    cells: SCALES.flatMap(([scale, row]) => REWARDS.map(([reward, col]) => ({ row, col, config: { scale, reward }, metric: 'success' as const, paper: T1_PAPER[row]?.[col] }))),
-    compares: { doc: "the paper's best reward of each scale (Curriculum at 1.5B and 3B, Sum at 7B) gains more than each other reward of that scale",
-      pairs: SCALES.flatMap(([, r]) => { const best = r === '7B' ? 'Sum' : 'Curriculum'; return REWARDS.filter(([, c]) => c !== best).map(([, c]) => [[r, best], [r, c]] as const); }),
+    id: 'T1',
+    title: 'The best reward depends on scale',
+    claim:
+      '1.5B and 3B do best with the Curriculum reward (34.9 %, 49.9 %), 7B with dense Sum (62.8 %); sparse Success is never best.',
+    rows: SCALES.map(([, l]) => l),
+    cols: REWARDS.map(([, l]) => l),
+    base: {},
+    markBest: 'row',
+    cells: SCALES.flatMap(([scale, row]) =>
+      REWARDS.map(([reward, col]) => ({
+        row,
+        col,
+        config: { scale, reward },
+        metric: 'success' as const,
+        paper: T1_PAPER[row]?.[col],
+      })),
+    ),
+    compares: {
+      doc: "the paper's best reward of each scale (Curriculum at 1.5B and 3B, Sum at 7B) gains more than each other reward of that scale",
+      pairs: SCALES.flatMap(([, r]) => {
+        const best = r === '7B' ? 'Sum' : 'Curriculum';
+        return REWARDS.filter(([, c]) => c !== best).map(
+          ([, c]) =>
+            [
+              [r, best],
+              [r, c],
+            ] as const,
+        );
+      }),
       interactions: [
-        { plus: [['1.5B', 'Curriculum'], ['1.5B', 'Sum']], minus: [['7B', 'Curriculum'], ['7B', 'Sum']],
-          why: 'Curriculum beats Sum at 1.5B (34.9 vs 33.1) and Sum is best at 7B, so the interaction exceeds +1.8 (the paper gives no 7B Curriculum figure)' },
-        { plus: [['3B', 'Curriculum'], ['3B', 'Sum']], minus: [['7B', 'Curriculum'], ['7B', 'Sum']],
-          why: 'Curriculum is best at 3B and Sum at 7B, so the interaction is positive (the paper gives no 3B Sum or 7B Curriculum figure)' },
-      ] },
+        {
+          plus: [
+            ['1.5B', 'Curriculum'],
+            ['1.5B', 'Sum'],
+          ],
+          minus: [
+            ['7B', 'Curriculum'],
+            ['7B', 'Sum'],
+          ],
+          why: 'Curriculum beats Sum at 1.5B (34.9 vs 33.1) and Sum is best at 7B, so the interaction exceeds +1.8 (the paper gives no 7B Curriculum figure)',
+        },
+        {
+          plus: [
+            ['3B', 'Curriculum'],
+            ['3B', 'Sum'],
+          ],
+          minus: [
+            ['7B', 'Curriculum'],
+            ['7B', 'Sum'],
+          ],
+          why: 'Curriculum is best at 3B and Sum at 7B, so the interaction is positive (the paper gives no 3B Sum or 7B Curriculum figure)',
+        },
+      ],
+    },
     describe: (t) => {
-      const bests = SCALES.map(([, r]) => bestCol(t, r, REWARDS.map(([, c]) => c)));
+      const bests = SCALES.map(([, r]) =>
+        bestCol(
+          t,
+          r,
+          REWARDS.map(([, c]) => c),
+        ),
+      );
       if (bests.some((b) => b === undefined)) return 'Not every scale has a result yet.';
       const successNeverBest = bests.every((b) => b !== 'Success');
       return `Best reward per scale: ${bests.join(' / ')} (paper: Curriculum / Curriculum / Sum); Success ${successNeverBest ? 'is never' : 'is'} best.`;
     },
   },
   {
-    id: 'T2', title: 'Dense rewards cost out-of-domain ability',
+    id: 'T2',
+    title: 'Dense rewards cost out-of-domain ability',
     claim: 'At 7B, Sum-reward RL drops OOD accuracy below the SFT model (36.7 % vs 41.9 %); Macro keeps it (42.9 %).',
-    rows: ['SFT', 'Sum', 'Macro'], cols: ['in-domain', 'OOD'], base: { scale: 'l' }, markBest: 'none',
+    rows: ['SFT', 'Sum', 'Macro'],
+    cols: ['in-domain', 'OOD'],
+    base: { scale: 'l' },
+    markBest: 'none',
     cells: [
       { row: 'SFT', col: 'in-domain', config: null, metric: 'success', paper: 19.7 },
       { row: 'SFT', col: 'OOD', config: null, metric: 'ood', paper: 41.9 },
@@ -122,8 +179,16 @@ export const FINDINGS: Finding[] = [
       { row: 'Macro', col: 'in-domain', config: { reward: 'macro' }, metric: 'success' },
       { row: 'Macro', col: 'OOD', config: { reward: 'macro' }, metric: 'ood', paper: 42.9 },
     ],
-    compares: { doc: 'at 7B, Sum RL loses OOD accuracy (below the start), and Macro keeps more of it than Sum',
-      pairs: [['start', ['Sum', 'OOD']], [['Macro', 'OOD'], ['Sum', 'OOD']]] },
+    compares: {
+      doc: 'at 7B, Sum RL loses OOD accuracy (below the start), and Macro keeps more of it than Sum',
+      pairs: [
+        ['start', ['Sum', 'OOD']],
+        [
+          ['Macro', 'OOD'],
+          ['Sum', 'OOD'],
+        ],
+      ],
+    },
     describe: (t) => {
       const [sft, sum, macro] = ['SFT', 'Sum', 'Macro'].map((r) => t(r, 'OOD'));
       if (sft === undefined || sum === undefined || macro === undefined) return 'Not every run has finished yet.';
@@ -131,32 +196,91 @@ export const FINDINGS: Finding[] = [
     },
   },
   {
-    id: 'T3', title: 'Scaling helps, by an amount that depends on the reward',
+    id: 'T3',
+    title: 'Scaling helps, by an amount that depends on the reward',
     claim: 'With Sum, success rises from 33.1 % at 1.5B to 62.8 % at 7B; the gain differs by reward.',
-    rows: REWARDS.map(([, l]) => l), cols: SCALES.map(([, l]) => l), base: {}, markBest: 'none',
-    cells: REWARDS.flatMap(([reward, row]) => SCALES.map(([scale, col]) => ({ row, col, config: { scale, reward }, metric: 'success' as const, paper: T1_PAPER[col]?.[row] }))),
-    compares: { doc: 'a larger model gains more: Sum at 7B over Sum at 1.5B, Curriculum at 3B over Curriculum at 1.5B (the pairs the paper reports)',
-      pairs: [[['Sum', '7B'], ['Sum', '1.5B']], [['Curriculum', '3B'], ['Curriculum', '1.5B']]],
+    rows: REWARDS.map(([, l]) => l),
+    cols: SCALES.map(([, l]) => l),
+    base: {},
+    markBest: 'none',
+    cells: REWARDS.flatMap(([reward, row]) =>
+      SCALES.map(([scale, col]) => ({
+        row,
+        col,
+        config: { scale, reward },
+        metric: 'success' as const,
+        paper: T1_PAPER[col]?.[row],
+      })),
+    ),
+    compares: {
+      doc: 'a larger model gains more: Sum at 7B over Sum at 1.5B, Curriculum at 3B over Curriculum at 1.5B (the pairs the paper reports)',
+      pairs: [
+        [
+          ['Sum', '7B'],
+          ['Sum', '1.5B'],
+        ],
+        [
+          ['Curriculum', '3B'],
+          ['Curriculum', '1.5B'],
+        ],
+      ],
       interactions: [
-        { plus: [['Sum', '7B'], ['Sum', '1.5B']], minus: [['Curriculum', '7B'], ['Curriculum', '1.5B']],
-          why: 'Curriculum leads Sum at 1.5B (by 1.8) and Sum leads at 7B, so scaling 1.5B → 7B helps Sum more, by over +1.8 (T1\'s first interaction, rearranged; the paper gives Sum +29.7 and no 7B Curriculum figure)' },
-      ] },
+        {
+          plus: [
+            ['Sum', '7B'],
+            ['Sum', '1.5B'],
+          ],
+          minus: [
+            ['Curriculum', '7B'],
+            ['Curriculum', '1.5B'],
+          ],
+          why: "Curriculum leads Sum at 1.5B (by 1.8) and Sum leads at 7B, so scaling 1.5B → 7B helps Sum more, by over +1.8 (T1's first interaction, rearranged; the paper gives Sum +29.7 and no 7B Curriculum figure)",
+        },
+      ],
+    },
     describe: (t) => {
-      const gains = REWARDS.map(([, r]) => { const a = t(r, '1.5B'); const b = t(r, '7B'); return a === undefined || b === undefined ? undefined : b - a; });
+      const gains = REWARDS.map(([, r]) => {
+        const a = t(r, '1.5B');
+        const b = t(r, '7B');
+        return a === undefined || b === undefined ? undefined : b - a;
+      });
       if (gains.some((g) => g === undefined)) return 'Not every run has finished yet.';
       return `7B − 1.5B success gain per reward: ${REWARDS.map(([, r], i) => `${r} ${fmt(gains[i])}`).join(', ')} (paper: Sum +29.7).`;
     },
   },
   {
-    id: 'T4', title: 'A data sweet spot near 1K queries',
+    id: 'T4',
+    title: 'A data sweet spot near 1K queries',
     claim: '100 → 1K queries: 37.5 → 49.9 %; 2K adds only 0.9 % in-domain while OOD falls from 35.0 to 32.2 %.',
-    rows: ['in-domain', 'OOD'], cols: ['100', '1000', '2000'], base: { scale: 'm', reward: 'curriculum' }, markBest: 'none',
-    cells: (['100', '1000', '2000'] as const).flatMap((col) => (['in-domain', 'OOD'] as const).map((row) => ({
-      row, col, config: { trainSize: Number(col) }, metric: row === 'OOD' ? 'ood' as const : 'success' as const,
-      paper: row === 'in-domain' ? ({ '100': 37.5, '1000': 49.9, '2000': 50.8 } as Record<string, number>)[col] : ({ '1000': 35.0, '2000': 32.2 } as Record<string, number | undefined>)[col],
-    }))),
-    compares: { doc: '1K training queries gain more success than 100, and 2K lose OOD accuracy against 1K',
-      pairs: [[['in-domain', '1000'], ['in-domain', '100']], [['OOD', '1000'], ['OOD', '2000']]] },
+    rows: ['in-domain', 'OOD'],
+    cols: ['100', '1000', '2000'],
+    base: { scale: 'm', reward: 'curriculum' },
+    markBest: 'none',
+    cells: (['100', '1000', '2000'] as const).flatMap((col) =>
+      (['in-domain', 'OOD'] as const).map((row) => ({
+        row,
+        col,
+        config: { trainSize: Number(col) },
+        metric: row === 'OOD' ? ('ood' as const) : ('success' as const),
+        paper:
+          row === 'in-domain'
+            ? ({ '100': 37.5, '1000': 49.9, '2000': 50.8 } as Record<string, number>)[col]
+            : ({ '1000': 35.0, '2000': 32.2 } as Record<string, number | undefined>)[col],
+      })),
+    ),
+    compares: {
+      doc: '1K training queries gain more success than 100, and 2K lose OOD accuracy against 1K',
+      pairs: [
+        [
+          ['in-domain', '1000'],
+          ['in-domain', '100'],
+        ],
+        [
+          ['OOD', '1000'],
+          ['OOD', '2000'],
+        ],
+      ],
+    },
     describe: (t) => {
       const [a, b, c] = ['100', '1000', '2000'].map((col) => t('in-domain', col));
       if (a === undefined || b === undefined || c === undefined) return 'Not every run has finished yet.';
@@ -164,15 +288,26 @@ export const FINDINGS: Finding[] = [
     },
   },
   {
-    id: 'T5', title: 'Hard-only data collapses',
+    id: 'T5',
+    title: 'Hard-only data collapses',
     claim: 'Training on hard queries only reaches 25.9 %; the mixed 4:3:3 set reaches 49.9 % (3B).',
-    rows: ['success'], cols: ['4:3:3', 'hard only'], base: { scale: 'm', reward: 'curriculum' }, markBest: 'row',
+    rows: ['success'],
+    cols: ['4:3:3', 'hard only'],
+    base: { scale: 'm', reward: 'curriculum' },
+    markBest: 'row',
     cells: [
       { row: 'success', col: '4:3:3', config: { mix: [4, 3, 3] }, metric: 'success', paper: 49.9 },
       { row: 'success', col: 'hard only', config: { mix: [0, 0, 1] }, metric: 'success', paper: 25.9 },
     ],
-    compares: { doc: 'the mixed 4:3:3 set gains more than hard queries only',
-      pairs: [[['success', '4:3:3'], ['success', 'hard only']]] },
+    compares: {
+      doc: 'the mixed 4:3:3 set gains more than hard queries only',
+      pairs: [
+        [
+          ['success', '4:3:3'],
+          ['success', 'hard only'],
+        ],
+      ],
+    },
     describe: (t) => {
       const [mixed, hard] = [t('success', '4:3:3'), t('success', 'hard only')];
       if (mixed === undefined || hard === undefined) return 'Not every run has finished yet.';
@@ -180,30 +315,108 @@ export const FINDINGS: Finding[] = [
     },
   },
   {
-    id: 'T6', title: 'Exploration helps less as the model grows',
-    claim: 'GRPO / DAPO / ARPO: 1.5B 30.1 / 36.9 / 37.5, 3B 48.2 / 45.6 / 47.5, 7B 62.8 / 58.4 / 58.3; ARPO costs ~1.5× GRPO’s GPU time.',
-    rows: SCALES.map(([, l]) => l), cols: ALGOS.map(([, l]) => l), base: { reward: 'sum' }, markBest: 'row',
-    cells: SCALES.flatMap(([scale, row]) => ALGOS.map(([algorithm, col], j) => ({ row, col, config: { scale, algorithm }, metric: 'success' as const,
-      paper: ({ '1.5B': [30.1, 36.9, 37.5], '3B': [48.2, 45.6, 47.5], '7B': [62.8, 58.4, 58.3] } as Record<string, number[]>)[row][j] }))),
-    compares: { doc: 'exploration (DAPO, ARPO) gains more than GRPO at 1.5B and less at 7B',
-      pairs: [[['1.5B', 'DAPO'], ['1.5B', 'GRPO']], [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], [['7B', 'GRPO'], ['7B', 'DAPO']], [['7B', 'GRPO'], ['7B', 'ARPO']]],
+    id: 'T6',
+    title: 'Exploration helps less as the model grows',
+    claim:
+      'GRPO / DAPO / ARPO: 1.5B 30.1 / 36.9 / 37.5, 3B 48.2 / 45.6 / 47.5, 7B 62.8 / 58.4 / 58.3; ARPO costs ~1.5× GRPO’s GPU time.',
+    rows: SCALES.map(([, l]) => l),
+    cols: ALGOS.map(([, l]) => l),
+    base: { reward: 'sum' },
+    markBest: 'row',
+    cells: SCALES.flatMap(([scale, row]) =>
+      ALGOS.map(([algorithm, col], j) => ({
+        row,
+        col,
+        config: { scale, algorithm },
+        metric: 'success' as const,
+        paper: (
+          { '1.5B': [30.1, 36.9, 37.5], '3B': [48.2, 45.6, 47.5], '7B': [62.8, 58.4, 58.3] } as Record<string, number[]>
+        )[row][j],
+      })),
+    ),
+    compares: {
+      doc: 'exploration (DAPO, ARPO) gains more than GRPO at 1.5B and less at 7B',
+      pairs: [
+        [
+          ['1.5B', 'DAPO'],
+          ['1.5B', 'GRPO'],
+        ],
+        [
+          ['1.5B', 'ARPO'],
+          ['1.5B', 'GRPO'],
+        ],
+        [
+          ['7B', 'GRPO'],
+          ['7B', 'DAPO'],
+        ],
+        [
+          ['7B', 'GRPO'],
+          ['7B', 'ARPO'],
+        ],
+      ],
       interactions: [
-        { plus: [['1.5B', 'DAPO'], ['1.5B', 'GRPO']], minus: [['7B', 'DAPO'], ['7B', 'GRPO']], why: 'the paper: DAPO − GRPO +6.8 at 1.5B, −4.4 at 7B' },
-        { plus: [['1.5B', 'ARPO'], ['1.5B', 'GRPO']], minus: [['7B', 'ARPO'], ['7B', 'GRPO']], why: 'the paper: ARPO − GRPO +7.4 at 1.5B, −4.5 at 7B' },
-      ] },
+        {
+          plus: [
+            ['1.5B', 'DAPO'],
+            ['1.5B', 'GRPO'],
+          ],
+          minus: [
+            ['7B', 'DAPO'],
+            ['7B', 'GRPO'],
+          ],
+          why: 'the paper: DAPO − GRPO +6.8 at 1.5B, −4.4 at 7B',
+        },
+        {
+          plus: [
+            ['1.5B', 'ARPO'],
+            ['1.5B', 'GRPO'],
+          ],
+          minus: [
+            ['7B', 'ARPO'],
+            ['7B', 'GRPO'],
+          ],
+          why: 'the paper: ARPO − GRPO +7.4 at 1.5B, −4.5 at 7B',
+        },
+      ],
+    },
     describe: (t) => {
-      const edge = SCALES.map(([, r]) => { const g = t(r, 'GRPO'); const e = Math.max(t(r, 'DAPO') ?? -Infinity, t(r, 'ARPO') ?? -Infinity); return g === undefined || !Number.isFinite(e) ? undefined : e - g; });
+      const edge = SCALES.map(([, r]) => {
+        const g = t(r, 'GRPO');
+        const e = Math.max(t(r, 'DAPO') ?? -Infinity, t(r, 'ARPO') ?? -Infinity);
+        return g === undefined || !Number.isFinite(e) ? undefined : e - g;
+      });
       if (edge.some((e) => e === undefined)) return 'Not every run has finished yet.';
       return `Best of DAPO/ARPO minus GRPO: ${SCALES.map(([, r], i) => `${r} ${fmt(edge[i])}`).join(', ')} (paper: +7.4, −0.7, −4.4).`;
     },
   },
   {
-    id: 'T7', title: 'Tool failures: 5 % is tolerated, 10 % degrades training',
+    id: 'T7',
+    title: 'Tool failures: 5 % is tolerated, 10 % degrades training',
     claim: 'With 5 % random tool errors training is as good; at 10 % failed calls starve the reward and success drops.',
-    rows: ['success'], cols: ['0 %', '5 %', '10 %'], base: { scale: 'm', reward: 'curriculum' }, markBest: 'none',
-    cells: ([['0 %', 0], ['5 %', 0.05], ['10 %', 0.1]] as const).map(([col, rate]) => ({ row: 'success', col, config: { toolFailureRate: rate }, metric: 'success' as const })),
-    compares: { doc: '10 % tool failures gain less than none and than 5 % (that 5 % is "as good" is no ordering, so it is not called)',
-      pairs: [[['success', '0 %'], ['success', '10 %']], [['success', '5 %'], ['success', '10 %']]] },
+    rows: ['success'],
+    cols: ['0 %', '5 %', '10 %'],
+    base: { scale: 'm', reward: 'curriculum' },
+    markBest: 'none',
+    cells: (
+      [
+        ['0 %', 0],
+        ['5 %', 0.05],
+        ['10 %', 0.1],
+      ] as const
+    ).map(([col, rate]) => ({ row: 'success', col, config: { toolFailureRate: rate }, metric: 'success' as const })),
+    compares: {
+      doc: '10 % tool failures gain less than none and than 5 % (that 5 % is "as good" is no ordering, so it is not called)',
+      pairs: [
+        [
+          ['success', '0 %'],
+          ['success', '10 %'],
+        ],
+        [
+          ['success', '5 %'],
+          ['success', '10 %'],
+        ],
+      ],
+    },
     describe: (t) => {
       const [a, b, c] = ['0 %', '5 %', '10 %'].map((col) => t('success', col));
       if (a === undefined || b === undefined || c === undefined) return 'Not every run has finished yet.';
@@ -229,7 +442,8 @@ function cellScale(f: Finding, cell: FindingCell): string {
   return (cell.config?.scale ?? f.base.scale ?? defaultConfig().scale) as string;
 }
 
-/** the paper's gain for a cell over its SFT column (%, one decimal), when it reports the cell and that scale's SFT figure */
+/** the paper's gain for a cell over its SFT column (%, one decimal), when it reports the cell and that scale's SFT
+ * figure */
 export function paperGain(f: Finding, cell: FindingCell): number | null {
   if (cell.paper === undefined) return null;
   if (!cell.config) return 0;
@@ -250,7 +464,8 @@ export function paperInteraction(f: Finding, x: Interaction): number | null {
   return Math.round(10 * (a - b - (c - d))) / 10;
 }
 
-/** one null control of a finding: its label (the scale's, e.g. '1.5B', in a finding that spans scales; '' otherwise) and run config */
+/** one null control of a finding: its label (the scale's, e.g. '1.5B', in a finding that spans scales; '' otherwise)
+ * and run config */
 export interface NullControl { label: string; config: LabConfig }
 
 /**

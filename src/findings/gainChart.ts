@@ -2,7 +2,8 @@
 // of the finding, then its null control, each with the lab's standard gain and interval, the user's own
 // gain and interval, the paper's gain, and the cell's cost; plus an axis in points that holds them all.
 // Pure: no tfjs, no DOM.
-import { nullCol, shortLabels, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
+import { nullCol, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
+import { shortLabels } from './gainText.ts';
 import type { CellRef, Finding } from './findings.ts';
 import { nullControls, paperGain } from './findings.ts';
 
@@ -32,7 +33,13 @@ export interface GainLine {
 
 function mark(c: GainCell | undefined): GainMark | null {
   if (!c || c.mean.gain === null) return null;
-  return { mean: c.mean.gain, ci95: c.ci95, seeds: c.seeds.map((seed, i) => ({ seed, gain: c.gain[i] })), done: c.seeds.length, planned: c.planned };
+  return {
+    mean: c.mean.gain,
+    ci95: c.ci95,
+    seeds: c.seeds.map((seed, i) => ({ seed, gain: c.gain[i] })),
+    done: c.seeds.length,
+    planned: c.planned,
+  };
 }
 
 /** the chart's lines: every non-SFT cell of the finding, then one null-control line per scale and metric */
@@ -46,10 +53,17 @@ export function gainLines(f: Finding, lab: GainTable | null, mine: GainTable | n
     if (key !== null) seen.add(key);
     return { coreMinutes: same ? null : c?.coreMinutes ?? null, sameRuns: same };
   };
-  const lines: GainLine[] = f.cells.filter((c) => c.config !== null).map((c) => ({
-    label: `${c.row} · ${c.col}`, metric: c.metric, isNull: false,
-    lab: mark(find(lab, c.row, c.col)), mine: mark(find(mine, c.row, c.col)), paper: paperGain(f, c), ...costOf(find(lab, c.row, c.col)),
-  }));
+  const lines: GainLine[] = f.cells
+    .filter((c) => c.config !== null)
+    .map((c) => ({
+      label: `${c.row} · ${c.col}`,
+      metric: c.metric,
+      isNull: false,
+      lab: mark(find(lab, c.row, c.col)),
+      mine: mark(find(mine, c.row, c.col)),
+      paper: paperGain(f, c),
+      ...costOf(find(lab, c.row, c.col)),
+    }));
   const metrics = [...new Set(f.cells.map((c) => c.metric))];
   for (const n of nullControls(f)) for (const m of metrics) {
     const col = nullCol(n.label, m, metrics.length);
@@ -85,7 +99,13 @@ export interface PairLine {
 
 /** the pairs a finding compares, each with the lab's standard test, the user's own and the paper's difference */
 export function pairLines(f: Finding, lab: GainTable | null, mine: GainTable | null): PairLine[] {
-  const paperOf = (ref: CellRef) => (ref === 'start' ? 0 : (() => { const c = f.cells.find((x) => x.row === ref[0] && x.col === ref[1]); return c ? paperGain(f, c) : null; })());
+  const paperOf = (ref: CellRef) =>
+    ref === 'start'
+      ? 0
+      : (() => {
+          const c = f.cells.find((x) => x.row === ref[0] && x.col === ref[1]);
+          return c ? paperGain(f, c) : null;
+        })();
   return f.compares.pairs.map(([hi, lo], i) => {
     const [a, b] = [paperOf(hi), paperOf(lo)];
     const l = lab?.compares.pairs[i] ?? null;
@@ -93,8 +113,18 @@ export function pairLines(f: Finding, lab: GainTable | null, mine: GainTable | n
     const name = (ref: CellRef) => (ref === 'start' ? 'the SFT start' : `${ref[0]} · ${ref[1]}`);
     // '1.5B: Curriculum > Sum', 'Sum: 7B > 1.5B' — the shared part named once, so pairs at other scales stay apart
     const [x, y] = shortLabels(name(hi), name(lo));
-    const shared = x === name(hi) ? '' : name(hi).split(' · ').find((part) => part !== x && name(lo).split(' · ').includes(part)) ?? '';
-    return { label: `${shared ? `${shared}: ` : ''}${x} > ${y}`, lab: l, mine: m, paper: a === null || b === null ? null : Math.round(10 * (a - b)) / 10 };
+    const shared =
+      x === name(hi)
+        ? ''
+        : (name(hi)
+            .split(' · ')
+            .find((part) => part !== x && name(lo).split(' · ').includes(part)) ?? '');
+    return {
+      label: `${shared ? `${shared}: ` : ''}${x} > ${y}`,
+      lab: l,
+      mine: m,
+      paper: a === null || b === null ? null : Math.round(10 * (a - b)) / 10,
+    };
   });
 }
 
@@ -104,14 +134,29 @@ export function pairAxis(lines: readonly PairLine[]): { lo: number; hi: number; 
   for (const l of lines) {
     if (l.paper !== null) xs.push(l.paper);
     // the drawn interval is the one at the call's level (wider than the 95 % one under Holm)
-    for (const p of [l.lab, l.mine]) if (p?.difference != null) xs.push(p.difference, ...[p.ci95, p.interval].flatMap((i) => (i ? [i.lo, i.hi] : [])));
+    for (const p of [l.lab, l.mine])
+      if (p?.difference != null) xs.push(p.difference, ...[p.ci95, p.interval].flatMap((i) => (i ? [i.lo, i.hi] : [])));
   }
   return roundAxis(xs);
 }
 
 /** the interactions' forest's axis: 0, the paper's values and every interval */
-export function interactionAxis(xs: readonly { difference: number | null; ci95: { lo: number; hi: number } | null; interval?: { lo: number; hi: number } | null; paper: number | null }[]): { lo: number; hi: number; ticks: number[] } {
-  return roundAxis([0, ...xs.flatMap((x) => [x.paper, x.difference, x.ci95?.lo, x.ci95?.hi, x.interval?.lo, x.interval?.hi].filter((v): v is number => typeof v === 'number'))]);
+export function interactionAxis(
+  xs: readonly {
+    difference: number | null;
+    ci95: { lo: number; hi: number } | null;
+    interval?: { lo: number; hi: number } | null;
+    paper: number | null;
+  }[],
+): { lo: number; hi: number; ticks: number[] } {
+  return roundAxis([
+    0,
+    ...xs.flatMap((x) =>
+      [x.paper, x.difference, x.ci95?.lo, x.ci95?.hi, x.interval?.lo, x.interval?.hi].filter(
+        (v): v is number => typeof v === 'number',
+      ),
+    ),
+  ]);
 }
 
 function roundAxis(xs: number[]): { lo: number; hi: number; ticks: number[] } {

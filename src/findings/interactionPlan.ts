@@ -8,7 +8,14 @@
 // seeds for a test already made. Pure: no tfjs, no DOM, no fs.
 import { cellConfig, findingById, type FindingId } from './findings.ts';
 import type { GainInteraction, GainTable } from './findingGains.ts';
-import { fewestSeedsForPower, INTERACTION, interactionTest, intervalAt, meanAndSd, type PairCall } from '../stats/seedStatistics.ts';
+import {
+  fewestSeedsForPower,
+  INTERACTION,
+  interactionTest,
+  intervalAt,
+  meanAndSd,
+  type PairCall,
+} from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 
@@ -56,7 +63,8 @@ export interface InteractionPlan {
   commit: string;
   /** files that differed from `commit` when the plan was made (only with --allow-dirty) */
   dirtyFiles?: { path: string; sha256: string | null }[];
-  /** the world its runs train, their SFT starts' (each run's config says it too); absent in plans made before it was recorded */
+  /** the world its runs train, their SFT starts' (each run's config says it too); absent in plans made before it was
+   * recorded */
   world?: { size: LabConfig['worldSize']; seed: number } | null;
   /** a correction made to the committed plan after the fact, in words (what changed and what did not) */
   note?: string;
@@ -80,35 +88,90 @@ const name = (x: GainInteraction) => `(${x.plus[0]} − ${x.plus[1]}) − (${x.m
  * The plan from the committed standard tables: `sd` the pooled per-seed SD, `usedSeedsUpTo` the largest seed of
  * any committed run (the runs folder's, null controls included), `budgetCoreHours` the most the plan may spend.
  */
-export function interactionPlan(tables: readonly GainTable[], o: { sd: number; usedSeedsUpTo: number; budgetCoreHours: number; power?: number; date: string; commit: string;
-  dirtyFiles?: { path: string; sha256: string | null }[]; dirOf: (lab: LabConfig) => string }): InteractionPlan {
+export function interactionPlan(
+  tables: readonly GainTable[],
+  o: {
+    sd: number;
+    usedSeedsUpTo: number;
+    budgetCoreHours: number;
+    power?: number;
+    date: string;
+    commit: string;
+    dirtyFiles?: { path: string; sha256: string | null }[];
+    dirOf: (lab: LabConfig) => string;
+  },
+): InteractionPlan {
   if (!(o.sd > 0)) throw new Error(`interactionPlan: the pooled SD must be positive, got ${o.sd}`);
-  if (!Number.isInteger(o.usedSeedsUpTo) || o.usedSeedsUpTo < 1) throw new Error(`interactionPlan: usedSeedsUpTo must be a positive integer, got ${o.usedSeedsUpTo}`);
+  if (!Number.isInteger(o.usedSeedsUpTo) || o.usedSeedsUpTo < 1)
+    throw new Error(`interactionPlan: usedSeedsUpTo must be a positive integer, got ${o.usedSeedsUpTo}`);
   const power = o.power ?? 0.8;
-  const rows = tables.flatMap((t) => (t.compares.interactions ?? []).map((x, _, all) => {
-    const cells = [...x.plus, ...x.minus] as PlannedInteraction['cells'];
-    const perRun = cells.reduce((s, label) => {
-      const c = t.cells.find((y) => `${y.row} · ${y.col}` === label);
-      if (!c || c.gain.length === 0 || c.coreMinutes === null) throw new Error(`${t.id}: no measured cost for the cell "${label}" of ${name(x)}`);
-      return s + c.coreMinutes / c.gain.length;
-    }, 0);
-    const alpha = t.compares.alpha / all.length;
-    const seeds = x.paper === null || x.paper === 0 ? null : fewestSeedsForPower({ delta: Math.abs(x.paper), sd: o.sd, alpha, power, max: MAX_SEEDS, design: INTERACTION });
-    return { table: t, row: { finding: t.id as FindingId, interaction: name(x), cells, paper: x.paper, alpha, seeds, coreMinutesPerSeed: round1(perRun),
-      coreHours: seeds === null ? null : round1((seeds * perRun) / 60), planned: false as boolean, left: null as string | null } satisfies PlannedInteraction };
-  }));
+  const rows = tables.flatMap((t) =>
+    (t.compares.interactions ?? []).map((x, _, all) => {
+      const cells = [...x.plus, ...x.minus] as PlannedInteraction['cells'];
+      const perRun = cells.reduce((s, label) => {
+        const c = t.cells.find((y) => `${y.row} · ${y.col}` === label);
+        if (!c || c.gain.length === 0 || c.coreMinutes === null)
+          throw new Error(`${t.id}: no measured cost for the cell "${label}" of ${name(x)}`);
+        return s + c.coreMinutes / c.gain.length;
+      }, 0);
+      const alpha = t.compares.alpha / all.length;
+      const seeds =
+        x.paper === null || x.paper === 0
+          ? null
+          : fewestSeedsForPower({
+              delta: Math.abs(x.paper),
+              sd: o.sd,
+              alpha,
+              power,
+              max: MAX_SEEDS,
+              design: INTERACTION,
+            });
+      return {
+        table: t,
+        row: {
+          finding: t.id as FindingId,
+          interaction: name(x),
+          cells,
+          paper: x.paper,
+          alpha,
+          seeds,
+          coreMinutesPerSeed: round1(perRun),
+          coreHours: seeds === null ? null : round1((seeds * perRun) / 60),
+          planned: false as boolean,
+          left: null as string | null,
+        } satisfies PlannedInteraction,
+      };
+    }),
+  );
   // cheapest first; a cell shared with an interaction already planned runs once, at the larger seed count
   const cellSeeds = new Map<string, { finding: FindingId; table: GainTable; seeds: number }>();
   const key = (f: string, cell: string) => `${f}\u0000${cell}`;
-  const costOf = (m: Map<string, { table: GainTable; seeds: number }>) => [...m.entries()].reduce((s, [k, v]) => {
-    const c = v.table.cells.find((y) => `${y.row} · ${y.col}` === k.split('\u0000')[1])!;
-    return s + (v.seeds * c.coreMinutes!) / c.gain.length;
-  }, 0) / 60;
-  for (const { table, row } of [...rows].sort((a, b) => (a.row.coreHours ?? Infinity) - (b.row.coreHours ?? Infinity))) {
-    if (row.seeds === null) { row.left = row.paper === null ? 'the paper has no figure for one of its cells: nothing to size the test for' : `more than ${MAX_SEEDS} seeds a cell`; continue; }
+  const costOf = (m: Map<string, { table: GainTable; seeds: number }>) =>
+    [...m.entries()].reduce((s, [k, v]) => {
+      const c = v.table.cells.find((y) => `${y.row} · ${y.col}` === k.split('\u0000')[1])!;
+      return s + (v.seeds * c.coreMinutes!) / c.gain.length;
+    }, 0) / 60;
+  for (const { table, row } of [...rows].sort(
+    (a, b) => (a.row.coreHours ?? Infinity) - (b.row.coreHours ?? Infinity),
+  )) {
+    if (row.seeds === null) {
+      row.left =
+        row.paper === null
+          ? 'the paper has no figure for one of its cells: nothing to size the test for'
+          : `more than ${MAX_SEEDS} seeds a cell`;
+      continue;
+    }
     const trial = new Map(cellSeeds);
-    for (const cell of row.cells) trial.set(key(row.finding, cell), { finding: row.finding, table, seeds: Math.max(row.seeds, trial.get(key(row.finding, cell))?.seeds ?? 0) });
-    if (costOf(trial) > o.budgetCoreHours) { row.left = `${row.coreHours} core-hours${cellSeeds.size ? ` (${round1(costOf(trial))} with the interactions planned before it)` : ''}: past the ${o.budgetCoreHours} core-hour budget`; continue; }
+    for (const cell of row.cells)
+      trial.set(key(row.finding, cell), {
+        finding: row.finding,
+        table,
+        seeds: Math.max(row.seeds, trial.get(key(row.finding, cell))?.seeds ?? 0),
+      });
+    if (costOf(trial) > o.budgetCoreHours) {
+      row.left = `${row.coreHours} core-hours${cellSeeds.size ? ` (${round1(costOf(trial))} with the interactions planned before it)` : ''}: past the ${o.budgetCoreHours} core-hour budget`;
+      continue;
+    }
     trial.forEach((v, k) => cellSeeds.set(k, v));
     row.planned = true;
   }
@@ -125,15 +188,44 @@ export function interactionPlan(tables: readonly GainTable[], o: { sd: number; u
       const asked = { ...cellConfig(f, ref, v.table.common)!, seed };
       // the run trains its SFT start's world whatever the config says, so the plan records that world; the folder
       // keeps the sweep's name (which leaves the world out) so that the planned run is the one the sweep finds
-      const config: LabConfig = v.table.world ? { ...asked, worldSize: v.table.world.size as LabConfig['worldSize'] } : asked;
+      const config: LabConfig = v.table.world
+        ? { ...asked, worldSize: v.table.world.size as LabConfig['worldSize'] }
+        : asked;
       const c = v.table.cells.find((y) => `${y.row} · ${y.col}` === cell)!;
-      runs.push({ cell, finding: v.finding, seed, hash: serializeHash(config), config, dir: o.dirOf(asked), coreMinutes: round1(c.coreMinutes! / c.gain.length) });
+      runs.push({
+        cell,
+        finding: v.finding,
+        seed,
+        hash: serializeHash(config),
+        config,
+        dir: o.dirOf(asked),
+        coreMinutes: round1(c.coreMinutes! / c.gain.length),
+      });
     }
   }
-  const worlds = [...new Map([...cellSeeds.values()].map((v) => [JSON.stringify(v.table.world ?? null), v.table.world ?? null])).values()];
-  return { format: INTERACTION_PLAN_FORMAT, date: o.date, commit: o.commit, ...(o.dirtyFiles?.length ? { dirtyFiles: o.dirtyFiles } : {}),
-    world: worlds.length === 1 && worlds[0] ? { size: worlds[0].size as LabConfig['worldSize'], seed: worlds[0].seed } : null, power, sd: o.sd, budgetCoreHours: o.budgetCoreHours, usedSeedsUpTo: o.usedSeedsUpTo,
-    interactions: rows.map((r) => r.row), seeds, runs, coreHours: round1(costOf(cellSeeds)) };
+  const worlds = [
+    ...new Map(
+      [...cellSeeds.values()].map((v) => [JSON.stringify(v.table.world ?? null), v.table.world ?? null]),
+    ).values(),
+  ];
+  return {
+    format: INTERACTION_PLAN_FORMAT,
+    date: o.date,
+    commit: o.commit,
+    ...(o.dirtyFiles?.length ? { dirtyFiles: o.dirtyFiles } : {}),
+    world:
+      worlds.length === 1 && worlds[0]
+        ? { size: worlds[0].size as LabConfig['worldSize'], seed: worlds[0].seed }
+        : null,
+    power,
+    sd: o.sd,
+    budgetCoreHours: o.budgetCoreHours,
+    usedSeedsUpTo: o.usedSeedsUpTo,
+    interactions: rows.map((r) => r.row),
+    seeds,
+    runs,
+    coreHours: round1(costOf(cellSeeds)),
+  };
 }
 
 const signed = (x: number) => (x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0');
@@ -143,7 +235,7 @@ export function interactionPlanMarkdown(p: InteractionPlan, command: string): st
   const planned = p.interactions.filter((x) => x.planned);
   const cells = [...new Set(p.runs.map((r) => `${r.finding} ${r.cell}`))];
   return [
-    '# The interactions\' power plan',
+    "# The interactions' power plan",
     '',
     `Made by \`${command}\` at commit ${p.commit.slice(0, 10)}${p.dirtyFiles?.length ? ` + ${p.dirtyFiles.length} uncommitted file(s) (listed in the .json)` : ''} on ${p.date.slice(0, 10)}, before any of its runs.` +
       (p.world ? ` Its runs train the ${p.world.size} world (seed ${p.world.seed}), their SFT starts'.` : ''),
@@ -157,29 +249,34 @@ export function interactionPlanMarkdown(p: InteractionPlan, command: string): st
     '',
     '| finding | interaction | paper | α | seeds a cell | core-min a seed (4 cells) | core-hours | planned |',
     '|---|---|---|---|---|---|---|---|',
-    ...p.interactions.map((x) => `| ${x.finding} | ${x.interaction} | ${x.paper === null ? '—' : signed(x.paper)} | ${x.alpha} | ${x.seeds ?? '—'} | ${x.coreMinutesPerSeed} | ${x.coreHours ?? '—'} | ${x.planned ? '**yes**' : `no: ${x.left}`} |`),
+    ...p.interactions.map(
+      (x) =>
+        `| ${x.finding} | ${x.interaction} | ${x.paper === null ? '—' : signed(x.paper)} | ${x.alpha} | ${x.seeds ?? '—'} | ${x.coreMinutesPerSeed} | ${x.coreHours ?? '—'} | ${x.planned ? '**yes**' : `no: ${x.left}`} |`,
+    ),
     '',
-    planned.length === 0 ? 'No interaction fits the budget: nothing to run.' : [
-      `**The plan:** ${planned.map((x) => `${x.finding} ${x.interaction}`).join('; ')} — ${p.runs.length} runs, ${p.coreHours} core-hours: ` +
-      `fresh seeds ${p.seeds[0]}–${p.seeds[p.seeds.length - 1]} (every committed run used seeds up to ${p.usedSeedsUpTo}) of ${cells.join(', ')}.`,
-      '',
-      'The test, once every run has finished: the same Welch–Satterthwaite contrast as the tables (seedStatistics.interactionTest) on the',
-      'fresh seeds ALONE — the committed seeds were seen before this plan and stay out of it —, each planned interaction at the α it was',
-      "sized for (Holm's first threshold across its finding's stated interactions, so the unplanned ones cost it their share): supports",
-      'when p < α with a positive difference, contradicts when p < α with a negative one, else not resolved. No seed is added after the',
-      'fact, and none stops early.',
-      '',
-      'Each run is one `run` of the CLI into its folder (named as `sweep` names it), in the plan\'s order, e.g. one at a time:',
-      '',
-      '```sh',
-      `node -e 'for (const r of require("./results/findings/interactions-plan.json").runs) console.log(JSON.stringify(r.config) + "\\t" + r.dir)' |`,
-      `  while IFS=$'\\t' read -r config dir; do npm run -s cli -- run --config "$config" --out "$dir" --resume --no-policy --quiet; done`,
-      '```',
-      '',
-      'The runs in order (`interactions-plan.json` has each one\'s full config):',
-      '',
-      ...p.runs.map((r) => `- seed ${r.seed} · ${r.finding} ${r.cell} · \`${r.dir}\` · ~${r.coreMinutes} core-min`),
-    ].join('\n'),
+    planned.length === 0
+      ? 'No interaction fits the budget: nothing to run.'
+      : [
+          `**The plan:** ${planned.map((x) => `${x.finding} ${x.interaction}`).join('; ')} — ${p.runs.length} runs, ${p.coreHours} core-hours: ` +
+            `fresh seeds ${p.seeds[0]}–${p.seeds[p.seeds.length - 1]} (every committed run used seeds up to ${p.usedSeedsUpTo}) of ${cells.join(', ')}.`,
+          '',
+          'The test, once every run has finished: the same Welch–Satterthwaite contrast as the tables (seedStatistics.interactionTest) on the',
+          'fresh seeds ALONE — the committed seeds were seen before this plan and stay out of it —, each planned interaction at the α it was',
+          "sized for (Holm's first threshold across its finding's stated interactions, so the unplanned ones cost it their share): supports",
+          'when p < α with a positive difference, contradicts when p < α with a negative one, else not resolved. No seed is added after the',
+          'fact, and none stops early.',
+          '',
+          "Each run is one `run` of the CLI into its folder (named as `sweep` names it), in the plan's order, e.g. one at a time:",
+          '',
+          '```sh',
+          `node -e 'for (const r of require("./results/findings/interactions-plan.json").runs) console.log(JSON.stringify(r.config) + "\\t" + r.dir)' |`,
+          `  while IFS=$'\\t' read -r config dir; do npm run -s cli -- run --config "$config" --out "$dir" --resume --no-policy --quiet; done`,
+          '```',
+          '',
+          "The runs in order (`interactions-plan.json` has each one's full config):",
+          '',
+          ...p.runs.map((r) => `- seed ${r.seed} · ${r.finding} ${r.cell} · \`${r.dir}\` · ~${r.coreMinutes} core-min`),
+        ].join('\n'),
     '',
   ].join('\n');
 }
@@ -200,8 +297,8 @@ export interface PlannedInteractionResult {
   /** null until every cell has two finished seeds */
   difference: number | null;
   ci95: { lo: number; hi: number } | null;
-  /** the interval at the level the call is made at, 1 − α (α: Holm's first threshold across the finding's interactions),
-   *  the one shown beside the call (optional: records made before it have only ci95) */
+  /** the interval at the level the call is made at, 1 − α (α: Holm's first threshold across the finding's
+   *  interactions), the one shown beside the call (optional: records made before it have only ci95) */
   interval?: { lo: number; hi: number; level: number; holm: boolean } | null;
   df: number | null;
   p: number | null;
@@ -214,22 +311,61 @@ export interface PlannedInteractionResult {
  * seeds alone, at the α it was sized for; `gainOf` a planned run's gain in points (end − start success, unrounded)
  * or undefined while it has not finished.
  */
-export function testInteractionPlan(p: InteractionPlan, gainOf: (run: PlannedRun) => number | undefined): PlannedInteractionResult[] {
-  return p.interactions.filter((x) => x.planned).map((x) => {
-    const gains = x.cells.map((cell) => p.runs.filter((r) => r.finding === x.finding && r.cell === cell && r.seed <= p.seeds[0] + x.seeds! - 1)
-      .map(gainOf).filter((g): g is number => g !== undefined));
-    const cells = x.cells.map((cell, i) => {
-      const d = gains[i].length < 2 ? null : meanAndSd(gains[i]);
-      return { cell, n: gains[i].length, mean: d && round1(d.mean), sd: d && round1(d.sd) };
+export function testInteractionPlan(
+  p: InteractionPlan,
+  gainOf: (run: PlannedRun) => number | undefined,
+): PlannedInteractionResult[] {
+  return p.interactions
+    .filter((x) => x.planned)
+    .map((x) => {
+      const gains = x.cells.map((cell) =>
+        p.runs
+          .filter((r) => r.finding === x.finding && r.cell === cell && r.seed <= p.seeds[0] + x.seeds! - 1)
+          .map(gainOf)
+          .filter((g): g is number => g !== undefined),
+      );
+      const cells = x.cells.map((cell, i) => {
+        const d = gains[i].length < 2 ? null : meanAndSd(gains[i]);
+        return { cell, n: gains[i].length, mean: d && round1(d.mean), sd: d && round1(d.sd) };
+      });
+      const base = {
+        finding: x.finding,
+        interaction: x.interaction,
+        finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'],
+        cells,
+        planned: x.seeds!,
+        alpha: x.alpha,
+        paper: x.paper,
+      };
+      const complete = gains.every((g) => g.length >= x.seeds!);
+      if (gains.some((g) => g.length < 2))
+        return {
+          ...base,
+          difference: null,
+          ci95: null,
+          interval: null,
+          df: null,
+          p: null,
+          call: complete ? 'not resolved' : 'interim',
+        };
+      const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);
+      const call: PairCall = !complete
+        ? 'interim'
+        : t.p < x.alpha
+          ? t.difference > 0
+            ? 'supports'
+            : 'contradicts'
+          : 'not resolved';
+      const r2 = (v: number) => Math.round(100 * v) / 100;
+      const at = intervalAt(t.difference, t.se, t.df, x.alpha);
+      return {
+        ...base,
+        difference: r2(t.difference),
+        ci95: { lo: r2(t.lo), hi: r2(t.hi) },
+        interval: { lo: r2(at.lo), hi: r2(at.hi), level: 1 - x.alpha, holm: true },
+        df: r2(t.df),
+        p: Number(t.p.toPrecision(4)),
+        call,
+      };
     });
-    const base = { finding: x.finding, interaction: x.interaction, finished: gains.map((g) => g.length) as PlannedInteractionResult['finished'], cells, planned: x.seeds!, alpha: x.alpha, paper: x.paper };
-    const complete = gains.every((g) => g.length >= x.seeds!);
-    if (gains.some((g) => g.length < 2)) return { ...base, difference: null, ci95: null, interval: null, df: null, p: null, call: complete ? 'not resolved' : 'interim' };
-    const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);
-    const call: PairCall = !complete ? 'interim' : t.p < x.alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
-    const r2 = (v: number) => Math.round(100 * v) / 100;
-    const at = intervalAt(t.difference, t.se, t.df, x.alpha);
-    return { ...base, difference: r2(t.difference), ci95: { lo: r2(t.lo), hi: r2(t.hi) }, interval: { lo: r2(at.lo), hi: r2(at.hi), level: 1 - x.alpha, holm: true },
-      df: r2(t.df), p: Number(t.p.toPrecision(4)), call };
-  });
 }

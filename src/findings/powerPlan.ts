@@ -52,7 +52,8 @@ export interface PlannedFinding {
   metrics: { metric: CellMetric; sd: number; seeds: number }[];
   /** seeds every cell and null control of the finding gets: the largest over its metrics */
   seeds: number;
-  /** the difference (points, in its first metric) its test then detects with the planned power at Holm's first threshold */
+  /** the difference (points, in its first metric) its test then detects with the planned power at Holm's first
+   * threshold */
   detectable: number;
 }
 
@@ -62,10 +63,12 @@ export interface PowerPlan {
   commit: string;
   /** files that differed from `commit` when the plan was made (only with --allow-dirty) */
   dirtyFiles?: { path: string; sha256: string | null }[];
-  /** the world its runs train, their SFT starts' (the tables'); null where they differ; absent in plans made before it was recorded */
+  /** the world its runs train, their SFT starts' (the tables'); null where they differ; absent in plans made before it
+   * was recorded */
   world?: { size: string; seed: number } | null;
   choices: PlanChoices;
-  /** the pooled per-seed SD of a cell's gain, per metric, over every distinct RL cell of the committed tables (compared or not) */
+  /** the pooled per-seed SD of a cell's gain, per metric, over every distinct RL cell of the committed tables (compared
+   * or not) */
   pooled: Record<CellMetric, { sd: number; df: number; arms: number }>;
   findings: PlannedFinding[];
   /** every arm, in the order its runs go */
@@ -86,29 +89,56 @@ interface ArmData { lab: LabConfig; gains: Partial<Record<CellMetric, number[]>>
  * shown but not compared, like T6's 3B row, needs no more seeds) and every null control. `label` is
  * the cell's row and column joined by a NUL, or the null control's scale label.
  */
-export function plannedArms(f: Finding, common: Partial<LabConfig>): { lab: LabConfig; nullControl: boolean; label: string }[] {
-  const compared = new Set(f.compares.pairs.flat().filter((r) => r !== 'start').map((r) => `${r[0]}\u0000${r[1]}`));
-  const cells = f.cells.filter((c) => compared.has(`${c.row}\u0000${c.col}`)).flatMap((c) => {
-    const lab = cellConfig(f, c, common);
-    return lab ? [{ lab, nullControl: false, label: `${c.row}\u0000${c.col}` }] : [];
-  });
+export function plannedArms(
+  f: Finding,
+  common: Partial<LabConfig>,
+): { lab: LabConfig; nullControl: boolean; label: string }[] {
+  const compared = new Set(
+    f.compares.pairs
+      .flat()
+      .filter((r) => r !== 'start')
+      .map((r) => `${r[0]}\u0000${r[1]}`),
+  );
+  const cells = f.cells
+    .filter((c) => compared.has(`${c.row}\u0000${c.col}`))
+    .flatMap((c) => {
+      const lab = cellConfig(f, c, common);
+      return lab ? [{ lab, nullControl: false, label: `${c.row}\u0000${c.col}` }] : [];
+    });
   const seen = new Set<string>();
-  const unique = cells.filter((c) => { const k = withoutSeed(c.lab); if (seen.has(k)) return false; seen.add(k); return true; });
+  const unique = cells.filter((c) => {
+    const k = withoutSeed(c.lab);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
   return [...unique, ...nullControls(f, common).map((n) => ({ lab: n.config, nullControl: true, label: n.label }))];
 }
 
-/** every distinct run config the tables compare (cells in a pair, and null controls), with its per-seed gains and cost */
-function armsOf(tables: readonly GainTable[]): Map<string, ArmData & { nullControl: boolean; findings: Set<FindingId> }> {
+/** every distinct run config the tables compare (cells in a pair, and null controls), with its per-seed gains and
+ * cost */
+function armsOf(
+  tables: readonly GainTable[],
+): Map<string, ArmData & { nullControl: boolean; findings: Set<FindingId> }> {
   const arms = new Map<string, ArmData & { nullControl: boolean; findings: Set<FindingId> }>();
   for (const t of tables) {
     const f = FINDINGS.find((x) => x.id === t.id)!;
     const entries = plannedArms(f, t.common).flatMap((a) => {
-      const cells = a.nullControl ? t.nullControl.filter((c) => c.col.startsWith(a.label)) : t.cells.filter((c) => c.row === a.label.split('\u0000')[0] && c.col === a.label.split('\u0000')[1]);
+      const cells = a.nullControl
+        ? t.nullControl.filter((c) => c.col.startsWith(a.label))
+        : t.cells.filter((c) => c.row === a.label.split('\u0000')[0] && c.col === a.label.split('\u0000')[1]);
       return cells.map((cell) => ({ ...a, cell }));
     });
     for (const { lab, nullControl, cell } of entries) {
       const key = withoutSeed(lab);
-      const arm = arms.get(key) ?? { lab, gains: {}, coreMinutes: 0, seeds: 0, nullControl, findings: new Set<FindingId>() };
+      const arm = arms.get(key) ?? {
+        lab,
+        gains: {},
+        coreMinutes: 0,
+        seeds: 0,
+        nullControl,
+        findings: new Set<FindingId>(),
+      };
       arm.findings.add(f.id);
       if (cell && cell.seeds.length) {
         arm.gains[cell.metric] = cell.gain;
@@ -147,42 +177,93 @@ function pairMetrics(f: Finding): CellMetric[] {
  * the seeds for `power` at Holm's first threshold α / pairs (conservative: Holm's later pairs test at
  * larger thresholds), then per arm the largest seeds of the findings that read it.
  */
-export function powerPlan(tables: readonly GainTable[], choices: PlanChoices, meta: { date: string; commit: string }): PowerPlan {
+export function powerPlan(
+  tables: readonly GainTable[],
+  choices: PlanChoices,
+  meta: { date: string; commit: string },
+): PowerPlan {
   const arms = armsOf(tables);
-  const pooled = Object.fromEntries((['success', 'ood'] as const).map((m) => {
-    const samples = rlGains(tables, m);
-    // a metric no table measures (e.g. OOD in T5 alone) has no spread; a finding that compares it says so below
-    return [m, samples.length ? { ...pooledSd(samples), arms: samples.length } : { sd: NaN, df: 0, arms: 0 }];
-  })) as PowerPlan['pooled'];
+  const pooled = Object.fromEntries(
+    (['success', 'ood'] as const).map((m) => {
+      const samples = rlGains(tables, m);
+      // a metric no table measures (e.g. OOD in T5 alone) has no spread; a finding that compares it says so below
+      return [m, samples.length ? { ...pooledSd(samples), arms: samples.length } : { sd: NaN, df: 0, arms: 0 }];
+    }),
+  ) as PowerPlan['pooled'];
 
   // the findings whose tables were given, in the plan's order
-  const findings: PlannedFinding[] = choices.order.filter((id) => tables.some((t) => t.id === id)).map((id) => {
-    const f = FINDINGS.find((x) => x.id === id)!;
-    const pairs = f.compares.pairs.length;
-    const holmFirstAlpha = choices.alpha / pairs;
-    for (const m of pairMetrics(f)) if (!(pooled[m].sd > 0)) throw new Error(`powerPlan: ${id} compares ${m}, but no table has two seeds of an RL cell in it`);
-    const metrics = pairMetrics(f).map((metric) => ({ metric, sd: pooled[metric].sd,
-      seeds: seedsForPower({ delta: choices.delta[metric], sd: pooled[metric].sd, alpha: holmFirstAlpha, power: choices.power }) }));
-    const seeds = Math.max(...metrics.map((m) => m.seeds));
-    return { id, pairs, holmFirstAlpha, metrics, seeds, detectable: detectableDifference({ n: seeds, sd: metrics[0].sd, alpha: holmFirstAlpha, power: choices.power }) };
-  });
+  const findings: PlannedFinding[] = choices.order
+    .filter((id) => tables.some((t) => t.id === id))
+    .map((id) => {
+      const f = FINDINGS.find((x) => x.id === id)!;
+      const pairs = f.compares.pairs.length;
+      const holmFirstAlpha = choices.alpha / pairs;
+      for (const m of pairMetrics(f))
+        if (!(pooled[m].sd > 0))
+          throw new Error(`powerPlan: ${id} compares ${m}, but no table has two seeds of an RL cell in it`);
+      const metrics = pairMetrics(f).map((metric) => ({
+        metric,
+        sd: pooled[metric].sd,
+        seeds: seedsForPower({
+          delta: choices.delta[metric],
+          sd: pooled[metric].sd,
+          alpha: holmFirstAlpha,
+          power: choices.power,
+        }),
+      }));
+      const seeds = Math.max(...metrics.map((m) => m.seeds));
+      return {
+        id,
+        pairs,
+        holmFirstAlpha,
+        metrics,
+        seeds,
+        detectable: detectableDifference({ n: seeds, sd: metrics[0].sd, alpha: holmFirstAlpha, power: choices.power }),
+      };
+    });
   const seedsOf = new Map(findings.map((f) => [f.id, f.seeds]));
 
   // arms in the order of the first finding that reads them
-  const ordered = [...arms.entries()].sort(([, a], [, b]) => firstIn(a.findings, choices.order) - firstIn(b.findings, choices.order));
+  const ordered = [...arms.entries()].sort(
+    ([, a], [, b]) => firstIn(a.findings, choices.order) - firstIn(b.findings, choices.order),
+  );
   const planned: PlannedArm[] = ordered.map(([hash, a]) => {
     const findingsOfArm = choices.order.filter((id) => a.findings.has(id));
     const want = Math.max(...findingsOfArm.map((id) => seedsOf.get(id) ?? 0));
     const newRuns = Math.max(0, want - a.seeds);
-    return { hash, scale: SCALE_OF(a.lab), findings: findingsOfArm, nullControl: a.nullControl, finished: a.seeds, planned: want,
-      coreMinutesPerRun: Math.round(10 * a.coreMinutes) / 10, newRuns, newCoreMinutes: Math.round(10 * newRuns * a.coreMinutes) / 10 };
+    return {
+      hash,
+      scale: SCALE_OF(a.lab),
+      findings: findingsOfArm,
+      nullControl: a.nullControl,
+      finished: a.seeds,
+      planned: want,
+      coreMinutesPerRun: Math.round(10 * a.coreMinutes) / 10,
+      newRuns,
+      newCoreMinutes: Math.round(10 * newRuns * a.coreMinutes) / 10,
+    };
   });
   const newCoreHours = planned.reduce((s, a) => s + a.newCoreMinutes, 0) / 60;
-  const cut = newCoreHours > choices.budgetCoreHours ? [`the plan needs ${newCoreHours.toFixed(1)} core-hours, over the budget of ${choices.budgetCoreHours}: cut comparisons before running`] : [];
+  const cut =
+    newCoreHours > choices.budgetCoreHours
+      ? [
+          `the plan needs ${newCoreHours.toFixed(1)} core-hours, over the budget of ${choices.budgetCoreHours}: cut comparisons before running`,
+        ]
+      : [];
   const worlds = [...new Set(tables.map((t) => JSON.stringify(t.world ?? null)))];
   const world = worlds.length === 1 ? (JSON.parse(worlds[0]) as PowerPlan['world']) : null;
-  return { format: POWER_PLAN_FORMAT, ...meta, world, choices, pooled, findings, arms: planned,
-    newRuns: planned.reduce((s, a) => s + a.newRuns, 0), newCoreHours: Math.round(10 * newCoreHours) / 10, cut };
+  return {
+    format: POWER_PLAN_FORMAT,
+    ...meta,
+    world,
+    choices,
+    pooled,
+    findings,
+    arms: planned,
+    newRuns: planned.reduce((s, a) => s + a.newRuns, 0),
+    newCoreHours: Math.round(10 * newCoreHours) / 10,
+    cut,
+  };
 }
 
 function firstIn(ids: Set<FindingId>, order: readonly FindingId[]): number {
@@ -197,17 +278,21 @@ export function plannedSeeds(plan: PowerPlan | null, id: FindingId): number[] | 
 
 const f1 = (x: number) => x.toFixed(1);
 /** an arm's hash less the standard size's evaluation settings every arm shares */
-const armLabel = (hash: string) => hash.replace(/&?evalEvery=40&evalQueries=300&evalToolQa=100/, '').replace('#&', '#').replace(/^#$/, '(defaults: m, Sum, GRPO)');
+const armLabel = (hash: string) =>
+  hash
+    .replace(/&?evalEvery=40&evalQueries=300&evalToolQa=100/, '')
+    .replace('#&', '#')
+    .replace(/^#$/, '(defaults: m, Sum, GRPO)');
 
 /** plan.md: the plan in words and tables, with the reasons for its choices (`why`, one paragraph each) */
 export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: string; order: string }): string {
   const c = p.choices;
   const lines = [
-    '# The findings\' power plan',
+    "# The findings' power plan",
     '',
     `Made ${p.date.slice(0, 10)} at commit ${p.commit.slice(0, 10)}, before any of its runs, from the committed three-seed tables (\`results/findings/T*/table.json\`).` +
       (p.world ? ` Its runs train the ${p.world.size} world (seed ${p.world.seed}), their SFT starts'.` : ''),
-    'It fixes how many seeds each finding gets; `sweep --standard` runs exactly those, and a finding\'s table makes no call until all of them have finished (no optional stopping: no seed is added after a result is seen).',
+    "It fixes how many seeds each finding gets; `sweep --standard` runs exactly those, and a finding's table makes no call until all of them have finished (no optional stopping: no seed is added after a result is seen).",
     '',
     '## The choices',
     '',
@@ -219,11 +304,14 @@ export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: st
     '',
     '## Seeds per finding',
     '',
-    '| finding | pairs | Holm\'s first α | metric: pooled SD → seeds | seeds a cell | detects (first metric, 80 % power) |',
+    "| finding | pairs | Holm's first α | metric: pooled SD → seeds | seeds a cell | detects (first metric, 80 % power) |",
     '|---|---|---|---|---|---|',
-    ...p.findings.map((f) => `| ${f.id} | ${f.pairs} | ${f.holmFirstAlpha.toFixed(4)} | ${f.metrics.map((m) => `${m.metric}: ${f1(m.sd)} → ${m.seeds}`).join('; ')} | **${f.seeds}** | ${f1(f.detectable)} points of ${f.metrics[0].metric} |`),
+    ...p.findings.map(
+      (f) =>
+        `| ${f.id} | ${f.pairs} | ${f.holmFirstAlpha.toFixed(4)} | ${f.metrics.map((m) => `${m.metric}: ${f1(m.sd)} → ${m.seeds}`).join('; ')} | **${f.seeds}** | ${f1(f.detectable)} points of ${f.metrics[0].metric} |`,
+    ),
     '',
-    'Every cell and null control of a finding gets its seeds (1 … N; seeds 1–3 are the committed runs). A cell that several findings read (the T1 grid is T2\'s and T3\'s, T6\'s GRPO column is T1\'s Sum column) runs to the largest of their seeds; each finding\'s test reads only its own planned seeds.',
+    "Every cell and null control of a finding gets its seeds (1 … N; seeds 1–3 are the committed runs). A cell that several findings read (the T1 grid is T2's and T3's, T6's GRPO column is T1's Sum column) runs to the largest of their seeds; each finding's test reads only its own planned seeds.",
     '',
     '## The runs, in the order they go',
     '',
@@ -231,7 +319,10 @@ export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: st
     '',
     '| # | arm (config over the standard size) | scale | read by | role | finished | planned | new runs | core-min / run | new core-min |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...p.arms.map((a, i) => `| ${i + 1} | \`${armLabel(a.hash)}\` | ${a.scale} | ${a.findings.join(', ')} | ${a.nullControl ? 'null control' : 'cell'} | ${a.finished} | ${a.planned} | ${a.newRuns} | ${f1(a.coreMinutesPerRun)} | ${f1(a.newCoreMinutes)} |`),
+    ...p.arms.map(
+      (a, i) =>
+        `| ${i + 1} | \`${armLabel(a.hash)}\` | ${a.scale} | ${a.findings.join(', ')} | ${a.nullControl ? 'null control' : 'cell'} | ${a.finished} | ${a.planned} | ${a.newRuns} | ${f1(a.coreMinutesPerRun)} | ${f1(a.newCoreMinutes)} |`,
+    ),
     '',
     `**Total: ${p.newRuns} new runs, ${f1(p.newCoreHours)} core-hours** (measured cost per run: the arm's own committed seeds, CPU seconds on this 2-core machine, two runs at a time).`,
     p.cut.length ? `\n**Cut before the runs:** ${p.cut.join('; ')}` : 'The plan fits the budget: no comparison is cut.',
@@ -266,7 +357,11 @@ export interface PlanProgress {
  * many have finished, and the cost left from each arm's planned core-minutes a run. Findings share runs
  * (T1's cells are T2's, T3's and T6's), so the plan's total counts each unfinished run once.
  */
-export function planProgress(plan: PowerPlan, common: Partial<LabConfig>, state: (lab: LabConfig) => 'finished' | 'saved' | 'none'): PlanProgress {
+export function planProgress(
+  plan: PowerPlan,
+  common: Partial<LabConfig>,
+  state: (lab: LabConfig) => 'finished' | 'saved' | 'none',
+): PlanProgress {
   const cost = new Map(plan.arms.map((a) => [a.hash, a.coreMinutesPerRun]));
   const left = new Map<string, number>(); // unfinished run → its core-minutes
   const findings = plan.choices.order.map((id) => {
@@ -278,7 +373,10 @@ export function planProgress(plan: PowerPlan, common: Partial<LabConfig>, state:
         const lab = { ...arm.lab, seed };
         const s = state(lab);
         row.planned++;
-        if (s === 'finished') { row.finished++; continue; }
+        if (s === 'finished') {
+          row.finished++;
+          continue;
+        }
         if (s === 'saved') row.saved++;
         const minutes = cost.get(withoutSeed(arm.lab)) ?? 0;
         row.coreMinutesLeft += minutes;

@@ -9,7 +9,8 @@
 //    Hoenig & Heisey (2001, "The Abuse of Power") warn says nothing about the test already made; here it
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
 // The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
-import { callInterval, intervalText, signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
+import { callInterval, signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
+import { intervalText } from './gainText.ts';
 import { fewestSeedsForPower, INTERACTION, pooledSd } from '../stats/seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
@@ -40,7 +41,8 @@ export interface ResolveCost {
   lab: ResolveTarget;
 }
 
-const cellOf = (t: GainTable, label: string): GainCell | undefined => t.cells.find((c) => `${c.row} · ${c.col}` === label);
+const cellOf = (t: GainTable, label: string): GainCell | undefined =>
+  t.cells.find((c) => `${c.row} · ${c.col}` === label);
 
 /** the fewest seeds a cell with 80 % (`power`) to detect `delta`; null past SEEDS_OUT_OF_REACH */
 export function seedsToDetect(o: { delta: number; sd: number; alpha: number; power: number }): number | null {
@@ -55,48 +57,82 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
   if (t.direction.call === 'interim') return [];
   const pairs = t.compares.pairs;
   const alpha = t.compares.alpha / pairs.length;
-  return pairs.filter((p): p is GainPair & { difference: number } =>
-    p.call === 'not resolved' && p.test === 'welch' && p.difference !== null && callInterval(p) !== null).flatMap((p) => {
-    const [a, b] = [cellOf(t, p.higher), cellOf(t, p.lower)];
-    if (!a || !b || a.gain.length < 2 || b.gain.length < 2) return [];
-    const sd = pooledSd([a.gain, b.gain]).sd;
-    // the new runs of a cell at its measured core-minutes per run (the two cells may differ in scale)
-    const newMinutes = (c: GainCell, seeds: number) => Math.max(0, seeds - c.gain.length) * ((c.coreMinutes ?? 0) / c.gain.length);
-    const target = (delta: number): ResolveTarget => {
-      const seeds = sd > 0 ? seedsToDetect({ delta: Math.abs(delta), sd, alpha, power }) : 2;
-      return { difference: Math.abs(delta), seeds, coreHours: seeds === null ? null : Math.round((10 * (newMinutes(a, seeds) + newMinutes(b, seeds))) / 60) / 10 };
-    };
-    const paper = a.paperGain !== null && b.paperGain !== null && a.paperGain !== b.paperGain ? target(a.paperGain - b.paperGain) : null;
-    return [{ finding: t.id, pair: `${p.higher} > ${p.lower}`, seeds: [a.gain.length, b.gain.length] as [number, number], sd: Math.round(100 * sd) / 100,
-      difference: p.difference, interval: callInterval(p)!, alpha, paper, lab: target(p.difference) }];
-  });
+  return pairs
+    .filter(
+      (p): p is GainPair & { difference: number } =>
+        p.call === 'not resolved' && p.test === 'welch' && p.difference !== null && callInterval(p) !== null,
+    )
+    .flatMap((p) => {
+      const [a, b] = [cellOf(t, p.higher), cellOf(t, p.lower)];
+      if (!a || !b || a.gain.length < 2 || b.gain.length < 2) return [];
+      const sd = pooledSd([a.gain, b.gain]).sd;
+      // the new runs of a cell at its measured core-minutes per run (the two cells may differ in scale)
+      const newMinutes = (c: GainCell, seeds: number) =>
+        Math.max(0, seeds - c.gain.length) * ((c.coreMinutes ?? 0) / c.gain.length);
+      const target = (delta: number): ResolveTarget => {
+        const seeds = sd > 0 ? seedsToDetect({ delta: Math.abs(delta), sd, alpha, power }) : 2;
+        return {
+          difference: Math.abs(delta),
+          seeds,
+          coreHours: seeds === null ? null : Math.round((10 * (newMinutes(a, seeds) + newMinutes(b, seeds))) / 60) / 10,
+        };
+      };
+      const paper =
+        a.paperGain !== null && b.paperGain !== null && a.paperGain !== b.paperGain
+          ? target(a.paperGain - b.paperGain)
+          : null;
+      return [
+        {
+          finding: t.id,
+          pair: `${p.higher} > ${p.lower}`,
+          seeds: [a.gain.length, b.gain.length] as [number, number],
+          sd: Math.round(100 * sd) / 100,
+          difference: p.difference,
+          interval: callInterval(p)!,
+          alpha,
+          paper,
+          lab: target(p.difference),
+        },
+      ];
+    });
 }
 
-/** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power (`finished`: the fewer of the two cells') */
+/** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power (`finished`: the
+ * fewer of the two cells') */
 export const priceText = (r: ResolveTarget | null, finished: number): string =>
-  !r ? '—' : r.seeds === null ? `${signed(r.difference).replace('+', '')}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
-    : `${signed(r.difference).replace('+', '')}: ${r.seeds} seeds${r.seeds <= finished ? ' — already run' : `, ${r.coreHours} core-h`}`;
+  !r
+    ? '—'
+    : r.seeds === null
+      ? `${signed(r.difference).replace('+', '')}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
+      : `${signed(r.difference).replace('+', '')}: ${r.seeds} seeds${r.seeds <= finished ? ' — already run' : `, ${r.coreHours} core-h`}`;
 
 /** the priced pairs as a Markdown table, with what the columns mean */
 export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8): string {
-  return [
-    '# What resolving the unresolved pairs would cost',
-    '',
-    `For every pair a called finding leaves *not resolved*: the seeds a cell a two-sample t-test needs for ${Math.round(100 * power)} % power at`,
-    "Holm's first threshold (α / pairs, as the power plan), at the pooled per-seed SD the pair's finished seeds measured, and the",
-    "core-hours of the runs that adds (at the pair's measured cost per run). Two sizes of difference: the paper's gap (its two",
-    "cells' gains over its SFT column), and the lab's own difference were it the true one — the latter prices the next experiment",
-    'and says nothing about the test already made (Hoenig & Heisey 2001); a near-zero difference out of reach is a tie.',
-    '*Already run*: the finished seeds had that power, so the paper\'s gap, were it the lab\'s, would most likely have been found.',
-    '',
-    "*Lab: difference*: with its interval at the level its call was made at (Holm's step level across the finding's pairs).",
-    '',
-    '| finding | pair | lab: difference [interval] | seeds | SD | paper\'s gap: seeds, cost | lab\'s difference: seeds, cost |',
-    '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.finding} | ${r.pair} | ${signed(r.difference)} ${intervalText(r.interval)} | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${priceText(r.paper, Math.min(...r.seeds))} | ${priceText(r.lab, Math.min(...r.seeds))} |`),
-    '',
-    rows.length ? '' : 'No called finding leaves a pair not resolved.',
-  ].join('\n').trimEnd() + '\n';
+  return (
+    [
+      '# What resolving the unresolved pairs would cost',
+      '',
+      `For every pair a called finding leaves *not resolved*: the seeds a cell a two-sample t-test needs for ${Math.round(100 * power)} % power at`,
+      "Holm's first threshold (α / pairs, as the power plan), at the pooled per-seed SD the pair's finished seeds measured, and the",
+      "core-hours of the runs that adds (at the pair's measured cost per run). Two sizes of difference: the paper's gap (its two",
+      "cells' gains over its SFT column), and the lab's own difference were it the true one — the latter prices the next experiment",
+      'and says nothing about the test already made (Hoenig & Heisey 2001); a near-zero difference out of reach is a tie.',
+      "*Already run*: the finished seeds had that power, so the paper's gap, were it the lab's, would most likely have been found.",
+      '',
+      "*Lab: difference*: with its interval at the level its call was made at (Holm's step level across the finding's pairs).",
+      '',
+      "| finding | pair | lab: difference [interval] | seeds | SD | paper's gap: seeds, cost | lab's difference: seeds, cost |",
+      '|---|---|---|---|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.finding} | ${r.pair} | ${signed(r.difference)} ${intervalText(r.interval)} | ${r.seeds.join(' vs ')} | ${r.sd.toFixed(1)} | ${priceText(r.paper, Math.min(...r.seeds))} | ${priceText(r.lab, Math.min(...r.seeds))} |`,
+      ),
+      '',
+      rows.length ? '' : 'No called finding leaves a pair not resolved.',
+    ]
+      .join('\n')
+      .trimEnd() + '\n'
+  );
 }
 
 /** what an interaction's tests say, and what resolving it would cost */
@@ -110,7 +146,8 @@ export interface InteractionCost {
   difference: number;
   /** its interval at the level its call was made at (Holm's step level across the finding's interactions) */
   interval: { lo: number; hi: number; level: number; holm: boolean };
-  /** the equivalence test at the plan's δ (TOST, Holm across the finding's interactions): what a sentence may rule out */
+  /** the equivalence test at the plan's δ (TOST, Holm across the finding's interactions): what a sentence may rule
+   * out */
   equivalence: { delta: number; p: number; pAdjusted: number; shown: boolean } | null;
   /** the paper's interaction, and whether that interval holds it (null: the paper has no figure for a cell) */
   paper: number | null;
@@ -123,7 +160,8 @@ export interface InteractionCost {
 }
 
 /**
- * Every tested interaction of a table: its interval at its call's level and its equivalence test, and the price of a four-cell contrast
+ * Every tested interaction of a table: its interval at its call's level and its equivalence test, and the price of a
+ * four-cell contrast
  * with `power` (80 %) at Holm's first threshold and the spread the four cells measured — seeds a cell
  * (seedStatistics' power with the INTERACTION design: Σc² = 4, 4(n − 1) df) and the core-hours of that many
  * fresh seeds in all four cells at each cell's measured core-minutes per run: a new experiment with its own
@@ -142,12 +180,38 @@ export function costToResolveInteractions(t: GainTable, power = 0.8): Interactio
     const sd = pooledSd(four.map((c) => c.gain)).sd;
     const perRun = four.reduce((s, c) => s + (c.coreMinutes ?? 0) / c.gain.length, 0); // one seed of each cell
     const target = (delta: number): ResolveTarget => {
-      const seeds = sd > 0 ? fewestSeedsForPower({ delta: Math.abs(delta), sd, alpha, power, max: SEEDS_OUT_OF_REACH, design: INTERACTION }) : 2;
-      return { difference: Math.abs(delta), seeds, coreHours: seeds === null ? null : Math.round((10 * seeds * perRun) / 60) / 10 };
+      const seeds =
+        sd > 0
+          ? fewestSeedsForPower({
+              delta: Math.abs(delta),
+              sd,
+              alpha,
+              power,
+              max: SEEDS_OUT_OF_REACH,
+              design: INTERACTION,
+            })
+          : 2;
+      return {
+        difference: Math.abs(delta),
+        seeds,
+        coreHours: seeds === null ? null : Math.round((10 * seeds * perRun) / 60) / 10,
+      };
     };
-    return [{ finding: t.id, interaction: `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`, seeds: x.seeds, sd: Math.round(100 * sd) / 100,
-      difference: x.difference, interval, equivalence: x.equivalence ?? null,
-      paper: x.paper, excludesPaper: x.paper === null ? null : x.paper < interval.lo || x.paper > interval.hi,
-      alpha, forPaper: x.paper === null || x.paper === 0 ? null : target(x.paper), forLab: target(x.difference) }];
+    return [
+      {
+        finding: t.id,
+        interaction: `(${x.plus[0]} − ${x.plus[1]}) − (${x.minus[0]} − ${x.minus[1]})`,
+        seeds: x.seeds,
+        sd: Math.round(100 * sd) / 100,
+        difference: x.difference,
+        interval,
+        equivalence: x.equivalence ?? null,
+        paper: x.paper,
+        excludesPaper: x.paper === null ? null : x.paper < interval.lo || x.paper > interval.hi,
+        alpha,
+        forPaper: x.paper === null || x.paper === 0 ? null : target(x.paper),
+        forLab: target(x.difference),
+      },
+    ];
   });
 }

@@ -57,7 +57,9 @@ export function summariseArm(runs: readonly SeedRun[]): ArmSummary {
   const lasts = sorted.map((r) => r.curve[r.curve.length - 1]);
   const passed = lasts.reduce((a, p) => a + Math.round(p.success * p.queries), 0);
   const n = lasts.reduce((a, p) => a + p.queries, 0);
-  const common = sorted[0].curve.map((p) => p.step).filter((s) => sorted.every((r) => r.curve.some((p) => p.step === s)));
+  const common = sorted[0].curve
+    .map((p) => p.step)
+    .filter((s) => sorted.every((r) => r.curve.some((p) => p.step === s)));
   const meanCurve = common.map((step) => ({
     step,
     success: sorted.reduce((a, r) => a + r.curve.find((p) => p.step === step)!.success, 0) / sorted.length,

@@ -38,7 +38,8 @@ export const CALIBRATION = {
   tie: 0.1,
 } as const;
 
-/** the context length of the model the calibration builds: the shipped checkpoints' (public/checkpoints/<scale>-tiny/card.json) */
+/** the context length of the model the calibration builds: the shipped checkpoints'
+ * (public/checkpoints/<scale>-tiny/card.json) */
 export const CALIBRATION_CONTEXT = 576;
 
 /** a tie (or no figure at all) goes to the first of these: wasm's speed does not hang on shader compiles for
@@ -116,10 +117,16 @@ export interface CalibrationProgress {
 }
 
 export const sameDevice = (a: DeviceKey, b: DeviceKey): boolean =>
-  a.adapter === b.adapter && a.userAgent === b.userAgent && a.labVersion === b.labVersion && a.cores === b.cores && a.isolated === b.isolated;
+  a.adapter === b.adapter &&
+  a.userAgent === b.userAgent &&
+  a.labVersion === b.labVersion &&
+  a.cores === b.cores &&
+  a.isolated === b.isolated;
 
-/** a WebGPU adapter that emulates a GPU on the CPU (SwiftShader, llvmpipe/lavapipe, or one that says it is a fallback) */
-export const looksSoftware = (adapter: string): boolean => /swiftshader|llvmpipe|lavapipe|software|\(fallback\)/i.test(adapter);
+/** a WebGPU adapter that emulates a GPU on the CPU (SwiftShader, llvmpipe/lavapipe, or one that says it is a
+ * fallback) */
+export const looksSoftware = (adapter: string): boolean =>
+  /swiftshader|llvmpipe|lavapipe|software|\(fallback\)/i.test(adapter);
 
 /**
  * The order to measure in: the backend likely to win first, so the other can be dropped as soon as
@@ -139,9 +146,14 @@ export const stepEstimateMs = (decodeStepMs: number, trainMicroBatchMs: number):
  * fastest decode step seen, and the micro-batch if timed), and whether that already loses to `best`,
  * another backend's finished figure, by more than a tie.
  */
-export function alreadySlower(decodeStepsMs: readonly number[], trainMicroBatchMs: number | null, best: number | null): { atLeastMs: number; slower: boolean } {
+export function alreadySlower(
+  decodeStepsMs: readonly number[],
+  trainMicroBatchMs: number | null,
+  best: number | null,
+): { atLeastMs: number; slower: boolean } {
   const fastest = decodeStepsMs.length ? Math.min(...decodeStepsMs) : 0;
-  const atLeastMs = fastest * CALIBRATION.decodeStepsPerRlStep + (trainMicroBatchMs ?? 0) * CALIBRATION.microBatchesPerRlStep;
+  const atLeastMs =
+    fastest * CALIBRATION.decodeStepsPerRlStep + (trainMicroBatchMs ?? 0) * CALIBRATION.microBatchesPerRlStep;
   return { atLeastMs, slower: best !== null && atLeastMs > best * (1 + CALIBRATION.tie) };
 }
 
@@ -187,9 +199,12 @@ export function comparison(chosen: BackendFigure, other: BackendFigure): string 
   const theirs = other.status === 'measured' ? other.stepMs : other.atLeastMs;
   if (chosen.stepMs === null || theirs === null) return `chosen over ${name}`;
   const ratio = theirs / chosen.stepMs;
-  if (ratio <= 1 + CALIBRATION.tie && ratio >= 1 / (1 + CALIBRATION.tie)) return `as fast as ${name} here (a tie, within ${CALIBRATION.tie * 100} %)`;
+  if (ratio <= 1 + CALIBRATION.tie && ratio >= 1 / (1 + CALIBRATION.tie))
+    return `as fast as ${name} here (a tie, within ${CALIBRATION.tie * 100} %)`;
   const times = ratio >= 10 ? Math.round(ratio).toString() : ratio.toFixed(1);
-  return ratio > 1 ? `${other.status === 'dropped' ? 'at least ' : ''}${times}× faster here than ${name}` : `${(1 / ratio).toFixed(1)}× slower here than ${name}`;
+  return ratio > 1
+    ? `${other.status === 'dropped' ? 'at least ' : ''}${times}× faster here than ${name}`
+    : `${(1 / ratio).toFixed(1)}× slower here than ${name}`;
 }
 
 /** The sentence for a calibration: the choice, its figure, and how it compares with each other backend. */
@@ -204,12 +219,18 @@ export function describeCalibration(c: Calibration): string {
  * The notice for a forced backend (`?backend=`): what was forced, and how it compares with what this
  * device measured at the scale, where a measurement is stored.
  */
-export function forcedNotice(forced: { name: BackendName; label: string }, scale: Scale, measured: Calibration | null): string {
+export function forcedNotice(
+  forced: { name: BackendName; label: string },
+  scale: Scale,
+  measured: Calibration | null,
+): string {
   const head = `The backend was forced with ?backend=${forced.name} in the address: training runs on ${forced.label}.`;
-  if (!measured) return `${head} Without it the lab measures the backends this browser offers and trains on the faster; it has not measured them at ${scale} here yet.`;
+  if (!measured)
+    return `${head} Without it the lab measures the backends this browser offers and trains on the faster; it has not measured them at ${scale} here yet.`;
   const mine = measured.figures.find((f) => f.backend === forced.name);
   const choice = measured.figures.find((f) => f.backend === measured.choice);
-  if (measured.choice === forced.name || !choice) return `${head} It is also what the lab's own measurement at ${scale} chose here (${describeCalibration(measured)}).`;
+  if (measured.choice === forced.name || !choice)
+    return `${head} It is also what the lab's own measurement at ${scale} chose here (${describeCalibration(measured)}).`;
   const versus = mine ? `; ${forced.name} measured ${figureText(mine)}` : '';
   return `${head} The lab's own measurement at ${scale} chose ${choice.label} here (${figureText(choice)}${versus}); remove ?backend= to train on it.`;
 }
@@ -292,7 +313,8 @@ export function calibrationOf(backend: ChosenBackend | null): Calibration | null
 export function backendNotice(backend: ChosenBackend): string | null {
   const c = backend.choice;
   if (c?.mode === 'forced') return forcedNotice(backend, c.scale, c.measured);
-  if (backend.name === 'cpu') return `Training runs on cpu, plain JavaScript and the slowest backend: ${backend.fallbackReason ?? 'no other backend started'}.`;
+  if (backend.name === 'cpu')
+    return `Training runs on cpu, plain JavaScript and the slowest backend: ${backend.fallbackReason ?? 'no other backend started'}.`;
   if (backend.fallbackReason) return `Training runs on ${backend.label}: ${backend.fallbackReason}.`;
   return null;
 }
@@ -306,17 +328,31 @@ export interface RunCalibration {
   /** what the measurement chose (null: nothing measured) */
   choice: BackendName | null;
   measuredAt: number | null;
-  /** the sentence shown, e.g. 'wasm · simd · 1 thread (1.9 s/step at s) — at least 12× faster here than webgpu · swiftshader' */
+  /** the sentence shown, e.g. 'wasm · simd · 1 thread (1.9 s/step at s) — at least 12× faster here than webgpu ·
+   * swiftshader' */
   summary: string;
 }
 
 /** the run's record of its backend choice */
-export function runCalibration(backend: { name: BackendName; label: string; fallbackReason?: string }, choice: BackendChoice): RunCalibration {
+export function runCalibration(
+  backend: { name: BackendName; label: string; fallbackReason?: string },
+  choice: BackendChoice,
+): RunCalibration {
   const measured = choice.mode === 'measured' ? choice.calibration : choice.mode === 'forced' ? choice.measured : null;
-  const summary = choice.mode === 'measured' ? `measured: ${describeCalibration(choice.calibration)}`
-    : choice.mode === 'forced' ? `forced with ?backend=${backend.name}${measured ? `; measured here at ${measured.scale}: ${describeCalibration(measured)}` : ''}`
-    : `the only backend offered${backend.fallbackReason ? ` (${backend.fallbackReason})` : ''}`;
-  return { mode: choice.mode, scale: choice.scale, figures: measured?.figures ?? [], choice: measured?.choice ?? null, measuredAt: measured?.measuredAt ?? null, summary };
+  const summary =
+    choice.mode === 'measured'
+      ? `measured: ${describeCalibration(choice.calibration)}`
+      : choice.mode === 'forced'
+        ? `forced with ?backend=${backend.name}${measured ? `; measured here at ${measured.scale}: ${describeCalibration(measured)}` : ''}`
+        : `the only backend offered${backend.fallbackReason ? ` (${backend.fallbackReason})` : ''}`;
+  return {
+    mode: choice.mode,
+    scale: choice.scale,
+    figures: measured?.figures ?? [],
+    choice: measured?.choice ?? null,
+    measuredAt: measured?.measuredAt ?? null,
+    summary,
+  };
 }
 
 /** the backend of a run record's label ('wasm · simd · 1 thread' → 'wasm'), null when it names none */
@@ -326,18 +362,28 @@ export function backendOfLabel(label: string): BackendName | null {
 }
 
 /** one backend's name and figure for the badge's second line: 'webgpu ≥ 23 s' (the headline has the full names) */
-const figureBrief = (f: BackendFigure): string => `${f.backend} ${f.status === 'measured' || f.status === 'dropped' ? figureText(f).replace('/step', '') : figureText(f)}`;
+const figureBrief = (f: BackendFigure): string =>
+  `${f.backend} ${f.status === 'measured' || f.status === 'dropped' ? figureText(f).replace('/step', '') : figureText(f)}`;
 
 /** what the calibration's figure estimates: one RL step of the default setup (its rollouts per step) */
 const DEFAULT_STEP_WORDS = `a default RL step (${DEFAULTS.queriesPerStep} queries × ${DEFAULTS.groupSize} rollouts)`;
 
 /** What the header's badge says: the backend (its label, in the mono font) and how it compares or was chosen; then the
  *  figures behind it, or the measurement under way. */
-export function badgeText(backend: ChosenBackend | null, measuring: CalibrationProgress | null): { label: string; note: string; detail: string } | null {
+export function badgeText(
+  backend: ChosenBackend | null,
+  measuring: CalibrationProgress | null,
+): { label: string; note: string; detail: string } | null {
   if (measuring) {
     const done = measuring.figures.map(figureBrief);
-    const now = measuring.current ? [`${measuring.current.label.replace(/ \(.*\)$/, '')}: ${measuring.current.phase}…`] : [];
-    return { label: '', note: `Measuring the backends at ${measuring.scale}… (${Math.round(measuring.elapsedMs / 1000)} s)`, detail: [...done, ...now].join(' · ') };
+    const now = measuring.current
+      ? [`${measuring.current.label.replace(/ \(.*\)$/, '')}: ${measuring.current.phase}…`]
+      : [];
+    return {
+      label: '',
+      note: `Measuring the backends at ${measuring.scale}… (${Math.round(measuring.elapsedMs / 1000)} s)`,
+      detail: [...done, ...now].join(' · '),
+    };
   }
   if (!backend) return null;
   const c = backend.choice;
@@ -346,7 +392,11 @@ export function badgeText(backend: ChosenBackend | null, measuring: CalibrationP
     const others = chosen ? c.calibration.figures.filter((f) => f !== chosen).map((f) => comparison(chosen, f)) : [];
     const when = c.stored ? 'measured on an earlier visit' : `measured just now in ${formatMs(c.calibration.costMs)}`;
     // an estimate of a default step from a short timing, not a run's measured step time (the Step time tile): said so
-    return { label: backend.label, note: others.join('; '), detail: `${DEFAULT_STEP_WORDS} at ${c.scale}, estimated from a short timing: ${c.calibration.figures.map(figureBrief).join(' · ')} (${when})` };
+    return {
+      label: backend.label,
+      note: others.join('; '),
+      detail: `${DEFAULT_STEP_WORDS} at ${c.scale}, estimated from a short timing: ${c.calibration.figures.map(figureBrief).join(' · ')} (${when})`,
+    };
   }
   if (c?.mode === 'forced') {
     const m = c.measured;
@@ -355,7 +405,12 @@ export function badgeText(backend: ChosenBackend | null, measuring: CalibrationP
       : `not measured at ${c.scale} here: open the page without ?backend= to measure`;
     return { label: backend.label, note: `forced with ?backend=${backend.name}`, detail };
   }
-  return { label: backend.label, note: '', detail: c?.mode === 'only' ? `the only backend here${backend.fallbackReason ? ` (${backend.fallbackReason})` : ''}` : '' };
+  return {
+    label: backend.label,
+    note: '',
+    detail:
+      c?.mode === 'only' ? `the only backend here${backend.fallbackReason ? ` (${backend.fallbackReason})` : ''}` : '',
+  };
 }
 
 /**
@@ -374,5 +429,7 @@ export function fewCoresReason(cores: number): string {
  * blocked the training worker for good — no timer of its own fires again, so only the plain build avoids it.
  */
 export function threadsRefusedBy(userAgent: string): string | null {
-  return /\bFirefox\//.test(userAgent) ? 'in Firefox the threaded build hangs on some page loads, so it runs on one' : null;
+  return /\bFirefox\//.test(userAgent)
+    ? 'in Firefox the threaded build hangs on some page loads, so it runs on one'
+    : null;
 }

@@ -78,7 +78,12 @@ export function reconcileAfterReload(
       notes.push(`${item.label} starts again: ${why}.`);
       return { ...item, status: 'waiting', runId: null, step: 0, etaMs: null };
     };
-    const settle = (status: QueueStatus, error?: string): QueueItem => ({ ...item, status, etaMs: status === 'completed' ? 0 : null, ...(error ? { error } : {}) });
+    const settle = (status: QueueStatus, error?: string): QueueItem => ({
+      ...item,
+      status,
+      etaMs: status === 'completed' ? 0 : null,
+      ...(error ? { error } : {}),
+    });
     if (item.runId === null) return again('the page closed while it was starting');
     if (run?.status === 'running' || run?.status === 'paused') {
       elsewhere = true;
@@ -86,10 +91,15 @@ export function reconcileAfterReload(
     }
     if (run?.status === 'completed') return settle('completed');
     if (run?.status === 'failed') return settle('failed', run.error ?? 'failed');
-    if (run && !run.hasCheckpoint && run.status !== 'stopped') return again(`the page closed before run ${item.runId} stored its first checkpoint`);
+    if (run && !run.hasCheckpoint && run.status !== 'stopped')
+      return again(`the page closed before run ${item.runId} stored its first checkpoint`);
     held = true;
-    const why = run ? `run ${item.runId} was ${run.status === 'interrupted' ? 'paused or left behind' : run.status} when the page closed` : `run ${item.runId} is no longer in the store`;
-    notes.push(`${item.label}: ${why}; the queue holds (resume the run from the run list, or continue the queue without it).`);
+    const why = run
+      ? `run ${item.runId} was ${run.status === 'interrupted' ? 'paused or left behind' : run.status} when the page closed`
+      : `run ${item.runId} is no longer in the store`;
+    notes.push(
+      `${item.label}: ${why}; the queue holds (resume the run from the run list, or continue the queue without it).`,
+    );
     return settle('stopped', why);
   });
   const waiting = items.some((i) => i.status === 'waiting');

@@ -5,7 +5,8 @@
 export function keptCurve(steps: readonly number[], from: number): string {
   const missing = Array.from({ length: from }, (_, i) => i + 1).filter((s) => !steps.includes(s));
   if (missing.length === 0) return `its curve up to step ${from} is kept, and the steps after it are trained again`;
-  const shown = missing.length > 6 ? `${missing.slice(0, 5).join(', ')}, … (${missing.length} in all)` : missing.join(', ');
+  const shown =
+    missing.length > 6 ? `${missing.slice(0, 5).join(', ')}, … (${missing.length} in all)` : missing.join(', ');
   const one = missing.length === 1;
   return `its curve up to step ${from} is kept except step${one ? '' : 's'} ${shown}, which ${one ? 'was' : 'were'} not saved`;
 }

@@ -39,7 +39,8 @@ export interface Route {
   result?: string | null;
   /** with a lesson: its class view (`&class`, '' ), or the class's accepted codes (`&class=<code>,<code>`) */
   lessonClass?: string | null;
-  /** a shared Lab run's result code (`#run=<code>`, read by src/lessons/runResultCode.ts), shown read-only on the Runs view */
+  /** a shared Lab run's result code (`#run=<code>`, read by src/lessons/runResultCode.ts), shown read-only on the Runs
+   * view */
   run?: string | null;
 }
 
@@ -84,7 +85,10 @@ export function parseHash(hash: string): ParsedHash {
     }
     if (key === 'lessonSize') {
       // the size is read from the query (a learner's link must not carry a smoke size along): say where it goes
-      note(key, `belongs before the #: open ?lessonSize=${shorten(rawValue ?? 'smoke')}#… — this lesson runs at its full size`);
+      note(
+        key,
+        `belongs before the #: open ?lessonSize=${shorten(rawValue ?? 'smoke')}#… — this lesson runs at its full size`,
+      );
       continue;
     }
     if (key === 'run') {
@@ -111,7 +115,11 @@ export function parseHash(hash: string): ParsedHash {
       else if (key === 'finding' && value !== null && FINDING_ID.test(value.toUpperCase())) {
         route.finding = value.toUpperCase();
         if (!text.includes('view=')) route.view = 'findings'; // `#finding=T7` alone opens that finding
-      } else note(key, `“${shorten(value ?? '')}” is not ${key === 'view' ? `a view (${VIEWS.join(', ')})` : 'a finding (T1…T7)'}; ignored`);
+      } else
+        note(
+          key,
+          `“${shorten(value ?? '')}” is not ${key === 'view' ? `a view (${VIEWS.join(', ')})` : 'a finding (T1…T7)'}; ignored`,
+        );
       continue;
     }
     if (!KNOWN.has(key)) {
@@ -155,12 +163,19 @@ export function serializeHash(config: LabConfig, route?: Route): string {
   const defaults = defaultConfig();
   const parts: string[] = [];
   // a lesson's link is `#lesson=<id>` alone: it names its view
-  if (route && route.view !== 'lab' && !(route.view === 'lessons' && route.lesson) && !(route.view === 'runs' && route.run)) parts.push(`view=${route.view}`);
+  if (
+    route &&
+    route.view !== 'lab' &&
+    !(route.view === 'lessons' && route.lesson) &&
+    !(route.view === 'runs' && route.run)
+  )
+    parts.push(`view=${route.view}`);
   if (route?.view === 'runs' && route.run) parts.push(`run=${encodeURIComponent(route.run)}`);
   if (route?.finding) parts.push(`finding=${route.finding}`);
   if (route?.lesson) parts.push(`lesson=${route.lesson}`);
   if (route?.lesson && route.result) parts.push(`result=${encodeURIComponent(route.result)}`);
-  if (route?.lesson && typeof route.lessonClass === 'string') parts.push(route.lessonClass ? `class=${encodeURIComponent(route.lessonClass).replace(/%2C/g, ',')}` : 'class');
+  if (route?.lesson && typeof route.lessonClass === 'string')
+    parts.push(route.lessonClass ? `class=${encodeURIComponent(route.lessonClass).replace(/%2C/g, ',')}` : 'class');
   for (const k of SETTING_KEYS) {
     const text = formatValue(k, config[k]);
     if (text !== formatValue(k, defaults[k])) parts.push(`${k}=${encodeValue(text)}`);
@@ -275,7 +290,8 @@ export function storedConfigProblems(raw: Readonly<Record<string, unknown>>): Ur
     if (reason === null) (config as Record<SettingKey, unknown>)[k] = value;
     else problems.push({ key: k, message: `“${shorten(shownValue(value))}” ${reason}` });
   }
-  for (const problem of crossFieldProblems(config)) problems.push({ key: problem.keys.join(', '), message: problem.message });
+  for (const problem of crossFieldProblems(config))
+    problems.push({ key: problem.keys.join(', '), message: problem.message });
   return problems;
 }
 

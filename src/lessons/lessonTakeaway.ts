@@ -9,7 +9,7 @@ import { predictionBand, type SettingReference } from './lessonReference.ts';
 import { formatAverage, formatPercent, metricInfo, smoothedLabel, windowMeanLabel, type MetricInfo } from '../lab/metrics.ts';
 import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
 import type { CommittedComparison } from '../findings/committedComparison.ts';
-import { comparisonText } from '../findings/findingGains.ts';
+import { comparisonText } from '../findings/gainText.ts';
 import { median, readEnds, readSpread, readRises, sampleSd, UNDECIDED, UNDECIDED_TEXT, verdictRates, type VerdictRates } from './lessonVerdicts.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */

@@ -24,7 +24,8 @@ export function writeAtomic(path: string, data: string | Uint8Array): void {
   syncFolder(dirname(path));
 }
 
-/** flushes a folder's entries (the rename above) to the disk; a file system that cannot (some network ones) is left as it is */
+/** flushes a folder's entries (the rename above) to the disk; a file system that cannot (some network ones) is left as
+ * it is */
 function syncFolder(dir: string): void {
   let fd: number | null = null;
   try {

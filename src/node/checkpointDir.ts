@@ -5,8 +5,22 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join, resolve } from 'node:path';
 import type { DirtyFile } from './provenance.ts';
 import type * as tf from '@tensorflow/tfjs';
-import { modelJson, parseCard, PRETRAIN_CARD_FORMAT, RL_POLICY_CARD_FORMAT, validateCheckpoint, validatePretrain, validateRlPolicy, WEIGHTS_FILE,
-  type PretrainCard, type RlPolicyCard, type SftCard, type ValidCheckpoint, type ValidRlPolicy, type ValidWeights } from '../rl/checkpointFiles.ts';
+import {
+  modelJson,
+  parseCard,
+  PRETRAIN_CARD_FORMAT,
+  RL_POLICY_CARD_FORMAT,
+  validateCheckpoint,
+  validatePretrain,
+  validateRlPolicy,
+  WEIGHTS_FILE,
+  type PretrainCard,
+  type RlPolicyCard,
+  type SftCard,
+  type ValidCheckpoint,
+  type ValidRlPolicy,
+  type ValidWeights,
+} from '../rl/checkpointFiles.ts';
 import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { ModelConfig } from '../model/config.ts';
 
@@ -33,7 +47,12 @@ function readJson(path: string): unknown {
 }
 
 /** the weights (model.json + weights.bin) of a policy; the card is written separately, last */
-export function writePolicyFiles(dir: string, config: ModelConfig, weights: ArrayBuffer, specs: readonly tf.io.WeightsManifestEntry[]): void {
+export function writePolicyFiles(
+  dir: string,
+  config: ModelConfig,
+  weights: ArrayBuffer,
+  specs: readonly tf.io.WeightsManifestEntry[],
+): void {
   mkdirSync(dir, { recursive: true });
   writeAtomic(join(dir, WEIGHTS_FILE), bytes(weights));
   writeAtomic(join(dir, 'model.json'), JSON.stringify(modelJson(config, specs), null, 1) + '\n');
@@ -53,13 +72,19 @@ export async function readCheckpointDir(dir: string): Promise<ValidCheckpoint> {
   for (const f of ['model.json', WEIGHTS_FILE, 'card.json']) {
     if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a checkpoint: ${f} is missing`);
   }
-  return validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), readJson(join(dir, 'card.json')));
+  return validateCheckpoint(
+    readJson(join(dir, 'model.json')),
+    readBuffer(join(dir, WEIGHTS_FILE)),
+    readJson(join(dir, 'card.json')),
+  );
 }
 
 /** reads and validates a pretraining run's folder; an SFT or RL checkpoint, or an unfinished run, is refused by name */
 export async function readPretrainDir(dir: string): Promise<ValidWeights & { card: PretrainCard }> {
   if (!existsSync(join(dir, 'card.json')) && existsSync(join(dir, 'resume', 'state.json'))) {
-    throw new Error(`${dir} is a pretraining run still in progress (no card.json yet); finish it with \`pretrain … --resume\` first`);
+    throw new Error(
+      `${dir} is a pretraining run still in progress (no card.json yet); finish it with \`pretrain … --resume\` first`,
+    );
   }
   for (const f of ['model.json', WEIGHTS_FILE, 'card.json']) {
     if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a pretrain checkpoint: ${f} is missing`);
@@ -67,8 +92,10 @@ export async function readPretrainDir(dir: string): Promise<ValidWeights & { car
   const card = readJson(join(dir, 'card.json'));
   const format = card && typeof card === 'object' ? (card as { format?: unknown }).format : undefined;
   if (format !== PRETRAIN_CARD_FORMAT) {
-    throw new Error(`${dir} is not a pretrain checkpoint: its card's format is ${JSON.stringify(format ?? null)}, not ${PRETRAIN_CARD_FORMAT} ` +
-      '(--from takes the --out folder of `npm run cli -- pretrain`)');
+    throw new Error(
+      `${dir} is not a pretrain checkpoint: its card's format is ${JSON.stringify(format ?? null)}, not ${PRETRAIN_CARD_FORMAT} ` +
+        '(--from takes the --out folder of `npm run cli -- pretrain`)',
+    );
   }
   return validatePretrain(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card);
 }
@@ -78,17 +105,25 @@ export function writeRlPolicyCard(dir: string, card: RlPolicyCard): void {
 }
 
 /** an SFT checkpoint or an RL run's policy folder, told apart by its card's format; validated like readCheckpointDir */
-export async function readPolicyDir(dir: string): Promise<{ kind: 'sft'; checkpoint: ValidCheckpoint } | { kind: 'rl'; policy: ValidRlPolicy }> {
+export async function readPolicyDir(
+  dir: string,
+): Promise<{ kind: 'sft'; checkpoint: ValidCheckpoint } | { kind: 'rl'; policy: ValidRlPolicy }> {
   for (const f of ['model.json', WEIGHTS_FILE, 'card.json']) {
     if (!existsSync(join(dir, f))) throw new Error(`${dir} is not a checkpoint: ${f} is missing`);
   }
   const card = readJson(join(dir, 'card.json'));
   const format = card && typeof card === 'object' ? (card as { format?: unknown }).format : undefined;
   if (format === RL_POLICY_CARD_FORMAT) {
-    return { kind: 'rl', policy: await validateRlPolicy(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card) };
+    return {
+      kind: 'rl',
+      policy: await validateRlPolicy(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card),
+    };
   }
   // anything else is read as an SFT card, whose parser names what is wrong with it
-  return { kind: 'sft', checkpoint: await validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card) };
+  return {
+    kind: 'sft',
+    checkpoint: await validateCheckpoint(readJson(join(dir, 'model.json')), readBuffer(join(dir, WEIGHTS_FILE)), card),
+  };
 }
 
 export function readCard(dir: string): SftCard {
@@ -111,31 +146,58 @@ interface ResumeState {
   files?: { weights: string; optimizer: string };
 }
 
-export function writeResumeState(dir: string, ckpt: Checkpoint, fingerprint: string, extra: Record<string, unknown> = {}): void {
+export function writeResumeState(
+  dir: string,
+  ckpt: Checkpoint,
+  fingerprint: string,
+  extra: Record<string, unknown> = {},
+): void {
   const d = join(dir, 'resume');
   mkdirSync(d, { recursive: true });
   const files = { weights: `weights.${ckpt.step}.bin`, optimizer: `optimizer.${ckpt.step}.bin` };
   writeAtomic(join(d, files.weights), bytes(ckpt.weights));
   writeAtomic(join(d, files.optimizer), bytes(ckpt.optimizer));
-  const state: ResumeState = { format: 'star-lab-resume/1', fingerprint, step: ckpt.step, rngState: ckpt.rngState, config: ckpt.config,
-    weightSpecs: ckpt.weightSpecs, optimizerSpecs: ckpt.optimizerSpecs, extra, files };
+  const state: ResumeState = {
+    format: 'star-lab-resume/1',
+    fingerprint,
+    step: ckpt.step,
+    rngState: ckpt.rngState,
+    config: ckpt.config,
+    weightSpecs: ckpt.weightSpecs,
+    optimizerSpecs: ckpt.optimizerSpecs,
+    extra,
+    files,
+  };
   // state.json last: it names the shards of its step; until it is written the previous state and its shards stand
   writeAtomic(join(d, 'state.json'), JSON.stringify(state) + '\n');
-  for (const f of readdirSync(d)) if (f.endsWith('.bin') && f !== files.weights && f !== files.optimizer) rmSync(join(d, f), { force: true });
+  for (const f of readdirSync(d))
+    if (f.endsWith('.bin') && f !== files.weights && f !== files.optimizer) rmSync(join(d, f), { force: true });
 }
 
 /** the saved state of an interrupted run in DIR, or null when there is none */
-export function readResumeState(dir: string, fingerprint: string): { ckpt: Checkpoint; extra: Record<string, unknown> } | null {
+export function readResumeState(
+  dir: string,
+  fingerprint: string,
+): { ckpt: Checkpoint; extra: Record<string, unknown> } | null {
   const d = join(dir, 'resume');
   if (!existsSync(join(d, 'state.json'))) return null;
   const s = readJson(join(d, 'state.json')) as ResumeState;
   if (s.format !== 'star-lab-resume/1') throw new Error(`${d}/state.json is not a STAR Lab resume state`);
   if (s.fingerprint !== fingerprint) {
-    throw new Error(`${d} was saved by a run with other options (${s.fingerprint}); resume with the same options or use another --out`);
+    throw new Error(
+      `${d} was saved by a run with other options (${s.fingerprint}); resume with the same options or use another --out`,
+    );
   }
   const files = s.files ?? { weights: 'weights.bin', optimizer: 'optimizer.bin' };
-  const ckpt: Checkpoint = { weights: readBuffer(join(d, files.weights)), weightSpecs: s.weightSpecs, optimizer: readBuffer(join(d, files.optimizer)),
-    optimizerSpecs: s.optimizerSpecs, rngState: s.rngState, step: s.step, config: s.config };
+  const ckpt: Checkpoint = {
+    weights: readBuffer(join(d, files.weights)),
+    weightSpecs: s.weightSpecs,
+    optimizer: readBuffer(join(d, files.optimizer)),
+    optimizerSpecs: s.optimizerSpecs,
+    rngState: s.rngState,
+    step: s.step,
+    config: s.config,
+  };
   return { ckpt, extra: s.extra ?? {} };
 }
 
@@ -163,11 +225,26 @@ export function resumeTraining(dir: string, fingerprint: string, commit: string)
     return null;
   }
   const { ckpt, extra } = saved;
-  return { ckpt, extra, progress: { trainSeconds: Number(extra.trainSeconds ?? 0), lastLoss: Number(extra.lastLoss ?? NaN), commit: String(extra.commit ?? commit) } };
+  return {
+    ckpt,
+    extra,
+    progress: {
+      trainSeconds: Number(extra.trainSeconds ?? 0),
+      lastLoss: Number(extra.lastLoss ?? NaN),
+      commit: String(extra.commit ?? commit),
+    },
+  };
 }
 
-/** saves a training command's resume state: its progress, then the command's own fields (what resumeTraining reads back) */
-export function saveTraining(dir: string, ckpt: Checkpoint, fingerprint: string, progress: RunProgress, extra: Record<string, unknown> = {}): void {
+/** saves a training command's resume state: its progress, then the command's own fields (what resumeTraining reads
+ * back) */
+export function saveTraining(
+  dir: string,
+  ckpt: Checkpoint,
+  fingerprint: string,
+  progress: RunProgress,
+  extra: Record<string, unknown> = {},
+): void {
   writeResumeState(dir, ckpt, fingerprint, { ...progress, ...extra });
 }
 

@@ -24,7 +24,8 @@ export function wasmThreads(): number {
   const env = process.env[THREADS_ENV];
   if (env === undefined || env === '') return defaultWasmThreads(1);
   const n = Number(env);
-  if (!Number.isInteger(n) || n < 1 || n > 8) throw new Error(`${THREADS_ENV} needs an integer from 1 to 8, got "${env}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 8)
+    throw new Error(`${THREADS_ENV} needs an integer from 1 to 8, got "${env}"`);
   return n;
 }
 

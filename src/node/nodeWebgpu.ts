@@ -47,7 +47,8 @@ const RTLD_GLOBAL = 0x100;
 const RTLD_NODELETE = 0x1000; // glibc's value; Node 20's os.constants.dlopen does not list it
 
 /** GPUAdapter.info (Dawn has it; this @webgpu/types version does not list it) */
-const infoOf = (adapter: GPUAdapter) => (adapter as GPUAdapter & { info: GPUAdapterInfo & { isFallbackAdapter?: boolean } }).info;
+const infoOf = (adapter: GPUAdapter) =>
+  (adapter as GPUAdapter & { info: GPUAdapterInfo & { isFallbackAdapter?: boolean } }).info;
 
 type DawnModule = { create: (options: string[]) => GPU; globals: Record<string, unknown> };
 
@@ -68,20 +69,32 @@ export async function startNodeWebgpu(): Promise<WebgpuAdapterInfo> {
   Object.assign(globalThis, dawn.globals); // GPUBufferUsage, GPUMapMode, … which tfjs reads as globals
   const { gpu, adapter, driverFile } = await pickAdapter(dawn);
   const info = infoOf(adapter);
-  const fallback = info.isFallbackAdapter === true || (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
+  const fallback =
+    info.isFallbackAdapter === true ||
+    (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true;
   if (fallback && process.env[WEBGPU_ADAPTER_ENV] === 'hardware') {
-    throw new Error(`the only WebGPU adapter is a fallback one (${info.description || info.vendor}); ${WEBGPU_ADAPTER_ENV}=hardware refuses it`);
+    throw new Error(
+      `the only WebGPU adapter is a fallback one (${info.description || info.vendor}); ${WEBGPU_ADAPTER_ENV}=hardware refuses it`,
+    );
   }
   // tfjs-backend-webgpu registers itself at import only when navigator.gpu exists (Node 20 has no navigator)
   const nav = (globalThis as { navigator?: { gpu?: GPU } }).navigator;
   if (nav) Object.defineProperty(nav, 'gpu', { value: gpu, configurable: true });
   else Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
   await import('@tensorflow/tfjs-backend-webgpu');
-  if (!tf.findBackendFactory('webgpu')) throw new Error('tfjs-backend-webgpu did not register the webgpu backend (navigator.gpu was not seen at import)');
+  if (!tf.findBackendFactory('webgpu'))
+    throw new Error('tfjs-backend-webgpu did not register the webgpu backend (navigator.gpu was not seen at import)');
   if (!(await tf.setBackend('webgpu'))) throw new Error('the tfjs webgpu backend failed to start on this adapter');
   await tf.ready();
   boundBufferPool(tf.backend() as unknown as WebGPUBackend); // as the page's worker does (worker/backend.ts)
-  started = { vendor: info.vendor ?? '', architecture: info.architecture ?? '', description: info.description ?? '', isFallbackAdapter: fallback, driverFile, vulkanLoader: loader };
+  started = {
+    vendor: info.vendor ?? '',
+    architecture: info.architecture ?? '',
+    description: info.description ?? '',
+    isFallbackAdapter: fallback,
+    driverFile,
+    vulkanLoader: loader,
+  };
   return started;
 }
 
@@ -120,8 +133,10 @@ function loadVulkanLoader(): string {
       failures.push(`${path}: ${message.split('\n')[0]}`);
     }
   }
-  throw new Error(`no Vulkan loader (libvulkan.so.1), which Dawn needs for WebGPU on Linux: install it (apt-get install libvulkan1) ` +
-    `or Chromium (which carries one), or set ${VULKAN_LOADER_ENV} to its path (tried ${failures.join('; ')})`);
+  throw new Error(
+    `no Vulkan loader (libvulkan.so.1), which Dawn needs for WebGPU on Linux: install it (apt-get install libvulkan1) ` +
+      `or Chromium (which carries one), or set ${VULKAN_LOADER_ENV} to its path (tried ${failures.join('; ')})`,
+  );
 }
 
 async function loadDawn(): Promise<DawnModule> {
@@ -139,17 +154,30 @@ async function loadDawn(): Promise<DawnModule> {
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (/Cannot find (package|module) 'webgpu'/.test(message)) {
-      throw new Error("--backend webgpu needs the optional npm package `webgpu` (Dawn's Node bindings), which is not installed: npm install webgpu@0.6.2", { cause: e });
+      throw new Error(
+        "--backend webgpu needs the optional npm package `webgpu` (Dawn's Node bindings), which is not installed: npm install webgpu@0.6.2",
+        { cause: e },
+      );
     }
-    throw new Error(`the npm package \`webgpu\` did not load (${message.split('\n')[0]}); its prebuilt dawn.node exists for linux-x64/arm64, macOS and Windows`, { cause: e });
+    throw new Error(
+      `the npm package \`webgpu\` did not load (${message.split('\n')[0]}); its prebuilt dawn.node exists for linux-x64/arm64, macOS and Windows`,
+      { cause: e },
+    );
   }
 }
 
 /** The folders the Vulkan loader searches for driver files on Linux (its docs, "Driver Discovery on Linux") */
 export function loaderDriverDirs(env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? '';
-  const config = [env.XDG_CONFIG_HOME || join(home, '.config'), ...(env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'), '/etc'];
-  const data = [env.XDG_DATA_HOME || join(home, '.local/share'), ...(env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':')];
+  const config = [
+    env.XDG_CONFIG_HOME || join(home, '.config'),
+    ...(env.XDG_CONFIG_DIRS || '/etc/xdg').split(':'),
+    '/etc',
+  ];
+  const data = [
+    env.XDG_DATA_HOME || join(home, '.local/share'),
+    ...(env.XDG_DATA_DIRS || '/usr/local/share:/usr/share').split(':'),
+  ];
   return [...config, ...data].filter(Boolean).map((d) => join(d, 'vulkan', 'icd.d'));
 }
 
@@ -163,7 +191,8 @@ export function driverCandidates(env: NodeJS.ProcessEnv = process.env, exists: (
   if (env.VK_ICD_FILENAMES || env.VK_DRIVER_FILES) return [null]; // the user chose: the loader reads them
   const software = exists(SWIFTSHADER_ICD) ? [SWIFTSHADER_ICD] : [];
   if (env[WEBGPU_ADAPTER_ENV] === 'software') return software;
-  const own = env.VK_ADD_DRIVER_FILES || loaderDriverDirs(env).some((d) => jsonFiles(d, exists, list).length > 0) ? [null] : [];
+  const own =
+    env.VK_ADD_DRIVER_FILES || loaderDriverDirs(env).some((d) => jsonFiles(d, exists, list).length > 0) ? [null] : [];
   return [...own, ...jsonFiles(NVIDIA_ICD_DIR, exists, list), ...software];
 }
 
@@ -190,6 +219,8 @@ async function pickAdapter(dawn: DawnModule): Promise<{ gpu: GPU; adapter: GPUAd
     return fallback;
   }
   if (before === undefined) delete process.env.VK_ICD_FILENAMES; else process.env.VK_ICD_FILENAMES = before;
-  throw new Error(`no WebGPU adapter: ${tried.join('; ') || 'no Vulkan driver to try'}. A GPU needs its Vulkan driver (ICD file); ` +
-    `without one, Chromium's SwiftShader (${SWIFTSHADER_ICD}) serves, slowly`);
+  throw new Error(
+    `no WebGPU adapter: ${tried.join('; ') || 'no Vulkan driver to try'}. A GPU needs its Vulkan driver (ICD file); ` +
+      `without one, Chromium's SwiftShader (${SWIFTSHADER_ICD}) serves, slowly`,
+  );
 }

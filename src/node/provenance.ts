@@ -11,7 +11,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 /** the tracked paths whose content decides what a command computes (results and docs do not) */
 export const CODE_PATHS = ['src', 'data', 'scripts', 'public/checkpoints', 'package.json', 'package-lock.json'];
 
-/** a file that differs from HEAD: its path from the repository's root and the SHA-256 of its content now (null: deleted) */
+/** a file that differs from HEAD: its path from the repository's root and the SHA-256 of its content now (null:
+ * deleted) */
 export interface DirtyFile {
   path: string;
   sha256: string | null;
@@ -23,7 +24,8 @@ export interface Provenance {
   dirtyFiles?: DirtyFile[];
 }
 
-const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+const git = (cwd: string, args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 
 /**
  * The provenance of a record about to be written to `out`, for the code in the repository around `cwd`.
@@ -31,7 +33,10 @@ const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, en
  * `allowDirty` is not set (`committed`: what it writes becomes a committed record elsewhere, e.g. a GPU pack's
  * figures, wherever `out` lies). Outside git: commit "unknown".
  */
-export function provenance(out: string, o: { allowDirty?: boolean; cwd?: string; committed?: boolean } = {}): Provenance {
+export function provenance(
+  out: string,
+  o: { allowDirty?: boolean; cwd?: string; committed?: boolean } = {},
+): Provenance {
   const cwd = o.cwd ?? process.cwd();
   let root: string;
   let head: string;
@@ -44,9 +49,15 @@ export function provenance(out: string, o: { allowDirty?: boolean; cwd?: string;
   const dirtyFiles = differingFiles(root);
   if (dirtyFiles.length === 0) return { commit: head };
   if (!o.allowDirty && (o.committed || committable(root, resolve(cwd, out)))) {
-    const list = dirtyFiles.slice(0, 8).map((f) => f.path).join(', ') + (dirtyFiles.length > 8 ? ` and ${dirtyFiles.length - 8} more` : '');
-    throw new Error(`${relative(root, resolve(cwd, out)) || out} would be committed, but the code differs from ${head.slice(0, 10)} (${list}): ` +
-      'a record of it could not be checked out. Commit first, or pass --allow-dirty to record the differing files and their hashes.');
+    const list =
+      dirtyFiles
+        .slice(0, 8)
+        .map((f) => f.path)
+        .join(', ') + (dirtyFiles.length > 8 ? ` and ${dirtyFiles.length - 8} more` : '');
+    throw new Error(
+      `${relative(root, resolve(cwd, out)) || out} would be committed, but the code differs from ${head.slice(0, 10)} (${list}): ` +
+        'a record of it could not be checked out. Commit first, or pass --allow-dirty to record the differing files and their hashes.',
+    );
   }
   return { commit: head, dirtyFiles };
 }
@@ -62,7 +73,10 @@ function differingFiles(root: string): DirtyFile[] {
     const path = e.slice(3);
     if (status.includes('R') || status.includes('C')) i++; // a rename's second entry is its old path
     const full = resolve(root, path);
-    const sha256 = existsSync(full) && statSync(full).isFile() ? createHash('sha256').update(readFileSync(full)).digest('hex') : null;
+    const sha256 =
+      existsSync(full) && statSync(full).isFile()
+        ? createHash('sha256').update(readFileSync(full)).digest('hex')
+        : null;
     files.push({ path, sha256 });
   }
   return files.sort((a, b) => a.path.localeCompare(b.path));
@@ -83,5 +97,7 @@ function committable(root: string, path: string): boolean {
 
 /** a record's commit as one line: the sha, and how many files differed where any did */
 export function commitLabel(p: Provenance): string {
-  return p.dirtyFiles?.length ? `${p.commit.slice(0, 10)} + ${p.dirtyFiles.length} uncommitted file${p.dirtyFiles.length > 1 ? 's' : ''}` : p.commit.slice(0, 10);
+  return p.dirtyFiles?.length
+    ? `${p.commit.slice(0, 10)} + ${p.dirtyFiles.length} uncommitted file${p.dirtyFiles.length > 1 ? 's' : ''}`
+    : p.commit.slice(0, 10);
 }

@@ -20,12 +20,19 @@ type Factory = (config: Record<string, unknown>) => Promise<WasmModule>;
  *  the build's pthread pool). Call before `tf.setBackend('wasm')`; the kernels stay registered. */
 export function registerThreadedWasm(threads: number): void {
   // the GPU check's pack carries these files beside its one-file CLI, where no node_modules is (gpu-check.md)
-  const out = process.env.STAR_TFJS_WASM_OUT || join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'wasm-out');
+  const out =
+    process.env.STAR_TFJS_WASM_OUT ||
+    join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'wasm-out');
   const mainScript = join(out, 'tfjs-backend-wasm-threaded-simd.js');
   const factory = require(mainScript) as Factory;
-  const { wasmWorkerContents } = require(join(out, 'tfjs-backend-wasm-threaded-simd.worker.js')) as { wasmWorkerContents: string };
+  const { wasmWorkerContents } = require(join(out, 'tfjs-backend-wasm-threaded-simd.worker.js')) as {
+    wasmWorkerContents: string;
+  };
   // tfjs escapes the template's newlines the same way before it makes its blob
-  const workerFile = join(mkdtempSync(join(os.tmpdir(), 'tfjs-wasm-threads-')), 'tfjs-backend-wasm-threaded-simd.worker.js');
+  const workerFile = join(
+    mkdtempSync(join(os.tmpdir(), 'tfjs-wasm-threads-')),
+    'tfjs-backend-wasm-threaded-simd.worker.js',
+  );
   writeFileSync(workerFile, wasmWorkerContents.replace(/\n/g, '\\n'));
 
   tf.removeBackend('wasm');

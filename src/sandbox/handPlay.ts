@@ -7,7 +7,15 @@ import { COMMONSENSE_KEYS, HARD_KEYS } from '../env/types.ts';
 import { TOOL_ARGUMENTS, callTool, parseToolCall, renderObservation } from '../env/tools.ts';
 import { worldDates } from '../env/world.ts';
 import { evaluatePlan } from '../env/evaluate.ts';
-import { curriculumReward, curriculumStage, macroReward, successReward, sumReward, type CurriculumStage, type RewardKind } from '../env/rewards.ts';
+import {
+  curriculumReward,
+  curriculumStage,
+  macroReward,
+  successReward,
+  sumReward,
+  type CurriculumStage,
+  type RewardKind,
+} from '../env/rewards.ts';
 import { parseGoldPlan } from '../env/realQueries.ts';
 import { teachTrajectory } from '../env/teacher.ts';
 import { Rng } from '../env/random.ts';
@@ -37,11 +45,16 @@ export function argumentFields(world: World, tool: ToolName): ArgumentField[] {
 /** A first guess at the arguments from the query (its origin, its destination, its first date). */
 export function defaultArguments(world: World, tool: ToolName, query: Query | null): Record<string, string> {
   const fields = argumentFields(world, tool);
-  const destCity = query && world.stateOf.has(query.dest) ? query.dest : world.citiesByState.get(query?.dest ?? '')?.[0];
+  const destCity =
+    query && world.stateOf.has(query.dest) ? query.dest : world.citiesByState.get(query?.dest ?? '')?.[0];
   const guess: Record<string, string | undefined> = {
-    departure: query?.org, destination: destCity, city: destCity,
-    state: query && world.citiesByState.has(query.dest) ? query.dest : query ? world.stateOf.get(query.dest) : undefined,
-    date: query?.date[0], mode: 'self-driving',
+    departure: query?.org,
+    destination: destCity,
+    city: destCity,
+    state:
+      query && world.citiesByState.has(query.dest) ? query.dest : query ? world.stateOf.get(query.dest) : undefined,
+    date: query?.date[0],
+    mode: 'self-driving',
   };
   const out: Record<string, string> = {};
   for (const f of fields) {
@@ -64,7 +77,12 @@ export interface HandCall {
 }
 
 /** Calls a tool as the rollout loop does (callTool, the same failure injection); never throws. */
-export function runHandCall(world: World, tool: string, args: Record<string, string>, options: { failureRate?: number; rng?: Rng } = {}): HandCall {
+export function runHandCall(
+  world: World,
+  tool: string,
+  args: Record<string, string>,
+  options: { failureRate?: number; rng?: Rng } = {},
+): HandCall {
   const call = `${tool}(${Object.values(args).join(', ')})`;
   const parsed = parseToolCall(tool, args);
   if ('error' in parsed) {
@@ -73,8 +91,11 @@ export function runHandCall(world: World, tool: string, args: Record<string, str
   }
   const observation = callTool(world, parsed, options);
   return {
-    call, text: renderObservation(observation), tokens: observationTokens(observation).join(' '),
-    error: observation.kind === 'error', step: { call: parsed, observation },
+    call,
+    text: renderObservation(observation),
+    tokens: observationTokens(observation).join(' '),
+    error: observation.kind === 'error',
+    step: { call: parsed, observation },
   };
 }
 
@@ -98,7 +119,11 @@ export type PlanParse = { ok: true; plan: Plan } | { ok: false; error: string };
 
 /** Reads a plan written as JSON or as a Python literal (TravelPlanner's gold plans); says what is wrong. */
 export function parsePlanText(text: string): PlanParse {
-  if (!text.trim()) return { ok: false, error: 'The plan is empty: write one day object per day, e.g. [{"days": 1, "current_city": "from A to B", …}].' };
+  if (!text.trim())
+    return {
+      ok: false,
+      error: 'The plan is empty: write one day object per day, e.g. [{"days": 1, "current_city": "from A to B", …}].',
+    };
   try {
     const plan = parseGoldPlan(text);
     if (!plan.length) return { ok: false, error: 'The plan has no days.' };
@@ -141,7 +166,13 @@ export interface PlanScore {
 }
 
 /** Scores a plan with evaluatePlan and the four rewards; `progress` places the curriculum in training. */
-export function scorePlan(world: World, query: Query, plan: Plan | null, progress: number, switchPoints: readonly [number, number]): PlanScore {
+export function scorePlan(
+  world: World,
+  query: Query,
+  plan: Plan | null,
+  progress: number,
+  switchPoints: readonly [number, number],
+): PlanScore {
   const verdicts = evaluatePlan(world, query, plan);
   const checks: CheckRow[] = COMMONSENSE_KEYS.map((key) => {
     const r = verdicts.commonsense[key];
@@ -149,11 +180,18 @@ export function scorePlan(world: World, query: Query, plan: Plan | null, progres
   });
   for (const key of HARD_KEYS) {
     const r = verdicts.hard?.[key];
-    checks.push(r
-      ? { kind: 'hard', key, verdict: r.pass === null ? 'n/a' : r.pass ? 'pass' : 'fail', reason: r.reason }
-      : { kind: 'hard', key, verdict: 'not checked', reason: verdicts.delivered
-        ? 'Hard constraints are checked only when the plan is complete and everything in it exists in the sandbox.'
-        : 'No plan was delivered.' });
+    checks.push(
+      r
+        ? { kind: 'hard', key, verdict: r.pass === null ? 'n/a' : r.pass ? 'pass' : 'fail', reason: r.reason }
+        : {
+            kind: 'hard',
+            key,
+            verdict: 'not checked',
+            reason: verdicts.delivered
+              ? 'Hard constraints are checked only when the plan is complete and everything in it exists in the sandbox.'
+              : 'No plan was delivered.',
+          },
+    );
   }
   const stage = curriculumStage(progress, switchPoints);
   const rewards: RewardRow[] = [

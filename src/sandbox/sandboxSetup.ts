@@ -49,15 +49,33 @@ export function trainingSandboxSpec(config: LabConfig, start: StartingWorld): Sa
     if (start.kind === 'shipped') {
       const size = w && isWorldSize(w.size) ? w.size : SHIPPED_SANDBOX.size;
       const seed = w?.seed ?? SHIPPED_SANDBOX.seed;
-      return { size, seed, validationSize: SHIPPED_SANDBOX.validationSize, testSize: SHIPPED_SANDBOX.testSize, origin: `the shipped ${config.scale} checkpoint's world (RL starts there)` };
+      return {
+        size,
+        seed,
+        validationSize: SHIPPED_SANDBOX.validationSize,
+        testSize: SHIPPED_SANDBOX.testSize,
+        origin: `the shipped ${config.scale} checkpoint's world (RL starts there)`,
+      };
     }
     if (w && isWorldSize(w.size)) {
-      return { size: w.size, seed: w.seed, validationSize: sftValidationSize(w.size), testSize: 0, origin: "the starting SFT run's world (RL starts there)" };
+      return {
+        size: w.size,
+        seed: w.seed,
+        validationSize: sftValidationSize(w.size),
+        testSize: 0,
+        origin: "the starting SFT run's world (RL starts there)",
+      };
     }
   }
   return {
-    size: config.worldSize, seed: config.seed, validationSize: sftValidationSize(config.worldSize), testSize: 0,
-    origin: config.stage === 'rl' ? "the config's world (the starting run's world is not read yet)" : "the config's world (SFT trains there)",
+    size: config.worldSize,
+    seed: config.seed,
+    validationSize: sftValidationSize(config.worldSize),
+    testSize: 0,
+    origin:
+      config.stage === 'rl'
+        ? "the config's world (the starting run's world is not read yet)"
+        : "the config's world (SFT trains there)",
   };
 }
 
@@ -69,7 +87,13 @@ export interface SandboxData {
 /** Builds the world and its validation split (the slow part: call once per spec, never in a reactive loop). */
 export function buildSandbox(spec: Pick<SandboxSpec, 'size' | 'seed' | 'validationSize' | 'testSize'>): SandboxData {
   const world = generateWorld(spec.size, spec.seed);
-  const { validation } = buildDataset(world, { size: 0, mix: [4, 3, 3], seed: spec.seed, validationSize: spec.validationSize, testSize: spec.testSize });
+  const { validation } = buildDataset(world, {
+    size: 0,
+    mix: [4, 3, 3],
+    seed: spec.seed,
+    validationSize: spec.validationSize,
+    testSize: spec.testSize,
+  });
   return { world, validation };
 }
 

@@ -6,7 +6,12 @@ export const TABLE_KINDS = ['cities', 'flights', 'accommodations', 'restaurants'
 export type TableKind = (typeof TABLE_KINDS)[number];
 
 export const TABLE_LABELS: Readonly<Record<TableKind, string>> = {
-  cities: 'Cities', flights: 'Flights', accommodations: 'Hotels', restaurants: 'Restaurants', attractions: 'Attractions', drives: 'Distances',
+  cities: 'Cities',
+  flights: 'Flights',
+  accommodations: 'Hotels',
+  restaurants: 'Restaurants',
+  attractions: 'Attractions',
+  drives: 'Distances',
 };
 
 export interface WorldTable {
@@ -27,37 +32,73 @@ function rowsOf<T>(m: Map<string, T[]>, row: (item: T) => string[]): string[][] 
 export function worldTable(world: World, kind: TableKind): WorldTable {
   switch (kind) {
     case 'cities': {
-      const rows = [...world.stateOf].map(([city, state]) => [city, state, String(world.accommodations.get(city)?.length ?? 0),
-        String(world.restaurants.get(city)?.length ?? 0), String(world.attractions.get(city)?.length ?? 0)]);
+      const rows = [...world.stateOf].map(([city, state]) => [
+        city,
+        state,
+        String(world.accommodations.get(city)?.length ?? 0),
+        String(world.restaurants.get(city)?.length ?? 0),
+        String(world.attractions.get(city)?.length ?? 0),
+      ]);
       return { kind, columns: ['City', 'State', 'Hotels', 'Restaurants', 'Attractions'], rows: rows.sort(byText) };
     }
     case 'flights':
       return {
-        kind, columns: ['Flight', 'From', 'To', 'Date', 'Departs', 'Arrives', 'Duration', 'Price', 'Miles'],
-        rows: rowsOf(world.flights, (f) => [f.flightNumber, f.origin, f.dest, f.date, f.depTime, f.arrTime, f.elapsed, `$${f.price}`, String(f.distance)])
-          .sort((a, b) => byText([a[1], a[2], a[3], a[4]], [b[1], b[2], b[3], b[4]])),
+        kind,
+        columns: ['Flight', 'From', 'To', 'Date', 'Departs', 'Arrives', 'Duration', 'Price', 'Miles'],
+        rows: rowsOf(world.flights, (f) => [
+          f.flightNumber,
+          f.origin,
+          f.dest,
+          f.date,
+          f.depTime,
+          f.arrTime,
+          f.elapsed,
+          `$${f.price}`,
+          String(f.distance),
+        ]).sort((a, b) => byText([a[1], a[2], a[3], a[4]], [b[1], b[2], b[3], b[4]])),
       };
     case 'accommodations':
       return {
-        kind, columns: ['Name', 'City', 'Room type', 'Price/night', 'House rules', 'Min nights', 'Max guests', 'Rating'],
-        rows: rowsOf(world.accommodations, (a) => [a.name, a.city, a.roomType, `$${a.price}`, a.houseRules.join(' & ') || '-', String(a.minimumNights), String(a.maximumOccupancy), a.rating.toFixed(1)])
-          .sort((a, b) => byText([a[1], a[0]], [b[1], b[0]])),
+        kind,
+        columns: ['Name', 'City', 'Room type', 'Price/night', 'House rules', 'Min nights', 'Max guests', 'Rating'],
+        rows: rowsOf(world.accommodations, (a) => [
+          a.name,
+          a.city,
+          a.roomType,
+          `$${a.price}`,
+          a.houseRules.join(' & ') || '-',
+          String(a.minimumNights),
+          String(a.maximumOccupancy),
+          a.rating.toFixed(1),
+        ]).sort((a, b) => byText([a[1], a[0]], [b[1], b[0]])),
       };
     case 'restaurants':
       return {
-        kind, columns: ['Name', 'City', 'Cuisines', 'Average cost', 'Rating'],
-        rows: rowsOf(world.restaurants, (r) => [r.name, r.city, r.cuisines.join(', '), `$${r.averageCost}`, r.rating.toFixed(1)])
-          .sort((a, b) => byText([a[1], a[0]], [b[1], b[0]])),
+        kind,
+        columns: ['Name', 'City', 'Cuisines', 'Average cost', 'Rating'],
+        rows: rowsOf(world.restaurants, (r) => [
+          r.name,
+          r.city,
+          r.cuisines.join(', '),
+          `$${r.averageCost}`,
+          r.rating.toFixed(1),
+        ]).sort((a, b) => byText([a[1], a[0]], [b[1], b[0]])),
       };
     case 'attractions':
       return {
-        kind, columns: ['Name', 'City', 'Address', 'Phone', 'Website'],
-        rows: rowsOf(world.attractions, (a) => [a.name, a.city, a.address, a.phone, a.website]).sort((a, b) => byText([a[1], a[0]], [b[1], b[0]])),
+        kind,
+        columns: ['Name', 'City', 'Address', 'Phone', 'Website'],
+        rows: rowsOf(world.attractions, (a) => [a.name, a.city, a.address, a.phone, a.website]).sort((a, b) =>
+          byText([a[1], a[0]], [b[1], b[0]]),
+        ),
       };
     case 'drives':
       return {
-        kind, columns: ['From', 'To', 'Duration (min)', 'Distance (km)'],
-        rows: [...world.drives.values()].map((d) => [d.origin, d.destination, String(d.durationMinutes), String(d.distanceKm)]).sort(byText),
+        kind,
+        columns: ['From', 'To', 'Duration (min)', 'Distance (km)'],
+        rows: [...world.drives.values()]
+          .map((d) => [d.origin, d.destination, String(d.durationMinutes), String(d.distanceKm)])
+          .sort(byText),
       };
   }
 }

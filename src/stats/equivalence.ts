@@ -6,11 +6,15 @@
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const variance = (xs: readonly number[]) => { const m = mean(xs); return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1); };
+const variance = (xs: readonly number[]) => {
+  const m = mean(xs);
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+};
 
 function checkSample(name: string, xs: readonly number[]): void {
   if (xs.length < 2) throw new Error(`${name}: needs at least two values, got ${xs.length}`);
-  for (const x of xs) if (!Number.isFinite(x)) throw new Error(`${name}: every value must be a finite number, got ${x}`);
+  for (const x of xs)
+    if (!Number.isFinite(x)) throw new Error(`${name}: every value must be a finite number, got ${x}`);
 }
 
 /** an equivalence test of a difference against ± `delta`: both one-sided tests, and the TOST p (the larger) */
@@ -36,8 +40,10 @@ export interface EquivalenceTest {
  * merely misses ±δ at 95 % is a 2.5 % one-sided test per side, not one chosen for the claim.
  */
 export function equivalenceFromEstimate(difference: number, se: number, df: number, delta: number): EquivalenceTest {
-  if (!(delta > 0) || !Number.isFinite(delta)) throw new Error(`equivalence: delta must be a positive number, got ${delta}`);
-  if (!Number.isFinite(difference) || !(se >= 0) || !(df > 0)) throw new Error('equivalence: needs a finite estimate, se ≥ 0 and df > 0');
+  if (!(delta > 0) || !Number.isFinite(delta))
+    throw new Error(`equivalence: delta must be a positive number, got ${delta}`);
+  if (!Number.isFinite(difference) || !(se >= 0) || !(df > 0))
+    throw new Error('equivalence: needs a finite estimate, se ≥ 0 and df > 0');
   if (se === 0) {
     const inside = Math.abs(difference) < delta;
     const side = (ok: boolean) => ({ t: ok ? Infinity : -Infinity, p: ok ? 0 : 1 });
@@ -59,7 +65,8 @@ export function welchEquivalence(a: readonly number[], b: readonly number[], del
   const va = variance(a) / a.length;
   const vb = variance(b) / b.length;
   const se = Math.sqrt(va + vb);
-  const df = se === 0 ? a.length + b.length - 2 : (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  const df =
+    se === 0 ? a.length + b.length - 2 : (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
   return equivalenceFromEstimate(mean(a) - mean(b), se, df, delta);
 }
 

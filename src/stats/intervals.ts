@@ -24,7 +24,8 @@ export interface Interval {
   n: number;
 }
 
-/** the standard normal quantile (0.975 → 1.959964): stdlib's, as every distribution of the lab (seedStatistics.ts says why) */
+/** the standard normal quantile (0.975 → 1.959964): stdlib's, as every distribution of the lab (seedStatistics.ts says
+ * why) */
 export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new Error(`normalQuantile: p must be in (0, 1), got ${p}`);
   return stdNormalQuantile(p, 0, 1);
@@ -41,7 +42,8 @@ function checkLevel(level: number): void {
 export function wilson(successes: number, n: number, level = 0.95): Interval {
   checkLevel(level);
   if (!(n >= 0) || !Number.isFinite(n)) throw new Error(`wilson: n must be a non-negative number, got ${n}`);
-  if (!(successes >= 0 && successes <= n)) throw new Error(`wilson: successes must be in [0, n = ${n}], got ${successes}`);
+  if (!(successes >= 0 && successes <= n))
+    throw new Error(`wilson: successes must be in [0, n = ${n}], got ${successes}`);
   if (n === 0) return { estimate: NaN, lo: NaN, hi: NaN, n: 0 };
   const z = normalQuantile(1 - (1 - level) / 2);
   const p = successes / n;
@@ -49,7 +51,12 @@ export function wilson(successes: number, n: number, level = 0.95): Interval {
   const centre = (p + z2n / 2) / (1 + z2n);
   const half = (z / (1 + z2n)) * Math.sqrt((p * (1 - p)) / n + z2n / (4 * n));
   // the exact ends at 0 and n (rounding would leave 1e-17 off them)
-  return { estimate: p, lo: successes === 0 ? 0 : Math.max(0, centre - half), hi: successes === n ? 1 : Math.min(1, centre + half), n };
+  return {
+    estimate: p,
+    lo: successes === 0 ? 0 : Math.max(0, centre - half),
+    hi: successes === n ? 1 : Math.min(1, centre + half),
+    n,
+  };
 }
 
 /**
@@ -58,7 +65,8 @@ export function wilson(successes: number, n: number, level = 0.95): Interval {
  * correlated samples within a cluster (see the header); with one sample per cluster it is `wilson`.
  */
 export function wilsonOfMeans(means: readonly number[], level = 0.95): Interval {
-  for (const m of means) if (!(m >= 0 && m <= 1)) throw new Error(`wilsonOfMeans: every mean must be in [0, 1], got ${m}`);
+  for (const m of means)
+    if (!(m >= 0 && m <= 1)) throw new Error(`wilsonOfMeans: every mean must be in [0, 1], got ${m}`);
   const total = means.reduce((a, b) => a + b, 0);
   return wilson(Math.min(means.length, total), means.length, level);
 }
@@ -108,7 +116,8 @@ export function bootstrapInterval(values: readonly number[], opts: BootstrapOpti
   const level = opts.level ?? 0.95;
   checkLevel(level);
   const resamples = opts.resamples ?? 2000;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new Error(`bootstrapInterval: resamples must be a positive integer, got ${resamples}`);
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new Error(`bootstrapInterval: resamples must be a positive integer, got ${resamples}`);
   const n = values.length;
   if (n === 0) return { estimate: NaN, lo: NaN, hi: NaN, n: 0 };
   const rng = new Rng(opts.seed ?? 1);

@@ -39,7 +39,10 @@ export interface DifferenceTest {
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const variance = (xs: readonly number[]) => { const m = mean(xs); return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1); };
+const variance = (xs: readonly number[]) => {
+  const m = mean(xs);
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+};
 
 /** a sample's mean and SD (n − 1), as the tests use them; at least two values */
 export function meanAndSd(xs: readonly number[]): { mean: number; sd: number } {
@@ -49,19 +52,50 @@ export function meanAndSd(xs: readonly number[]): { mean: number; sd: number } {
 
 function checkSample(name: string, xs: readonly number[]): void {
   if (xs.length < 2) throw new Error(`${name}: needs at least two values, got ${xs.length}`);
-  for (const x of xs) if (!Number.isFinite(x)) throw new Error(`${name}: every value must be a finite number, got ${x}`);
+  for (const x of xs)
+    if (!Number.isFinite(x)) throw new Error(`${name}: every value must be a finite number, got ${x}`);
 }
 
 /** the t test's figures from an estimate, its standard error and degrees of freedom */
-function fromT<T extends string>(test: T, d: number, se: number, df: number, level: number, nA: number, nB: number): Omit<DifferenceTest, 'test'> & { test: T } {
+function fromT<T extends string>(
+  test: T,
+  d: number,
+  se: number,
+  df: number,
+  level: number,
+  nA: number,
+  nB: number,
+): Omit<DifferenceTest, 'test'> & { test: T } {
   if (!(level > 0 && level < 1)) throw new Error(`level must be in (0, 1), got ${level}`);
   if (se === 0) {
     // every value equal within each sample: the difference is known exactly
-    return { test, difference: d, lo: d, hi: d, t: d === 0 ? 0 : Math.sign(d) * Infinity, df, p: d === 0 ? 1 : 0, nA, nB, se };
+    return {
+      test,
+      difference: d,
+      lo: d,
+      hi: d,
+      t: d === 0 ? 0 : Math.sign(d) * Infinity,
+      df,
+      p: d === 0 ? 1 : 0,
+      nA,
+      nB,
+      se,
+    };
   }
   const t = d / se;
   const half = tQuantile(1 - (1 - level) / 2, df) * se;
-  return { test, difference: d, lo: d - half, hi: d + half, t, df, p: Math.min(1, 2 * tCdf(-Math.abs(t), df)), nA, nB, se };
+  return {
+    test,
+    difference: d,
+    lo: d - half,
+    hi: d + half,
+    t,
+    df,
+    p: Math.min(1, 2 * tCdf(-Math.abs(t), df)),
+    nA,
+    nB,
+    se,
+  };
 }
 
 /**
@@ -75,7 +109,8 @@ export function welchTest(a: readonly number[], b: readonly number[], level = 0.
   const va = variance(a) / a.length;
   const vb = variance(b) / b.length;
   const se = Math.sqrt(va + vb);
-  const df = se === 0 ? a.length + b.length - 2 : (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  const df =
+    se === 0 ? a.length + b.length - 2 : (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
   return fromT('welch', mean(a) - mean(b), se, df, level, a.length, b.length);
 }
 
@@ -101,22 +136,33 @@ export interface ContrastTest extends Omit<DifferenceTest, 'test'> {
  * Welch–Satterthwaite (Σ cᵢ² sᵢ²/nᵢ)² / Σ (cᵢ² sᵢ²/nᵢ)²/(nᵢ − 1) (Satterthwaite 1946), two-sided p and
  * `level` interval from the t distribution. With k = 2 and c = (1, −1) it is welchTest.
  */
-export function contrastTest(cells: readonly (readonly number[])[], weights: readonly number[], level = 0.95): ContrastTest {
-  if (cells.length < 1 || cells.length !== weights.length) throw new Error(`contrastTest: one weight a cell, got ${cells.length} cells and ${weights.length} weights`);
-  for (const w of weights) if (!Number.isFinite(w)) throw new Error(`contrastTest: every weight must be a finite number, got ${w}`);
+export function contrastTest(
+  cells: readonly (readonly number[])[],
+  weights: readonly number[],
+  level = 0.95,
+): ContrastTest {
+  if (cells.length < 1 || cells.length !== weights.length)
+    throw new Error(`contrastTest: one weight a cell, got ${cells.length} cells and ${weights.length} weights`);
+  for (const w of weights)
+    if (!Number.isFinite(w)) throw new Error(`contrastTest: every weight must be a finite number, got ${w}`);
   if (weights.every((w) => w === 0)) throw new Error('contrastTest: the weights are all 0');
   cells.forEach((xs, i) => checkSample(`contrastTest (cell ${i + 1})`, xs));
   const parts = cells.map((xs, i) => (weights[i] ** 2 * variance(xs)) / xs.length); // cᵢ² sᵢ²/nᵢ
   const v = parts.reduce((s, x) => s + x, 0);
   const se = Math.sqrt(v);
   const n = cells.map((xs) => xs.length);
-  const df = se === 0 ? n.reduce((s, x) => s + x - 1, 0) : v ** 2 / parts.reduce((s, x, i) => s + x ** 2 / (n[i] - 1), 0);
+  const df =
+    se === 0 ? n.reduce((s, x) => s + x - 1, 0) : v ** 2 / parts.reduce((s, x, i) => s + x ** 2 / (n[i] - 1), 0);
   const estimate = cells.reduce((s, xs, i) => s + weights[i] * mean(xs), 0);
   return { ...fromT('contrast', estimate, se, df, level, n[0], n[1] ?? 0), n };
 }
 
 /** an interaction (plus[0] − plus[1]) − (minus[0] − minus[1]) over four independent cells, as contrastTest */
-export function interactionTest(plus: readonly [readonly number[], readonly number[]], minus: readonly [readonly number[], readonly number[]], level = 0.95): ContrastTest {
+export function interactionTest(
+  plus: readonly [readonly number[], readonly number[]],
+  minus: readonly [readonly number[], readonly number[]],
+  level = 0.95,
+): ContrastTest {
   return contrastTest([plus[0], plus[1], minus[0], minus[1]], [1, -1, -1, 1], level);
 }
 
@@ -151,7 +197,11 @@ function pairwiseImprovement(a: readonly number[], b: readonly number[]): number
  * with a percentile bootstrap interval that resamples each arm's seeds separately (rliable's stratified
  * bootstrap, one stratum per arm). Seeded: the same values give the same interval.
  */
-export function probabilityOfImprovement(a: readonly number[], b: readonly number[], opts: { level?: number; resamples?: number; seed?: number } = {}): { estimate: number; lo: number; hi: number } {
+export function probabilityOfImprovement(
+  a: readonly number[],
+  b: readonly number[],
+  opts: { level?: number; resamples?: number; seed?: number } = {},
+): { estimate: number; lo: number; hi: number } {
   if (a.length === 0 || b.length === 0) throw new Error('probabilityOfImprovement: both arms need values');
   const level = opts.level ?? 0.95;
   const resamples = opts.resamples ?? 2000;
@@ -182,7 +232,8 @@ export function pooledSd(samples: readonly (readonly number[])[]): { sd: number;
   return { sd: Math.sqrt(ss / df), df };
 }
 
-/** a design with equal seeds a cell: how many cells, and Σ cᵢ² of the contrast tested (two cells, (1, −1): 2; an interaction: 4) */
+/** a design with equal seeds a cell: how many cells, and Σ cᵢ² of the contrast tested (two cells, (1, −1): 2; an
+ * interaction: 4) */
 export interface ContrastDesign { cells: number; weightSquares: number }
 /** the two-sample design of a pair */
 export const TWO_SAMPLE: ContrastDesign = { cells: 2, weightSquares: 2 };
@@ -199,12 +250,20 @@ export const INTERACTION: ContrastDesign = { cells: 4, weightSquares: 4 };
  * P(T′ > c) = E_V[1 − Φ(c √(V/ν) − λ)]: integrated here over V by Simpson's rule between V's 1e-12 and
  * 1 − 1e-12 quantiles (stdlib's normal CDF and χ² density).
  */
-export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha: number; design?: ContrastDesign }): number {
+export function twoSampleTPower(o: {
+  n: number;
+  delta: number;
+  sd: number;
+  alpha: number;
+  design?: ContrastDesign;
+}): number {
   const { n, delta, sd, alpha } = o;
   const { cells, weightSquares } = o.design ?? TWO_SAMPLE;
   if (!(Number.isInteger(n) && n >= 2)) throw new Error(`twoSampleTPower: n must be an integer ≥ 2, got ${n}`);
-  if (!(sd > 0) || !(alpha > 0 && alpha < 1)) throw new Error('twoSampleTPower: sd must be positive and alpha in (0, 1)');
-  if (!(Number.isInteger(cells) && cells >= 2 && weightSquares > 0)) throw new Error('twoSampleTPower: a design needs two cells or more and Σc² > 0');
+  if (!(sd > 0) || !(alpha > 0 && alpha < 1))
+    throw new Error('twoSampleTPower: sd must be positive and alpha in (0, 1)');
+  if (!(Number.isInteger(cells) && cells >= 2 && weightSquares > 0))
+    throw new Error('twoSampleTPower: a design needs two cells or more and Σc² > 0');
   const df = cells * (n - 1);
   const ncp = delta / (sd * Math.sqrt(weightSquares / n));
   const c = tQuantile(1 - alpha / 2, df);
@@ -224,27 +283,45 @@ export function twoSampleTPower(o: { n: number; delta: number; sd: number; alpha
 
 /** the fewest seeds a cell (2 ≤ n ≤ `max`) for which twoSampleTPower (of `design`, a pair by default) reaches
  *  `power`, by bisection (the power rises with n); null when even `max` seeds fall short */
-export function fewestSeedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max: number; design?: ContrastDesign }): number | null {
-  const ok = (n: number) => twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha, design: o.design }) >= (o.power ?? 0.8);
+export function fewestSeedsForPower(o: {
+  delta: number;
+  sd: number;
+  alpha: number;
+  power?: number;
+  max: number;
+  design?: ContrastDesign;
+}): number | null {
+  const ok = (n: number) =>
+    twoSampleTPower({ n, delta: o.delta, sd: o.sd, alpha: o.alpha, design: o.design }) >= (o.power ?? 0.8);
   if (o.max < 2 || !ok(o.max)) return null;
   let lo = 1; // too few (one seed has no spread)
   let hi = o.max; // enough
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (mid >= 2 && ok(mid)) hi = mid; else lo = mid;
+    if (mid >= 2 && ok(mid)) hi = mid;
+    else lo = mid;
   }
   return hi;
 }
 
 /** the fewest seeds a cell (n ≥ 2, at most `max`) for which twoSampleTPower reaches `power`; throws past `max` */
-export function seedsForPower(o: { delta: number; sd: number; alpha: number; power?: number; max?: number; design?: ContrastDesign }): number {
+export function seedsForPower(o: {
+  delta: number;
+  sd: number;
+  alpha: number;
+  power?: number;
+  max?: number;
+  design?: ContrastDesign;
+}): number {
   const max = o.max ?? 200;
   const n = fewestSeedsForPower({ ...o, max });
-  if (n === null) throw new Error(`seedsForPower: more than ${max} seeds a cell for a difference of ${o.delta} at sd ${o.sd}`);
+  if (n === null)
+    throw new Error(`seedsForPower: more than ${max} seeds a cell for a difference of ${o.delta} at sd ${o.sd}`);
   return n;
 }
 
-/** the smallest difference a test with n seeds a cell detects with probability `power` (bisection on twoSampleTPower) */
+/** the smallest difference a test with n seeds a cell detects with probability `power` (bisection on
+ * twoSampleTPower) */
 export function detectableDifference(o: { n: number; sd: number; alpha: number; power?: number }): number {
   const target = o.power ?? 0.8;
   let lo = 0;
@@ -311,8 +388,12 @@ export interface FamilyCall {
 /** one side of a pair: a cell's per-seed gains, or the SFT start (a gain of exactly 0) */
 export type PairSide = readonly number[] | 'start';
 
-/** the test of one pair: Welch between two cells, one-sample where a side is the start; null with fewer than two seeds a side */
-function testPair(higher: PairSide, lower: PairSide): (DifferenceTest & { improvement: PairTest['improvement'] }) | null {
+/** the test of one pair: Welch between two cells, one-sample where a side is the start; null with fewer than two seeds
+ * a side */
+function testPair(
+  higher: PairSide,
+  lower: PairSide,
+): (DifferenceTest & { improvement: PairTest['improvement'] }) | null {
   if (higher === 'start' && lower === 'start') return null;
   if ((higher !== 'start' && higher.length < 2) || (lower !== 'start' && lower.length < 2)) return null;
   if (lower === 'start') return { ...oneSampleTest(higher as number[]), improvement: null };
@@ -329,8 +410,14 @@ function testPair(higher: PairSide, lower: PairSide): (DifferenceTest & { improv
  * be tested, and called at family-wise `alpha`. `complete` false (planned seeds unfinished): every call
  * is `interim` — the figures are shown, no call is made (no optional stopping).
  */
-export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[], o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] }): (PairTest | null)[] {
-  return callFamily(pairs.map((p) => testPair(p.higher, p.lower)), o);
+export function testPairs(
+  pairs: readonly { higher: PairSide; lower: PairSide }[],
+  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] },
+): (PairTest | null)[] {
+  return callFamily(
+    pairs.map((p) => testPair(p.higher, p.lower)),
+    o,
+  );
 }
 
 /**
@@ -340,22 +427,37 @@ export function testPairs(pairs: readonly { higher: PairSide; lower: PairSide }[
  * |difference| < delta, Holm-adjusted across the family's equivalence tests at the same `alpha`; `shown` only
  * once complete (an equivalence shown on unfinished seeds would be optional stopping too).
  */
-function callFamily<T extends { p: number; difference: number; se: number; df: number }>(tests: readonly (T | null)[],
-  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] }): ((T & FamilyCall) | null)[] {
+function callFamily<T extends { p: number; difference: number; se: number; df: number }>(
+  tests: readonly (T | null)[],
+  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] },
+): ((T & FamilyCall) | null)[] {
   const alpha = o.alpha ?? 0.05;
   const done = tests.flatMap((t, i) => (t ? [i] : []));
   const adjusted = holmAdjust(done.map((i) => tests[i]!.p));
-  const levels = holmLevels(done.map((i) => tests[i]!.p), alpha);
+  const levels = holmLevels(
+    done.map((i) => tests[i]!.p),
+    alpha,
+  );
   // one margin for the family, or one a test (a finding whose pairs read two metrics); Holm across those with one
-  const deltaOf = (i: number) => (Array.isArray(o.delta) ? o.delta[i] ?? null : (o.delta as number | null | undefined) ?? null);
-  const eq = done.map((i) => { const d = deltaOf(i); return d === null ? null : equivalenceFromEstimate(tests[i]!.difference, tests[i]!.se, tests[i]!.df, d); });
+  const deltaOf = (i: number) =>
+    Array.isArray(o.delta) ? (o.delta[i] ?? null) : ((o.delta as number | null | undefined) ?? null);
+  const eq = done.map((i) => {
+    const d = deltaOf(i);
+    return d === null ? null : equivalenceFromEstimate(tests[i]!.difference, tests[i]!.se, tests[i]!.df, d);
+  });
   const withEq = eq.flatMap((e, k) => (e ? [k] : []));
   const eqAdjusted = holmAdjust(withEq.map((k) => eq[k]!.p));
   return tests.map((t, i) => {
     if (!t) return null;
     const k = done.indexOf(i);
     const pAdjusted = adjusted[k];
-    const call: PairCall = !o.complete ? 'interim' : pAdjusted < alpha ? (t.difference > 0 ? 'supports' : 'contradicts') : 'not resolved';
+    const call: PairCall = !o.complete
+      ? 'interim'
+      : pAdjusted < alpha
+        ? t.difference > 0
+          ? 'supports'
+          : 'contradicts'
+        : 'not resolved';
     const level = levels[k];
     const interval = { ...intervalAt(t.difference, t.se, t.df, level), level: 1 - level, holm: done.length > 1 };
     const e = eq[k];
@@ -365,7 +467,8 @@ function callFamily<T extends { p: number; difference: number; se: number; df: n
   });
 }
 
-/** one interaction of a finding, tested: the claim is that it is positive ((plus[0] − plus[1]) larger than (minus[0] − minus[1])) */
+/** one interaction of a finding, tested: the claim is that it is positive ((plus[0] − plus[1]) larger than (minus[0] −
+ * minus[1])) */
 export interface InteractionTest extends ContrastTest, FamilyCall {}
 
 /**
@@ -374,9 +477,17 @@ export interface InteractionTest extends ContrastTest, FamilyCall {}
  * when the adjusted test rejects with the claimed (positive) sign, contradicts with the other, interim while
  * any planned seed is unfinished.
  */
-export function testInteractions(items: readonly { plus: readonly [readonly number[], readonly number[]]; minus: readonly [readonly number[], readonly number[]] }[],
-  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] }): (InteractionTest | null)[] {
-  return callFamily(items.map((x) => ([...x.plus, ...x.minus].every((c) => c.length >= 2) ? interactionTest(x.plus, x.minus) : null)), o);
+export function testInteractions(
+  items: readonly {
+    plus: readonly [readonly number[], readonly number[]];
+    minus: readonly [readonly number[], readonly number[]];
+  }[],
+  o: { alpha?: number; complete: boolean; delta?: number | null | readonly (number | null)[] },
+): (InteractionTest | null)[] {
+  return callFamily(
+    items.map((x) => ([...x.plus, ...x.minus].every((c) => c.length >= 2) ? interactionTest(x.plus, x.minus) : null)),
+    o,
+  );
 }
 
 /** a finding's call from its pairs' calls */

@@ -22,7 +22,13 @@ export const BackendFigureSchema = v.object({
 
 export const CalibrationSchema = v.object({
   scale,
-  device: v.object({ adapter: v.string(), userAgent: v.string(), labVersion: v.string(), cores: finite, isolated: v.boolean() }),
+  device: v.object({
+    adapter: v.string(),
+    userAgent: v.string(),
+    labVersion: v.string(),
+    cores: finite,
+    isolated: v.boolean(),
+  }),
   figures: v.array(BackendFigureSchema),
   choice: backendName,
   measuredAt: finite,

@@ -14,7 +14,8 @@ export const ClassRecordSchema = v.object({
   lesson: v.pipe(v.string(), v.minLength(1)),
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(120)),
   codes: v.array(v.string()),
-  /** the size it pools (src/lessons/lessonClass.ts): a link of another size is refused; absent in a class kept before sizes were kept */
+  /** the size it pools (src/lessons/lessonClass.ts): a link of another size is refused; absent in a class kept before
+   * sizes were kept */
   size: v.optional(v.picklist(['full', 'smoke', 'other'])),
   /** a sitting this machine ran for the class: its seeds and size, so it can be continued after a reload */
   sitting: v.optional(v.object({

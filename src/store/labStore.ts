@@ -105,7 +105,9 @@ export function describeStoreError(error: unknown, doing: string): StoreError {
 export function isQuotaError(error: unknown): boolean {
   if (error instanceof StoreError) return error.kind === 'quota';
   const e = error as { name?: string; message?: string } | null;
-  return e?.name === 'QuotaExceededError' || (e?.name === 'StoreError' && /^Browser storage is full/.test(e.message ?? ''));
+  return (
+    e?.name === 'QuotaExceededError' || (e?.name === 'StoreError' && /^Browser storage is full/.test(e.message ?? ''))
+  );
 }
 
 /** How many checkpoints of a run to keep (the newest ones). */
@@ -194,7 +196,8 @@ export class LabStore {
     });
   }
 
-  /** Drops a run's points and episodes after `step`, in one transaction (a resumed run trains those steps again from its checkpoint). */
+  /** Drops a run's points and episodes after `step`, in one transaction (a resumed run trains those steps again from
+   * its checkpoint). */
   async deleteAfter(runId: string, step: number): Promise<void> {
     await this.write('trimming metric points and episodes', async () => {
       const tx = this.db.transaction(['metrics', 'episodes'], 'readwrite');
@@ -345,7 +348,8 @@ export class LabStore {
         await Promise.all([...writes, tx.done]);
         return { id, already: false };
       } catch (e) {
-        // a failed request aborts the transaction already; abort it here if it is still open (a write threw before its request)
+        // a failed request aborts the transaction already; abort it here if it is still open (a write threw before its
+        // request)
         try {
           tx.abort();
         } catch {
@@ -358,7 +362,10 @@ export class LabStore {
   }
 
   /** a stored run as a bundle, read in `tx` (null: unreadable) */
-  private async bundleIn(tx: IDBPTransaction<LabDB, ('runs' | 'metrics' | 'checkpoints' | 'episodes')[], 'readonly' | 'readwrite'>, id: string): Promise<RunBundle | null> {
+  private async bundleIn(
+    tx: IDBPTransaction<LabDB, ('runs' | 'metrics' | 'checkpoints' | 'episodes')[], 'readonly' | 'readwrite'>,
+    id: string,
+  ): Promise<RunBundle | null> {
     const range = IDBKeyRange.bound([id], [id, []]);
     const found = checkRecord(RunSchema, await tx.objectStore('runs').get(id));
     if (!found.ok) return null;

@@ -55,7 +55,8 @@ export const RunSchema = v.object({
   updatedAt: finite,
   /** tfjs backend the run trained on, with the adapter, e.g. 'webgpu · swiftshader' */
   backend: v.string(),
-  /** how that backend was chosen: measured (and the figures), forced with ?backend=, or the only one (absent on older runs) */
+  /** how that backend was chosen: measured (and the figures), forced with ?backend=, or the only one (absent on older
+   * runs) */
   calibration: v.optional(RunCalibrationSchema),
   summary: RunSummarySchema,
 });
@@ -95,7 +96,8 @@ export const EpisodeSchema = v.object({
   /** index of the episode within its step */
   index: v.pipe(v.number(), v.integer(), v.minValue(0)),
   createdAt: finite,
-  /** the trajectory (src/worker/sampleEpisode.ts SampleEpisode, with `rl` on RL runs; older demo runs: input/output tokens) */
+  /** the trajectory (src/worker/sampleEpisode.ts SampleEpisode, with `rl` on RL runs; older demo runs: input/output
+   * tokens) */
   trajectory: v.unknown(),
   reward: v.optional(v.number()),
 });

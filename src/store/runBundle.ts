@@ -42,7 +42,11 @@ export class BundleError extends Error {
   readonly faults: readonly string[];
   constructor(faults: string | readonly string[]) {
     const list = typeof faults === 'string' ? [faults] : faults;
-    super(list.length === 1 ? list[0] : `the bundle has ${list.length} faults: ${list.map((f, i) => `(${i + 1}) ${f}`).join('; ')}`);
+    super(
+      list.length === 1
+        ? list[0]
+        : `the bundle has ${list.length} faults: ${list.map((f, i) => `(${i + 1}) ${f}`).join('; ')}`,
+    );
     this.name = 'BundleError';
     this.faults = list;
   }
@@ -106,16 +110,21 @@ export async function encodeRunBundle(bundle: RunBundle, exportedAt = Date.now()
 
 /** Reads a bundle's text; throws a BundleError with the reason when anything is wrong. */
 export async function decodeRunBundle(text: string): Promise<RunBundle> {
-  if (text.length > MAX_BUNDLE_CHARS) throw new BundleError(`the file is ${mb(text.length)}, more than a bundle can be (${mb(MAX_BUNDLE_CHARS)})`);
+  if (text.length > MAX_BUNDLE_CHARS)
+    throw new BundleError(`the file is ${mb(text.length)}, more than a bundle can be (${mb(MAX_BUNDLE_CHARS)})`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new BundleError(`the file is not valid JSON (${e instanceof Error ? e.message : String(e)}); is it cut short?`);
+    throw new BundleError(
+      `the file is not valid JSON (${e instanceof Error ? e.message : String(e)}); is it cut short?`,
+    );
   }
   const format = raw !== null && typeof raw === 'object' ? (raw as { format?: unknown }).format : undefined;
   if (format !== BUNDLE_FORMAT) {
-    throw new BundleError(`the file is not a STAR Lab run bundle (format ${JSON.stringify(format) ?? 'missing'}, expected "${BUNDLE_FORMAT}")`);
+    throw new BundleError(
+      `the file is not a STAR Lab run bundle (format ${JSON.stringify(format) ?? 'missing'}, expected "${BUNDLE_FORMAT}")`,
+    );
   }
   const parsed = v.safeParse(BundleFileSchema, raw);
   if (!parsed.success) {
@@ -130,8 +139,12 @@ export async function decodeRunBundle(text: string): Promise<RunBundle> {
   const id = file.run.id;
   const faults: string[] = [];
 
-  for (const p of file.metrics) if (p.runId !== id) faults.push(`the metric point at step ${p.step} belongs to run "${p.runId}", not to the bundle's run "${id}"`);
-  for (const e of file.episodes) if (e.runId !== id) faults.push(`the episode at step ${e.step} belongs to run "${e.runId}", not to the bundle's run "${id}"`);
+  for (const p of file.metrics)
+    if (p.runId !== id)
+      faults.push(`the metric point at step ${p.step} belongs to run "${p.runId}", not to the bundle's run "${id}"`);
+  for (const e of file.episodes)
+    if (e.runId !== id)
+      faults.push(`the episode at step ${e.step} belongs to run "${e.runId}", not to the bundle's run "${id}"`);
   const steps = new Set<number>();
   for (const p of file.metrics) {
     if (steps.has(p.step)) faults.push(`two metric points at step ${p.step}`);
@@ -153,7 +166,16 @@ export async function decodeRunBundle(text: string): Promise<RunBundle> {
     const optimizer = await decodeBytes('optimizer state', cp.optimizer, cp.optimizerSpecs);
     for (const part of [weights, optimizer]) if (typeof part === 'string') faults.push(part);
     if (typeof weights !== 'string' && typeof optimizer !== 'string') {
-      checkpoint = { runId: id, step: cp.step, createdAt: cp.createdAt, weights, weightSpecs: cp.weightSpecs, optimizer, optimizerSpecs: cp.optimizerSpecs, rngState: cp.rngState };
+      checkpoint = {
+        runId: id,
+        step: cp.step,
+        createdAt: cp.createdAt,
+        weights,
+        weightSpecs: cp.weightSpecs,
+        optimizer,
+        optimizerSpecs: cp.optimizerSpecs,
+        rngState: cp.rngState,
+      };
     }
   }
   if (faults.length) throw new BundleError(listed(faults));
@@ -177,10 +199,12 @@ function setupProblems(file: Pick<BundleFile, 'run' | 'metrics' | 'episodes' | '
   // a setting already refused above is not compared again (a −5 steps would also "differ from the summary")
   const refused = (key: string) => configProblems.some((p) => p.key === key);
   const stage = run.config.stage;
-  if (stage !== undefined && !refused('stage') && stage !== run.kind) faults.push(`the run is a${run.kind === 'rl' ? 'n RL' : 'n SFT'} run, but its setup says stage ${String(stage)}`);
+  if (stage !== undefined && !refused('stage') && stage !== run.kind)
+    faults.push(`the run is a${run.kind === 'rl' ? 'n RL' : 'n SFT'} run, but its setup says stage ${String(stage)}`);
   const total = run.summary.totalSteps;
   const steps = typeof run.config.steps === 'number' ? run.config.steps : SETTINGS.steps.default;
-  if (!refused('steps') && steps !== total) faults.push(`the run's setup says ${steps} steps, its summary ${total}: the setup is not the one it ran`);
+  if (!refused('steps') && steps !== total)
+    faults.push(`the run's setup says ${steps} steps, its summary ${total}: the setup is not the one it ran`);
   const past = (what: string, step: number) => `${what} at step ${step}, past the run's ${total} steps`;
   if (run.summary.steps > total) faults.push(past('the summary ends', run.summary.steps));
   const point = file.metrics.find((p) => p.step > total);
@@ -238,14 +262,20 @@ async function encodeBytes(buffer: ArrayBuffer): Promise<EncodedBytes> {
 }
 
 /** the bytes, or the fault that keeps them out */
-async function decodeBytes(what: string, enc: EncodedBytes, specs: readonly WeightSpec[]): Promise<ArrayBuffer | string> {
+async function decodeBytes(
+  what: string,
+  enc: EncodedBytes,
+  specs: readonly WeightSpec[],
+): Promise<ArrayBuffer | string> {
   const bytes = fromBase64(enc.base64);
   if (!bytes) return `the checkpoint's ${what} are not valid base64`;
-  if (bytes.byteLength !== enc.bytes) return `the checkpoint's ${what} are ${bytes.byteLength} bytes, the bundle says ${enc.bytes} (truncated?)`;
+  if (bytes.byteLength !== enc.bytes)
+    return `the checkpoint's ${what} are ${bytes.byteLength} bytes, the bundle says ${enc.bytes} (truncated?)`;
   const sizes = specs.map(specBytes);
   if (sizes.every((s) => s !== null)) {
     const expected = sizes.reduce<number>((a, b) => a + (b ?? 0), 0);
-    if (expected !== bytes.byteLength) return `the checkpoint's ${what} are ${bytes.byteLength} bytes, their tensor list describes ${expected}`;
+    if (expected !== bytes.byteLength)
+      return `the checkpoint's ${what} are ${bytes.byteLength} bytes, their tensor list describes ${expected}`;
   }
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const digest = await sha256Hex(buffer);

@@ -30,8 +30,13 @@ export interface RunRow {
   durationMs: number;
 }
 
-const isEval = (p: MetricPoint) => p.values['eval/success'] !== undefined || p.values['eval/ood_accuracy'] !== undefined;
-const resultOf = (p: MetricPoint): EvalResult => ({ step: p.step, success: p.values['eval/success'], ood: p.values['eval/ood_accuracy'] });
+const isEval = (p: MetricPoint) =>
+  p.values['eval/success'] !== undefined || p.values['eval/ood_accuracy'] !== undefined;
+const resultOf = (p: MetricPoint): EvalResult => ({
+  step: p.step,
+  success: p.values['eval/success'],
+  ood: p.values['eval/ood_accuracy'],
+});
 
 /** start = the step-0 evaluation, final = the last one after it */
 export function runResults(points: readonly MetricPoint[]): RunResults {
@@ -51,7 +56,8 @@ export function runRow(run: RunRecord, points: readonly MetricPoint[]): RunRow {
   };
 }
 
-/** the CSV's columns, in order: the run, its results, then every setting (unique: no setting shares a name with a run column) */
+/** the CSV's columns, in order: the run, its results, then every setting (unique: no setting shares a name with a run
+ * column) */
 export const CSV_COLUMNS = [
   'id', 'kind', 'status', 'created', 'duration_s', 'backend', 'backend_choice', 'steps_done', 'total_steps',
   'start_step', 'start_success', 'start_ood', 'final_step', 'final_success', 'final_ood',

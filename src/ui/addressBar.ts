@@ -27,7 +27,8 @@ export function isOwnEntry(): boolean {
   return (history.state as typeof OWN_ENTRY | null)?.starLab === OWN_ENTRY.starLab;
 }
 
-/** Calls `handle` on Back / Forward and on a hash typed into the bar (Chromium fires both events for one change: keep `handle` idempotent). */
+/** Calls `handle` on Back / Forward and on a hash typed into the bar (Chromium fires both events for one change: keep
+ * `handle` idempotent). */
 export function onAddressChange(handle: () => void): void {
   window.addEventListener('popstate', handle);
   window.addEventListener('hashchange', handle);

@@ -20,13 +20,22 @@ export class QueueSaver {
     try {
       found = await this.store.loadQueue();
     } catch (e) {
-      return { queue: emptyQueue(), notice: `The stored run queue could not be read (${messageOf(e)}); the queue starts empty.` };
+      return {
+        queue: emptyQueue(),
+        notice: `The stored run queue could not be read (${messageOf(e)}); the queue starts empty.`,
+      };
     }
     if (!found) return { queue: emptyQueue(), notice: null };
-    if ('reason' in found) return { queue: emptyQueue(), notice: `The stored run queue was unreadable and was skipped (${found.reason}); the queue starts empty.` };
+    if ('reason' in found)
+      return {
+        queue: emptyQueue(),
+        notice: `The stored run queue was unreadable and was skipped (${found.reason}); the queue starts empty.`,
+      };
     const { queue, dropped } = queueFromRecord(found.record);
     this.lastSaved = fingerprint(queue);
-    const notice = dropped.length ? `${dropped.length} queued run(s) no longer read as valid settings and were dropped: ${dropped.join('; ')}.` : null;
+    const notice = dropped.length
+      ? `${dropped.length} queued run(s) no longer read as valid settings and were dropped: ${dropped.join('; ')}.`
+      : null;
     return { queue, notice };
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
-import { gainMarkdown, gainTable, gainText, type SeedResult } from '../../src/findings/findingGains.ts';
+import { gainTable, gainText, type SeedResult } from '../../src/findings/findingGains.ts';
+import { gainMarkdown } from '../../src/findings/gainText.ts';
 import { findingById, paperGain } from '../../src/findings/findings.ts';
 
 const meta = { size: 'standard', command: 'npm run cli -- sweep --preset T7 --standard', commit: 'abc', date: '2026-01-01T00:00:00Z', backend: 'wasm', common: {} };

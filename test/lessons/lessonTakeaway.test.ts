@@ -6,7 +6,7 @@ import { chartFigureNote, computeTakeaway, meanOver, misleadingText, TOO_SMALL, 
 import { armConfig } from '../../src/lessons/lessons.ts';
 import { referenceWithMetricNames, settingKey, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { committedComparison, type ComparisonTable } from '../../src/findings/committedComparison.ts';
-import { comparisonText } from '../../src/findings/findingGains.ts';
+import { comparisonText } from '../../src/findings/gainText.ts';
 import { metricInfo } from '../../src/lab/metrics.ts';
 
 const lesson = (id: string): Lesson => lessonById(id)!;

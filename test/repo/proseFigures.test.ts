@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { committedComparison, comparePairs, type ComparisonTable, type CommittedComparison } from '../../src/findings/committedComparison.ts';
-import { callInterval, intervalText, signed, type GainInteraction, type GainTable } from '../../src/findings/findingGains.ts';
+import { callInterval, signed, type GainInteraction, type GainTable } from '../../src/findings/findingGains.ts';
+import { intervalText } from '../../src/findings/gainText.ts';
 import type { InteractionTestRecord } from '../../src/findings/interactionTestRecord.ts';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));

@@ -25,7 +25,10 @@ export const benchCommand: Command = {
     const onlyText = flagOptionalText(flags, 'only');
     const only = onlyText === undefined ? null : onlyText.split(',');
     const unknown = (only ?? []).filter((n) => !names.includes(n));
-    if (unknown.length > 0) throw new Error(`--only: no suite ${unknown.map((n) => `"${n}"`).join(', ')} (suites: ${names.join(', ')}); nothing was run`);
+    if (unknown.length > 0)
+      throw new Error(
+        `--only: no suite ${unknown.map((n) => `"${n}"`).join(', ')} (suites: ${names.join(', ')}); nothing was run`,
+      );
     const out = flagOptionalText(flags, 'json');
     if (out !== undefined) checkOutFile(out, '--json'); // before the measurements: a bad path must cost nothing
     const quick = flags.has('quick');

@@ -42,7 +42,8 @@ Prints TravelPlanner's metrics over the scored lines. Exit code 1 when some line
       if (s) s.count++;
       else skipped.set(path, { count: 1, first: `row ${row}: ${reason}` });
     });
-    for (const [path, s] of skipped) console.error(`left out ${s.count} unreadable rows of ${path} (first: ${s.first})`);
+    for (const [path, s] of skipped)
+      console.error(`left out ${s.count} unreadable rows of ${path} (first: ${s.first})`);
     const queries = new Map<number, TravelPlannerQuery>();
     for (const entry of readJsonLines(queriesFile)) {
       if (entry.error !== undefined) throw new Error(`${queriesFile} line ${entry.line}: ${entry.error}`);
@@ -95,7 +96,9 @@ Prints TravelPlanner's metrics over the scored lines. Exit code 1 when some line
     }
     writeAtomic(out, lines.join('\n') + (lines.length ? '\n' : ''));
 
-    console.log(`scored ${verdicts.length} of ${lines.length} plan lines (${faithful ? 'faithful' : 'lab'} mode) -> ${out}`);
+    console.log(
+      `scored ${verdicts.length} of ${lines.length} plan lines (${faithful ? 'faithful' : 'lab'} mode) -> ${out}`,
+    );
     if (verdicts.length > 0) console.log(metricsTable(aggregateMetrics(verdicts), verdicts));
     for (const e of errors) console.error(e);
     return errors.length > 0 ? 1 : 0;

@@ -21,13 +21,28 @@ import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolic
 import { wilsonOfMeans, type Interval } from '../../stats/intervals.ts';
 import { checkOutFile, makeOutFileParent } from '../outDir.ts';
 
-const KNOWN = ['checkpoint', 'world', 'seed', 'split', 'n', 'ood', 'decoding', 'failure-rate', 'batch', 'json', 'backend', 'samples', 'temperature'];
+const KNOWN = [
+  'checkpoint',
+  'world',
+  'seed',
+  'split',
+  'n',
+  'ood',
+  'decoding',
+  'failure-rate',
+  'batch',
+  'json',
+  'backend',
+  'samples',
+  'temperature',
+];
 /** the batch the sft command evaluates with (the card's figures are only comparable at the same one) */
 const CARD_BATCH = 64;
 
 export const evaluateCommand: Command = {
   name: 'evaluate',
-  summary: 'greedy (and sampled) rollouts of an SFT checkpoint or an RL policy with real tool calls, scored by the official-faithful evaluator, with 95 % intervals',
+  summary:
+    'greedy (and sampled) rollouts of an SFT checkpoint or an RL policy with real tool calls, scored by the official-faithful evaluator, with 95 % intervals',
   help: `usage: npm run cli -- evaluate --checkpoint DIR [options]
 
   --checkpoint DIR        an SFT checkpoint (model.json, weights.bin, card.json; e.g. public/checkpoints/s-tiny) or an RL
@@ -58,7 +73,8 @@ queries and as the only check failed (what fixing it alone would win).`,
     const dir = flagText(flags, 'checkpoint');
     const split = flagChoice(flags, 'split', ['validation', 'test'] as const, 'validation');
     const failureRate = Number(flagText(flags, 'failure-rate', '0'));
-    if (!(failureRate >= 0 && failureRate <= 1)) throw new Error(`--failure-rate needs a number in [0, 1], got "${String(flags.get('failure-rate'))}"`);
+    if (!(failureRate >= 0 && failureRate <= 1))
+      throw new Error(`--failure-rate needs a number in [0, 1], got "${String(flags.get('failure-rate'))}"`);
     const batchSize = flagInt(flags, 'batch', CARD_BATCH, 1);
     const samples = flagInt(flags, 'samples', 0);
     const jsonFile = flagOptionalText(flags, 'json');
@@ -74,14 +90,25 @@ queries and as the only check failed (what fixing it alone would win).`,
     const sftCard = loaded.kind === 'sft' ? loaded.checkpoint.card : null;
     const rlCard = loaded.kind === 'rl' ? loaded.policy.card : null;
     const weights: ValidWeights = loaded.kind === 'sft' ? loaded.checkpoint : loaded.policy;
-    const origin: SftOrigin = sftCard ? sftOriginFromCard(sftCard) : { ...rlCard!.origin, world: { ...rlCard!.origin.world } };
+    const origin: SftOrigin = sftCard
+      ? sftOriginFromCard(sftCard)
+      : { ...rlCard!.origin, world: { ...rlCard!.origin.world } };
     const cardWorld = { ...origin.world };
-    origin.world = { size: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, cardWorld.size), seed: flagInt(flags, 'seed', cardWorld.seed) };
+    origin.world = {
+      size: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, cardWorld.size),
+      seed: flagInt(flags, 'seed', cardWorld.seed),
+    };
     // an RL policy is scored as its run evaluated it (the recipe trains and evaluates with constrained plans)
-    const decoding = flagChoice(flags, 'decoding', ['free', 'constrained'] as const, rlCard?.rl.constrainPlan ? 'constrained' : 'free');
+    const decoding = flagChoice(
+      flags,
+      'decoding',
+      ['free', 'constrained'] as const,
+      rlCard?.rl.constrainPlan ? 'constrained' : 'free',
+    );
     const trainedAt = rlCard && typeof rlCard.rl.temperature === 'number' ? rlCard.rl.temperature : 1;
     const temperature = Number(flagText(flags, 'temperature', String(trainedAt)));
-    if (!(temperature > 0) || !Number.isFinite(temperature)) throw new Error(`--temperature needs a positive number, got "${String(flags.get('temperature'))}"`);
+    if (!(temperature > 0) || !Number.isFinite(temperature))
+      throw new Error(`--temperature needs a positive number, got "${String(flags.get('temperature'))}"`);
 
     const t0 = performance.now();
     const { world, sft, heldOutQa } = originEvaluationTasks(origin);
@@ -108,44 +135,90 @@ queries and as the only check failed (what fixing it alone would win).`,
     const seconds = (performance.now() - t0) / 1000;
     const figures = evaluationFigures(e);
     const intervals = rateIntervals(e);
-    const sampledFigures = sampled ? { samples, temperature, success: sampled.success, delivery: sampled.deliveryRate, ...rateIntervals(sampled) } : null;
+    const sampledFigures = sampled
+      ? { samples, temperature, success: sampled.success, delivery: sampled.deliveryRate, ...rateIntervals(sampled) }
+      : null;
 
     // an SFT card's own evaluations: the original (its split size) and the grown one (evaluation300)
-    const cardSetup = sftCard !== null && ood === cardToolQa(origin) && failureRate === 0 && batchSize === CARD_BATCH &&
-      origin.world.size === cardWorld.size && origin.world.seed === cardWorld.seed;
-    const cardFigures: (Figures & Partial<Intervals>) | null = !cardSetup ? null
-      : split === sftCard.evaluation.split && n === sftCard.evaluation.free.queries ? sftCard.evaluation[decoding]
-        : sftCard.evaluation300 && split === sftCard.evaluation300.split && n === sftCard.evaluation300.free.queries ? sftCard.evaluation300[decoding] : null;
+    const cardSetup =
+      sftCard !== null &&
+      ood === cardToolQa(origin) &&
+      failureRate === 0 &&
+      batchSize === CARD_BATCH &&
+      origin.world.size === cardWorld.size &&
+      origin.world.seed === cardWorld.seed;
+    const cardFigures: (Figures & Partial<Intervals>) | null = !cardSetup
+      ? null
+      : split === sftCard.evaluation.split && n === sftCard.evaluation.free.queries
+        ? sftCard.evaluation[decoding]
+        : sftCard.evaluation300 && split === sftCard.evaluation300.split && n === sftCard.evaluation300.free.queries
+          ? sftCard.evaluation300[decoding]
+          : null;
 
     const what = sftCard
       ? `${sftCard.name}: preset ${sftCard.preset}, ${(sftCard.parameters / 1e6).toFixed(2)}M parameters, ${sftCard.sft.steps} SFT steps`
       : `RL policy of run ${rlCard!.hash || '(the default config)'}: ${String(rlCard!.rl.algorithm)}, ${rlCard!.steps} steps from ${rlCard!.sft.name} (${rlCard!.sft.path})`;
-    console.log(`${what}; ${queries.length} ${split} queries + ${qa.length} unseen tool-QA tasks of the ${origin.world.size} world (seed ${origin.world.seed}), greedy` +
-      `${sampled ? ` and ${samples} samples per query at temperature ${temperature}` : ''}, ${decoding} decoding, tool failure rate ${failureRate}, ${backend}: ` +
-      `${formatDuration(seconds)}\n`);
+    console.log(
+      `${what}; ${queries.length} ${split} queries + ${qa.length} unseen tool-QA tasks of the ${origin.world.size} world (seed ${origin.world.seed}), greedy` +
+        `${sampled ? ` and ${samples} samples per query at temperature ${temperature}` : ''}, ${decoding} decoding, tool failure rate ${failureRate}, ${backend}: ` +
+        `${formatDuration(seconds)}\n`,
+    );
     console.log(figuresTable(figures, cardFigures, intervals, sampledFigures));
     if (cardFigures) {
-      console.log(sameFigures(figures, cardFigures)
-        ? '\nthe card\'s evaluation is reproduced'
-        : `\nthis differs from the card's evaluation (the card was made on ${sftCard!.backend} at commit ${sftCard!.commit.slice(0, 12)})`);
+      console.log(
+        sameFigures(figures, cardFigures)
+          ? "\nthe card's evaluation is reproduced"
+          : `\nthis differs from the card's evaluation (the card was made on ${sftCard!.backend} at commit ${sftCard!.commit.slice(0, 12)})`,
+      );
     }
     if (e.failureReasons.length > 0) {
-      console.log(`\nundelivered plans: ${e.failureReasons.slice(0, 5).map(([r, k]) => `${r} (×${k})`).join('; ')}`);
+      console.log(
+        `\nundelivered plans: ${e.failureReasons
+          .slice(0, 5)
+          .map(([r, k]) => `${r} (×${k})`)
+          .join('; ')}`,
+      );
     }
     const checks = failedCheckCounts(e.verdicts);
     if (checks.length > 0) {
-      const pct = (k: number) => `${(100 * k / e.verdicts.length).toFixed(1)}%`;
-      console.log(`\nfailed checks (share of the ${e.verdicts.length} queries; in parentheses, failed alone): ` +
-        checks.map((c) => `${c.check} ${pct(c.failed)} (${pct(c.soleCause)})`).join('; '));
+      const pct = (k: number) => `${((100 * k) / e.verdicts.length).toFixed(1)}%`;
+      console.log(
+        `\nfailed checks (share of the ${e.verdicts.length} queries; in parentheses, failed alone): ` +
+          checks.map((c) => `${c.check} ${pct(c.failed)} (${pct(c.soleCause)})`).join('; '),
+      );
     }
     if (jsonFile) {
       makeOutFileParent(jsonFile, '--json');
-      writeAtomic(jsonFile, JSON.stringify({
-        checkpoint: dir, card: sftCard ? cardIdentity(sftCard) : rlCardIdentity(rlCard!),
-        setup: { world: { ...origin.world }, split, queries: queries.length, toolQaTasks: qa.length, decoding, failureRate, batchSize, backend, samples, temperature },
-        figures, intervals, sampled: sampledFigures && { ...sampledFigures, querySuccess: sampled!.querySuccess },
-        failureReasons: e.failureReasons, failedChecks: checks, verdicts: queryVerdicts(e, queries), seconds,
-      }, null, 1) + '\n');
+      writeAtomic(
+        jsonFile,
+        JSON.stringify(
+          {
+            checkpoint: dir,
+            card: sftCard ? cardIdentity(sftCard) : rlCardIdentity(rlCard!),
+            setup: {
+              world: { ...origin.world },
+              split,
+              queries: queries.length,
+              toolQaTasks: qa.length,
+              decoding,
+              failureRate,
+              batchSize,
+              backend,
+              samples,
+              temperature,
+            },
+            figures,
+            intervals,
+            sampled: sampledFigures && { ...sampledFigures, querySuccess: sampled!.querySuccess },
+            failureReasons: e.failureReasons,
+            failedChecks: checks,
+            verdicts: queryVerdicts(e, queries),
+            seconds,
+          },
+          null,
+          1,
+        ) + '\n',
+      );
       console.log(`\nwrote ${jsonFile}`);
     }
     return 0;
@@ -153,11 +226,24 @@ queries and as the only check failed (what fixing it alone would win).`,
 };
 
 function cardIdentity(card: SftCard) {
-  return { name: card.name, preset: card.preset, steps: card.sft.steps, commit: card.commit, sha256: card.weights.sha256 };
+  return {
+    name: card.name,
+    preset: card.preset,
+    steps: card.sft.steps,
+    commit: card.commit,
+    sha256: card.weights.sha256,
+  };
 }
 
 function rlCardIdentity(card: RlPolicyCard) {
-  return { kind: 'rl', hash: card.hash, steps: card.steps, sft: card.sft, commit: card.commit, sha256: card.weights.sha256 };
+  return {
+    kind: 'rl',
+    hash: card.hash,
+    steps: card.steps,
+    sft: card.sft,
+    commit: card.commit,
+    sha256: card.weights.sha256,
+  };
 }
 
 export interface Intervals {
@@ -165,10 +251,14 @@ export interface Intervals {
   deliveryInterval: { lo: number; hi: number };
 }
 
-/** 95 % intervals of an evaluation's success and delivery over its queries (wilsonOfMeans: a query's samples are one trial) */
+/** 95 % intervals of an evaluation's success and delivery over its queries (wilsonOfMeans: a query's samples are one
+ * trial) */
 export function rateIntervals(e: PolicyEvaluation): Intervals {
   const k = e.samplesPerTask;
-  const delivered = Array.from({ length: e.queries }, (_, i) => e.verdicts.slice(i * k, i * k + k).filter((v) => v.delivered).length / k);
+  const delivered = Array.from(
+    { length: e.queries },
+    (_, i) => e.verdicts.slice(i * k, i * k + k).filter((v) => v.delivered).length / k,
+  );
   const ends = (iv: Interval) => ({ lo: iv.lo, hi: iv.hi });
   return { successInterval: ends(wilsonOfMeans(e.querySuccess)), deliveryInterval: ends(wilsonOfMeans(delivered)) };
 }
@@ -191,11 +281,14 @@ type ShownInterval = { lo: number | null; hi: number | null } | undefined;
 export function figuresTable(figures: Figures, card: (Figures & Partial<Intervals>) | null, intervals?: Intervals,
   sampled?: { samples: number; temperature: number; success: number; delivery: number } & Intervals | null): string {
   const lines = [`${''.padEnd(32)}${'this run'.padStart(18)}${card ? 'card'.padStart(18) : ''}`];
-  const row = (label: string, mine: string, theirs: string | null) => lines.push(`${label.padEnd(32)}${mine.padStart(18)}${card ? (theirs ?? 'n/a').padStart(18) : ''}`);
+  const row = (label: string, mine: string, theirs: string | null) =>
+    lines.push(`${label.padEnd(32)}${mine.padStart(18)}${card ? (theirs ?? 'n/a').padStart(18) : ''}`);
   for (const [label, show] of ROWS) {
     row(label, show(figures), card ? show(card) : null);
-    if (label === 'delivery' && intervals) row('  95 % interval', span(intervals.deliveryInterval), span(card?.deliveryInterval));
-    if (label === 'success (final pass rate)' && intervals) row('  95 % interval', span(intervals.successInterval), span(card?.successInterval));
+    if (label === 'delivery' && intervals)
+      row('  95 % interval', span(intervals.deliveryInterval), span(card?.deliveryInterval));
+    if (label === 'success (final pass rate)' && intervals)
+      row('  95 % interval', span(intervals.successInterval), span(card?.successInterval));
   }
   if (sampled) {
     row(`sampled success (k ${sampled.samples}, T ${sampled.temperature})`, pct(sampled.success), null);

@@ -1,6 +1,14 @@
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
-import { WORLD_SOURCES, flagChoice, flagInt, flagOptionalText, flagText, parseMix, rejectUnknownFlags } from '../envFlags.ts';
+import {
+  WORLD_SOURCES,
+  flagChoice,
+  flagInt,
+  flagOptionalText,
+  flagText,
+  parseMix,
+  rejectUnknownFlags,
+} from '../envFlags.ts';
 import { DATA_FLAG_HELP } from '../sandbox.ts';
 import { metricsTable } from '../metricsTable.ts';
 import { generateWorld } from '../../env/world.ts';
@@ -40,9 +48,11 @@ TravelPlanner's own script reports for these files. Score other plans with \`eva
     const seed = flagInt(flags, 'seed', 1);
     const mix = parseMix(flagText(flags, 'mix', '4:3:3'));
     const planKind = flagChoice(flags, 'plans', ['gold', 'teacher'] as const, size === 'real' ? 'gold' : 'teacher');
-    if (planKind === 'gold' && size !== 'real') throw new Error('--plans gold needs --world real (generated worlds have teacher plans only)');
+    if (planKind === 'gold' && size !== 'real')
+      throw new Error('--plans gold needs --world real (generated worlds have teacher plans only)');
     const rng = new Rng(seed).fork(0x7eac);
-    const teach = (w: World, qs: Query[]) => qs.map((q, i) => teachTrajectory(w, q, { rng: rng.fork(i) })?.plan ?? null);
+    const teach = (w: World, qs: Query[]) =>
+      qs.map((q, i) => teachTrajectory(w, q, { rng: rng.fork(i) })?.plan ?? null);
     makeOutDir(out);
     const started = performance.now();
 
@@ -63,7 +73,9 @@ TravelPlanner's own script reports for these files. Score other plans with \`eva
     }
     const verdicts = queries.map((q, i) => evaluatePlan(world, q, plans[i], { faithful: true }));
     const files = exportWorld(out, world, { queries, plans, verdicts });
-    console.log(`wrote ${files.length} files to ${out} (${world.source} world, ${queries.length} queries) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `wrote ${files.length} files to ${out} (${world.source} world, ${queries.length} queries) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     console.log(metricsTable(aggregateMetrics(verdicts), verdicts));
     return 0;
   },

@@ -52,11 +52,33 @@ tiny world and the defaults they are exactly the queries a lab run of the same c
 ARPO cannot be exported (the command says why).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['config', 'engine', 'out', 'force', 'world', 'checkpoint', 'world-size', 'world-seed', 'validation', 'test', 'gpus', 'nodes', 'lr', 'data'], ['force']);
+    rejectUnknownFlags(
+      flags,
+      positional,
+      [
+        'config',
+        'engine',
+        'out',
+        'force',
+        'world',
+        'checkpoint',
+        'world-size',
+        'world-seed',
+        'validation',
+        'test',
+        'gpus',
+        'nodes',
+        'lr',
+        'data',
+      ],
+      ['force'],
+    );
     // every check happens before anything is written
     const engine = flags.get('engine');
-    if (engine === undefined || engine === true) throw new Error(`--engine is required (one of: ${ENGINES.join(', ')})`);
-    if (!(ENGINES as readonly string[]).includes(engine)) throw new Error(`unknown engine "${engine}": export-job writes jobs for ${ENGINES.join(', ')}`);
+    if (engine === undefined || engine === true)
+      throw new Error(`--engine is required (one of: ${ENGINES.join(', ')})`);
+    if (!(ENGINES as readonly string[]).includes(engine))
+      throw new Error(`unknown engine "${engine}": export-job writes jobs for ${ENGINES.join(', ')}`);
     const lab = parseLabConfig(flagText(flags, 'config'));
     if (lab.algorithm === 'arpo') throw new Error(ARPO_REFUSAL);
     if (lab.stage !== 'rl') throw new Error(STAGE_REFUSAL(lab.stage));
@@ -68,19 +90,28 @@ ARPO cannot be exported (the command says why).`,
     const startDir = flagOptionalText(flags, 'checkpoint') ?? shippedCheckpointDir(lab.scale);
     const start = readCard(startDir);
     checkConfigAgainstStart(lab, start, startDir);
-    if (worldKind === 'real' && (flags.has('world-size') || flags.has('world-seed'))) throw new Error('--world real takes no --world-size or --world-seed');
+    if (worldKind === 'real' && (flags.has('world-size') || flags.has('world-seed')))
+      throw new Error('--world real takes no --world-size or --world-seed');
     const worldSize = flagChoice(flags, 'world-size', ['tiny', 'small', 'standard'] as const, start.world.size);
     const worldSeed = flagInt(flags, 'world-seed', start.world.seed);
-    const chosen = [flags.has('world-size') && worldSize !== start.world.size ? `--world-size ${worldSize}` : '', flags.has('world-seed') && worldSeed !== start.world.seed ? `--world-seed ${worldSeed}` : ''].filter(Boolean);
-    const worldNote = worldKind === 'real' ? undefined : chosen.length === 0 ? `the lab run's world: its SFT start ${start.name}'s`
-      : `chosen with ${chosen.join(' ')}: NOT the lab run's world (${start.world.size}, seed ${start.world.seed}), so this job is a different experiment from the lab run`;
+    const chosen = [
+      flags.has('world-size') && worldSize !== start.world.size ? `--world-size ${worldSize}` : '',
+      flags.has('world-seed') && worldSeed !== start.world.seed ? `--world-seed ${worldSeed}` : '',
+    ].filter(Boolean);
+    const worldNote =
+      worldKind === 'real'
+        ? undefined
+        : chosen.length === 0
+          ? `the lab run's world: its SFT start ${start.name}'s`
+          : `chosen with ${chosen.join(' ')}: NOT the lab run's world (${start.world.size}, seed ${start.world.seed}), so this job is a different experiment from the lab run`;
     const validationSize = flagInt(flags, 'validation', 100, 1);
     const testSize = flagInt(flags, 'test', 100, 0);
     const gpus = flagInt(flags, 'gpus', 8, 1);
     const nodes = flagInt(flags, 'nodes', 1, 1);
     const lrText = flagOptionalText(flags, 'lr');
     const lr = lrText === undefined ? undefined : Number(lrText);
-    if (lr !== undefined && !(Number.isFinite(lr) && lr > 0 && lr < 1)) throw new Error(`--lr needs a number in (0, 1), got "${lrText}"`);
+    if (lr !== undefined && !(Number.isFinite(lr) && lr > 0 && lr < 1))
+      throw new Error(`--lr needs a number in (0, 1), got "${lrText}"`);
     checkOutDirFree(out, force);
 
     const started = performance.now();
@@ -92,14 +123,24 @@ ARPO cannot be exported (the command says why).`,
       world = loadRealWorld(dataDir);
       const real = loadRealExamples(dataDir).map((e) => e.query);
       const v = flags.has('validation') ? validationSize : 10;
-      if (v >= real.length) throw new Error(`--validation ${v} leaves no training query among the ${real.length} real ones`);
+      if (v >= real.length)
+        throw new Error(`--validation ${v} leaves no training query among the ${real.length} real ones`);
       ds = { validation: real.slice(0, v), train: real.slice(v, v + lab.trainSize) };
     } else {
       world = generateWorld(worldSize, worldSeed);
       ds = buildDataset(world, { size: lab.trainSize, mix: lab.mix, seed: worldSeed, validationSize, testSize });
     }
     const jobLab = worldKind === 'real' ? lab : configAsTrained(lab, { size: worldSize });
-    const { files, plan } = buildVerlJob({ lab: jobLab, world, train: ds.train, validation: ds.validation, gpus, nodes, lr, worldNote });
+    const { files, plan } = buildVerlJob({
+      lab: jobLab,
+      world,
+      train: ds.train,
+      validation: ds.validation,
+      gpus,
+      nodes,
+      lr,
+      worldNote,
+    });
 
     // write beside DIR, then move into place: a failure leaves DIR as it was
     const parent = dirname(out);
@@ -114,14 +155,21 @@ ARPO cannot be exported (the command says why).`,
       }
       chmodSync(join(staging, 'run.sh'), 0o755);
       const aside = replaceDir(staging, out);
-      if (aside) console.error(`--force: moved the earlier job in ${out} aside to ${aside}; delete it yourself once it is not needed`);
+      if (aside)
+        console.error(
+          `--force: moved the earlier job in ${out} aside to ${aside}; delete it yourself once it is not needed`,
+        );
     } catch (e) {
       rmSync(staging, { recursive: true, force: true });
       throw e;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`wrote ${files.size} files to ${out} in ${seconds} s: veRL ${VERL_VERSION} job, ${lab.algorithm.toUpperCase()} on ${plan.lab.scale} (${ds.train.length} train / ${ds.validation.length} validation queries, ${plan.world.label} world)`);
-    console.log(`learning rate ${plan.learningRate} (${plan.learningRateNote}); max_tool_response_length ${plan.lengths.maxToolResponse}, max_response_length ${plan.lengths.maxResponse}`);
+    console.log(
+      `wrote ${files.size} files to ${out} in ${seconds} s: veRL ${VERL_VERSION} job, ${lab.algorithm.toUpperCase()} on ${plan.lab.scale} (${ds.train.length} train / ${ds.validation.length} validation queries, ${plan.world.label} world)`,
+    );
+    console.log(
+      `learning rate ${plan.learningRate} (${plan.learningRateNote}); max_tool_response_length ${plan.lengths.maxToolResponse}, max_response_length ${plan.lengths.maxResponse}`,
+    );
     console.log(`run it on a machine with veRL: bash ${join(out, 'run.sh')} --gpus N`);
     return 0;
   },

@@ -17,4 +17,21 @@ import { lessonsCommand } from './lessons.ts';
 import { gpuCheckCommand } from './gpuCheck.ts';
 import { mechanismsCommand } from './mechanisms.ts';
 
-export const commands: Command[] = [benchCommand, worldCommand, queriesCommand, exportCommand, exportJobCommand, evalCommand, pretrainCommand, sftCommand, evaluateCommand, reproCommand, runCommand, sweepCommand, powerPlanCommand, mechanismsCommand, lessonsCommand, gpuCheckCommand];
+export const commands: Command[] = [
+  benchCommand,
+  worldCommand,
+  queriesCommand,
+  exportCommand,
+  exportJobCommand,
+  evalCommand,
+  pretrainCommand,
+  sftCommand,
+  evaluateCommand,
+  reproCommand,
+  runCommand,
+  sweepCommand,
+  powerPlanCommand,
+  mechanismsCommand,
+  lessonsCommand,
+  gpuCheckCommand,
+];

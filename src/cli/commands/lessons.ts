@@ -10,14 +10,23 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { readSummary, shippedCheckpointDir, summaryIsOf } from '../rlRun.ts';
-import { runAll, runDirName, STANDARD, standardRuns } from './sweep.ts';
+import { runDirName, STANDARD, standardRuns } from './sweep.ts';
+import { runAll } from '../sweepRuns.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultWasmThreads, THREADS_ENV } from '../../node/nodeBackend.ts';
 import { FINDINGS } from '../../findings/findings.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { armConfig, BAND_SEEDS, LESSONS } from '../../lessons/lessons.ts';
 import {
-  LESSON_REFERENCE_FORMAT, REFERENCE_SMOOTHING, lessonSettings, predictionBand, settingKey, settingReference, type CommittedRun, type LessonReference, type SettingReference,
+  LESSON_REFERENCE_FORMAT,
+  REFERENCE_SMOOTHING,
+  lessonSettings,
+  predictionBand,
+  settingKey,
+  settingReference,
+  type CommittedRun,
+  type LessonReference,
+  type SettingReference,
 } from '../../lessons/lessonReference.ts';
 import { verdictRates, type VerdictRates } from '../../lessons/lessonVerdicts.ts';
 import { classSizeFor80 } from '../../lessons/lessonClass.ts';
@@ -76,14 +85,19 @@ export const lessonsCommand: Command = {
         continue;
       }
       settings[s.key] = settingReference(s.key, found, s.metrics);
-      console.log(`  ${s.key}: ${found.length} seed${found.length === 1 ? '' : 's'} (${found.map((r) => r.seed).join(', ')})${found.length < BAND_SEEDS ? ` — fewer than ${BAND_SEEDS}: incomplete` : ''}`);
+      console.log(
+        `  ${s.key}: ${found.length} seed${found.length === 1 ? '' : 's'} (${found.map((r) => r.seed).join(', ')})${found.length < BAND_SEEDS ? ` — fewer than ${BAND_SEEDS}: incomplete` : ''}`,
+      );
     }
     // the date moves only when the reference does (a rerun with no new seeds leaves the file as it is)
     const before = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Partial<LessonReference>) : null;
     const same = before?.settings !== undefined && JSON.stringify(before.settings) === JSON.stringify(settings);
     const reference: LessonReference = {
       format: LESSON_REFERENCE_FORMAT,
-      command: shellCommand('npm run cli -- lessons', [...(flags.has('runs') ? ['--runs', relative(process.cwd(), runs)] : []), ...(flags.has('out') ? ['--out', relative(process.cwd(), out)] : [])]),
+      command: shellCommand('npm run cli -- lessons', [
+        ...(flags.has('runs') ? ['--runs', relative(process.cwd(), runs)] : []),
+        ...(flags.has('out') ? ['--out', relative(process.cwd(), out)] : []),
+      ]),
       date: same && typeof before?.date === 'string' ? before.date : new Date().toISOString(),
       smoothing: REFERENCE_SMOOTHING,
       settings,
@@ -103,24 +117,32 @@ export const lessonsCommand: Command = {
  * (same folder, same settings), so the lessons add no seed a finding's test could pick up unplanned.
  */
 export function lessonRuns(plan: PowerPlan | null): [string, LabConfig][] {
-  if (!plan) throw new Error('--run needs the findings\' power plan (plan.json beside --runs): the lessons run only planned seeds');
+  if (!plan)
+    throw new Error(
+      "--run needs the findings' power plan (plan.json beside --runs): the lessons run only planned seeds",
+    );
   const planned = standardRuns(FINDINGS, plan, [], { ...STANDARD, evalEvery: STANDARD.steps });
   const configs = Array.from({ length: BAND_SEEDS }, (_, i) => i + 1)
     .flatMap((seed) => lessonSettings().map((s) => ({ ...s.config, seed })))
     .map((lab): [string, LabConfig] => [runDirName(lab), lab]);
   for (const [name, lab] of configs) {
     const same = planned.get(name);
-    if (!same || serializeHash(same) !== serializeHash(lab)) throw new Error(`lesson run ${name} is not a run of the findings' power plan`);
+    if (!same || serializeHash(same) !== serializeHash(lab))
+      throw new Error(`lesson run ${name} is not a run of the findings' power plan`);
   }
   return configs;
 }
 
-const pct = (x: number | null) => (x === null || !Number.isFinite(x) ? '—' : (100 * Math.min(1, Math.max(0, x))).toFixed(1));
+const pct = (x: number | null) =>
+  x === null || !Number.isFinite(x) ? '—' : (100 * Math.min(1, Math.max(0, x))).toFixed(1);
 
 /** per lesson and arm: the seeds, the start, the mean end with its t interval, the band for one run, and the
  *  late means (last quarter of the steps) of the lesson's mechanism metrics — what a teacher should expect */
 export function expectedTable(settings: Record<string, SettingReference>): string {
-  const rows = ['| lesson | arm | seeds | start % | end %: mean [95 % t] | one run: 95 % band | mechanism, last 10 steps: mean [95 % t] |', '|---|---|---|---|---|---|---|'];
+  const rows = [
+    '| lesson | arm | seeds | start % | end %: mean [95 % t] | one run: 95 % band | mechanism, last 10 steps: mean [95 % t] |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const lesson of LESSONS) {
     for (const arm of lesson.arms) {
       const r = settings[settingKey(armConfig(arm, 1))];
@@ -137,7 +159,9 @@ export function expectedTable(settings: Record<string, SettingReference>): strin
         const f = (x: number) => (metricInfo(c.metric).format === 'rate' ? pct(x) : Math.max(0, x).toFixed(2));
         return `${metricInfo(c.metric).label} ${f(i.estimate)} [${f(i.lo)}, ${f(i.hi)}]`;
       });
-      rows.push(`| ${lesson.id} | ${arm.label} | ${r.seeds.length} | ${pct(r.eval.start[0])} | ${pct(end.estimate)} [${pct(end.lo)}, ${pct(end.hi)}] | [${pct(band.lo)}, ${pct(band.hi)}] | ${mech.join('; ')} |`);
+      rows.push(
+        `| ${lesson.id} | ${arm.label} | ${r.seeds.length} | ${pct(r.eval.start[0])} | ${pct(end.estimate)} [${pct(end.lo)}, ${pct(end.hi)}] | [${pct(band.lo)}, ${pct(band.hi)}] | ${mech.join('; ')} |`,
+      );
     }
   }
   return rows.join('\n');
@@ -146,17 +170,33 @@ export function expectedTable(settings: Record<string, SettingReference>): strin
 /** per lesson and draw (both arms, or one): how often one run reads each verdict over the committed seeds and how
  *  often it misleads, under the page's seed-aware rule and the rule before it (evaluation only) (docs/lessons.md) */
 export function misleadingTable(settings: Record<string, SettingReference>): string {
-  const rows = ['| lesson | draw | draws | committed answer | seed-aware rule reads | misleads | old rule reads | misleads |', '|---|---|---|---|---|---|---|---|'];
-  const share = (r: VerdictRates) => Object.entries(r.counts).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${Math.round((100 * n) / r.draws)} %`).join(', ');
+  const rows = [
+    '| lesson | draw | draws | committed answer | seed-aware rule reads | misleads | old rule reads | misleads |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  const share = (r: VerdictRates) =>
+    Object.entries(r.counts)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k} ${Math.round((100 * n) / r.draws)} %`)
+      .join(', ');
   for (const lesson of LESSONS) {
     const rates = verdictRates(lesson, lesson.arms.map((arm) => settings[settingKey(armConfig(arm, 1))] ?? null));
     for (const draw of ['pair', 'first arm', 'second arm', 'one run'] as const) {
       const now = rates.find((r) => r.draw === draw && r.rule === 'seed-aware');
       if (!now) continue;
       const old = rates.find((r) => r.draw === draw && r.rule === 'old');
-      const armName = draw === 'first arm' ? lesson.arms[0].label : draw === 'second arm' ? lesson.arms[1].label : draw === 'pair' ? 'both arms' : lesson.arms[0].label;
+      const armName =
+        draw === 'first arm'
+          ? lesson.arms[0].label
+          : draw === 'second arm'
+            ? lesson.arms[1].label
+            : draw === 'pair'
+              ? 'both arms'
+              : lesson.arms[0].label;
       const oldCells = old ? `${share(old)} | ${(100 * old.misleading).toFixed(1)} %` : 'same rule | —';
-      rows.push(`| ${lesson.id} | ${armName} | ${now.draws} | ${now.committed} | ${share(now)} | ${(100 * now.misleading).toFixed(1)} % | ${oldCells} |`);
+      rows.push(
+        `| ${lesson.id} | ${armName} | ${now.draws} | ${now.committed} | ${share(now)} | ${(100 * now.misleading).toFixed(1)} % | ${oldCells} |`,
+      );
     }
   }
   return rows.join('\n');
@@ -165,7 +205,10 @@ export function misleadingTable(settings: Record<string, SettingReference>): str
 /** per lesson with a comparison: the committed difference, the pooled SD a run and the learners an arm a class
  *  needs for 80 % power (Welch, α 0.05) — docs/lessons.md "A class sitting" */
 export function classSizeTable(settings: Record<string, SettingReference>): string {
-  const rows = ['| lesson | committed difference (points) | SD a run (points) | learners an arm for 80 % power |', '|---|---|---|---|'];
+  const rows = [
+    '| lesson | committed difference (points) | SD a run (points) | learners an arm for 80 % power |',
+    '|---|---|---|---|',
+  ];
   for (const lesson of LESSONS) {
     const refs = lesson.arms.map((arm) => settings[settingKey(armConfig(arm, 1))] ?? null);
     const n = classSizeFor80(lesson, refs);
@@ -181,7 +224,9 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 
 /** the shipped checkpoint's weights hash: a run from an older start is not today's reference */
 function startSha(scale: string): string {
-  const card = JSON.parse(readFileSync(join(shippedCheckpointDir(scale), 'card.json'), 'utf8')) as { weights: { sha256: string } };
+  const card = JSON.parse(readFileSync(join(shippedCheckpointDir(scale), 'card.json'), 'utf8')) as {
+    weights: { sha256: string };
+  };
   return card.weights.sha256;
 }
 
@@ -197,23 +242,37 @@ export function referenceMaxSeed(runs: string): number {
 }
 
 /** every finished seed of `config` under `runs` (seed 1…maxSeed), read from its folder */
-export function committedRuns(runs: string, config: LabConfig, metrics: readonly string[], maxSeed: number): CommittedRun[] {
+export function committedRuns(
+  runs: string,
+  config: LabConfig,
+  metrics: readonly string[],
+  maxSeed: number,
+): CommittedRun[] {
   const found: CommittedRun[] = [];
   const sha = startSha(config.scale);
   for (let seed = 1; seed <= maxSeed; seed++) {
     const lab = { ...config, seed };
     const dir = join(runs, runDirName(lab));
     const summary = readSummary(dir);
-    if (!summary || !summaryIsOf(summary, lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps) continue;
-    const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => withMetricNames(JSON.parse(l) as MetricsLine));
+    if (!summary || !summaryIsOf(summary, lab) || summary.checkpointSha256 !== sha || summary.steps !== lab.steps)
+      continue;
+    const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => withMetricNames(JSON.parse(l) as MetricsLine));
     const train = lines.filter((l) => l.kind === 'train').sort((a, b) => a.step - b.step);
-    if (train.length !== lab.steps || train.some((l, i) => l.step !== i + 1)) throw new Error(`${dir}: metrics.jsonl does not hold steps 1…${lab.steps} in order`);
-    const evals = lines.filter((l) => l.kind === 'eval').sort((a, b) => a.step - b.step)
+    if (train.length !== lab.steps || train.some((l, i) => l.step !== i + 1))
+      throw new Error(`${dir}: metrics.jsonl does not hold steps 1…${lab.steps} in order`);
+    const evals = lines
+      .filter((l) => l.kind === 'eval')
+      .sort((a, b) => a.step - b.step)
       .map((l) => ({ step: l.step, success: Number(l['eval/success']), queries: Number(l['eval/queries']) }));
     found.push({
       seed,
       where: relative(process.cwd(), dir),
-      train: train.map((l) => Object.fromEntries(metrics.filter((m) => typeof l[m] === 'number').map((m) => [m, l[m] as number]))),
+      train: train.map((l) =>
+        Object.fromEntries(metrics.filter((m) => typeof l[m] === 'number').map((m) => [m, l[m] as number])),
+      ),
       evals,
       wallSeconds: summary.wallSeconds,
       cpuSeconds: summary.cpuSeconds,

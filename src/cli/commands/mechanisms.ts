@@ -7,7 +7,15 @@ import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { provenance } from '../../node/provenance.ts';
 import { readGainTableFiles } from './powerPlan.ts';
-import { findingMechanism, MECHANISMS_FORMAT, mechanismsMarkdown, mechanismStep, nullArmLabel, type MechanismRun, type MechanismsRecord } from '../../findings/mechanisms.ts';
+import {
+  findingMechanism,
+  MECHANISMS_FORMAT,
+  mechanismsMarkdown,
+  mechanismStep,
+  nullArmLabel,
+  type MechanismRun,
+  type MechanismsRecord,
+} from '../../findings/mechanisms.ts';
 import type { GainTable } from '../../findings/findingGains.ts';
 import type { FindingId } from '../../findings/findings.ts';
 
@@ -29,8 +37,13 @@ export const mechanismsCommand: Command = {
     rejectUnknownFlags(flags, positional, ['out', 'allow-dirty'], ['allow-dirty']);
     const out = resolve(flagText(flags, 'out'));
     const made = provenance(join(out, 'mechanisms.json'), { allowDirty: flags.has('allow-dirty') });
-    const record: MechanismsRecord = { format: MECHANISMS_FORMAT, command: `npm run cli -- mechanisms --out ${flagText(flags, 'out')}`, ...made,
-      date: new Date().toISOString(), findings: mechanismsOf(readGainTableFiles(out)) };
+    const record: MechanismsRecord = {
+      format: MECHANISMS_FORMAT,
+      command: `npm run cli -- mechanisms --out ${flagText(flags, 'out')}`,
+      ...made,
+      date: new Date().toISOString(),
+      findings: mechanismsOf(readGainTableFiles(out)),
+    };
     writeFileSync(join(out, 'mechanisms.json'), JSON.stringify(record, null, 1) + '\n');
     const md = mechanismsMarkdown(record);
     writeFileSync(join(out, 'mechanisms.md'), md + '\n');
@@ -58,8 +71,22 @@ export function mechanismsOf(tables: readonly GainTable[]): MechanismsRecord['fi
 function readRun(dir: string): MechanismRun {
   const summaryFile = join(dir, 'summary.json');
   if (!existsSync(summaryFile)) throw new Error(`${summaryFile}: no summary (the table names a run that is not there)`);
-  const s = JSON.parse(readFileSync(summaryFile, 'utf8')) as { lab: { seed: number; trainSize: number }; rl: { groupSize: number }; start: { ood: number }; final: { ood: number } };
-  const steps = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.startsWith('{"kind":"train"'))
+  const s = JSON.parse(readFileSync(summaryFile, 'utf8')) as {
+    lab: { seed: number; trainSize: number };
+    rl: { groupSize: number };
+    start: { ood: number };
+    final: { ood: number };
+  };
+  const steps = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"kind":"train"'))
     .map((l) => mechanismStep(JSON.parse(l) as Record<string, unknown>));
-  return { seed: s.lab.seed, steps, groupSize: s.rl.groupSize, trainSize: s.lab.trainSize, oodStart: s.start.ood, oodEnd: s.final.ood };
+  return {
+    seed: s.lab.seed,
+    steps,
+    groupSize: s.rl.groupSize,
+    trainSize: s.lab.trainSize,
+    oodStart: s.start.ood,
+    oodEnd: s.final.ood,
+  };
 }

@@ -8,9 +8,21 @@ import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { provenance } from '../../node/provenance.ts';
 import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
-import { POWER_PLAN_FORMAT, powerPlan, powerPlanMarkdown, type PlanChoices, type PowerPlan } from '../../findings/powerPlan.ts';
+import {
+  POWER_PLAN_FORMAT,
+  powerPlan,
+  powerPlanMarkdown,
+  type PlanChoices,
+  type PowerPlan,
+} from '../../findings/powerPlan.ts';
 import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
-import { INTERACTION_PLAN_FORMAT, interactionPlan, interactionPlanMarkdown, testInteractionPlan, type InteractionPlan } from '../../findings/interactionPlan.ts';
+import {
+  INTERACTION_PLAN_FORMAT,
+  interactionPlan,
+  interactionPlanMarkdown,
+  testInteractionPlan,
+  type InteractionPlan,
+} from '../../findings/interactionPlan.ts';
 import { runDirName } from '../runDir.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 import { writeAtomic } from '../../node/atomicWrite.ts';
@@ -28,9 +40,11 @@ export const PLAN_CHOICES: PlanChoices = {
 };
 
 const WHY = {
-  delta: 'Twelve points of success is about one and a half seed SDs: a difference a reader sees in most pairs of runs (P(A beats B) ≈ 0.86 for normal gains), and the size of the smallest effect the paper reports among its claims that is not a near-tie (T4, 100 → 1K queries: +12.4). Smaller paper differences (T1 at 1.5B, Curriculum 34.9 vs Sum 33.1; T6 at 7B, GRPO 62.8 vs DAPO 58.4) would need 40–400 seeds a cell at this spread: no CPU budget reaches them, and the plan says so rather than pretend. Five points of OOD accuracy is the paper\'s T2 effect (41.9 → 36.7 with Sum); OOD gains spread a third as much as success gains, so five points costs no more seeds.',
-  budget: 'The budget set for the plan\'s new runs. The 81 committed runs took 7.7 core-hours.',
-  order: 'The single-scale findings first, cheapest to complete first (T5, T7, T4: all at m), so that whole findings reach their call as early as possible; then the reward × scale grid (T1, which holds every cell of T2 and T3), then T6\'s DAPO and ARPO cells at s and l. Within a finding `sweep --standard` goes seed by seed (one seed of every cell and null control before the next), so an interrupted finding is balanced across its cells. Two runs at a time in the background, each committed as it lands.',
+  delta:
+    "Twelve points of success is about one and a half seed SDs: a difference a reader sees in most pairs of runs (P(A beats B) ≈ 0.86 for normal gains), and the size of the smallest effect the paper reports among its claims that is not a near-tie (T4, 100 → 1K queries: +12.4). Smaller paper differences (T1 at 1.5B, Curriculum 34.9 vs Sum 33.1; T6 at 7B, GRPO 62.8 vs DAPO 58.4) would need 40–400 seeds a cell at this spread: no CPU budget reaches them, and the plan says so rather than pretend. Five points of OOD accuracy is the paper's T2 effect (41.9 → 36.7 with Sum); OOD gains spread a third as much as success gains, so five points costs no more seeds.",
+  budget: "The budget set for the plan's new runs. The 81 committed runs took 7.7 core-hours.",
+  order:
+    "The single-scale findings first, cheapest to complete first (T5, T7, T4: all at m), so that whole findings reach their call as early as possible; then the reward × scale grid (T1, which holds every cell of T2 and T3), then T6's DAPO and ARPO cells at s and l. Within a finding `sweep --standard` goes seed by seed (one seed of every cell and null control before the next), so an interrupted finding is balanced across its cells. Two runs at a time in the background, each committed as it lands.",
 };
 
 export const powerPlanCommand: Command = {
@@ -62,24 +76,44 @@ export const powerPlanCommand: Command = {
   differing file and its SHA-256 (without it such a write is refused: commit first).`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'], ['force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty']);
+    rejectUnknownFlags(
+      flags,
+      positional,
+      ['out', 'force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'],
+      ['force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'],
+    );
     const out = resolve(flagText(flags, 'out'));
-    if (existsSync(out) && !statSync(out).isDirectory()) throw new Error(`--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`);
-    if (flags.has('test') && !flags.has('interactions')) throw new Error('--test goes with --interactions (it tests the interactions\' plan)');
+    if (existsSync(out) && !statSync(out).isDirectory())
+      throw new Error(
+        `--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`,
+      );
+    if (flags.has('test') && !flags.has('interactions'))
+      throw new Error("--test goes with --interactions (it tests the interactions' plan)");
     const allowDirty = flags.has('allow-dirty');
-    if (flags.has('interactions')) return flags.has('test') ? writeInteractionTest(out, allowDirty) : writeInteractionPlan(out, flags.has('force'), allowDirty);
+    if (flags.has('interactions'))
+      return flags.has('test')
+        ? writeInteractionTest(out, allowDirty)
+        : writeInteractionPlan(out, flags.has('force'), allowDirty);
     if (flags.has('cost-to-resolve')) {
-      const text = costToResolveMarkdown(readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)), PLAN_CHOICES.power);
+      const text = costToResolveMarkdown(
+        readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)),
+        PLAN_CHOICES.power,
+      );
       writeAtomic(join(out, 'cost-to-resolve.md'), text);
       console.log(text);
       return 0;
     }
     if (existsSync(join(out, 'plan.json')) && !flags.has('force')) {
-      throw new Error(`${join(out, 'plan.json')} exists: a power plan is fixed before its runs and not remade after them (--force to replace it)`);
+      throw new Error(
+        `${join(out, 'plan.json')} exists: a power plan is fixed before its runs and not remade after them (--force to replace it)`,
+      );
     }
     const made = provenance(join(out, 'plan.json'), { allowDirty });
     const tables = readGainTableFiles(out);
-    const plan = { ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }), ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}) };
+    const plan = {
+      ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }),
+      ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}),
+    };
     writeAtomic(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
     writeAtomic(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
     console.log(powerPlanMarkdown(plan, WHY));
@@ -90,16 +124,31 @@ export const powerPlanCommand: Command = {
 /** DIR/interactions-plan.{json,md} from the tables, DIR/plan.json's pooled SD and the largest seed in DIR/runs */
 function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean): number {
   const file = join(out, 'interactions-plan.json');
-  if (existsSync(file) && !force) throw new Error(`${file} exists: a plan is fixed before its runs and not remade after them (--force to replace it)`);
+  if (existsSync(file) && !force)
+    throw new Error(
+      `${file} exists: a plan is fixed before its runs and not remade after them (--force to replace it)`,
+    );
   const made = provenance(file, { allowDirty });
   const plan = readPowerPlan(out);
-  if (!plan) throw new Error(`no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`);
+  if (!plan)
+    throw new Error(
+      `no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`,
+    );
   const runsDir = join(out, 'runs');
   // every run folder, finished or not: sweep names them <settings>_seed=N, seed 1 without the suffix
-  const used = existsSync(runsDir) ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1)) : [1];
+  const used = existsSync(runsDir)
+    ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1))
+    : [1];
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
-  const p = interactionPlan(readGainTableFiles(out), { sd: plan.pooled.success.sd, usedSeedsUpTo: Math.max(...used), budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
-    power: PLAN_CHOICES.power, date: new Date().toISOString(), ...made, dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)) });
+  const p = interactionPlan(readGainTableFiles(out), {
+    sd: plan.pooled.success.sd,
+    usedSeedsUpTo: Math.max(...used),
+    budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
+    power: PLAN_CHOICES.power,
+    date: new Date().toISOString(),
+    ...made,
+    dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)),
+  });
   writeAtomic(file, JSON.stringify(p, null, 1) + '\n');
   const md = interactionPlanMarkdown(p, command);
   writeAtomic(join(out, 'interactions-plan.md'), md);
@@ -107,26 +156,39 @@ function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean):
   return 0;
 }
 
-/** the interactions' plan's test on its fresh seeds, from each planned run's summary.json, into DIR/interactions-test.{json,md} */
+/** the interactions' plan's test on its fresh seeds, from each planned run's summary.json, into
+ * DIR/interactions-test.{json,md} */
 function writeInteractionTest(out: string, allowDirty: boolean): number {
   const file = join(out, 'interactions-plan.json');
   const made = provenance(join(out, 'interactions-test.json'), { allowDirty });
-  if (!existsSync(file)) throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
+  if (!existsSync(file))
+    throw new Error(`no interactions plan in ${out}: \`power-plan --out ${out} --interactions\` makes it`);
   const plan = JSON.parse(readFileSync(file, 'utf8')) as InteractionPlan;
-  if (plan.format !== INTERACTION_PLAN_FORMAT) throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
+  if (plan.format !== INTERACTION_PLAN_FORMAT)
+    throw new Error(`${file} is not an interactions plan (format ${String(plan.format)})`);
   const finishedRuns = new Set<string>(); // a run two interactions share is counted once
   const results = testInteractionPlan(plan, (run) => {
     const summary = join(run.dir, 'summary.json');
     if (!existsSync(summary)) return undefined;
-    const s = JSON.parse(readFileSync(summary, 'utf8')) as { lab: { seed: number }; start: { success: number }; final: { success: number } };
-    if (s.lab.seed !== run.seed) throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
+    const s = JSON.parse(readFileSync(summary, 'utf8')) as {
+      lab: { seed: number };
+      start: { success: number };
+      final: { success: number };
+    };
+    if (s.lab.seed !== run.seed)
+      throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
     finishedRuns.add(run.dir);
     return 100 * (s.final.success - s.start.success); // as the run measured it: the test reads it unrounded
   });
   for (const r of results) {
     const ci = r.interval ?? r.ci95;
-    const fig = r.difference === null || !ci ? 'fewer than two seeds in a cell' : `${r.difference} [${ci.lo}, ${ci.hi}] (${100 * (1 - r.alpha)} %), df ${r.df}, p ${r.p} at α ${r.alpha}`;
-    console.log(`${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`);
+    const fig =
+      r.difference === null || !ci
+        ? 'fewer than two seeds in a cell'
+        : `${r.difference} [${ci.lo}, ${ci.hi}] (${100 * (1 - r.alpha)} %), df ${r.df}, p ${r.p} at α ${r.alpha}`;
+    console.log(
+      `${r.finding} ${r.interaction}: ${fig}; paper ${r.paper ?? '—'}; fresh seeds ${r.finished.join('/')} of ${r.planned} — ${r.call}`,
+    );
   }
   if (results.length === 0) console.log('the plan holds no interaction');
   const finished = finishedRuns.size;
@@ -134,7 +196,9 @@ function writeInteractionTest(out: string, allowDirty: boolean): number {
     command: `npm run cli -- power-plan --out ${flagPath(out)} --interactions --test` });
   writeAtomic(join(out, 'interactions-test.json'), JSON.stringify(record, null, 1) + '\n');
   writeAtomic(join(out, 'interactions-test.md'), interactionTestMarkdown(record));
-  console.log(`wrote ${flagPath(join(out, 'interactions-test.json'))} and .md (${finished} of ${plan.runs.length} planned runs finished)`);
+  console.log(
+    `wrote ${flagPath(join(out, 'interactions-test.json'))} and .md (${finished} of ${plan.runs.length} planned runs finished)`,
+  );
   return 0;
 }
 
@@ -152,7 +216,10 @@ export function readGainTableFiles(out: string): GainTable[] {
       try {
         return JSON.parse(readFileSync(file, 'utf8')) as GainTable;
       } catch (e) {
-        throw new Error(`${file} is not readable JSON (${(e as Error).message}): rewrite it with \`sweep --standard --tables-only --out ${out}\``, { cause: e });
+        throw new Error(
+          `${file} is not readable JSON (${(e as Error).message}): rewrite it with \`sweep --standard --tables-only --out ${out}\``,
+          { cause: e },
+        );
       }
     })
     .filter((t) => t.format === GAIN_TABLE_FORMAT);

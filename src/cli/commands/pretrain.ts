@@ -9,12 +9,26 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import {
+  removeResumeState,
+  resumeTraining,
+  saveTraining,
+  writeCard,
+  writePolicyFiles,
+} from '../../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { SftTrainer } from '../../rl/sft.ts';
-import { batchTokens, GROUP_WORLDS, PRETRAIN_SIZES, pretrainGroup, pretrainWorld, TOKENS_PER_PARAMETER, type PretrainDataOptions } from '../../rl/pretrainData.ts';
+import {
+  batchTokens,
+  GROUP_WORLDS,
+  PRETRAIN_SIZES,
+  pretrainGroup,
+  pretrainWorld,
+  TOKENS_PER_PARAMETER,
+  type PretrainDataOptions,
+} from '../../rl/pretrainData.ts';
 import { provenance } from '../../node/provenance.ts';
 import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
@@ -24,15 +38,35 @@ import { shellCommand } from '../shellQuote.ts';
 /** the peak learning rates the shipped tiny-world SFT cards use (README: l at 3e-3 diverged to success 0.04) */
 const DEFAULT_LR = { s: '3e-3', m: '3e-3', l: '1.5e-3' } as const;
 
-const KNOWN = ['preset', 'tokens', 'out', 'resume', 'force', 'allow-dirty', 'seed', 'backend', 'batch', 'lr', 'context', 'world-queries', 'world-tool-qa',
-  'checkpoint-every', 'session-steps'];
+const KNOWN = [
+  'preset',
+  'tokens',
+  'out',
+  'resume',
+  'force',
+  'allow-dirty',
+  'seed',
+  'backend',
+  'batch',
+  'lr',
+  'context',
+  'world-queries',
+  'world-tool-qa',
+  'checkpoint-every',
+  'session-steps',
+];
 
 /** what a pretraining run's folder holds (outDir.ts): a checkpoint for `sft --from` once card.json is written */
-export const PRETRAIN_RUN_KIND: RunKind = { noun: 'pretraining run', finishedFile: 'card.json', files: ['model.json', WEIGHTS_FILE, 'card.json'] };
+export const PRETRAIN_RUN_KIND: RunKind = {
+  noun: 'pretraining run',
+  finishedFile: 'card.json',
+  files: ['model.json', WEIGHTS_FILE, 'card.json'],
+};
 
 export const pretrainCommand: Command = {
   name: 'pretrain',
-  summary: 'pretrains a preset on the teacher data of many generated worlds (never the evaluation world); writes a checkpoint for sft --from',
+  summary:
+    'pretrains a preset on the teacher data of many generated worlds (never the evaluation world); writes a checkpoint for sft --from',
   help: `usage: npm run cli -- pretrain --preset s|m|l --out DIR [options]
 
   --preset s|m|l          policy size (as sft)
@@ -62,15 +96,21 @@ export const pretrainCommand: Command = {
     const out = flagText(flags, 'out');
     const backend = flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm');
     const presetName = flagChoice(flags, 'preset', ['s', 'm', 'l'] as const, 's');
-    const config: ModelConfig = { ...preset(presetName, VOCAB.size), contextLength: flagInt(flags, 'context', 576, 16) };
+    const config: ModelConfig = {
+      ...preset(presetName, VOCAB.size),
+      contextLength: flagInt(flags, 'context', 576, 16),
+    };
     const parameters = countParameters(config);
     const budget = flagInt(flags, 'tokens', TOKENS_PER_PARAMETER * parameters, 1);
     const seed = flagInt(flags, 'seed', 1);
     const peakLr = Number(flagText(flags, 'lr', DEFAULT_LR[presetName]));
     if (!(peakLr > 0)) throw new Error(`--lr needs a positive number, got "${String(flags.get('lr'))}"`);
     const data: PretrainDataOptions = {
-      seed, batchSize: flagInt(flags, 'batch', 8, 1), contextLength: config.contextLength,
-      worldQueries: flagInt(flags, 'world-queries', 64, 1), worldToolQa: flagInt(flags, 'world-tool-qa', 16),
+      seed,
+      batchSize: flagInt(flags, 'batch', 8, 1),
+      contextLength: config.contextLength,
+      worldQueries: flagInt(flags, 'world-queries', 64, 1),
+      worldToolQa: flagInt(flags, 'world-tool-qa', 16),
     };
     const every = flagInt(flags, 'checkpoint-every', 100, 1);
     const sessionSteps = flagInt(flags, 'session-steps', Infinity, 1);
@@ -78,7 +118,12 @@ export const pretrainCommand: Command = {
     const fingerprint = JSON.stringify({ presetName, config, budget, peakLr, ...data, backend });
     // another run in the folder is refused, not overwritten; --resume on a finished one trains nothing
     const made = provenance(join(out, 'card.json'), { allowDirty: flags.has('allow-dirty') }); // refused before anything is written
-    const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: PRETRAIN_RUN_KIND });
+    const begin = prepareRunDir(out, {
+      resume: flags.has('resume'),
+      force: flags.has('force'),
+      fingerprint,
+      kind: PRETRAIN_RUN_KIND,
+    });
     if (begin.action === 'finished') return 0;
     let commit = made.commit;
     let dirtyFiles = made.dirtyFiles;
@@ -89,8 +134,15 @@ export const pretrainCommand: Command = {
     // the cosine's length: the budget over group 0's mean batch (a pure function of the options)
     const meanBatch = group.batches.reduce((n, b) => n + batchTokens(b), 0) / group.batches.length;
     const plannedSteps = Math.max(1, Math.ceil(budget / meanBatch));
-    const trainerConfig = { batchSize: data.batchSize, totalSteps: plannedSteps, warmupSteps: Math.min(100, Math.ceil(plannedSteps / 10)),
-      peakLr, minLr: peakLr / 10, padId: PAD, seed };
+    const trainerConfig = {
+      batchSize: data.batchSize,
+      totalSteps: plannedSteps,
+      warmupSteps: Math.min(100, Math.ceil(plannedSteps / 10)),
+      peakLr,
+      minLr: peakLr / 10,
+      padId: PAD,
+      seed,
+    };
     let policy = createPolicy(config, seed);
     let trainer = new SftTrainer(policy, group.examples, trainerConfig);
     let cursor = { group: 0, batch: 0 };
@@ -108,13 +160,20 @@ export const pretrainCommand: Command = {
       policy.dispose();
       trainer = SftTrainer.restore(resumed.ckpt, group.examples, trainer.config);
       policy = trainer.policy;
-      console.error(`resuming ${out} at step ${trainer.step} (${fmtTokens(tokens)} of ${fmtTokens(budget)} tokens, world group ${cursor.group})`);
+      console.error(
+        `resuming ${out} at step ${trainer.step} (${fmtTokens(tokens)} of ${fmtTokens(budget)} tokens, world group ${cursor.group})`,
+      );
     }
-    console.error(`pretraining preset ${presetName} (${(parameters / 1e6).toFixed(2)}M parameters) on ${fmtTokens(budget)} tokens ` +
-      `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
-      `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.error(
+      `pretraining preset ${presetName} (${(parameters / 1e6).toFixed(2)}M parameters) on ${fmtTokens(budget)} tokens ` +
+        `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
+        `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
-    const stops = catchStopSignals(resumeCommand('npm run cli -- pretrain', stripSessionFlags(args)), 'after this training step');
+    const stops = catchStopSignals(
+      resumeCommand('npm run cli -- pretrain', stripSessionFlags(args)),
+      'after this training step',
+    );
     const letSignalsIn = yielder(0);
     const bar = new ProgressBar(plannedSteps, trainer.step, `pretrain ${presetName} `, 50);
     const tTrain = performance.now();
@@ -138,16 +197,30 @@ export const pretrainCommand: Command = {
         await letSignalsIn();
         const stop = trainer.step - startStep >= sessionSteps;
         if (trainer.step % every === 0 || stop || stops.signal) {
-          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles }, { tokens, cursor, plannedSteps });
+          saveTraining(
+            out,
+            await trainer.checkpoint(),
+            fingerprint,
+            { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles },
+            { tokens, cursor, plannedSteps },
+          );
         }
         if (stops.signal) {
           bar.done();
-          console.error(interruptedMessage(new Interrupted(stops.signal), `step ${trainer.step} saved (${fmtTokens(tokens)} tokens)`, resumeCommand('npm run cli -- pretrain', stripSessionFlags(args))));
+          console.error(
+            interruptedMessage(
+              new Interrupted(stops.signal),
+              `step ${trainer.step} saved (${fmtTokens(tokens)} tokens)`,
+              resumeCommand('npm run cli -- pretrain', stripSessionFlags(args)),
+            ),
+          );
           return STOP_EXIT[stops.signal];
         }
         if (stop) {
           bar.done();
-          console.error(`stopped after ${sessionSteps} steps of this session at step ${trainer.step} (${fmtTokens(tokens)} tokens); continue with --resume`);
+          console.error(
+            `stopped after ${sessionSteps} steps of this session at step ${trainer.step} (${fmtTokens(tokens)} tokens); continue with --resume`,
+          );
           return 0;
         }
       }
@@ -163,15 +236,33 @@ export const pretrainCommand: Command = {
         modelConfig: config as PretrainCard['modelConfig'],
         parameters,
         tokens: { budget, consumed: tokens, perParameter: tokens / parameters },
-        worlds: { count: worlds, sizes: [...PRETRAIN_SIZES], firstSeed: pretrainWorld(seed, 0).seed, lastSeed: pretrainWorld(seed, worlds - 1).seed,
-          queriesPerWorld: data.worldQueries, toolQaPerWorld: data.worldToolQa },
-        schedule: { steps: trainer.step, plannedSteps, batchSize: data.batchSize, peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        ...await cardProvenance({ seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds }, buffer),
+        worlds: {
+          count: worlds,
+          sizes: [...PRETRAIN_SIZES],
+          firstSeed: pretrainWorld(seed, 0).seed,
+          lastSeed: pretrainWorld(seed, worlds - 1).seed,
+          queriesPerWorld: data.worldQueries,
+          toolQaPerWorld: data.worldToolQa,
+        },
+        schedule: {
+          steps: trainer.step,
+          plannedSteps,
+          batchSize: data.batchSize,
+          peakLr,
+          minLr: trainer.config.minLr,
+          warmupSteps: trainer.config.warmupSteps,
+        },
+        ...(await cardProvenance(
+          { seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds },
+          buffer,
+        )),
       };
       writeCard(out, card);
       removeResumeState(out);
-      console.log(`wrote ${join(out, 'card.json')}: ${trainer.step} steps, ${fmtTokens(tokens)} tokens of ${worlds} worlds in ` +
-        `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`);
+      console.log(
+        `wrote ${join(out, 'card.json')}: ${trainer.step} steps, ${fmtTokens(tokens)} tokens of ${worlds} worlds in ` +
+          `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`,
+      );
       return 0;
     } finally {
       stops.release();

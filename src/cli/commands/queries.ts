@@ -1,6 +1,14 @@
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
-import { WORLD_SOURCES, flagChoice, flagInt, flagOptionalText, flagText, parseMix, rejectUnknownFlags } from '../envFlags.ts';
+import {
+  WORLD_SOURCES,
+  flagChoice,
+  flagInt,
+  flagOptionalText,
+  flagText,
+  parseMix,
+  rejectUnknownFlags,
+} from '../envFlags.ts';
 import { DATA_FLAG_HELP, makeWorld } from '../sandbox.ts';
 import { buildDataset } from '../../env/queries.ts';
 import { toTravelPlannerQuery } from '../../env/interop/submission.ts';
@@ -27,7 +35,17 @@ export const queriesCommand: Command = {
   ${DATA_FLAG_HELP}`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, ['out', 'size', 'seed', 'count', 'mix', 'split', 'validation', 'test', 'data']);
+    rejectUnknownFlags(flags, positional, [
+      'out',
+      'size',
+      'seed',
+      'count',
+      'mix',
+      'split',
+      'validation',
+      'test',
+      'data',
+    ]);
     const out = flagText(flags, 'out');
     const size = flagChoice(flags, 'size', WORLD_SOURCES, 'standard');
     const seed = flagInt(flags, 'seed', 1);
@@ -40,14 +58,21 @@ export const queriesCommand: Command = {
 
     let queries: Query[];
     if (size === 'real') {
-      queries = loadRealExamples(flagOptionalText(flags, 'data')).map((e) => e.query).slice(0, count);
+      queries = loadRealExamples(flagOptionalText(flags, 'data'))
+        .map((e) => e.query)
+        .slice(0, count);
     } else {
       const world = makeWorld(size, seed);
       queries = buildDataset(world, { size: count, mix, seed, validationSize, testSize })[split];
     }
-    writeAtomic(out, queries.map((q, i) => JSON.stringify(toTravelPlannerQuery(q, i + 1))).join('\n') + (queries.length ? '\n' : ''));
+    writeAtomic(
+      out,
+      queries.map((q, i) => JSON.stringify(toTravelPlannerQuery(q, i + 1))).join('\n') + (queries.length ? '\n' : ''),
+    );
     const byLevel = (l: string) => queries.filter((q) => q.level === l).length;
-    console.log(`wrote ${queries.length} ${size === 'real' ? 'real' : split} queries (easy ${byLevel('easy')}, medium ${byLevel('medium')}, hard ${byLevel('hard')}) to ${out}`);
+    console.log(
+      `wrote ${queries.length} ${size === 'real' ? 'real' : split} queries (easy ${byLevel('easy')}, medium ${byLevel('medium')}, hard ${byLevel('hard')}) to ${out}`,
+    );
     return 0;
   },
 };

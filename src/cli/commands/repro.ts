@@ -37,8 +37,12 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, [], KNOWN); // the positional words are the stage and preset, checked below
     const [stage, preset, ...rest] = positional;
-    if (stage !== 'sft') throw new Error(`repro: what to reproduce? only "sft" exists so far (npm run repro -- sft s|m|l), got "${stage ?? ''}"`);
-    if (!preset || !['s', 'm', 'l'].includes(preset)) throw new Error(`repro sft: a preset s, m or l, got "${preset ?? ''}"`);
+    if (stage !== 'sft')
+      throw new Error(
+        `repro: what to reproduce? only "sft" exists so far (npm run repro -- sft s|m|l), got "${stage ?? ''}"`,
+      );
+    if (!preset || !['s', 'm', 'l'].includes(preset))
+      throw new Error(`repro sft: a preset s, m or l, got "${preset ?? ''}"`);
     if (rest.length > 0) throw new Error(`unexpected argument "${rest[0]}"`);
     const dir = flagText(flags, 'checkpoint', join('public', 'checkpoints', `${preset}-tiny`));
 
@@ -46,24 +50,32 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
     const shipped = (await readCheckpointDir(dir)).card;
     if (shipped.preset !== preset) throw new Error(`${dir}/card.json is for preset ${shipped.preset}, not ${preset}`);
     const out = flagOptionalText(flags, 'out') ?? mkdtempSync(join(tmpdir(), `star-repro-${preset}-`));
-    if (resolve(out) === resolve(dir)) throw new Error('--out is the checkpoint being reproduced; choose another folder');
-    if (existsSync(join(out, 'card.json'))) throw new Error(`${out} already holds a finished checkpoint; choose another --out`);
+    if (resolve(out) === resolve(dir))
+      throw new Error('--out is the checkpoint being reproduced; choose another folder');
+    if (existsSync(join(out, 'card.json')))
+      throw new Error(`${out} already holds a finished checkpoint; choose another --out`);
 
     let sftArgs = [...rerunArgs(shipped.command, out), '--resume'];
     if (shipped.pretrain) { // both stages: the pretraining first, then the SFT from the rerun's own pretrain weights
       const ptOut = join(out, 'pretrain');
       const ptArgs = [...rerunArgs(shipped.pretrain.command, ptOut, PRETRAIN_PREFIX), '--resume'];
-      console.error(`reproducing the pretrain stage of ${dir} (${shipped.pretrain.name}, ${formatDuration(shipped.pretrain.trainSeconds)} when shipped)\n  ` +
-        shellCommand(PRETRAIN_PREFIX.trim(), ptArgs));
+      console.error(
+        `reproducing the pretrain stage of ${dir} (${shipped.pretrain.name}, ${formatDuration(shipped.pretrain.trainSeconds)} when shipped)\n  ` +
+          shellCommand(PRETRAIN_PREFIX.trim(), ptArgs),
+      );
       const ptCode = await pretrainCommand.run(ptArgs);
       if (ptCode !== 0) return ptCode;
       const pt = (await readPretrainDir(ptOut)).card;
       const same = pt.weights.sha256 === shipped.pretrain.sha256;
-      console.log(`pretrain stage: weights ${same ? 'identical' : `differ (SHA-256 ${pt.weights.sha256.slice(0, 12)}… vs shipped ${shipped.pretrain.sha256.slice(0, 12)}…)`}`);
+      console.log(
+        `pretrain stage: weights ${same ? 'identical' : `differ (SHA-256 ${pt.weights.sha256.slice(0, 12)}… vs shipped ${shipped.pretrain.sha256.slice(0, 12)}…)`}`,
+      );
       sftArgs = withFrom(sftArgs, ptOut);
     }
-    console.error(`reproducing ${dir} (${shipped.name}, commit ${shipped.commit.slice(0, 12)}, ${shipped.backend}); the shipped run took ` +
-      `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${shellCommand(SFT_PREFIX.trim(), sftArgs)}`);
+    console.error(
+      `reproducing ${dir} (${shipped.name}, commit ${shipped.commit.slice(0, 12)}, ${shipped.backend}); the shipped run took ` +
+        `${formatDuration(shipped.trainSeconds + shipped.evaluation.evalSeconds)}\n  ${shellCommand(SFT_PREFIX.trim(), sftArgs)}`,
+    );
     const code = await sftCommand.run(sftArgs);
     if (code !== 0) return code;
 
@@ -74,8 +86,10 @@ Takes as long as the shipped run did (the card's trainSeconds + evalSeconds; ten
       console.log(`identical: the rerun's weights and evaluation match ${dir}'s card exactly (rerun in ${out})`);
       return 0;
     }
-    console.log(`differs: ${weightsSame ? 'same weights, but the evaluation' : evaluationSame ? 'the weights differ, the evaluation does not' : 'the weights and the evaluation'}` +
-      ` (rows marked ≠); shipped at commit ${shipped.commit.slice(0, 12)} on ${shipped.backend}, rerun at ${rerun.commit.slice(0, 12)} on ${rerun.backend} (in ${out})`);
+    console.log(
+      `differs: ${weightsSame ? 'same weights, but the evaluation' : evaluationSame ? 'the weights differ, the evaluation does not' : 'the weights and the evaluation'}` +
+        ` (rows marked ≠); shipped at commit ${shipped.commit.slice(0, 12)} on ${shipped.backend}, rerun at ${rerun.commit.slice(0, 12)} on ${rerun.backend} (in ${out})`,
+    );
     return 1;
   },
 };
@@ -90,9 +104,11 @@ export function withFrom(args: readonly string[], from: string): string[] {
   return [...kept, '--from', from];
 }
 
-/** the arguments of a card's command (sft, or pretrain with its prefix), writing to `out` instead (and never resuming the shipped folder) */
+/** the arguments of a card's command (sft, or pretrain with its prefix), writing to `out` instead (and never resuming
+ * the shipped folder) */
 export function rerunArgs(command: string, out: string, prefix = SFT_PREFIX): string[] {
-  if (!command.startsWith(prefix)) throw new Error(`the card's command is not a ${prefix.trim().split(' ').pop()} command: "${command}"`);
+  if (!command.startsWith(prefix))
+    throw new Error(`the card's command is not a ${prefix.trim().split(' ').pop()} command: "${command}"`);
   const args = splitShellWords(command.slice(prefix.length)); // cards write their command shell-quoted (shellQuote.ts)
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {

@@ -8,7 +8,19 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { formatDuration } from '../progress.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT } from '../interrupt.ts';
 
-const KNOWN = ['config', 'out', 'resume', 'resume-if-saved', 'force', 'checkpoint', 'backend', 'no-policy', 'quiet', 'start-cache', 'allow-dirty'];
+const KNOWN = [
+  'config',
+  'out',
+  'resume',
+  'resume-if-saved',
+  'force',
+  'checkpoint',
+  'backend',
+  'no-policy',
+  'quiet',
+  'start-cache',
+  'allow-dirty',
+];
 
 export const runCommand: Command = {
   name: 'run',
@@ -37,19 +49,38 @@ export const runCommand: Command = {
                     differing files and their SHA-256 (without it such a run is refused before it starts: commit first)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
-    rejectUnknownFlags(flags, positional, KNOWN, ['resume', 'resume-if-saved', 'force', 'no-policy', 'quiet', 'allow-dirty']);
+    rejectUnknownFlags(flags, positional, KNOWN, [
+      'resume',
+      'resume-if-saved',
+      'force',
+      'no-policy',
+      'quiet',
+      'allow-dirty',
+    ]);
     const lab = parseLabConfig(flagText(flags, 'config'));
     const out = flagText(flags, 'out');
     const prefix = 'npm run cli -- run';
     const stops = catchStopSignals(resumeCommand(prefix, args));
     // a sweep's run (its own process): the sweep gone, even by kill -9, is a stop like SIGTERM's
-    const orphaned = () => { process.kill(process.pid, 'SIGTERM'); };
+    const orphaned = () => {
+      process.kill(process.pid, 'SIGTERM');
+    };
     if (process.send) process.once('disconnect', orphaned);
     let s: RlSummary;
     try {
-      s = await runRl({ lab, out, resume: flags.has('resume') ? true : flags.has('resume-if-saved') ? 'if-saved' : false, force: flags.has('force'),
-        checkpoint: flagOptionalText(flags, 'checkpoint'), backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'), keepPolicy: !flags.has('no-policy'),
-        quiet: flags.has('quiet'), startCache: flagOptionalText(flags, 'start-cache'), allowDirty: flags.has('allow-dirty'), stops });
+      s = await runRl({
+        lab,
+        out,
+        resume: flags.has('resume') ? true : flags.has('resume-if-saved') ? 'if-saved' : false,
+        force: flags.has('force'),
+        checkpoint: flagOptionalText(flags, 'checkpoint'),
+        backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm'),
+        keepPolicy: !flags.has('no-policy'),
+        quiet: flags.has('quiet'),
+        startCache: flagOptionalText(flags, 'start-cache'),
+        allowDirty: flags.has('allow-dirty'),
+        stops,
+      });
       await new Promise((r) => setImmediate(r)); // a signal that came while the summary was written is heard, then said below
     } catch (e) {
       if (e instanceof Interrupted) {
@@ -65,14 +96,20 @@ export const runCommand: Command = {
       stops.release();
       process.removeListener('disconnect', orphaned);
     }
-    if (stops.signal) console.error(`(${stops.signal} came after the last step: the run finished and its summary is written)`);
+    if (stops.signal)
+      console.error(`(${stops.signal} came after the last step: the run finished and its summary is written)`);
     const f = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-    const ci = (lo: number | undefined, hi: number | undefined) => (lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '');
+    const ci = (lo: number | undefined, hi: number | undefined) =>
+      lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '';
     const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;
-    console.log(`${out}: ${s.steps} steps of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
-      `  validation success ${f(s.start.success)}${ci(s.start.successLo, s.start.successHi)} → ${f(s.final.success)}${ci(s.final.successLo, s.final.successHi)} ` +
-      `(${s.final.queries ?? '?'} queries, 95 % intervals), delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, OOD ${f(s.start.ood)} → ${f(s.final.ood)}` +
-      (s.rl.evalSamples > 0 ? `\n  sampled success (k ${s.rl.evalSamples}, T ${s.rl.temperature}) ${sampled(s.start)} → ${sampled(s.final)}` : ''));
+    console.log(
+      `${out}: ${s.steps} steps of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
+        `  validation success ${f(s.start.success)}${ci(s.start.successLo, s.start.successHi)} → ${f(s.final.success)}${ci(s.final.successLo, s.final.successHi)} ` +
+        `(${s.final.queries ?? '?'} queries, 95 % intervals), delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, OOD ${f(s.start.ood)} → ${f(s.final.ood)}` +
+        (s.rl.evalSamples > 0
+          ? `\n  sampled success (k ${s.rl.evalSamples}, T ${s.rl.temperature}) ${sampled(s.start)} → ${sampled(s.final)}`
+          : ''),
+    );
     return 0;
   },
 };

@@ -7,14 +7,27 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { ProgressBar, formatDuration } from '../progress.ts';
-import { readPretrainDir, removeResumeState, resumeTraining, saveTraining, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import {
+  readPretrainDir,
+  removeResumeState,
+  resumeTraining,
+  saveTraining,
+  writeCard,
+  writePolicyFiles,
+} from '../../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from '../outDir.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
-import { CARD_FORMAT, cardProvenance, WEIGHTS_FILE, type PretrainCard, type SftCard } from '../../rl/checkpointFiles.ts';
+import {
+  CARD_FORMAT,
+  cardProvenance,
+  WEIGHTS_FILE,
+  type PretrainCard,
+  type SftCard,
+} from '../../rl/checkpointFiles.ts';
 import { VOCAB } from '../../agent/vocab.ts';
 import { preset } from '../../model/transformer.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
@@ -22,11 +35,35 @@ import { countParameters } from '../../model/config.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { provenance } from '../../node/provenance.ts';
 
-const KNOWN = ['preset', 'world', 'steps', 'seed', 'out', 'resume', 'force', 'allow-dirty', 'batch', 'lr', 'train-queries', 'validation', 'test', 'tool-qa',
-  'context', 'checkpoint-every', 'backend', 'from'];
+const KNOWN = [
+  'preset',
+  'world',
+  'steps',
+  'seed',
+  'out',
+  'resume',
+  'force',
+  'allow-dirty',
+  'batch',
+  'lr',
+  'train-queries',
+  'validation',
+  'test',
+  'tool-qa',
+  'context',
+  'checkpoint-every',
+  'backend',
+  'from',
+];
 
-/** what an SFT run's folder holds (outDir.ts): a checkpoint once card.json is written; repro puts its pretrain stage beside it */
-export const SFT_RUN_KIND: RunKind = { noun: 'SFT checkpoint', finishedFile: 'card.json', files: ['model.json', WEIGHTS_FILE, 'card.json'], kept: ['pretrain'] };
+/** what an SFT run's folder holds (outDir.ts): a checkpoint once card.json is written; repro puts its pretrain stage
+ * beside it */
+export const SFT_RUN_KIND: RunKind = {
+  noun: 'SFT checkpoint',
+  finishedFile: 'card.json',
+  files: ['model.json', WEIGHTS_FILE, 'card.json'],
+  kept: ['pretrain'],
+};
 
 export const sftCommand: Command = {
   name: 'sft',
@@ -77,8 +114,12 @@ export const sftCommand: Command = {
     // the pretrain checkpoint is checked before anything is written: a wrong --from must cost nothing
     const from = fromDir === undefined ? undefined : await readPretrainDir(fromDir);
     if (from) checkStart(from.card, o);
-    // the card's record of the run, pasted into a shell by repro and readers: quoted, without how this session treats the folder
-    const command = shellCommand('npm run cli -- sft', args.filter((a) => a !== '--resume' && a !== '--force'));
+    // the card's record of the run, pasted into a shell by repro and readers: quoted, without how this session treats
+    // the folder
+    const command = shellCommand(
+      'npm run cli -- sft',
+      args.filter((a) => a !== '--resume' && a !== '--force'),
+    );
     // a resumed run must be the same run: everything that shapes the batches and the model
     const fingerprint = JSON.stringify({ ...o, backend, ...(from ? { from: from.card.weights.sha256 } : {}) });
     // the code that trains (a resumed run keeps the commit it started at); refused before anything is written
@@ -86,7 +127,12 @@ export const sftCommand: Command = {
     let commit = made.commit;
     let dirtyFiles = made.dirtyFiles;
     // the folder is checked before anything is written: another run there is refused, not overwritten
-    const begin = prepareRunDir(out, { resume: flags.has('resume'), force: flags.has('force'), fingerprint, kind: SFT_RUN_KIND });
+    const begin = prepareRunDir(out, {
+      resume: flags.has('resume'),
+      force: flags.has('force'),
+      fingerprint,
+      kind: SFT_RUN_KIND,
+    });
     if (begin.action === 'finished') return 0;
 
     await useNodeBackend(backend, wasmThreads());
@@ -106,10 +152,15 @@ export const sftCommand: Command = {
       policy = trainer.policy;
       console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
     }
-    if (from) console.error(`starting from ${fromDir} (${from.card.name}: ${(from.card.tokens.consumed / 1e6).toFixed(2)}M tokens of ${from.card.worlds.count} worlds)`);
-    console.error(`SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${data.travel} teacher trajectories + ` +
-      `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
-      `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    if (from)
+      console.error(
+        `starting from ${fromDir} (${from.card.name}: ${(from.card.tokens.consumed / 1e6).toFixed(2)}M tokens of ${from.card.worlds.count} worlds)`,
+      );
+    console.error(
+      `SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${data.travel} teacher trajectories + ` +
+        `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
+        `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     const stops = catchStopSignals(resumeCommand('npm run cli -- sft', args), 'after this training step');
     const letSignalsIn = yielder(0);
@@ -125,11 +176,22 @@ export const sftCommand: Command = {
         bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
         await letSignalsIn();
         if ((trainer.step % every === 0 || stops.signal) && trainer.step < o.steps) {
-          saveTraining(out, await trainer.checkpoint(), fingerprint, { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles });
+          saveTraining(out, await trainer.checkpoint(), fingerprint, {
+            trainSeconds: trainSecondsNow(),
+            lastLoss,
+            commit,
+            dirtyFiles,
+          });
         }
         if (stops.signal && trainer.step < o.steps) {
           bar.done();
-          console.error(interruptedMessage(new Interrupted(stops.signal), `step ${trainer.step} of ${o.steps} saved`, resumeCommand('npm run cli -- sft', args)));
+          console.error(
+            interruptedMessage(
+              new Interrupted(stops.signal),
+              `step ${trainer.step} of ${o.steps} saved`,
+              resumeCommand('npm run cli -- sft', args),
+            ),
+          );
           return STOP_EXIT[stops.signal];
         }
       }
@@ -138,7 +200,11 @@ export const sftCommand: Command = {
 
       const tEval = performance.now();
       const free = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
-      const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed, constrainPlan: true });
+      const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, {
+        batchSize: 64,
+        seed: o.seed,
+        constrainPlan: true,
+      });
       const check = await verdictCheck(policy, world, validation);
       const evalSeconds = (performance.now() - tEval) / 1000;
 
@@ -151,25 +217,59 @@ export const sftCommand: Command = {
         modelConfig: config as SftCard['modelConfig'],
         parameters: countParameters(config),
         world: { size: o.worldSize as 'tiny' | 'small' | 'standard', seed: o.seed },
-        data: { trainQueries: o.trainQueries, validationQueries: o.validationQueries, testQueries: o.testQueries ?? 0, toolQa: o.toolQa,
-          mix: [4, 3, 3], examples: data.examples.length, travelExamples: data.travel },
-        sft: { steps: o.steps, batchSize: trainer.config.batchSize, peakLr: trainer.config.peakLr, minLr: trainer.config.minLr, warmupSteps: trainer.config.warmupSteps },
-        ...await cardProvenance({ seed: o.seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds }, buffer),
-        evaluation: { split: 'validation', free: evaluationFigures(free), constrained: evaluationFigures(constrained), evalSeconds },
+        data: {
+          trainQueries: o.trainQueries,
+          validationQueries: o.validationQueries,
+          testQueries: o.testQueries ?? 0,
+          toolQa: o.toolQa,
+          mix: [4, 3, 3],
+          examples: data.examples.length,
+          travelExamples: data.travel,
+        },
+        sft: {
+          steps: o.steps,
+          batchSize: trainer.config.batchSize,
+          peakLr: trainer.config.peakLr,
+          minLr: trainer.config.minLr,
+          warmupSteps: trainer.config.warmupSteps,
+        },
+        ...(await cardProvenance(
+          { seed: o.seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds },
+          buffer,
+        )),
+        evaluation: {
+          split: 'validation',
+          free: evaluationFigures(free),
+          constrained: evaluationFigures(constrained),
+          evalSeconds,
+        },
         verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
-        ...(from && fromDir !== undefined ? { pretrain: {
-          path: fromDir, name: from.card.name, sha256: from.card.weights.sha256, tokens: from.card.tokens.consumed, worlds: from.card.worlds.count,
-          steps: from.card.schedule.steps, trainSeconds: from.card.trainSeconds, command: from.card.command, commit: from.card.commit,
-        } } : {}),
+        ...(from && fromDir !== undefined
+          ? {
+              pretrain: {
+                path: fromDir,
+                name: from.card.name,
+                sha256: from.card.weights.sha256,
+                tokens: from.card.tokens.consumed,
+                worlds: from.card.worlds.count,
+                steps: from.card.schedule.steps,
+                trainSeconds: from.card.trainSeconds,
+                command: from.card.command,
+                commit: from.card.commit,
+              },
+            }
+          : {}),
       };
       writeCard(out, card);
       removeResumeState(out);
       const f = card.evaluation.free;
       const c = card.evaluation.constrained;
       const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
-      console.log(`wrote ${join(out, 'card.json')}: ${card.pretrain ? `pretrain ${(card.pretrain.tokens / 1e6).toFixed(2)}M tokens, then ` : ''}${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
-        `validation (${f.queries} queries): delivery ${n(f.delivery)}, success ${n(f.success)} free / ` +
-        `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`);
+      console.log(
+        `wrote ${join(out, 'card.json')}: ${card.pretrain ? `pretrain ${(card.pretrain.tokens / 1e6).toFixed(2)}M tokens, then ` : ''}${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
+          `validation (${f.queries} queries): delivery ${n(f.delivery)}, success ${n(f.success)} free / ` +
+          `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`,
+      );
       return 0;
     } finally {
       stops.release();
@@ -181,9 +281,22 @@ export const sftCommand: Command = {
 
 /** a pretrain checkpoint fits this SFT run only with the very same model shape */
 function checkStart(card: PretrainCard, o: SftPipelineOptions): void {
-  if (card.preset !== o.preset) throw new Error(`--from: the pretrain checkpoint is preset ${card.preset}, this SFT is preset ${o.preset}`);
+  if (card.preset !== o.preset)
+    throw new Error(`--from: the pretrain checkpoint is preset ${card.preset}, this SFT is preset ${o.preset}`);
   const want = { ...preset(o.preset, VOCAB.size), ...o.model };
-  for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF', 'positions', 'embedding'] as const) {
-    if (card.modelConfig[k] !== want[k]) throw new Error(`--from: the pretrain checkpoint has ${k} ${String(card.modelConfig[k])}, this SFT ${String(want[k])}`);
+  for (const k of [
+    'vocabSize',
+    'contextLength',
+    'dModel',
+    'nLayers',
+    'nHeads',
+    'dFF',
+    'positions',
+    'embedding',
+  ] as const) {
+    if (card.modelConfig[k] !== want[k])
+      throw new Error(
+        `--from: the pretrain checkpoint has ${k} ${String(card.modelConfig[k])}, this SFT ${String(want[k])}`,
+      );
   }
 }

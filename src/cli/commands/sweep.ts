@@ -4,48 +4,92 @@
 // share runs. Prints and writes table.md and table.json in the paper's shape, the paper's numbers beside:
 // with --quick one seed and absolute figures (findingTable.ts); with --standard each cell's gain across
 // seeds with its interval, the null control and the direction call (findingGains.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { catchStopSignals, Interrupted, STOP_EXIT, type StopRequests } from '../interrupt.ts';
+import { catchStopSignals, Interrupted, STOP_EXIT } from '../interrupt.ts';
 import { runDirName } from '../runDir.ts';
 import { availableParallelism } from 'node:os';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { writeAtomic } from '../../node/atomicWrite.ts';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads, type NodeBackend } from '../../node/nodeBackend.ts';
-import { readSummary, runRl, summaryIsOf, shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
+import { defaultWasmThreads, NODE_BACKENDS, THREADS_ENV, wasmThreads } from '../../node/nodeBackend.ts';
+import { shippedCheckpointDir, type RlSummary } from '../rlRun.ts';
 import { readCard } from '../../node/checkpointDir.ts';
 import { provenance, type Provenance } from '../../node/provenance.ts';
-import { makeOutDir, moveAside } from '../outDir.ts';
-import { formatDuration, ProgressBar } from '../progress.ts';
-import { cellConfig, findingById, FINDINGS, nullControls, type CellMetric, type Finding } from '../../findings/findings.ts';
-import { gainMarkdown, gainTable, type GainTable } from '../../findings/findingGains.ts';
-import { plannedArms, plannedSeeds, planProgress, type PlanProgress, type PowerPlan } from '../../findings/powerPlan.ts';
+import { makeOutDir } from '../outDir.ts';
+import {
+  cellConfig,
+  findingById,
+  FINDINGS,
+  nullControls,
+  type CellMetric,
+  type Finding,
+} from '../../findings/findings.ts';
+import { gainTable, type GainTable } from '../../findings/findingGains.ts';
+import { gainMarkdown } from '../../findings/gainText.ts';
+import {
+  plannedArms,
+  plannedSeeds,
+  planProgress,
+  type PlanProgress,
+  type PowerPlan,
+} from '../../findings/powerPlan.ts';
 import { readPowerPlan } from './powerPlan.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
-import { findingTable, tableMarkdown, type FindingTable, type TableWorld } from '../../findings/findingTable.ts';
+import { findingTable, tableMarkdown, type TableWorld } from '../../findings/findingTable.ts';
 import { shellCommand } from '../shellQuote.ts';
-import { gridCsv } from '../gridCsv.ts';
+import { finishedRun, runAll } from '../sweepRuns.ts';
+import { writeGainTable, writeGridCsv, writeTable } from '../sweepTables.ts';
 
 /** --quick: sized so that the seven grids (23 distinct runs) fit in about two hours of this 2-core machine */
-export const QUICK: Partial<LabConfig> = { steps: 12, queriesPerStep: 4, groupSize: 4, evalEvery: 12, evalQueries: 40, learningRate: 1e-4 };
+export const QUICK: Partial<LabConfig> = {
+  steps: 12,
+  queriesPerStep: 4,
+  groupSize: 4,
+  evalEvery: 12,
+  evalQueries: 40,
+  learningRate: 1e-4,
+};
 
 /**
  * --standard: the measured recipe's own run (40 steps of 4 × 8; its validation success rises until about
  * step 30 and flattens, results/rl-recipe), evaluated only at step 0 and the end (evalEvery = steps) on all
  * 300 validation queries and 100 unseen tool-QA tasks (±5 and ±10 points at 95 %), over STANDARD_SEEDS.
  */
-export const STANDARD: Partial<LabConfig> = { steps: 40, queriesPerStep: 4, groupSize: 8, evalEvery: 40, evalQueries: 300, evalToolQa: 100, learningRate: 1e-4 };
-/** --standard's seeds: each changes query order, sampling and tool failures; the SFT start stays the shipped checkpoint */
+export const STANDARD: Partial<LabConfig> = {
+  steps: 40,
+  queriesPerStep: 4,
+  groupSize: 8,
+  evalEvery: 40,
+  evalQueries: 300,
+  evalToolQa: 100,
+  learningRate: 1e-4,
+};
+/** --standard's seeds: each changes query order, sampling and tool failures; the SFT start stays the shipped
+ * checkpoint */
 export const STANDARD_SEEDS = [1, 2, 3];
 
 /** runs at once on webgpu by default: one GPU, shared by processes, is unmeasured (the GPU check measures one) */
 const WEBGPU_JOBS = 1;
 
-const KNOWN = ['preset', 'quick', 'standard', 'seeds', 'out', 'runs', 'backend', 'steps', 'jobs', 'scales', 'config', 'tables-only', 'threads', 'status', 'allow-dirty'];
+const KNOWN = [
+  'preset',
+  'quick',
+  'standard',
+  'seeds',
+  'out',
+  'runs',
+  'backend',
+  'steps',
+  'jobs',
+  'scales',
+  'config',
+  'tables-only',
+  'threads',
+  'status',
+  'allow-dirty',
+];
 
 export { runDirName };
 
@@ -55,8 +99,12 @@ export const sweepCommand: Command = {
   help: `usage: npm run cli -- sweep --preset T1|…|T7|all [--quick | --standard [--seeds 1,2,3]] --out DIR [--runs DIR] [--config CONFIG] [--steps N] [--jobs N] [--scales s,m,l] [--tables-only] [--threads N] [--backend wasm|cpu|webgpu] [--allow-dirty]
 
   --preset ID   the finding: ${FINDINGS.map((f) => `${f.id} ${f.title}`).join('; ')}; or all
-  --quick       the first reference size (one seed): ${Object.entries(QUICK).map(([k, v]) => `${k}=${String(v)}`).join(' ')}
-  --standard    the findings size: ${Object.entries(STANDARD).map(([k, v]) => `${k}=${String(v)}`).join(' ')}, ${STANDARD_SEEDS.length} seeds a cell
+  --quick       the first reference size (one seed): ${Object.entries(QUICK)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ')}
+  --standard    the findings size: ${Object.entries(STANDARD)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ')}, ${STANDARD_SEEDS.length} seeds a cell
                 and a null control per finding and scale (its base with advantages=shuffled); tables of gains with 95 % intervals
   --seeds LIST  the seeds of --standard (default ${STANDARD_SEEDS.join(',')}); where --out holds a power plan (plan.json,
                 \`power-plan\`), each finding runs its planned seeds instead, and only the cells its pairs compare
@@ -94,22 +142,34 @@ export const sweepCommand: Command = {
     const standard = flags.has('standard');
     if (standard && flags.has('quick')) throw new Error('--quick and --standard are two sizes: choose one');
     if (flags.has('seeds') && !standard) throw new Error('--seeds goes with --standard');
-    // a power plan in --out fixes each finding's seeds (power-plan.ts): no --seeds beside it, no seed added after the fact
+    // a power plan in --out fixes each finding's seeds (power-plan.ts): no --seeds beside it, no seed added after the
+    // fact
     const plan = standard ? readPowerPlan(out) : null;
-    if (plan && flags.has('seeds')) throw new Error(`${join(out, 'plan.json')} fixes the seeds of every finding: --seeds cannot change them (use another --out for other seeds)`);
+    if (plan && flags.has('seeds'))
+      throw new Error(
+        `${join(out, 'plan.json')} fixes the seeds of every finding: --seeds cannot change them (use another --out for other seeds)`,
+      );
     const seeds = standard ? parseSeeds(flagText(flags, 'seeds', STANDARD_SEEDS.join(','))) : [];
     const seedsOf = (f: Finding) => plannedSeeds(plan, f.id) ?? seeds;
-    const common: Partial<LabConfig> = { ...(flags.has('quick') ? QUICK : standard ? STANDARD : {}), ...explicitSettings(flagOptionalText(flags, 'config')) };
+    const common: Partial<LabConfig> = {
+      ...(flags.has('quick') ? QUICK : standard ? STANDARD : {}),
+      ...explicitSettings(flagOptionalText(flags, 'config')),
+    };
     if (flags.has('steps')) common.steps = flagInt(flags, 'steps', 12, 1);
     if (standard) common.evalEvery = common.steps; // evaluated at step 0 and the end only
     const scales = new Set(flagText(flags, 'scales', 's,m,l').split(','));
-    for (const x of scales) if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
+    for (const x of scales)
+      if (!['s', 'm', 'l'].includes(x)) throw new Error(`--scales: "${x}" is not a scale (s, m or l)`);
     const command = shellCommand('npm run cli -- sweep', args); // pasted from a table into a shell: quoted
     const allowDirty = flags.has('allow-dirty');
-    // the tables and runs it writes name the code that made them: refused here, before any run, where that cannot be checked out
+    // the tables and runs it writes name the code that made them: refused here, before any run, where that cannot be
+    // checked out
     const made = flags.has('status') ? { commit: '' } : provenance(join(out, 'table.json'), { allowDirty });
     if (flags.has('status')) {
-      if (!plan) throw new Error(`--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`);
+      if (!plan)
+        throw new Error(
+          `--status reads a power plan: --standard and a DIR with plan.json (${join(out, 'plan.json')} ${standard ? 'is missing' : 'needs --standard'})`,
+        );
       const state = (lab: LabConfig) => {
         const dir = join(runs, runDirName(lab));
         return finishedRun(dir, lab) ? 'finished' : existsSync(join(dir, 'resume', 'state.json')) ? 'saved' : 'none';
@@ -117,59 +177,123 @@ export const sweepCommand: Command = {
       console.log(planStatusMarkdown(planProgress(plan, common, state), findings));
       return 0;
     }
-    // both folders checked (and made) before any run: an --out that is a file is named, not met by the third run's raw ENOTDIR
+    // both folders checked (and made) before any run: an --out that is a file is named, not met by the third run's raw
+    // ENOTDIR
     makeOutDir(out);
     if (!flags.has('tables-only')) makeOutDir(runs, `--runs ${runs}`);
-    // a stop reaches the run in progress; the same command continues the sweep (finished runs reused, saved ones resumed)
+    // a stop reaches the run in progress; the same command continues the sweep (finished runs reused, saved ones
+    // resumed)
     const stops = catchStopSignals(command, 'each run at its next rollout turn or micro-batch');
     const stopped = (e: unknown): number => {
       if (!(e instanceof Interrupted)) throw e;
-      console.error(`interrupted (${e.signal}); each run in progress saved its last completed step, finished runs are kept; continue with the same command:\n  ${command}`);
+      console.error(
+        `interrupted (${e.signal}); each run in progress saved its last completed step, finished runs are kept; continue with the same command:\n  ${command}`,
+      );
       return STOP_EXIT[e.signal];
     };
 
     // every distinct run of the chosen findings, in finding order (T1/T2/T3 and T1/T6 share cells); with
-    // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null control
+    // --standard seed by seed within a finding (a grid has one seed of every cell before the next), then its null
+    // control
     const configs = standard ? standardRuns(findings, plan, seeds, common) : new Map<string, LabConfig>();
-    if (!standard) for (const f of findings) for (const cell of f.cells) {
-      const lab = cellConfig(f, cell, common);
-      if (lab) configs.set(runDirName(lab), lab);
-    }
+    if (!standard)
+      for (const f of findings)
+        for (const cell of f.cells) {
+          const lab = cellConfig(f, cell, common);
+          if (lab) configs.set(runDirName(lab), lab);
+        }
     for (const [name, lab] of configs) if (!scales.has(lab.scale)) configs.delete(name);
     if (standard) {
-      // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are unfinished
+      // gain tables rewritten as each run finishes: an interrupted sweep leaves tables that say which cells are
+      // unfinished
       const summaries = new Map<string, RlSummary>();
-      const write = () => { for (const f of findings) writeGainTable(join(out, f.id), standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null })); };
+      const write = () => {
+        for (const f of findings)
+          writeGainTable(
+            join(out, f.id),
+            standardTable(f, summaries, runs, seedsOf(f), {
+              command,
+              backend,
+              common,
+              made,
+              delta: plan?.choices.delta ?? null,
+            }),
+          );
+      };
       try {
-        await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, (name, s) => { summaries.set(name, s); write(); }, allowDirty, stops);
+        await runAll(
+          [...configs],
+          runs,
+          backend,
+          flags.has('tables-only') ? 0 : jobs,
+          (name, s) => {
+            summaries.set(name, s);
+            write();
+          },
+          allowDirty,
+          stops,
+        );
       } catch (e) {
         return stopped(e);
       } finally {
         stops.release();
       }
       write();
-      for (const f of findings) writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
-      for (const f of findings) console.log(`\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null }))}`);
+      for (const f of findings)
+        writeGridCsv(join(out, f.id), standardRuns([f], plan, seedsOf(f), common), summaries, runs);
+      for (const f of findings)
+        console.log(
+          `\n${gainMarkdown(standardTable(f, summaries, runs, seedsOf(f), { command, backend, common, made, delta: plan?.choices.delta ?? null }))}`,
+        );
       return 0;
     }
     let summaries: Map<string, RlSummary>;
     try {
-      summaries = await runAll([...configs], runs, backend, flags.has('tables-only') ? 0 : jobs, undefined, allowDirty, stops);
+      summaries = await runAll(
+        [...configs],
+        runs,
+        backend,
+        flags.has('tables-only') ? 0 : jobs,
+        undefined,
+        allowDirty,
+        stops,
+      );
     } catch (e) {
       return stopped(e);
     } finally {
       stops.release();
     }
     for (const f of findings) {
-      const mine = new Set(f.cells.map((c) => cellConfig(f, c, common)).filter((l): l is LabConfig => l !== null).map(runDirName));
+      const mine = new Set(
+        f.cells
+          .map((c) => cellConfig(f, c, common))
+          .filter((l): l is LabConfig => l !== null)
+          .map(runDirName),
+      );
       const lookup = (lab: LabConfig) => {
         const s = summaries.get(runDirName(lab));
         // older runs recorded no evaluation size: theirs is the config's (the first evalQueries validation queries)
-        return s ? { start: s.start, final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries }, wallSeconds: s.wallSeconds, oodTasks: s.rl?.evalToolQa, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
+        return s
+          ? {
+              start: s.start,
+              final: { ...s.final, queries: s.final.queries ?? s.rl?.evalQueries },
+              wallSeconds: s.wallSeconds,
+              oodTasks: s.rl?.evalToolQa,
+              where: relative(process.cwd(), join(runs, runDirName(lab))),
+            }
+          : undefined;
       };
       // the grid's cost on one core: the sum of its runs' wall times (shared runs counted in each grid)
       const sweepSeconds = [...mine].reduce((t, name) => t + (summaries.get(name)?.wallSeconds ?? 0), 0);
-      const table = findingTable(f, lookup, { command, ...made, date: new Date().toISOString(), backend, common, world: tableWorld(f, common), sweepSeconds });
+      const table = findingTable(f, lookup, {
+        command,
+        ...made,
+        date: new Date().toISOString(),
+        backend,
+        common,
+        world: tableWorld(f, common),
+        sweepSeconds,
+      });
       writeTable(join(out, f.id), table);
       writeGridCsv(join(out, f.id), new Map([...configs].filter(([name]) => mine.has(name))), summaries, runs);
       console.log(`\n${tableMarkdown(table)}`);
@@ -184,12 +308,22 @@ export const sweepCommand: Command = {
  * cells a pair compares and the null controls run, to the finding's planned seeds; else every cell and
  * null control to `seeds`. A cell several findings read (T1/T2/T3, T1/T6) appears once.
  */
-export function standardRuns(findings: readonly Finding[], plan: PowerPlan | null, seeds: readonly number[], common: Partial<LabConfig>): Map<string, LabConfig> {
+export function standardRuns(
+  findings: readonly Finding[],
+  plan: PowerPlan | null,
+  seeds: readonly number[],
+  common: Partial<LabConfig>,
+): Map<string, LabConfig> {
   const configs = new Map<string, LabConfig>();
   for (const f of findings) {
-    const arms = plan ? plannedArms(f, common).map((a) => a.lab)
-      : [...f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null), ...nullControls(f, common).map((n) => n.config)];
-    for (const seed of plannedSeeds(plan, f.id) ?? seeds) for (const lab of arms) configs.set(runDirName({ ...lab, seed }), { ...lab, seed });
+    const arms = plan
+      ? plannedArms(f, common).map((a) => a.lab)
+      : [
+          ...f.cells.map((cell) => cellConfig(f, cell, common)).filter((l): l is LabConfig => l !== null),
+          ...nullControls(f, common).map((n) => n.config),
+        ];
+    for (const seed of plannedSeeds(plan, f.id) ?? seeds)
+      for (const lab of arms) configs.set(runDirName({ ...lab, seed }), { ...lab, seed });
   }
   return configs;
 }
@@ -197,31 +331,73 @@ export function standardRuns(findings: readonly Finding[], plan: PowerPlan | nul
 /** --seeds: distinct non-negative integers */
 function parseSeeds(text: string): number[] {
   const seeds = text.split(',').map((x) => Number(x.trim()));
-  if (seeds.some((x) => !Number.isInteger(x) || x < 0) || new Set(seeds).size !== seeds.length) throw new Error(`--seeds: "${text}" is not a list of distinct seeds, e.g. 1,2,3`);
+  if (seeds.some((x) => !Number.isInteger(x) || x < 0) || new Set(seeds).size !== seeds.length)
+    throw new Error(`--seeds: "${text}" is not a list of distinct seeds, e.g. 1,2,3`);
   return seeds;
 }
 
 /** a finding's standard table from the finished runs (a missing run leaves its seed out of its cell) */
-function standardTable(f: Finding, summaries: Map<string, RlSummary>, runs: string, seeds: number[],
-  o: { command: string; backend: string; common: Partial<LabConfig>; made: Provenance; delta: Partial<Record<CellMetric, number>> | null }): GainTable {
+function standardTable(
+  f: Finding,
+  summaries: Map<string, RlSummary>,
+  runs: string,
+  seeds: number[],
+  o: {
+    command: string;
+    backend: string;
+    common: Partial<LabConfig>;
+    made: Provenance;
+    delta: Partial<Record<CellMetric, number>> | null;
+  },
+): GainTable {
   const lookup = (lab: LabConfig) => {
     // a run this sweep did not plan (another scale, another sweep running beside it) still counts once finished:
     // the table is of the runs folder, so two sweeps side by side never write tables without each other's runs
     const s = summaries.get(runDirName(lab)) ?? finishedRun(join(runs, runDirName(lab)), lab);
-    return s ? { start: s.start, final: s.final, wallSeconds: s.wallSeconds, cpuSeconds: s.cpuSeconds, where: relative(process.cwd(), join(runs, runDirName(lab))) } : undefined;
+    return s
+      ? {
+          start: s.start,
+          final: s.final,
+          wallSeconds: s.wallSeconds,
+          cpuSeconds: s.cpuSeconds,
+          where: relative(process.cwd(), join(runs, runDirName(lab))),
+        }
+      : undefined;
   };
-  return gainTable(f, lookup, seeds, { size: 'standard', command: o.command, ...o.made, date: new Date().toISOString(), backend: o.backend, common: o.common, world: tableWorld(f, o.common) }, o.delta);
+  return gainTable(
+    f,
+    lookup,
+    seeds,
+    {
+      size: 'standard',
+      command: o.command,
+      ...o.made,
+      date: new Date().toISOString(),
+      backend: o.backend,
+      common: o.common,
+      world: tableWorld(f, o.common),
+    },
+    o.delta,
+  );
 }
 
 /** --status: one row a chosen finding, and what the whole plan has left */
 export function planStatusMarkdown(p: PlanProgress, chosen: readonly Finding[]): string {
   const h = (min: number) => (min / 60).toFixed(1);
-  const lines = ['| finding | seeds a cell | planned runs | finished | saved mid-run | left | core-hours to complete it |', '|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| finding | seeds a cell | planned runs | finished | saved mid-run | left | core-hours to complete it |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const r of p.findings.filter((x) => chosen.some((f) => f.id === x.id))) {
     const left = r.planned - r.finished;
-    lines.push(`| ${r.id} | ${r.seeds} | ${r.planned} | ${r.finished} | ${r.saved} | ${left === 0 ? '0 (complete: its table makes its call)' : left} | ${h(r.coreMinutesLeft)} |`);
+    lines.push(
+      `| ${r.id} | ${r.seeds} | ${r.planned} | ${r.finished} | ${r.saved} | ${left === 0 ? '0 (complete: its table makes its call)' : left} | ${h(r.coreMinutesLeft)} |`,
+    );
   }
-  lines.push('', `The plan: ${p.runsLeft} runs left, ${h(p.coreMinutesLeft)} core-hours at its measured cost a run (findings share runs: T1's cells are T2's, T3's and T6's; each counted once here).`);
+  lines.push(
+    '',
+    `The plan: ${p.runsLeft} runs left, ${h(p.coreMinutesLeft)} core-hours at its measured cost a run (findings share runs: T1's cells are T2's, T3's and T6's; each counted once here).`,
+  );
   return lines.join('\n');
 }
 
@@ -234,163 +410,24 @@ function explicitSettings(text: string | undefined): Partial<LabConfig> {
     ? Object.keys(JSON.parse(text) as object)
     : text.trim().replace(/^#/, '').split('&').map((part) => decodeURIComponent(part.split('=')[0])).filter(Boolean));
   const defaults = defaultConfig();
-  return Object.fromEntries(Object.entries(lab).filter(([k, v]) => written.has(k) || JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+  return Object.fromEntries(
+    Object.entries(lab).filter(
+      ([k, v]) => written.has(k) || JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig]),
+    ),
+  );
 }
 
 /** the world a finding's runs train in: their SFT starts' (an RL run trains in its start's world);
  *  null where the scales' starts disagree */
 function tableWorld(f: Finding, common: Partial<LabConfig>): TableWorld | null {
-  const scales = new Set([...f.cells.map((c) => cellConfig(f, c, common)), ...nullControls(f, common).map((n) => n.config)]
-    .filter((l): l is LabConfig => l !== null).map((l) => l.scale));
+  const scales = new Set(
+    [...f.cells.map((c) => cellConfig(f, c, common)), ...nullControls(f, common).map((n) => n.config)]
+      .filter((l): l is LabConfig => l !== null)
+      .map((l) => l.scale),
+  );
   const worlds = [...scales].map((scale) => readCard(shippedCheckpointDir(scale)).world);
   const first = worlds[0];
-  return first && worlds.every((w) => w.size === first.size && w.seed === first.seed) ? { size: first.size, seed: first.seed } : null;
-}
-
-/** the SFT start a run of this config reads (its weights' hash decides whether a finished run still counts) */
-function startSha(lab: LabConfig): string {
-  const card = JSON.parse(readFileSync(join(shippedCheckpointDir(lab.scale), 'card.json'), 'utf8')) as { weights: { sha256: string } };
-  return card.weights.sha256;
-}
-
-/** the finished run of `lab` in `dir`: its summary, when it ran this config from today's SFT start (else null) */
-function finishedRun(dir: string, lab: LabConfig): RlSummary | null {
-  const done = readSummary(dir);
-  return done && summaryIsOf(done, lab) && done.checkpointSha256 === startSha(lab) ? done : null;
-}
-
-/** runs `configs` not finished yet in `runsDir`, `jobs` at a time, each in its own process (0: none, the finished only) */
-export async function runAll(configs: [string, LabConfig][], runsDir: string, backend: NodeBackend, jobs: number,
-  onFinish: (name: string, s: RlSummary) => void = () => {}, allowDirty = false, stops?: StopRequests): Promise<Map<string, RlSummary>> {
-  const out = new Map<string, RlSummary>();
-  const todo: [string, LabConfig][] = [];
-  for (const [name, lab] of configs) {
-    const done = finishedRun(join(runsDir, name), lab);
-    if (done) {
-      console.error(`${name}: finished earlier (${formatDuration(done.wallSeconds)}), reused`);
-      out.set(name, done);
-      onFinish(name, done);
-    } else {
-      // a run of this config finished from an SFT start that is no longer shipped: not this grid's run, so it is run
-      // again (only when the sweep runs: --tables-only leaves every folder as it is)
-      const stale = readSummary(join(runsDir, name));
-      if (stale && jobs > 0) moveAside(join(runsDir, name), `its run started from SFT weights ${stale.checkpointSha256.slice(0, 12)}…, not today's ${lab.scale}-tiny`, 'sweep');
-      todo.push([name, lab]);
-    }
-  }
-  if (jobs === 0) {
-    if (todo.length) console.error(`${todo.length} runs not finished: left out of the tables (--tables-only)`);
-    return out;
-  }
-  const startCache = join(runsDir, '.start-evaluations');
-  const t0 = performance.now();
-  // with several runs at once, one bar over the steps of all of them (read from their metrics.jsonl)
-  const total = todo.reduce((t, [, lab]) => t + lab.steps, 0);
-  const stepsDone = () => todo.reduce((t, [name]) => t + trainSteps(join(runsDir, name)), 0);
-  const bar = jobs > 1 && todo.length > 0 ? new ProgressBar(total, stepsDone(), 'sweep ', 5) : null;
-  const poll = bar ? setInterval(() => bar.update(stepsDone(), { runs: `${finished}/${todo.length}` }), 5000) : null;
-  let next = 0;
-  let finished = 0;
-  const children = new Set<ChildProcess>();
-  const stopped = new WeakSet<ChildProcess>();
-  // a stop reaches the runs in their own processes once (each saves its last completed step); none starts after it
-  const forward = stops ? setInterval(() => {
-    if (stops.signal) for (const c of children) if (!stopped.has(c)) { stopped.add(c); c.kill(stops.signal); }
-  }, 100) : null;
-  const one = async (name: string, lab: LabConfig, i: number): Promise<void> => {
-    const dir = join(runsDir, name);
-    const label = `[${i + 1}/${todo.length}]`;
-    if (jobs === 1) {
-      console.error(`${label} ${name}`);
-      out.set(name, await runRl({ lab, out: dir, resume: 'if-saved', backend, label: `${label} `, keepPolicy: false, startCache, allowDirty, stops }));
-      onFinish(name, out.get(name)!);
-    } else {
-      console.error(`${label} ${name}: started`);
-      out.set(name, await runInChild(lab, dir, backend, startCache, allowDirty, children));
-      onFinish(name, out.get(name)!);
-      finished++;
-      console.error(`\n${label} ${name}: done in ${formatDuration(out.get(name)!.wallSeconds)} (${finished}/${todo.length} in ${formatDuration((performance.now() - t0) / 1000)})`);
-    }
-  };
-  const worker = async () => {
-    while (next < todo.length && !stops?.signal) {
-      const i = next++;
-      await one(todo[i][0], todo[i][1], i);
-    }
-  };
-  try {
-    const workers = Array.from({ length: Math.min(jobs, Math.max(1, todo.length)) }, worker);
-    // a stop lets every run in progress save and exit before the sweep says so; any other failure ends the sweep at once
-    await Promise.all(workers.map((w) => w.catch((e: unknown) => { if (!(e instanceof Interrupted)) throw e; })));
-  } finally {
-    if (poll) clearInterval(poll);
-    if (forward) clearInterval(forward);
-    bar?.done();
-  }
-  stops?.check(); // stopped between runs: the runs it started have saved, the rest never started
-  return out;
-}
-
-/** the training steps a run folder has logged so far */
-function trainSteps(dir: string): number {
-  const file = join(dir, 'metrics.jsonl');
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith('{"kind":"train"')).length;
-}
-
-/**
- * one run in its own Node process (tfjs holds one backend per process): this CLI's `run`, its log in DIR/run.log.
- * It has a process group of its own, so a Ctrl-C reaches it once, from the sweep (runAll forwards it), and an IPC
- * channel whose end (the sweep gone, even by kill -9) stops it as SIGTERM would: no run outlives its sweep.
- */
-function runInChild(lab: LabConfig, dir: string, backend: NodeBackend, startCache: string, allowDirty: boolean, children: Set<ChildProcess>): Promise<RlSummary> {
-  mkdirSync(dir, { recursive: true });
-  const log = openSync(join(dir, 'run.log'), 'a');
-  const args = [...process.execArgv, process.argv[1], 'run', '--config', JSON.stringify(lab), '--out', dir, '--resume-if-saved',
-    '--no-policy', '--quiet', '--start-cache', startCache, '--backend', backend, ...(allowDirty ? ['--allow-dirty'] : [])];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', log, log, 'ipc'], detached: true });
-    children.add(child);
-    child.on('error', fail);
-    child.on('exit', (code) => {
-      children.delete(child);
-      closeSync(log);
-      const s = readSummary(dir);
-      if (code === 0 && s) done(s);
-      else if (code === STOP_EXIT.SIGINT || code === STOP_EXIT.SIGTERM) fail(new Interrupted(code === STOP_EXIT.SIGINT ? 'SIGINT' : 'SIGTERM'));
-      else fail(new Error(`run ${dir} failed (exit ${String(code)}); see ${join(dir, 'run.log')}`));
-    });
-  });
-}
-
-/** DIR/runs.csv: the grid's runs (gridCsv.ts), finished ones with their figures; rewritten only when a row changed */
-function writeGridCsv(dir: string, grid: Map<string, LabConfig>, summaries: Map<string, RlSummary>, runs: string): void {
-  mkdirSync(dir, { recursive: true });
-  const csv = gridCsv([...grid].map(([name, lab]) => ({ name, lab, summary: summaries.get(name) ?? finishedRun(join(runs, name), lab) })));
-  const path = join(dir, 'runs.csv');
-  if (!existsSync(path) || readFileSync(path, 'utf8') !== csv) writeAtomic(path, csv);
-}
-
-function writeTable(dir: string, table: FindingTable): void {
-  mkdirSync(dir, { recursive: true });
-  if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
-  writeAtomic(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
-  writeAtomic(join(dir, 'table.md'), tableMarkdown(table) + '\n');
-}
-
-function writeGainTable(dir: string, table: GainTable): void {
-  mkdirSync(dir, { recursive: true });
-  if (sameApartFromStamp(join(dir, 'table.json'), table)) return;
-  writeAtomic(join(dir, 'table.json'), JSON.stringify(table, null, 1) + '\n');
-  writeAtomic(join(dir, 'table.md'), gainMarkdown(table) + '\n');
-}
-
-/** true when the table at `path` differs from `table` only in its stamp (commit, date): such a table keeps its
- * file, so committing one finding's new runs does not rewrite the six other tables */
-function sameApartFromStamp(path: string, table: object): boolean {
-  if (!existsSync(path)) return false;
-  let old: unknown;
-  try { old = JSON.parse(readFileSync(path, 'utf8')); } catch { return false; } // a damaged file is rewritten
-  const unstamped = (t: object) => JSON.stringify({ ...t, commit: '', date: '' });
-  return typeof old === 'object' && old !== null && unstamped(old) === unstamped(table);
+  return first && worlds.every((w) => w.size === first.size && w.seed === first.seed)
+    ? { size: first.size, seed: first.seed }
+    : null;
 }

@@ -27,9 +27,13 @@ export const worldCommand: Command = {
     for (const [k, v] of Object.entries(summary)) console.log(`  ${k.padEnd(18)} ${v}`);
     const conflicts = findNameConflicts(world);
     // real rows break the lab's naming rule (TravelPlanner matches names by substring): say how often
-    console.log(`  ${'name conflicts'.padEnd(18)} ${conflicts.length}${conflicts.length ? ` (e.g. ${conflicts[0]})` : ''}`);
+    console.log(
+      `  ${'name conflicts'.padEnd(18)} ${conflicts.length}${conflicts.length ? ` (e.g. ${conflicts[0]})` : ''}`,
+    );
     const states = [...world.citiesByState].map(([s, c]) => `${s} (${c.length})`);
-    console.log(`  ${'states'.padEnd(18)} ${states.slice(0, 12).join(', ')}${states.length > 12 ? `, … ${states.length - 12} more` : ''}`);
+    console.log(
+      `  ${'states'.padEnd(18)} ${states.slice(0, 12).join(', ')}${states.length > 12 ? `, … ${states.length - 12} more` : ''}`,
+    );
     return 0;
   },
 };

@@ -18,7 +18,11 @@ export function longestObservation(world: World): number {
     see(renderObservation({ kind: 'accommodations', rows: world.accommodations.get(city) ?? [] }));
     see(renderObservation({ kind: 'restaurants', rows: world.restaurants.get(city) ?? [] }));
     see(renderObservation({ kind: 'attractions', rows: world.attractions.get(city) ?? [] }));
-    see(renderObservation(callTool(world, { tool: 'SearchFlight', args: { departure: city, destination: city, date: '2022/03/01' } })));
+    see(
+      renderObservation(
+        callTool(world, { tool: 'SearchFlight', args: { departure: city, destination: city, date: '2022/03/01' } }),
+      ),
+    );
   }
   for (const cities of world.citiesByState.values()) see(renderObservation({ kind: 'cities', cities }));
   return longest;
@@ -50,7 +54,11 @@ export function measureLengths(world: World, train: readonly Query[], seed: numb
     const t = teachTrajectory(world, q, { rng: rng.fork(i) });
     if (!t) return;
     let chars = JSON.stringify(t.plan).length + 200; // the plan turn with its tags and a sentence
-    for (const s of t.steps) chars += renderObservation(s.observation).length + JSON.stringify({ name: s.call.tool, arguments: s.call.args }).length + 60;
+    for (const s of t.steps)
+      chars +=
+        renderObservation(s.observation).length +
+        JSON.stringify({ name: s.call.tool, arguments: s.call.args }).length +
+        60;
     teacherLongestChars = Math.max(teacherLongestChars, chars);
   });
   // room for a policy that searches more than the teacher and thinks aloud: 1.5 × the teacher's longest

@@ -39,9 +39,19 @@ export function verlRows(queries: readonly Query[], split: 'train' | 'validation
   }));
 }
 
-const str = (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' });
+const str = (name: string): SchemaElement => ({
+  name,
+  type: 'BYTE_ARRAY',
+  converted_type: 'UTF8',
+  repetition_type: 'OPTIONAL',
+});
 const int64 = (name: string): SchemaElement => ({ name, type: 'INT64', repetition_type: 'OPTIONAL' });
-const group = (name: string, children: number, extra: Partial<SchemaElement> = {}): SchemaElement => ({ name, repetition_type: 'OPTIONAL', num_children: children, ...extra });
+const group = (name: string, children: number, extra: Partial<SchemaElement> = {}): SchemaElement => ({
+  name,
+  repetition_type: 'OPTIONAL',
+  num_children: children,
+  ...extra,
+});
 
 /** The parquet schema (Arrow's layout: prompt a 3-level LIST of structs, the rest nested structs). */
 export function verlSchema(): SchemaElement[] {
@@ -49,15 +59,33 @@ export function verlSchema(): SchemaElement[] {
   return [
     { name: 'schema', num_children: 6 },
     str('data_source'),
-    group('prompt', 1, { converted_type: 'LIST' }), { name: 'list', repetition_type: 'REPEATED', num_children: 1 }, group('element', 2), str('role'), str('content'),
+    group('prompt', 1, { converted_type: 'LIST' }),
+    { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+    group('element', 2),
+    str('role'),
+    str('content'),
     str('ability'),
-    group('reward_model', 2), str('style'), str('ground_truth'),
-    group('extra_info', 4), int64('index'), str('split'), { name: 'need_tools_kwargs', type: 'BOOLEAN', repetition_type: 'OPTIONAL' }, group('tools_kwargs', TOOL_NAMES.length), ...tools,
+    group('reward_model', 2),
+    str('style'),
+    str('ground_truth'),
+    group('extra_info', 4),
+    int64('index'),
+    str('split'),
+    { name: 'need_tools_kwargs', type: 'BOOLEAN', repetition_type: 'OPTIONAL' },
+    group('tools_kwargs', TOOL_NAMES.length),
+    ...tools,
     str('agent_name'),
   ];
 }
 
-export const PARQUET_COLUMNS = ['data_source', 'prompt', 'ability', 'reward_model', 'extra_info', 'agent_name'] as const;
+export const PARQUET_COLUMNS = [
+  'data_source',
+  'prompt',
+  'ability',
+  'reward_model',
+  'extra_info',
+  'agent_name',
+] as const;
 
 export function parquetOf(rows: readonly VerlRow[]): Uint8Array {
   if (rows.length === 0) throw new Error('a parquet file needs at least one row');
@@ -66,8 +94,20 @@ export function parquetOf(rows: readonly VerlRow[]): Uint8Array {
     ...r,
     reward_model: { style: r.reward_model.style, ground_truth: r.reward_model.ground_truth },
     extra_info: {
-      index: r.extra_info.index, split: r.extra_info.split, need_tools_kwargs: r.extra_info.need_tools_kwargs,
-      tools_kwargs: Object.fromEntries(TOOL_NAMES.map((t) => [t, { create_kwargs: { split: r.extra_info.tools_kwargs[t].create_kwargs.split, index: r.extra_info.tools_kwargs[t].create_kwargs.index } }])),
+      index: r.extra_info.index,
+      split: r.extra_info.split,
+      need_tools_kwargs: r.extra_info.need_tools_kwargs,
+      tools_kwargs: Object.fromEntries(
+        TOOL_NAMES.map((t) => [
+          t,
+          {
+            create_kwargs: {
+              split: r.extra_info.tools_kwargs[t].create_kwargs.split,
+              index: r.extra_info.tools_kwargs[t].create_kwargs.index,
+            },
+          },
+        ]),
+      ),
     },
   }));
   const buffer = parquetWriteBuffer({

@@ -33,10 +33,19 @@ export interface JobPlan {
 
 /** The lab's context length the overlong buffer is measured against (the shipped checkpoints' card). */
 function labContextLength(scale: string): number {
-  const card = resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/checkpoints', `${scale}-tiny`, 'card.json');
+  const card = resolve(
+    dirname(fileURLToPath(import.meta.url)),
+    '../../../public/checkpoints',
+    `${scale}-tiny`,
+    'card.json',
+  );
   try {
     // the card keeps the model's shape under modelConfig (a top-level contextLength never existed)
-    if (existsSync(card)) return (JSON.parse(readFileSync(card, 'utf8')) as { modelConfig?: { contextLength?: number } }).modelConfig?.contextLength ?? 576;
+    if (existsSync(card))
+      return (
+        (JSON.parse(readFileSync(card, 'utf8')) as { modelConfig?: { contextLength?: number } }).modelConfig
+          ?.contextLength ?? 576
+      );
   } catch {
     // fall through
   }
@@ -47,7 +56,20 @@ function labContextLength(scale: string): number {
 export const VERL_DEFAULT_LR = 1e-6;
 const LAB_DEFAULT_LR = 1e-4;
 
-export function planJob(lab: LabConfig, o: { worldSource: World['source']; worldSeed: number; worldNote?: string; trainSize: number; validationSize: number; lengths: Lengths; gpus: number; nodes: number; lr?: number }): JobPlan {
+export function planJob(
+  lab: LabConfig,
+  o: {
+    worldSource: World['source'];
+    worldSeed: number;
+    worldNote?: string;
+    trainSize: number;
+    validationSize: number;
+    lengths: Lengths;
+    gpus: number;
+    nodes: number;
+    lr?: number;
+  },
+): JobPlan {
   const rl = rlConfigFromLab(lab);
   const steps = rl.steps;
   const phases: [string, number][] = [];
@@ -55,7 +77,12 @@ export function planJob(lab: LabConfig, o: { worldSource: World['source']; world
     // the lab's stage at step k (0-based) is curriculumStage(k / steps): Sum for k < s1·steps, …
     const end1 = Math.min(steps, Math.ceil(rl.curriculumSwitches[0] * steps));
     const end2 = Math.min(steps, Math.max(end1, Math.ceil(rl.curriculumSwitches[1] * steps)));
-    for (const [stage, end, start] of [['sum', end1, 0], ['macro', end2, end1], ['success', steps, end2]] as const) if (end > start) phases.push([stage, end]);
+    for (const [stage, end, start] of [
+      ['sum', end1, 0],
+      ['macro', end2, end1],
+      ['success', steps, end2],
+    ] as const)
+      if (end > start) phases.push([stage, end]);
   }
   let learningRate: number;
   let learningRateNote: string;
@@ -70,19 +97,39 @@ export function planJob(lab: LabConfig, o: { worldSource: World['source']; world
     learningRateNote = `veRL's GRPO recipe value for Qwen2.5-Instruct (the config keeps the lab's default ${LAB_DEFAULT_LR}, which is sized for the lab's toy models)`;
   }
   const ctx = labContextLength(lab.scale);
-  const overlongBufferTokens = lab.algorithm === 'dapo' && rl.overlongBuffer > 0
-    ? Math.max(1, Math.min(o.lengths.maxResponse - 1, Math.round((o.lengths.maxResponse * rl.overlongBuffer) / ctx)))
-    : 0;
+  const overlongBufferTokens =
+    lab.algorithm === 'dapo' && rl.overlongBuffer > 0
+      ? Math.max(1, Math.min(o.lengths.maxResponse - 1, Math.round((o.lengths.maxResponse * rl.overlongBuffer) / ctx)))
+      : 0;
   const stepsPerEpoch = Math.max(1, Math.floor(o.trainSize / rl.queriesPerStep));
   const miniBatch = rl.queriesPerStep % rl.miniBatches === 0 ? rl.queriesPerStep / rl.miniBatches : rl.queriesPerStep;
   return {
-    lab, rl, hash: serializeHash(lab), world: { source: o.worldSource, seed: o.worldSeed, label: (o.worldSource === 'real' ? 'real' : `${o.worldSource}, seed ${o.worldSeed}`) + (o.worldNote ? ` (${o.worldNote})` : '') },
-    trainSize: o.trainSize, validationSize: o.validationSize, lengths: o.lengths, gpus: o.gpus, nodes: o.nodes, learningRate, learningRateNote,
-    phases, overlongBufferTokens, epochs: Math.ceil(steps / stepsPerEpoch) + 1, miniBatch,
+    lab,
+    rl,
+    hash: serializeHash(lab),
+    world: {
+      source: o.worldSource,
+      seed: o.worldSeed,
+      label:
+        (o.worldSource === 'real' ? 'real' : `${o.worldSource}, seed ${o.worldSeed}`) +
+        (o.worldNote ? ` (${o.worldNote})` : ''),
+    },
+    trainSize: o.trainSize,
+    validationSize: o.validationSize,
+    lengths: o.lengths,
+    gpus: o.gpus,
+    nodes: o.nodes,
+    learningRate,
+    learningRateNote,
+    phases,
+    overlongBufferTokens,
+    epochs: Math.ceil(steps / stepsPerEpoch) + 1,
+    miniBatch,
   };
 }
 
-/** job.json: what the Python side reads (the world facts the database layout cannot hold, the reward) and a record of the export. */
+/** job.json: what the Python side reads (the world facts the database layout cannot hold, the reward) and a record of
+ * the export. */
 export function jobManifest(p: JobPlan, world: World): Record<string, unknown> {
   return {
     format: 'star-lab-verl-job/1',
@@ -100,7 +147,13 @@ export function jobManifest(p: JobPlan, world: World): Record<string, unknown> {
     },
     data: { train: p.trainSize, validation: p.validationSize, mix: p.lab.mix },
     tools: { failureRate: p.rl.toolFailureRate, seed: p.rl.seed },
-    reward: { kind: p.rl.reward, switchPoints: p.rl.curriculumSwitches, steps: p.rl.steps, phases: p.phases, faithful: false },
+    reward: {
+      kind: p.rl.reward,
+      switchPoints: p.rl.curriculumSwitches,
+      steps: p.rl.steps,
+      phases: p.phases,
+      faithful: false,
+    },
     lengths: p.lengths,
     learningRate: { value: p.learningRate, from: p.learningRateNote },
   };

@@ -7,9 +7,10 @@ export function readme(p: JobPlan): string {
   const { lab, rl } = p;
   const mem = GPU_MEMORY_OF_SCALE;
   const dapo = lab.algorithm === 'dapo';
-  const rewardLine = rl.reward === 'curriculum'
-    ? `Curriculum: Sum, then Macro, then Success at ${rl.curriculumSwitches.map((x) => `${Math.round(x * 1000) / 10} %`).join(' and ')} of training. veRL passes no training step to a reward function, so run.sh trains in phases (${p.phases.map(([s, e]) => `${s} to step ${e}`).join(', ')}): each phase sets \`+custom_reward_function.reward_kwargs.stage\`, saves a checkpoint at its last step, and the next phase resumes from it.`
-    : `${rl.reward[0].toUpperCase()}${rl.reward.slice(1)} (\`+custom_reward_function.reward_kwargs.reward=${rl.reward}\`).`;
+  const rewardLine =
+    rl.reward === 'curriculum'
+      ? `Curriculum: Sum, then Macro, then Success at ${rl.curriculumSwitches.map((x) => `${Math.round(x * 1000) / 10} %`).join(' and ')} of training. veRL passes no training step to a reward function, so run.sh trains in phases (${p.phases.map(([s, e]) => `${s} to step ${e}`).join(', ')}): each phase sets \`+custom_reward_function.reward_kwargs.stage\`, saves a checkpoint at its last step, and the next phase resumes from it.`
+      : `${rl.reward[0].toUpperCase()}${rl.reward.slice(1)} (\`+custom_reward_function.reward_kwargs.reward=${rl.reward}\`).`;
   return `# STAR Lab experiment as a veRL job
 
 Exported by STAR Lab's \`npm run cli -- export-job --engine verl\` from the lab config

@@ -6,7 +6,8 @@ import { GPU_MEMORY_OF_SCALE, MODEL_OF_SCALE, VERL_VERSION } from './target.ts';
 /** a float setting as veRL's YAML writes it (3 -> 3.0) */
 const fl = (x: number) => (Number.isInteger(x) ? x.toFixed(1) : String(x));
 
-/** A path for a Hydra override: a double-quoted shell word holding a single-quoted Hydra string (paths may hold ':' or spaces). */
+/** A path for a Hydra override: a double-quoted shell word holding a single-quoted Hydra string (paths may hold ':' or
+ * spaces). */
 const hydraPath = (shellExpr: string) => `"'${shellExpr}'"`;
 
 /** `run.sh`: veRL's trainer with the lab config's settings as overrides. */
@@ -101,9 +102,15 @@ export function runSh(p: JobPlan): string {
   // bash allows comments between the words of a multi-line array assignment
   const array = overrides.map(([k, v]) => (v === '' ? `  ${k}` : `  ${k}=${v}`));
   const entry = dapo ? 'python3 -m recipe.dapo.main_dapo' : 'python3 -m verl.trainer.main_ppo';
-  const phases = p.phases.length > 0
-    ? p.phases.map(([stage, end], i) => `run_phase ${stage} ${end} ${i === 0 ? 'True' : 'False'}   # ${stage} until step ${end} of ${rl.steps}`).join('\n')
-    : `run_phase '' ${rl.steps} True`;
+  const phases =
+    p.phases.length > 0
+      ? p.phases
+          .map(
+            ([stage, end], i) =>
+              `run_phase ${stage} ${end} ${i === 0 ? 'True' : 'False'}   # ${stage} until step ${end} of ${rl.steps}`,
+          )
+          .join('\n')
+      : `run_phase '' ${rl.steps} True`;
   const scaleMem = GPU_MEMORY_OF_SCALE[lab.scale];
   return `#!/usr/bin/env bash
 # STAR Lab export (cli export-job --engine verl): the lab experiment
@@ -143,12 +150,16 @@ installed="$(python3 -c 'import verl; print(getattr(verl, "__version__", "unknow
 if [ "$installed" != "$VERL_VERSION" ]; then
   echo "warning: this job was written for veRL $VERL_VERSION, python3 has veRL $installed; the override keys may differ" >&2
 fi
-${dapo ? `if [ -z "\${VERL_HOME:-}" ] || [ ! -f "$VERL_HOME/recipe/dapo/main_dapo.py" ]; then
+${
+  dapo
+    ? `if [ -z "\${VERL_HOME:-}" ] || [ ! -f "$VERL_HOME/recipe/dapo/main_dapo.py" ]; then
   echo "DAPO runs veRL's recipe/dapo, which is not part of the pip package: set VERL_HOME to a checkout of veRL v$VERL_VERSION" >&2
   exit 1
 fi
 cd "$VERL_HOME"   # recipe/dapo's Hydra config is found relative to the source tree
-` : ''}
+`
+    : ''
+}
 ARGS=(
 ${array.join('\n')}
 )

@@ -18,8 +18,27 @@ export const MODEL_OF_SCALE: Record<LabConfig['scale'], string> = {
  * weights and two moments), sharded over the GPUs, plus the rollout engine's weights and KV cache
  * (gpu_memory_utilization of each GPU).
  */
-export const GPU_MEMORY_OF_SCALE: Record<LabConfig['scale'], { params: string; state: string; advice: string; tp: number }> = {
-  s: { params: '1.5 B', state: '≈ 25 GB', advice: '1 × 80 GB (or 2 × 40 GB); 1 × 40 GB with actor_rollout_ref.actor.fsdp_config.param_offload=True and optimizer_offload=True', tp: 1 },
-  m: { params: '3.1 B', state: '≈ 50 GB', advice: '2 × 80 GB (or 4 × 40 GB); 1 × 80 GB with parameter and optimizer offload', tp: 1 },
-  l: { params: '7.6 B', state: '≈ 120 GB', advice: '4 × 80 GB (8 recommended); 2 × 80 GB with parameter and optimizer offload', tp: 2 },
+export const GPU_MEMORY_OF_SCALE: Record<
+  LabConfig['scale'],
+  { params: string; state: string; advice: string; tp: number }
+> = {
+  s: {
+    params: '1.5 B',
+    state: '≈ 25 GB',
+    advice:
+      '1 × 80 GB (or 2 × 40 GB); 1 × 40 GB with actor_rollout_ref.actor.fsdp_config.param_offload=True and optimizer_offload=True',
+    tp: 1,
+  },
+  m: {
+    params: '3.1 B',
+    state: '≈ 50 GB',
+    advice: '2 × 80 GB (or 4 × 40 GB); 1 × 80 GB with parameter and optimizer offload',
+    tp: 1,
+  },
+  l: {
+    params: '7.6 B',
+    state: '≈ 120 GB',
+    advice: '4 × 80 GB (8 recommended); 2 × 80 GB with parameter and optimizer offload',
+    tp: 2,
+  },
 };

@@ -7,15 +7,22 @@ import { VERL_VERSION } from './target.ts';
 
 const TOOL_DOCS: Record<ToolName, { description: string; args: Record<string, string> }> = {
   SearchFlight: {
-    description: 'List the flights from one city to another on a date (flight number, price per person, departure and arrival time, duration, distance).',
-    args: { departure: 'the city to fly from', destination: 'the city to fly to', date: 'the date of the flight, YYYY-MM-DD (e.g. 2022-03-16)' },
+    description:
+      'List the flights from one city to another on a date (flight number, price per person, departure and arrival time, duration, distance).',
+    args: {
+      departure: 'the city to fly from',
+      destination: 'the city to fly to',
+      date: 'the date of the flight, YYYY-MM-DD (e.g. 2022-03-16)',
+    },
   },
   GoogleDistanceMatrix: {
-    description: 'The duration, distance and cost of driving between two cities, by self-driving (cost per car of up to 5 people) or taxi (cost per taxi of up to 4 people).',
+    description:
+      'The duration, distance and cost of driving between two cities, by self-driving (cost per car of up to 5 people) or taxi (cost per taxi of up to 4 people).',
     args: { departure: 'the city to drive from', destination: 'the city to drive to', mode: 'self-driving or taxi' },
   },
   SearchAccommodation: {
-    description: "List a city's accommodations (name, price per night, room type, house rules, minimum nights, maximum occupancy, rating).",
+    description:
+      "List a city's accommodations (name, price per night, room type, house rules, minimum nights, maximum occupancy, rating).",
     args: { city: 'the city' },
   },
   SearchRestaurant: {
@@ -33,7 +40,18 @@ const TOOL_DOCS: Record<ToolName, { description: string; args: Record<string, st
 };
 
 /** veRL's tool schema of each tool (flat string parameters, all required). */
-export function toolSchemas(): { type: 'function'; function: { name: string; description: string; parameters: { type: 'object'; properties: Record<string, { type: 'string'; description: string }>; required: string[] } } }[] {
+export function toolSchemas(): {
+  type: 'function';
+  function: {
+    name: string;
+    description: string;
+    parameters: {
+      type: 'object';
+      properties: Record<string, { type: 'string'; description: string }>;
+      required: string[];
+    };
+  };
+}[] {
   return TOOL_NAMES.map((name) => ({
     type: 'function',
     function: {
@@ -41,7 +59,9 @@ export function toolSchemas(): { type: 'function'; function: { name: string; des
       description: TOOL_DOCS[name].description,
       parameters: {
         type: 'object',
-        properties: Object.fromEntries(TOOL_ARGUMENTS[name].map((a) => [a, { type: 'string', description: TOOL_DOCS[name].args[a] }])),
+        properties: Object.fromEntries(
+          TOOL_ARGUMENTS[name].map((a) => [a, { type: 'string', description: TOOL_DOCS[name].args[a] }]),
+        ),
         required: [...TOOL_ARGUMENTS[name]],
       },
     },
@@ -50,7 +70,9 @@ export function toolSchemas(): { type: 'function'; function: { name: string; des
 
 /** The system prompt of every row: the task, the six tools and the plan format the reward reads. */
 export function systemPrompt(): string {
-  const tools = TOOL_NAMES.map((t) => `- ${t}(${TOOL_ARGUMENTS[t].join(', ')}): ${TOOL_DOCS[t].description}`).join('\n');
+  const tools = TOOL_NAMES.map((t) => `- ${t}(${TOOL_ARGUMENTS[t].join(', ')}): ${TOOL_DOCS[t].description}`).join(
+    '\n',
+  );
   return [
     'You are a travel planner. Plan the trip the user asks for using only information returned by the tools below; call them as often as you need (a failed call may be retried).',
     '',
@@ -72,7 +94,7 @@ const yamlString = (s: string) => JSON.stringify(s); // a JSON string is a valid
 export function toolConfigYaml(failureRate: number, seed: number): string {
   const lines = [
     `# STAR Lab export: the six TravelPlanner tools for veRL ${VERL_VERSION} (actor_rollout_ref.rollout.multi_turn.tool_config_path).`,
-    '# Each class answers from ./database exactly as the lab does; failure_rate and seed: the lab config\'s tool failures.',
+    "# Each class answers from ./database exactly as the lab does; failure_rate and seed: the lab config's tool failures.",
     'tools:',
   ];
   for (const s of toolSchemas()) {

@@ -42,7 +42,16 @@ const ENTIRE_HOMES = [
 ] as const;
 const PRIVATE_ROOMS = ['bedroom', 'private room', 'guest room', 'master suite', 'attic room', 'garden room'] as const;
 const SHARED_ROOMS = ['bunk', 'shared room', 'dorm bed', 'sofa bed', 'shared suite'] as const;
-const HOSTS = ['home', 'house', 'flat', 'hostel', 'villa', 'brownstone', 'Victorian house', 'craftsman bungalow'] as const;
+const HOSTS = [
+  'home',
+  'house',
+  'flat',
+  'hostel',
+  'villa',
+  'brownstone',
+  'Victorian house',
+  'craftsman bungalow',
+] as const;
 const HOME_PHRASES = [
   'near the river', 'by the park', 'with city views', 'close to downtown', 'steps from the beach',
   'with garden patio', 'in the historic district', 'near the university', 'with free parking',

@@ -44,7 +44,8 @@ function parseQuotedRecord(text: string, pos: number, onRecord: (cells: string[]
       i++;
       for (;;) {
         const q = text.indexOf('"', i);
-        if (q < 0) throw new CsvError(`unterminated quoted field starting near ${JSON.stringify(text.slice(pos, pos + 40))}`);
+        if (q < 0)
+          throw new CsvError(`unterminated quoted field starting near ${JSON.stringify(text.slice(pos, pos + 40))}`);
         value += text.slice(i, q);
         if (text[q + 1] === '"') {
           value += '"';
@@ -66,7 +67,8 @@ function parseQuotedRecord(text: string, pos: number, onRecord: (cells: string[]
       continue;
     }
     if (text[i] === '\r') i++;
-    if (i < text.length && text[i] !== '\n') throw new CsvError(`unexpected text after a quoted field near ${JSON.stringify(text.slice(i, i + 40))}`);
+    if (i < text.length && text[i] !== '\n')
+      throw new CsvError(`unexpected text after a quoted field near ${JSON.stringify(text.slice(i, i + 40))}`);
     onRecord(cells);
     return i + 1;
   }

@@ -26,14 +26,35 @@ export const DATABASE_FILES = {
 export const WORLD_MANIFEST_FILE = 'star_lab_world.json';
 
 /** Cell texts pandas' read_csv turns into NaN by default (so `dropna()` would drop the row). */
-const PANDAS_NA = new Set(['', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN', '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null']);
+const PANDAS_NA = new Set([
+  '',
+  '#N/A',
+  '#N/A N/A',
+  '#NA',
+  '-1.#IND',
+  '-1.#QNAN',
+  '-NaN',
+  '-nan',
+  '1.#IND',
+  '1.#QNAN',
+  '<NA>',
+  'N/A',
+  'NA',
+  'NULL',
+  'NaN',
+  'None',
+  'n/a',
+  'nan',
+  'null',
+]);
 
 function csv<C extends string>(columns: readonly C[], rows: Iterable<Record<C, string>>): string {
   const data: string[] = [];
   for (const row of rows) {
     const cells = columns.map((c) => row[c]);
     const empty = columns.find((c, i) => cells[i] === undefined || PANDAS_NA.has(cells[i].trim()));
-    if (empty !== undefined) throw new Error(`cannot export a row whose "${empty}" pandas would read as empty: ${JSON.stringify(row)}`);
+    if (empty !== undefined)
+      throw new Error(`cannot export a row whose "${empty}" pandas would read as empty: ${JSON.stringify(row)}`);
     data.push(csvLine(cells));
   }
   return [csvLine(columns), ...data].join('\n') + '\n';
@@ -51,7 +72,10 @@ function* mapRows<T, R>(items: Iterable<T>, f: (t: T) => R): Generator<R> {
 export function worldToDatabaseFiles(world: World): Map<string, string> {
   const files = new Map<string, string>();
   files.set(DATABASE_FILES.flights, csv(FLIGHT_COLUMNS, mapRows(values(world.flights), flightToRow)));
-  files.set(DATABASE_FILES.accommodations, csv(ACCOMMODATION_COLUMNS, mapRows(values(world.accommodations), accommodationToRow)));
+  files.set(
+    DATABASE_FILES.accommodations,
+    csv(ACCOMMODATION_COLUMNS, mapRows(values(world.accommodations), accommodationToRow)),
+  );
   files.set(DATABASE_FILES.restaurants, csv(RESTAURANT_COLUMNS, mapRows(values(world.restaurants), restaurantToRow)));
   files.set(DATABASE_FILES.attractions, csv(ATTRACTION_COLUMNS, mapRows(values(world.attractions), attractionToRow)));
   files.set(DATABASE_FILES.distances, csv(DISTANCE_COLUMNS, mapRows(world.drives.values(), driveToRow)));
@@ -95,7 +119,8 @@ export function worldFromDatabaseFiles(readRows: RowSource, readText: TextSource
       try {
         item = from(row);
       } catch (e) {
-        if (!(e instanceof RowError) || !onSkip) throw new Error(`${path} row ${line}: ${(e as Error).message}`, { cause: e });
+        if (!(e instanceof RowError) || !onSkip)
+          throw new Error(`${path} row ${line}: ${(e as Error).message}`, { cause: e });
         onSkip(path, line, e.message);
         return;
       }

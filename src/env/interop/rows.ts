@@ -8,7 +8,15 @@ import type { Accommodation, Attraction, Drive, Flight, Restaurant, RoomTypeValu
 export type RawRow = Record<string, unknown>;
 
 export const FLIGHT_COLUMNS = [
-  'Flight Number', 'Price', 'DepTime', 'ArrTime', 'ActualElapsedTime', 'FlightDate', 'OriginCityName', 'DestCityName', 'Distance',
+  'Flight Number',
+  'Price',
+  'DepTime',
+  'ArrTime',
+  'ActualElapsedTime',
+  'FlightDate',
+  'OriginCityName',
+  'DestCityName',
+  'Distance',
 ] as const;
 export const ACCOMMODATION_COLUMNS = [
   'NAME', 'price', 'room type', 'house_rules', 'minimum nights', 'maximum occupancy', 'review rate number', 'city',
@@ -24,7 +32,8 @@ const ROOM_TYPES: readonly RoomTypeValue[] = ['Entire home/apt', 'Private room',
 
 function text(row: RawRow, col: string): string {
   const v = row[col];
-  if (v === undefined || v === null || (typeof v === 'number' && Number.isNaN(v))) throw new RowError(`missing "${col}"`);
+  if (v === undefined || v === null || (typeof v === 'number' && Number.isNaN(v)))
+    throw new RowError(`missing "${col}"`);
   const s = String(v).trim();
   if (s === '') throw new RowError(`empty "${col}"`);
   return s;
@@ -37,7 +46,8 @@ function num(row: RawRow, col: string): number {
   return n;
 }
 
-/** True when every listed column holds a value: the official readers call pandas `dropna()`, so a row with an empty cell does not exist for them. */
+/** True when every listed column holds a value: the official readers call pandas `dropna()`, so a row with an empty
+ * cell does not exist for them. */
 export function rowIsComplete(row: RawRow, columns: readonly string[]): boolean {
   return columns.every((c) => {
     const v = row[c];

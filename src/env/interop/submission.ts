@@ -1,6 +1,18 @@
 // TravelPlanner's JSON records <-> the lab's types: query objects (with `idx`), submission plans
 // ({"idx", "query", "plan"}) and verdict lines. Pure (no file system).
-import type { CommonsenseKey, HardKey, HouseRule, Level, LocalConstraint, Plan, PlanDay, Query, RoomTypeConstraint, TransportationConstraint, Verdicts } from '../types.ts';
+import type {
+  CommonsenseKey,
+  HardKey,
+  HouseRule,
+  Level,
+  LocalConstraint,
+  Plan,
+  PlanDay,
+  Query,
+  RoomTypeConstraint,
+  TransportationConstraint,
+  Verdicts,
+} from '../types.ts';
 import { COMMONSENSE_KEYS, HARD_KEYS } from '../types.ts';
 import { parsePythonLiteral } from '../pythonLiteral.ts';
 
@@ -23,7 +35,8 @@ const LEVELS: readonly Level[] = ['easy', 'medium', 'hard'];
  * `date` and `local_constraint` are Python-literal strings ("['2022-03-16', …]", "{'house rule': None, …}").
  */
 export function queryFromTravelPlanner(raw: unknown): TravelPlannerQuery {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new RecordError('a query must be a JSON object');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new RecordError('a query must be a JSON object');
   const o = raw as Record<string, unknown>;
   const str = (k: string): string => {
     if (typeof o[k] !== 'string' || o[k] === '') throw new RecordError(`query needs a text "${k}"`);
@@ -32,7 +45,9 @@ export function queryFromTravelPlanner(raw: unknown): TravelPlannerQuery {
   const int = (k: string, allowed?: readonly number[]): number => {
     const v = o[k];
     if (typeof v !== 'number' || !Number.isInteger(v) || (allowed && !allowed.includes(v))) {
-      throw new RecordError(`query "${k}" must be ${allowed ? `one of ${allowed.join(', ')}` : 'an integer'}, got ${JSON.stringify(v)}`);
+      throw new RecordError(
+        `query "${k}" must be ${allowed ? `one of ${allowed.join(', ')}` : 'an integer'}, got ${JSON.stringify(v)}`,
+      );
     }
     return v;
   };
@@ -42,11 +57,13 @@ export function queryFromTravelPlanner(raw: unknown): TravelPlannerQuery {
     throw new RecordError('query "date" must be a list of YYYY-MM-DD dates');
   }
   const lc = literal(o.local_constraint);
-  if (lc === null || typeof lc !== 'object' || Array.isArray(lc)) throw new RecordError('query needs a "local_constraint" object');
+  if (lc === null || typeof lc !== 'object' || Array.isArray(lc))
+    throw new RecordError('query needs a "local_constraint" object');
   const c = lc as Record<string, unknown>;
   const oneOf = <T extends string>(k: string, allowed: readonly T[]): T | null => {
     const v = c[k] ?? null;
-    if (v !== null && !allowed.includes(v as T)) throw new RecordError(`local_constraint "${k}" must be null or one of ${allowed.join(', ')}`);
+    if (v !== null && !allowed.includes(v as T))
+      throw new RecordError(`local_constraint "${k}" must be null or one of ${allowed.join(', ')}`);
     return v as T | null;
   };
   const cuisine = c.cuisine ?? null;
@@ -90,7 +107,15 @@ export function toSubmission(idx: number, query: Query, plan: Plan | null): Subm
   return { idx, query: query.query, plan };
 }
 
-const PLAN_TEXT_FIELDS = ['current_city', 'transportation', 'breakfast', 'attraction', 'lunch', 'dinner', 'accommodation'] as const;
+const PLAN_TEXT_FIELDS = [
+  'current_city',
+  'transportation',
+  'breakfast',
+  'attraction',
+  'lunch',
+  'dinner',
+  'accommodation',
+] as const;
 
 /**
  * A submission's `plan` -> Plan, or null when nothing was delivered (null, missing, or an empty
@@ -104,13 +129,15 @@ export function planFromSubmission(raw: unknown): Plan | null {
   if (!Array.isArray(raw)) throw new RecordError('"plan" must be a list of day objects or null');
   const plan: PlanDay[] = [];
   raw.forEach((day, i) => {
-    if (day === null || typeof day !== 'object' || Array.isArray(day)) throw new RecordError(`plan day ${i + 1} is not an object`);
+    if (day === null || typeof day !== 'object' || Array.isArray(day))
+      throw new RecordError(`plan day ${i + 1} is not an object`);
     const d = day as Record<string, unknown>;
     if (Object.keys(d).length === 0) return;
     const out = { days: typeof d.days === 'number' ? d.days : typeof d.day === 'number' ? d.day : i + 1 } as PlanDay;
     for (const f of PLAN_TEXT_FIELDS) {
       const v = d[f];
-      if (v !== undefined && v !== null && typeof v !== 'string') throw new RecordError(`plan day ${i + 1} "${f}" is not text`);
+      if (v !== undefined && v !== null && typeof v !== 'string')
+        throw new RecordError(`plan day ${i + 1} "${f}" is not text`);
       out[f] = (v as string | undefined) ?? '';
     }
     plan.push(out);

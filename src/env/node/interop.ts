@@ -31,7 +31,8 @@ function writeText(dir: string, rel: string, text: string): void {
 
 const jsonl = (items: unknown[]) => items.map((x) => JSON.stringify(x)).join('\n') + (items.length ? '\n' : '');
 
-/** Write `world` in TravelPlanner's database layout under `dir`, plus queries/plans/verdicts (idx = position + 1, as TravelPlanner numbers submissions). Returns the files written. */
+/** Write `world` in TravelPlanner's database layout under `dir`, plus queries/plans/verdicts (idx = position + 1, as
+ * TravelPlanner numbers submissions). Returns the files written. */
 export function exportWorld(dir: string, world: World, extras: ExportExtras = {}): string[] {
   const written: string[] = [];
   for (const [rel, text] of worldToDatabaseFiles(world)) {
@@ -117,7 +118,8 @@ export function forEachCsvRow(path: string, onRow: (row: RawRow) => void, chunkB
   }
 }
 
-/** Read a JSON-lines file: one entry per non-blank line, with its 1-based line number; bad JSON is reported, not thrown. */
+/** Read a JSON-lines file: one entry per non-blank line, with its 1-based line number; bad JSON is reported, not
+ * thrown. */
 export function readJsonLines(path: string): { line: number; value?: unknown; error?: string }[] {
   const out: { line: number; value?: unknown; error?: string }[] = [];
   if (!existsSync(path)) throw new Error(`no such file: ${path}`);

@@ -28,8 +28,11 @@ const MechanismsSchema = v.object({
 
 export type MechanismEntry = Read<FindingMechanism & { command: string; commit: string; date: string }>;
 
-/** each finding's mechanism by id, from the record's text keyed by its path; an unreadable record is one error for every finding */
-export function readMechanisms(texts: Record<string, string>): Map<string, MechanismEntry> | { error: string } | undefined {
+/** each finding's mechanism by id, from the record's text keyed by its path; an unreadable record is one error for
+ * every finding */
+export function readMechanisms(
+  texts: Record<string, string>,
+): Map<string, MechanismEntry> | { error: string } | undefined {
   const [path, text] = Object.entries(texts)[0] ?? [];
   if (path === undefined) return undefined;
   let raw: unknown;
@@ -39,12 +42,22 @@ export function readMechanisms(texts: Record<string, string>): Map<string, Mecha
     return { error: `${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
   }
   const parsed = v.safeParse(MechanismsSchema, raw);
-  if (!parsed.success) return { error: `${path} is not a mechanisms record: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}` };
+  if (!parsed.success)
+    return {
+      error: `${path} is not a mechanisms record: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}`,
+    };
   const r = parsed.output;
-  return new Map(r.findings.map((f) => [f.id, { table: { ...f, command: r.command, commit: r.commit, date: r.date } }]));
+  return new Map(
+    r.findings.map((f) => [f.id, { table: { ...f, command: r.command, commit: r.commit, date: r.date } }]),
+  );
 }
 
-const record = readMechanisms(import.meta.glob('/results/findings/mechanisms.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>);
+const record = readMechanisms(
+  import.meta.glob('/results/findings/mechanisms.json', { eager: true, query: '?raw', import: 'default' }) as Record<
+    string,
+    string
+  >,
+);
 
 /** the committed mechanism of a finding: its figures, an error, or undefined when none is committed */
 export function mechanismOf(id: string): MechanismEntry | undefined {

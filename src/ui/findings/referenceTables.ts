@@ -17,14 +17,25 @@ const QuickSchema = v.object({
   claim: v.string(),
   rows: v.array(v.string()),
   cols: v.array(v.string()),
-  cells: v.array(v.object({
-    row: v.string(),
-    col: v.string(),
-    lab: v.nullable(pct),
-    paper: v.nullable(pct),
-    best: v.boolean(),
-    run: v.nullable(v.object({ where: v.string(), successStart: v.number(), successFinal: v.number(), oodStart: v.number(), oodFinal: v.number(), wallSeconds: v.number() })),
-  })),
+  cells: v.array(
+    v.object({
+      row: v.string(),
+      col: v.string(),
+      lab: v.nullable(pct),
+      paper: v.nullable(pct),
+      best: v.boolean(),
+      run: v.nullable(
+        v.object({
+          where: v.string(),
+          successStart: v.number(),
+          successFinal: v.number(),
+          oodStart: v.number(),
+          oodFinal: v.number(),
+          wallSeconds: v.number(),
+        }),
+      ),
+    }),
+  ),
   description: v.string(),
   command: v.string(),
   commit: v.string(),
@@ -58,9 +69,13 @@ const call = <T extends string>(xs: readonly T[]) => v.picklist(xs);
 
 const interval = v.object({ lo: v.number(), hi: v.number() });
 /** an interval at the level its call is made at (tables made before it have only ci95) */
-const levelInterval = v.optional(v.nullable(v.object({ lo: v.number(), hi: v.number(), level: v.number(), holm: v.boolean() })));
+const levelInterval = v.optional(
+  v.nullable(v.object({ lo: v.number(), hi: v.number(), level: v.number(), holm: v.boolean() })),
+);
 /** the equivalence test at the plan's δ (tables made before it have none) */
-const equivalence = v.optional(v.nullable(v.object({ delta: v.number(), p: v.number(), pAdjusted: v.number(), shown: v.boolean() })));
+const equivalence = v.optional(
+  v.nullable(v.object({ delta: v.number(), p: v.number(), pAdjusted: v.number(), shown: v.boolean() })),
+);
 const GainPairSchema = v.object({
   higher: v.string(),
   lower: v.string(),
@@ -104,9 +119,17 @@ const GainSchema = v.object({
   size: v.string(),
   cells: v.array(GainCellSchema),
   nullControl: v.array(GainCellSchema),
-  compares: v.object({ doc: v.string(), alpha: v.number(), pairs: v.array(GainPairSchema), delta: v.optional(v.nullable(v.record(v.string(), v.number()))),
-    interactions: v.optional(v.array(GainInteractionSchema)) }),
-  direction: v.object({ call: call(['agrees', 'agrees in part', 'disagrees', 'mixed', 'not resolved', 'interim']), sentence: v.string() }),
+  compares: v.object({
+    doc: v.string(),
+    alpha: v.number(),
+    pairs: v.array(GainPairSchema),
+    delta: v.optional(v.nullable(v.record(v.string(), v.number()))),
+    interactions: v.optional(v.array(GainInteractionSchema)),
+  }),
+  direction: v.object({
+    call: call(['agrees', 'agrees in part', 'disagrees', 'mixed', 'not resolved', 'interim']),
+    sentence: v.string(),
+  }),
   command: v.string(),
   commit: v.string(),
   date: v.string(),
@@ -136,7 +159,8 @@ function readTables<T>(texts: Record<string, string>, schema: v.GenericSchema): 
     if (!parsed.success) {
       const issue = parsed.issues[0];
       out.set(id, { error: `${path} is not a finding table: ${v.getDotPath(issue) ?? 'the file'} ${issue.message}` });
-    } else if ((parsed.output as { id: string }).id !== id) out.set(id, { error: `${path} holds the table of ${(parsed.output as { id: string }).id}, not ${id}` });
+    } else if ((parsed.output as { id: string }).id !== id)
+      out.set(id, { error: `${path} holds the table of ${(parsed.output as { id: string }).id}, not ${id}` });
     else out.set(id, { table: parsed.output as T });
   }
   return out;
@@ -157,25 +181,40 @@ const InteractionTestSchema = v.object({
   date: v.string(),
   commit: v.string(),
   command: v.string(),
-  plan: v.object({ date: v.string(), commit: v.string(), firstSeed: v.number(), lastSeed: v.number(), runs: v.number(), finished: v.number() }),
-  results: v.array(v.object({
-    finding: v.picklist(['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7']),
-    interaction: v.string(),
-    finished: v.tuple([v.number(), v.number(), v.number(), v.number()]),
-    cells: v.pipe(v.array(v.object({ cell: v.string(), n: v.number(), mean: v.nullable(v.number()), sd: v.nullable(v.number()) })), v.length(4)),
-    planned: v.number(),
-    alpha: v.number(),
-    paper: v.nullable(v.number()),
-    difference: v.nullable(v.number()),
-    ci95: v.nullable(interval),
-    interval: levelInterval,
-    df: v.nullable(v.number()),
-    p: v.nullable(v.number()),
-    call: call(['supports', 'contradicts', 'not resolved', 'interim']),
-  })),
+  plan: v.object({
+    date: v.string(),
+    commit: v.string(),
+    firstSeed: v.number(),
+    lastSeed: v.number(),
+    runs: v.number(),
+    finished: v.number(),
+  }),
+  results: v.array(
+    v.object({
+      finding: v.picklist(['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7']),
+      interaction: v.string(),
+      finished: v.tuple([v.number(), v.number(), v.number(), v.number()]),
+      cells: v.pipe(
+        v.array(
+          v.object({ cell: v.string(), n: v.number(), mean: v.nullable(v.number()), sd: v.nullable(v.number()) }),
+        ),
+        v.length(4),
+      ),
+      planned: v.number(),
+      alpha: v.number(),
+      paper: v.nullable(v.number()),
+      difference: v.nullable(v.number()),
+      ci95: v.nullable(interval),
+      interval: levelInterval,
+      df: v.nullable(v.number()),
+      p: v.nullable(v.number()),
+      call: call(['supports', 'contradicts', 'not resolved', 'interim']),
+    }),
+  ),
 });
 
-/** the interactions' planned test (results/findings/interactions-test.json), checked; undefined when none is committed */
+/** the interactions' planned test (results/findings/interactions-test.json), checked; undefined when none is
+ * committed */
 export function readInteractionTest(texts: Record<string, string>): Read<InteractionTestRecord> | undefined {
   const [path, text] = Object.entries(texts)[0] ?? [];
   if (path === undefined) return undefined;
@@ -186,17 +225,34 @@ export function readInteractionTest(texts: Record<string, string>): Read<Interac
     return { error: `${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
   }
   const parsed = v.safeParse(InteractionTestSchema, raw);
-  if (!parsed.success) return { error: `${path} is not an interactions test: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}` };
+  if (!parsed.success)
+    return {
+      error: `${path} is not an interactions test: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}`,
+    };
   return { table: parsed.output as InteractionTestRecord };
 }
 
 // bundled by Vite at build time; an absent folder or file simply gives no entry
-const quick = import.meta.glob('/results/findings-quick/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
-const standard = import.meta.glob('/results/findings/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+const quick = import.meta.glob('/results/findings-quick/*/table.json', {
+  eager: true,
+  query: '?raw',
+  import: 'default',
+}) as Record<string, string>;
+const standard = import.meta.glob('/results/findings/*/table.json', {
+  eager: true,
+  query: '?raw',
+  import: 'default',
+}) as Record<string, string>;
 
 /** the quick reference tables by finding id */
 export const REFERENCE_TABLES = readReferenceTables(quick);
 /** the standard tables by finding id (none until the standard sweep has committed them) */
 export const STANDARD_TABLES = readGainTables(standard);
 /** the interactions' planned test on fresh seeds, when committed */
-export const INTERACTION_TEST = readInteractionTest(import.meta.glob('/results/findings/interactions-test.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>);
+export const INTERACTION_TEST = readInteractionTest(
+  import.meta.glob('/results/findings/interactions-test.json', {
+    eager: true,
+    query: '?raw',
+    import: 'default',
+  }) as Record<string, string>,
+);
