@@ -15,8 +15,7 @@
 // attention read straight out of qkv (row-wise: seeds are rows), and the linear layers through
 // kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
 // each row through its own seed's weights): 7 dispatches a layer, as Policy's, at any S (25 on the plain path).
-// wasm runs a batched matMul as a naive loop, so there each seed's weights go through their own 2-D matMul
-// (seedMatMul): S seeds cost S seeds' time — correct, not the lever; the stack is built for webgpu.
+// wasm runs a batched matMul as a naive loop, so there each seed has its own 2-D matMul (seedMatMul).
 import * as tf from '@tensorflow/tfjs';
 import { Policy } from './transformer.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
@@ -24,6 +23,7 @@ import { attendCached, cachedAttentionBias, decodePositions } from './cachedAtte
 import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
 import { causalAttention, gelu, logSoftmaxLast, matMul, softmaxLast } from './ops.ts';
+import { seedMatMul } from './seedMatMul.ts';
 import { alibiSlopes, parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
 import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
@@ -35,14 +35,6 @@ import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.
 const NEG = -1e9; // Policy's additive mask
 /** as transformer.ts: backends whose training attention goes one head at a time */
 const PER_HEAD_ATTENTION = new Set(['wasm', 'cpu']);
-
-/** a [S, N, K]·b [S, K, M] (b [S, M, K] transposed when transposeB), differentiable: one batched matMul,
- *  but on wasm, whose batched matMul is a naive loop (~20× slower than its 2-D XNNPACK path), one 2-D a seed */
-export function seedMatMul(a: tf.Tensor3D, b: tf.Tensor3D, transposeB = false): tf.Tensor3D {
-  if (tf.getBackend() !== 'wasm') return matMul(a, b, false, transposeB);
-  const bs = tf.unstack(b) as tf.Tensor2D[];
-  return tf.stack((tf.unstack(a) as tf.Tensor2D[]).map((x, s) => matMul(x, bs[s], false, transposeB))) as tf.Tensor3D;
-}
 
 export class SeedStackedPolicy {
   readonly config: ModelConfig;

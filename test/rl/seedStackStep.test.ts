@@ -153,7 +153,9 @@ describe('S-seed PPO update = S separate updates (synthetic rows, a small model)
 describe('S-seed RL step = S separate runs (tiny world, shipped s checkpoint)', () => {
   const config = rlConfigFor('grpo', { queriesPerStep: 2, groupSize: 2, steps: 4, miniBatches: 2, microBatchTokens: 512, klCoef: 0.01 });
 
-  it('wasm: two seeds, two steps', async () => {
-    await compare('wasm', config, 2);
+  // one step: the rollout copies are checked to hold the stack's weights exactly after it (so a next step's
+  // rollouts are the separate runs'), and the optimizer's state across steps is the test above's
+  it('wasm: two seeds, one step', async () => {
+    await compare('wasm', config, 1);
   }, 300_000);
 });
