@@ -4,7 +4,6 @@
 // whole step's, are in test/rl/seedStackStep.test.ts.
 // Opt-in (STAR_SEEDS_WEBGPU_TEST=1), as test/node/seedStackWebgpu.test.ts: SwiftShader's shader compiles take
 // tens of seconds on the 2-core machine.
-import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { useNodeBackend } from '../../src/node/nodeBackend.ts';
 import { Policy, type ModelConfig } from '../../src/model/transformer.ts';
