@@ -1,7 +1,8 @@
 // The S-seed RL step (rl/seedStackStep.ts) against S separate runs (RlTrainer, one per seed, each its own
 // seed and initial weights): after each step every seed's weights, losses and rewards within 1e-5.
-// The setting exercises what can tell seeds apart: two mini-batches, several micro-batches per mini-batch
-// (a small token budget), the KL reference, constrained plans (bans) and seeds with different weights.
+// The settings exercise what can tell seeds apart: two mini-batches, several micro-batches per mini-batch
+// (the update test's small token budget), a seed with a mini-batch fewer, the KL reference, constrained plans
+// (bans) and seeds with different weights.
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -12,8 +13,8 @@ import { rlConfigFor, type RlConfig } from '../../src/rl/rlConfig.ts';
 import { RlTrainer, type Metrics } from '../../src/rl/rlTrainer.ts';
 import { SeedStackTrainer } from '../../src/rl/seedStackStep.ts';
 import { Rng } from '../../src/env/random.ts';
-import { Policy, preset } from '../../src/model/transformer.ts';
-import { VOCAB } from '../../src/agent/vocab.ts';
+import { Policy, type ModelConfig } from '../../src/model/transformer.ts';
+import { PAD } from '../../src/agent/vocab.ts';
 import { AdamW } from '../../src/rl/optimizer.ts';
 import { ppoUpdate, type UpdateRow } from '../../src/rl/rlUpdate.ts';
 import { RL_ADAMW } from '../../src/rl/rlTrainer.ts';
@@ -102,10 +103,10 @@ function syntheticRows(groups: number, flat: readonly number[], seed: number): U
   const out: UpdateRow[] = [];
   for (let g = 0; g < groups; g++) {
     for (let k = 0; k < 2; k++) {
-      const tokens = Array.from({ length: 12 + rng.int(28) }, () => 1 + rng.int(VOCAB.size - 1));
+      const tokens = Array.from({ length: 12 + rng.int(28) }, () => 1 + rng.int(15)); // 0 is the padding id
       const lossMask = tokens.map((_, t) => (t >= 6 && t % 7 !== 3 ? 1 : 0));
       const logProbs = lossMask.map((m, t) => (m ? -2.5 + 2 * Math.sin(t + 3 * k + g + seed) : 0)); // ratios from clipped to not
-      const bans = lossMask.flatMap((m, index) => (m && index % 5 === 0 ? [{ index, ids: [1 + rng.int(8), 20 + rng.int(8)] }] : []));
+      const bans = lossMask.flatMap((m, index) => (m && index % 5 === 0 ? [{ index, ids: [1 + rng.int(4), 8 + rng.int(4)] }] : []));
       out.push({ episode: { tokens, lossMask, logProbs, bans }, group: g, advantage: flat.includes(g) ? 0 : rng.next() * 2 - 1 });
     }
   }
@@ -113,10 +114,11 @@ function syntheticRows(groups: number, flat: readonly number[], seed: number): U
 }
 
 describe('S-seed PPO update = S separate updates (synthetic rows, a small model)', () => {
+  it('the padding id is 0, which the rows never draw', () => expect(PAD).toBe(0));
   // seed 0: 3 groups with signal → 2 mini-batches; seed 1: one of 2 → 1 (its optimizer skips the second, and its
   // bias corrections then run a step behind seed 0's); a 64-token budget gives each seed its own micro-batch count
   const config = rlConfigFor('grpo', { miniBatches: 2, microBatchTokens: 64, klCoef: 0.01 });
-  const model = { ...preset('s', VOCAB.size, 48), dModel: 16, nLayers: 2, nHeads: 2, dFF: 32 };
+  const model: ModelConfig = { vocabSize: 16, contextLength: 48, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32, positions: 'alibi' };
   it.each(['cpu', 'wasm'] as const)('%s: weights and metrics within 1e-5 after two updates', async (backend) => {
     await tf.setBackend(backend);
     const seeds = [4, 9];
@@ -151,7 +153,7 @@ describe('S-seed PPO update = S separate updates (synthetic rows, a small model)
 });
 
 describe('S-seed RL step = S separate runs (tiny world, shipped s checkpoint)', () => {
-  const config = rlConfigFor('grpo', { queriesPerStep: 2, groupSize: 2, steps: 4, miniBatches: 2, microBatchTokens: 512, klCoef: 0.01 });
+  const config = rlConfigFor('grpo', { queriesPerStep: 2, groupSize: 2, steps: 4, miniBatches: 2, klCoef: 0.01 });
 
   // one step: the rollout copies are checked to hold the stack's weights exactly after it (so a next step's
   // rollouts are the separate runs'), and the optimizer's state across steps is the test above's
