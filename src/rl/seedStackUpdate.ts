@@ -1,10 +1,11 @@
 // The PPO update of S seeds in one program: rlUpdate.ts's update for every seed at once, on the seed
 // stack (model/seedStack.ts), equal seed by seed to the seed's own ppoUpdate. Read top to bottom:
 //
-//   per seed: its plan (rlUpdate.ts planUpdate: mini-batches, micro-batches, weights), as its own run plans
-//   per mini-batch k: per micro-batch j: each seed's j-th micro-batch laid into one [S, B, T] batch
-//     (padded to the longest seed's; a seed with fewer micro-batches gets an empty one) ─ one forward and
-//     backward for all seeds ─ gradients summed ─ one AdamW step of the seeds whose own run steps here
+//   per seed: its plan (rlUpdate.ts planUpdate: mini-batches, weights), as its own run plans
+//   per mini-batch k: its rows of every seed cut into rounds together (jointRounds) ─ per round: each seed's
+//     rows laid into one [S, B, T] batch (padded to the longest; a seed with no rows left gets an empty one)
+//     ─ one forward and backward for all seeds ─ gradients summed ─ one AdamW step of the seeds whose own
+//     run steps here
 //
 // The loss of the stack is the sum of the seeds' losses, so seed s's gradient is its own run's. The loss is
 // rlLoss.ts's, position by position; a seed's positions are gathered into [S, P] (P: the most of any seed,
@@ -73,7 +74,9 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
   const plans = rows.map((r, s) => planUpdate(c, ctx.step, ctx.stack.config.contextLength, r, tokenAdvantages[s]));
   plans.forEach((p, s) => checkFinite(ctx.step, p.trainable, p.targets, tokenAdvantages[s]));
   const miniBatches = Math.max(0, ...plans.map((p) => p.plan.length));
-  checkMemory(ctx, plans);
+  // per mini-batch, per seed: its rows in rounds cut together (see jointRounds)
+  const rounds = Array.from({ length: miniBatches }, (_, k) => jointRounds(plans, k, c.microBatchTokens));
+  checkMemory(ctx, plans, rounds);
   const out = plans.map(() => ({ 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0,
     'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 }));
   const done = plans.map(() => 0);
@@ -83,12 +86,13 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
   for (let k = 0; k < miniBatches; k++) {
     const stepping = plans.map((p) => k < p.plan.length);
     // per seed: its mini-batch's aggregation weights, cut per micro-batch into RlBatches (rlUpdate.ts's)
-    const seedBatches = plans.map((p, s) => (stepping[s] ? microBatchesOf(p, k, tokenAdvantages[s], c) : []));
-    const rounds = Math.max(...seedBatches.map((b) => b.length));
+    const seedBatches = plans.map((p, s) =>
+      (stepping[s] ? microBatchesOf(p, k, rounds[k][s], tokenAdvantages[s], c) : []));
+    const roundCount = Math.max(...seedBatches.map((b) => b.length));
     let grads: Record<string, tf.Tensor> | null = null;
     const parts: tf.Tensor1D[][] = []; // per micro-batch round: each statistic, [S]
     try {
-      for (let j = 0; j < rounds; j++) {
+      for (let j = 0; j < roundCount; j++) {
         const batch = stackBatches(seedBatches.map((b) => b[j] ?? null));
         const ref = c.klCoef > 0 ? referenceLogProbs(ctx, batch) : null;
         const previous: Record<string, tf.Tensor> | null = grads;
@@ -113,7 +117,8 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
       }
       const g = grads!;
       // each statistic summed over the seed's micro-batches, in their order (ppoUpdate's sums)
-      const read = await Promise.all(parts.map((p) => Promise.all(p.map(async (t) => (await t.data()) as Float32Array))));
+      const readRound = (p: tf.Tensor1D[]) => Promise.all(p.map(async (t) => (await t.data()) as Float32Array));
+      const read = await Promise.all(parts.map(readRound));
       const stat = (s: number, name: Stat) =>
         read.slice(0, seedBatches[s].length).reduce((a, r) => a + r[STATS.indexOf(name)][s], 0);
       const normT = tf.tidy(() => perSeedNormScale(g, S, c.maxGradNorm).norms);
@@ -150,17 +155,35 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
   });
 }
 
-/** seed plan p's mini-batch k as its micro-batches' RlBatches, each with the whole mini-batch's weights
- *  (ppoUpdate's) */
-function microBatchesOf(p: UpdatePlan, k: number, tokenAdvantages: Map<UpdateRow, number[]> | null,
-  c: RlConfig): RlBatch[] {
+/**
+ * Mini-batch k's rows of every seed cut into rounds together, per seed its list of micro-batches (indices into
+ * its trainable rows): a round's length T is the longest row any seed has left, and each seed takes its longest
+ * rows left while they fit the token budget at T (a row past the budget alone; budget 0: one round). Pairing
+ * each seed's own micro-batches instead would pad every round to the largest seed's rows and length. The
+ * gradient is the same sum either way; only the float order changes, as ppoUpdate's micro-batches change it.
+ */
+function jointRounds(plans: readonly UpdatePlan[], k: number, budget: number): number[][][] {
+  const left = plans.map((p) => [...(p.plan[k] ?? [])].sort((a, b) => p.padded[b] - p.padded[a] || a - b));
+  const out = plans.map(() => [] as number[][]);
+  while (left.some((l) => l.length > 0)) {
+    const T = Math.max(...left.map((l, s) => (l.length ? plans[s].padded[l[0]] : 0)));
+    const B = budget > 0 ? Math.max(1, Math.floor(budget / T)) : Infinity;
+    left.forEach((l, s) => { if (l.length) out[s].push(l.splice(0, B)); });
+  }
+  return out;
+}
+
+/** seed plan p's mini-batch k cut into `micro` (lists of its trainable rows) as RlBatches, each with the whole
+ *  mini-batch's weights (ppoUpdate's) */
+function microBatchesOf(p: UpdatePlan, k: number, micro: readonly number[][],
+  tokenAdvantages: Map<UpdateRow, number[]> | null, c: RlConfig): RlBatch[] {
   const members = p.plan[k];
   const rowOf = members.flatMap((i, b) => p.targets[i].map(() => b));
   const weights = aggregationWeights(rowOf, c.lossAggregation);
   const offset = new Map<number, number>();
   let at = 0;
   for (const i of members) { offset.set(i, at); at += p.targets[i].length; }
-  return p.micro[k].map((m) => {
+  return micro.map((m) => {
     const w = m.flatMap((i) => Array.from(weights.subarray(offset.get(i)!, offset.get(i)! + p.targets[i].length)));
     return batchOf(m.map((i) => p.trainable[i]), m.map((i) => p.targets[i]), tokenAdvantages, p.padded[m[0]],
       Float32Array.from(w), rowOf.length);
@@ -278,18 +301,16 @@ function stackedLoss(stack: SeedStackedPolicy, batch: StackedBatch, c: RlConfig,
 }
 
 /** on wasm: fails, naming what to lower, when a round's stacked micro-batch (S seeds × its rows × T) would not fit */
-function checkMemory(ctx: SeedStackUpdateContext, plans: readonly UpdatePlan[]): void {
+function checkMemory(ctx: SeedStackUpdateContext, plans: readonly UpdatePlan[], rounds: readonly number[][][][]): void {
   if (tf.getBackend() !== 'wasm') return;
   const room = WASM_TRAINING_HEAP - tf.memory().numBytes;
   const S = ctx.stack.seeds;
   let worst = 0;
-  const K = Math.max(0, ...plans.map((p) => p.plan.length));
-  for (let k = 0; k < K; k++) {
-    const J = Math.max(0, ...plans.map((p) => p.micro[k]?.length ?? 0));
-    for (let j = 0; j < J; j++) {
-      const at = plans.map((p) => p.micro[k]?.[j]).filter((m) => m !== undefined);
+  for (const perSeed of rounds) {
+    for (let j = 0; perSeed.some((m) => j < m.length); j++) {
+      const at = perSeed.map((m) => m[j] ?? []);
       const B = Math.max(...at.map((m) => m.length));
-      const T = Math.max(...plans.flatMap((p) => (p.micro[k]?.[j] ?? []).map((i) => p.padded[i])));
+      const T = Math.max(...at.flatMap((m, s) => m.map((i) => plans[s].padded[i])));
       worst = Math.max(worst, trainingBytes(ctx.stack.config, S * B * T, T));
     }
   }
