@@ -15,8 +15,7 @@
 // attention read straight out of qkv (row-wise: seeds are rows), and the linear layers through
 // kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
 // each row through its own seed's weights): 7 dispatches a layer, as Policy's, at any S (25 on the plain path).
-// wasm runs a batched matMul as a naive loop (transformer.ts PER_HEAD_ATTENTION), so there a stack is
-// correct but not the lever; it is built for webgpu.
+// wasm runs a batched matMul as a naive loop, so there each seed has its own 2-D matMul (seedMatMul).
 import * as tf from '@tensorflow/tfjs';
 import { Policy } from './transformer.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
@@ -24,6 +23,7 @@ import { attendCached, cachedAttentionBias, decodePositions } from './cachedAtte
 import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
 import { causalAttention, gelu, logSoftmaxLast, matMul, softmaxLast } from './ops.ts';
+import { seedMatMul } from './seedMatMul.ts';
 import { alibiSlopes, parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
 import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
@@ -92,15 +92,25 @@ export class SeedStackedPolicy {
 
   /** seed s's weights as a Policy (a copy; the caller disposes it) */
   seedPolicy(s: number): Policy {
-    if (!Number.isInteger(s) || s < 0 || s >= this.seeds) throw new Error(`SeedStackedPolicy: seed index ${s} outside [0, ${this.seeds})`);
     const policy = new Policy(this.config, 0);
+    try {
+      this.copySeedInto(s, policy);
+    } catch (e) {
+      policy.dispose();
+      throw e;
+    }
+    return policy;
+  }
+
+  /** seed s's weights assigned to `policy` (of the same config) */
+  copySeedInto(s: number, policy: Policy): void {
+    if (!Number.isInteger(s) || s < 0 || s >= this.seeds) throw new Error(`SeedStackedPolicy: seed ${s} outside [0, ${this.seeds})`);
     tf.tidy(() => {
       for (const [name, v] of policy.params) {
         const w = this.p(name);
         v.assign(w.slice([s, ...w.shape.slice(1).map(() => 0)], [1, ...w.shape.slice(1)]).reshape(v.shape));
       }
     });
-    return policy;
   }
 
   // ---- building blocks: activations [S, N, ·] (N = a seed's rows × tokens) ----------------------
@@ -126,7 +136,7 @@ export class SeedStackedPolicy {
 
   /** x [S, N, Cin] · W [S, Cin, Cout] (+ b [S, 1, Cout]) → [S, N, Cout]: one batched matMul for every seed */
   private linear(x: tf.Tensor3D, w: string, b?: string): tf.Tensor3D {
-    const y = matMul(x, this.p(w) as tf.Tensor3D); // [S, N, Cout]
+    const y = seedMatMul(x, this.p(w) as tf.Tensor3D); // [S, N, Cout]
     return b ? (y.add(this.row(b)) as tf.Tensor3D) : y;
   }
 
@@ -139,19 +149,19 @@ export class SeedStackedPolicy {
 
   /** logits of hidden rows h [S, N, C] (the head tied to each seed's wte) → [S, N, V] */
   private head(h: tf.Tensor3D): tf.Tensor3D {
-    return matMul(h, this.p('wte') as tf.Tensor3D, false, true); // [S, N, C]·[S, V, C]ᵀ
+    return seedMatMul(h, this.p('wte') as tf.Tensor3D, true); // [S, N, C]·[S, V, C]ᵀ
   }
 
   // ---- full-sequence forward (training) ------------------------------------------------------
 
-  /** tokens int32 [S, B, T] (seed s's rows in tokens[s]) → final hidden states [S, B·T, C] */
-  private hidden(tokens: tf.Tensor3D): tf.Tensor3D {
+  /** tokens int32 [S, B, T] (seed s's rows in tokens[s]) → final hidden states [S, B·T, C]. Use inside tf.tidy. */
+  hidden(tokens: tf.Tensor3D): tf.Tensor3D {
     const [S, B, T] = tokens.shape;
     if (S !== this.seeds) throw new Error(`SeedStackedPolicy: tokens for ${S} seeds, the stack holds ${this.seeds}`);
     if (T > this.config.contextLength) throw new Error(`SeedStackedPolicy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const { vocabSize: V, dModel: C, nHeads: H } = this.config;
     // the embedding as a matMul (what Policy's default 'onehot' is; for 'gather' the same rows exactly)
-    let x = matMul(tf.oneHot(tokens.reshape([S, B * T]), V) as tf.Tensor3D, this.p('wte') as tf.Tensor3D); // [S, B·T, V]·[S, V, C] → [S, B·T, C]
+    let x = seedMatMul(tf.oneHot(tokens.reshape([S, B * T]), V) as tf.Tensor3D, this.p('wte') as tf.Tensor3D); // [S, B·T, C]
     if (this.config.positions !== 'alibi') {
       const wpe = this.p('wpe').slice([0, 0, 0], [S, T, C]).reshape([S, 1, T, C]); // each seed's positions 0..T-1
       x = x.reshape([S, B, T, C]).add(wpe).reshape([S, B * T, C]) as tf.Tensor3D;

@@ -32,6 +32,18 @@ export interface StepProgress { phase: 'rollouts' | 'update' | 'evaluation'; don
  *  last completed step's state */
 export type PausePoint = (at: StepProgress) => Promise<void> | void;
 
+/** a step's rollouts once scored, before its update (RlTrainer.collect) */
+export interface Collected {
+  /** the metrics of what was generated (rewards, success, lengths, …); the update's are added to them */
+  metrics: Metrics;
+  /** the kept groups' rollouts, with their advantages: what the update learns from */
+  rows: ScoredEpisode[];
+  /** ARPO hard attribution: per-token advantages of each row (null otherwise) */
+  tokenAdvantages: Map<ScoredEpisode, number[]> | null;
+  /** every generated rollout, kept or not */
+  generated: ScoredEpisode[];
+}
+
 /** one scored rollout of the latest step (the episode viewer's sample) */
 export interface ScoredEpisode {
   episode: Episode;
@@ -48,7 +60,7 @@ export interface ScoredEpisode {
 
 const STAGE_INDEX: Record<CurriculumStage, number> = { sum: 0, macro: 1, success: 2 };
 /** AdamW for RL: veRL actor defaults (β2 0.999, weight decay 0.01) */
-const RL_ADAMW = { beta1: 0.9, beta2: 0.999, weightDecay: 0.01 };
+export const RL_ADAMW = { beta1: 0.9, beta2: 0.999, weightDecay: 0.01 };
 
 export class RlTrainer {
   readonly optimizer: AdamW;
@@ -131,6 +143,27 @@ export class RlTrainer {
 
   /** one RL step; returns its metrics. Throws (weights untouched by the failing mini-batch) on a NaN loss. */
   async trainStep(): Promise<Metrics> {
+    const got = await this.collect();
+    const m = got.metrics;
+    // ---- update: PPO mini-batches over the kept rollouts
+    const tUpdate = performance.now();
+    const pause = this.pause;
+    const inStep = this.inStep!;
+    const hooks = pause ? {
+      pause: (done: number, total: number) => pause({ phase: 'update', done, total }),
+      // the first of several optimizer steps: keep the state before it, for a stop between them
+      beforeApply: async (k: number, n: number) => { if (k === 0 && n > 1) inStep.before = await this.checkpoint(); },
+    } : {};
+    const ctx = { policy: this.policy, reference: this.reference, optimizer: this.optimizer, config: this.config,
+      step: this.step, ...hooks };
+    Object.assign(m, await ppoUpdate(ctx, got.rows, got.tokenAdvantages));
+    m['time/update'] = (performance.now() - tUpdate) / 1000;
+    return this.endStep(got);
+  }
+
+  /** a step's first half: rollouts, rewards, advantages and the metrics of what was generated (the weights
+   *  untouched; the S-seed step, seedStackStep.ts, runs each seed's and updates them together) */
+  async collect(): Promise<Collected> {
     const c = this.config;
     const m: Metrics = {};
     this.inStep = { rngState: this.rng.getState(), before: null };
@@ -196,23 +229,16 @@ export class RlTrainer {
       Object.assign(m, { 'arpo/branches': branched, 'arpo/fills': gen.filter((e) => e.episode.branch?.fill).length,
         'arpo/tree_depth': Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))) });
     }
+    return { metrics: m, rows: flat, tokenAdvantages, generated: gen };
+  }
 
-    // ---- update: PPO mini-batches over the kept rollouts
-    const tUpdate = performance.now();
-    const pause = this.pause;
-    const inStep = this.inStep;
-    const hooks = pause ? {
-      pause: (done: number, total: number) => pause({ phase: 'update', done, total }),
-      // the first of several optimizer steps: keep the state before it, for a stop between them
-      beforeApply: async (k: number, n: number) => { if (k === 0 && n > 1) inStep.before = await this.checkpoint(); },
-    } : {};
-    Object.assign(m, await ppoUpdate({ policy: this.policy, reference: this.reference, optimizer: this.optimizer, config: c, step: this.step, ...hooks }, flat, tokenAdvantages));
-    m['time/update'] = (performance.now() - tUpdate) / 1000;
-    this.lastEpisodes = gen;
+  /** closes a step whose update has run: its episodes kept, the step counted */
+  endStep(got: Collected): Metrics {
+    this.lastEpisodes = got.generated;
     this.step++;
     this.inStep = null;
-    m['charts/step'] = this.step;
-    return m;
+    got.metrics['charts/step'] = this.step;
+    return got.metrics;
   }
 
   /**

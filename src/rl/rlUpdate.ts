@@ -53,21 +53,10 @@ export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
 export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], tokenAdvantages: Map<UpdateRow, number[]> | null): Promise<Record<string, number>> {
   const c = ctx.config;
   const out = { 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0, 'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 };
-  const lr = c.learningRate * Math.min(1, (ctx.step + 1) / Math.max(1, c.lrWarmupSteps));
-  const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
-  // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
-  const signal = trainable.map((r) => (tokenAdvantages?.get(r) ?? [r.advantage]).some((a) => a !== 0));
-  const targets = trainable.map(targetPositions); // per row: the targets t (token t+1) the policy sampled
-  const plan = miniBatchPlan(trainable.map((r) => r.group), signal, c.miniBatches, c.klCoef > 0);
-  const updateTokens = plan.flat().reduce((n, i) => n + policyTokens(trainable[i]), 0);
-  const zeroTokens = plan.flat().filter((i) => !signal[i]).reduce((n, i) => n + policyTokens(trainable[i]), 0);
-  // each mini-batch's micro-batches (row indices into trainable), packed by padded length under the budget
-  const padded = trainable.map((r) => paddedLength(r.episode.tokens.length, ctx.policy.config.contextLength));
-  const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), c.microBatchTokens).map((m) => m.map((k) => members[k])));
+  const { lr, trainable, targets, plan, padded, micro, diagnostics } =
+    planUpdate(c, ctx.step, ctx.policy.config.contextLength, rows, tokenAdvantages);
   checkMemory(ctx, micro.flat().map((m) => ({ rows: m.length, T: padded[m[0]] })));
   checkFinite(ctx.step, trainable, targets, tokenAdvantages);
-  const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/microbatches': micro.flat().length,
-    'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
   const vars = [...ctx.policy.params.values()];
   const nameOf = new Map([...ctx.policy.params].map(([name, v]) => [v.name, name]));
   let done = 0;
@@ -134,6 +123,41 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
   return { ...out, ...diagnostics };
 }
 
+/** an update's plan: which rows, in which mini-batches and micro-batches (the S-seed step plans each seed with it) */
+export interface UpdatePlan {
+  lr: number;
+  /** the rows with a policy token */
+  trainable: UpdateRow[];
+  /** per trainable row: the targets t (token t+1) the policy sampled */
+  targets: number[][];
+  /** the mini-batches: indices into trainable */
+  plan: number[][];
+  /** per trainable row: its length padded */
+  padded: number[];
+  /** each mini-batch's micro-batches (indices into trainable), packed by padded length under the budget */
+  micro: number[][][];
+  diagnostics: Record<string, number>;
+}
+
+/** the plan of the PPO update of step `step` over `rows` (no tensors) */
+export function planUpdate(c: RlConfig, step: number, contextLength: number, rows: readonly UpdateRow[],
+  tokenAdvantages: Map<UpdateRow, number[]> | null): UpdatePlan {
+  const lr = c.learningRate * Math.min(1, (step + 1) / Math.max(1, c.lrWarmupSteps));
+  const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
+  // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
+  const signal = trainable.map((r) => (tokenAdvantages?.get(r) ?? [r.advantage]).some((a) => a !== 0));
+  const targets = trainable.map(targetPositions);
+  const plan = miniBatchPlan(trainable.map((r) => r.group), signal, c.miniBatches, c.klCoef > 0);
+  const updateTokens = plan.flat().reduce((n, i) => n + policyTokens(trainable[i]), 0);
+  const zeroTokens = plan.flat().filter((i) => !signal[i]).reduce((n, i) => n + policyTokens(trainable[i]), 0);
+  const padded = trainable.map((r) => paddedLength(r.episode.tokens.length, contextLength));
+  const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), c.microBatchTokens)
+    .map((m) => m.map((k) => members[k])));
+  const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/microbatches': micro.flat().length,
+    'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
+  return { lr, trainable, targets, plan, padded, micro, diagnostics };
+}
+
 /**
  * Fails, naming memory and what to lower, when a planned micro-batch (rows × padded length T) would not
  * fit: on wasm its estimated peak (trainingBytes) against the heap left (WASM_TRAINING_HEAP less the live
@@ -157,7 +181,8 @@ function checkMemory(ctx: UpdateContext, planned: { rows: number; T: number }[])
  * loss clamps the log-ratio (rlLoss.ts), which would quietly turn a NaN into a full-size push instead of the
  * NaN that the loss check catches.
  */
-function checkFinite(step: number, rows: UpdateRow[], targets: number[][], tokenAdvantages: Map<UpdateRow, number[]> | null): void {
+export function checkFinite(step: number, rows: UpdateRow[], targets: number[][],
+  tokenAdvantages: Map<UpdateRow, number[]> | null): void {
   rows.forEach((r, i) => {
     const perToken = tokenAdvantages?.get(r);
     const bad = targets[i].find((t) => !Number.isFinite(r.episode.logProbs[t + 1]) || !Number.isFinite(perToken ? perToken[t + 1] : r.advantage));
@@ -169,7 +194,8 @@ function checkFinite(step: number, rows: UpdateRow[], targets: number[][], token
 }
 
 /** rows padded to T, listing their loss positions with old log-probs, advantages, the given weights and bans */
-function batchOf(rows: UpdateRow[], targets: number[][], tokenAdvantages: Map<UpdateRow, number[]> | null, T: number, weights: Float32Array, statCount: number): RlBatch {
+export function batchOf(rows: UpdateRow[], targets: number[][], tokenAdvantages: Map<UpdateRow, number[]> | null,
+  T: number, weights: Float32Array, statCount: number): RlBatch {
   const B = rows.length;
   const tokens = new Int32Array(B * T).fill(PAD); // [B, T], right-padded
   const positions: number[] = [];

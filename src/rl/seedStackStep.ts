@@ -1,0 +1,91 @@
+// The RL step of S seeds of one setting in one program: what a finding's cell is (one setting, many seeds),
+// trained as S separate runs would be — each seed its own Rng, queries, rollouts, rewards and advantages —
+// with the update of every seed in one program (seedStackUpdate.ts on the seed stack, model/seedStack.ts).
+// Seed s's weights after a step equal its own run's (RlTrainer with `seed: seeds[s]`) to float rounding.
+// Read top to bottom:
+//
+//   per seed: rollouts, rewards, advantages (RlTrainer.collect: its Rng, its queries, its weights)
+//     ─ one update for every seed (seedStackUpdate) ─ each seed's rollout weights take the stack's new ones
+//
+// The rollouts are each seed's own, through rollout() with a Policy holding the seed's weights: rollout()
+// calls policy.step() synchronously and samples from one Rng, so S seeds cannot share its decode steps
+// without changing its interface (the stack decodes S seeds as rows of one cache: seedStack.ts step()).
+import type { Policy } from '../model/transformer.ts';
+import { SeedStackedPolicy } from '../model/seedStack.ts';
+import { AdamW } from './optimizer.ts';
+import type { RlConfig } from './rlConfig.ts';
+import type { RlEnvironment } from './rlEnvironment.ts';
+import { RL_ADAMW, RlTrainer, type Collected, type Metrics } from './rlTrainer.ts';
+import { SeedStackedAdamW } from './seedStackOptimizer.ts';
+import { seedStackUpdate } from './seedStackUpdate.ts';
+
+/** S seeds of one setting: the setting's RL config (its `seed` is ignored) and each seed's */
+export interface SeedStackConfig {
+  config: RlConfig;
+  seeds: readonly number[];
+}
+
+export class SeedStackTrainer {
+  readonly seeds: readonly number[];
+  /** every seed's weights, [S, ...] (the trained copy) */
+  readonly stack: SeedStackedPolicy;
+  /** the frozen references, stacked (when klCoef > 0) */
+  readonly reference: SeedStackedPolicy | null;
+  readonly optimizer: SeedStackedAdamW;
+  /** per seed: its Rng, queries, rollouts and scoring, as its own run's (its own optimizer never steps) */
+  readonly trainers: RlTrainer[];
+  step = 0;
+
+  /**
+   * `policies[s]` holds seed s's initial weights and `references[s]` its frozen reference (needed when
+   * klCoef > 0); the caller owns them, and policies[s] follows seed s's weights (its rollouts run on it).
+   */
+  constructor(policies: readonly Policy[], references: readonly Policy[] | null, env: RlEnvironment,
+    c: SeedStackConfig) {
+    const S = c.seeds.length;
+    if (S === 0) throw new Error('SeedStackTrainer: no seeds');
+    if (new Set(c.seeds).size !== S) throw new Error(`SeedStackTrainer: seeds ${c.seeds.join(', ')} repeat one`);
+    if (policies.length !== S) throw new Error(`SeedStackTrainer: ${policies.length} policies for ${S} seeds`);
+    if (c.config.klCoef > 0 && references?.length !== S) {
+      throw new Error(`SeedStackTrainer: klCoef > 0 needs a reference for each of the ${S} seeds`);
+    }
+    this.seeds = c.seeds;
+    this.stack = SeedStackedPolicy.fromPolicies(policies);
+    this.reference = c.config.klCoef > 0 ? SeedStackedPolicy.fromPolicies(references!) : null;
+    this.optimizer = new SeedStackedAdamW(this.stack.params, S, RL_ADAMW);
+    const idle = new AdamW(new Map()); // a trainer's own optimizer: never steps here, holds nothing
+    this.trainers = c.seeds.map((seed, s) =>
+      new RlTrainer(policies[s], references?.[s] ?? null, env, { ...c.config, seed }, idle));
+  }
+
+  get config(): RlConfig {
+    return this.trainers[0].config;
+  }
+
+  /** one RL step of every seed; returns each seed's metrics (its own run's names and figures) */
+  async trainStep(): Promise<Metrics[]> {
+    // ---- rollouts, rewards, advantages: each seed's own, from its weights and its Rng
+    const got: Collected[] = [];
+    for (const t of this.trainers) got.push(await t.collect());
+    // ---- the update: one program for every seed
+    const tUpdate = performance.now();
+    const ctx = { stack: this.stack, reference: this.reference, optimizer: this.optimizer, config: this.config,
+      step: this.step };
+    const update = await seedStackUpdate(ctx, got.map((g) => g.rows), got.map((g) => g.tokenAdvantages));
+    // ---- each seed's rollout weights take the stack's
+    this.trainers.forEach((t, s) => this.stack.copySeedInto(s, t.policy));
+    const seconds = (performance.now() - tUpdate) / 1000;
+    this.step++;
+    return got.map((g, s) => {
+      Object.assign(g.metrics, update[s], { 'time/update': seconds });
+      return this.trainers[s].endStep(g);
+    });
+  }
+
+  /** frees the stack, its references and the optimizer state (the policies belong to the caller) */
+  dispose(): void {
+    this.optimizer.dispose();
+    this.stack.dispose();
+    this.reference?.dispose();
+  }
+}
