@@ -24,7 +24,9 @@ export async function axeViolations(page, { tags = WCAG21_AA, impacts = ['seriou
       id: v.id,
       impact: v.impact,
       count: v.nodes.length,
-      nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`),
+      nodes: v.nodes.map(
+        (n) => `${n.target.join(' ')}: ${(n.failureSummary ?? '').split('\n').slice(1).join(' ').trim()}`,
+      ),
     }));
 }
 

@@ -8,75 +8,144 @@ import { join } from 'node:path';
 import { clearCalibrations, storedCalibrations, storedRun } from './e2e-store.mjs';
 
 // a tiny GRPO run from the shipped s-tiny checkpoint: one step of one query, two rollouts, two tool-QA tasks
-const RL = 'stage=rl&scale=s&worldSize=tiny&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6';
+const RL =
+  'stage=rl&scale=s&worldSize=tiny&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=2&trainSize=20&seed=6';
 
 export async function backendTests({ page, base, results, test, assert, attr }) {
   const group = 'backend';
   const badge = () => page.locator('[data-testid=backend]');
   const choice = () => attr('[data-testid=backend]', 'data-choice');
 
-  await test('backend: with no ?backend= the page measures, trains on the faster (wasm on SwiftShader) and says so with both figures', async () => {
-    // forget what an earlier test measured (a forced page measures nothing)
-    await page.goto('about:blank');
-    await page.goto(`${base}?backend=cpu#view=runs`);
-    await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
-    await clearCalibrations(page);
-    await page.goto('about:blank');
-    const t0 = Date.now();
-    await page.goto(`${base}#${RL}`);
-    await page.waitForFunction(() => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measuring', null, { timeout: 60_000 });
-    await page.waitForFunction(() => /wasm|webgpu/.test(document.querySelector('[data-testid=backend-detail]')?.textContent ?? ''), null, { timeout: 60_000 });
-    const during = (await badge().innerText()).replace(/\s+/g, ' ');
-    assert(/^Measuring the backends at s/.test(during), `while measuring the badge reads: ${during}`);
-    await badge().screenshot({ path: join(results, 'backend-measuring.png'), timeout: 120_000 }).catch(() => {}); // SwiftShader may hold the GPU process
-    await page.waitForFunction(() => ['measured', 'only', 'forced'].includes(document.querySelector('[data-testid=backend]')?.dataset.choice ?? ''), null, { timeout: 240_000 });
-    const measureS = (Date.now() - t0) / 1000;
-    const after = (await badge().innerText()).replace(/\s+/g, ' ');
-    assert((await choice()) === 'measured', `the page did not measure (${await choice()}): ${after}`);
-    assert((await attr('[data-testid=backend]', 'data-backend')) === 'wasm', `the page chose ${await attr('[data-testid=backend]', 'data-backend')}: ${after}`);
-    assert(/faster here than webgpu · swiftshader/.test(after) && /wasm [\d.]+ m?s · webgpu /.test(after) && /measured just now/.test(after), `the badge lacks the comparison or a figure: ${after}`);
-    const [stored] = await storedCalibrations(page);
-    assert(stored?.scale === 's' && stored.choice === 'wasm', `stored calibration: ${JSON.stringify(stored)}`);
-    const wasm = stored.figures.find((f) => f.backend === 'wasm');
-    const webgpu = stored.figures.find((f) => f.backend === 'webgpu');
-    assert(wasm?.status === 'measured' && wasm.stepMs > 0, `wasm's figure: ${JSON.stringify(wasm)}`);
-    // SwiftShader is dropped once behind, or capped while still compiling; measured to the end it must be slower
-    assert(webgpu && (webgpu.status !== 'measured' || webgpu.stepMs > wasm.stepMs), `webgpu's figure: ${JSON.stringify(webgpu)}`);
-    console.log(`      measured in ${measureS.toFixed(1)} s (calibration ${(stored.costMs / 1000).toFixed(1)} s): ${after}`);
-    await badge().screenshot({ path: join(results, 'backend-measured.png'), timeout: 120_000 });
+  await test(
+    'backend: with no ?backend= the page measures, trains on the faster (wasm on SwiftShader) and says so with both figures',
+    async () => {
+      // forget what an earlier test measured (a forced page measures nothing)
+      await page.goto('about:blank');
+      await page.goto(`${base}?backend=cpu#view=runs`);
+      await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
+      await clearCalibrations(page);
+      await page.goto('about:blank');
+      const t0 = Date.now();
+      await page.goto(`${base}#${RL}`);
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measuring',
+        null,
+        { timeout: 60_000 },
+      );
+      await page.waitForFunction(
+        () => /wasm|webgpu/.test(document.querySelector('[data-testid=backend-detail]')?.textContent ?? ''),
+        null,
+        { timeout: 60_000 },
+      );
+      const during = (await badge().innerText()).replace(/\s+/g, ' ');
+      assert(/^Measuring the backends at s/.test(during), `while measuring the badge reads: ${during}`);
+      await badge()
+        .screenshot({ path: join(results, 'backend-measuring.png'), timeout: 120_000 })
+        .catch(() => {}); // SwiftShader may hold the GPU process
+      await page.waitForFunction(
+        () =>
+          ['measured', 'only', 'forced'].includes(
+            document.querySelector('[data-testid=backend]')?.dataset.choice ?? '',
+          ),
+        null,
+        { timeout: 240_000 },
+      );
+      const measureS = (Date.now() - t0) / 1000;
+      const after = (await badge().innerText()).replace(/\s+/g, ' ');
+      assert((await choice()) === 'measured', `the page did not measure (${await choice()}): ${after}`);
+      assert(
+        (await attr('[data-testid=backend]', 'data-backend')) === 'wasm',
+        `the page chose ${await attr('[data-testid=backend]', 'data-backend')}: ${after}`,
+      );
+      assert(
+        /faster here than webgpu · swiftshader/.test(after) &&
+          /wasm [\d.]+ m?s · webgpu /.test(after) &&
+          /measured just now/.test(after),
+        `the badge lacks the comparison or a figure: ${after}`,
+      );
+      const [stored] = await storedCalibrations(page);
+      assert(stored?.scale === 's' && stored.choice === 'wasm', `stored calibration: ${JSON.stringify(stored)}`);
+      const wasm = stored.figures.find((f) => f.backend === 'wasm');
+      const webgpu = stored.figures.find((f) => f.backend === 'webgpu');
+      assert(wasm?.status === 'measured' && wasm.stepMs > 0, `wasm's figure: ${JSON.stringify(wasm)}`);
+      // SwiftShader is dropped once behind, or capped while still compiling; measured to the end it must be slower
+      assert(
+        webgpu && (webgpu.status !== 'measured' || webgpu.stepMs > wasm.stepMs),
+        `webgpu's figure: ${JSON.stringify(webgpu)}`,
+      );
+      console.log(
+        `      measured in ${measureS.toFixed(1)} s (calibration ${(stored.costMs / 1000).toFixed(1)} s): ${after}`,
+      );
+      await badge().screenshot({ path: join(results, 'backend-measured.png'), timeout: 120_000 });
 
-    // the run trains on wasm and records the measurement behind it
-    await page.locator('[data-testid=start]').click();
-    await page.waitForFunction(() => ['completed', 'failed'].includes(document.querySelector('[data-testid=run-status]')?.dataset.status ?? ''), null, { timeout: 480_000 });
-    assert((await attr('[data-testid=run-status]', 'data-status')) === 'completed', `the run ended ${await attr('[data-testid=run-status]', 'data-status')}`);
-    const runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
-    const run = await storedRun(page, runId);
-    assert(run.backend.startsWith('wasm'), `the run trained on ${run.backend}`);
-    assert(run.calibration?.mode === 'measured' && run.calibration.choice === 'wasm' && run.calibration.figures.some((f) => f.backend === 'webgpu'),
-      `the run's calibration: ${JSON.stringify(run.calibration)}`);
-    // the Runs view says how its backend was chosen
-    await page.locator('[data-testid=nav-runs]').click();
-    const cell = page.locator(`[data-testid=runs-row][data-run-id="${runId}"] [data-testid=run-calibration]`);
-    assert((await cell.innerText()) === 'chosen by measurement', `the Runs view says: ${await cell.innerText()}`);
-  }, group);
+      // the run trains on wasm and records the measurement behind it
+      await page.locator('[data-testid=start]').click();
+      await page.waitForFunction(
+        () =>
+          ['completed', 'failed'].includes(document.querySelector('[data-testid=run-status]')?.dataset.status ?? ''),
+        null,
+        { timeout: 480_000 },
+      );
+      assert(
+        (await attr('[data-testid=run-status]', 'data-status')) === 'completed',
+        `the run ended ${await attr('[data-testid=run-status]', 'data-status')}`,
+      );
+      const runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+      const run = await storedRun(page, runId);
+      assert(run.backend.startsWith('wasm'), `the run trained on ${run.backend}`);
+      assert(
+        run.calibration?.mode === 'measured' &&
+          run.calibration.choice === 'wasm' &&
+          run.calibration.figures.some((f) => f.backend === 'webgpu'),
+        `the run's calibration: ${JSON.stringify(run.calibration)}`,
+      );
+      // the Runs view says how its backend was chosen
+      await page.locator('[data-testid=nav-runs]').click();
+      const cell = page.locator(`[data-testid=runs-row][data-run-id="${runId}"] [data-testid=run-calibration]`);
+      assert((await cell.innerText()) === 'chosen by measurement', `the Runs view says: ${await cell.innerText()}`);
+    },
+    group,
+  );
 
-  await test('backend: a reload reads the stored figures instead of measuring again; Re-measure measures again', async () => {
-    const t0 = Date.now();
-    await page.goto('about:blank');
-    await page.goto(`${base}#${RL}`);
-    await page.waitForFunction(() => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measured', null, { timeout: 60_000 });
-    const seconds = (Date.now() - t0) / 1000;
-    const text = (await badge().innerText()).replace(/\s+/g, ' ');
-    assert(/measured on an earlier visit/.test(text) && (await attr('[data-testid=backend]', 'data-backend')) === 'wasm', `after the reload: ${text}`);
-    console.log(`      the badge named wasm ${seconds.toFixed(1)} s after the page opened`);
-    // Re-measure: the badge measures again (SwiftShader's shaders are compiled by now: seconds) and says so
-    const before = (await storedCalibrations(page))[0].measuredAt;
-    await page.locator('[data-testid=remeasure]').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measuring', null, { timeout: 30_000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measured', null, { timeout: 240_000 });
-    const again = (await badge().innerText()).replace(/\s+/g, ' ');
-    assert(/measured just now/.test(again) && (await storedCalibrations(page))[0].measuredAt > before, `after Re-measure: ${again}`);
-  }, group);
+  await test(
+    'backend: a reload reads the stored figures instead of measuring again; Re-measure measures again',
+    async () => {
+      const t0 = Date.now();
+      await page.goto('about:blank');
+      await page.goto(`${base}#${RL}`);
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measured',
+        null,
+        { timeout: 60_000 },
+      );
+      const seconds = (Date.now() - t0) / 1000;
+      const text = (await badge().innerText()).replace(/\s+/g, ' ');
+      assert(
+        /measured on an earlier visit/.test(text) && (await attr('[data-testid=backend]', 'data-backend')) === 'wasm',
+        `after the reload: ${text}`,
+      );
+      console.log(`      the badge named wasm ${seconds.toFixed(1)} s after the page opened`);
+      // Re-measure: the badge measures again (SwiftShader's shaders are compiled by now: seconds) and says so
+      const before = (await storedCalibrations(page))[0].measuredAt;
+      await page.locator('[data-testid=remeasure]').click();
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measuring',
+        null,
+        { timeout: 30_000 },
+      );
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid=backend]')?.dataset.choice === 'measured',
+        null,
+        { timeout: 240_000 },
+      );
+      const again = (await badge().innerText()).replace(/\s+/g, ' ');
+      assert(
+        /measured just now/.test(again) && (await storedCalibrations(page))[0].measuredAt > before,
+        `after Re-measure: ${again}`,
+      );
+    },
+    group,
+  );
 
   await test('backend: ?backend=webgpu forces webgpu and says how it compares with the measured choice', async () => {
     await page.goto('about:blank');
@@ -84,7 +153,15 @@ export async function backendTests({ page, base, results, test, assert, attr }) 
     await page.waitForSelector('[data-testid=backend][data-backend="webgpu"]', { timeout: 60_000 });
     assert((await choice()) === 'forced', `choice: ${await choice()}`);
     const notice = await page.locator('[data-testid=backend-fallback]').innerText();
-    assert(/forced with \?backend=webgpu/.test(notice) && /measurement at s chose wasm/.test(notice) && !/only slower/.test(notice), `the notice reads: ${notice}`);
-    await page.locator('header').screenshot({ path: join(results, 'backend-forced.png'), timeout: 120_000 }).catch(() => {});
+    assert(
+      /forced with \?backend=webgpu/.test(notice) &&
+        /measurement at s chose wasm/.test(notice) &&
+        !/only slower/.test(notice),
+      `the notice reads: ${notice}`,
+    );
+    await page
+      .locator('header')
+      .screenshot({ path: join(results, 'backend-forced.png'), timeout: 120_000 })
+      .catch(() => {});
   }, group);
 }

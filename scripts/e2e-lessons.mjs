@@ -24,143 +24,273 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
   const reference = JSON.parse(readFileSync(new URL('../results/lessons/reference.json', import.meta.url), 'utf8'));
   const seedCounts = new Set(Object.values(reference.settings).map((s) => s.seeds.length));
 
-  await test('lessons: every lesson opens from its link, with its bands and their seed counts, and no page error', async () => {
-    const before = consoleErrors.length;
-    await page.goto('about:blank');
-    await page.goto(`${base}#view=lessons`);
-    await page.waitForSelector('[data-testid=lesson-list]');
-    const links = await page.locator('[data-testid=lesson-list] a[data-testid^=lesson-link-]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    assert(JSON.stringify(links) === JSON.stringify(IDS.map((id) => `#lesson=${id}`)), `the list links ${links.join(', ')}`);
-    // a teacher finds each lesson's two sizes and its class view from the list
-    const teacher = await page.locator('[data-testid=lesson-list] [data-testid=teacher-tools] a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    const wanted = IDS.flatMap((id) => [`/#lesson=${id}`, `/?lessonSize=smoke#lesson=${id}`, `/#lesson=${id}&class`, `/?sheet#lesson=${id}`]);
-    assert(JSON.stringify(teacher) === JSON.stringify(wanted), `the teacher's links ${teacher.join(', ')}`);
-    assert(!(await page.locator('[data-testid=lesson-list]').innerText()).includes('docs/lessons.md'), 'the list points at a file a teacher cannot open');
-    await assertAccessible(page, 'Lessons (the list)');
-    // a lesson's printable sheet: the learners' link as text and as a QR code, the sizes, the plan; printed, only the sheet
-    await page.goto(`${base}?sheet&lessonSize=smoke#lesson=tool-failures`);
-    await page.waitForSelector('[data-testid=lesson-sheet][data-size=smoke] [data-testid=sheet-qr]');
-    const sheetLink = await page.locator('[data-testid=sheet-link]').innerText();
-    assert(sheetLink === `${base}?lessonSize=smoke#lesson=tool-failures`, `the sheet's link ${sheetLink}`);
-    assert(Number(await page.locator('[data-testid=sheet-qr]').getAttribute('data-modules')) >= 21, 'the sheet has no QR code');
-    assert(await page.locator('[data-testid=sheet-sizes] tr[data-size]').count() === 2, 'the sheet lists two sizes');
-    assert(await page.locator('[data-testid=lesson-sheet] [data-testid=lesson-plan] li').count() === 5, 'the sheet has no plan of a period');
-    await page.emulateMedia({ media: 'print' });
-    assert(!(await page.locator('[data-testid=sheet-print]').isVisible()), 'the Print button is printed');
-    await page.screenshot({ path: join(results, 'lesson-sheet-print.png'), fullPage: true });
-    await page.emulateMedia({ media: 'screen' });
-    for (const id of IDS) {
+  await test(
+    'lessons: every lesson opens from its link, with its bands and their seed counts, and no page error',
+    async () => {
+      const before = consoleErrors.length;
       await page.goto('about:blank');
-      await page.goto(`${base}#lesson=${id}`);
-      await page.waitForSelector(`[data-testid=lesson][data-lesson="${id}"]`, { timeout: 30_000 });
-      assert(await page.locator('[data-testid=nav-lessons][aria-current=page]').count() === 1, `${id}: the Lessons tab is not the current one`);
-      const question = await page.locator('[data-testid=lesson-question]').innerText();
-      assert(question.endsWith('?'), `${id}: question "${question}"`);
-      assert(await page.locator('[data-testid=lesson-predictions] input').count() === 3, `${id}: three predictions`);
-      assert(await page.locator('[data-testid=lesson-run]').isDisabled(), `${id}: Run is enabled before a prediction`);
-      const plots = await page.locator('[data-testid=lesson-plot]').evaluateAll((ps) => ps.map((p) => Number(p.dataset.refs)));
-      assert(plots.length >= 3 && plots.every((n) => n >= 1), `${id}: plots with their references ${plots.join(', ')}`);
-      const seeds = await page.locator('[data-testid=band-seeds]').allInnerTexts();
-      assert(seeds.length >= 1 && seeds.every((s) => /^\d+ seeds?$/.test(s)), `${id}: seed counts ${seeds.join(', ')}`);
-      // each arm's band names its seed count, one the committed reference holds; below 8 the lesson says incomplete
-      const counts = seeds.map((s) => Number.parseInt(s, 10));
-      assert(counts.every((n) => seedCounts.has(n)), `${id}: seed counts ${counts.join(', ')} are not the reference's (${[...seedCounts].join(', ')})`);
-      const incomplete = await page.locator('[data-testid=reference-incomplete]').count();
-      assert(incomplete === (Math.min(...counts) < 8 ? 1 : 0), `${id}: bands of ${counts.join(' and ')} seeds, yet ${incomplete ? '' : 'not '}called incomplete`);
-      await page.screenshot({ path: join(results, `lesson-${id}.png`) });
-      await assertAccessible(page, `lesson ${id}`);
-    }
-    await page.goto(`${base}#lesson=nope`);
-    await page.waitForSelector('text=is not a lesson');
-    assert(consoleErrors.length === before, `page errors: ${consoleErrors.slice(before).join(' | ')}`);
-  }, G);
+      await page.goto(`${base}#view=lessons`);
+      await page.waitForSelector('[data-testid=lesson-list]');
+      const links = await page
+        .locator('[data-testid=lesson-list] a[data-testid^=lesson-link-]')
+        .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      assert(
+        JSON.stringify(links) === JSON.stringify(IDS.map((id) => `#lesson=${id}`)),
+        `the list links ${links.join(', ')}`,
+      );
+      // a teacher finds each lesson's two sizes and its class view from the list
+      const teacher = await page
+        .locator('[data-testid=lesson-list] [data-testid=teacher-tools] a')
+        .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+      const wanted = IDS.flatMap((id) => [
+        `/#lesson=${id}`,
+        `/?lessonSize=smoke#lesson=${id}`,
+        `/#lesson=${id}&class`,
+        `/?sheet#lesson=${id}`,
+      ]);
+      assert(JSON.stringify(teacher) === JSON.stringify(wanted), `the teacher's links ${teacher.join(', ')}`);
+      assert(
+        !(await page.locator('[data-testid=lesson-list]').innerText()).includes('docs/lessons.md'),
+        'the list points at a file a teacher cannot open',
+      );
+      await assertAccessible(page, 'Lessons (the list)');
+      // a lesson's printable sheet: the learners' link as text and as a QR code, the sizes, the plan; printed, only the
+      // sheet
+      await page.goto(`${base}?sheet&lessonSize=smoke#lesson=tool-failures`);
+      await page.waitForSelector('[data-testid=lesson-sheet][data-size=smoke] [data-testid=sheet-qr]');
+      const sheetLink = await page.locator('[data-testid=sheet-link]').innerText();
+      assert(sheetLink === `${base}?lessonSize=smoke#lesson=tool-failures`, `the sheet's link ${sheetLink}`);
+      assert(
+        Number(await page.locator('[data-testid=sheet-qr]').getAttribute('data-modules')) >= 21,
+        'the sheet has no QR code',
+      );
+      assert(
+        (await page.locator('[data-testid=sheet-sizes] tr[data-size]').count()) === 2,
+        'the sheet lists two sizes',
+      );
+      assert(
+        (await page.locator('[data-testid=lesson-sheet] [data-testid=lesson-plan] li').count()) === 5,
+        'the sheet has no plan of a period',
+      );
+      await page.emulateMedia({ media: 'print' });
+      assert(!(await page.locator('[data-testid=sheet-print]').isVisible()), 'the Print button is printed');
+      await page.screenshot({ path: join(results, 'lesson-sheet-print.png'), fullPage: true });
+      await page.emulateMedia({ media: 'screen' });
+      for (const id of IDS) {
+        await page.goto('about:blank');
+        await page.goto(`${base}#lesson=${id}`);
+        await page.waitForSelector(`[data-testid=lesson][data-lesson="${id}"]`, { timeout: 30_000 });
+        assert(
+          (await page.locator('[data-testid=nav-lessons][aria-current=page]').count()) === 1,
+          `${id}: the Lessons tab is not the current one`,
+        );
+        const question = await page.locator('[data-testid=lesson-question]').innerText();
+        assert(question.endsWith('?'), `${id}: question "${question}"`);
+        assert(
+          (await page.locator('[data-testid=lesson-predictions] input').count()) === 3,
+          `${id}: three predictions`,
+        );
+        assert(
+          await page.locator('[data-testid=lesson-run]').isDisabled(),
+          `${id}: Run is enabled before a prediction`,
+        );
+        const plots = await page
+          .locator('[data-testid=lesson-plot]')
+          .evaluateAll((ps) => ps.map((p) => Number(p.dataset.refs)));
+        assert(
+          plots.length >= 3 && plots.every((n) => n >= 1),
+          `${id}: plots with their references ${plots.join(', ')}`,
+        );
+        const seeds = await page.locator('[data-testid=band-seeds]').allInnerTexts();
+        assert(
+          seeds.length >= 1 && seeds.every((s) => /^\d+ seeds?$/.test(s)),
+          `${id}: seed counts ${seeds.join(', ')}`,
+        );
+        // each arm's band names its seed count, one the committed reference holds; below 8 the lesson says incomplete
+        const counts = seeds.map((s) => Number.parseInt(s, 10));
+        assert(
+          counts.every((n) => seedCounts.has(n)),
+          `${id}: seed counts ${counts.join(', ')} are not the reference's (${[...seedCounts].join(', ')})`,
+        );
+        const incomplete = await page.locator('[data-testid=reference-incomplete]').count();
+        assert(
+          incomplete === (Math.min(...counts) < 8 ? 1 : 0),
+          `${id}: bands of ${counts.join(' and ')} seeds, yet ${incomplete ? '' : 'not '}called incomplete`,
+        );
+        await page.screenshot({ path: join(results, `lesson-${id}.png`) });
+        await assertAccessible(page, `lesson ${id}`);
+      }
+      await page.goto(`${base}#lesson=nope`);
+      await page.waitForSelector('text=is not a lesson');
+      assert(consoleErrors.length === before, `page errors: ${consoleErrors.slice(before).join(' | ')}`);
+    },
+    G,
+  );
 
-  await test('lessons: a smoke-size lesson runs both arms side by side, survives a reload mid-run and ends in a computed takeaway', async () => {
-    await page.goto('about:blank');
-    // (the last group: the init script stays with the page)
-    // the page's own navigator says 4 cores: the second arm gets a worker of its own (each worker still sees the real cores)
-    await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }));
-    await page.goto(`${base}?backend=wasm&lessonSize=smoke#lesson=dense-reward`);
-    await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
-    await page.waitForSelector('[data-testid=lesson-smoke]');
-    await page.locator('[data-testid=lesson-run]').waitFor();
-    await page.locator('[data-testid=predict-delivery]').check();
-    const t0 = Date.now();
-    const at = () => `${Math.round((Date.now() - t0) / 1000)} s`;
-    await page.locator('[data-testid=lesson-run]').click();
-    // both arms train at once; reload once both have stored a checkpoint (every 2 steps), before either ends
-    const arms = '[data-testid=lesson-arm]';
-    const deadline = Date.now() + 300_000;
-    let reloaded = false;
-    while (Date.now() < deadline && !reloaded) {
-      const states = await page.locator(arms).evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
-      if (states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint >= 2)) {
-        console.log(`      both arms past their first checkpoint at ${at()}: reload`);
-        // every state the sitting and its arms show from the reload on, and whether "Resume the lesson" ever shows
-        await page.addInitScript(() => {
-          const seen = (window.__lessonSeen = new Set());
-          const look = () => {
-            for (const el of document.querySelectorAll('[data-testid=lesson], [data-testid=lesson-arm]')) seen.add(`${el.dataset.testid}:${el.dataset.state}`);
-            if (document.querySelector('[data-testid=lesson-continue]')) seen.add('resume-button');
-          };
-          new MutationObserver(look).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'] });
-        });
-        await page.reload();
-        reloaded = true;
-      } else if (states.some((s) => s.state === 'done')) throw new Error(`an arm finished before both were seen mid-run: ${JSON.stringify(states)}`);
-      else await page.waitForTimeout(100);
-    }
-    assert(reloaded, 'the arms were never both running with a checkpoint');
-    await page.waitForSelector('[data-testid=lesson][data-state=running]', { timeout: 60_000 });
-    // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way
-    const seen = await page.evaluate(() => [...window.__lessonSeen]);
-    assert(!seen.some((s) => s.endsWith(':halted') || s === 'lesson:new' || s === 'resume-button'), `the resuming sitting showed itself stopped: ${seen.join(', ')}`);
-    assert(await page.locator('[data-testid=predict-delivery]').isChecked(), 'the prediction was not kept across the reload');
-    assert(Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2, 'the curves were not kept across the reload');
-    await page.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 300_000 });
-    console.log(`      both arms finished at ${at()}`);
-    await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
-    const shown = await page.locator(arms).evaluateAll((els) => els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`));
-    const stored = await Promise.all((await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) => (await storedPoints(page, id)).map((p) => p.step).join(',')));
-    console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
-    // a smoke run's verdict says first that it cannot tell, and quotes no full-size misleading rate; the charts' figures say they are smoothed
-    assert(await page.locator('[data-testid=lesson-misleading]').count() === 0, 'a smoke run quotes the full size\'s misleading rate');
-    assert(/^A run this small cannot tell/.test(await page.locator('[data-testid=lesson-verdict]').innerText()), 'the smoke verdict does not say first that it cannot tell');
-    assert(/smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')), 'the charts do not say their figures are smoothed');
-    const kinds = await page.locator('[data-testid=lesson-takeaway] li').evaluateAll((ls) => ls.map((l) => l.dataset.kind));
-    for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note']) assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
-    const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
-    assert(judged === 'too-small', `a smoke run judged ${judged}`);
-    assert(await attr('[data-testid=lesson-takeaway]', 'data-matched') === 'false', 'a smoke run bears out a prediction');
-    const text = await page.locator('[data-testid=lesson-takeaway]').innerText();
-    assert(/not at the reference setting \(steps=6/.test(text), 'the takeaway does not say the smoke run is off the reference setting');
-    const evals = await page.locator('[data-testid=lesson-plot][data-metric="eval/success"]').getAttribute('data-live-points');
-    assert(Number(evals) === 8, `the validation plot holds ${evals} of the two arms' 8 evaluations (steps 0, 2, 4, 6)`);
-    const tagged = (await storedRuns(page)).filter((r) => r.lesson?.id === 'dense-reward');
-    assert(tagged.length === 2 && tagged.every((r) => r.lesson.prediction === 'delivery' && r.status === 'completed'), `stored lesson runs: ${JSON.stringify(tagged.map((r) => [r.status, r.lesson]))}`);
-    assert(new Set(tagged.map((r) => r.lesson.session)).size === 1, 'the two arms are not one sitting');
-    assert(new Set(tagged.map((r) => r.config.seed)).size === 1 && tagged[0].config.seed >= 100, `the arms' seeds: ${tagged.map((r) => r.config.seed)}`);
-    await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
-    await assertAccessible(page, 'a lesson with its takeaway');
-  }, G);
+  await test(
+    'lessons: a smoke-size lesson runs both arms side by side, survives a reload mid-run and ends in a computed takeaway',
+    async () => {
+      await page.goto('about:blank');
+      // (the last group: the init script stays with the page)
+      // the page's own navigator says 4 cores: the second arm gets a worker of its own (each worker still sees the real
+      // cores)
+      await page.addInitScript(() =>
+        Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }),
+      );
+      await page.goto(`${base}?backend=wasm&lessonSize=smoke#lesson=dense-reward`);
+      await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
+      await page.waitForSelector('[data-testid=lesson-smoke]');
+      await page.locator('[data-testid=lesson-run]').waitFor();
+      await page.locator('[data-testid=predict-delivery]').check();
+      const t0 = Date.now();
+      const at = () => `${Math.round((Date.now() - t0) / 1000)} s`;
+      await page.locator('[data-testid=lesson-run]').click();
+      // both arms train at once; reload once both have stored a checkpoint (every 2 steps), before either ends
+      const arms = '[data-testid=lesson-arm]';
+      const deadline = Date.now() + 300_000;
+      let reloaded = false;
+      while (Date.now() < deadline && !reloaded) {
+        const states = await page
+          .locator(arms)
+          .evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
+        if (states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint >= 2)) {
+          console.log(`      both arms past their first checkpoint at ${at()}: reload`);
+          // every state the sitting and its arms show from the reload on, and whether "Resume the lesson" ever shows
+          await page.addInitScript(() => {
+            const seen = (window.__lessonSeen = new Set());
+            const look = () => {
+              for (const el of document.querySelectorAll('[data-testid=lesson], [data-testid=lesson-arm]'))
+                seen.add(`${el.dataset.testid}:${el.dataset.state}`);
+              if (document.querySelector('[data-testid=lesson-continue]')) seen.add('resume-button');
+            };
+            new MutationObserver(look).observe(document, {
+              subtree: true,
+              childList: true,
+              attributes: true,
+              attributeFilter: ['data-state'],
+            });
+          });
+          await page.reload();
+          reloaded = true;
+        } else if (states.some((s) => s.state === 'done'))
+          throw new Error(`an arm finished before both were seen mid-run: ${JSON.stringify(states)}`);
+        else await page.waitForTimeout(100);
+      }
+      assert(reloaded, 'the arms were never both running with a checkpoint');
+      await page.waitForSelector('[data-testid=lesson][data-state=running]', { timeout: 60_000 });
+      // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way
+      const seen = await page.evaluate(() => [...window.__lessonSeen]);
+      assert(
+        !seen.some((s) => s.endsWith(':halted') || s === 'lesson:new' || s === 'resume-button'),
+        `the resuming sitting showed itself stopped: ${seen.join(', ')}`,
+      );
+      assert(
+        await page.locator('[data-testid=predict-delivery]').isChecked(),
+        'the prediction was not kept across the reload',
+      );
+      assert(
+        Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2,
+        'the curves were not kept across the reload',
+      );
+      await page.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 300_000 });
+      console.log(`      both arms finished at ${at()}`);
+      await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
+      const shown = await page
+        .locator(arms)
+        .evaluateAll((els) =>
+          els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`),
+        );
+      const stored = await Promise.all(
+        (await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) =>
+          (await storedPoints(page, id)).map((p) => p.step).join(','),
+        ),
+      );
+      console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
+      // a smoke run's verdict says first that it cannot tell, and quotes no full-size misleading rate; the charts'
+      // figures say they are smoothed
+      assert(
+        (await page.locator('[data-testid=lesson-misleading]').count()) === 0,
+        "a smoke run quotes the full size's misleading rate",
+      );
+      assert(
+        /^A run this small cannot tell/.test(await page.locator('[data-testid=lesson-verdict]').innerText()),
+        'the smoke verdict does not say first that it cannot tell',
+      );
+      assert(
+        /smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')),
+        'the charts do not say their figures are smoothed',
+      );
+      const kinds = await page
+        .locator('[data-testid=lesson-takeaway] li')
+        .evaluateAll((ls) => ls.map((l) => l.dataset.kind));
+      for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note'])
+        assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
+      const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
+      assert(judged === 'too-small', `a smoke run judged ${judged}`);
+      assert(
+        (await attr('[data-testid=lesson-takeaway]', 'data-matched')) === 'false',
+        'a smoke run bears out a prediction',
+      );
+      const text = await page.locator('[data-testid=lesson-takeaway]').innerText();
+      assert(
+        /not at the reference setting \(steps=6/.test(text),
+        'the takeaway does not say the smoke run is off the reference setting',
+      );
+      const evals = await page
+        .locator('[data-testid=lesson-plot][data-metric="eval/success"]')
+        .getAttribute('data-live-points');
+      assert(
+        Number(evals) === 8,
+        `the validation plot holds ${evals} of the two arms' 8 evaluations (steps 0, 2, 4, 6)`,
+      );
+      const tagged = (await storedRuns(page)).filter((r) => r.lesson?.id === 'dense-reward');
+      assert(
+        tagged.length === 2 && tagged.every((r) => r.lesson.prediction === 'delivery' && r.status === 'completed'),
+        `stored lesson runs: ${JSON.stringify(tagged.map((r) => [r.status, r.lesson]))}`,
+      );
+      assert(new Set(tagged.map((r) => r.lesson.session)).size === 1, 'the two arms are not one sitting');
+      assert(
+        new Set(tagged.map((r) => r.config.seed)).size === 1 && tagged[0].config.seed >= 100,
+        `the arms' seeds: ${tagged.map((r) => r.config.seed)}`,
+      );
+      await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
+      await assertAccessible(page, 'a lesson with its takeaway');
+    },
+    G,
+  );
 
-  await test('lessons: two more learners, each in a browser context of its own, play the smoke lesson side by side; the class view counts the three learners once each and pools their test, refusing a tampered, a relabelled and a repeated link', async () => {
-    const started = Date.now();
-    const links = await page.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
-    assert(links.length === 2 && links.every((l) => /#lesson=dense-reward&result=v1\.[\w-]+\.[0-9a-f]{8}$/.test(l)), `result links: ${links.join(' ')}`);
-    assert(await page.locator('[data-testid=lesson-result-qr]').count() === 2, 'no QR code beside each link');
-    const browser = page.context().browser();
-    // the cheapest class with a test: Welch's needs two ends an arm, so the second learner runs both arms and
-    // the third the first arm alone (3 arms, not 4); side by side, each context its own IndexedDB and workers
-    const [second, third] = await Promise.all([playLearner(browser, base, 'both', assert), playLearner(browser, base, 'first', assert)]);
-    console.log(`      learners 2 (both arms) and 3 (first arm) played side by side in ${((Date.now() - started) / 1000).toFixed(1)} s (${second.took} and ${third.took}; ${second.timing}; ${third.timing})`);
-    assert(second.links.length === 2 && third.links.length === 1, `the learners' links: ${second.links.length} and ${third.links.length}`);
-    const seeds = [links[0], second.links[0], third.links[0]].map(seedOf);
-    assert(new Set(seeds).size === 3, `the three learners drew seeds ${seeds.join(', ')}: not three`);
-    console.log(`      links: ${[...links, ...second.links, ...third.links].join(' ')}`);
-    await checkClassView({ browser, base, results, assert, links, second: second.links, third: third.links });
-    console.log(`      three learners and the class view in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }, G);
+  await test(
+    'lessons: two more learners, each in a browser context of its own, play the smoke lesson side by side; the class view counts the three learners once each and pools their test, refusing a tampered, a relabelled and a repeated link',
+    async () => {
+      const started = Date.now();
+      const links = await page.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
+      assert(
+        links.length === 2 && links.every((l) => /#lesson=dense-reward&result=v1\.[\w-]+\.[0-9a-f]{8}$/.test(l)),
+        `result links: ${links.join(' ')}`,
+      );
+      assert((await page.locator('[data-testid=lesson-result-qr]').count()) === 2, 'no QR code beside each link');
+      const browser = page.context().browser();
+      // the cheapest class with a test: Welch's needs two ends an arm, so the second learner runs both arms and
+      // the third the first arm alone (3 arms, not 4); side by side, each context its own IndexedDB and workers
+      const [second, third] = await Promise.all([
+        playLearner(browser, base, 'both', assert),
+        playLearner(browser, base, 'first', assert),
+      ]);
+      console.log(
+        `      learners 2 (both arms) and 3 (first arm) played side by side in ${((Date.now() - started) / 1000).toFixed(1)} s (${second.took} and ${third.took}; ${second.timing}; ${third.timing})`,
+      );
+      assert(
+        second.links.length === 2 && third.links.length === 1,
+        `the learners' links: ${second.links.length} and ${third.links.length}`,
+      );
+      const seeds = [links[0], second.links[0], third.links[0]].map(seedOf);
+      assert(new Set(seeds).size === 3, `the three learners drew seeds ${seeds.join(', ')}: not three`);
+      console.log(`      links: ${[...links, ...second.links, ...third.links].join(' ')}`);
+      await checkClassView({ browser, base, results, assert, links, second: second.links, third: third.links });
+      console.log(`      three learners and the class view in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
+    G,
+  );
 }
 
 /**
@@ -188,17 +318,41 @@ export async function checkClassView({ browser, base, results, assert, links, se
     // three learners (distinct seeds), five runs: a learner's two arms are one learner, a repeated link none
     const count = await teacher.locator('[data-testid=class-runs]').getAttribute('data-count');
     const counted = await teacher.locator('[data-testid=class-runs]').innerText();
-    assert(count === '3' && /\b5 runs\b/.test(counted), `the class counts ${count} learners (${counted}); three learners, five runs were pasted`);
+    assert(
+      count === '3' && /\b5 runs\b/.test(counted),
+      `the class counts ${count} learners (${counted}); three learners, five runs were pasted`,
+    );
     // a class is of one size: the first (smoke) link set it, and no full-size band is drawn behind its ends
-    assert(await teacher.locator('[data-testid=class-size]').getAttribute('data-size') === 'smoke', 'the class of smoke links does not say it is of the smoke size');
-    assert(await teacher.locator('[data-testid=class-plot] rect').count() === 0, 'a smoke class is drawn against the full-size band');
-    const reasons = await teacher.locator('[data-testid=class-rejected] li').evaluateAll((ls) => ls.map((l) => l.dataset.reason));
-    assert(JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson', 'seed']), `refused: ${reasons.join(', ')}`);
+    assert(
+      (await teacher.locator('[data-testid=class-size]').getAttribute('data-size')) === 'smoke',
+      'the class of smoke links does not say it is of the smoke size',
+    );
+    assert(
+      (await teacher.locator('[data-testid=class-plot] rect').count()) === 0,
+      'a smoke class is drawn against the full-size band',
+    );
+    const reasons = await teacher
+      .locator('[data-testid=class-rejected] li')
+      .evaluateAll((ls) => ls.map((l) => l.dataset.reason));
+    assert(
+      JSON.stringify(reasons) === JSON.stringify(['tampered', 'lesson', 'seed']),
+      `refused: ${reasons.join(', ')}`,
+    );
     // the pooled test (Welch's, three ends against two), not the "two learners or more" message
     const testText = await teacher.locator('[data-testid=class-test]').innerText();
     const p = await teacher.locator('[data-testid=class-test]').getAttribute('data-p');
-    assert(!/Two learners or more/.test(testText) && /Welch's test/.test(testText) && p !== '' && Number(p) >= 0 && Number(p) <= 1, `no pooled class test: p "${p}", ${testText}`);
-    assert(await teacher.locator('[data-testid=class-plot] circle').count() === 5, 'the class plot does not draw one dot a run');
+    assert(
+      !/Two learners or more/.test(testText) &&
+        /Welch's test/.test(testText) &&
+        p !== '' &&
+        Number(p) >= 0 &&
+        Number(p) <= 1,
+      `no pooled class test: p "${p}", ${testText}`,
+    );
+    assert(
+      (await teacher.locator('[data-testid=class-plot] circle').count()) === 5,
+      'the class plot does not draw one dot a run',
+    );
     await teacher.screenshot({ path: join(results, 'lesson-class.png'), fullPage: true });
     // the class's own link reproduces it
     const again = await teacherContext.newPage();
@@ -206,8 +360,13 @@ export async function checkClassView({ browser, base, results, assert, links, se
     await again.waitForSelector('[data-testid=class-runs][data-count="3"]', { timeout: 10_000 });
     // a result link opened shows the result: a smoke run is not placed against the full-size band
     await again.goto(links[0]);
-    await again.waitForSelector('[data-testid=lesson-shared-result][data-ok=true][data-verdict=off-setting]', { timeout: 10_000 });
-    assert(/Seed\s*\d+/.test(await again.locator('[data-testid=lesson-shared-result]').innerText()), 'the shared result does not show its seed');
+    await again.waitForSelector('[data-testid=lesson-shared-result][data-ok=true][data-verdict=off-setting]', {
+      timeout: 10_000,
+    });
+    assert(
+      /Seed\s*\d+/.test(await again.locator('[data-testid=lesson-shared-result]').innerText()),
+      'the shared result does not show its seed',
+    );
   } finally {
     await teacherContext.close();
   }
@@ -229,7 +388,9 @@ async function playLearner(browser, base, which, assert) {
   const t0 = Date.now();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
   try {
-    await context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }));
+    await context.addInitScript(() =>
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }),
+    );
     const learner = await context.newPage();
     learner.setDefaultTimeout(120_000);
     const errors = [];
@@ -243,7 +404,10 @@ async function playLearner(browser, base, which, assert) {
     await learner.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
     const links = await learner.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
     const runs = (await storedRuns(learner)).filter((r) => r.lesson?.id === 'dense-reward');
-    assert(runs.length === (which === 'both' ? 2 : 1) && runs.every((r) => r.status === 'completed'), `learner (${which}): stored runs ${JSON.stringify(runs.map((r) => [r.lesson.arm, r.status]))}`);
+    assert(
+      runs.length === (which === 'both' ? 2 : 1) && runs.every((r) => r.status === 'completed'),
+      `learner (${which}): stored runs ${JSON.stringify(runs.map((r) => [r.lesson.arm, r.status]))}`,
+    );
     assert(!errors.length, `learner (${which}): page errors ${errors.join(' | ')}`);
     const ms = (x) => (Number.isFinite(x) ? `${(x / 1000).toFixed(1)} s` : '?');
     const timing = `${which}: ${runs.map((r) => `${r.lesson.arm} ${ms(r.summary.meanStepMs)}/step, ${ms(r.summary.meanEvalMs)}/evaluation`).join(', ')}`;

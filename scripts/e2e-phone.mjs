@@ -23,7 +23,8 @@ export const PHONE = { width: 390, height: 844 };
 const FINDINGS = ['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'];
 const LESSONS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'];
 
-/** the page's width and, when it is wider than the screen, the outermost elements that stick out (not those inside a scroller) */
+/** the page's width and, when it is wider than the screen, the outermost elements that stick out (not those inside a
+ * scroller) */
 function overflow(page) {
   return page.evaluate(() => {
     window.scrollTo(0, 0); // a click or scrollIntoView may have scrolled the page sideways, shifting every box
@@ -37,7 +38,8 @@ function overflow(page) {
     };
     const name = (el) => {
       const id = el.getAttribute('data-testid') ?? el.getAttribute('aria-label');
-      const cls = typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
+      const cls =
+        typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
       return `${el.tagName.toLowerCase()}${cls ? `.${cls}` : ''}${id ? `[${id}]` : ''}`;
     };
     const out = [];
@@ -58,7 +60,11 @@ function overflow(page) {
  */
 function smallTargets(page) {
   return page.evaluate(() => {
-    const targets = [...document.querySelectorAll('a[href], button, select, input:not([type=hidden]), textarea, summary, [role=tab], [tabindex="0"]')]
+    const targets = [
+      ...document.querySelectorAll(
+        'a[href], button, select, input:not([type=hidden]), textarea, summary, [role=tab], [tabindex="0"]',
+      ),
+    ]
       .filter((el) => {
         const style = getComputedStyle(el);
         if (style.visibility === 'hidden' || el.closest('[hidden], [inert]')) return false;
@@ -72,9 +78,21 @@ function smallTargets(page) {
     const centre = (b) => [b.left + b.width / 2, b.top + b.height / 2];
     const toBox = ([x, y], b) => Math.hypot(Math.max(b.left - x, 0, x - b.right), Math.max(b.top - y, 0, y - b.bottom));
     return small
-      .filter((a) => targets.some((b) => b.el !== a.el && !a.el.contains(b.el) && !b.el.contains(a.el) &&
-        (toBox(centre(a.box), b.box) < 12 || (small.includes(b) && Math.hypot(centre(a.box)[0] - centre(b.box)[0], centre(a.box)[1] - centre(b.box)[1]) < 24))))
-      .map(({ el, box }) => `${el.tagName.toLowerCase()}${el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 24)}" ${Math.round(box.width)}×${Math.round(box.height)}`)
+      .filter((a) =>
+        targets.some(
+          (b) =>
+            b.el !== a.el &&
+            !a.el.contains(b.el) &&
+            !b.el.contains(a.el) &&
+            (toBox(centre(a.box), b.box) < 12 ||
+              (small.includes(b) &&
+                Math.hypot(centre(a.box)[0] - centre(b.box)[0], centre(a.box)[1] - centre(b.box)[1]) < 24)),
+        ),
+      )
+      .map(
+        ({ el, box }) =>
+          `${el.tagName.toLowerCase()}${el.getAttribute('data-testid') ? `[${el.getAttribute('data-testid')}]` : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 24)}" ${Math.round(box.width)}×${Math.round(box.height)}`,
+      )
       .slice(0, 6);
   });
 }
@@ -90,7 +108,8 @@ export function phoneChartProblems(page) {
     const out = [];
     const name = (el) => {
       const id = el.getAttribute('data-testid') ?? el.getAttribute('aria-label');
-      const cls = typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
+      const cls =
+        typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
       return `${el.tagName.toLowerCase()}${cls ? `.${cls}` : ''}${id ? `[${id}]` : ''}`;
     };
     const shown = (el) => el.getClientRects().length > 0 && !el.closest('[hidden], [inert]');
@@ -100,7 +119,9 @@ export function phoneChartProblems(page) {
       // a wide table scrolls inside its named region (ScrollRegion) by design; a chart must not
       const region = el.closest('[role=region]');
       if (region?.querySelector('table') && !region.querySelector('svg')) continue; // (and a cell's own ellipsis in it)
-      out.push(`${name(el)}${el.parentElement ? ` in ${name(el.parentElement)}` : ''} scrolls sideways: ${el.scrollWidth} in ${el.clientWidth} px`);
+      out.push(
+        `${name(el)}${el.parentElement ? ` in ${name(el.parentElement)}` : ''} scrolls sideways: ${el.scrollWidth} in ${el.clientWidth} px`,
+      );
     }
     for (const el of document.body.querySelectorAll('input:not([type=hidden]), button')) {
       if (!shown(el)) continue;
@@ -108,7 +129,8 @@ export function phoneChartProblems(page) {
       const label = el.closest('label') ?? el.labels?.[0];
       const box = label && label.getBoundingClientRect().height < 80 ? label.getBoundingClientRect() : own;
       const w = Math.max(own.width, box.width), h = Math.max(own.height, box.height);
-      if (w < 23.5 || h < 23.5) out.push(`${name(el)}${el.type ? `[type=${el.type}]` : ''} target ${Math.round(w)}×${Math.round(h)} px`);
+      if (w < 23.5 || h < 23.5)
+        out.push(`${name(el)}${el.type ? `[type=${el.type}]` : ''} target ${Math.round(w)}×${Math.round(h)} px`);
     }
     const small = new Map();
     for (const t of document.body.querySelectorAll('svg text')) {
@@ -146,11 +168,13 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     const problems = [];
     if (width > PHONE.width) problems.push(`${view} scrolls sideways: ${width} px wide (${offenders.join(', ')})`);
     const tooSmall = await smallTargets(page);
-    if (tooSmall.length) problems.push(`${view}: controls under 24 × 24 px and too close to another: ${tooSmall.join(', ')}`);
+    if (tooSmall.length)
+      problems.push(`${view}: controls under 24 × 24 px and too close to another: ${tooSmall.join(', ')}`);
     if (charts) for (const p of await phoneChartProblems(page)) problems.push(`${view}: ${p}`);
     if (axe) {
       const found = await axeViolations(page, { tags: [...WCAG21_AA, 'wcag22aa'] });
-      for (const v of found) problems.push(`${view}: axe ${v.id} (${v.impact}, ${v.count}): ${v.nodes.slice(0, 3).join(' | ')}`);
+      for (const v of found)
+        problems.push(`${view}: axe ${v.id} (${v.impact}, ${v.count}): ${v.nodes.slice(0, 3).join(' | ')}`);
     }
     const newErrors = consoleErrors.slice(errors).filter((e) => e.startsWith('pageerror'));
     if (newErrors.length) problems.push(`${view}: ${newErrors.join('; ')}`);
@@ -175,7 +199,11 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
   }
   /** prints the widths measured since the last report, then fails with every problem found */
   const report = (problems) => {
-    console.log(`      page widths at ${PHONE.width} px: ${Object.entries(widths).map(([v, w]) => `${v} ${w}`).join(', ')}`);
+    console.log(
+      `      page widths at ${PHONE.width} px: ${Object.entries(widths)
+        .map(([v, w]) => `${v} ${w}`)
+        .join(', ')}`,
+    );
     for (const v of Object.keys(widths)) delete widths[v];
     assert(!problems.length, problems.join('\n'));
   };
@@ -188,35 +216,46 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     await page.waitForSelector(ready, { timeout: 20_000 });
   };
 
-  await test('phone: at 390 × 844 the Lab and Runs (an episode open) fit the screen, axe-clean, no page error', async () => {
-    await page.setViewportSize(PHONE);
-    const file = join(results, 'e2e-phone-bundle.json');
-    writeFileSync(file, makeRunBundle(checkpointDir, RUN_ID));
-    await page.goto('about:blank');
-    // forced: with no ?backend= the page would measure its backends in the background for half a minute
-    await page.goto(`${base}?backend=wasm#view=runs`);
-    await page.waitForSelector('[data-testid=runs-count]', { timeout: 30_000 });
-    await page.locator('[data-testid=import-bundle]').setInputFiles(file);
-    const row = page.locator(`[data-testid=runs-row][data-run-id^="${RUN_ID}"][data-results=read]`).first();
-    await row.waitFor({ timeout: 20_000 });
-    const id = await row.getAttribute('data-run-id');
-    await page.locator('[data-testid=episode-run]').selectOption(id);
-    await page.waitForSelector('[data-testid=episode-step] option[value="2"]', { state: 'attached', timeout: 10_000 });
-    await page.locator('[data-testid=open-episode]').first().click();
-    await page.waitForSelector('[data-testid=episode-detail]', { timeout: 10_000 });
-    const problems = await check('runs', { axe: true, doc: true });
-    if (docs) await picture('runs-episode', '[data-testid=episode-viewer]', true);
+  await test(
+    'phone: at 390 × 844 the Lab and Runs (an episode open) fit the screen, axe-clean, no page error',
+    async () => {
+      await page.setViewportSize(PHONE);
+      const file = join(results, 'e2e-phone-bundle.json');
+      writeFileSync(file, makeRunBundle(checkpointDir, RUN_ID));
+      await page.goto('about:blank');
+      // forced: with no ?backend= the page would measure its backends in the background for half a minute
+      await page.goto(`${base}?backend=wasm#view=runs`);
+      await page.waitForSelector('[data-testid=runs-count]', { timeout: 30_000 });
+      await page.locator('[data-testid=import-bundle]').setInputFiles(file);
+      const row = page.locator(`[data-testid=runs-row][data-run-id^="${RUN_ID}"][data-results=read]`).first();
+      await row.waitFor({ timeout: 20_000 });
+      const id = await row.getAttribute('data-run-id');
+      await page.locator('[data-testid=episode-run]').selectOption(id);
+      await page.waitForSelector('[data-testid=episode-step] option[value="2"]', {
+        state: 'attached',
+        timeout: 10_000,
+      });
+      await page.locator('[data-testid=open-episode]').first().click();
+      await page.waitForSelector('[data-testid=episode-detail]', { timeout: 10_000 });
+      const problems = await check('runs', { axe: true, doc: true });
+      if (docs) await picture('runs-episode', '[data-testid=episode-viewer]', true);
 
-    await tab('lab', '[data-testid=backend][data-backend]:not([data-backend=""])');
-    await page.locator(`[data-testid=run-row][data-run-id="${id}"]`).click();
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) > 0, null, { timeout: 10_000 });
-    problems.push(...(await check('lab', { axe: true, doc: true, charts: true })));
-    if (docs) await picture('lab-training', '[aria-label=Training]', true);
-    // a malformed link's notice names each bad key, however long
-    await hash('#scale=xl&steps=-5&a_setting_this_lab_has_never_had_with_a_long_name=1', '[data-testid=url-notice]');
-    problems.push(...(await check('lab-notice')));
-    report(problems);
-  }, G);
+      await tab('lab', '[data-testid=backend][data-backend]:not([data-backend=""])');
+      await page.locator(`[data-testid=run-row][data-run-id="${id}"]`).click();
+      await page.waitForFunction(
+        () => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) > 0,
+        null,
+        { timeout: 10_000 },
+      );
+      problems.push(...(await check('lab', { axe: true, doc: true, charts: true })));
+      if (docs) await picture('lab-training', '[aria-label=Training]', true);
+      // a malformed link's notice names each bad key, however long
+      await hash('#scale=xl&steps=-5&a_setting_this_lab_has_never_had_with_a_long_name=1', '[data-testid=url-notice]');
+      problems.push(...(await check('lab-notice')));
+      report(problems);
+    },
+    G,
+  );
 
   await test('phone: at 390 × 844 the Findings, every finding, fit the screen, axe-clean, no page error', async () => {
     await page.setViewportSize(PHONE);
@@ -228,39 +267,56 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     }
     // a phone has no hover: a tap on a table's cell writes out the run behind it
     await page.locator('[data-testid=finding-cell][title*="success"]').first().click();
-    if (!(await page.locator('[data-testid=finding-cell-detail]').count())) problems.push("T7: tapping a table's cell shows no run");
+    if (!(await page.locator('[data-testid=finding-cell-detail]').count()))
+      problems.push("T7: tapping a table's cell shows no run");
     report(problems);
   }, G);
 
-  await test('phone: at 390 × 844 the Lessons, every lesson and its class view, fit the screen, axe-clean, no page error', async () => {
-    await page.setViewportSize(PHONE);
-    await tab('lessons', '[data-testid=lesson-list]');
-    const problems = await check('lessons', { axe: true, doc: true });
-    for (const id of LESSONS) {
-      await hash(`#lesson=${id}`, `[data-testid=lesson][data-lesson="${id}"]`);
-      problems.push(...(await check(`lesson-${id}`, { axe: id === 'dense-reward', doc: id === 'dense-reward', charts: true })));
-      await hash(`#lesson=${id}&class`, `[data-testid=lesson-class][data-lesson="${id}"]`);
-      problems.push(...(await check(`lesson-${id}-class`, { axe: id === 'dense-reward', doc: id === 'dense-reward', charts: true })));
-    }
-    report(problems);
-  }, G);
+  await test(
+    'phone: at 390 × 844 the Lessons, every lesson and its class view, fit the screen, axe-clean, no page error',
+    async () => {
+      await page.setViewportSize(PHONE);
+      await tab('lessons', '[data-testid=lesson-list]');
+      const problems = await check('lessons', { axe: true, doc: true });
+      for (const id of LESSONS) {
+        await hash(`#lesson=${id}`, `[data-testid=lesson][data-lesson="${id}"]`);
+        problems.push(
+          ...(await check(`lesson-${id}`, { axe: id === 'dense-reward', doc: id === 'dense-reward', charts: true })),
+        );
+        await hash(`#lesson=${id}&class`, `[data-testid=lesson-class][data-lesson="${id}"]`);
+        problems.push(
+          ...(await check(`lesson-${id}-class`, {
+            axe: id === 'dense-reward',
+            doc: id === 'dense-reward',
+            charts: true,
+          })),
+        );
+      }
+      report(problems);
+    },
+    G,
+  );
 
-  await test('phone: at 390 × 844 the Sandbox (a query, a tool call, a scored plan) fits the screen, axe-clean, no page error', async () => {
-    await page.setViewportSize(PHONE);
-    await tab('sandbox', '[data-testid=sandbox][data-ready=true]');
-    await page.locator('[data-testid=world-tab-flights]').click();
-    await page.locator('[data-testid=query-item][data-index="1"]').click();
-    await page.locator('[data-testid=console-call]').click();
-    await page.waitForSelector('[data-testid=console-observation]');
-    await page.locator('[data-testid=plan-teacher]').click();
-    await page.locator('[data-testid=plan-score]').click();
-    await page.waitForSelector('[data-testid=plan-result]');
-    const problems = await check('sandbox', { axe: true, doc: true });
-    if (docs) {
-      await picture('sandbox-query', '[data-testid=query-list]', true);
-      await picture('sandbox-plan', '[data-testid=plan-result]', true);
-    }
-    report(problems);
-  }, G);
+  await test(
+    'phone: at 390 × 844 the Sandbox (a query, a tool call, a scored plan) fits the screen, axe-clean, no page error',
+    async () => {
+      await page.setViewportSize(PHONE);
+      await tab('sandbox', '[data-testid=sandbox][data-ready=true]');
+      await page.locator('[data-testid=world-tab-flights]').click();
+      await page.locator('[data-testid=query-item][data-index="1"]').click();
+      await page.locator('[data-testid=console-call]').click();
+      await page.waitForSelector('[data-testid=console-observation]');
+      await page.locator('[data-testid=plan-teacher]').click();
+      await page.locator('[data-testid=plan-score]').click();
+      await page.waitForSelector('[data-testid=plan-result]');
+      const problems = await check('sandbox', { axe: true, doc: true });
+      if (docs) {
+        await picture('sandbox-query', '[data-testid=query-list]', true);
+        await picture('sandbox-plan', '[data-testid=plan-result]', true);
+      }
+      report(problems);
+    },
+    G,
+  );
   await page.setViewportSize(viewport);
 }

@@ -21,11 +21,15 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
 
   async function clickStart() {
     assert((await attr('[data-testid=start]', 'disabled')) === null, 'Start is disabled');
-    assert((await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'), 'the Start button does not start RL');
+    assert(
+      (await page.locator('[data-testid=start]').innerText()).startsWith('Start RL'),
+      'the Start button does not start RL',
+    );
     await page.locator('[data-testid=start]').click();
   }
 
-  /** opens an RL link on webgpu (forced: without ?backend= SwiftShader loses to wasm), starts it (`start`: by default the Lab view's Start button) and waits for the
+  /** opens an RL link on webgpu (forced: without ?backend= SwiftShader loses to wasm), starts it (`start`: by default
+   * the Lab view's Start button) and waits for the
    *  end (screenshot `shot`-running.png once the step-0 evaluation is in) */
   async function runRl(hash, shot, start = clickStart) {
     await page.goto('about:blank');
@@ -35,7 +39,11 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
     const t0 = Date.now();
     await start();
-    await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 90_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running',
+      null,
+      { timeout: 90_000 },
+    );
     const startedMs = Date.now() - t0;
     const seen = { evalsWhileRunning: 0, pointsWhileRunning: 0, phases: new Set() };
     let status = '';
@@ -56,71 +64,133 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
       if (['completed', 'failed', 'stopped'].includes(status)) break;
       await page.waitForTimeout(200);
     }
-    const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
+    const error = (await page.locator('[data-testid=run-error]').count())
+      ? await page.locator('[data-testid=run-error]').innerText()
+      : '';
     assert(status === 'completed', `RL run ended as ${status || 'nothing'} ${error}`);
     const id = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
     const points = await storedPoints(page, id);
     return { id, seen, startedMs, totalMs: Date.now() - t0, points };
   }
 
-  await test('a finding\'s grid queues; its first run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn; the cancelled rest never starts', async () => {
-    let runsBefore = 0;
-    const run = await runRl(`finding=T7&${RL}`, 'rl', async () => {
-      runsBefore = (await storeCounts(page)).runs ?? 0;
-      await queueFindingGrid();
-    });
-    assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
-    await page.waitForTimeout(3000); // time for a wrongly queued next run to start
-    assert((await attr('[data-testid=run-status]', 'data-status')) === 'completed', 'another run started after the queue was cancelled');
-    assert(((await storeCounts(page)).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
-    assert(run.seen.evalsWhileRunning >= 1, 'the step-0 evaluation did not reach the curves while running');
-    assert(run.seen.phases.has('evaluating the starting point'), `phases seen: ${[...run.seen.phases].join(', ') || 'none'}`);
-    assert((await chartAttr('data-points')) === RL_STEPS, `charts have ${await chartAttr('data-points')} training points, expected ${RL_STEPS}`);
-    assert((await chartAttr('data-evals')) === 2, `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`);
-    assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
-    const [start, step] = run.points;
-    for (const key of ['reward/mean', 'charts/success', 'charts/delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'charts/response_len', 'charts/tool_calls', 'time/rollout', 'arpo/branches']) {
-      assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
-    }
-    assert(Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']), 'OOD accuracy missing from an evaluation');
-    assert(start.values['eval/success'] === undefined, 'an evaluation without validation queries reported a success rate');
-    // the default charts, each with its points; the curriculum's stage (Sum at the first step)
-    const plots = Object.fromEntries(await page.locator('[data-testid=metric-plot]').evaluateAll((els) => els.map((e) => [e.dataset.metric, Number(e.dataset.count)])));
-    assert(plots['reward/mean'] === RL_STEPS && plots['eval/ood_accuracy'] === 2 && plots['eval/success'] === 0, `plots: ${JSON.stringify(plots)}`);
-    const stage = await attr('[data-testid=curriculum-stage]', 'data-stage');
-    assert(stage === 'sum', `curriculum stage shown: ${stage}`);
-    // the metric picker adds a chart
-    await page.locator('[data-testid=metric-picker-toggle]').click();
-    await page.locator('[data-testid="metric-losses/clip_frac"]').click();
-    await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 30_000 });
-    const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
-    assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
-    assert((await row.locator('.backend').innerText()).startsWith('webgpu'), `run backend ${await row.locator('.backend').innerText()}`);
-    const record = await storedRun(page, run.id);
-    assert(record.calibration?.mode === 'forced' && /^forced with \?backend=webgpu/.test(record.calibration.summary), `the run's backend choice: ${JSON.stringify(record.calibration)}`);
-    // the kept rollouts: reward, advantage, and the group as ARPO's tree with a branch at its fork
-    await page.locator('[data-testid=sample-episode]').waitFor({ timeout: 15_000 });
-    const rl = page.locator('[data-testid=episode-rl]');
-    assert(Number.isFinite(Number(await rl.getAttribute('data-reward'))) && Number.isFinite(Number(await rl.getAttribute('data-advantage'))), 'reward/advantage missing');
-    const tree = page.locator('[data-testid=branch-tree]');
-    assert(Number(await tree.getAttribute('data-nodes')) === 2 && Number(await tree.getAttribute('data-branches')) === 1, `tree: ${await tree.getAttribute('data-nodes')} nodes, ${await tree.getAttribute('data-branches')} branches`);
-    const forks = await page.locator('[data-testid=tree-node]').evaluateAll((els) => els.map((e) => [e.dataset.parent, Number(e.dataset.fork)]));
-    assert(forks.some(([parent, fork]) => parent !== '' && fork > 0), `tree nodes: ${JSON.stringify(forks)}`);
-    assert((await tree.innerText()).includes('fork @'), 'the fork position is not labelled');
-    await assertEpisodeShown();
-    timings.rlStartS = Math.round(run.startedMs / 100) / 10;
-    timings.rlStep0EvalS = Math.round(start.values['eval/seconds']);
-    timings.rlStepS = Math.round(step.values['time/step_ms'] / 1000);
-    timings.rlRolloutS = Math.round(step.values['time/rollout']);
-    timings.rlUpdateS = Math.round(step.values['time/update']);
-    timings.rlEvalS = Math.round(step.values['eval/seconds']);
-    timings.rlTotalS = Math.round(run.totalMs / 1000);
-    console.log(`      ready in ${timings.rlStartS}s; step-0 evaluation ${timings.rlStep0EvalS}s; step 1 ${timings.rlStepS}s (rollouts ${timings.rlRolloutS}s, update ${timings.rlUpdateS}s, evaluation ${timings.rlEvalS}s); ${timings.rlTotalS}s in all`);
-    await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
-    await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
-    await page.locator('[data-testid=queue-clear]').click();
-    await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 30_000 });
-  }, 'rl');
+  await test(
+    "a finding's grid queues; its first run (ARPO) trains on webgpu from the shipped checkpoint: curves stream, start and end are evaluated, the branch tree is drawn; the cancelled rest never starts",
+    async () => {
+      let runsBefore = 0;
+      const run = await runRl(`finding=T7&${RL}`, 'rl', async () => {
+        runsBefore = (await storeCounts(page)).runs ?? 0;
+        await queueFindingGrid();
+      });
+      assert((await attr('[data-testid=queue]', 'data-running')) === '0', 'the queue still runs something');
+      await page.waitForTimeout(3000); // time for a wrongly queued next run to start
+      assert(
+        (await attr('[data-testid=run-status]', 'data-status')) === 'completed',
+        'another run started after the queue was cancelled',
+      );
+      assert(((await storeCounts(page)).runs ?? 0) === runsBefore + 1, 'the store holds more than the one started run');
+      assert(run.seen.evalsWhileRunning >= 1, 'the step-0 evaluation did not reach the curves while running');
+      assert(
+        run.seen.phases.has('evaluating the starting point'),
+        `phases seen: ${[...run.seen.phases].join(', ') || 'none'}`,
+      );
+      assert(
+        (await chartAttr('data-points')) === RL_STEPS,
+        `charts have ${await chartAttr('data-points')} training points, expected ${RL_STEPS}`,
+      );
+      assert(
+        (await chartAttr('data-evals')) === 2,
+        `charts have ${await chartAttr('data-evals')} evaluations, expected 2 (step 0 and the end)`,
+      );
+      assert(run.points.map((p) => p.step).join() === '0,1', `stored steps ${run.points.map((p) => p.step).join()}`);
+      const [start, step] = run.points;
+      for (const key of [
+        'reward/mean',
+        'charts/success',
+        'charts/delivery',
+        'losses/kl',
+        'losses/entropy',
+        'losses/clip_frac',
+        'charts/response_len',
+        'charts/tool_calls',
+        'time/rollout',
+        'arpo/branches',
+      ]) {
+        assert(Number.isFinite(step.values[key]), `${key} missing from the step's point`);
+      }
+      assert(
+        Number.isFinite(start.values['eval/ood_accuracy']) && Number.isFinite(step.values['eval/ood_accuracy']),
+        'OOD accuracy missing from an evaluation',
+      );
+      assert(
+        start.values['eval/success'] === undefined,
+        'an evaluation without validation queries reported a success rate',
+      );
+      // the default charts, each with its points; the curriculum's stage (Sum at the first step)
+      const plots = Object.fromEntries(
+        await page
+          .locator('[data-testid=metric-plot]')
+          .evaluateAll((els) => els.map((e) => [e.dataset.metric, Number(e.dataset.count)])),
+      );
+      assert(
+        plots['reward/mean'] === RL_STEPS && plots['eval/ood_accuracy'] === 2 && plots['eval/success'] === 0,
+        `plots: ${JSON.stringify(plots)}`,
+      );
+      const stage = await attr('[data-testid=curriculum-stage]', 'data-stage');
+      assert(stage === 'sum', `curriculum stage shown: ${stage}`);
+      // the metric picker adds a chart
+      await page.locator('[data-testid=metric-picker-toggle]').click();
+      await page.locator('[data-testid="metric-losses/clip_frac"]').click();
+      await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 30_000 });
+      const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
+      assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
+      assert(
+        (await row.locator('.backend').innerText()).startsWith('webgpu'),
+        `run backend ${await row.locator('.backend').innerText()}`,
+      );
+      const record = await storedRun(page, run.id);
+      assert(
+        record.calibration?.mode === 'forced' && /^forced with \?backend=webgpu/.test(record.calibration.summary),
+        `the run's backend choice: ${JSON.stringify(record.calibration)}`,
+      );
+      // the kept rollouts: reward, advantage, and the group as ARPO's tree with a branch at its fork
+      await page.locator('[data-testid=sample-episode]').waitFor({ timeout: 15_000 });
+      const rl = page.locator('[data-testid=episode-rl]');
+      assert(
+        Number.isFinite(Number(await rl.getAttribute('data-reward'))) &&
+          Number.isFinite(Number(await rl.getAttribute('data-advantage'))),
+        'reward/advantage missing',
+      );
+      const tree = page.locator('[data-testid=branch-tree]');
+      assert(
+        Number(await tree.getAttribute('data-nodes')) === 2 && Number(await tree.getAttribute('data-branches')) === 1,
+        `tree: ${await tree.getAttribute('data-nodes')} nodes, ${await tree.getAttribute('data-branches')} branches`,
+      );
+      const forks = await page
+        .locator('[data-testid=tree-node]')
+        .evaluateAll((els) => els.map((e) => [e.dataset.parent, Number(e.dataset.fork)]));
+      assert(
+        forks.some(([parent, fork]) => parent !== '' && fork > 0),
+        `tree nodes: ${JSON.stringify(forks)}`,
+      );
+      assert((await tree.innerText()).includes('fork @'), 'the fork position is not labelled');
+      await assertEpisodeShown();
+      timings.rlStartS = Math.round(run.startedMs / 100) / 10;
+      timings.rlStep0EvalS = Math.round(start.values['eval/seconds']);
+      timings.rlStepS = Math.round(step.values['time/step_ms'] / 1000);
+      timings.rlRolloutS = Math.round(step.values['time/rollout']);
+      timings.rlUpdateS = Math.round(step.values['time/update']);
+      timings.rlEvalS = Math.round(step.values['eval/seconds']);
+      timings.rlTotalS = Math.round(run.totalMs / 1000);
+      console.log(
+        `      ready in ${timings.rlStartS}s; step-0 evaluation ${timings.rlStep0EvalS}s; step 1 ${timings.rlStepS}s (rollouts ${timings.rlRolloutS}s, update ${timings.rlUpdateS}s, evaluation ${timings.rlEvalS}s); ${timings.rlTotalS}s in all`,
+      );
+      await page.locator('[data-testid=sample-episode]').screenshot({ path: join(results, 'rl-episode.png') });
+      await page.screenshot({ path: join(results, 'rl-finished.png'), fullPage: true });
+      await page.locator('[data-testid=queue-clear]').click();
+      await page.waitForSelector('[data-testid=queue][data-items="0"]', { timeout: 30_000 });
+    },
+    'rl',
+  );
 
   // ---- findings: a finding's page, its grid in the run queue ------------------------------------------
   // The RL test above starts its run this way: T7's page (claim, paper, reference table, its own link), its
@@ -132,36 +202,74 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     assert(/5 %.*10 %/.test(claim), `T7's claim reads: ${claim}`);
     assert((await page.locator('[data-testid=finding-cell]').count()) === 3, 'T7 table is not 1 × 3');
     // the test behind the call: one forest line per compared pair, each with the committed table's call
-    const pairCalls = await page.locator('[data-testid=pair-line]').evaluateAll((els) => els.map((e) => e.getAttribute('data-call')));
-    assert(pairCalls.length === 2 && pairCalls.every((c) => ['supports', 'contradicts', 'not resolved', 'interim'].includes(c)), `T7's pair forest reads ${JSON.stringify(pairCalls)}`);
+    const pairCalls = await page
+      .locator('[data-testid=pair-line]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-call')));
+    assert(
+      pairCalls.length === 2 &&
+        pairCalls.every((c) => ['supports', 'contradicts', 'not resolved', 'interim'].includes(c)),
+      `T7's pair forest reads ${JSON.stringify(pairCalls)}`,
+    );
     // under the call, the mechanism the paper names, measured in the committed runs (results/findings/mechanisms.json)
-    assert(/failed calls/.test(await page.locator('[data-testid=mechanism-sentence]').innerText()), "T7's mechanism sentence is missing");
+    assert(
+      /failed calls/.test(await page.locator('[data-testid=mechanism-sentence]').innerText()),
+      "T7's mechanism sentence is missing",
+    );
     assert((await page.locator('[data-testid=mechanism-figure]').count()) >= 2, "T7's mechanism figures are missing");
     const hasReference = (await attr('[data-testid=finding-table]', 'data-reference')) === 'yes';
     if (hasReference) {
       const described = await page.locator('[data-testid=reference-direction]').innerText();
-      assert(/\S/.test(described) && !/agrees with the paper|does not agree/.test(described), `the one-seed table calls a direction: ${described}`);
-    } else assert(/No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()), 'neither a reference table nor its absence is shown');
+      assert(
+        /\S/.test(described) && !/agrees with the paper|does not agree/.test(described),
+        `the one-seed table calls a direction: ${described}`,
+      );
+    } else
+      assert(
+        /No quick table committed/.test(await page.locator('[data-testid=reference-missing]').innerText()),
+        'neither a reference table nor its absence is shown',
+      );
     // a finding has its own link; T1 carries the paper's numbers in its cells
     await page.locator('[data-testid=finding-tab-T1]').click();
     await page.waitForSelector('[data-testid=finding][data-finding=T1]');
     assert(/finding=T1/.test(page.url()), `the link does not name T1: ${page.url()}`);
-    assert((await page.locator('[data-testid=finding-cell][data-paper="34.9"]').count()) === 1, "T1's table lacks the paper's 34.9 (1.5B, Curriculum)");
-    // the gain chart: one line per cell and one null control per scale, the paper's gain over its SFT column (1.5B Sum +26.2)
-    assert((await page.locator('[data-testid=gain-chart] [data-testid=gain-line]').count()) === 15, "T1's gain chart is not 12 cells + a null control for each of 3 scales");
-    assert((await page.locator('[data-testid=gain-line][data-paper="26.2"]').count()) === 1, "T1's chart lacks the paper's +26.2 (1.5B, Sum)");
-    // a called table prices each pair it leaves not resolved (T1 at its planned seeds: all nine, none against the start)
+    assert(
+      (await page.locator('[data-testid=finding-cell][data-paper="34.9"]').count()) === 1,
+      "T1's table lacks the paper's 34.9 (1.5B, Curriculum)",
+    );
+    // the gain chart: one line per cell and one null control per scale, the paper's gain over its SFT column (1.5B Sum
+    // +26.2)
+    assert(
+      (await page.locator('[data-testid=gain-chart] [data-testid=gain-line]').count()) === 15,
+      "T1's gain chart is not 12 cells + a null control for each of 3 scales",
+    );
+    assert(
+      (await page.locator('[data-testid=gain-line][data-paper="26.2"]').count()) === 1,
+      "T1's chart lacks the paper's +26.2 (1.5B, Sum)",
+    );
+    // a called table prices each pair it leaves not resolved (T1 at its planned seeds: all nine, none against the
+    // start)
     const unresolved = await page.locator('[data-testid=pair-line][data-call="not resolved"]').count();
     const priced = await page.locator('[data-testid=resolve-cost] [data-testid=resolve-line]').count();
-    assert(priced === unresolved && (unresolved === 0 || /seeds/.test(await page.locator('[data-testid=resolve-line]').first().textContent())),
-      `T1 prices ${priced} pairs of the ${unresolved} its call leaves not resolved`);
+    assert(
+      priced === unresolved &&
+        (unresolved === 0 || /seeds/.test(await page.locator('[data-testid=resolve-line]').first().textContent())),
+      `T1 prices ${priced} pairs of the ${unresolved} its call leaves not resolved`,
+    );
     // the claim's scale × choice interactions: T1 states two, each with what it rules out
-    assert((await page.locator('[data-testid=interaction-forest] [data-testid=interaction-line]').count()) === 2, "T1's interactions forest does not show its two interactions");
+    assert(
+      (await page.locator('[data-testid=interaction-forest] [data-testid=interaction-line]').count()) === 2,
+      "T1's interactions forest does not show its two interactions",
+    );
     await page.screenshot({ path: join(results, 'findings.png'), fullPage: true });
     // T6 carries the interactions' planned test on fresh seeds under its forest (T1's was not planned: none there)
-    assert((await page.locator('[data-testid=interaction-plan-test]').count()) === 0, 'T1 shows a planned test it never had');
+    assert(
+      (await page.locator('[data-testid=interaction-plan-test]').count()) === 0,
+      'T1 shows a planned test it never had',
+    );
     await page.locator('[data-testid=finding-tab-T6]').click();
-    await page.waitForSelector('[data-testid=finding][data-finding=T6] [data-testid=interaction-plan-test][data-runs="80"] li[data-call]');
+    await page.waitForSelector(
+      '[data-testid=finding][data-finding=T6] [data-testid=interaction-plan-test][data-runs="80"] li[data-call]',
+    );
     await page.locator('[data-testid=finding-tab-T7]').click();
     await page.waitForSelector('[data-testid=finding][data-finding=T7]');
 
@@ -169,14 +277,28 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     await page.locator('[data-testid=queue-grid]').click();
     const preview = await page.locator('[data-testid=queue-preview] li').allInnerTexts();
     assert(preview.length === 3, `the preview lists ${preview.length} runs`);
-    assert(preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /algorithm=arpo/.test(t)), `the preview misses the link's settings: ${preview.join(' | ')}`);
-    assert(/toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]), `the cells' rates are not on top: ${preview.join(' | ')}`);
+    assert(
+      preview.every((t) => /scale=s/.test(t) && /steps=1/.test(t) && /algorithm=arpo/.test(t)),
+      `the preview misses the link's settings: ${preview.join(' | ')}`,
+    );
+    assert(
+      /toolFailureRate=0\.05/.test(preview[1]) && /toolFailureRate=0\.1/.test(preview[2]),
+      `the cells' rates are not on top: ${preview.join(' | ')}`,
+    );
     await page.locator('[data-testid=queue-confirm]').click();
     await page.waitForSelector('[data-testid=queue][data-items="3"]', { timeout: 30_000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid=queue-item]')?.getAttribute('data-status') === 'running'
-      && document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[data-testid=queue-item]')?.getAttribute('data-status') === 'running' &&
+        document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running',
+      null,
+      { timeout: 120_000 },
+    );
     assert((await attr('[data-testid=queue]', 'data-waiting')) === '2', 'two runs should wait behind the first');
-    assert((await page.locator('[data-testid=queue] [role=progressbar]').count()) === 4, 'the queue and each run need a progress bar');
+    assert(
+      (await page.locator('[data-testid=queue] [role=progressbar]').count()) === 4,
+      'the queue and each run need a progress bar',
+    );
     assert(/ETA/.test(await page.locator('[data-testid=queue-summary]').innerText()), 'the queue shows no ETA');
     await page.screenshot({ path: join(results, 'queue.png'), fullPage: true });
     await page.locator('[data-testid=queue-cancel]').click();

@@ -25,7 +25,13 @@ const inStore = ([op, arg]) =>
       } else if (op === 'points') answer(db.transaction('metrics').objectStore('metrics').getAll(ofRun()));
       else if (op === 'run') answer(db.transaction('runs').objectStore('runs').get(arg));
       else if (op === 'runs') answer(db.transaction('runs').objectStore('runs').getAll());
-      else if (op === 'checkpointKeys') answer(db.transaction('checkpoints').objectStore('checkpoints').getAllKeys(arg === undefined ? undefined : ofRun()));
+      else if (op === 'checkpointKeys')
+        answer(
+          db
+            .transaction('checkpoints')
+            .objectStore('checkpoints')
+            .getAllKeys(arg === undefined ? undefined : ofRun()),
+        );
       else if (op === 'writeQueue') {
         const tx = db.transaction('queue', 'readwrite');
         tx.objectStore('queue').put(arg, 'current');
@@ -43,7 +49,8 @@ export const storedRun = (page, runId) => page.evaluate(inStore, ['run', runId])
 /** every stored run record */
 export const storedRuns = (page) => page.evaluate(inStore, ['runs']);
 
-/** runs in the page: this device's stored backend calibrations ('star-lab-device', src/store/calibrationStore.ts); `clear` deletes them first */
+/** runs in the page: this device's stored backend calibrations ('star-lab-device', src/store/calibrationStore.ts);
+ * `clear` deletes them first */
 const inCalibrations = (clear) =>
   new Promise((ok, fail) => {
     const open = indexedDB.open('star-lab-device');

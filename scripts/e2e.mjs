@@ -2,11 +2,12 @@
 // End-to-end tests: serve the built page (dist/, built by `vite build` in scripts/test.sh) on a
 // free localhost port, drive it in headless Chromium with playwright-core, and check the path a
 // user takes: a finding's page (T7) queues its grid, whose first run (ARPO) trains from the shipped s-tiny
-// checkpoint on WebGPU (forced with ?backend=webgpu: SwiftShader when there is no GPU) while the rest is cancelled: curves stream in,
-// the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
+// checkpoint on WebGPU (forced with ?backend=webgpu: SwiftShader when there is no GPU) while the rest is cancelled:
+// curves stream in, the start and the end are evaluated, and the sample rollouts show their reward, advantage and group
 // tree; the Sandbox (a query played by hand and scored), the Runs view (bundles, CSV, overlays, the
 // episode viewer, delete), robustness (origin and CSP, auto-resume, full storage, corrupt records), the Lessons (every
-// lesson from its link; one played at a smoke size through a reload to its takeaway; a class of three learners pooled), the backend the page
+// lesson from its link; one played at a smoke size through a reload to its takeaway; a class of three learners pooled),
+// the backend the page
 // picks by measuring when no ?backend= forces one (wasm on SwiftShader); the SFT stage runs there too: the loss
 // streams in and falls, validation rollouts land on the curve and a sample episode is shown, the run
 // survives a reload, a malformed link shows its notice, and pause/resume/stop reach the worker; the
@@ -16,7 +17,8 @@
 //
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
-//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft, startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend, firefox;
+//   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft,
+// startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend, firefox;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of the groups each (SHARD_1 below, then every other group);
 //                                                 npm test runs the two side by side, each in its own browser
@@ -66,8 +68,8 @@ if (shard !== undefined && shard !== '1' && shard !== '2') {
 const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
 const checkpointDir = resolve(process.env.E2E_CHECKPOINT || shippedCheckpoint);
 const STEPS = 5;
-// the browser's SFT config, explicit: a tiny world (the smoke-test scale: a quarter-width model, context 256), 40 queries
-// SwiftShader runs this model at seconds per step after ~20 s of shader compiles (README, Speed),
+// the browser's SFT config, explicit: a tiny world (the smoke-test scale: a quarter-width model, context 256), 40
+// queries SwiftShader runs this model at seconds per step after ~20 s of shader compiles (README, Speed),
 // so the webgpu run is short, at a higher learning rate; pause/resume/stop run on `cpu`.
 const SFT = `stage=sft&steps=${STEPS}&seed=3&scale=s&worldSize=tiny&trainSize=40&sftLearningRate=0.01`;
 
@@ -76,7 +78,9 @@ if (!existsSync(join(dist, 'index.html'))) {
   process.exit(1);
 }
 if (!existsSync(chromiumPath)) {
-  console.error(`e2e: Chromium not found at ${chromiumPath}. Install it: sudo apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  console.error(
+    `e2e: Chromium not found at ${chromiumPath}. Install it: sudo apt-get install -y chromium (or set CHROMIUM_PATH)`,
+  );
   process.exit(1);
 }
 mkdirSync(results, { recursive: true });
@@ -95,7 +99,10 @@ const server = createServer((req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
   let file = join(dist, path);
   if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
-  res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+  res.writeHead(200, {
+    'content-type': types[extname(file)] ?? 'application/octet-stream',
+    'cache-control': 'no-store',
+  });
   res.end(readFileSync(file));
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
@@ -152,7 +159,9 @@ async function test(name, fn, group = 'sft') {
   } catch (e) {
     failed++;
     console.log(`  ✗ ${name}\n      ${String(e?.message ?? e).split('\n').join('\n      ')}`);
-    await page.screenshot({ path: join(results, `failed-${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => {});
+    await page
+      .screenshot({ path: join(results, `failed-${name.replace(/\W+/g, '-')}.png`), fullPage: true })
+      .catch(() => {});
   }
 }
 function assert(cond, message) {
@@ -164,7 +173,11 @@ const attr = (selector, name) => page.locator(selector).first().getAttribute(nam
 async function runSft() {
   await page.locator('[data-testid=start]').click();
   // the status line still shows the previous run until the worker has built the new one
-  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running', null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'running',
+    null,
+    { timeout: 60_000 },
+  );
   const seen = new Set();
   const deadline = Date.now() + 400_000;
   let status = '';
@@ -175,7 +188,9 @@ async function runSft() {
     if (['completed', 'failed', 'stopped'].includes(status)) break;
     await page.waitForTimeout(100);
   }
-  const error = (await page.locator('[data-testid=run-error]').count()) ? await page.locator('[data-testid=run-error]').innerText() : '';
+  const error = (await page.locator('[data-testid=run-error]').count())
+    ? await page.locator('[data-testid=run-error]').innerText()
+    : '';
   return {
     status,
     error,
@@ -198,7 +213,10 @@ async function assertEpisodeShown() {
   if (travel) {
     const parts = await page.locator('[data-testid=episode-plan], [data-testid=episode-undelivered]').count();
     assert(parts === 1, 'the travel episode shows neither a plan nor why none was delivered');
-    assert((await page.locator('[data-testid=episode-checks] tr').count()) >= 8, 'the checks with verdicts and reasons are missing');
+    assert(
+      (await page.locator('[data-testid=episode-checks] tr').count()) >= 8,
+      'the checks with verdicts and reasons are missing',
+    );
   }
 }
 
@@ -229,11 +247,16 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
   assert(/[\d.]+% · [\d.]+% · [\d.]+%/.test(evalTile), `evaluation tile shows ${evalTile}`);
   await assertEpisodeShown();
   timings.webgpuStepMs = run.stepMs;
-  console.log(`      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`);
+  console.log(
+    `      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`,
+  );
   runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
   // real gradients reach the weights (webgpu once summed the norm to 0 and still "trained" via Adam)
   const norms = (await storedPoints(page, runId)).map((p) => p.values['charts/grad_norm']);
-  assert(norms.length === STEPS && norms.every((n) => Number.isFinite(n) && n > 1e-3), `gradient norms on webgpu: ${norms.join(', ')}`);
+  assert(
+    norms.length === STEPS && norms.every((n) => Number.isFinite(n) && n > 1e-3),
+    `gradient norms on webgpu: ${norms.join(', ')}`,
+  );
   await page.screenshot({ path: join(results, '2-trained.png'), fullPage: true });
 });
 
@@ -242,7 +265,10 @@ await test('the run and its curve are listed after a reload', async () => {
   await page.reload();
   const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
   await row.waitFor({ timeout: 30_000 });
-  assert((await row.getAttribute('data-status')) === 'completed', `stored run is ${await row.getAttribute('data-status')}`);
+  assert(
+    (await row.getAttribute('data-status')) === 'completed',
+    `stored run is ${await row.getAttribute('data-status')}`,
+  );
   await row.click();
   await page.waitForFunction(
     (n) => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points')) === n,
@@ -265,13 +291,22 @@ await test('the finished run shares as a result link that opens read-only, and a
     const card = reader.locator('[data-testid=shared-run]');
     await card.waitFor({ timeout: 15_000 });
     // an SFT run of a smoke size: no committed runs ran it
-    assert((await card.getAttribute('data-ok')) === 'true' && (await card.getAttribute('data-verdict')) === 'no-band', `shared run shows ${await card.getAttribute('data-ok')} / ${await card.getAttribute('data-verdict')}`);
+    assert(
+      (await card.getAttribute('data-ok')) === 'true' && (await card.getAttribute('data-verdict')) === 'no-band',
+      `shared run shows ${await card.getAttribute('data-ok')} / ${await card.getAttribute('data-verdict')}`,
+    );
     assert(/Seed\s*3/.test(await card.innerText()), 'the shared run does not show its seed');
-    assert((await reader.locator('[data-testid=shared-run-open]').getAttribute('href')).includes('stage=sft'), 'the open-in-Lab link lost the setting');
+    assert(
+      (await reader.locator('[data-testid=shared-run-open]').getAttribute('href')).includes('stage=sft'),
+      'the open-in-Lab link lost the setting',
+    );
     await reader.goto(href.slice(0, -3));
     await reader.reload();
     await reader.locator('[data-testid=shared-run][data-ok=false]').waitFor({ timeout: 15_000 });
-    assert(/refused/.test(await reader.locator('[data-testid=shared-run-error]').innerText()), 'a cut link is not refused with its reason');
+    assert(
+      /refused/.test(await reader.locator('[data-testid=shared-run-error]').innerText()),
+      'a cut link is not refused with its reason',
+    );
   } finally {
     await reader.close();
   }
@@ -281,7 +316,11 @@ await test('the SFT run can be chosen as the starting point; its checkpoint load
   assert(runId, 'no run id from the SFT test');
   const before = await storeCounts(page);
   // the page is on Stage SFT, where the RL starting point is disabled and says why
-  assert(await page.locator('[data-testid=starting-choice]').isDisabled() && await page.locator('[data-testid=starting-off]').isVisible(), 'Stage SFT leaves "Start RL from" active');
+  assert(
+    (await page.locator('[data-testid=starting-choice]').isDisabled()) &&
+      (await page.locator('[data-testid=starting-off]').isVisible()),
+    'Stage SFT leaves "Start RL from" active',
+  );
   assert(await page.locator('[data-testid=choice-reward-macro]').isDisabled(), 'Stage SFT leaves the reward active');
   await page.locator('[data-testid=choice-stage-rl]').click();
   await page.locator('[data-testid=starting-choice]').selectOption(runId);
@@ -295,7 +334,10 @@ await test('the SFT run can be chosen as the starting point; its checkpoint load
   });
   const label = await page.locator('[data-testid=starting-point-label]').innerText();
   assert(label === `run ${runId} at step ${STEPS}`, `label: ${label}`);
-  assert(JSON.stringify(await storeCounts(page)) === JSON.stringify(before), 'loading a run as the starting point changed the store');
+  assert(
+    JSON.stringify(await storeCounts(page)) === JSON.stringify(before),
+    'loading a run as the starting point changed the store',
+  );
 });
 
 // ---- RL in the browser: a finding's grid, its first run (ARPO) on webgpu (e2e-rl.mjs) ----------------
@@ -310,9 +352,13 @@ await test('a malformed link shows the notice and the page still works', async (
   const notice = page.locator('[data-testid=url-notice]');
   await notice.waitFor({ timeout: 10_000 });
   const text = await notice.innerText();
-  for (const key of ['scale', 'bogus', 'steps', 'seed', 'reward']) assert(text.includes(key), `notice does not mention ${key}: ${text}`);
+  for (const key of ['scale', 'bogus', 'steps', 'seed', 'reward'])
+    assert(text.includes(key), `notice does not mention ${key}: ${text}`);
   assert(await page.locator('h1', { hasText: 'STAR Lab' }).isVisible(), 'header missing');
-  assert(await page.locator('[data-testid=choice-scale-m]').getAttribute('aria-checked') === 'true', 'bad scale did not fall back to the default');
+  assert(
+    (await page.locator('[data-testid=choice-scale-m]').getAttribute('aria-checked')) === 'true',
+    'bad scale did not fall back to the default',
+  );
   await page.screenshot({ path: join(results, '4-url-notice.png') });
 });
 
@@ -324,12 +370,23 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   await page.goto(`${base}?backend=cpu#stage=sft&steps=500&seed=4&scale=s&worldSize=tiny&trainSize=40`);
   await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
   const fallback = await page.locator('[data-testid=backend-fallback]').innerText();
-  assert(/forced with \?backend=cpu/.test(fallback) && !/only slower/.test(fallback), `the forced-backend notice reads: ${fallback}`);
+  assert(
+    /forced with \?backend=cpu/.test(fallback) && !/only slower/.test(fallback),
+    `the forced-backend notice reads: ${fallback}`,
+  );
   const status = () => attr('[data-testid=run-status]', 'data-status');
   const waitStatus = (want) =>
-    page.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === w, want, { timeout: 60_000 });
+    page.waitForFunction(
+      (w) => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === w,
+      want,
+      { timeout: 60_000 },
+    );
   await page.locator('[data-testid=start]').click();
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points')) >= 2, null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points')) >= 2,
+    null,
+    { timeout: 60_000 },
+  );
   await page.locator('[data-testid=pause]').click();
   await waitStatus('paused');
   const pausedAt = Number(await attr('[data-testid=loss-chart]', 'data-points'));
@@ -342,7 +399,11 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   await waitStatus('stopped');
   assert((await status()) === 'stopped', 'run did not stop');
   const row = page.locator('[data-testid=run-row]').first();
-  await page.waitForFunction(() => document.querySelector('[data-testid=run-row]')?.getAttribute('data-status') === 'stopped', null, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid=run-row]')?.getAttribute('data-status') === 'stopped',
+    null,
+    { timeout: 10_000 },
+  );
   assert(await row.locator('button', { hasText: 'Resume' }).isVisible(), 'a stopped run offers no Resume');
   // resuming continues the same run from its newest checkpoint
   const stoppedAt = Number(await row.locator('td.num').first().innerText().then((t) => t.split('/')[0]));
@@ -358,8 +419,11 @@ await test('pause, resume and stop reach the worker (cpu backend, for time)', as
   await page.locator('[data-testid=stop]').click();
   await waitStatus('stopped');
   // the same run, still the newest, and no new row (the earlier tests' runs are listed too)
-  assert((await page.locator('[data-testid=run-row]').count()) === rowsBefore && (await row.getAttribute('data-run-id')) === stoppedId,
-    'resume made a new run instead of continuing');
+  assert(
+    (await page.locator('[data-testid=run-row]').count()) === rowsBefore &&
+      (await row.getAttribute('data-run-id')) === stoppedId,
+    'resume made a new run instead of continuing',
+  );
 });
 
 // ---- the Sandbox: the training world browsed, a tool called by hand, a plan written and scored ----------
@@ -402,18 +466,27 @@ await test('sandbox: browse the world, call a tool by hand, write a plan and sco
   await stay.fill('Nowhere Inn, Atlantis');
   await page.locator('[data-testid=plan-score]').click();
   assert(await attr('[data-testid=plan-result]', 'data-final-pass') === 'false', 'a made-up hotel passed');
-  assert((await page.locator('[data-testid=plan-check][data-verdict=fail]').count()) > 0, 'no failed check shown for a made-up hotel');
+  assert(
+    (await page.locator('[data-testid=plan-check][data-verdict=fail]').count()) > 0,
+    'no failed check shown for a made-up hotel',
+  );
   await stay.fill(teacherStay);
   await page.locator('[data-testid=plan-score]').click();
   await page.waitForSelector('[data-testid=plan-result][data-final-pass=true]', { timeout: 5_000 });
   assert((await page.locator('[data-testid=plan-check]').count()) === 13, 'not every check is listed');
   for (const kind of ['sum', 'macro', 'success', 'curriculum']) {
-    assert(await attr(`[data-testid=reward-${kind}]`, 'data-value') === '1', `the teacher's passing plan has ${kind} reward ≠ 1`);
+    assert(
+      (await attr(`[data-testid=reward-${kind}]`, 'data-value')) === '1',
+      `the teacher's passing plan has ${kind} reward ≠ 1`,
+    );
   }
   // an edit after Score marks the verdict as the earlier plan's until Score is pressed again
   await stay.fill('Nowhere Inn, Atlantis');
   await page.waitForSelector('[data-testid=plan-result][data-stale=true]', { timeout: 5_000 });
-  assert(await attr('[data-testid=plan-result]', 'data-final-pass') === 'stale', 'an edited plan still shows the old verdict as its own');
+  assert(
+    (await attr('[data-testid=plan-result]', 'data-final-pass')) === 'stale',
+    'an edited plan still shows the old verdict as its own',
+  );
   await stay.fill(teacherStay);
   await page.waitForSelector('[data-testid=plan-result][data-stale=false][data-final-pass=true]', { timeout: 5_000 });
   await page.screenshot({ path: join(results, 'sandbox.png'), fullPage: true });
@@ -457,6 +530,8 @@ isolatedServer.close();
 rmSync(userDataDir, { recursive: true, force: true });
 if (failed && consoleErrors.length) console.log(`  browser errors:\n    ${consoleErrors.slice(0, 10).join('\n    ')}`);
 if (Object.keys(timings).length) console.log(`e2e timings: ${JSON.stringify(timings)}`);
-console.log(`e2e${shard ? ` (shard ${shard})` : ''}: ${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+console.log(
+  `e2e${shard ? ` (shard ${shard})` : ''}: ${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+);
 // a shard that selects nothing is a mistake (a renamed group), not a pass
 process.exit(failed || (shard && !passed) ? 1 : 0);

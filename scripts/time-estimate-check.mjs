@@ -97,13 +97,17 @@ page.setDefaultTimeout(120_000);
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 
-/** the estimate the page shows: its ms, and whether it is a first guess from the calibration (null: the page does not say) */
+/** the estimate the page shows: its ms, and whether it is a first guess from the calibration (null: the page does not
+ * say) */
 const estimateOf = async (selector) => {
   const el = page.locator(selector);
   if (!(await el.count())) return { estimateMs: null, firstGuess: null };
   const v = await el.first().getAttribute('data-ms');
   const guess = await el.first().getAttribute('data-first-guess');
-  return { estimateMs: v === null || v === '' ? null : Number(v), firstGuess: guess === null ? null : guess === 'true' };
+  return {
+    estimateMs: v === null || v === '' ? null : Number(v),
+    firstGuess: guess === null ? null : guess === 'true',
+  };
 };
 /** the stored runs created since `before` (ids), with what each measured */
 async function newRuns(before) {
@@ -162,7 +166,8 @@ function summarize(list) {
     .some((e) => e.stored.some((s) => s.status === 'completed' && r.stored.some((t) => t.scale === s.scale))) }));
   const stats = (rs) => {
     const rated = rs.filter((r) => r.ratio !== null);
-    if (!rated.length) return { runs: 0, medianRatio: null, worstRatio: null, worstRun: null, lowest: null, highest: null };
+    if (!rated.length)
+      return { runs: 0, medianRatio: null, worstRatio: null, worstRun: null, lowest: null, highest: null };
     const worst = rated.reduce((w, r) => (Math.abs(Math.log(r.ratio)) > Math.abs(Math.log(w.ratio)) ? r : w));
     const ratios = rated.map((r) => r.ratio);
     return { runs: rated.length, medianRatio: round(median(ratios)), worstRatio: worst.ratio, worstRun: worst.n,
@@ -192,11 +197,23 @@ try {
     const ratio = estimateMs ? round(takenMs / estimateMs) : null;
     const backend = (await page.locator('[data-testid=backend]').innerText()).trim().replace(/\s+/g, ' ');
     const load1 = round((load + loadavg()[0]) / 2, 1);
-    runs.push({ n: p.n, what: p.what, estimateMs, firstGuess, takenMs, ratio, backend, load1, stored: await newRuns(before) });
+    runs.push({
+      n: p.n,
+      what: p.what,
+      estimateMs,
+      firstGuess,
+      takenMs,
+      ratio,
+      backend,
+      load1,
+      stored: await newRuns(before),
+    });
     write(); // after each run: a measurement cut short keeps what it measured
     const say = (ms) => (ms === null ? 'none' : `${Math.round(ms / 1000)} s`);
-    console.log(`time-estimate-check ${p.n}: ${p.what}: estimated ${say(estimateMs)}${firstGuess ? ' (first guess)' : ''}, ` +
-      `took ${say(takenMs)}, ratio ${ratio ?? '–'} (load ${loadavg()[0].toFixed(1)})`);
+    console.log(
+      `time-estimate-check ${p.n}: ${p.what}: estimated ${say(estimateMs)}${firstGuess ? ' (first guess)' : ''}, ` +
+        `took ${say(takenMs)}, ratio ${ratio ?? '–'} (load ${loadavg()[0].toFixed(1)})`,
+    );
   }
   write();
   console.log(`wrote ${out}: ${JSON.stringify(JSON.parse(readFileSync(out, 'utf8')).summary)}`);

@@ -22,7 +22,7 @@ for (const file of files) {
   const before = readFileSync(file, 'utf8');
   const options = { ...(await prettier.resolveConfig(file)), filepath: file };
   let text = before;
-  if (file.endsWith('.svelte')) text = await prettier.format(text, options);
+  if (file.endsWith('.svelte')) text = keepStyle(before, await prettier.format(text, options));
   else {
     const tried = new Set(); // long lines Prettier cannot shorten (a long string, a URL): leave them
     for (;;) {
@@ -42,6 +42,24 @@ for (const file of files) {
 }
 console.log(`${statements} statements wrapped in ${files.length} files`);
 if (left.length) console.log(`still over ${MAX} (comments, strings: by hand):\n  ${left.join('\n  ')}`);
+
+/** the component's <style> block as it was written when none of its lines is too long: Prettier's one declaration
+ * a line would make a component's CSS three times as tall for nothing */
+function keepStyle(before, after) {
+  const style = /<style[^>]*>[\s\S]*?<\/style>/;
+  const kept = style.exec(before)?.[0];
+  if (!kept || !style.test(after)) return after;
+  const lines = kept.split('\n').flatMap(wrapCssRule);
+  return lines.some((l) => l.length > MAX) ? after : after.replace(style, () => lines.join('\n'));
+}
+
+/** a one-line CSS rule over MAX as a rule of one declaration a line */
+function wrapCssRule(line) {
+  const m = /^(\s*)([^{}]+?)\s*\{\s*([^{}]*?)\s*\}\s*$/.exec(line);
+  if (line.length <= MAX || !m) return [line];
+  const declarations = m[3].split(';').map((d) => d.trim()).filter(Boolean);
+  return [`${m[1]}${m[2]} {`, ...declarations.map((d) => `${m[1]}  ${d};`), `${m[1]}}`];
+}
 
 /** wraps each long comment line; what a wrap pushes out goes to the front of the comment's next line when it fits */
 function reflowComments(lines) {

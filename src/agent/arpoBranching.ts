@@ -68,9 +68,11 @@ export class BranchPlanner {
   readonly deltas: number[] = [];
 
   constructor(readonly o: BranchingOptions) {
-    if (!(Number.isInteger(o.budget) && o.budget >= 1)) throw new Error(`ARPO: budget M must be a positive integer, got ${o.budget}`);
+    if (!(Number.isInteger(o.budget) && o.budget >= 1))
+      throw new Error(`ARPO: budget M must be a positive integer, got ${o.budget}`);
     if (!(Number.isInteger(o.k) && o.k >= 1)) throw new Error(`ARPO: k must be a positive integer, got ${o.k}`);
-    if (!(Number.isInteger(o.branches) && o.branches >= 1)) throw new Error(`ARPO: Z must be a positive integer, got ${o.branches}`);
+    if (!(Number.isInteger(o.branches) && o.branches >= 1))
+      throw new Error(`ARPO: Z must be a positive integer, got ${o.branches}`);
     const perGroup = new Map<number, number>();
     for (const g of o.groups) perGroup.set(g, (perGroup.get(g) ?? 0) + 1);
     this.rowGroup = [...o.groups];
@@ -86,7 +88,8 @@ export class BranchPlanner {
     this.window = new Array(this.rows).fill(null);
   }
 
-  /** a policy token with its entropy was appended to `row`; `beforeFirstObservation` while the row has seen no tool result */
+  /** a policy token with its entropy was appended to `row`; `beforeFirstObservation` while the row has seen no tool
+   * result */
   token(row: number, entropy: number, beforeFirstObservation: boolean): void {
     if (beforeFirstObservation) {
       const h = (this.initialEntropy[row] ??= []);

@@ -32,13 +32,15 @@ export function addDays(date: string, k: number): string {
 export function dayOffset(base: string, date: string): number {
   const a = Date.parse(`${base}T00:00:00Z`);
   const b = Date.parse(`${date}T00:00:00Z`);
-  if (Number.isNaN(a) || Number.isNaN(b)) throw new Error(`token language: bad date "${Number.isNaN(a) ? base : date}"`);
+  if (Number.isNaN(a) || Number.isNaN(b))
+    throw new Error(`token language: bad date "${Number.isNaN(a) ? base : date}"`);
   return Math.round((b - a) / 86_400_000);
 }
 
 function dateOffsetToken(base: string, date: string): string {
   const k = dayOffset(base, date);
-  if (k < 0 || k > MAX_DAY_OFFSET) throw new Error(`token language: date ${date} is ${k} days from ${base} (d+0…d+${MAX_DAY_OFFSET})`);
+  if (k < 0 || k > MAX_DAY_OFFSET)
+    throw new Error(`token language: date ${date} is ${k} days from ${base} (d+0…d+${MAX_DAY_OFFSET})`);
   return `d+${k}`;
 }
 
@@ -58,9 +60,24 @@ const RULE_TOKEN: Record<string, string> = {
 export function queryTokens(q: Query, vocab: Vocab = VOCAB): string[] {
   const [yy, mm, dd] = q.date[0].split('-').map(Number);
   const destTok = vocab.tryId(stateToken(q.dest)) >= 0 && q.days !== 3 ? stateToken(q.dest) : cityToken(q.dest);
-  const t = ['<q>', cityToken(q.org), '<to>', destTok, '<day>', ...numberTokens(q.days), '<visit>',
-    ...numberTokens(q.visiting_city_number), '<date>', ...numberTokens(yy % 100), ...numberTokens(mm), ...numberTokens(dd),
-    '<people>', ...numberTokens(q.people_number), '<budget>', ...numberTokens(Math.round(q.budget))];
+  const t = [
+    '<q>',
+    cityToken(q.org),
+    '<to>',
+    destTok,
+    '<day>',
+    ...numberTokens(q.days),
+    '<visit>',
+    ...numberTokens(q.visiting_city_number),
+    '<date>',
+    ...numberTokens(yy % 100),
+    ...numberTokens(mm),
+    ...numberTokens(dd),
+    '<people>',
+    ...numberTokens(q.people_number),
+    '<budget>',
+    ...numberTokens(Math.round(q.budget)),
+  ];
   const lc = q.local_constraint;
   if (lc['house rule']) t.push('<rule>', RULE_TOKEN[lc['house rule']]);
   if (lc['room type']) t.push('<room>', ...ROOM_CONSTRAINT[lc['room type']]);
@@ -76,9 +93,23 @@ export function queryTokens(q: Query, vocab: Vocab = VOCAB): string[] {
 export function callTokens(call: ToolCall, baseDate: string): string[] {
   switch (call.tool) {
     case 'SearchFlight':
-      return ['<call>', call.tool, cityToken(call.args.departure), cityToken(call.args.destination), dateOffsetToken(baseDate, call.args.date), '</call>'];
+      return [
+        '<call>',
+        call.tool,
+        cityToken(call.args.departure),
+        cityToken(call.args.destination),
+        dateOffsetToken(baseDate, call.args.date),
+        '</call>',
+      ];
     case 'GoogleDistanceMatrix':
-      return ['<call>', call.tool, cityToken(call.args.departure), cityToken(call.args.destination), call.args.mode, '</call>'];
+      return [
+        '<call>',
+        call.tool,
+        cityToken(call.args.departure),
+        cityToken(call.args.destination),
+        call.args.mode,
+        '</call>',
+      ];
     case 'SearchCity':
       return ['<call>', call.tool, stateToken(call.args.state), '</call>'];
     default:
@@ -100,8 +131,10 @@ export function parseCallTokens(ids: readonly number[], baseDate: string, vocab:
   const tool = t[0] as ToolName;
   const args = t.slice(1);
   const city = (k: number): string | null => (args[k]?.startsWith('city:') ? args[k].slice(5) : null);
-  const need = (n: number): string | null => (args.length === n ? null : `${tool}: expected ${n} argument(s), got ${args.length} (${args.join(' ') || 'none'})`);
-  const bad = (k: number, what: string): Result<ToolCall> => err(`${tool}: argument ${k + 1} must be ${what}, got "${args[k]}"`);
+  const need = (n: number): string | null =>
+    args.length === n ? null : `${tool}: expected ${n} argument(s), got ${args.length} (${args.join(' ') || 'none'})`;
+  const bad = (k: number, what: string): Result<ToolCall> =>
+    err(`${tool}: argument ${k + 1} must be ${what}, got "${args[k]}"`);
   switch (tool) {
     case 'SearchFlight':
     case 'GoogleDistanceMatrix': {
@@ -126,7 +159,10 @@ export function parseCallTokens(ids: readonly number[], baseDate: string, vocab:
       return ok({ tool, args: { state: args[0].slice(6) } });
     }
     default: {
-      if (!CITY_TOOLS.includes(tool)) return err(`unknown tool "${t[0]}" (expected one of SearchFlight, GoogleDistanceMatrix, SearchAccommodation, SearchRestaurant, SearchAttraction, SearchCity)`);
+      if (!CITY_TOOLS.includes(tool))
+        return err(
+          `unknown tool "${t[0]}" (expected one of SearchFlight, GoogleDistanceMatrix, SearchAccommodation, SearchRestaurant, SearchAttraction, SearchCity)`,
+        );
       const n = need(1);
       if (n) return err(n);
       const c = city(0);
@@ -139,7 +175,11 @@ export function parseCallTokens(ids: readonly number[], baseDate: string, vocab:
 // ---------------------------------------------------------------------------------------------
 // Observations: one compact row per item, numbered #1…#k (rows past MAX_REFS are dropped).
 
-const ROOM_TOKEN: Record<string, string> = { 'Entire home/apt': 'entire', 'Private room': 'private', 'Shared room': 'shared' };
+const ROOM_TOKEN: Record<string, string> = {
+  'Entire home/apt': 'entire',
+  'Private room': 'private',
+  'Shared room': 'shared',
+};
 const houseRuleToken = (rule: string): string | null => {
   const r = rule.replace(/^No /i, '').toLowerCase();
   return r.startsWith('children') ? 'children' : ['parties', 'smoking', 'pets', 'visitors'].includes(r) ? r : null;
@@ -154,7 +194,12 @@ export function observationTokens(obs: Observation, vocab: Vocab = VOCAB): strin
   };
   switch (obs.kind) {
     case 'flights':
-      rows(obs.rows, (f) => [...money(f.price), '<t>', ...numberTokens(hourOf(f.depTime)), ...numberTokens(hourOf(f.arrTime))]);
+      rows(obs.rows, (f) => [
+        ...money(f.price),
+        '<t>',
+        ...numberTokens(hourOf(f.depTime)),
+        ...numberTokens(hourOf(f.arrTime)),
+      ]);
       break;
     case 'drive':
       if (obs.drive && obs.cost !== null) t.push(obs.mode, ...money(obs.cost));

@@ -57,20 +57,38 @@ export interface EvaluateOptions {
   pause?: (finished: number, rollouts: number) => Promise<void> | void;
 }
 
-export async function evaluatePolicy(policy: Policy, world: World, queries: readonly Query[], toolQaTasks: readonly ToolQaTask[],
-  opts: EvaluateOptions = {}): Promise<PolicyEvaluation> {
+export async function evaluatePolicy(
+  policy: Policy,
+  world: World,
+  queries: readonly Query[],
+  toolQaTasks: readonly ToolQaTask[],
+  opts: EvaluateOptions = {},
+): Promise<PolicyEvaluation> {
   const batch = opts.batchSize ?? 64;
   const samples = opts.samples ?? 0;
-  if (!Number.isInteger(samples) || samples < 0) throw new Error(`evaluatePolicy: samples must be a non-negative integer, got ${samples}`);
+  if (!Number.isInteger(samples) || samples < 0)
+    throw new Error(`evaluatePolicy: samples must be a non-negative integer, got ${samples}`);
   const k = Math.max(1, samples);
   const rng = new Rng(opts.seed ?? 0);
-  const tasks: AgentTask[] = [...queries.map((query) => ({ kind: 'travel', query }) as const), ...toolQaTasks.map((qa) => ({ kind: 'toolqa', qa }) as const)]
-    .flatMap((task) => Array.from({ length: k }, () => task));
+  const tasks: AgentTask[] = [
+    ...queries.map((query) => ({ kind: 'travel', query }) as const),
+    ...toolQaTasks.map((qa) => ({ kind: 'toolqa', qa }) as const),
+  ].flatMap((task) => Array.from({ length: k }, () => task));
   const episodes: Episode[] = [];
   for (let i = 0; i < tasks.length; i += batch) {
-    episodes.push(...await rollout(policy, tasks.slice(i, i + batch), { world, greedy: samples === 0, temperature: opts.temperature,
-      maxTurns: opts.maxTurns, maxTokens: opts.maxTokens, failureRate: opts.failureRate ?? 0, constrainPlan: opts.constrainPlan, rng,
-      ...(opts.pause ? { pause: (done: number) => opts.pause!(i + done, tasks.length) } : {}) }));
+    episodes.push(
+      ...(await rollout(policy, tasks.slice(i, i + batch), {
+        world,
+        greedy: samples === 0,
+        temperature: opts.temperature,
+        maxTurns: opts.maxTurns,
+        maxTokens: opts.maxTokens,
+        failureRate: opts.failureRate ?? 0,
+        constrainPlan: opts.constrainPlan,
+        rng,
+        ...(opts.pause ? { pause: (done: number) => opts.pause!(i + done, tasks.length) } : {}),
+      })),
+    );
   }
   const travel = episodes.filter((e) => e.task.kind === 'travel');
   const qa = episodes.filter((e) => e.task.kind === 'toolqa');
@@ -78,10 +96,13 @@ export async function evaluatePolicy(policy: Policy, world: World, queries: read
   const m = aggregateMetrics(verdicts);
   const querySuccess = queries.map((_, i) => verdicts.slice(i * k, i * k + k).filter((v) => v.finalPass).length / k);
   const reasons = new Map<string, number>();
-  for (const e of travel) if (!e.plan) {
-    const r = (e.planError ?? 'unknown').replace(/#\d+|day \d+|\d+/g, (x) => (x.startsWith('#') ? '#k' : x.startsWith('day') ? 'day N' : 'N'));
-    reasons.set(r, (reasons.get(r) ?? 0) + 1);
-  }
+  for (const e of travel)
+    if (!e.plan) {
+      const r = (e.planError ?? 'unknown').replace(/#\d+|day \d+|\d+/g, (x) =>
+        x.startsWith('#') ? '#k' : x.startsWith('day') ? 'day N' : 'N',
+      );
+      reasons.set(r, (reasons.get(r) ?? 0) + 1);
+    }
   const calls = episodes.reduce((s, e) => s + e.steps.length + e.callErrors.length, 0);
   const parsedCalls = episodes.reduce((s, e) => s + e.steps.length, 0);
   const correct = qa.reduce((s, e) => s + scoreToolQa((e.task as { qa: ToolQaTask }).qa, e.answer), 0);

@@ -22,8 +22,19 @@ export function toolQaBaseDate(task: ToolQaTask): string {
   return task.question.kind === 'cheapestFlight' ? task.question.date : NO_DATE;
 }
 
-const ROOM: Record<string, string[]> = { 'entire room': ['entire'], 'private room': ['private'], 'shared room': ['shared'], 'not shared room': ['<not>', 'shared'] };
-const RULE: Record<string, string> = { parties: 'parties', smoking: 'smoking', 'children under 10': 'children', pets: 'pets', visitors: 'visitors' };
+const ROOM: Record<string, string[]> = {
+  'entire room': ['entire'],
+  'private room': ['private'],
+  'shared room': ['shared'],
+  'not shared room': ['<not>', 'shared'],
+};
+const RULE: Record<string, string> = {
+  parties: 'parties',
+  smoking: 'smoking',
+  'children under 10': 'children',
+  pets: 'pets',
+  visitors: 'visitors',
+};
 
 export function toolQaPromptTokens(task: ToolQaTask): string[] {
   const q = task.question;
@@ -69,14 +80,20 @@ export function answerTokens(answer: ToolQaAnswer, steps: readonly ToolStep[]): 
 }
 
 /** `<ans> … [<eos>]` back to an answer, resolving #k in the episode's observations */
-export function decodeToolQaAnswer(_task: ToolQaTask, ids: readonly number[], steps: readonly ToolStep[], vocab: Vocab = VOCAB): Result<ToolQaAnswer> {
+export function decodeToolQaAnswer(
+  _task: ToolQaTask,
+  ids: readonly number[],
+  steps: readonly ToolStep[],
+  vocab: Vocab = VOCAB,
+): Result<ToolQaAnswer> {
   let t = ids.map((i) => (i >= 0 && i < vocab.size ? vocab.tokens[i] : `?${i}`));
   if (t[0] === '<ans>') t = t.slice(1);
   if (t[t.length - 1] === '<eos>') t = t.slice(0, -1);
   if (t.length === 0) return { ok: false, error: 'empty answer' };
   if (t.length === 1 && refIndex(t[0]) > 0) {
     const names = rowNames(steps);
-    if (!names) return { ok: false, error: `answer ${t[0]} but no flight, accommodation or restaurant list was observed` };
+    if (!names)
+      return { ok: false, error: `answer ${t[0]} but no flight, accommodation or restaurant list was observed` };
     const k = refIndex(t[0]);
     if (k > names.length) return { ok: false, error: `answer ${t[0]} is not among the ${names.length} rows observed` };
     return { ok: true, value: { kind: 'name', name: names[k - 1] } };

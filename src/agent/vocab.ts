@@ -84,7 +84,14 @@ export const CUISINES = [
   'Seafood', 'Tea', 'Fast Food', 'BBQ', 'Bakery', 'Desserts', 'Cafe', 'Pizza',
 ] as const;
 /** tool-QA question kinds; their argument and answer grammar is in encode.ts */
-export const QA_KINDS = ['qa:cheapestFlight', 'qa:accommodationUnder', 'qa:bestRestaurant', 'qa:countAttractions', 'qa:driveCost', 'qa:countCities'] as const;
+export const QA_KINDS = [
+  'qa:cheapestFlight',
+  'qa:accommodationUnder',
+  'qa:bestRestaurant',
+  'qa:countAttractions',
+  'qa:driveCost',
+  'qa:countCities',
+] as const;
 
 export interface Vocab {
   tokens: string[];
@@ -139,7 +146,8 @@ export const EOS = VOCAB.id('<eos>');
 
 /** base-100 digits, most significant first; rejects what the language cannot say */
 export function numberTokens(n: number): string[] {
-  if (!Number.isInteger(n) || n < 0) throw new Error(`token language: cannot encode number ${n} (non-negative integers only)`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`token language: cannot encode number ${n} (non-negative integers only)`);
   const digits: string[] = [];
   let v = n;
   do {
@@ -150,7 +158,8 @@ export function numberTokens(n: number): string[] {
 }
 
 export function refToken(k: number): string {
-  if (!(Number.isInteger(k) && k >= 1 && k <= MAX_REFS)) throw new Error(`token language: ref #${k} outside #1…#${MAX_REFS}`);
+  if (!(Number.isInteger(k) && k >= 1 && k <= MAX_REFS))
+    throw new Error(`token language: ref #${k} outside #1…#${MAX_REFS}`);
   return `#${k}`;
 }
 

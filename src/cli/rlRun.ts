@@ -4,8 +4,8 @@
 // this file is its host on disk. Writes into DIR:
 //   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
-//   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter), commit
-//   samples.jsonl   a few scored rollouts at each evaluation, the page's picks (the episode viewer's format)
+//   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter),
+// commit samples.jsonl   a few scored rollouts at each evaluation, the page's picks (the episode viewer's format)
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
 //                   run's config, its SFT start, the world and data that rebuild its splits), so
 //                   `cli evaluate --checkpoint DIR/policy` scores it on any split
@@ -23,7 +23,15 @@ import { RlTrainer, type Metrics, type StepProgress } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { rlSampleContext, rlSampleEpisodes } from '../worker/rlSample.ts';
 import { isEvaluationStep, RlRunLoop, type PickedRollouts } from '../rl/rlRunLoop.ts';
-import { readCheckpointDir, shippedCheckpointDir, readResumeState, writeAtomic, writePolicyFiles, writeResumeState, writeRlPolicyCard } from '../node/checkpointDir.ts';
+import {
+  readCheckpointDir,
+  shippedCheckpointDir,
+  readResumeState,
+  writeAtomic,
+  writePolicyFiles,
+  writeResumeState,
+  writeRlPolicyCard,
+} from '../node/checkpointDir.ts';
 import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } from '../rl/checkpointFiles.ts';
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
@@ -92,7 +100,8 @@ export interface RlSummary {
   start: RunFigures;
   final: RunFigures;
   wallSeconds: number;
-  /** CPU seconds of this process (user + system, summed over resumes): a run's cost on a shared machine, where wall time counts the neighbours */
+  /** CPU seconds of this process (user + system, summed over resumes): a run's cost on a shared machine, where wall
+   * time counts the neighbours */
   cpuSeconds: number;
   backend: string;
   /** on webgpu, the adapter it ran on (a fallback one is SwiftShader's CPU emulation, not a GPU) */
@@ -105,7 +114,10 @@ export interface RlSummary {
 
 /** what an RL run's folder holds (outDir.ts decides from it whether a folder is this run, another, or not a run) */
 export const RL_RUN_KIND: RunKind = {
-  noun: 'RL run', finishedFile: 'summary.json', files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'], kept: ['run.log'],
+  noun: 'RL run',
+  finishedFile: 'summary.json',
+  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'],
+  kept: ['run.log'],
   // a run finished before run.json was written: its summary says what it trained
   legacyFingerprint: (dir) => {
     const s = readSummary(dir);
@@ -114,7 +126,9 @@ export const RL_RUN_KIND: RunKind = {
   describeFinished: (dir) => {
     const s = readSummary(dir);
     const f = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-    return s ? `${s.steps} steps, validation success ${f(s.start.success)} → ${f(s.final.success)}` : 'its summary.json is unreadable';
+    return s
+      ? `${s.steps} steps, validation success ${f(s.start.success)} → ${f(s.final.success)}`
+      : 'its summary.json is unreadable';
   },
 };
 
@@ -122,9 +136,20 @@ export { shippedCheckpointDir };
 
 function figures(m: Metrics): RunFigures {
   const at = (k: string) => m[k] ?? NaN;
-  return { success: at('eval/success'), delivery: at('eval/delivery'), csMicro: at('eval/cs_micro'), hardMicro: at('eval/hard_micro'), ood: at('eval/ood_accuracy'),
-    successLo: at('eval/success_lo'), successHi: at('eval/success_hi'), queries: at('eval/queries'),
-    sampleSuccess: at('eval/sample_success'), sampleSuccessLo: at('eval/sample_success_lo'), sampleSuccessHi: at('eval/sample_success_hi'), samples: at('eval/samples') };
+  return {
+    success: at('eval/success'),
+    delivery: at('eval/delivery'),
+    csMicro: at('eval/cs_micro'),
+    hardMicro: at('eval/hard_micro'),
+    ood: at('eval/ood_accuracy'),
+    successLo: at('eval/success_lo'),
+    successHi: at('eval/success_hi'),
+    queries: at('eval/queries'),
+    sampleSuccess: at('eval/sample_success'),
+    sampleSuccessLo: at('eval/sample_success_lo'),
+    sampleSuccessHi: at('eval/sample_success_hi'),
+    samples: at('eval/samples'),
+  };
 }
 
 /** a path as the card records it: relative to the working directory (the repository root) when inside it */
@@ -152,7 +177,12 @@ export function readSummary(dir: string): RlSummary | null {
 /** what a resumed run must share with the one that saved: everything but the micro-batch token budget, which
  *  sets memory, not the update (a run that ran out of memory resumes with a smaller one), and the World size,
  *  which the start checkpoint (its hash is here) decides */
-export function resumeFingerprint(lab: LabConfig, rl: RlConfig, checkpointSha256: string, backend: NodeBackend): string {
+export function resumeFingerprint(
+  lab: LabConfig,
+  rl: RlConfig,
+  checkpointSha256: string,
+  backend: NodeBackend,
+): string {
   const { microBatchTokens: _budget, ...update } = rl;
   const hash = rlRunKey({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
   return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
@@ -176,10 +206,14 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   for (const line of ignoredSettingLines(o.lab)) console.error(line);
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
   const ckpt = await readCheckpointDir(ckptDir);
-  // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it trained
+  // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it
+  // trained
   checkConfigAgainstStart(o.lab, ckpt.card, cardPath(ckptDir));
   const lab = configAsTrained(o.lab, ckpt.card.world);
-  const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: o.lab.trainSize, mix: o.lab.mix });
+  const env = rlEnvironment(
+    { world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+    { trainSize: o.lab.trainSize, mix: o.lab.mix },
+  );
   const hash = serializeHash(lab);
   const fingerprint = resumeFingerprint(lab, rl, ckpt.card.weights.sha256, o.backend);
   // checked before anything is written: a folder holding another run is refused, not overwritten
@@ -188,15 +222,20 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   const begin = prepareRunDir(o.out, { resume: o.resume, force: o.force ?? false, fingerprint, kind: RL_RUN_KIND });
   if (begin.action === 'finished') {
     const done = readSummary(o.out);
-    if (!done) throw new Error(`${join(o.out, 'summary.json')} is not readable; pass --force to run again (nothing was written)`);
+    if (!done)
+      throw new Error(
+        `${join(o.out, 'summary.json')} is not readable; pass --force to run again (nothing was written)`,
+      );
     return done;
   }
 
   // what it loaded and what it will do, before the first (slow) evaluation
-  console.error(`${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
-    `${ckpt.card.name} (${cardPath(ckptDir)}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
-    `${rl.steps} steps of ${rl.queriesPerStep} queries × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${rl.evalEvery} steps ` +
-    `and at the end on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks`);
+  console.error(
+    `${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
+      `${ckpt.card.name} (${cardPath(ckptDir)}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
+      `${rl.steps} steps of ${rl.queriesPerStep} queries × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${rl.evalEvery} steps ` +
+      `and at the end on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks`,
+  );
   const start = policyFromCheckpoint(ckpt);
   const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
   let trainer = new RlTrainer(start, reference, env, rl);
@@ -226,7 +265,8 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   }
   const t0 = performance.now();
   cpuAtStart = processCpuSeconds();
-  const log = (kind: 'train' | 'eval', step: number, m: Metrics) => appendFileSync(join(o.out, 'metrics.jsonl'), JSON.stringify({ kind, step, ...m }) + '\n');
+  const log = (kind: 'train' | 'eval', step: number, m: Metrics) =>
+    appendFileSync(join(o.out, 'metrics.jsonl'), JSON.stringify({ kind, step, ...m }) + '\n');
   const writeSamples = (step: number, picked: PickedRollouts, m: Metrics) => {
     const lines = sampleLines(step, picked, rlSampleContext(trainer.env.world, rl.algorithm, m));
     appendFileSync(join(o.out, 'samples.jsonl'), lines.map((l) => JSON.stringify(l) + '\n').join(''));
@@ -275,7 +315,8 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     bar?.done();
     // trained and evaluated: what is left is writing it down, which a stop no longer interrupts
     trainer.pause = null;
-    if (trainer.step > 0 && !lastEval['eval/success'] && lastEval['eval/success'] !== 0) lastEval = await trainer.evaluate();
+    if (trainer.step > 0 && !lastEval['eval/success'] && lastEval['eval/success'] !== 0)
+      lastEval = await trainer.evaluate();
     if (o.keepPolicy !== false) {
       const { buffer, specs } = await trainer.policy.saveWeights();
       const dir = join(o.out, 'policy');
@@ -283,22 +324,49 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       writePolicyFiles(dir, trainer.policy.config, buffer, specs);
       const d = ckpt.card.data;
       const card: RlPolicyCard = {
-        format: RL_POLICY_CARD_FORMAT, hash, lab: { ...lab }, rl: { ...rl },
+        format: RL_POLICY_CARD_FORMAT,
+        hash,
+        lab: { ...lab },
+        rl: { ...rl },
         sft: { name: ckpt.card.name, path: cardPath(ckptDir), sha256: ckpt.card.weights.sha256 },
-        origin: { world: { ...ckpt.card.world }, data: { trainQueries: d.trainQueries, validationQueries: d.validationQueries, testQueries: d.testQueries,
-          toolQa: d.toolQa, mix: [...d.mix] }, contextLength: ckpt.config.contextLength },
-        steps: trainer.step, modelConfig: { ...trainer.policy.config },
+        origin: {
+          world: { ...ckpt.card.world },
+          data: {
+            trainQueries: d.trainQueries,
+            validationQueries: d.validationQueries,
+            testQueries: d.testQueries,
+            toolQa: d.toolQa,
+            mix: [...d.mix],
+          },
+          contextLength: ckpt.config.contextLength,
+        },
+        steps: trainer.step,
+        modelConfig: { ...trainer.policy.config },
         weights: { file: WEIGHTS_FILE, bytes: buffer.byteLength, sha256: await sha256Hex(buffer) },
-        backend: o.backend, ...made, createdAt: new Date().toISOString(),
+        backend: o.backend,
+        ...made,
+        createdAt: new Date().toISOString(),
       };
       writeRlPolicyCard(dir, card);
     }
     writeAtomic(join(o.out, 'metrics.csv'), metricsCsv(readLines(join(o.out, 'metrics.jsonl')).map(withMetricNames)));
     const summary: RlSummary = {
-      format: 'star-lab-rl-summary/1', hash, lab, rl, world: { ...ckpt.card.world }, checkpoint: ckpt.card.name, checkpointSha256: ckpt.card.weights.sha256, steps: trainer.step,
-      start: startFigures ?? figures({}), final: figures(lastEval), wallSeconds: wallBefore + (performance.now() - t0) / 1000,
+      format: 'star-lab-rl-summary/1',
+      hash,
+      lab,
+      rl,
+      world: { ...ckpt.card.world },
+      checkpoint: ckpt.card.name,
+      checkpointSha256: ckpt.card.weights.sha256,
+      steps: trainer.step,
+      start: startFigures ?? figures({}),
+      final: figures(lastEval),
+      wallSeconds: wallBefore + (performance.now() - t0) / 1000,
       cpuSeconds: cpuNow(),
-      backend: o.backend, ...adapterField(o.backend), ...made, finishedAt: new Date().toISOString(),
+      backend: o.backend,
+      ...adapterField(o.backend),
+      ...made,
+      finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });
@@ -307,14 +375,20 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     if (e instanceof Interrupted) {
       // the last completed step, whole: a step stopped part-way is done again on resume
       if (trainer.step > 0) await saveState();
-      e.saved = trainer.step > 0 ? `step ${trainer.step} of ${rl.steps} saved in ${join(o.out, 'resume')}` : 'stopped before the first step: nothing to save';
+      e.saved =
+        trainer.step > 0
+          ? `step ${trainer.step} of ${rl.steps} saved in ${join(o.out, 'resume')}`
+          : 'stopped before the first step: nothing to save';
       throw e;
     }
     const reason = writeFailure(e);
     if (reason) {
       const step = savedStep(o.out);
-      throw new WriteFailed(`could not write to ${o.out}: ${reason} (${e instanceof Error ? e.message : String(e)}); ` +
-        (step !== null ? `the last saved state, step ${step} of ${rl.steps}, is kept` : 'nothing was saved yet'), { cause: e });
+      throw new WriteFailed(
+        `could not write to ${o.out}: ${reason} (${e instanceof Error ? e.message : String(e)}); ` +
+          (step !== null ? `the last saved state, step ${step} of ${rl.steps}, is kept` : 'nothing was saved yet'),
+        { cause: e },
+      );
     }
     throw e;
   } finally {
@@ -325,18 +399,37 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
 }
 
 /** the step-0 evaluation, from o.startCache when an identical one was computed before */
-async function startEvaluation(trainer: RlTrainer, rl: RlConfig, checkpointSha: string, o: RlRunOptions): Promise<Metrics> {
+async function startEvaluation(
+  trainer: RlTrainer,
+  rl: RlConfig,
+  checkpointSha: string,
+  o: RlRunOptions,
+): Promise<Metrics> {
   if (!o.startCache) return trainer.evaluate();
   // a greedy evaluation draws nothing (evaluation has no tool failures), so its seeds share one entry;
   // sampled evaluation (evalSamples > 0) draws from the seed
-  const key = { checkpoint: checkpointSha, evalQueries: rl.evalQueries, evalToolQa: rl.evalToolQa, seed: rl.evalSamples > 0 ? rl.seed : null,
-    constrainPlan: rl.constrainPlan, maxTurns: rl.maxTurns, temperature: rl.temperature, backend: o.backend, evalSamples: rl.evalSamples };
-  const file = join(o.startCache, `${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}.json`);
+  const key = {
+    checkpoint: checkpointSha,
+    evalQueries: rl.evalQueries,
+    evalToolQa: rl.evalToolQa,
+    seed: rl.evalSamples > 0 ? rl.seed : null,
+    constrainPlan: rl.constrainPlan,
+    maxTurns: rl.maxTurns,
+    temperature: rl.temperature,
+    backend: o.backend,
+    evalSamples: rl.evalSamples,
+  };
+  const file = join(
+    o.startCache,
+    `${createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 16)}.json`,
+  );
   if (existsSync(file)) {
     try {
       const cached = JSON.parse(readFileSync(file, 'utf8')) as { key: unknown; metrics: Metrics };
       if (JSON.stringify(cached.key) === JSON.stringify(key)) return cached.metrics;
-    } catch { /* a torn or foreign file: evaluate again and overwrite it */ }
+    } catch {
+      /* a torn or foreign file: evaluate again and overwrite it */
+    }
   }
   const metrics = await trainer.evaluate();
   mkdirSync(o.startCache, { recursive: true });
@@ -353,7 +446,9 @@ function readLines(path: string): ({ kind: string; step: number } & Record<strin
       return [JSON.parse(l)];
     } catch (e) {
       if (i === lines.length - 1) return [];
-      throw new Error(`${path}: line ${i + 1} is not JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
+      throw new Error(`${path}: line ${i + 1} is not JSON (${e instanceof Error ? e.message : String(e)})`, {
+        cause: e,
+      });
     }
   });
 }

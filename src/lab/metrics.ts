@@ -67,59 +67,263 @@ export function metricName(key: string): string {
 export function withMetricNames<T extends Record<string, unknown>>(row: T): T {
   if (!Object.keys(row).some((k) => Object.hasOwn(RENAMED_METRICS, k))) return row;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(row)) if (!(metricName(k) in out) || !Object.hasOwn(RENAMED_METRICS, k)) out[metricName(k)] = v;
+  for (const [k, v] of Object.entries(row))
+    if (!(metricName(k) in out) || !Object.hasOwn(RENAMED_METRICS, k)) out[metricName(k)] = v;
   return out as T;
 }
 
-const m = (key: string, label: string, group: MetricGroup, format: MetricFormat, doc: string, sparse?: true): MetricInfo =>
-  sparse ? { key, label, group, format, doc, sparse } : { key, label, group, format, doc };
+const m = (
+  key: string,
+  label: string,
+  group: MetricGroup,
+  format: MetricFormat,
+  doc: string,
+  sparse?: true,
+): MetricInfo => (sparse ? { key, label, group, format, doc, sparse } : { key, label, group, format, doc });
 /** a whole number each step counts (src/rl/rlTrainer.ts): written as an integer, a mean or smoothed value as one */
-const count = (key: string, label: string, group: MetricGroup, unit: string, doc: string): MetricInfo => ({ key, label, group, format: 'count', unit, doc });
+const count = (key: string, label: string, group: MetricGroup, unit: string, doc: string): MetricInfo => ({
+  key,
+  label,
+  group,
+  format: 'count',
+  unit,
+  doc,
+});
 
 export const RL_METRICS: readonly MetricInfo[] = [
-  m('reward/mean', 'Reward', 'rollouts', 'number', 'Mean reward of the step\'s rollouts under the reward in force (Curriculum: its current stage).'),
-  m('reward/std', 'Reward std', 'rollouts', 'number', 'Spread of the step\'s rewards; zero within a group means no learning signal there.'),
-  m('charts/success', 'Success', 'rollouts', 'rate', 'Share of the step\'s rollouts whose plan passes every check.'),
-  m('charts/delivery', 'Delivery', 'rollouts', 'rate', 'Share of the step\'s rollouts that deliver a well-formed plan.'),
-  m('charts/cs_micro', 'Commonsense micro', 'rollouts', 'rate', 'Share of commonsense checks passed (the dense Sum reward averages it with hard micro).'),
+  m(
+    'reward/mean',
+    'Reward',
+    'rollouts',
+    'number',
+    "Mean reward of the step's rollouts under the reward in force (Curriculum: its current stage).",
+  ),
+  m(
+    'reward/std',
+    'Reward std',
+    'rollouts',
+    'number',
+    "Spread of the step's rewards; zero within a group means no learning signal there.",
+  ),
+  m('charts/success', 'Success', 'rollouts', 'rate', "Share of the step's rollouts whose plan passes every check."),
+  m('charts/delivery', 'Delivery', 'rollouts', 'rate', "Share of the step's rollouts that deliver a well-formed plan."),
+  m(
+    'charts/cs_micro',
+    'Commonsense micro',
+    'rollouts',
+    'rate',
+    'Share of commonsense checks passed (the dense Sum reward averages it with hard micro).',
+  ),
   m('charts/hard_micro', 'Hard micro', 'rollouts', 'rate', 'Share of hard-constraint checks passed.'),
   m('charts/cs_macro', 'Commonsense macro', 'rollouts', 'rate', 'Share of plans passing every commonsense check.'),
   m('charts/hard_macro', 'Hard macro', 'rollouts', 'rate', 'Share of plans passing every hard check.'),
-  m('charts/response_len', 'Response length', 'rollouts', 'tokens', 'Mean tokens generated after the prompt (calls, observations and the plan).'),
+  m(
+    'charts/response_len',
+    'Response length',
+    'rollouts',
+    'tokens',
+    'Mean tokens generated after the prompt (calls, observations and the plan).',
+  ),
   m('charts/tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
-  m('charts/tool_failures', 'Tool failures', 'rollouts', 'number', 'Mean injected tool failures per rollout (the environment-stability axis).'),
-  count('charts/informative_groups', 'Informative groups', 'rollouts', 'groups', 'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.'),
-  m('charts/frac_zero_std_groups', 'Zero-std groups', 'rollouts', 'rate', 'Share of groups whose rollouts all got the same reward (no advantage).'),
-  m('eval/success', 'Validation success', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share passing every check.', true),
-  m('eval/success_lo', 'Validation success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % Wilson interval of greedy validation success.', true),
-  m('eval/success_hi', 'Validation success, 95 % high', 'evaluation', 'rate', 'Upper end of the 95 % Wilson interval of greedy validation success.', true),
-  m('eval/queries', 'Validation queries', 'evaluation', 'number', 'Held-out queries behind each validation figure (300 resolve about ±5 points).', true),
-  m('eval/sample_success', 'Sampled success', 'evaluation', 'rate', 'k samples per held-out query at the training temperature: share passing every check (pass@1 averaged over the samples).', true),
-  m('eval/sample_success_lo', 'Sampled success, 95 % low', 'evaluation', 'rate', 'Lower end of the 95 % interval of sampled success (Wilson over queries, a query\'s k samples one trial: conservative).', true),
-  m('eval/sample_success_hi', 'Sampled success, 95 % high', 'evaluation', 'rate', 'Upper end of the 95 % interval of sampled success (Wilson over queries, a query\'s k samples one trial: conservative).', true),
-  m('eval/sample_delivery', 'Sampled delivery', 'evaluation', 'rate', 'k samples per held-out query at the training temperature: share delivering a plan.', true),
-  m('eval/samples', 'Samples per query', 'evaluation', 'number', 'k, the samples per held-out query of the sampled evaluation.', true),
-  m('eval/delivery', 'Validation delivery', 'evaluation', 'rate', 'Greedy rollouts on held-out queries: share delivering a plan.', true),
-  m('eval/ood_accuracy', 'OOD accuracy', 'evaluation', 'rate', 'Accuracy on unseen tool-QA tasks (the out-of-domain suite, never trained on in RL).', true),
-  m('eval/cs_micro', 'Validation commonsense', 'evaluation', 'rate', 'Held-out queries: share of commonsense checks passed.', true),
-  m('eval/hard_micro', 'Validation hard', 'evaluation', 'rate', 'Held-out queries: share of hard-constraint checks passed.', true),
-  m('eval/cs_macro', 'Validation commonsense macro', 'evaluation', 'rate', 'Held-out queries: share of plans passing every commonsense check.', true),
-  m('eval/hard_macro', 'Validation hard macro', 'evaluation', 'rate', 'Held-out queries: share of plans passing every hard check.', true),
-  m('eval/tool_calls', 'Validation tool calls', 'evaluation', 'number', 'Held-out queries: mean tool calls per episode.', true),
-  m('losses/kl', 'KL to SFT', 'update', 'number', 'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).'),
+  m(
+    'charts/tool_failures',
+    'Tool failures',
+    'rollouts',
+    'number',
+    'Mean injected tool failures per rollout (the environment-stability axis).',
+  ),
+  count(
+    'charts/informative_groups',
+    'Informative groups',
+    'rollouts',
+    'groups',
+    'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.',
+  ),
+  m(
+    'charts/frac_zero_std_groups',
+    'Zero-std groups',
+    'rollouts',
+    'rate',
+    'Share of groups whose rollouts all got the same reward (no advantage).',
+  ),
+  m(
+    'eval/success',
+    'Validation success',
+    'evaluation',
+    'rate',
+    'Greedy rollouts on held-out queries: share passing every check.',
+    true,
+  ),
+  m(
+    'eval/success_lo',
+    'Validation success, 95 % low',
+    'evaluation',
+    'rate',
+    'Lower end of the 95 % Wilson interval of greedy validation success.',
+    true,
+  ),
+  m(
+    'eval/success_hi',
+    'Validation success, 95 % high',
+    'evaluation',
+    'rate',
+    'Upper end of the 95 % Wilson interval of greedy validation success.',
+    true,
+  ),
+  m(
+    'eval/queries',
+    'Validation queries',
+    'evaluation',
+    'number',
+    'Held-out queries behind each validation figure (300 resolve about ±5 points).',
+    true,
+  ),
+  m(
+    'eval/sample_success',
+    'Sampled success',
+    'evaluation',
+    'rate',
+    'k samples per held-out query at the training temperature: share passing every check (pass@1 averaged over the samples).',
+    true,
+  ),
+  m(
+    'eval/sample_success_lo',
+    'Sampled success, 95 % low',
+    'evaluation',
+    'rate',
+    "Lower end of the 95 % interval of sampled success (Wilson over queries, a query's k samples one trial: conservative).",
+    true,
+  ),
+  m(
+    'eval/sample_success_hi',
+    'Sampled success, 95 % high',
+    'evaluation',
+    'rate',
+    "Upper end of the 95 % interval of sampled success (Wilson over queries, a query's k samples one trial: conservative).",
+    true,
+  ),
+  m(
+    'eval/sample_delivery',
+    'Sampled delivery',
+    'evaluation',
+    'rate',
+    'k samples per held-out query at the training temperature: share delivering a plan.',
+    true,
+  ),
+  m(
+    'eval/samples',
+    'Samples per query',
+    'evaluation',
+    'number',
+    'k, the samples per held-out query of the sampled evaluation.',
+    true,
+  ),
+  m(
+    'eval/delivery',
+    'Validation delivery',
+    'evaluation',
+    'rate',
+    'Greedy rollouts on held-out queries: share delivering a plan.',
+    true,
+  ),
+  m(
+    'eval/ood_accuracy',
+    'OOD accuracy',
+    'evaluation',
+    'rate',
+    'Accuracy on unseen tool-QA tasks (the out-of-domain suite, never trained on in RL).',
+    true,
+  ),
+  m(
+    'eval/cs_micro',
+    'Validation commonsense',
+    'evaluation',
+    'rate',
+    'Held-out queries: share of commonsense checks passed.',
+    true,
+  ),
+  m(
+    'eval/hard_micro',
+    'Validation hard',
+    'evaluation',
+    'rate',
+    'Held-out queries: share of hard-constraint checks passed.',
+    true,
+  ),
+  m(
+    'eval/cs_macro',
+    'Validation commonsense macro',
+    'evaluation',
+    'rate',
+    'Held-out queries: share of plans passing every commonsense check.',
+    true,
+  ),
+  m(
+    'eval/hard_macro',
+    'Validation hard macro',
+    'evaluation',
+    'rate',
+    'Held-out queries: share of plans passing every hard check.',
+    true,
+  ),
+  m(
+    'eval/tool_calls',
+    'Validation tool calls',
+    'evaluation',
+    'number',
+    'Held-out queries: mean tool calls per episode.',
+    true,
+  ),
+  m(
+    'losses/kl',
+    'KL to SFT',
+    'update',
+    'number',
+    'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).',
+  ),
   m('losses/entropy', 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
   m('losses/clip_frac', 'Clip fraction', 'update', 'rate', 'Share of tokens whose probability ratio was clipped.'),
-  m('losses/dual_clip_frac', 'Dual-clip fraction', 'update', 'rate', 'Share of tokens with a negative advantage whose loss the dual clip bounded.'),
+  m(
+    'losses/dual_clip_frac',
+    'Dual-clip fraction',
+    'update',
+    'rate',
+    'Share of tokens with a negative advantage whose loss the dual clip bounded.',
+  ),
   m('losses/pg', 'Policy loss', 'update', 'number', 'The clipped policy-gradient surrogate loss.'),
   m('charts/grad_norm', 'Gradient norm', 'update', 'number', 'Global gradient norm before clipping.'),
   m('losses/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
-  count('dapo/gen_batches', 'DAPO batches', 'algorithm', 'batches', 'DAPO: generation batches to fill the step with informative groups.'),
-  count('dapo/dropped_groups', 'DAPO dropped groups', 'algorithm', 'groups', 'DAPO: groups dropped because every reward matched.'),
-  m('dapo/gave_up', 'DAPO gave up', 'algorithm', 'rate', 'DAPO: 1 when the step trained on fewer informative groups than asked (generation budget spent).'),
+  count(
+    'dapo/gen_batches',
+    'DAPO batches',
+    'algorithm',
+    'batches',
+    'DAPO: generation batches to fill the step with informative groups.',
+  ),
+  count(
+    'dapo/dropped_groups',
+    'DAPO dropped groups',
+    'algorithm',
+    'groups',
+    'DAPO: groups dropped because every reward matched.',
+  ),
+  m(
+    'dapo/gave_up',
+    'DAPO gave up',
+    'algorithm',
+    'rate',
+    'DAPO: 1 when the step trained on fewer informative groups than asked (generation budget spent).',
+  ),
   count('arpo/branches', 'ARPO branches', 'algorithm', 'rollouts', 'ARPO: rollouts branched after a tool observation.'),
-  count('arpo/fills', 'ARPO fills', 'algorithm', 'rollouts', 'ARPO: rollouts started from the prompt to fill the budget.'),
+  count(
+    'arpo/fills',
+    'ARPO fills',
+    'algorithm',
+    'rollouts',
+    'ARPO: rollouts started from the prompt to fill the budget.',
+  ),
   count('arpo/tree_depth', 'ARPO tree depth', 'algorithm', 'branchings', 'ARPO: deepest chain of branches in a group.'),
-  m('time/rollout', 'Rollout time', 'time', 'seconds', 'Seconds spent generating and scoring the step\'s rollouts.'),
+  m('time/rollout', 'Rollout time', 'time', 'seconds', "Seconds spent generating and scoring the step's rollouts."),
   m('time/update', 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
   m('time/reward', 'Scoring time', 'time', 'seconds', 'Seconds spent computing rewards and advantages.'),
   m('time/step_ms', 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
@@ -135,7 +339,16 @@ const BY_KEY = new Map(RL_METRICS.map((info) => [info.key, info]));
 
 /** the entry of a metric (an unknown key gets a plain one, so nothing reported is hidden) */
 export function metricInfo(key: string): MetricInfo {
-  return BY_KEY.get(key) ?? { key, label: key, doc: key, group: key.startsWith('eval/') ? 'evaluation' : 'update', format: 'number', ...(key.startsWith('eval/') ? { sparse: true as const } : {}) };
+  return (
+    BY_KEY.get(key) ?? {
+      key,
+      label: key,
+      doc: key,
+      group: key.startsWith('eval/') ? 'evaluation' : 'update',
+      format: 'number',
+      ...(key.startsWith('eval/') ? { sparse: true as const } : {}),
+    }
+  );
 }
 
 /**
@@ -155,7 +368,8 @@ export function formatCount(value: number): string {
 
 /** a count averaged over steps, said as one: "2.8 groups on average" (other formats: formatMetric) */
 export function formatAverage(info: MetricInfo, value: number | null | undefined): string {
-  if (info.format !== 'count' || value === null || value === undefined || !Number.isFinite(value)) return formatMetric(info, value);
+  if (info.format !== 'count' || value === null || value === undefined || !Number.isFinite(value))
+    return formatMetric(info, value);
   return `${value.toFixed(1)}${info.unit ? ` ${info.unit}` : ''} on average`;
 }
 
@@ -189,12 +403,22 @@ export function intervalKeys(info: MetricInfo): { lo: string; hi: string } | nul
 export function formatMetric(info: MetricInfo, value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
   switch (info.format) {
-    case 'rate': return formatPercent(value);
-    case 'count': return formatCount(value);
-    case 'tokens': return value.toFixed(0);
-    case 'seconds': return `${value.toFixed(value < 10 ? 2 : 1)} s`;
-    case 'ms': return formatStepTime(value); // one way to write a step time everywhere
-    default: return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 0.01 || value === 0 ? value.toFixed(3) : value.toExponential(2);
+    case 'rate':
+      return formatPercent(value);
+    case 'count':
+      return formatCount(value);
+    case 'tokens':
+      return value.toFixed(0);
+    case 'seconds':
+      return `${value.toFixed(value < 10 ? 2 : 1)} s`;
+    case 'ms':
+      return formatStepTime(value); // one way to write a step time everywhere
+    default:
+      return Math.abs(value) >= 100
+        ? value.toFixed(0)
+        : Math.abs(value) >= 0.01 || value === 0
+          ? value.toFixed(3)
+          : value.toExponential(2);
   }
 }
 

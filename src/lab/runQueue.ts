@@ -44,7 +44,14 @@ export function emptyQueue(): RunQueue {
 
 export function enqueue(q: RunQueue, runs: { label: string; config: LabConfig }[]): RunQueue {
   const added = runs.map((r, i): QueueItem => ({
-    id: q.nextId + i, label: r.label, config: r.config, status: 'waiting', runId: null, step: 0, meanStepMs: null, etaMs: null,
+    id: q.nextId + i,
+    label: r.label,
+    config: r.config,
+    status: 'waiting',
+    runId: null,
+    step: 0,
+    meanStepMs: null,
+    etaMs: null,
   }));
   return { items: [...q.items, ...added], held: false, nextId: q.nextId + added.length };
 }
@@ -95,7 +102,10 @@ export function recordProgress(q: RunQueue, p: ProgressReport): RunQueue {
       return update(q, item.id, { ...live, etaMs: null, status: 'failed', error: p.error ?? 'failed' });
     case 'stopped':
     case 'interrupted':
-      return { ...update(q, item.id, { ...live, etaMs: null, status: 'stopped' }), held: q.items.some((i) => i.status === 'waiting') };
+      return {
+        ...update(q, item.id, { ...live, etaMs: null, status: 'stopped' }),
+        held: q.items.some((i) => i.status === 'waiting'),
+      };
   }
 }
 
@@ -146,7 +156,10 @@ export interface QueueEta {
 
 /** ETA of each item and of the queue: the worker's ETA for the running run, estimates for waiting ones */
 export function queueEta(q: RunQueue, stored: StepSample[] = []): QueueEta {
-  const samples: StepSample[] = [...stored, ...q.items.flatMap((i) => (i.meanStepMs ? [{ config: i.config, meanStepMs: i.meanStepMs }] : []))];
+  const samples: StepSample[] = [
+    ...stored,
+    ...q.items.flatMap((i) => (i.meanStepMs ? [{ config: i.config, meanStepMs: i.meanStepMs }] : [])),
+  ];
   const perItem = new Map<number, number | null>();
   let totalMs: number | null = 0;
   let doneSteps = 0;

@@ -22,7 +22,8 @@ export function runsAtOnce(cores: number, planned: number): number {
   return Math.max(1, Math.min(Math.max(1, planned), Math.floor(c / CORES_PER_RUN)));
 }
 
-/** the seed arm `arm` runs for a sitting seed: a learner's arms share one; lesson 5's arms (one setting) take seed + arm, as a learner's sitting does */
+/** the seed arm `arm` runs for a sitting seed: a learner's arms share one; lesson 5's arms (one setting) take seed +
+ * arm, as a learner's sitting does */
 export function armSeed(lesson: Lesson, seed: number, arm: number): number {
   return lesson.seedsOnly ? seed + arm : seed;
 }
@@ -32,8 +33,14 @@ export function armSeed(lesson: Lesson, seed: number, arm: number): number {
  * `taken` (the seeds already in the class): the class would refuse a run whose seed it holds, and two runs of
  * one setting and seed are one run twice. Throws on a k outside 1…MAX_SITTING_SEEDS.
  */
-export function drawSittingSeeds(lesson: Lesson, k: number, taken: Iterable<number>, random: () => number = Math.random): number[] {
-  if (!Number.isInteger(k) || k < 1 || k > MAX_SITTING_SEEDS) throw new Error(`seeds an arm: a whole number from 1 to ${MAX_SITTING_SEEDS}, not ${k}`);
+export function drawSittingSeeds(
+  lesson: Lesson,
+  k: number,
+  taken: Iterable<number>,
+  random: () => number = Math.random,
+): number[] {
+  if (!Number.isInteger(k) || k < 1 || k > MAX_SITTING_SEEDS)
+    throw new Error(`seeds an arm: a whole number from 1 to ${MAX_SITTING_SEEDS}, not ${k}`);
   const used = new Set(taken);
   const out: number[] = [];
   for (let tries = 0; out.length < k; tries++) {
@@ -94,9 +101,15 @@ export type PlannedState =
  * and seed is that run, whoever started it) and the runs training now (`live`). A finished one counts even if a
  * newer copy exists; else the newest.
  */
-export function plannedStates(plan: readonly PlannedRun[], stored: readonly StoredRunView[], live: ReadonlySet<string>): PlannedState[] {
+export function plannedStates(
+  plan: readonly PlannedRun[],
+  stored: readonly StoredRunView[],
+  live: ReadonlySet<string>,
+): PlannedState[] {
   return plan.map((p): PlannedState => {
-    const mine = stored.filter((r) => r.config.seed === p.seed && sameSetting(r.config, p)).sort((a, b) => b.createdAt - a.createdAt);
+    const mine = stored
+      .filter((r) => r.config.seed === p.seed && sameSetting(r.config, p))
+      .sort((a, b) => b.createdAt - a.createdAt);
     const done = mine.find((r) => r.status === 'completed');
     if (done) return { kind: 'done', runId: done.id };
     const run = mine[0];
@@ -133,7 +146,13 @@ export interface SittingCounts {
 
 export function sittingCounts(states: readonly PlannedState[]): SittingCounts {
   const n = (k: PlannedState['kind'][]) => states.filter((s) => k.includes(s.kind)).length;
-  return { planned: states.length, done: n(['done']), live: n(['live']), failed: n(['failed']), waiting: n(['start', 'resume', 'restart']) };
+  return {
+    planned: states.length,
+    done: n(['done']),
+    live: n(['live']),
+    failed: n(['failed']),
+    waiting: n(['start', 'resume', 'restart']),
+  };
 }
 
 /** the sitting's time: its runs on `atOnce` workers (the run estimate's runsTimeMs; lessonTime.ts lessonTimeMs) */
@@ -161,7 +180,10 @@ export function keptSeedsAnArm(sitting: KeptSitting | null | undefined): number 
  * The kept class a class view opens by itself: the newest whose sitting was running when the page closed
  * (a reload must lose nothing) — unless the address carries a code that class lacks, i.e. another class's link.
  */
-export function classToReopen<C extends { codes: readonly string[]; updatedAt: number; sitting?: KeptSitting }>(kept: readonly C[], addressCodes: readonly string[]): C | null {
+export function classToReopen<C extends { codes: readonly string[]; updatedAt: number; sitting?: KeptSitting }>(
+  kept: readonly C[],
+  addressCodes: readonly string[],
+): C | null {
   const running = kept.filter((c) => c.sitting?.running).sort((a, b) => b.updatedAt - a.updatedAt)[0];
   if (!running) return null;
   const have = new Set(running.codes);

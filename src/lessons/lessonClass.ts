@@ -15,9 +15,14 @@ import type { CommittedComparison } from '../findings/committedComparison.ts';
 
 export type ClassRefusal = RefusalReason | 'setting' | 'build' | 'seed' | 'size';
 
-/** the size a class pools: the lesson's full size (its committed runs'), its smoke size, or another setting of its arms */
+/** the size a class pools: the lesson's full size (its committed runs'), its smoke size, or another setting of its
+ * arms */
 export type ClassSize = 'full' | 'smoke' | 'other';
-export const SIZE_WORDS: Record<ClassSize, string> = { full: 'full size', smoke: 'smoke size', other: 'changed setting' };
+export const SIZE_WORDS: Record<ClassSize, string> = {
+  full: 'full size',
+  smoke: 'smoke size',
+  other: 'changed setting',
+};
 const ADJECTIVE: Record<ClassSize, string> = { full: 'full-size', smoke: 'smoke-size', other: 'changed-setting' };
 
 /** a result's size, from its setting hash: its arm's at the lesson's size, at the smoke size, or neither. A run
@@ -26,7 +31,8 @@ const ADJECTIVE: Record<ClassSize, string> = { full: 'full-size', smoke: 'smoke-
 export function resultSize(lesson: Lesson, r: LessonResult): ClassSize {
   const arm = lesson.arms.find((a) => a.key === r.arm);
   if (!arm) return 'other';
-  const at = (size: Partial<LabConfig>) => WORLD_SIZES.some((worldSize) => settingHash(settingKey({ ...armConfig(arm, 1, size), worldSize })) === r.setting);
+  const at = (size: Partial<LabConfig>) =>
+    WORLD_SIZES.some((worldSize) => settingHash(settingKey({ ...armConfig(arm, 1, size), worldSize })) === r.setting);
   if (at({})) return 'full';
   if (at(SMOKE_SIZE)) return 'smoke';
   return 'other';
@@ -75,7 +81,12 @@ export interface AddOutcome {
  * runs); its setting per arm and its build are those of its first member; a seed counts once an arm (a
  * learner's two arms share one seed).
  */
-export function addToClass(lesson: Lesson, members: readonly ClassMember[], lines: readonly string[], size: ClassSize | null = null): AddOutcome {
+export function addToClass(
+  lesson: Lesson,
+  members: readonly ClassMember[],
+  lines: readonly string[],
+  size: ClassSize | null = null,
+): AddOutcome {
   const out: ClassMember[] = [...members];
   const accepted: ClassMember[] = [];
   const rejected: AddOutcome['rejected'] = [];
@@ -88,7 +99,12 @@ export function addToClass(lesson: Lesson, members: readonly ClassMember[], line
     const d = decodeResultLink(link, lesson.id);
     if (!d.ok) {
       const peek = peekResult(link);
-      rejected.push({ line, who: label ?? (peek ? `seed ${peek.seed} (as its unchecked payload says)` : `line ${k + 1}`), reason: d.reason, message: d.message });
+      rejected.push({
+        line,
+        who: label ?? (peek ? `seed ${peek.seed} (as its unchecked payload says)` : `line ${k + 1}`),
+        reason: d.reason,
+        message: d.message,
+      });
       return;
     }
     const r = d.result;
@@ -97,10 +113,33 @@ export function addToClass(lesson: Lesson, members: readonly ClassMember[], line
     const sameArm = out.find((m) => m.result.arm === r.arm)?.result;
     const rSize = resultSize(lesson, r);
     if (classSize && rSize !== classSize) {
-      rejected.push({ line, who, reason: 'size', message: `a ${ADJECTIVE[rSize]} run (${r.queries} queries an evaluation) in a ${ADJECTIVE[classSize]} class: its end is comparable neither with the class's ends nor with ${classSize === 'full' ? "the committed runs' band" : 'the full-size band'} — add it to a class of its own size` });
-    } else if (first && r.build !== first.build) rejected.push({ line, who, reason: 'build', message: `another build (${r.build}) than the class's (${first.build}): the code, not only the dice, may differ` });
-    else if (sameArm && r.setting !== sameArm.setting) rejected.push({ line, who, reason: 'setting', message: `another setting of the ${r.arm} arm than the class's (a changed run among the class's)` });
-    else if (out.some((m) => m.result.arm === r.arm && m.result.seed === r.seed)) rejected.push({ line, who, reason: 'seed', message: `seed ${r.seed} of the ${r.arm} arm is already in the class (the same run pasted twice?)` });
+      rejected.push({
+        line,
+        who,
+        reason: 'size',
+        message: `a ${ADJECTIVE[rSize]} run (${r.queries} queries an evaluation) in a ${ADJECTIVE[classSize]} class: its end is comparable neither with the class's ends nor with ${classSize === 'full' ? "the committed runs' band" : 'the full-size band'} — add it to a class of its own size`,
+      });
+    } else if (first && r.build !== first.build)
+      rejected.push({
+        line,
+        who,
+        reason: 'build',
+        message: `another build (${r.build}) than the class's (${first.build}): the code, not only the dice, may differ`,
+      });
+    else if (sameArm && r.setting !== sameArm.setting)
+      rejected.push({
+        line,
+        who,
+        reason: 'setting',
+        message: `another setting of the ${r.arm} arm than the class's (a changed run among the class's)`,
+      });
+    else if (out.some((m) => m.result.arm === r.arm && m.result.seed === r.seed))
+      rejected.push({
+        line,
+        who,
+        reason: 'seed',
+        message: `seed ${r.seed} of the ${r.arm} arm is already in the class (the same run pasted twice?)`,
+      });
     else {
       const m = { code: d.code, result: r };
       out.push(m);
@@ -128,17 +167,30 @@ export interface ClassTest {
   /** lesson 5 (one setting): the class's mean end with its t interval, and its SD a run */
   pooled: { mean: Interval; sd: number } | null;
   /** the committed answer: with a findings pair, its one committed comparison (the finding's planned seeds; `sd` its
-   *  pooled SD, a share); without one, Welch's test of the committed seeds' ends (first − second arm); lesson 5, their mean */
-  committed: { answer: CommittedComparison | null; test: DifferenceTest | null; sd: number; mean: Interval | null } | null;
-  /** the power Welch's test had at the class's size (the smaller arm) to find the committed difference (null below 2 or without one) */
+   *  pooled SD, a share); without one, Welch's test of the committed seeds' ends (first − second arm); lesson 5, their
+   * mean */
+  committed: {
+    answer: CommittedComparison | null;
+    test: DifferenceTest | null;
+    sd: number;
+    mean: Interval | null;
+  } | null;
+  /** the power Welch's test had at the class's size (the smaller arm) to find the committed difference (null below 2 or
+   * without one) */
   power: number | null;
-  /** the learners an arm that give 80 % power at the committed difference (null: no committed difference to size for) */
+  /** the learners an arm that give 80 % power at the committed difference (null: no committed difference to size
+   * for) */
   sizeFor80: number | null;
 }
 
 /** the class's pooled test of the lesson's comparison, with its power and the committed answer (`answer`: the
  *  lesson's findings pair's committed comparison, when its table has it) */
-export function classTest(lesson: Lesson, members: readonly ClassMember[], refs: readonly (SettingReference | null)[], answer: CommittedComparison | null = null): ClassTest {
+export function classTest(
+  lesson: Lesson,
+  members: readonly ClassMember[],
+  refs: readonly (SettingReference | null)[],
+  answer: CommittedComparison | null = null,
+): ClassTest {
   const ends = lesson.arms.map((a) => members.filter((m) => m.result.arm === a.key).map((m) => endOf(m.result)));
   const learners = new Set(members.map((m) => m.result.seed)).size;
   const committed = committedFigures(lesson, refs, answer);
@@ -152,8 +204,20 @@ export function classTest(lesson: Lesson, members: readonly ClassMember[], refs:
   const test = first.length >= 2 && second.length >= 2 ? welchTest(first, second) : null;
   const n = Math.min(ends[0].length, ends[1].length);
   const delta = committedDelta(committed);
-  const power = delta !== null && committed && committed.sd > 0 && n >= 2 ? twoSampleTPower({ n, delta, sd: committed.sd, alpha: 0.05 }) : null;
-  return { ends, learners, test, order, pooled: null, committed, power, sizeFor80: classSizeFor80(lesson, refs, answer) };
+  const power =
+    delta !== null && committed && committed.sd > 0 && n >= 2
+      ? twoSampleTPower({ n, delta, sd: committed.sd, alpha: 0.05 })
+      : null;
+  return {
+    ends,
+    learners,
+    test,
+    order,
+    pooled: null,
+    committed,
+    power,
+    sizeFor80: classSizeFor80(lesson, refs, answer),
+  };
 }
 
 /** the pair's higher arm first (the paper's direction), else the lesson's order */
@@ -168,13 +232,22 @@ function committedDelta(c: ClassTest['committed']): number | null {
   return c?.test ? Math.abs(c.test.difference) : null;
 }
 
-function committedFigures(lesson: Lesson, refs: readonly (SettingReference | null)[], answer: CommittedComparison | null): ClassTest['committed'] {
+function committedFigures(
+  lesson: Lesson,
+  refs: readonly (SettingReference | null)[],
+  answer: CommittedComparison | null,
+): ClassTest['committed'] {
   if (answer && answer.sd !== null) return { answer, test: null, sd: answer.sd / 100, mean: null };
   const [a, b] = refs;
   if (!a || a.seeds.length < 2) return null;
   if (lesson.seedsOnly) return { answer: null, test: null, sd: pooledSd([a.eval.end]).sd, mean: tInterval(a.eval.end) };
   if (!b || b.seeds.length < 2) return null;
-  return { answer: null, test: welchTest(a.eval.end, b.eval.end), sd: pooledSd([a.eval.end, b.eval.end]).sd, mean: null };
+  return {
+    answer: null,
+    test: welchTest(a.eval.end, b.eval.end),
+    sd: pooledSd([a.eval.end, b.eval.end]).sd,
+    mean: null,
+  };
 }
 
 /**
@@ -182,7 +255,11 @@ function committedFigures(lesson: Lesson, refs: readonly (SettingReference | nul
  * pooled SD — the answer's (the finding's planned seeds) where the lesson has a findings pair, else the committed
  * seeds' ends; null for lesson 5 (one setting) or without a reference.
  */
-export function classSizeFor80(lesson: Lesson, refs: readonly (SettingReference | null)[], answer: CommittedComparison | null = null): number | null {
+export function classSizeFor80(
+  lesson: Lesson,
+  refs: readonly (SettingReference | null)[],
+  answer: CommittedComparison | null = null,
+): number | null {
   if (lesson.seedsOnly) return null;
   const c = committedFigures(lesson, refs, answer);
   const delta = committedDelta(c);
@@ -192,11 +269,43 @@ export function classSizeFor80(lesson: Lesson, refs: readonly (SettingReference 
 
 /** the class as CSV, one row a member (RFC 4180 quoting where a field needs it) */
 export function classCsv(members: readonly ClassMember[]): string {
-  const head = ['lesson', 'arm', 'seed', 'setting', 'backend', 'build', 'queries', 'start_success', 'end_success', 'start_ood', 'end_ood', 'mechanism', 'code'];
+  const head = [
+    'lesson',
+    'arm',
+    'seed',
+    'setting',
+    'backend',
+    'build',
+    'queries',
+    'start_success',
+    'end_success',
+    'start_ood',
+    'end_ood',
+    'mechanism',
+    'code',
+  ];
   const q = (v: unknown) => {
     const s = v === null || v === undefined ? '' : String(v);
     return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
-  const rows = members.map(({ code, result: r }) => [r.lesson, r.arm, r.seed, r.setting, r.backend, r.build, r.queries, startOf(r).toFixed(4), endOf(r).toFixed(4), r.startOod ?? '', r.endOod ?? '', r.mechanism.map((m) => m ?? '').join(' '), code].map(q).join(','));
+  const rows = members.map(({ code, result: r }) =>
+    [
+      r.lesson,
+      r.arm,
+      r.seed,
+      r.setting,
+      r.backend,
+      r.build,
+      r.queries,
+      startOf(r).toFixed(4),
+      endOf(r).toFixed(4),
+      r.startOod ?? '',
+      r.endOod ?? '',
+      r.mechanism.map((m) => m ?? '').join(' '),
+      code,
+    ]
+      .map(q)
+      .join(','),
+  );
   return [head.join(','), ...rows].join('\n') + '\n';
 }

@@ -64,7 +64,10 @@ export function settingKey(config: LabConfig): string {
 export function lessonSettings(): { key: string; config: LabConfig; metrics: string[] }[] {
   const out = new Map<string, { key: string; config: LabConfig; metrics: Set<string> }>();
   for (const lesson of LESSONS) {
-    const needed = [...lesson.charts.map((c) => c.metric), ...(lesson.judge.kind === 'rises' ? lesson.judge.metrics : [])];
+    const needed = [
+      ...lesson.charts.map((c) => c.metric),
+      ...(lesson.judge.kind === 'rises' ? lesson.judge.metrics : []),
+    ];
     for (const arm of lesson.arms) {
       const config = armConfig(arm, defaultConfig().seed);
       const key = settingKey(config);
@@ -77,7 +80,10 @@ export function lessonSettings(): { key: string; config: LabConfig; metrics: str
 }
 
 /** mean and the 95 % prediction band of `values` for one further draw; null ends below two values */
-export function predictionBand(values: readonly number[], level = 0.95): { mean: number | null; lo: number | null; hi: number | null } {
+export function predictionBand(
+  values: readonly number[],
+  level = 0.95,
+): { mean: number | null; lo: number | null; hi: number | null } {
   const n = values.length;
   if (n === 0) return { mean: null, lo: null, hi: null };
   const mean = values.reduce((a, b) => a + b, 0) / n;
@@ -106,28 +112,52 @@ export interface CommittedRun {
   cpuSeconds: number;
 }
 
-const round = (x: number | null, digits = 5): number | null => (x === null || !Number.isFinite(x) ? null : Number(x.toPrecision(digits)));
+const round = (x: number | null, digits = 5): number | null =>
+  x === null || !Number.isFinite(x) ? null : Number(x.toPrecision(digits));
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** the mean of a metric over the steps from..to (1-based, inclusive) of one run's training points */
-export function windowMean(train: readonly Record<string, number>[], metric: string, [from, to]: readonly [number, number]): number | null {
-  const xs = train.slice(from - 1, to).map((p) => p[metric]).filter((x): x is number => Number.isFinite(x));
+export function windowMean(
+  train: readonly Record<string, number>[],
+  metric: string,
+  [from, to]: readonly [number, number],
+): number | null {
+  const xs = train
+    .slice(from - 1, to)
+    .map((p) => p[metric])
+    .filter((x): x is number => Number.isFinite(x));
   return xs.length ? mean(xs) : null;
 }
 
 /** Reduces the committed runs of one setting to its reference; throws when they do not agree on the run's length. */
-export function settingReference(key: string, runs: readonly CommittedRun[], metrics: readonly string[], smoothing = REFERENCE_SMOOTHING): SettingReference {
+export function settingReference(
+  key: string,
+  runs: readonly CommittedRun[],
+  metrics: readonly string[],
+  smoothing = REFERENCE_SMOOTHING,
+): SettingReference {
   if (runs.length === 0) throw new Error(`${key}: no committed runs`);
   const sorted = [...runs].sort((a, b) => a.seed - b.seed);
   const steps = sorted[0].train.length;
   for (const r of sorted) {
-    if (r.train.length !== steps) throw new Error(`${key}: seed ${r.seed} has ${r.train.length} training steps, seed ${sorted[0].seed} has ${steps}`);
-    if (r.evals.length < 2) throw new Error(`${key}: seed ${r.seed} has ${r.evals.length} evaluation(s); a reference needs the start and the end`);
+    if (r.train.length !== steps)
+      throw new Error(
+        `${key}: seed ${r.seed} has ${r.train.length} training steps, seed ${sorted[0].seed} has ${steps}`,
+      );
+    if (r.evals.length < 2)
+      throw new Error(
+        `${key}: seed ${r.seed} has ${r.evals.length} evaluation(s); a reference needs the start and the end`,
+      );
   }
   const train: Record<string, Band> = {};
   const windows: Record<string, { early: number[]; late: number[] }> = {};
   for (const metric of metrics) {
-    const smoothed = sorted.map((r) => ema(r.train.map((p) => (Number.isFinite(p[metric]) ? p[metric] : null)), smoothing));
+    const smoothed = sorted.map((r) =>
+      ema(
+        r.train.map((p) => (Number.isFinite(p[metric]) ? p[metric] : null)),
+        smoothing,
+      ),
+    );
     const band: Band = { mean: [], lo: [], hi: [] };
     for (let i = 0; i < steps; i++) {
       const b = predictionBand(smoothed.map((c) => c[i]).filter((x): x is number => x !== null));

@@ -6,11 +6,28 @@
 import { tInterval, wilson, type Interval } from '../stats/intervals.ts';
 import { BAND_SEEDS, runWindows, type Lesson, type LessonArm } from './lessons.ts';
 import { predictionBand, type SettingReference } from './lessonReference.ts';
-import { formatAverage, formatPercent, metricInfo, smoothedLabel, windowMeanLabel, type MetricInfo } from '../lab/metrics.ts';
+import {
+  formatAverage,
+  formatPercent,
+  metricInfo,
+  smoothedLabel,
+  windowMeanLabel,
+  type MetricInfo,
+} from '../lab/metrics.ts';
 import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
 import type { CommittedComparison } from '../findings/committedComparison.ts';
 import { comparisonText } from '../findings/gainText.ts';
-import { median, readEnds, readSpread, readRises, sampleSd, UNDECIDED, UNDECIDED_TEXT, verdictRates, type VerdictRates } from './lessonVerdicts.ts';
+import {
+  median,
+  readEnds,
+  readSpread,
+  readRises,
+  sampleSd,
+  UNDECIDED,
+  UNDECIDED_TEXT,
+  verdictRates,
+  type VerdictRates,
+} from './lessonVerdicts.ts';
 
 /** the learner's run of one arm, as the page has it (its metric points in step order) */
 export interface LearnerRun {
@@ -41,16 +58,38 @@ export type Placement = 'inside' | 'above' | 'below';
 
 export interface ArmFigures {
   arm: LessonArm;
-  /** the learner's run: start and end validation success (shares), the end's Wilson interval, and where it ended against the band */
-  run: { seed: number; start: number | null; end: number; lo: number | null; hi: number | null; queries: number | null; placement: Placement | null } | null;
+  /** the learner's run: start and end validation success (shares), the end's Wilson interval, and where it ended
+   * against the band */
+  run: {
+    seed: number;
+    start: number | null;
+    end: number;
+    lo: number | null;
+    hi: number | null;
+    queries: number | null;
+    placement: Placement | null;
+  } | null;
   /** the committed seeds: the interval of their mean end (t), the band one run is expected in, their starts */
-  ref: { seeds: number[]; complete: boolean; end: Interval; band: { lo: number; hi: number } | null; start: number[] } | null;
+  ref: {
+    seeds: number[];
+    complete: boolean;
+    end: Interval;
+    band: { lo: number; hi: number } | null;
+    start: number[];
+  } | null;
 }
 
 export interface Takeaway {
   arms: ArmFigures[];
-  /** the prediction the run bears out (or UNDECIDED), why, and how often this kind of draw reads it while the committed seeds hold */
-  judged: { key: string; text: string; basis: string; rates: VerdictRates | null; oldRates: VerdictRates | null } | null;
+  /** the prediction the run bears out (or UNDECIDED), why, and how often this kind of draw reads it while the committed
+   * seeds hold */
+  judged: {
+    key: string;
+    text: string;
+    basis: string;
+    rates: VerdictRates | null;
+    oldRates: VerdictRates | null;
+  } | null;
   predicted: { key: string; text: string; matched: boolean } | null;
   /** the sentences, in reading order */
   lines: { kind: 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'rates' | 'note'; text: string }[];
@@ -59,19 +98,25 @@ export interface Takeaway {
 const pts = (x: number) => formatPercent(x, ' ');
 const signed = (points: number) => `${points >= 0 ? '+' : '−'}${Math.abs(points).toFixed(1)}`;
 /** a rate's interval in points, its ends kept in 0…100 (a t interval over few seeds can reach past them) */
-const span = (i: { lo: number; hi: number }) => `[${(100 * clamp01(i.lo)).toFixed(1)}, ${(100 * clamp01(i.hi)).toFixed(1)}]`;
+const span = (i: { lo: number; hi: number }) =>
+  `[${(100 * clamp01(i.lo)).toFixed(1)}, ${(100 * clamp01(i.hi)).toFixed(1)}]`;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const seedsText = (n: number) => `${n} seed${n === 1 ? '' : 's'}`;
 
 /** the mean of a metric over steps from..to of a run's points (null when it was not reported there) */
-export function meanOver(points: LearnerRun['points'], metric: string, [from, to]: readonly [number, number]): number | null {
-  const xs = points.filter((p) => p.step >= from && p.step <= to && Number.isFinite(p.values[metric]))
+export function meanOver(
+  points: LearnerRun['points'],
+  metric: string,
+  [from, to]: readonly [number, number],
+): number | null {
+  const xs = points
+    .filter((p) => p.step >= from && p.step <= to && Number.isFinite(p.values[metric]))
     .map((p) => p.values[metric]);
   return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
 }
 
-/** what the figure beside a lesson chart's title is: an evaluation as measured, a training metric's newest smoothed value
- *  (the takeaway quotes raw window means instead, and says so) */
+/** what the figure beside a lesson chart's title is: an evaluation as measured, a training metric's newest smoothed
+ * value (the takeaway quotes raw window means instead, and says so) */
 export function chartFigureNote(info: MetricInfo, smoothing: number): string {
   return info.sparse ? 'newest evaluation, as measured' : `newest step, ${smoothedLabel(smoothing)}`;
 }
@@ -103,7 +148,13 @@ function armFigures(arm: LessonArm, ref: SettingReference | null, run: LearnerRu
   if (ref && ref.seeds.length > 0) {
     const b = predictionBand(ref.eval.end);
     const band = b.lo !== null && b.hi !== null ? { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) } : null;
-    refFigures = { seeds: ref.seeds, complete: ref.seeds.length >= BAND_SEEDS, end: tInterval(ref.eval.end), band, start: ref.eval.start };
+    refFigures = {
+      seeds: ref.seeds,
+      complete: ref.seeds.length >= BAND_SEEDS,
+      end: tInterval(ref.eval.end),
+      band,
+      start: ref.eval.start,
+    };
     if (ends && band && atSize) ends.placement = ends.end < band.lo ? 'below' : ends.end > band.hi ? 'above' : 'inside';
   }
   return { arm, run: ends, ref: refFigures };
@@ -116,7 +167,8 @@ function endOf(f: ArmFigures): { value: number; lo: number | null; hi: number | 
   return null;
 }
 
-/** two ends apart by the learner's 95 % interval(s): both intervals when both are the learner's, else the mean outside the one */
+/** two ends apart by the learner's 95 % interval(s): both intervals when both are the learner's, else the mean outside
+ * the one */
 function apart(a: NonNullable<ReturnType<typeof endOf>>, b: NonNullable<ReturnType<typeof endOf>>): boolean {
   const box = (x: typeof a) => (x.lo !== null && x.hi !== null ? { lo: x.lo, hi: x.hi } : null);
   const ia = box(a);
@@ -135,11 +187,27 @@ function drawOf(arms: ArmFigures[], lesson: Lesson): VerdictRates['draw'] {
 }
 
 /** how often a draw like the learner's reads `key`, and misleads, under the page's rule (and the old one), in words */
-export function ratesText(rates: VerdictRates, key: string, text: (key: string) => string, old: VerdictRates | null): string {
-  const what = rates.draw === 'pair' ? `the ${rates.draws} committed pairs of runs` : rates.draw === 'one run' ? `the ${rates.draws} committed runs` : `the ${rates.draws} committed runs of this arm`;
+export function ratesText(
+  rates: VerdictRates,
+  key: string,
+  text: (key: string) => string,
+  old: VerdictRates | null,
+): string {
+  const what =
+    rates.draw === 'pair'
+      ? `the ${rates.draws} committed pairs of runs`
+      : rates.draw === 'one run'
+        ? `the ${rates.draws} committed runs`
+        : `the ${rates.draws} committed runs of this arm`;
   const share = (n: number) => `${Math.round((100 * n) / rates.draws)} %`;
-  const reads = Object.entries(rates.counts).sort((x, y) => y[1] - x[1]).map(([k, n]) => `“${k === UNDECIDED ? 'undecided' : text(k)}” ${share(n)}${k === key ? ' (yours)' : ''}`).join(', ');
-  const before = old && old.rule !== rates.rule ? ` (the rule the page used before, blind to the seed-to-seed spread: ${(100 * old.misleading).toFixed(1)} %)` : '';
+  const reads = Object.entries(rates.counts)
+    .sort((x, y) => y[1] - x[1])
+    .map(([k, n]) => `“${k === UNDECIDED ? 'undecided' : text(k)}” ${share(n)}${k === key ? ' (yours)' : ''}`)
+    .join(', ');
+  const before =
+    old && old.rule !== rates.rule
+      ? ` (the rule the page used before, blind to the seed-to-seed spread: ${(100 * old.misleading).toFixed(1)} %)`
+      : '';
   return `Read by this rule, ${what} give: ${reads}. It misleads — reads what the committed seeds' own answer, “${text(rates.committed)}”, contradicts — ${(100 * rates.misleading).toFixed(1)} % of the time${before}.`;
 }
 
@@ -153,18 +221,32 @@ export function misleadingText(rates: VerdictRates, key: string, text: (key: str
   const share = (n: number) => `${Math.round((100 * n) / rates.draws)} %`;
   const reads = share(rates.counts[key] ?? 0);
   const misleads = `${(100 * rates.misleading).toFixed(1)} %`;
-  if (key === UNDECIDED) return `One ${one} like yours is undecided in ${reads} of the committed seeds' ${rates.draws} draws: it claims nothing either way. A ${one} misleads — reads what the committed seeds contradict — in ${misleads} of them.`;
-  if (key === rates.committed) return `The committed seeds' answer is the same. One ${one} like yours reads it in ${reads} of their ${rates.draws} draws; a ${one} misleads — reads what they contradict — in ${misleads}.`;
+  if (key === UNDECIDED)
+    return `One ${one} like yours is undecided in ${reads} of the committed seeds' ${rates.draws} draws: it claims nothing either way. A ${one} misleads — reads what the committed seeds contradict — in ${misleads} of them.`;
+  if (key === rates.committed)
+    return `The committed seeds' answer is the same. One ${one} like yours reads it in ${reads} of their ${rates.draws} draws; a ${one} misleads — reads what they contradict — in ${misleads}.`;
   return `The committed seeds answer “${text(rates.committed)}”: your ${one} is one of the draws that mislead — ${reads} of their ${rates.draws} draws read as yours does, ${misleads} mislead in all.`;
 }
 
-function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[], refs: readonly (SettingReference | null)[]): Takeaway['judged'] {
-  const text = (key: string) => (key === UNDECIDED ? UNDECIDED_TEXT : lesson.predictions.find((p) => p.key === key)?.text ?? key);
+function judge(
+  lesson: Lesson,
+  arms: ArmFigures[],
+  runs: readonly (LearnerRun | null)[],
+  refs: readonly (SettingReference | null)[],
+): Takeaway['judged'] {
+  const text = (key: string) =>
+    key === UNDECIDED ? UNDECIDED_TEXT : (lesson.predictions.find((p) => p.key === key)?.text ?? key);
   const j = lesson.judge;
   const draw = drawOf(arms, lesson);
   const all = verdictRates(lesson, refs);
   const rule = (r: VerdictRates['rule']) => all.find((x) => x.draw === draw && x.rule === r) ?? null;
-  const done = (key: string, basis: string) => ({ key, text: text(key), basis, rates: rule('seed-aware'), oldRates: rule('old') });
+  const done = (key: string, basis: string) => ({
+    key,
+    text: text(key),
+    basis,
+    rates: rule('seed-aware'),
+    oldRates: rule('old'),
+  });
   if (j.kind === 'rises') {
     const run = runs[0];
     if (!run || !arms[0].run) return null;
@@ -178,39 +260,62 @@ function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | 
     const [r0, r1] = rise as number[];
     const key = readRises(j, r0, r1);
     const label = (m: string) => metricInfo(m).label.toLowerCase();
-    return done(key, `your ${arms[0].arm.label} run: ${label(j.metrics[0])} ${signed(100 * r0)} points, ${label(j.metrics[1])} ${signed(100 * r1)} points from steps ${early[0]}–${early[1]} to ${late[0]}–${late[1]} (a rise counts from ${Math.round(100 * j.rise)} points)`);
+    return done(
+      key,
+      `your ${arms[0].arm.label} run: ${label(j.metrics[0])} ${signed(100 * r0)} points, ${label(j.metrics[1])} ${signed(100 * r1)} points from steps ${early[0]}–${early[1]} to ${late[0]}–${late[1]} (a rise counts from ${Math.round(100 * j.rise)} points)`,
+    );
   }
   if (j.kind === 'spread') {
     // like with like: a gap between two runs, against the committed pairs' gaps
     const mine = arms.filter((a) => a.run).map((a) => a.run!.end);
     const committed = refs[0]?.eval.end ?? [];
     const pairs = committed.flatMap((x, i) => committed.slice(i + 1).map((y) => 100 * Math.abs(x - y)));
-    const closer = (g: number) => (pairs.length ? `; ${Math.round((100 * pairs.filter((p) => p < g).length) / pairs.length)} % of the ${pairs.length} committed pairs end closer` : '');
+    const closer = (g: number) =>
+      pairs.length
+        ? `; ${Math.round((100 * pairs.filter((p) => p < g).length) / pairs.length)} % of the ${pairs.length} committed pairs end closer`
+        : '';
     if (mine.length === 2) {
       const gap = 100 * Math.abs(mine[0] - mine[1]);
       return done(readSpread(j, gap), `your two runs end ${gap.toFixed(1)} points apart${closer(gap)}`);
     }
     if (!committed.length) return null;
     const gap = median(committed.map((y) => 100 * Math.abs(mine[0] - y)));
-    return done(readSpread(j, gap), `your one run and each of the ${seedsText(committed.length)} committed make ${committed.length} pairs; their median gap is ${gap.toFixed(1)} points${closer(gap)}`);
+    return done(
+      readSpread(j, gap),
+      `your one run and each of the ${seedsText(committed.length)} committed make ${committed.length} pairs; their median gap is ${gap.toFixed(1)} points${closer(gap)}`,
+    );
   }
   const [a, b] = arms.map(endOf);
   if (!a || !b || (!a.mine && !b.mine)) return null;
-  const basis = a.mine && b.mine ? 'your two runs' : `your ${(a.mine ? arms[0] : arms[1]).arm.label} run against the committed mean of the other arm`;
+  const basis =
+    a.mine && b.mine
+      ? 'your two runs'
+      : `your ${(a.mine ? arms[0] : arms[1]).arm.label} run against the committed mean of the other arm`;
   const diff = 100 * (a.value - b.value);
   const head = `${basis}: ${arms[0].arm.label} ${pts(a.value)}, ${arms[1].arm.label} ${pts(b.value)} (${signed(diff)} points`;
   const [ra, rb] = refs;
   if (!ra || !rb || ra.seeds.length < 2 || rb.seeds.length < 2) {
     // no seed spread to weigh it against: only the evaluation's interval, and said so
     const key = !apart(a, b) ? j.same : diff > 0 ? j.aHigher : j.aLower;
-    return done(key, `${head}; ${apart(a, b) ? 'apart' : 'not apart'} by the 95 % interval of each evaluation — too few committed seeds to weigh the seed-to-seed spread)`);
+    return done(
+      key,
+      `${head}; ${apart(a, b) ? 'apart' : 'not apart'} by the 95 % interval of each evaluation — too few committed seeds to weigh the seed-to-seed spread)`,
+    );
   }
   const sA = sampleSd(ra.eval.end);
   const sB = sampleSd(rb.eval.end);
-  const sd = a.mine && b.mine ? Math.hypot(sA, sB) : a.mine ? Math.sqrt(sA ** 2 + sB ** 2 / rb.eval.end.length) : Math.sqrt(sB ** 2 + sA ** 2 / ra.eval.end.length);
+  const sd =
+    a.mine && b.mine
+      ? Math.hypot(sA, sB)
+      : a.mine
+        ? Math.sqrt(sA ** 2 + sB ** 2 / rb.eval.end.length)
+        : Math.sqrt(sB ** 2 + sA ** 2 / ra.eval.end.length);
   const key = readEnds(j, a.value - b.value, sd);
   const within = key === UNDECIDED ? 'within' : 'beyond';
-  return done(key, `${head}; ${within} 1.96 × ${(100 * sd).toFixed(1)} = ${(196 * sd).toFixed(1)} points, what ${a.mine && b.mine ? 'a pair of runs' : 'one run'} of these arms differs by from seed to seed alone 95 % of the time)`);
+  return done(
+    key,
+    `${head}; ${within} 1.96 × ${(100 * sd).toFixed(1)} = ${(196 * sd).toFixed(1)} points, what ${a.mine && b.mine ? 'a pair of runs' : 'one run'} of these arms differs by from seed to seed alone 95 % of the time)`,
+  );
 }
 
 /**
@@ -218,7 +323,12 @@ function judge(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | 
  * with the width its own evaluation gives — the widest 95 % Wilson interval at its queries (±35 points at 4) —
  * beside the full size's; no direction and no misleading rate, which the committed runs give only at their size.
  */
-function tooSmall(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun | null)[], refs: readonly (SettingReference | null)[]): NonNullable<Takeaway['judged']> {
+function tooSmall(
+  lesson: Lesson,
+  arms: ArmFigures[],
+  runs: readonly (LearnerRun | null)[],
+  refs: readonly (SettingReference | null)[],
+): NonNullable<Takeaway['judged']> {
   const mine = arms.flatMap((f) => (f.run?.queries ? [f.run.queries] : []));
   const full = refs.find((r) => r)?.eval.queries ?? null;
   const fullText = full ? `; the committed runs evaluate ${full} queries (±${widestHalfWidth(full).toFixed(1)})` : '';
@@ -227,13 +337,24 @@ function tooSmall(lesson: Lesson, arms: ArmFigures[], runs: readonly (LearnerRun
     const run = runs[0];
     const { early } = runWindows(run?.totalSteps ?? 1);
     const n = run?.rolloutsPerStep ? run.rolloutsPerStep * (early[1] - early[0] + 1) : null;
-    what = n ? `each window's rate rests on ${n} training rollouts (${early[1] - early[0] + 1} steps × ${run!.rolloutsPerStep}): a 95 % interval up to ±${widestHalfWidth(n).toFixed(0)} points` : 'its windows rest on a few training rollouts';
+    what = n
+      ? `each window's rate rests on ${n} training rollouts (${early[1] - early[0] + 1} steps × ${run!.rolloutsPerStep}): a 95 % interval up to ±${widestHalfWidth(n).toFixed(0)} points`
+      : 'its windows rest on a few training rollouts';
   } else {
     const q = mine.length ? Math.min(...mine) : null;
-    what = q ? `its evaluation has ${q} queries, so each end is known only to within ±${widestHalfWidth(q).toFixed(0)} points (the widest 95 % Wilson interval at ${q})${fullText}` : 'its evaluation is too small to place an end';
+    what = q
+      ? `its evaluation has ${q} queries, so each end is known only to within ±${widestHalfWidth(q).toFixed(0)} points (the widest 95 % Wilson interval at ${q})${fullText}`
+      : 'its evaluation is too small to place an end';
   }
   const text = `A run this small cannot tell: ${what}.`;
-  return { key: TOO_SMALL, text, basis: 'the verdict rule and its misleading rates come from the committed runs, and they are of the full size only — none is given for this run', rates: null, oldRates: null };
+  return {
+    key: TOO_SMALL,
+    text,
+    basis:
+      'the verdict rule and its misleading rates come from the committed runs, and they are of the full size only — none is given for this run',
+    rates: null,
+    oldRates: null,
+  };
 }
 
 export interface TakeawayInput {
@@ -246,7 +367,8 @@ export interface TakeawayInput {
   prediction: string | null;
   /** the lesson's pair's committed answer (committedComparison), when its table has it */
   pairTest: PairTest | null;
-  /** per arm: whether the learner runs it in this session (absent: the arms with a run); the verdict waits for all of them */
+  /** per arm: whether the learner runs it in this session (absent: the arms with a run); the verdict waits for all of
+   * them */
   running?: readonly boolean[];
 }
 
@@ -255,15 +377,21 @@ export interface TakeawayInput {
  * of the arm's setting (a sharper band with each); the answer is the finding's planned seeds alone (a test is
  * decided on the seeds planned before its runs). Said beside the answer, so the two never read as one figure.
  */
-export function bandSeedsNotes(lesson: Lesson, refs: readonly (SettingReference | null)[], answer: CommittedComparison): string[] {
+export function bandSeedsNotes(
+  lesson: Lesson,
+  refs: readonly (SettingReference | null)[],
+  answer: CommittedComparison,
+): string[] {
   if (!lesson.pair) return [];
   return lesson.arms.flatMap((arm, i) => {
     const ref = refs[i];
     const planned = answer.seeds[arm.key === lesson.pair!.higherArm ? 0 : 1];
     if (!ref || ref.seeds.length === planned) return [];
     const range = ref.seeds.length > 1 ? `seeds ${ref.seeds[0]}–${ref.seeds.at(-1)}` : `seed ${ref.seeds[0]}`;
-    return [`The ${arm.label} band draws all ${ref.seeds.length} committed runs of its setting (${range}), the answer ${answer.finding}'s ${planned} planned seeds: ` +
-      'a band is sharper with every run of the setting, a test is decided on the seeds planned before its runs.'];
+    return [
+      `The ${arm.label} band draws all ${ref.seeds.length} committed runs of its setting (${range}), the answer ${answer.finding}'s ${planned} planned seeds: ` +
+        'a band is sharper with every run of the setting, a test is decided on the seeds planned before its runs.',
+    ];
   });
 }
 
@@ -280,9 +408,15 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
     const r = f.run;
     const own = r.lo !== null && r.hi !== null ? ` ${span({ lo: r.lo, hi: r.hi })} on ${r.queries ?? '?'} queries` : '';
     const start = r.start !== null ? `from ${pts(r.start)} ` : '';
-    lines.push({ kind: 'result', text: `${f.arm.label} (seed ${r.seed}): validation success ${start}to ${pts(r.end)}${own}.` });
+    lines.push({
+      kind: 'result',
+      text: `${f.arm.label} (seed ${r.seed}): validation success ${start}to ${pts(r.end)}${own}.`,
+    });
     if (r.start !== null && r.end < r.start) {
-      lines.push({ kind: 'result', text: `It ended below its own start (${pts(r.start)} → ${pts(r.end)}, ${signed(100 * (r.end - r.start))} points): this run's training lowered its validation success, whatever the comparison says.` });
+      lines.push({
+        kind: 'result',
+        text: `It ended below its own start (${pts(r.start)} → ${pts(r.end)}, ${signed(100 * (r.end - r.start))} points): this run's training lowered its validation success, whatever the comparison says.`,
+      });
     }
     if (!f.ref) {
       lines.push({ kind: 'band', text: `No committed runs of this setting yet: there is no band to place it in.` });
@@ -290,19 +424,28 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
     }
     const n = f.ref.seeds.length;
     const mean = f.ref.end;
-    const meanText = n >= 2 ? `${pts(mean.estimate)} ${span(mean)} (95 % t interval of the mean over ${seedsText(n)})` : `${pts(mean.estimate)} (one seed: no interval)`;
+    const meanText =
+      n >= 2
+        ? `${pts(mean.estimate)} ${span(mean)} (95 % t interval of the mean over ${seedsText(n)})`
+        : `${pts(mean.estimate)} (one seed: no interval)`;
     const offSize = !!runs[arms.indexOf(f)]?.offSetting?.length;
     const where = offSize
       ? `in the committed runs' band: they are of the full size (${refs[arms.indexOf(f)]?.eval.queries ?? '?'} queries an evaluation), this run is not`
       : f.ref.band && r.placement
-      ? r.placement === 'inside'
-        ? `inside the band where one run of this setting is expected, ${span(f.ref.band)}`
-        : `${r.placement} the band where one run of this setting is expected, ${span(f.ref.band)}`
-      : 'with no band to place it in (fewer than two committed seeds)';
-    lines.push({ kind: 'band', text: `${offSize ? 'Not placed' : 'It ended'} ${where}. The committed seeds end at ${meanText}.` });
+        ? r.placement === 'inside'
+          ? `inside the band where one run of this setting is expected, ${span(f.ref.band)}`
+          : `${r.placement} the band where one run of this setting is expected, ${span(f.ref.band)}`
+        : 'with no band to place it in (fewer than two committed seeds)';
+    lines.push({
+      kind: 'band',
+      text: `${offSize ? 'Not placed' : 'It ended'} ${where}. The committed seeds end at ${meanText}.`,
+    });
     const starts = [...new Set(f.ref.start.map((s) => s.toFixed(4)))];
     if (r.start !== null && starts.length === 1 && Math.abs(Number(starts[0]) - r.start) > 1e-3) {
-      lines.push({ kind: 'note', text: `Its start (${pts(r.start)}) is not the committed runs' (${pts(Number(starts[0]))}): the same checkpoint evaluated the same way should match; a smaller evaluation or another backend can move it.` });
+      lines.push({
+        kind: 'note',
+        text: `Its start (${pts(r.start)}) is not the committed runs' (${pts(Number(starts[0]))}): the same checkpoint evaluated the same way should match; a smaller evaluation or another backend can move it.`,
+      });
     }
   }
 
@@ -317,16 +460,33 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
       if (mine === null) return;
       const info = metricInfo(chart.metric);
       // a count's window mean is a mean of counts: one decimal, and said so on the learner's figure
-      const fmt = (x: number) => (info.format === 'rate' ? pts(clamp01(x)) : info.format === 'count' ? Math.max(0, x).toFixed(1) : Math.max(0, x).toFixed(2));
+      const fmt = (x: number) =>
+        info.format === 'rate'
+          ? pts(clamp01(x))
+          : info.format === 'count'
+            ? Math.max(0, x).toFixed(1)
+            : Math.max(0, x).toFixed(2);
       const w = refs[i]?.windows[chart.metric];
-      const ref = w && w.late.length >= 2 ? tInterval(w.late) : w && w.late.length === 1 ? { estimate: w.late[0], lo: NaN, hi: NaN, n: 1 } : null;
-      const refText = ref ? `; the committed seeds ${fmt(ref.estimate)}${Number.isFinite(ref.lo) ? ` [${fmt(ref.lo)}, ${fmt(ref.hi)}]` : ''}` : '';
-      parts.push(`${f.arm.label}: yours ${info.format === 'count' ? formatAverage(info, Math.max(0, mine)) : fmt(mine)}${refText}`);
+      const ref =
+        w && w.late.length >= 2
+          ? tInterval(w.late)
+          : w && w.late.length === 1
+            ? { estimate: w.late[0], lo: NaN, hi: NaN, n: 1 }
+            : null;
+      const refText = ref
+        ? `; the committed seeds ${fmt(ref.estimate)}${Number.isFinite(ref.lo) ? ` [${fmt(ref.lo)}, ${fmt(ref.hi)}]` : ''}`
+        : '';
+      parts.push(
+        `${f.arm.label}: yours ${info.format === 'count' ? formatAverage(info, Math.max(0, mine)) : fmt(mine)}${refText}`,
+      );
     });
     if (parts.length) {
       const { late } = runWindows(runs.find((r) => r)?.totalSteps ?? 40);
       // raw values, unlike the charts' smoothed curves and figures: said, so the two are not read as one figure
-      lines.push({ kind: 'mechanism', text: `${metricInfo(chart.metric).label}, ${windowMeanLabel(late)} (raw, not smoothed): ${parts.join('; ')}.` });
+      lines.push({
+        kind: 'mechanism',
+        text: `${metricInfo(chart.metric).label}, ${windowMeanLabel(late)} (raw, not smoothed): ${parts.join('; ')}.`,
+      });
     }
   }
 
@@ -338,9 +498,15 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
       if (!x || x.early.length < 2) return [];
       const change = tInterval(x.late.map((l, i) => l - x.early[i]));
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-      return [`${metricInfo(m).label.toLowerCase()} ${pts(mean(x.early))} → ${pts(mean(x.late))} (${signed(100 * change.estimate)} points [${signed(100 * change.lo)}, ${signed(100 * change.hi)}])`];
+      return [
+        `${metricInfo(m).label.toLowerCase()} ${pts(mean(x.early))} → ${pts(mean(x.late))} (${signed(100 * change.estimate)} points [${signed(100 * change.lo)}, ${signed(100 * change.hi)}])`,
+      ];
     });
-    if (parts.length) lines.push({ kind: 'mechanism', text: `The committed ${arms[0].arm.label} seeds, first quarter of the steps → last: ${parts.join('; ')}.` });
+    if (parts.length)
+      lines.push({
+        kind: 'mechanism',
+        text: `The committed ${arms[0].arm.label} seeds, first quarter of the steps → last: ${parts.join('; ')}.`,
+      });
   }
 
   lines.push(...differenceLines(input, arms));
@@ -354,19 +520,45 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
   const chosen = input.prediction ? lesson.predictions.find((p) => p.key === input.prediction) ?? null : null;
   const predicted = chosen ? { key: chosen.key, text: chosen.text, matched: judged?.key === chosen.key } : null;
   if (judged) {
-    const verdict = predicted ? (predicted.matched ? 'Your prediction matches it.' : `You predicted: “${predicted.text}”.`) : 'You made no prediction.';
-    lines.push({ kind: 'prediction', text: judged.key === TOO_SMALL ? `${judged.text} ${judged.basis[0].toUpperCase()}${judged.basis.slice(1)}. ${verdict}` : `What your run shows: “${judged.text}” — ${judged.basis}. ${verdict}` });
-    if (judged.rates) lines.push({ kind: 'rates', text: ratesText(judged.rates, judged.key, (k) => lesson.predictions.find((p) => p.key === k)?.text ?? k, judged.oldRates) });
+    const verdict = predicted
+      ? predicted.matched
+        ? 'Your prediction matches it.'
+        : `You predicted: “${predicted.text}”.`
+      : 'You made no prediction.';
+    lines.push({
+      kind: 'prediction',
+      text:
+        judged.key === TOO_SMALL
+          ? `${judged.text} ${judged.basis[0].toUpperCase()}${judged.basis.slice(1)}. ${verdict}`
+          : `What your run shows: “${judged.text}” — ${judged.basis}. ${verdict}`,
+    });
+    if (judged.rates)
+      lines.push({
+        kind: 'rates',
+        text: ratesText(
+          judged.rates,
+          judged.key,
+          (k) => lesson.predictions.find((p) => p.key === k)?.text ?? k,
+          judged.oldRates,
+        ),
+      });
   }
 
   for (const f of arms) {
     if (f.ref && !f.ref.complete) {
-      lines.push({ kind: 'note', text: `${f.arm.label}: the reference has ${seedsText(f.ref.seeds.length)} of the ${BAND_SEEDS} a band needs — incomplete, so its band and interval are wider (and less sure) than they will be.` });
+      lines.push({
+        kind: 'note',
+        text: `${f.arm.label}: the reference has ${seedsText(f.ref.seeds.length)} of the ${BAND_SEEDS} a band needs — incomplete, so its band and interval are wider (and less sure) than they will be.`,
+      });
     }
   }
   const off = runs.find((r) => r?.offSetting?.length)?.offSetting;
   // said first, before any figure: nothing below is a result at this size
-  if (off) lines.unshift({ kind: 'note', text: `Your runs are not at the reference setting (${off.join(', ')}): the band belongs to the standard size, so read the comparison as a smoke test, not a result.` });
+  if (off)
+    lines.unshift({
+      kind: 'note',
+      text: `Your runs are not at the reference setting (${off.join(', ')}): the band belongs to the standard size, so read the comparison as a smoke test, not a result.`,
+    });
   return { arms, judged, predicted, lines };
 }
 
@@ -374,28 +566,48 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
   const { lesson, refs, pairTest } = input;
   if (lesson.seedsOnly) {
     const ref = refs[0];
-    if (!ref || ref.seeds.length < 2) return [{ kind: 'test', text: 'Fewer than two committed seeds: no interval over seeds yet.' }];
+    if (!ref || ref.seeds.length < 2)
+      return [{ kind: 'test', text: 'Fewer than two committed seeds: no interval over seeds yet.' }];
     const committed = tInterval(ref.eval.end);
     const mine = arms.filter((a) => a.run).map((a) => a.run!.end);
     const withMine = tInterval([...ref.eval.end, ...mine]);
     const width = (i: Interval) => (100 * (i.hi - i.lo)).toFixed(1);
     // what this spread costs a comparison: the difference Welch's test finds 80 % of the time at this many seeds a cell
     const { sd } = pooledSd([ref.eval.end]);
-    const detects = sd > 0 ? `; at this spread (SD ${(100 * sd).toFixed(1)} points a run) and ${seedsText(ref.seeds.length)} a setting, the smallest difference it finds 80 % of the time is ${(100 * detectableDifference({ n: ref.seeds.length, sd, alpha: 0.05 })).toFixed(1)} points` : '';
-    return [{ kind: 'test', text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings compare two settings by Welch's test of their difference${detects}.` }];
+    const detects =
+      sd > 0
+        ? `; at this spread (SD ${(100 * sd).toFixed(1)} points a run) and ${seedsText(ref.seeds.length)} a setting, the smallest difference it finds 80 % of the time is ${(100 * detectableDifference({ n: ref.seeds.length, sd, alpha: 0.05 })).toFixed(1)} points`
+        : '';
+    return [
+      {
+        kind: 'test',
+        text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings compare two settings by Welch's test of their difference${detects}.`,
+      },
+    ];
   }
   if (pairTest) {
     return [
-      { kind: 'test', text: `The findings' answer to this comparison, the paper's direction positive: ${comparisonText(pairTest)}.` },
+      {
+        kind: 'test',
+        text: `The findings' answer to this comparison, the paper's direction positive: ${comparisonText(pairTest)}.`,
+      },
       ...bandSeedsNotes(lesson, refs, pairTest).map((text) => ({ kind: 'note' as const, text })),
     ];
   }
   // no findings pair: the findings' test (Welch's, of the two arms' committed end success), computed here;
   // both arms start from one checkpoint evaluated once, so their ends differ exactly as their gains do
   const [a, b] = refs;
-  if (!a || !b || a.seeds.length < 2 || b.seeds.length < 2) return [{ kind: 'test', text: 'The committed seeds are too few in one arm to test the difference.' }];
+  if (!a || !b || a.seeds.length < 2 || b.seeds.length < 2)
+    return [{ kind: 'test', text: 'The committed seeds are too few in one arm to test the difference.' }];
   const w = welchTest(a.eval.end, b.eval.end);
-  const call = w.p < 0.05 ? `${w.difference > 0 ? lesson.arms[0].label : lesson.arms[1].label} ends higher` : 'not resolved';
-  const interim = Math.min(a.seeds.length, b.seeds.length) < BAND_SEEDS ? ` (interim: fewer than ${BAND_SEEDS} seeds)` : '';
-  return [{ kind: 'test', text: `Welch's test of the committed seeds' end (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}): ${lesson.arms[0].label} − ${lesson.arms[1].label} = ${signed(100 * w.difference)} points, 95 % interval [${signed(100 * w.lo)}, ${signed(100 * w.hi)}], p = ${w.p.toPrecision(2)} — ${call}${interim}.` }];
+  const call =
+    w.p < 0.05 ? `${w.difference > 0 ? lesson.arms[0].label : lesson.arms[1].label} ends higher` : 'not resolved';
+  const interim =
+    Math.min(a.seeds.length, b.seeds.length) < BAND_SEEDS ? ` (interim: fewer than ${BAND_SEEDS} seeds)` : '';
+  return [
+    {
+      kind: 'test',
+      text: `Welch's test of the committed seeds' end (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}): ${lesson.arms[0].label} − ${lesson.arms[1].label} = ${signed(100 * w.difference)} points, 95 % interval [${signed(100 * w.lo)}, ${signed(100 * w.hi)}], p = ${w.p.toPrecision(2)} — ${call}${interim}.`,
+    },
+  ];
 }

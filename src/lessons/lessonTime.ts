@@ -35,7 +35,17 @@ export const lessonFirstGuess = (lesson: Lesson, size: Partial<LabConfig>, sampl
  * The lab machine's measured time for the arms about to run: the measurement is of both arms, so one arm
  * side by side is the measured time and one after the other half of it. Said in words by the page.
  */
-export function measuredFor(arms: number, measured: { wallSeconds: number; mode: string }): { seconds: number; words: string } {
-  if (arms > 1) return { seconds: measured.wallSeconds, words: `for both arms ${measured.mode === 'parallel' ? 'side by side' : 'one after the other'}` };
-  return { seconds: measured.mode === 'parallel' ? measured.wallSeconds : measured.wallSeconds / 2, words: 'for one arm' };
+export function measuredFor(
+  arms: number,
+  measured: { wallSeconds: number; mode: string },
+): { seconds: number; words: string } {
+  if (arms > 1)
+    return {
+      seconds: measured.wallSeconds,
+      words: `for both arms ${measured.mode === 'parallel' ? 'side by side' : 'one after the other'}`,
+    };
+  return {
+    seconds: measured.mode === 'parallel' ? measured.wallSeconds : measured.wallSeconds / 2,
+    words: 'for one arm',
+  };
 }

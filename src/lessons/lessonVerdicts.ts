@@ -41,7 +41,8 @@ export function readEnds(j: EndsJudge, difference: number, sdOfDifference: numbe
   return difference > 0 ? j.aHigher : j.aLower;
 }
 
-/** the old rule, kept to measure what it cost: apart when the two ends' Wilson intervals (at `queries`) do not overlap */
+/** the old rule, kept to measure what it cost: apart when the two ends' Wilson intervals (at `queries`) do not
+ * overlap */
 export function readEndsByEvaluation(j: EndsJudge, a: number, b: number, queries: number): string {
   const ia = wilson(Math.round(a * queries), queries);
   const ib = wilson(Math.round(b * queries), queries);
@@ -81,7 +82,8 @@ export interface VerdictRates {
   misleading: number;
 }
 
-/** the committed seeds' answer to a lesson's question (null: too few seeds); for spread, the gap of the median committed pair */
+/** the committed seeds' answer to a lesson's question (null: too few seeds); for spread, the gap of the median
+ * committed pair */
 export function committedAnswer(lesson: Lesson, refs: readonly (SettingReference | null)[]): string | null {
   const j = lesson.judge;
   const [a, b] = refs;
@@ -100,7 +102,8 @@ export function committedAnswer(lesson: Lesson, refs: readonly (SettingReference
 /** every committed pair's gap in points (i < j) */
 function pairGaps(ends: readonly number[]): number[] {
   const gaps: number[] = [];
-  for (let i = 0; i < ends.length; i++) for (let k = i + 1; k < ends.length; k++) gaps.push(100 * Math.abs(ends[i] - ends[k]));
+  for (let i = 0; i < ends.length; i++)
+    for (let k = i + 1; k < ends.length; k++) gaps.push(100 * Math.abs(ends[i] - ends[k]));
   return gaps;
 }
 
@@ -111,10 +114,16 @@ function risesOf(j: RisesJudge, ref: SettingReference): [number[], number[]] | n
   return [w[0]!.late.map((l, i) => l - w[0]!.early[i]), w[1]!.late.map((l, i) => l - w[1]!.early[i])];
 }
 
-function tally(keys: readonly string[], committed: string, draw: VerdictRates['draw'], rule: VerdictRates['rule']): VerdictRates {
+function tally(
+  keys: readonly string[],
+  committed: string,
+  draw: VerdictRates['draw'],
+  rule: VerdictRates['rule'],
+): VerdictRates {
   const counts: Record<string, number> = {};
   for (const k of keys) counts[k] = (counts[k] ?? 0) + 1;
-  // an undecided read claims nothing; "about the same" where the seeds do resolve a difference is as wrong as the opposite
+  // an undecided read claims nothing; "about the same" where the seeds do resolve a difference is as wrong as the
+  // opposite
   const wrong = keys.filter((k) => k !== committed && k !== UNDECIDED).length;
   return { draw, rule, draws: keys.length, counts, committed, misleading: keys.length ? wrong / keys.length : 0 };
 }
@@ -141,23 +150,68 @@ export function verdictRates(lesson: Lesson, refs: readonly (SettingReference | 
     const mA = mean(A);
     const mB = mean(B);
     return [
-      tally(pairs.map(([x, y]) => readEnds(j, x - y, Math.hypot(sA, sB))), committed, 'pair', 'seed-aware'),
-      tally(pairs.map(([x, y]) => readEndsByEvaluation(j, x, y, queries)), committed, 'pair', 'old'),
-      tally(A.map((x) => readEnds(j, x - mB, Math.sqrt(sA ** 2 + sB ** 2 / B.length))), committed, 'first arm', 'seed-aware'),
-      tally(A.map((x) => readEndsByEvaluation(j, x, mB, queries)), committed, 'first arm', 'old'),
-      tally(B.map((y) => readEnds(j, mA - y, Math.sqrt(sB ** 2 + sA ** 2 / A.length))), committed, 'second arm', 'seed-aware'),
-      tally(B.map((y) => readEndsByEvaluation(j, mA, y, queries)), committed, 'second arm', 'old'),
+      tally(
+        pairs.map(([x, y]) => readEnds(j, x - y, Math.hypot(sA, sB))),
+        committed,
+        'pair',
+        'seed-aware',
+      ),
+      tally(
+        pairs.map(([x, y]) => readEndsByEvaluation(j, x, y, queries)),
+        committed,
+        'pair',
+        'old',
+      ),
+      tally(
+        A.map((x) => readEnds(j, x - mB, Math.sqrt(sA ** 2 + sB ** 2 / B.length))),
+        committed,
+        'first arm',
+        'seed-aware',
+      ),
+      tally(
+        A.map((x) => readEndsByEvaluation(j, x, mB, queries)),
+        committed,
+        'first arm',
+        'old',
+      ),
+      tally(
+        B.map((y) => readEnds(j, mA - y, Math.sqrt(sB ** 2 + sA ** 2 / A.length))),
+        committed,
+        'second arm',
+        'seed-aware',
+      ),
+      tally(
+        B.map((y) => readEndsByEvaluation(j, mA, y, queries)),
+        committed,
+        'second arm',
+        'old',
+      ),
     ];
   }
   if (j.kind === 'spread') {
     const ends = a.eval.end;
     const m = mean(ends);
     return [
-      tally(pairGaps(ends).map((g) => readSpread(j, g)), committed, 'pair', 'seed-aware'),
+      tally(
+        pairGaps(ends).map((g) => readSpread(j, g)),
+        committed,
+        'pair',
+        'seed-aware',
+      ),
       // one seed's distance to the committed mean: what the one-seed mode scored before (not a gap between two runs)
-      tally(ends.map((x) => readSpread(j, 100 * Math.abs(x - m))), committed, 'first arm', 'old'),
+      tally(
+        ends.map((x) => readSpread(j, 100 * Math.abs(x - m))),
+        committed,
+        'first arm',
+        'old',
+      ),
       // one run: the median of its gaps to every other committed seed, each a pair of runs like the question's
-      tally(ends.map((x, i) => readSpread(j, median(ends.filter((_, k) => k !== i).map((y) => 100 * Math.abs(x - y))))), committed, 'first arm', 'seed-aware'),
+      tally(
+        ends.map((x, i) => readSpread(j, median(ends.filter((_, k) => k !== i).map((y) => 100 * Math.abs(x - y))))),
+        committed,
+        'first arm',
+        'seed-aware',
+      ),
     ];
   }
   const rises = risesOf(j, a)!;

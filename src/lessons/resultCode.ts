@@ -31,12 +31,14 @@ export interface LessonResult {
   /** OOD accuracy (unseen tool-QA) at the start and the end, shares; null when not evaluated */
   startOod: number | null;
   endOod: number | null;
-  /** per mechanism chart of the lesson, in its order: the mean over the run's last quarter of steps (null: not reported) */
+  /** per mechanism chart of the lesson, in its order: the mean over the run's last quarter of steps (null: not
+   * reported) */
   mechanism: (number | null)[];
 }
 
 export type RefusalReason = 'malformed' | 'tampered' | 'version' | 'lesson';
-export type DecodedResult = { ok: true; result: LessonResult; code: string } | { ok: false; reason: RefusalReason; message: string };
+export type DecodedResult =
+  { ok: true; result: LessonResult; code: string } | { ok: false; reason: RefusalReason; message: string };
 
 /** a short stable hash of a setting's text (CRC-32, hex): the code carries it instead of the whole link */
 export function settingHash(settingKey: string): string {
@@ -61,7 +63,21 @@ function fromBase64Url(code: string): string {
 
 /** the result's code; throws on a result no class could read back (so nothing unreadable is ever offered) */
 export function encodeResult(r: LessonResult): string {
-  const payload = [RESULT_CODE_VERSION, r.lesson, r.arm, r.setting, r.seed, r.backend, r.build, r.queries, r.startSuccesses, r.endSuccesses, round(r.startOod), round(r.endOod), r.mechanism.map((m) => round(m))];
+  const payload = [
+    RESULT_CODE_VERSION,
+    r.lesson,
+    r.arm,
+    r.setting,
+    r.seed,
+    r.backend,
+    r.build,
+    r.queries,
+    r.startSuccesses,
+    r.endSuccesses,
+    round(r.startOod),
+    round(r.endOod),
+    r.mechanism.map((m) => round(m)),
+  ];
   const code = sealCode('v', payload);
   const back = decodeResult(code);
   if (!back.ok) throw new Error(`encodeResult: ${back.message}`);
@@ -73,7 +89,11 @@ export function resultLink(base: string, r: LessonResult): string {
   return `${base}#lesson=${r.lesson}&result=${encodeResult(r)}`;
 }
 
-const refuse = (reason: RefusalReason, message: string): { ok: false; reason: RefusalReason; message: string } => ({ ok: false, reason, message });
+const refuse = (reason: RefusalReason, message: string): { ok: false; reason: RefusalReason; message: string } => ({
+  ok: false,
+  reason,
+  message,
+});
 
 /**
  * A payload as a checksummed code, `<prefix><version>.<base64url JSON>.<crc32 hex>`: the envelope of every
@@ -86,12 +106,25 @@ export function sealCode(prefix: string, payload: readonly unknown[]): string {
 }
 
 /** Opens a code sealed with `prefix`: its shape, its version, its checksum, its JSON; never throws. */
-export function openCode(prefix: string, version: number, code: string): { ok: true; fields: unknown } | { ok: false; reason: RefusalReason; message: string } {
+export function openCode(
+  prefix: string,
+  version: number,
+  code: string,
+): { ok: true; fields: unknown } | { ok: false; reason: RefusalReason; message: string } {
   const m = new RegExp(`^${prefix}(\\d+)\\.([A-Za-z0-9_-]+)\\.([0-9a-f]{8})$`).exec(code.trim());
-  if (!m) return refuse('malformed', `not a result code (expected ${prefix}<version>.<payload>.<checksum>): cut short or mistyped?`);
-  if (Number(m[1]) !== version) return refuse('version', `result code version ${m[1]}: this page reads version ${version} — the sharer's page is another build`);
+  if (!m)
+    return refuse(
+      'malformed',
+      `not a result code (expected ${prefix}<version>.<payload>.<checksum>): cut short or mistyped?`,
+    );
+  if (Number(m[1]) !== version)
+    return refuse(
+      'version',
+      `result code version ${m[1]}: this page reads version ${version} — the sharer's page is another build`,
+    );
   const body = `${prefix}${m[1]}.${m[2]}`;
-  if (hex(crc32(body)) !== m[3]) return refuse('tampered', 'its checksum does not match: the link was changed or mistyped after it was made');
+  if (hex(crc32(body)) !== m[3])
+    return refuse('tampered', 'its checksum does not match: the link was changed or mistyped after it was made');
   try {
     return { ok: true, fields: JSON.parse(fromBase64Url(m[2])) as unknown };
   } catch {
@@ -108,25 +141,67 @@ export function decodeResult(code: string): DecodedResult {
   if (!opened.ok) return opened;
   const fields = opened.fields;
   if (!Array.isArray(fields) || fields.length !== 13) return refuse('malformed', 'its payload has the wrong shape');
-  const [version, lesson, arm, setting, seed, backend, build, queries, startSuccesses, endSuccesses, startOod, endOod, mechanism] = fields as unknown[];
+  const [
+    version,
+    lesson,
+    arm,
+    setting,
+    seed,
+    backend,
+    build,
+    queries,
+    startSuccesses,
+    endSuccesses,
+    startOod,
+    endOod,
+    mechanism,
+  ] = fields as unknown[];
   if (version !== RESULT_CODE_VERSION) return refuse('malformed', 'its payload names another version than its prefix');
-  if (typeof lesson !== 'string' || !(LESSON_IDS as readonly string[]).includes(lesson)) return refuse('malformed', `names no lesson this page has (${String(lesson)})`);
+  if (typeof lesson !== 'string' || !(LESSON_IDS as readonly string[]).includes(lesson))
+    return refuse('malformed', `names no lesson this page has (${String(lesson)})`);
   const def = lessonById(lesson)!;
   if (!def.arms.some((a) => a.key === arm)) return refuse('malformed', `names no arm of ${lesson} (${String(arm)})`);
-  if (typeof setting !== 'string' || !/^[0-9a-f]{8}$/.test(setting)) return refuse('malformed', 'its setting is not a setting hash');
-  if (!isCount(seed) || !isText(backend) || !isText(build)) return refuse('malformed', 'its seed, backend or build is not readable');
-  if (!isCount(queries) || (queries as number) < 1 || !isCount(startSuccesses) || !isCount(endSuccesses) || (startSuccesses as number) > (queries as number) || (endSuccesses as number) > (queries as number)) {
+  if (typeof setting !== 'string' || !/^[0-9a-f]{8}$/.test(setting))
+    return refuse('malformed', 'its setting is not a setting hash');
+  if (!isCount(seed) || !isText(backend) || !isText(build))
+    return refuse('malformed', 'its seed, backend or build is not readable');
+  if (
+    !isCount(queries) ||
+    (queries as number) < 1 ||
+    !isCount(startSuccesses) ||
+    !isCount(endSuccesses) ||
+    (startSuccesses as number) > (queries as number) ||
+    (endSuccesses as number) > (queries as number)
+  ) {
     return refuse('malformed', 'its validation counts are impossible (successes above the queries)');
   }
-  if (!(startOod === null || isShare(startOod)) || !(endOod === null || isShare(endOod))) return refuse('malformed', 'its OOD accuracy is not a share');
+  if (!(startOod === null || isShare(startOod)) || !(endOod === null || isShare(endOod)))
+    return refuse('malformed', 'its OOD accuracy is not a share');
   const mechanisms = def.charts.filter((c) => c.role === 'mechanism').length;
-  if (!Array.isArray(mechanism) || mechanism.length !== mechanisms || !mechanism.every((x) => x === null || (typeof x === 'number' && Number.isFinite(x)))) {
+  if (
+    !Array.isArray(mechanism) ||
+    mechanism.length !== mechanisms ||
+    !mechanism.every((x) => x === null || (typeof x === 'number' && Number.isFinite(x)))
+  ) {
     return refuse('malformed', `its mechanism figures are not the lesson's ${mechanisms}`);
   }
   return {
     ok: true,
     code: code.trim(),
-    result: { lesson: lesson as LessonId, arm: arm as string, setting, seed: seed as number, backend: backend as string, build: build as string, queries: queries as number, startSuccesses: startSuccesses as number, endSuccesses: endSuccesses as number, startOod: startOod as number | null, endOod: endOod as number | null, mechanism: mechanism as (number | null)[] },
+    result: {
+      lesson: lesson as LessonId,
+      arm: arm as string,
+      setting,
+      seed: seed as number,
+      backend: backend as string,
+      build: build as string,
+      queries: queries as number,
+      startSuccesses: startSuccesses as number,
+      endSuccesses: endSuccesses as number,
+      startOod: startOod as number | null,
+      endOod: endOod as number | null,
+      mechanism: mechanism as (number | null)[],
+    },
   };
 }
 
@@ -165,7 +240,8 @@ export function decodeResultLink(text: string, lesson?: LessonId): DecodedResult
   const decoded = decodeResult(code);
   if (!decoded.ok) return decoded;
   const own = decoded.result.lesson;
-  if (labelled !== null && labelled !== own) return refuse('lesson', `the link says lesson ${labelled} but its result is of ${own}: relabelled`);
+  if (labelled !== null && labelled !== own)
+    return refuse('lesson', `the link says lesson ${labelled} but its result is of ${own}: relabelled`);
   if (lesson && own !== lesson) return refuse('lesson', `a result of another lesson (${own}), not of ${lesson}`);
   return decoded;
 }
@@ -175,22 +251,38 @@ export function decodeResultLink(text: string, lesson?: LessonId): DecodedResult
  * and the last, OOD beside them, the mechanism charts' means over the last quarter of steps. null until
  * the run has completed with both evaluations. `backend` is the run's backend name (its first word).
  */
-export function resultOfRun(o: { lesson: Lesson; arm: string; setting: string; run: LearnerRun; backend: string; build: string }): LessonResult | null {
+export function resultOfRun(o: {
+  lesson: Lesson;
+  arm: string;
+  setting: string;
+  run: LearnerRun;
+  backend: string;
+  build: string;
+}): LessonResult | null {
   const { run } = o;
   if (run.status !== 'completed') return null;
-  const evals = run.points.filter((p) => Number.isFinite(p.values['eval/success']) && Number.isFinite(p.values['eval/queries']));
+  const evals = run.points.filter(
+    (p) => Number.isFinite(p.values['eval/success']) && Number.isFinite(p.values['eval/queries']),
+  );
   const first = evals[0];
   const last = evals.at(-1);
   if (!first || !last || first.step !== 0 || last.step !== run.totalSteps) return null;
   const queries = last.values['eval/queries'];
-  const ood = (p: typeof first) => (Number.isFinite(p.values['eval/ood_accuracy']) ? p.values['eval/ood_accuracy'] : null);
+  const ood = (p: typeof first) =>
+    Number.isFinite(p.values['eval/ood_accuracy']) ? p.values['eval/ood_accuracy'] : null;
   const { late } = runWindows(run.totalSteps);
   return {
-    lesson: o.lesson.id, arm: o.arm, setting: settingHash(o.setting), seed: run.seed,
-    backend: o.backend.split(/\s/)[0] || 'unknown', build: o.build, queries,
+    lesson: o.lesson.id,
+    arm: o.arm,
+    setting: settingHash(o.setting),
+    seed: run.seed,
+    backend: o.backend.split(/\s/)[0] || 'unknown',
+    build: o.build,
+    queries,
     startSuccesses: Math.round(first.values['eval/success'] * first.values['eval/queries']),
     endSuccesses: Math.round(last.values['eval/success'] * queries),
-    startOod: ood(first), endOod: ood(last),
+    startOod: ood(first),
+    endOod: ood(last),
     mechanism: o.lesson.charts.filter((c) => c.role === 'mechanism').map((c) => meanOver(run.points, c.metric, late)),
   };
 }

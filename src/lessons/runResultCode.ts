@@ -40,20 +40,39 @@ export interface RunResult {
   loss: number | null;
 }
 
-export type DecodedRun = { ok: true; run: RunResult; code: string } | { ok: false; reason: RefusalReason; message: string };
+export type DecodedRun =
+  { ok: true; run: RunResult; code: string } | { ok: false; reason: RefusalReason; message: string };
 
 const round = (x: number | null, digits = 4) => (x === null || !Number.isFinite(x) ? null : Number(x.toFixed(digits)));
 const refuse = (reason: RefusalReason, message: string): DecodedRun => ({ ok: false, reason, message });
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
-const isText = (x: unknown): x is string => typeof x === 'string' && x.length > 0 && x.length <= 64 && /^[\w.:+-]+$/.test(x);
+const isText = (x: unknown): x is string =>
+  typeof x === 'string' && x.length > 0 && x.length <= 64 && /^[\w.:+-]+$/.test(x);
 const isShareOrNull = (x: unknown) => x === null || (typeof x === 'number' && x >= 0 && x <= 1);
 const isNumberOrNull = (x: unknown) => x === null || (typeof x === 'number' && Number.isFinite(x));
 
 /** the code of a run; throws on one no reader could read back (so nothing unreadable is offered) */
 export function encodeRun(r: RunResult): string {
   // with its n, a point is its counts; without, its share alone
-  const evals = r.evals.map((e) => (e.queries === null ? [e.step, round(e.success), null, round(e.ood)] : [e.step, e.successes, e.queries, round(e.ood)]));
-  const code = sealCode('r', [RUN_CODE_VERSION, r.setting, r.seed, r.kind, r.status, r.backend, r.build, r.steps, r.totalSteps, evals, round(r.reward), round(r.loss)]);
+  const evals = r.evals.map((e) =>
+    e.queries === null
+      ? [e.step, round(e.success), null, round(e.ood)]
+      : [e.step, e.successes, e.queries, round(e.ood)],
+  );
+  const code = sealCode('r', [
+    RUN_CODE_VERSION,
+    r.setting,
+    r.seed,
+    r.kind,
+    r.status,
+    r.backend,
+    r.build,
+    r.steps,
+    r.totalSteps,
+    evals,
+    round(r.reward),
+    round(r.loss),
+  ]);
   const back = decodeRun(code);
   if (!back.ok) throw new Error(`encodeRun: ${back.message}`);
   return code;
@@ -72,12 +91,20 @@ export function decodeRun(code: string): DecodedRun {
   if (!Array.isArray(f) || f.length !== 12) return refuse('malformed', 'its payload has the wrong shape');
   const [version, setting, seed, kind, status, backend, build, steps, totalSteps, evals, reward, loss] = f as unknown[];
   if (version !== RUN_CODE_VERSION) return refuse('malformed', 'its payload names another version than its prefix');
-  if (typeof setting !== 'string' || setting.length > 2000) return refuse('malformed', 'its setting is not a setting link');
+  if (typeof setting !== 'string' || setting.length > 2000)
+    return refuse('malformed', 'its setting is not a setting link');
   const parsed = parseHash(setting);
-  if (parsed.notices.length) return refuse('malformed', `its setting is not one this page has (${parsed.notices[0].key} ${parsed.notices[0].message})`);
-  if (!isCount(seed) || !isText(kind) || !isText(status) || !isText(backend) || !isText(build)) return refuse('malformed', 'its seed, kind, status, backend or build is not readable');
-  if (!isCount(steps) || !isCount(totalSteps) || totalSteps < 1 || steps > totalSteps) return refuse('malformed', 'its steps are impossible (more done than planned)');
-  if (!Array.isArray(evals) || evals.length > MAX_RUN_EVALS) return refuse('malformed', 'its evaluations are not a list');
+  if (parsed.notices.length)
+    return refuse(
+      'malformed',
+      `its setting is not one this page has (${parsed.notices[0].key} ${parsed.notices[0].message})`,
+    );
+  if (!isCount(seed) || !isText(kind) || !isText(status) || !isText(backend) || !isText(build))
+    return refuse('malformed', 'its seed, kind, status, backend or build is not readable');
+  if (!isCount(steps) || !isCount(totalSteps) || totalSteps < 1 || steps > totalSteps)
+    return refuse('malformed', 'its steps are impossible (more done than planned)');
+  if (!Array.isArray(evals) || evals.length > MAX_RUN_EVALS)
+    return refuse('malformed', 'its evaluations are not a list');
   const points: RunEval[] = [];
   for (const e of evals as unknown[]) {
     if (!Array.isArray(e) || e.length !== 4) return refuse('malformed', 'an evaluation has the wrong shape');
@@ -87,16 +114,38 @@ export function decodeRun(code: string): DecodedRun {
     if (!isCount(step) || step > totalSteps || !(counted || shared) || !isShareOrNull(ood)) {
       return refuse('malformed', 'an evaluation is impossible (successes above the queries, a step past the run)');
     }
-    if (points.length && step <= points[points.length - 1].step) return refuse('malformed', 'its evaluations are out of step order');
-    points.push(counted
-      ? { step, success: (successes as number) / (queries as number), successes: successes as number, queries: queries as number, ood: ood as number | null }
-      : { step, success: successes as number, successes: null, queries: null, ood: ood as number | null });
+    if (points.length && step <= points[points.length - 1].step)
+      return refuse('malformed', 'its evaluations are out of step order');
+    points.push(
+      counted
+        ? {
+            step,
+            success: (successes as number) / (queries as number),
+            successes: successes as number,
+            queries: queries as number,
+            ood: ood as number | null,
+          }
+        : { step, success: successes as number, successes: null, queries: null, ood: ood as number | null },
+    );
   }
-  if (!isNumberOrNull(reward) || !isNumberOrNull(loss)) return refuse('malformed', 'its last reward or loss is not a number');
+  if (!isNumberOrNull(reward) || !isNumberOrNull(loss))
+    return refuse('malformed', 'its last reward or loss is not a number');
   return {
     ok: true,
     code: code.trim(),
-    run: { setting, seed, kind, status, backend, build, steps, totalSteps, evals: points, reward: reward as number | null, loss: loss as number | null },
+    run: {
+      setting,
+      seed,
+      kind,
+      status,
+      backend,
+      build,
+      steps,
+      totalSteps,
+      evals: points,
+      reward: reward as number | null,
+      loss: loss as number | null,
+    },
   };
 }
 
@@ -125,9 +174,17 @@ export function runResultOf(o: {
     if (!Number.isFinite(s)) continue;
     if (evals.length && p.step <= evals[evals.length - 1].step) continue; // a resumed run may repeat a point
     const ood = Number.isFinite(p.values['eval/ood_accuracy']) ? p.values['eval/ood_accuracy'] : null;
-    evals.push(Number.isFinite(q) && q >= 1
-      ? { step: p.step, success: Math.round(s * q) / Math.round(q), successes: Math.round(s * q), queries: Math.round(q), ood }
-      : { step: p.step, success: s, successes: null, queries: null, ood });
+    evals.push(
+      Number.isFinite(q) && q >= 1
+        ? {
+            step: p.step,
+            success: Math.round(s * q) / Math.round(q),
+            successes: Math.round(s * q),
+            queries: Math.round(q),
+            ood,
+          }
+        : { step: p.step, success: s, successes: null, queries: null, ood },
+    );
   }
   if (!evals.length || o.totalSteps < 1) return null;
   const num = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);

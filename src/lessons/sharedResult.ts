@@ -34,7 +34,11 @@ const pts = (x: number) => formatPercent(x, ' ');
  * arm (`refs`, per arm in the lesson's order). A code of another lesson, tampered or malformed, is refused with
  * the reason the class view would give.
  */
-export function readSharedResult(lesson: Lesson, code: string, refs: readonly (SettingReference | null)[]): SharedResult {
+export function readSharedResult(
+  lesson: Lesson,
+  code: string,
+  refs: readonly (SettingReference | null)[],
+): SharedResult {
   const decoded = decodeResultLink(`lesson=${lesson.id}&result=${code}`, lesson.id);
   if (!decoded.ok) return decoded;
   const r = decoded.result;
@@ -48,31 +52,67 @@ export function readSharedResult(lesson: Lesson, code: string, refs: readonly (S
   const facts: [string, string][] = [
     ['Lesson', lesson.title],
     ['Arm', arm.label],
-    ['Setting', atSetting ? "the lesson's (the committed runs')" : `another than the lesson's (hash ${r.setting}): a smoke size or a changed setting`],
+    [
+      'Setting',
+      atSetting
+        ? "the lesson's (the committed runs')"
+        : `another than the lesson's (hash ${r.setting}): a smoke size or a changed setting`,
+    ],
     ['Seed', String(r.seed)],
     ['Backend · build', `${r.backend} · ${r.build}`],
-    ['Validation success', `${pts(start)} → ${pts(end)} (${r.startSuccesses} → ${r.endSuccesses} of ${r.queries} queries)`],
+    [
+      'Validation success',
+      `${pts(start)} → ${pts(end)} (${r.startSuccesses} → ${r.endSuccesses} of ${r.queries} queries)`,
+    ],
   ];
-  if (r.startOod !== null || r.endOod !== null) facts.push(['OOD accuracy', `${r.startOod === null ? '–' : pts(r.startOod)} → ${r.endOod === null ? '–' : pts(r.endOod)}`]);
+  if (r.startOod !== null || r.endOod !== null)
+    facts.push([
+      'OOD accuracy',
+      `${r.startOod === null ? '–' : pts(r.startOod)} → ${r.endOod === null ? '–' : pts(r.endOod)}`,
+    ]);
   mechanisms.forEach((c, i) => {
     const v = r.mechanism[i];
     const info = metricInfo(c.metric);
-    facts.push([`${info.label}, mean of the last quarter of steps`, v === null ? '–' : info.format === 'rate' ? pts(v) : formatAverage(info, v)]);
+    facts.push([
+      `${info.label}, mean of the last quarter of steps`,
+      v === null ? '–' : info.format === 'rate' ? pts(v) : formatAverage(info, v),
+    ]);
   });
 
   const ref = refs[index] ?? null;
   if (!atSetting) {
-    return { ok: true, result: r, arm: arm.label, atSetting, facts, verdict: 'off-setting', verdictText: `Not at the lesson's setting: the committed band of ${arm.label} is not its reference, so it is not placed against it.` };
+    return {
+      ok: true,
+      result: r,
+      arm: arm.label,
+      atSetting,
+      facts,
+      verdict: 'off-setting',
+      verdictText: `Not at the lesson's setting: the committed band of ${arm.label} is not its reference, so it is not placed against it.`,
+    };
   }
   const b = ref && ref.seeds.length >= 2 ? predictionBand(ref.eval.end) : null;
   if (!b || b.lo === null || b.hi === null) {
-    return { ok: true, result: r, arm: arm.label, atSetting, facts, verdict: 'no-band', verdictText: `No band for ${arm.label} yet (fewer than two committed seeds): nothing to place it against.` };
+    return {
+      ok: true,
+      result: r,
+      arm: arm.label,
+      atSetting,
+      facts,
+      verdict: 'no-band',
+      verdictText: `No band for ${arm.label} yet (fewer than two committed seeds): nothing to place it against.`,
+    };
   }
   const band = { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) };
   const verdict: BandVerdict = end < band.lo ? 'below' : end > band.hi ? 'above' : 'inside';
   const drop = end < start ? ` It ended below its own start (${pts(start)} → ${pts(end)}).` : '';
   return {
-    ok: true, result: r, arm: arm.label, atSetting, facts, verdict,
+    ok: true,
+    result: r,
+    arm: arm.label,
+    atSetting,
+    facts,
+    verdict,
     verdictText: `It ended at ${pts(end)}, ${verdict} the band where one run of ${arm.label} is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref!.seeds.length} committed seeds).${drop}`,
   };
 }

@@ -33,7 +33,10 @@ export type SharedRun =
 const pts = (x: number) => formatPercent(x, ' ');
 
 /** the committed reference of exactly this setting (seed aside), or null */
-export function bandFor(setting: string, settings: Readonly<Record<string, SettingReference>> | null): SettingReference | null {
+export function bandFor(
+  setting: string,
+  settings: Readonly<Record<string, SettingReference>> | null,
+): SettingReference | null {
   if (!settings) return null;
   // keyed by the normalised link: a code's setting is read and written again so `a=1&b=2` and `b=2&a=1` meet
   const key = settingKey(parseHash(setting).config);
@@ -52,38 +55,59 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
   const first = r.evals[0];
   const last = r.evals[r.evals.length - 1];
   const facts: [string, string][] = [
-    ['Run', `${r.kind === 'rl' ? 'RL' : r.kind === 'sft' ? 'SFT' : r.kind} · ${r.status} · ${r.steps}/${r.totalSteps} steps`],
+    [
+      'Run',
+      `${r.kind === 'rl' ? 'RL' : r.kind === 'sft' ? 'SFT' : r.kind} · ${r.status} · ${r.steps}/${r.totalSteps} steps`,
+    ],
     ['Setup', setup],
     ['Setting hash', hash],
     ['Seed', String(r.seed)],
     ['Backend · build', `${r.backend} · ${r.build}`],
   ];
-  if (first && last) facts.push(['Validation success', `${pts(first.success)} at step ${first.step} → ${pts(last.success)} at step ${last.step} (${last.queries === null ? 'n not recorded by this run' : `n = ${last.queries} queries`})`]);
+  if (first && last)
+    facts.push([
+      'Validation success',
+      `${pts(first.success)} at step ${first.step} → ${pts(last.success)} at step ${last.step} (${last.queries === null ? 'n not recorded by this run' : `n = ${last.queries} queries`})`,
+    ]);
   if (r.reward !== null) facts.push(['Last mean reward', r.reward.toFixed(3)]);
   if (r.loss !== null) facts.push(['Last training loss', r.loss.toFixed(3)]);
   const rows = r.evals.map((e) => {
     const ood = e.ood === null ? '–' : pts(e.ood);
-    if (e.successes === null || e.queries === null) return { step: e.step, success: `${pts(e.success)} (n not recorded)`, ood };
+    if (e.successes === null || e.queries === null)
+      return { step: e.step, success: `${pts(e.success)} (n not recorded)`, ood };
     const w = wilson(e.successes, e.queries);
-    return { step: e.step, success: `${pts(e.success)} (${e.successes}/${e.queries}; 95 % ${pts(w.lo)}–${pts(w.hi)})`, ood };
+    return {
+      step: e.step,
+      success: `${pts(e.success)} (${e.successes}/${e.queries}; 95 % ${pts(w.lo)}–${pts(w.hi)})`,
+      ood,
+    };
   });
   const base = { ok: true as const, run: r, setup, hash, labHash, facts, rows };
 
   const ref = bandFor(r.setting, settings);
   const b = ref && ref.seeds.length >= 2 ? predictionBand(ref.eval.end) : null;
   if (!ref || !b || b.lo === null || b.hi === null) {
-    return { ...base, verdict: 'no-band', verdictText: ref
-      ? `The committed runs of this setting have fewer than two seeds: no band to place it against.`
-      : 'There is no committed band for this setting: the page carries bands only for the lessons’ settings (the findings’ standard runs of those), so it is not placed against any.' };
+    return {
+      ...base,
+      verdict: 'no-band',
+      verdictText: ref
+        ? `The committed runs of this setting have fewer than two seeds: no band to place it against.`
+        : 'There is no committed band for this setting: the page carries bands only for the lessons’ settings (the findings’ standard runs of those), so it is not placed against any.',
+    };
   }
   if (r.status !== 'completed' || !last || last.step !== ref.eval.steps[1]) {
-    return { ...base, verdict: 'unfinished', verdictText: `The committed runs of this setting end at step ${ref.eval.steps[1]}; this run's last evaluation is at step ${last?.step ?? '–'} (${r.status}), so it is not placed against their band.` };
+    return {
+      ...base,
+      verdict: 'unfinished',
+      verdictText: `The committed runs of this setting end at step ${ref.eval.steps[1]}; this run's last evaluation is at step ${last?.step ?? '–'} (${r.status}), so it is not placed against their band.`,
+    };
   }
   const band = { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) };
   const end = last.success;
   const verdict: RunVerdict = end < band.lo ? 'below' : end > band.hi ? 'above' : 'inside';
   return {
-    ...base, verdict,
+    ...base,
+    verdict,
     verdictText: `It ended at ${pts(end)}, ${verdict} the band where one run of this setting is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref.seeds.length} committed seeds, ${ref.eval.queries} queries each; mean ${pts(b.mean ?? 0)}).`,
   };
 }

@@ -81,14 +81,23 @@ const FiguresSchema = v.object({
 });
 
 const VerdictSchema = v.object({
-  id: v.string(), delivered: v.boolean(), success: v.boolean(), failed: v.array(v.string()), tokens: Int(0), calls: Int(0),
+  id: v.string(),
+  delivered: v.boolean(),
+  success: v.boolean(),
+  failed: v.array(v.string()),
+  tokens: Int(0),
+  calls: Int(0),
 });
 
 /** a 95 % interval of a rate (stats/intervals.ts); JSON writes an undefined end as null */
 const IntervalSchema = v.object({ lo: NumberOrNull, hi: NumberOrNull });
 
 /** figures of a greedy evaluation with the 95 % Wilson intervals of its success and delivery rates */
-const FiguresWithIntervalsSchema = v.object({ ...FiguresSchema.entries, successInterval: IntervalSchema, deliveryInterval: IntervalSchema });
+const FiguresWithIntervalsSchema = v.object({
+  ...FiguresSchema.entries,
+  successInterval: IntervalSchema,
+  deliveryInterval: IntervalSchema,
+});
 
 const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
 
@@ -151,8 +160,10 @@ const ProvenanceSchema = v.object({
 export type CardProvenance = v.InferOutput<typeof ProvenanceSchema>;
 
 /** a card's provenance block for weights just saved (createdAt now, the shard's length and SHA-256) */
-export async function cardProvenance(run: Pick<CardProvenance, 'seed' | 'backend' | 'command' | 'commit' | 'dirtyFiles' | 'finalLoss' | 'trainSeconds'>,
-  weights: ArrayBuffer): Promise<CardProvenance> {
+export async function cardProvenance(
+  run: Pick<CardProvenance, 'seed' | 'backend' | 'command' | 'commit' | 'dirtyFiles' | 'finalLoss' | 'trainSeconds'>,
+  weights: ArrayBuffer,
+): Promise<CardProvenance> {
   return {
     seed: run.seed,
     backend: run.backend,
@@ -176,8 +187,22 @@ export const PretrainCardSchema = v.object({
   /** the budget asked for, the real (unpadded) tokens trained on, and the latter per parameter */
   tokens: v.object({ budget: Int(1), consumed: Int(0), perParameter: Finite }),
   /** the world stream: how many worlds were (at least partly) trained on, their sizes and seed range */
-  worlds: v.object({ count: Int(0), sizes: v.array(v.string()), firstSeed: Int(0), lastSeed: Int(0), queriesPerWorld: Int(1), toolQaPerWorld: Int(0) }),
-  schedule: v.object({ steps: Int(0), plannedSteps: Int(1), batchSize: Int(1), peakLr: Finite, minLr: Finite, warmupSteps: Int(0) }),
+  worlds: v.object({
+    count: Int(0),
+    sizes: v.array(v.string()),
+    firstSeed: Int(0),
+    lastSeed: Int(0),
+    queriesPerWorld: Int(1),
+    toolQaPerWorld: Int(0),
+  }),
+  schedule: v.object({
+    steps: Int(0),
+    plannedSteps: Int(1),
+    batchSize: Int(1),
+    peakLr: Finite,
+    minLr: Finite,
+    warmupSteps: Int(0),
+  }),
   ...ProvenanceSchema.entries,
 });
 
@@ -191,14 +216,23 @@ export const SftCardSchema = v.object({
   parameters: Int(1),
   world: v.object({ size: v.picklist(['tiny', 'small', 'standard']), seed: v.pipe(v.number(), v.integer()) }),
   data: v.object({
-    trainQueries: Int(1), validationQueries: Int(0), testQueries: Int(0), toolQa: Int(0), mix: v.tuple([Finite, Finite, Finite]),
-    examples: Int(1), travelExamples: Int(0),
+    trainQueries: Int(1),
+    validationQueries: Int(0),
+    testQueries: Int(0),
+    toolQa: Int(0),
+    mix: v.tuple([Finite, Finite, Finite]),
+    examples: Int(1),
+    travelExamples: Int(0),
   }),
   sft: v.object({ steps: Int(1), batchSize: Int(1), peakLr: Finite, minLr: Finite, warmupSteps: Int(0) }),
   ...ProvenanceSchema.entries,
   evaluation: v.object({ split: v.string(), free: FiguresSchema, constrained: FiguresSchema, evalSeconds: Finite }),
   /** a fixed handful of validation queries rolled out on their own (greedy, free): the test re-derives these */
-  verdictCheck: v.object({ decoding: v.picklist(['free', 'constrained']), batchSize: Int(1), queries: v.array(VerdictSchema) }),
+  verdictCheck: v.object({
+    decoding: v.picklist(['free', 'constrained']),
+    batchSize: Int(1),
+    queries: v.array(VerdictSchema),
+  }),
   /** the same weights scored on the validation split grown to 300 queries (added after the card was made) */
   evaluation300: v.optional(GrownEvaluationSchema),
   /** the pretraining stage the SFT started from (absent: SFT from a random init) */
@@ -207,10 +241,17 @@ export const SftCardSchema = v.object({
 
 export type SftCard = v.InferOutput<typeof SftCardSchema>;
 
-/** where an RL policy's world and held-out splits come from: its SFT start's world and data (rlEnvironment SftOrigin) */
+/** where an RL policy's world and held-out splits come from: its SFT start's world and data (rlEnvironment
+ * SftOrigin) */
 const OriginSchema = v.object({
   world: v.object({ size: v.picklist(['tiny', 'small', 'standard']), seed: v.pipe(v.number(), v.integer()) }),
-  data: v.object({ trainQueries: Int(0), validationQueries: Int(0), testQueries: Int(0), toolQa: Int(0), mix: v.tuple([Finite, Finite, Finite]) }),
+  data: v.object({
+    trainQueries: Int(0),
+    validationQueries: Int(0),
+    testQueries: Int(0),
+    toolQa: Int(0),
+    mix: v.tuple([Finite, Finite, Finite]),
+  }),
   contextLength: Int(1),
 });
 
@@ -236,14 +277,23 @@ export const RlPolicyCardSchema = v.object({
 
 export type RlPolicyCard = v.InferOutput<typeof RlPolicyCardSchema>;
 
-export function modelJson(config: ModelConfig, specs: readonly { name: string; shape: readonly number[]; dtype: string }[]): ModelJson {
+export function modelJson(
+  config: ModelConfig,
+  specs: readonly { name: string; shape: readonly number[]; dtype: string }[],
+): ModelJson {
   return {
     format: MODEL_JSON_FORMAT,
     modelConfig: { ...config },
-    weightsManifest: [{ paths: [WEIGHTS_FILE], weights: specs.map((s) => {
-      if (s.dtype !== 'float32') throw new Error(`checkpoint: weight ${s.name} is ${s.dtype}, only float32 is written`);
-      return { name: s.name, shape: [...s.shape], dtype: 'float32' as const };
-    }) }],
+    weightsManifest: [
+      {
+        paths: [WEIGHTS_FILE],
+        weights: specs.map((s) => {
+          if (s.dtype !== 'float32')
+            throw new Error(`checkpoint: weight ${s.name} is ${s.dtype}, only float32 is written`);
+          return { name: s.name, shape: [...s.shape], dtype: 'float32' as const };
+        }),
+      },
+    ],
   };
 }
 
@@ -298,29 +348,56 @@ export interface ValidRlPolicy extends ValidWeights {
  * the model's shape (the card's and model.json's must agree, and every parameter the shape implies
  * must be listed once with its shape), the shard's byte length and SHA-256. Throws with the reason.
  */
-export async function validateCheckpoint(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidCheckpoint> {
+export async function validateCheckpoint(
+  modelJsonValue: unknown,
+  weights: ArrayBuffer,
+  cardValue: unknown,
+): Promise<ValidCheckpoint> {
   const card = parseCard(cardValue);
-  return { card, ...await validateWeights(modelJsonValue, weights, card) };
+  return { card, ...(await validateWeights(modelJsonValue, weights, card)) };
 }
 
 /** validateCheckpoint for an RL run's policy folder (model.json, weights.bin and an RL policy card) */
-export async function validateRlPolicy(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidRlPolicy> {
+export async function validateRlPolicy(
+  modelJsonValue: unknown,
+  weights: ArrayBuffer,
+  cardValue: unknown,
+): Promise<ValidRlPolicy> {
   const card = parseRlPolicyCard(cardValue);
-  return { card, ...await validateWeights(modelJsonValue, weights, card) };
+  return { card, ...(await validateWeights(modelJsonValue, weights, card)) };
 }
 
 /** validateCheckpoint for a pretraining run's folder (model.json, weights.bin and a pretrain card) */
-export async function validatePretrain(modelJsonValue: unknown, weights: ArrayBuffer, cardValue: unknown): Promise<ValidWeights & { card: PretrainCard }> {
+export async function validatePretrain(
+  modelJsonValue: unknown,
+  weights: ArrayBuffer,
+  cardValue: unknown,
+): Promise<ValidWeights & { card: PretrainCard }> {
   const card = parsePretrainCard(cardValue);
-  return { card, ...await validateWeights(modelJsonValue, weights, card) };
+  return { card, ...(await validateWeights(modelJsonValue, weights, card)) };
 }
 
-async function validateWeights(modelJsonValue: unknown, weights: ArrayBuffer,
-  card: { modelConfig: v.InferOutput<typeof ModelConfigSchema>; weights: { bytes: number; sha256: string } }): Promise<ValidWeights> {
+async function validateWeights(
+  modelJsonValue: unknown,
+  weights: ArrayBuffer,
+  card: { modelConfig: v.InferOutput<typeof ModelConfigSchema>; weights: { bytes: number; sha256: string } },
+): Promise<ValidWeights> {
   const mj = parseWith(ModelJsonSchema, 'policy', modelJsonValue, 'model.json');
   const config = mj.modelConfig as ModelConfig;
-  for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF', 'positions', 'embedding'] as const) {
-    if (config[k] !== card.modelConfig[k]) throw new Error(`model.json and card.json disagree on ${k} (${String(config[k])} vs ${String(card.modelConfig[k])})`);
+  for (const k of [
+    'vocabSize',
+    'contextLength',
+    'dModel',
+    'nLayers',
+    'nHeads',
+    'dFF',
+    'positions',
+    'embedding',
+  ] as const) {
+    if (config[k] !== card.modelConfig[k])
+      throw new Error(
+        `model.json and card.json disagree on ${k} (${String(config[k])} vs ${String(card.modelConfig[k])})`,
+      );
   }
   const expected = parameterShapes(config);
   const specs = mj.weightsManifest[0].weights;
@@ -330,17 +407,27 @@ async function validateWeights(modelJsonValue: unknown, weights: ArrayBuffer,
     const want = expected[s.name];
     if (!want) throw new Error(`model.json lists ${s.name}, which a policy of this shape does not have`);
     if (listed.has(s.name)) throw new Error(`model.json lists ${s.name} twice`);
-    if (want.join('x') !== s.shape.join('x')) throw new Error(`model.json gives ${s.name} the shape [${s.shape}], the model config implies [${want}]`);
+    if (want.join('x') !== s.shape.join('x'))
+      throw new Error(`model.json gives ${s.name} the shape [${s.shape}], the model config implies [${want}]`);
     listed.add(s.name);
     bytes += 4 * s.shape.reduce((a, b) => a * b, 1);
   }
   const missing = Object.keys(expected).filter((n) => !listed.has(n));
-  if (missing.length > 0) throw new Error(`model.json lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`);
+  if (missing.length > 0)
+    throw new Error(
+      `model.json lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}`,
+    );
   if (weights.byteLength !== bytes) {
-    throw new Error(`${WEIGHTS_FILE} has ${weights.byteLength} bytes, model.json describes ${bytes}${weights.byteLength < bytes ? ' (truncated?)' : ''}`);
+    throw new Error(
+      `${WEIGHTS_FILE} has ${weights.byteLength} bytes, model.json describes ${bytes}${weights.byteLength < bytes ? ' (truncated?)' : ''}`,
+    );
   }
-  if (card.weights.bytes !== bytes) throw new Error(`card.json says ${card.weights.bytes} weight bytes, model.json describes ${bytes}`);
+  if (card.weights.bytes !== bytes)
+    throw new Error(`card.json says ${card.weights.bytes} weight bytes, model.json describes ${bytes}`);
   const digest = await sha256Hex(weights);
-  if (digest !== card.weights.sha256) throw new Error(`${WEIGHTS_FILE} does not match its card (SHA-256 ${digest.slice(0, 12)}…, card ${card.weights.sha256.slice(0, 12)}…): corrupt or from another run`);
+  if (digest !== card.weights.sha256)
+    throw new Error(
+      `${WEIGHTS_FILE} does not match its card (SHA-256 ${digest.slice(0, 12)}…, card ${card.weights.sha256.slice(0, 12)}…): corrupt or from another run`,
+    );
   return { config, specs, weights };
 }

@@ -11,8 +11,10 @@ import type { SftOrigin } from './rlEnvironment.ts';
 export function policyFromCheckpoint(checkpoint: ValidWeights): Policy {
   // weights of another token language would run, and emit nonsense
   if (checkpoint.config.vocabSize !== VOCAB.size) {
-    throw new Error(`the checkpoint's vocabulary has ${checkpoint.config.vocabSize} tokens, this lab's has ${VOCAB.size}: ` +
-      'it was trained on another version of the token language');
+    throw new Error(
+      `the checkpoint's vocabulary has ${checkpoint.config.vocabSize} tokens, this lab's has ${VOCAB.size}: ` +
+        'it was trained on another version of the token language',
+    );
   }
   // the seed only draws the initial weights, which loadWeights overwrites entirely
   const policy = createPolicy(checkpoint.config, 0);
@@ -28,7 +30,8 @@ export function policyFromCheckpoint(checkpoint: ValidWeights): Policy {
 /** the options of the SFT run that made the card's checkpoint (world, data, model, schedule) */
 export function pipelineOptionsFromCard(card: SftCard): SftPipelineOptions {
   const [easy, medium, hard] = card.data.mix;
-  if (easy !== 4 || medium !== 3 || hard !== 3) throw new Error(`card.json's data mix ${card.data.mix.join(':')} is not the SFT pipeline's 4:3:3`);
+  if (easy !== 4 || medium !== 3 || hard !== 3)
+    throw new Error(`card.json's data mix ${card.data.mix.join(':')} is not the SFT pipeline's 4:3:3`);
   return {
     preset: card.preset,
     worldSize: card.world.size,
@@ -45,10 +48,14 @@ export function pipelineOptionsFromCard(card: SftCard): SftPipelineOptions {
   };
 }
 
-/** the world and data an SFT card's checkpoint was made and scored on, as rlEnvironment / originEvaluationTasks take them
- *  (the same world, splits and tool-QA suite as sftPipelineData of the card's options, with the splits grown) */
+/** the world and data an SFT card's checkpoint was made and scored on, as rlEnvironment / originEvaluationTasks take
+ * them (the same world, splits and tool-QA suite as sftPipelineData of the card's options, with the splits grown) */
 export function sftOriginFromCard(card: SftCard): SftOrigin {
   const o = pipelineOptionsFromCard(card); // refuses a mix the SFT pipeline never used
   const { trainQueries, validationQueries, testQueries, toolQa } = card.data;
-  return { world: { size: o.worldSize, seed: o.seed }, data: { trainQueries, validationQueries, testQueries, toolQa, mix: [4, 3, 3] }, contextLength: card.modelConfig.contextLength };
+  return {
+    world: { size: o.worldSize, seed: o.seed },
+    data: { trainQueries, validationQueries, testQueries, toolQa, mix: [4, 3, 3] },
+    contextLength: card.modelConfig.contextLength,
+  };
 }

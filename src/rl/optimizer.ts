@@ -66,14 +66,20 @@ export class AdamW {
   buildUpdate(grads: Record<string, tf.Tensor>, lr: number, gradScale?: tf.Scalar): void {
     this.step++;
     try {
-      tf.tidy(() => { this.updates(grads, lr, gradScale); });
+      tf.tidy(() => {
+        this.updates(grads, lr, gradScale);
+      });
     } finally {
       this.step--;
     }
   }
 
   /** the new p, m, v of every weight at step this.step. Use inside tf.tidy. */
-  private updates(grads: Record<string, tf.Tensor>, lr: number, gradScale?: tf.Scalar): Map<string, { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor }> {
+  private updates(
+    grads: Record<string, tf.Tensor>,
+    lr: number,
+    gradScale?: tf.Scalar,
+  ): Map<string, { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor }> {
     const { beta1, beta2, eps, weightDecay } = this.config;
     const c1 = 1 - beta1 ** this.step;
     const c2 = 1 - beta2 ** this.step;
@@ -120,10 +126,14 @@ export class AdamW {
     const decoded = tf.io.decodeWeights(buffer, specs);
     try {
       const pairs: [tf.Variable, tf.Tensor][] = [];
-      for (const [kind, map] of [['m', this.m], ['v', this.v]] as const) {
+      for (const [kind, map] of [
+        ['m', this.m],
+        ['v', this.v],
+      ] as const) {
         for (const [name, variable] of map) {
           const t = decoded[`${kind}/${name}`];
-          if (!t || !tf.util.arraysEqual(t.shape, variable.shape)) throw new Error(`AdamW.load: ${kind}/${name} missing or of another shape`);
+          if (!t || !tf.util.arraysEqual(t.shape, variable.shape))
+            throw new Error(`AdamW.load: ${kind}/${name} missing or of another shape`);
           pairs.push([variable, t]);
         }
       }
@@ -146,9 +156,13 @@ export class AdamW {
  * The global L2 norm of all gradients and the factor min(1, maxNorm / norm) that clips it to maxNorm
  * (the direction is kept), as new scalars; pass the scale to AdamW.apply. Use inside tf.tidy.
  */
-export function globalNormScale(grads: Record<string, tf.Tensor>, maxNorm: number): { norm: tf.Scalar; scale: tf.Scalar } {
+export function globalNormScale(
+  grads: Record<string, tf.Tensor>,
+  maxNorm: number,
+): { norm: tf.Scalar; scale: tf.Scalar } {
   let norm: tf.Scalar;
-  if (useFusedKernels()) norm = sumSquaresFused(Object.values(grads)).sqrt().reshape([]) as tf.Scalar; // ⌈n/6⌉ dispatches
+  if (useFusedKernels())
+    norm = sumSquaresFused(Object.values(grads)).sqrt().reshape([]) as tf.Scalar; // ⌈n/6⌉ dispatches
   else {
     const squares = Object.values(grads).map((g) => g.square().sum());
     // a chain of adds, not tf.addN: webgpu's addN binds every input to one shader, and past the
@@ -164,7 +178,10 @@ export function globalNormScale(grads: Record<string, tf.Tensor>, maxNorm: numbe
  * Returns the clipped gradients and the norm before clipping, both new tensors. Use inside tf.tidy.
  * (The trainers pass globalNormScale's scale to AdamW.apply instead: no clipped copies.)
  */
-export function clipByGlobalNorm(grads: Record<string, tf.Tensor>, maxNorm: number): { clipped: Record<string, tf.Tensor>; norm: tf.Scalar } {
+export function clipByGlobalNorm(
+  grads: Record<string, tf.Tensor>,
+  maxNorm: number,
+): { clipped: Record<string, tf.Tensor>; norm: tf.Scalar } {
   const { norm, scale } = globalNormScale(grads, maxNorm);
   const clipped: Record<string, tf.Tensor> = {};
   for (const [name, g] of Object.entries(grads)) clipped[name] = g.mul(scale);

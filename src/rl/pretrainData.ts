@@ -47,7 +47,8 @@ export interface PretrainDataOptions {
 
 /** the k-th world of a run's stream (k ≥ 0) */
 export function pretrainWorld(seed: number, k: number): { size: WorldSize; seed: number } {
-  if (!Number.isInteger(seed) || seed < 0) throw new Error(`pretrain: the run seed must be a non-negative integer, got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new Error(`pretrain: the run seed must be a non-negative integer, got ${seed}`);
   const w = { size: PRETRAIN_SIZES[k % PRETRAIN_SIZES.length], seed: PRETRAIN_SEED_BASE * (seed + 1) + k };
   assertNotEvaluationWorld(w);
   return w;
@@ -74,17 +75,26 @@ export function pretrainGroup(o: PretrainDataOptions, g: number): PretrainGroup 
   const examples: SftExample[] = [];
   for (const w of worlds) {
     const world = generateWorld(w.size, w.seed);
-    const ds = buildDataset(world, { size: o.worldQueries, mix: [4, 3, 3], seed: w.seed, validationSize: 0, testSize: 0 });
+    const ds = buildDataset(world, {
+      size: o.worldQueries,
+      mix: [4, 3, 3],
+      seed: w.seed,
+      validationSize: 0,
+      testSize: 0,
+    });
     const data = buildSftData(world, ds.train, { seed: w.seed + 1, toolQa: o.worldToolQa, maxLength: o.contextLength });
     examples.push(...data.examples);
   }
   if (examples.length < o.batchSize) {
-    throw new Error(`pretrain: group ${g} has ${examples.length} sequences, fewer than a batch of ${o.batchSize}; raise --world-queries`);
+    throw new Error(
+      `pretrain: group ${g} has ${examples.length} sequences, fewer than a batch of ${o.batchSize}; raise --world-queries`,
+    );
   }
   // similar lengths share a batch (less padding); epoch 0 of a per-group seed starts on a batch boundary
   const order = sftEpochOrder(examples.map((e) => e.tokens.length), o.batchSize, 8, o.seed * 100_003 + g, 0);
   const batches: SftExample[][] = [];
-  for (let i = 0; i + o.batchSize <= order.length; i += o.batchSize) batches.push(order.slice(i, i + o.batchSize).map((j) => examples[j]));
+  for (let i = 0; i + o.batchSize <= order.length; i += o.batchSize)
+    batches.push(order.slice(i, i + o.batchSize).map((j) => examples[j]));
   return { batches, examples, worlds };
 }
 

@@ -6,7 +6,15 @@
 // The Agent-STAR paper does not publish its RL hyper-parameters; these follow the reference code
 // the paper builds on: veRL's GRPO recipe, DAPO's (arXiv 2503.14476) and ARPO's (arXiv 2507.19849)
 // scripts, scaled to the lab's toy models.
-import { SETTINGS, SETTING_KEYS, defaultConfig, type AlgorithmName, type LabConfig, type Setting, type SettingKey } from '../lab/config.ts';
+import {
+  SETTINGS,
+  SETTING_KEYS,
+  defaultConfig,
+  type AlgorithmName,
+  type LabConfig,
+  type Setting,
+  type SettingKey,
+} from '../lab/config.ts';
 import type { RewardKind } from '../env/rewards.ts';
 import type { LossAggregation } from './rlMath.ts';
 
@@ -34,8 +42,8 @@ export interface RlConfig {
   nullControl: boolean;
   /** optimizer steps per RL step: the batch is cut into this many PPO mini-batches (veRL ppo_mini_batch_size) */
   miniBatches: number;
-  /** token budget of a micro-batch (veRL's dynamic batch size, ppo_max_token_len_per_gpu): each mini-batch's gradient is
-   *  accumulated over micro-batches of at most this many padded tokens, rows packed by length — the same update, with
+  /** token budget of a micro-batch (veRL's dynamic batch size, ppo_max_token_len_per_gpu): each mini-batch's gradient
+   * is accumulated over micro-batches of at most this many padded tokens, rows packed by length — the same update, with
    *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the older path) */
   microBatchTokens: number;
   /** lower clip ε_low: the ratio is clipped below at 1 − ε_low (PPO, Schulman et al. 2017) */
@@ -82,22 +90,59 @@ export interface RlConfig {
   evalQueries: number;
   /** unseen tool-QA tasks evaluated (the OOD suite) */
   evalToolQa: number;
-  /** samples per validation query at `temperature` in each evaluation, beside the greedy rollout (eval/sample_success; 0 = off) */
+  /** samples per validation query at `temperature` in each evaluation, beside the greedy rollout (eval/sample_success;
+   * 0 = off) */
   evalSamples: number;
   /** seeds the query order, sampling and tool failures */
   seed: number;
 }
 
 /** the trainer's knobs the page does not show: the same for every run of the lab */
-const FIXED = { dualClip: 3, lossAggregation: 'token-mean', maxGradNorm: 1, maxTurns: 24 } as const satisfies Partial<RlConfig>;
+const FIXED = {
+  dualClip: 3,
+  lossAggregation: 'token-mean',
+  maxGradNorm: 1,
+  maxTurns: 24,
+} as const satisfies Partial<RlConfig>;
 
 /** the trainer config's fields in the order it has always been written (summaries and resume fingerprints
  *  are JSON of it, so the order is part of what a run records); a field added since comes after them */
 const FIELD_ORDER: readonly (keyof RlConfig)[] = [
-  'algorithm', 'reward', 'curriculumSwitches', 'steps', 'queriesPerStep', 'groupSize', 'learningRate', 'lrWarmupSteps', 'nullControl',
-  'miniBatches', 'microBatchTokens', 'clipLow', 'clipHigh', 'dualClip', 'klCoef', 'lossAggregation', 'temperature', 'maxGradNorm',
-  'toolFailureRate', 'constrainPlan', 'maxTurns', 'dynamicSampling', 'maxGenBatches', 'overlongBuffer', 'arpoInitial', 'arpoAlpha',
-  'arpoBeta', 'arpoK', 'arpoBranches', 'arpoAdvantage', 'evalEvery', 'evalQueries', 'evalToolQa', 'seed', 'evalSamples',
+  'algorithm',
+  'reward',
+  'curriculumSwitches',
+  'steps',
+  'queriesPerStep',
+  'groupSize',
+  'learningRate',
+  'lrWarmupSteps',
+  'nullControl',
+  'miniBatches',
+  'microBatchTokens',
+  'clipLow',
+  'clipHigh',
+  'dualClip',
+  'klCoef',
+  'lossAggregation',
+  'temperature',
+  'maxGradNorm',
+  'toolFailureRate',
+  'constrainPlan',
+  'maxTurns',
+  'dynamicSampling',
+  'maxGenBatches',
+  'overlongBuffer',
+  'arpoInitial',
+  'arpoAlpha',
+  'arpoBeta',
+  'arpoK',
+  'arpoBranches',
+  'arpoAdvantage',
+  'evalEvery',
+  'evalQueries',
+  'evalToolQa',
+  'seed',
+  'evalSamples',
 ];
 
 /**
@@ -146,16 +191,39 @@ export function rlConfigFor(algorithm: Algorithm, overrides: Partial<RlConfig> =
 
 export function validateRlConfig(c: RlConfig): void {
   const nonNegInt = ['lrWarmupSteps'] as const;
-  for (const k of nonNegInt) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
-  const posInt = ['steps', 'queriesPerStep', 'groupSize', 'miniBatches', 'maxTurns', 'maxGenBatches', 'arpoInitial', 'arpoK', 'arpoBranches', 'evalEvery'] as const;
-  for (const k of posInt) if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`RL config: ${k} must be a positive integer, got ${c[k]}`);
-  for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer', 'microBatchTokens'] as const) if (!Number.isInteger(c[k]) || c[k] < 0) throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
-  if (!Number.isInteger(c.evalSamples) || c.evalSamples < 0) throw new Error(`RL config: evalSamples must be a non-negative integer, got ${c.evalSamples}`);
-  for (const k of ['learningRate', 'temperature', 'maxGradNorm', 'dualClip'] as const) if (!(c[k] > 0)) throw new Error(`RL config: ${k} must be positive, got ${c[k]}`);
-  for (const k of ['clipLow', 'clipHigh', 'klCoef', 'toolFailureRate'] as const) if (!(c[k] >= 0)) throw new Error(`RL config: ${k} must be ≥ 0, got ${c[k]}`);
+  for (const k of nonNegInt)
+    if (!Number.isInteger(c[k]) || c[k] < 0)
+      throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
+  const posInt = [
+    'steps',
+    'queriesPerStep',
+    'groupSize',
+    'miniBatches',
+    'maxTurns',
+    'maxGenBatches',
+    'arpoInitial',
+    'arpoK',
+    'arpoBranches',
+    'evalEvery',
+  ] as const;
+  for (const k of posInt)
+    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`RL config: ${k} must be a positive integer, got ${c[k]}`);
+  for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer', 'microBatchTokens'] as const)
+    if (!Number.isInteger(c[k]) || c[k] < 0)
+      throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
+  if (!Number.isInteger(c.evalSamples) || c.evalSamples < 0)
+    throw new Error(`RL config: evalSamples must be a non-negative integer, got ${c.evalSamples}`);
+  for (const k of ['learningRate', 'temperature', 'maxGradNorm', 'dualClip'] as const)
+    if (!(c[k] > 0)) throw new Error(`RL config: ${k} must be positive, got ${c[k]}`);
+  for (const k of ['clipLow', 'clipHigh', 'klCoef', 'toolFailureRate'] as const)
+    if (!(c[k] >= 0)) throw new Error(`RL config: ${k} must be ≥ 0, got ${c[k]}`);
   if (c.clipLow >= 1) throw new Error(`RL config: clipLow must be < 1, got ${c.clipLow}`);
   if (c.dualClip <= 1) throw new Error(`RL config: dualClip must be > 1, got ${c.dualClip}`);
-  if (c.algorithm === 'arpo' && c.arpoInitial > c.groupSize) throw new Error(`RL config: ARPO starts ${c.arpoInitial} rollouts per query, more than the budget M = ${c.groupSize}`);
+  if (c.algorithm === 'arpo' && c.arpoInitial > c.groupSize)
+    throw new Error(
+      `RL config: ARPO starts ${c.arpoInitial} rollouts per query, more than the budget M = ${c.groupSize}`,
+    );
   const [a, b] = c.curriculumSwitches;
-  if (!(a >= 0 && a <= b && b <= 1)) throw new Error(`RL config: curriculum switches must satisfy 0 ≤ a ≤ b ≤ 1, got [${a}, ${b}]`);
+  if (!(a >= 0 && a <= b && b <= 1))
+    throw new Error(`RL config: curriculum switches must satisfy 0 ≤ a ≤ b ≤ 1, got [${a}, ${b}]`);
 }

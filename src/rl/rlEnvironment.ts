@@ -27,7 +27,13 @@ export interface RlEnvironment {
 /** the parts of an SFT card that fix the world and the evaluation tasks */
 export interface SftOrigin {
   world: { size: WorldSize; seed: number };
-  data: { trainQueries: number; validationQueries: number; testQueries: number; toolQa: number; mix: readonly [number, number, number] };
+  data: {
+    trainQueries: number;
+    validationQueries: number;
+    testQueries: number;
+    toolQa: number;
+    mix: readonly [number, number, number];
+  };
   contextLength: number;
 }
 
@@ -42,8 +48,14 @@ export interface RlDataOptions {
  *  test splits grown to GROWN_HELD_OUT each. */
 export function originDataset(world: World, origin: SftOrigin): Dataset {
   const { trainQueries, mix, validationQueries, testQueries } = origin.data;
-  return buildDataset(world, { size: trainQueries, mix, seed: origin.world.seed, validationSize: validationQueries, testSize: testQueries,
-    ...grownHeldOut(validationQueries, testQueries) });
+  return buildDataset(world, {
+    size: trainQueries,
+    mix,
+    seed: origin.world.seed,
+    validationSize: validationQueries,
+    testSize: testQueries,
+    ...grownHeldOut(validationQueries, testQueries),
+  });
 }
 
 /** the unseen tool-QA suite grown to this many tasks (the card's own first, as the same generator draws them on),
@@ -63,7 +75,8 @@ type EvaluationTasks = { world: World; sft: Dataset; heldOutQa: ToolQaTask[] };
 const tasksByOrigin = new Map<string, EvaluationTasks>();
 const ORIGINS_KEPT = 2;
 
-/** What any policy from this origin is evaluated on: the world, the grown held-out splits and the grown unseen tool-QA suite. */
+/** What any policy from this origin is evaluated on: the world, the grown held-out splits and the grown unseen tool-QA
+ * suite. */
 export function originEvaluationTasks(origin: SftOrigin): EvaluationTasks {
   const key = JSON.stringify([origin.world, origin.data, origin.contextLength]);
   let tasks = tasksByOrigin.get(key);
@@ -80,7 +93,11 @@ function buildEvaluationTasks(origin: SftOrigin): EvaluationTasks {
   const world = generateWorld(origin.world.size, seed);
   // the SFT run's dataset (its validation split; its tool-QA tasks, to exclude from OOD)
   const sft = originDataset(world, origin);
-  const sftData = buildSftData(world, sft.train, { seed: seed + 1, toolQa: origin.data.toolQa, maxLength: origin.contextLength });
+  const sftData = buildSftData(world, sft.train, {
+    seed: seed + 1,
+    toolQa: origin.data.toolQa,
+    maxLength: origin.contextLength,
+  });
   const heldOutQa = heldOutToolQa(world, sftData, seed + 2, Math.max(GROWN_OOD, cardToolQa(origin)));
   return { world, sft, heldOutQa };
 }
@@ -90,7 +107,13 @@ export function rlEnvironment(origin: SftOrigin, data: RlDataOptions): RlEnviron
   // RL queries: the same generator and held-out splits, skipping the grown splits' queries, so none
   // is a validation or test query (at the SFT run's own size and mix they are its training queries)
   const exclude = [...sft.validation, ...sft.test].map(queryKey);
-  const rl = buildDataset(world, { size: data.trainSize, mix: data.mix, seed: origin.world.seed, validationSize: origin.data.validationQueries,
-    testSize: origin.data.testQueries, exclude });
+  const rl = buildDataset(world, {
+    size: data.trainSize,
+    mix: data.mix,
+    seed: origin.world.seed,
+    validationSize: origin.data.validationQueries,
+    testSize: origin.data.testQueries,
+    exclude,
+  });
   return { world, train: rl.train, validation: sft.validation, heldOutQa };
 }

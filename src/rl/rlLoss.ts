@@ -67,12 +67,23 @@ export type LossStats = {
 };
 
 /** the names of LossStats, in one fixed order (the update reads each by name, never by position) */
-export const LOSS_STATS = ['loss', 'pgLoss', 'kl', 'clipFrac', 'dualClipFrac', 'entropy', 'ratioDev'] as const satisfies readonly (keyof LossStats)[];
+export const LOSS_STATS = [
+  'loss',
+  'pgLoss',
+  'kl',
+  'clipFrac',
+  'dualClipFrac',
+  'entropy',
+  'ratioDev',
+] as const satisfies readonly (keyof LossStats)[];
 
 export function rlLoss(policy: Policy, batch: RlBatch, c: LossConfig, refLogProbs: Float32Array | null): LossStats {
   const P = batch.positions.length;
   const tok = tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32');
-  const { logProbs, entropy } = policy.logProbsAt(tok, batch.positions, undefined, { temperature: c.temperature, bans: batch.bans }); // [P]
+  const { logProbs, entropy } = policy.logProbsAt(tok, batch.positions, undefined, {
+    temperature: c.temperature,
+    bans: batch.bans,
+  }); // [P]
   const adv = tf.tensor1d(batch.advantages); // [P]
   const w = tf.tensor1d(batch.weights); // [P]
   const ratio = tf.exp(tf.clipByValue(logProbs.sub(tf.tensor1d(batch.oldLogProbs)), -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)); // [P]

@@ -13,7 +13,8 @@
  * keeps its raw reward, as veRL does. `groups[i]` names the group of rewards[i].
  */
 export function grpoAdvantages(rewards: readonly number[], groups: readonly (number | string)[], eps = 1e-6): number[] {
-  if (rewards.length !== groups.length) throw new Error(`grpoAdvantages: ${rewards.length} rewards for ${groups.length} group ids`);
+  if (rewards.length !== groups.length)
+    throw new Error(`grpoAdvantages: ${rewards.length} rewards for ${groups.length} group ids`);
   const members = new Map<number | string, number[]>();
   groups.forEach((g, i) => {
     if (!members.has(g)) members.set(g, []);
@@ -32,7 +33,8 @@ export function grpoAdvantages(rewards: readonly number[], groups: readonly (num
   return out;
 }
 
-/** true when every reward of the group is the same (DAPO's dynamic sampling drops such groups: zero advantage, no signal) */
+/** true when every reward of the group is the same (DAPO's dynamic sampling drops such groups: zero advantage, no
+ * signal) */
 export function isZeroStdGroup(rewards: readonly number[]): boolean {
   return rewards.every((r) => r === rewards[0]);
 }
@@ -54,7 +56,12 @@ export const LOG_RATIO_CLAMP = 20;
  * −A·c (dual-clip). `clipped`: the clipped term was the larger (veRL's pg_clipfrac); `dualClipped`:
  * the dual-clip cap bound (pg_clipfrac_lower).
  */
-export function clippedSurrogate(logp: number, oldLogp: number, advantage: number, c: ClipConfig): { loss: number; ratio: number; clipped: boolean; dualClipped: boolean } {
+export function clippedSurrogate(
+  logp: number,
+  oldLogp: number,
+  advantage: number,
+  c: ClipConfig,
+): { loss: number; ratio: number; clipped: boolean; dualClipped: boolean } {
   const ratio = Math.exp(Math.min(LOG_RATIO_CLAMP, Math.max(-LOG_RATIO_CLAMP, logp - oldLogp)));
   const l1 = -advantage * ratio;
   const l2 = -advantage * Math.min(1 + c.clipHigh, Math.max(1 - c.clipLow, ratio));
@@ -85,12 +92,21 @@ export type LossAggregation = 'token-mean' | 'seq-mean-token-mean';
  * sequence's tokens, then the sequences (GRPO's original form). Sequences with no unmasked token are
  * skipped by the second.
  */
-export function aggregateLoss(values: readonly (readonly number[])[], masks: readonly (readonly number[])[], mode: LossAggregation): number {
+export function aggregateLoss(
+  values: readonly (readonly number[])[],
+  masks: readonly (readonly number[])[],
+  mode: LossAggregation,
+): number {
   if (values.length !== masks.length) throw new Error('aggregateLoss: values and masks differ in length');
   if (mode === 'token-mean') {
     let sum = 0;
     let n = 0;
-    values.forEach((row, i) => row.forEach((x, t) => { sum += x * masks[i][t]; n += masks[i][t]; }));
+    values.forEach((row, i) =>
+      row.forEach((x, t) => {
+        sum += x * masks[i][t];
+        n += masks[i][t];
+      }),
+    );
     return n > 0 ? sum / n : 0;
   }
   let total = 0;
@@ -98,8 +114,14 @@ export function aggregateLoss(values: readonly (readonly number[])[], masks: rea
   values.forEach((row, i) => {
     let s = 0;
     let n = 0;
-    row.forEach((x, t) => { s += x * masks[i][t]; n += masks[i][t]; });
-    if (n > 0) { total += s / n; seqs++; }
+    row.forEach((x, t) => {
+      s += x * masks[i][t];
+      n += masks[i][t];
+    });
+    if (n > 0) {
+      total += s / n;
+      seqs++;
+    }
   });
   return seqs > 0 ? total / seqs : 0;
 }
@@ -122,7 +144,13 @@ export interface BranchNode {
 }
 
 /** Length of the token prefix two rollouts of one ARPO tree share (the prompt, for two roots). */
-export function sharedPrefixLength(tree: readonly BranchNode[], i: number, j: number, lengths: readonly number[], promptLength: number): number {
+export function sharedPrefixLength(
+  tree: readonly BranchNode[],
+  i: number,
+  j: number,
+  lengths: readonly number[],
+  promptLength: number,
+): number {
   if (i === j) return lengths[i];
   // the ancestors of i with the shared length down to each (min of the forkAts along the way)
   const upFrom = (k: number) => {
@@ -152,7 +180,12 @@ export function sharedPrefixLength(tree: readonly BranchNode[], i: number, j: nu
  * prefix) gets the mean advantage of all rollouts sharing it; a rollout's own tokens keep its own.
  * Returns per-token advantages, one array per rollout (length = lengths[i]).
  */
-export function arpoHardAdvantages(advantages: readonly number[], tree: readonly BranchNode[], lengths: readonly number[], promptLength: number): number[][] {
+export function arpoHardAdvantages(
+  advantages: readonly number[],
+  tree: readonly BranchNode[],
+  lengths: readonly number[],
+  promptLength: number,
+): number[][] {
   const n = advantages.length;
   return advantages.map((_, i) => {
     const shared = Array.from({ length: n }, (_, j) => sharedPrefixLength(tree, i, j, lengths, promptLength));
@@ -160,7 +193,11 @@ export function arpoHardAdvantages(advantages: readonly number[], tree: readonly
     for (let t = 0; t < lengths[i]; t++) {
       let s = 0;
       let c = 0;
-      for (let j = 0; j < n; j++) if (shared[j] > t) { s += advantages[j]; c++; }
+      for (let j = 0; j < n; j++)
+        if (shared[j] > t) {
+          s += advantages[j];
+          c++;
+        }
       out[t] = s / c;
     }
     return out;
@@ -176,8 +213,14 @@ export function arpoHardAdvantages(advantages: readonly number[], tree: readonly
  * formed: AdamW would move the weights on its momentum alone (the m + Success quick run drifted so).
  * `signal[i]`: row i has a non-zero advantage somewhere.
  */
-export function miniBatchPlan(groupOf: readonly number[], signal: readonly boolean[], miniBatches: number, keepZeroRows: boolean): number[][] {
-  if (groupOf.length !== signal.length) throw new Error(`miniBatchPlan: ${groupOf.length} group ids for ${signal.length} rows`);
+export function miniBatchPlan(
+  groupOf: readonly number[],
+  signal: readonly boolean[],
+  miniBatches: number,
+  keepZeroRows: boolean,
+): number[][] {
+  if (groupOf.length !== signal.length)
+    throw new Error(`miniBatchPlan: ${groupOf.length} group ids for ${signal.length} rows`);
   const groups = new Map<number, number[]>(); // insertion order = batch order
   groupOf.forEach((g, i) => {
     if (!keepZeroRows && !signal[i]) return;

@@ -11,7 +11,15 @@
 import type { Query, Verdicts } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { evaluatePlan } from '../env/evaluate.ts';
-import { commonsenseMacro, commonsenseMicro, computeReward, curriculumStage, hardMacro, hardMicro, type CurriculumStage } from '../env/rewards.ts';
+import {
+  commonsenseMacro,
+  commonsenseMicro,
+  computeReward,
+  curriculumStage,
+  hardMacro,
+  hardMicro,
+  type CurriculumStage,
+} from '../env/rewards.ts';
 import { rollout, type AgentTask, type Episode } from '../agent/rollout.ts';
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
 import { wilsonOfMeans } from '../stats/intervals.ts';
@@ -75,7 +83,13 @@ export class RlTrainer {
   private inStep: { rngState: number[]; before: Checkpoint | null } | null = null;
 
   /** trains `policy` in place; `reference` (frozen, the SFT start) is needed when klCoef > 0. The caller owns both. */
-  constructor(readonly policy: Policy, readonly reference: Policy | null, readonly env: RlEnvironment, readonly config: RlConfig, optimizer?: AdamW) {
+  constructor(
+    readonly policy: Policy,
+    readonly reference: Policy | null,
+    readonly env: RlEnvironment,
+    readonly config: RlConfig,
+    optimizer?: AdamW,
+  ) {
     if (config.klCoef > 0 && !reference) throw new Error('RL: klCoef > 0 needs the frozen reference policy');
     if (env.train.length === 0) throw new Error('RL: no training queries');
     this.optimizer = optimizer ?? new AdamW(policy.params, RL_ADAMW);
@@ -107,18 +121,42 @@ export class RlTrainer {
     const c = this.config;
     const maxTokens = this.policy.config.contextLength;
     const pause = this.pause;
-    const common = { world: this.env.world, temperature: c.temperature, maxTurns: c.maxTurns, failureRate: c.toolFailureRate, constrainPlan: c.constrainPlan, rng: this.rng,
-      ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'rollouts', done, total }) } : {}) };
+    const common = {
+      world: this.env.world,
+      temperature: c.temperature,
+      maxTurns: c.maxTurns,
+      failureRate: c.toolFailureRate,
+      constrainPlan: c.constrainPlan,
+      rng: this.rng,
+      ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'rollouts', done, total }) } : {}),
+    };
     let episodes: Episode[];
     let groupOf: number[];
     if (c.algorithm === 'arpo') {
       const tasks: AgentTask[] = [];
       const groups: number[] = [];
-      queries.forEach((query, q) => { for (let i = 0; i < c.arpoInitial; i++) { tasks.push({ kind: 'travel', query }); groups.push(q); } });
-      episodes = await rollout(this.policy, tasks, { ...common, branching: { groups, budget: c.groupSize, k: c.arpoK, alpha: c.arpoAlpha, beta: c.arpoBeta, branches: c.arpoBranches } });
+      queries.forEach((query, q) => {
+        for (let i = 0; i < c.arpoInitial; i++) {
+          tasks.push({ kind: 'travel', query });
+          groups.push(q);
+        }
+      });
+      episodes = await rollout(this.policy, tasks, {
+        ...common,
+        branching: {
+          groups,
+          budget: c.groupSize,
+          k: c.arpoK,
+          alpha: c.arpoAlpha,
+          beta: c.arpoBeta,
+          branches: c.arpoBranches,
+        },
+      });
       groupOf = episodes.map((e) => e.branch!.group);
     } else {
-      const tasks = queries.flatMap((query) => Array.from({ length: c.groupSize }, () => ({ kind: 'travel', query }) as const));
+      const tasks = queries.flatMap((query) =>
+        Array.from({ length: c.groupSize }, () => ({ kind: 'travel', query }) as const),
+      );
       episodes = await rollout(this.policy, tasks, common);
       groupOf = tasks.map((_, i) => Math.floor(i / c.groupSize));
     }
@@ -132,11 +170,26 @@ export class RlTrainer {
       // DAPO's soft overlong punishment on the response the policy wrote (its own tokens, against the room the
       // prompt left), as the DAPO recipe penalises response length: counting prompt and tool observations, as an
       // earlier version did, paid the policy for making fewer calls
-      const reward = score + (c.overlongBuffer > 0
-        ? overlongPenalty(episode.lossMask.reduce((n, x) => n + x, 0), maxTokens - episode.promptLength, c.overlongBuffer) : 0);
+      const reward =
+        score +
+        (c.overlongBuffer > 0
+          ? overlongPenalty(
+              episode.lossMask.reduce((n, x) => n + x, 0),
+              maxTokens - episode.promptLength,
+              c.overlongBuffer,
+            )
+          : 0);
       const parent = episode.branch?.parent ?? null; // an index into `episodes`, always an earlier row of the same group
       indexInGroup.push(groups[groupOf[i]].length);
-      groups[groupOf[i]].push({ episode, group: groupBase + groupOf[i], verdicts, score, reward, advantage: 0, parent: parent === null ? null : indexInGroup[parent] });
+      groups[groupOf[i]].push({
+        episode,
+        group: groupBase + groupOf[i],
+        verdicts,
+        score,
+        reward,
+        advantage: 0,
+        parent: parent === null ? null : indexInGroup[parent],
+      });
     });
     return groups;
   }
@@ -149,13 +202,23 @@ export class RlTrainer {
     const tUpdate = performance.now();
     const pause = this.pause;
     const inStep = this.inStep!;
-    const hooks = pause ? {
-      pause: (done: number, total: number) => pause({ phase: 'update', done, total }),
-      // the first of several optimizer steps: keep the state before it, for a stop between them
-      beforeApply: async (k: number, n: number) => { if (k === 0 && n > 1) inStep.before = await this.checkpoint(); },
-    } : {};
-    const ctx = { policy: this.policy, reference: this.reference, optimizer: this.optimizer, config: this.config,
-      step: this.step, ...hooks };
+    const hooks = pause
+      ? {
+          pause: (done: number, total: number) => pause({ phase: 'update', done, total }),
+          // the first of several optimizer steps: keep the state before it, for a stop between them
+          beforeApply: async (k: number, n: number) => {
+            if (k === 0 && n > 1) inStep.before = await this.checkpoint();
+          },
+        }
+      : {};
+    const ctx = {
+      policy: this.policy,
+      reference: this.reference,
+      optimizer: this.optimizer,
+      config: this.config,
+      step: this.step,
+      ...hooks,
+    };
     Object.assign(m, await ppoUpdate(ctx, got.rows, got.tokenAdvantages));
     m['time/update'] = (performance.now() - tUpdate) / 1000;
     return this.endStep(got);
@@ -175,8 +238,13 @@ export class RlTrainer {
     let dropped = 0;
     while (kept.length < c.queriesPerStep && genBatches < (c.dynamicSampling ? c.maxGenBatches : 1)) {
       // the first batch follows the schedule; refills draw random training queries (from the checkpointed Rng)
-      const queries = genBatches === 0 ? this.scheduledQueries()
-        : Array.from({ length: c.queriesPerStep - kept.length }, () => this.env.train[this.rng.int(this.env.train.length)]);
+      const queries =
+        genBatches === 0
+          ? this.scheduledQueries()
+          : Array.from(
+              { length: c.queriesPerStep - kept.length },
+              () => this.env.train[this.rng.int(this.env.train.length)],
+            );
       const groups = await this.generate(queries, genBatches * c.queriesPerStep);
       genBatches++;
       all = all.concat(groups);
@@ -194,9 +262,14 @@ export class RlTrainer {
     const tReward = performance.now();
     const flat = kept.flat();
     const informative = kept.filter((g) => !isZeroStdGroup(g.map((e) => e.reward))).length;
-    const grpo = grpoAdvantages(flat.map((e) => e.reward), flat.map((e) => e.group));
+    const grpo = grpoAdvantages(
+      flat.map((e) => e.reward),
+      flat.map((e) => e.group),
+    );
     const adv = c.nullControl ? this.rng.shuffle(grpo) : grpo;
-    flat.forEach((e, i) => { e.advantage = adv[i]; });
+    flat.forEach((e, i) => {
+      e.advantage = adv[i];
+    });
     const tokenAdvantages = c.algorithm === 'arpo' && c.arpoAdvantage === 'hard' ? hardTokenAdvantages(kept) : null;
     m['time/reward'] = (performance.now() - tReward) / 1000;
 
@@ -223,11 +296,19 @@ export class RlTrainer {
       'charts/groups_kept': kept.length,
       'charts/informative_groups': informative,
     });
-    if (c.dynamicSampling) Object.assign(m, { 'dapo/gen_batches': genBatches, 'dapo/dropped_groups': dropped, 'dapo/gave_up': kept.length < c.queriesPerStep ? 1 : 0 });
+    if (c.dynamicSampling)
+      Object.assign(m, {
+        'dapo/gen_batches': genBatches,
+        'dapo/dropped_groups': dropped,
+        'dapo/gave_up': kept.length < c.queriesPerStep ? 1 : 0,
+      });
     if (c.algorithm === 'arpo') {
       const branched = gen.filter((e) => e.episode.branch?.parent !== null).length;
-      Object.assign(m, { 'arpo/branches': branched, 'arpo/fills': gen.filter((e) => e.episode.branch?.fill).length,
-        'arpo/tree_depth': Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))) });
+      Object.assign(m, {
+        'arpo/branches': branched,
+        'arpo/fills': gen.filter((e) => e.episode.branch?.fill).length,
+        'arpo/tree_depth': Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))),
+      });
     }
     return { metrics: m, rows: flat, tokenAdvantages, generated: gen };
   }
@@ -253,25 +334,55 @@ export class RlTrainer {
     const t0 = performance.now();
     const queries = this.env.validation.slice(0, c.evalQueries);
     const pause = this.pause;
-    const common = { batchSize: 64, seed: c.seed, constrainPlan: c.constrainPlan, maxTurns: c.maxTurns,
-      ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'evaluation', done, total }) } : {}) };
-    const e = await evaluatePolicy(this.policy, this.env.world, queries, this.env.heldOutQa.slice(0, c.evalToolQa), common);
+    const common = {
+      batchSize: 64,
+      seed: c.seed,
+      constrainPlan: c.constrainPlan,
+      maxTurns: c.maxTurns,
+      ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'evaluation', done, total }) } : {}),
+    };
+    const e = await evaluatePolicy(
+      this.policy,
+      this.env.world,
+      queries,
+      this.env.heldOutQa.slice(0, c.evalToolQa),
+      common,
+    );
     const greedy = wilsonOfMeans(e.querySuccess);
     const out: Metrics = {
-      'eval/success': e.success, 'eval/success_lo': greedy.lo, 'eval/success_hi': greedy.hi, 'eval/queries': e.queries,
-      'eval/delivery': e.deliveryRate, 'eval/cs_micro': e.commonsenseMicro, 'eval/cs_macro': e.commonsenseMacro,
-      'eval/hard_micro': e.hardMicro, 'eval/hard_macro': e.hardMacro, 'eval/ood_accuracy': e.oodAccuracy, 'eval/tool_calls': e.meanCalls,
+      'eval/success': e.success,
+      'eval/success_lo': greedy.lo,
+      'eval/success_hi': greedy.hi,
+      'eval/queries': e.queries,
+      'eval/delivery': e.deliveryRate,
+      'eval/cs_micro': e.commonsenseMicro,
+      'eval/cs_macro': e.commonsenseMacro,
+      'eval/hard_micro': e.hardMicro,
+      'eval/hard_macro': e.hardMacro,
+      'eval/ood_accuracy': e.oodAccuracy,
+      'eval/tool_calls': e.meanCalls,
     };
     if (c.evalSamples > 0 && queries.length > 0) {
-      const s = await evaluatePolicy(this.policy, this.env.world, queries, [], { ...common, samples: c.evalSamples, temperature: c.temperature });
+      const s = await evaluatePolicy(this.policy, this.env.world, queries, [], {
+        ...common,
+        samples: c.evalSamples,
+        temperature: c.temperature,
+      });
       const sampled = wilsonOfMeans(s.querySuccess);
-      Object.assign(out, { 'eval/sample_success': s.success, 'eval/sample_success_lo': sampled.lo, 'eval/sample_success_hi': sampled.hi,
-        'eval/sample_delivery': s.deliveryRate, 'eval/samples': c.evalSamples });
+      Object.assign(out, {
+        'eval/sample_success': s.success,
+        'eval/sample_success_lo': sampled.lo,
+        'eval/sample_success_hi': sampled.hi,
+        'eval/sample_delivery': s.deliveryRate,
+        'eval/samples': c.evalSamples,
+      });
     }
     out['eval/seconds'] = (performance.now() - t0) / 1000;
     for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k]; // an empty split is not reported
     // nor are the plan rates of no validation query (the evaluator's aggregate reads 0/0 as 0)
-    if (e.queries === 0) for (const k of ['eval/success', 'eval/cs_micro', 'eval/cs_macro', 'eval/hard_micro', 'eval/hard_macro']) delete out[k];
+    if (e.queries === 0)
+      for (const k of ['eval/success', 'eval/cs_micro', 'eval/cs_macro', 'eval/hard_micro', 'eval/hard_macro'])
+        delete out[k];
     return out;
   }
 
@@ -279,12 +390,18 @@ export class RlTrainer {
   async checkpoint(): Promise<Checkpoint> {
     const s = this.inStep;
     if (s?.before) return s.before;
-    const now = await saveCheckpoint({ policy: this.policy, optimizer: this.optimizer, rng: this.rng, step: this.step });
+    const now = await saveCheckpoint({
+      policy: this.policy,
+      optimizer: this.optimizer,
+      rng: this.rng,
+      step: this.step,
+    });
     // before the first optimizer step the weights are the last step's; only the RNG has moved on
     return s ? { ...now, rngState: s.rngState } : now;
   }
 
-  /** a trainer continuing from `ckpt` (same environment and config as the run that saved it); the caller owns the new policy */
+  /** a trainer continuing from `ckpt` (same environment and config as the run that saved it); the caller owns the new
+   * policy */
   static restore(ckpt: Checkpoint, reference: Policy | null, env: RlEnvironment, config: RlConfig): RlTrainer {
     const state = restoreCheckpoint(ckpt, RL_ADAMW);
     const trainer = new RlTrainer(state.policy, reference, env, config, state.optimizer);
@@ -304,7 +421,12 @@ function hardTokenAdvantages(groups: ScoredEpisode[][]): Map<ScoredEpisode, numb
   const out = new Map<ScoredEpisode, number[]>();
   for (const g of groups) {
     const tree = g.map((e) => ({ parent: e.parent, forkAt: e.episode.branch?.forkAt ?? 0 }));
-    const per = arpoHardAdvantages(g.map((e) => e.advantage), tree, g.map((e) => e.episode.tokens.length), g[0].episode.promptLength);
+    const per = arpoHardAdvantages(
+      g.map((e) => e.advantage),
+      tree,
+      g.map((e) => e.episode.tokens.length),
+      g[0].episode.promptLength,
+    );
     g.forEach((e, i) => out.set(e, per[i]));
   }
   return out;

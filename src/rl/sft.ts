@@ -83,8 +83,10 @@ export class SftTrainer {
     this.policy = policy;
     this.examples = examples;
     validateExamples(examples, policy.config.vocabSize, policy.config.contextLength, this.config.padId);
-    if (!Number.isInteger(this.config.batchSize) || this.config.batchSize < 1) throw new Error(`SFT: batchSize must be a positive integer, got ${this.config.batchSize}`);
-    if (!Number.isInteger(this.config.lengthGroup) || this.config.lengthGroup < 0) throw new Error(`SFT: lengthGroup must be a non-negative integer, got ${this.config.lengthGroup}`);
+    if (!Number.isInteger(this.config.batchSize) || this.config.batchSize < 1)
+      throw new Error(`SFT: batchSize must be a positive integer, got ${this.config.batchSize}`);
+    if (!Number.isInteger(this.config.lengthGroup) || this.config.lengthGroup < 0)
+      throw new Error(`SFT: lengthGroup must be a non-negative integer, got ${this.config.lengthGroup}`);
     const { beta1, beta2, weightDecay } = this.config;
     this.optimizer = optimizer ?? new AdamW(policy.params, { beta1, beta2, weightDecay });
     this.rng = new Rng(this.config.seed);
@@ -110,7 +112,9 @@ export class SftTrainer {
     try {
       const [loss, norm, entropy] = await Promise.all([out.loss.data(), out.norm.data(), out.entropy.data()]);
       if (!Number.isFinite(loss[0]) || !Number.isFinite(norm[0])) {
-        throw new Error(`SFT step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower peakLr or check the data`);
+        throw new Error(
+          `SFT step ${this.step}: loss ${loss[0]}, gradient norm ${norm[0]} — stopping before the update (weights unchanged); lower peakLr or check the data`,
+        );
       }
       this.optimizer.apply(out.grads, lr, out.scale);
       this.step++;
@@ -163,7 +167,12 @@ export class SftTrainer {
       const batch = examples.slice(i, i + this.config.batchSize);
       const { tokens, T, targets } = this.pad(batch);
       if (targets.length === 0) continue;
-      const sum = tf.tidy(() => this.policy.logProbsAt(tf.tensor2d(tokens, [batch.length, T], 'int32'), targets).logProbs.sum().neg());
+      const sum = tf.tidy(() =>
+        this.policy
+          .logProbsAt(tf.tensor2d(tokens, [batch.length, T], 'int32'), targets)
+          .logProbs.sum()
+          .neg(),
+      );
       total += (await sum.data())[0];
       sum.dispose();
       count += targets.length;
@@ -199,7 +208,10 @@ export class SftTrainer {
       const epoch = Math.floor(at / N);
       if (epoch !== this.order.epoch) {
         const lengths = this.examples.map((e) => e.tokens.length);
-        this.order = { epoch, perm: sftEpochOrder(lengths, this.config.batchSize, this.config.lengthGroup, this.config.seed, epoch) };
+        this.order = {
+          epoch,
+          perm: sftEpochOrder(lengths, this.config.batchSize, this.config.lengthGroup, this.config.seed, epoch),
+        };
       }
       out.push(this.examples[this.order.perm[at % N]]);
     }
@@ -210,7 +222,10 @@ export class SftTrainer {
    *  grid whose next token x_t is a loss target (lossMask[t] = 1) */
   private pad(batch: readonly SftExample[]) {
     const longest = Math.max(2, ...batch.map((e) => e.tokens.length));
-    const T = Math.min(this.policy.config.contextLength, Math.ceil(longest / this.config.padMultiple) * this.config.padMultiple);
+    const T = Math.min(
+      this.policy.config.contextLength,
+      Math.ceil(longest / this.config.padMultiple) * this.config.padMultiple,
+    );
     const tokens = new Int32Array(batch.length * T).fill(this.config.padId);
     const targets: number[] = [];
     let realTokens = 0;
@@ -231,7 +246,13 @@ export class SftTrainer {
  * the global step grid (step·batchSize), so the first and last few slots of an epoch, which share a
  * batch with the neighbouring epoch, keep their random order. lengthGroup ≤ 1: the plain permutation.
  */
-export function sftEpochOrder(lengths: readonly number[], batchSize: number, lengthGroup: number, seed: number, epoch: number): number[] {
+export function sftEpochOrder(
+  lengths: readonly number[],
+  batchSize: number,
+  lengthGroup: number,
+  seed: number,
+  epoch: number,
+): number[] {
   const N = lengths.length;
   const rng = new Rng(seed).fork(epoch + 1);
   const perm = rng.shuffle(Array.from({ length: N }, (_, i) => i));
@@ -247,14 +268,23 @@ export function sftEpochOrder(lengths: readonly number[], batchSize: number, len
   return [...perm.slice(0, head), ...rng.shuffle(batches).flat(), ...perm.slice(end)];
 }
 
-function validateExamples(examples: readonly SftExample[], vocabSize: number, contextLength: number, padId: number): void {
+function validateExamples(
+  examples: readonly SftExample[],
+  vocabSize: number,
+  contextLength: number,
+  padId: number,
+): void {
   if (examples.length === 0) throw new Error('SFT: no examples');
-  if (!Number.isInteger(padId) || padId < 0 || padId >= vocabSize) throw new Error(`SFT: padId ${padId} outside the vocabulary`);
+  if (!Number.isInteger(padId) || padId < 0 || padId >= vocabSize)
+    throw new Error(`SFT: padId ${padId} outside the vocabulary`);
   examples.forEach((e, i) => {
     if (!Array.isArray(e.tokens) || !Array.isArray(e.lossMask) || e.tokens.length !== e.lossMask.length) {
       throw new Error(`SFT: example ${i} needs tokens and lossMask of equal length`);
     }
-    if (e.tokens.length > contextLength) throw new Error(`SFT: example ${i} has ${e.tokens.length} tokens, more than the context ${contextLength}`);
-    for (const t of e.tokens) if (!Number.isInteger(t) || t < 0 || t >= vocabSize) throw new Error(`SFT: example ${i} has token id ${t} outside [0, ${vocabSize})`);
+    if (e.tokens.length > contextLength)
+      throw new Error(`SFT: example ${i} has ${e.tokens.length} tokens, more than the context ${contextLength}`);
+    for (const t of e.tokens)
+      if (!Number.isInteger(t) || t < 0 || t >= vocabSize)
+        throw new Error(`SFT: example ${i} has token id ${t} outside [0, ${vocabSize})`);
   });
 }

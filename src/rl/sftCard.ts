@@ -11,9 +11,18 @@ export const VERDICT_CHECK_QUERIES = 6;
 
 export function evaluationFigures(e: PolicyEvaluation): EvaluationFigures {
   return {
-    queries: e.queries, toolQaTasks: e.toolQaTasks, delivery: e.deliveryRate, success: e.success,
-    commonsenseMicro: e.commonsenseMicro, commonsenseMacro: e.commonsenseMacro, hardMicro: e.hardMicro, hardMacro: e.hardMacro,
-    oodAccuracy: e.oodAccuracy, callParseRate: e.callParseRate, meanCalls: e.meanCalls, meanTokens: e.meanTokens,
+    queries: e.queries,
+    toolQaTasks: e.toolQaTasks,
+    delivery: e.deliveryRate,
+    success: e.success,
+    commonsenseMicro: e.commonsenseMicro,
+    commonsenseMacro: e.commonsenseMacro,
+    hardMicro: e.hardMicro,
+    hardMacro: e.hardMacro,
+    oodAccuracy: e.oodAccuracy,
+    callParseRate: e.callParseRate,
+    meanCalls: e.meanCalls,
+    meanTokens: e.meanTokens,
   };
 }
 
@@ -66,7 +75,12 @@ export function queryVerdicts(e: PolicyEvaluation, queries: readonly Query[]): Q
 }
 
 /** The card's verdict check: the first VERDICT_CHECK_QUERIES validation queries, greedy, one batch. */
-export async function verdictCheck(policy: Policy, world: World, validation: readonly Query[], constrainPlan = false): Promise<QueryVerdict[]> {
+export async function verdictCheck(
+  policy: Policy,
+  world: World,
+  validation: readonly Query[],
+  constrainPlan = false,
+): Promise<QueryVerdict[]> {
   const queries = validation.slice(0, VERDICT_CHECK_QUERIES);
   const e = await evaluatePolicy(policy, world, queries, [], { batchSize: queries.length, seed: 0, constrainPlan });
   return queryVerdicts(e, queries);

@@ -50,18 +50,33 @@ export interface SftPipelineResult {
 export function sftPipelineData(o: SftPipelineOptions) {
   const config: ModelConfig = { ...preset(o.preset, VOCAB.size), ...o.model };
   const world = generateWorld(o.worldSize, o.seed);
-  const ds = buildDataset(world, { size: o.trainQueries, mix: [4, 3, 3], seed: o.seed, validationSize: o.validationQueries, testSize: o.testQueries ?? 0 });
+  const ds = buildDataset(world, {
+    size: o.trainQueries,
+    mix: [4, 3, 3],
+    seed: o.seed,
+    validationSize: o.validationQueries,
+    testSize: o.testQueries ?? 0,
+  });
   const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, maxLength: config.contextLength });
   const heldOutQa = heldOutToolQa(world, data, o.seed + 2, Math.max(10, Math.round(o.toolQa / 4)));
   return { config, world, validation: ds.validation, test: ds.test, data, heldOutQa };
 }
 
 /** A fresh policy and its SFT trainer for the options (the caller disposes both). */
-export function sftPipelineTrainer(o: SftPipelineOptions, config: ModelConfig, examples: readonly SftExample[]): { policy: Policy; trainer: SftTrainer } {
+export function sftPipelineTrainer(
+  o: SftPipelineOptions,
+  config: ModelConfig,
+  examples: readonly SftExample[],
+): { policy: Policy; trainer: SftTrainer } {
   const policy = createPolicy(config, o.seed);
   const trainer = new SftTrainer(policy, examples, {
-    batchSize: o.batchSize ?? 16, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
-    peakLr: o.peakLr ?? 3e-3, minLr: (o.peakLr ?? 3e-3) / 10, padId: PAD, seed: o.seed,
+    batchSize: o.batchSize ?? 16,
+    totalSteps: o.steps,
+    warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
+    peakLr: o.peakLr ?? 3e-3,
+    minLr: (o.peakLr ?? 3e-3) / 10,
+    padId: PAD,
+    seed: o.seed,
   });
   return { policy, trainer };
 }
@@ -84,9 +99,23 @@ export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipeline
   const trainSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
   const evaluation = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
-  const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed, constrainPlan: true });
+  const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, {
+    batchSize: 64,
+    seed: o.seed,
+    constrainPlan: true,
+  });
   let parameters = 0;
   for (const v of policy.params.values()) parameters += v.size;
-  return { policy, evaluation, constrained, examples: data.examples.length, travelExamples: data.travel, stepsDone: trainer.step, finalLoss: loss,
-    trainSeconds, evalSeconds: (performance.now() - t1) / 1000, parameters };
+  return {
+    policy,
+    evaluation,
+    constrained,
+    examples: data.examples.length,
+    travelExamples: data.travel,
+    stepsDone: trainer.step,
+    finalLoss: loss,
+    trainSeconds,
+    evalSeconds: (performance.now() - t1) / 1000,
+    parameters,
+  };
 }

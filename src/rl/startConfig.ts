@@ -24,15 +24,29 @@ export function rlRunKey(lab: LabConfig): string {
  * (stage=sft), another scale than the start's preset, or a World size other than the start's (the default,
  * standard, counts as not given, as a link without worldSize reads).
  */
-export function checkConfigAgainstStart(lab: LabConfig, start: { name: string; preset: string; world: { size: WorldSize; seed: number } }, where: string): void {
+export function checkConfigAgainstStart(
+  lab: LabConfig,
+  start: { name: string; preset: string; world: { size: WorldSize; seed: number } },
+  where: string,
+): void {
   const problems: string[] = [];
-  if (lab.stage !== 'rl') problems.push(`stage=${lab.stage}: this command trains RL from an SFT checkpoint; an SFT run is \`npm run cli -- sft\``);
+  if (lab.stage !== 'rl')
+    problems.push(
+      `stage=${lab.stage}: this command trains RL from an SFT checkpoint; an SFT run is \`npm run cli -- sft\``,
+    );
   if (lab.scale !== start.preset) {
-    problems.push(`scale=${lab.scale}, but the start ${start.name} (${where}) is preset ${start.preset}: set scale=${start.preset}, or start from the ${lab.scale} checkpoint`);
+    problems.push(
+      `scale=${lab.scale}, but the start ${start.name} (${where}) is preset ${start.preset}: set scale=${start.preset}, or start from the ${lab.scale} checkpoint`,
+    );
   }
   const given = lab.worldSize !== defaultConfig().worldSize;
   if (given && lab.worldSize !== start.world.size) {
-    problems.push(`worldSize=${lab.worldSize}, but RL trains in its start's world: ${start.name} was trained on the ${start.world.size} world (seed ${start.world.seed}); leave worldSize out or set it to ${start.world.size}`);
+    problems.push(
+      `worldSize=${lab.worldSize}, but RL trains in its start's world: ${start.name} was trained on the ${start.world.size} world (seed ${start.world.seed}); leave worldSize out or set it to ${start.world.size}`,
+    );
   }
-  if (problems.length > 0) throw new Error(`the config contradicts its start checkpoint (nothing was written):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(
+      `the config contradicts its start checkpoint (nothing was written):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
 }

@@ -36,7 +36,8 @@ export class BackendState {
     const watch = setInterval(() => {
       if (this.measuring) heard = performance.now(); // a measurement reports as it goes
       else if (performance.now() - heard > SILENT_WORKER_MS && !this.info && !this.error) {
-        this.error = silence = `The training worker has not answered in ${Math.round((performance.now() - heard) / 1000)} s; reloading the page may help.`;
+        this.error =
+          silence = `The training worker has not answered in ${Math.round((performance.now() - heard) / 1000)} s; reloading the page may help.`;
       }
     }, 5_000);
     try {
@@ -50,7 +51,8 @@ export class BackendState {
     }
   }
 
-  /** The backend for the page's scale: the worker's stored choice, or a measurement now (`remeasure`: measured again). */
+  /** The backend for the page's scale: the worker's stored choice, or a measurement now (`remeasure`: measured
+   * again). */
   async choose(remeasure = false): Promise<void> {
     const worker = this.host.worker();
     if (!worker || !this.info) return; // the boot's choice is still coming: it looks at the scale again

@@ -105,7 +105,8 @@ export class ActiveRun {
             await new Promise<void>((resolve) => (this.wake = resolve));
             this.parked = false;
           }
-          // stored, then shown, before the next step holds the event loop: a reload now resumes the run the page says is training
+          // stored, then shown, before the next step holds the event loop: a reload now resumes the run the page says
+          // is training
           await this.flush(true);
           continue;
         }
@@ -131,15 +132,19 @@ export class ActiveRun {
         this.status = 'interrupted';
         this.deviceLost = true;
         const from = this.storedCheckpoint();
-        this.error = `${message}. Training stopped at step ${this.job.stepsDone}; ` +
-          (from ? `it resumes from its checkpoint at step ${from} on a new backend.` : 'no checkpoint had been stored yet.');
+        this.error =
+          `${message}. Training stopped at step ${this.job.stepsDone}; ` +
+          (from
+            ? `it resumes from its checkpoint at step ${from} on a new backend.`
+            : 'no checkpoint had been stored yet.');
       } else {
         this.status = 'failed';
         // a diverged step's weights are never checkpointed: the newest stored one is the last good one
         const kept = this.storedCheckpoint();
-        this.error = e instanceof DivergedError
-          ? `${message}. ${kept ? `The last good checkpoint (step ${kept}) is kept.` : 'No checkpoint had been stored yet.'}`
-          : message;
+        this.error =
+          e instanceof DivergedError
+            ? `${message}. ${kept ? `The last good checkpoint (step ${kept}) is kept.` : 'No checkpoint had been stored yet.'}`
+            : message;
       }
     } finally {
       this.job.onPhase = undefined;
@@ -226,14 +231,25 @@ export class ActiveRun {
     // the tiles show the latest value of every metric, evaluations included
     this.last = { ...this.last, ...metrics };
     this.stepsRecorded = this.job.stepsDone;
-    this.pending.push({ runId: this.run.id, step: this.job.stepsDone, t: this.elapsedMs(), values: { ...metrics, 'time/step_ms': ms } });
+    this.pending.push({
+      runId: this.run.id,
+      step: this.job.stepsDone,
+      t: this.elapsedMs(),
+      values: { ...metrics, 'time/step_ms': ms },
+    });
   }
 
   /** stores a step's sample episodes; true when there were some (the page then reloads them) */
   private async storeEpisodes(episodes: JobEpisode[]): Promise<boolean> {
     if (!this.store || episodes.length === 0) return false;
     await this.store.putEpisodes(
-      episodes.map((e, index) => ({ runId: this.run.id, step: this.job.stepsDone, index, createdAt: Date.now(), ...e })),
+      episodes.map((e, index) => ({
+        runId: this.run.id,
+        step: this.job.stepsDone,
+        index,
+        createdAt: Date.now(),
+        ...e,
+      })),
     );
     this.episodesStored++;
     return true;
@@ -337,7 +353,11 @@ export class ActiveRun {
  * again). Every point up to the checkpoint stays: the loop stores them before it writes one. Returns
  * those points: the resumed ActiveRun continues their elapsed time and step times from them.
  */
-export async function resumeFromCheckpoint(job: TrainingJob, store: LabStore, checkpoint: CheckpointRecord): Promise<MetricPoint[]> {
+export async function resumeFromCheckpoint(
+  job: TrainingJob,
+  store: LabStore,
+  checkpoint: CheckpointRecord,
+): Promise<MetricPoint[]> {
   await job.loadState(checkpoint);
   await store.deleteAfter(checkpoint.runId, checkpoint.step);
   return (await store.readMetrics(checkpoint.runId)).items;

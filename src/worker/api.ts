@@ -97,7 +97,13 @@ export interface StartingPointSummary {
   batchSize: number | null;
   trainQueries: number | null;
   /** the newest evaluation: free decoding, and constrained plan decoding where the card has it */
-  evaluation: { split: string; queries: number | null; step: number; free: StartingPointFigures; constrained: StartingPointFigures | null } | null;
+  evaluation: {
+    split: string;
+    queries: number | null;
+    step: number;
+    free: StartingPointFigures;
+    constrained: StartingPointFigures | null;
+  } | null;
   backend: string;
   trainSeconds: number | null;
   /** how the checkpoint was made (shipped ones: the CLI command and the commit) */

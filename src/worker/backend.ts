@@ -11,25 +11,38 @@ import { START_LIMITS, withinTime } from './deadline.ts';
 
 /** The WebGPU adapter this browser would hand out, named as the device key and badge need; or why there is none. */
 export type WebgpuProbe =
-  | { ok: true; vendor: string; architecture: string; /** vendor · architecture · description, '(fallback)' when it says so */ key: string }
+  | {
+      ok: true;
+      vendor: string;
+      architecture: string;
+      /** vendor · architecture · description, '(fallback)' when it says so */ key: string;
+    }
   | { ok: false; reason: string };
 
 export async function probeWebgpu(): Promise<WebgpuProbe> {
   const gpu = typeof navigator !== 'undefined' ? navigator.gpu : undefined;
   if (!gpu) return { ok: false, reason: 'this browser has no WebGPU (navigator.gpu)' };
   try {
-    const adapter = await withinTime(gpu.requestAdapter({ powerPreference: 'high-performance' }), START_LIMITS.adapterMs, 'the WebGPU adapter request');
+    const adapter = await withinTime(
+      gpu.requestAdapter({ powerPreference: 'high-performance' }),
+      START_LIMITS.adapterMs,
+      'the WebGPU adapter request',
+    );
     if (!adapter) return { ok: false, reason: 'no WebGPU adapter was found' };
     const info = await withinTime(adapterInfo(adapter), START_LIMITS.adapterMs, "the WebGPU adapter's info");
-    const fallback = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true || info.isFallbackAdapter === true;
-    const key = [info.vendor, info.architecture, info.description].filter(Boolean).join(' · ') + (fallback ? ' (fallback)' : '');
+    const fallback =
+      (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter === true ||
+      info.isFallbackAdapter === true;
+    const key =
+      [info.vendor, info.architecture, info.description].filter(Boolean).join(' · ') + (fallback ? ' (fallback)' : '');
     return { ok: true, vendor: info.vendor, architecture: info.architecture, key: key || 'unnamed adapter' };
   } catch (e) {
     return { ok: false, reason: messageOf(e) };
   }
 }
 
-/** Starts `name` and makes it tfjs's backend; throws the reason when it cannot. A backend started before is switched back to. */
+/** Starts `name` and makes it tfjs's backend; throws the reason when it cannot. A backend started before is switched
+ * back to. */
 export async function startBackend(name: BackendName): Promise<BackendInfo> {
   if (name === 'webgpu') {
     const probe = await probeWebgpu();
@@ -51,7 +64,11 @@ let wasmStarted = false;
 let threadedFailed: string | undefined;
 
 async function startWasm(): Promise<BackendInfo> {
-  const wasm = await withinTime(import('@tensorflow/tfjs-backend-wasm'), START_LIMITS.wasmMs, "the wasm backend's code");
+  const wasm = await withinTime(
+    import('@tensorflow/tfjs-backend-wasm'),
+    START_LIMITS.wasmMs,
+    "the wasm backend's code",
+  );
   const plan = wasmThreadPlan();
   if (!wasmStarted) { // all are read once, when the backend first starts (tfjs refuses them after)
     const paths = await withinTime(wasmPaths(), START_LIMITS.wasmMs, "the wasm binaries' addresses");
@@ -65,7 +82,12 @@ async function startWasm(): Promise<BackendInfo> {
   const threaded = !wasmStarted && (await tf.env().getAsync('WASM_HAS_MULTITHREAD_SUPPORT')) === true;
   try {
     await withLogicalCores(2 * plan.threads, () =>
-      startWithin('wasm', threaded ? START_LIMITS.threadedWasmMs : START_LIMITS.wasmMs, `the tfjs wasm backend${threaded ? ' (threaded build)' : ''}`));
+      startWithin(
+        'wasm',
+        threaded ? START_LIMITS.threadedWasmMs : START_LIMITS.wasmMs,
+        `the tfjs wasm backend${threaded ? ' (threaded build)' : ''}`,
+      ),
+    );
   } catch (e) {
     if (!threaded) throw e;
     threadedFailed = messageOf(e); // the plain build, on one thread
@@ -159,11 +181,19 @@ async function withLogicalCores<T>(cores: number, fn: () => Promise<T>): Promise
 }
 
 /** GPUAdapter.info (Chrome 114+), else the older requestAdapterInfo(). */
-async function adapterInfo(adapter: GPUAdapter): Promise<{ vendor: string; architecture: string; description: string; isFallbackAdapter?: boolean }> {
+async function adapterInfo(
+  adapter: GPUAdapter,
+): Promise<{ vendor: string; architecture: string; description: string; isFallbackAdapter?: boolean }> {
   // both exist in some browsers and not in others (and not in every @webgpu/types version)
   const either = adapter as GPUAdapter & { info?: GPUAdapterInfo; requestAdapterInfo?: () => Promise<GPUAdapterInfo> };
-  const info = (either.info ?? (await either.requestAdapterInfo?.())) as (GPUAdapterInfo & { isFallbackAdapter?: boolean }) | undefined;
-  return { vendor: info?.vendor ?? '', architecture: info?.architecture ?? '', description: info?.description ?? '', isFallbackAdapter: info?.isFallbackAdapter };
+  const info = (either.info ?? (await either.requestAdapterInfo?.())) as
+    (GPUAdapterInfo & { isFallbackAdapter?: boolean }) | undefined;
+  return {
+    vendor: info?.vendor ?? '',
+    architecture: info?.architecture ?? '',
+    description: info?.description ?? '',
+    isFallbackAdapter: info?.isFallbackAdapter,
+  };
 }
 
 /** In a Vite build the .wasm files are assets with hashed names; tell tfjs where they are. */

@@ -3,7 +3,16 @@
 // browser and the lab's build are unchanged), or a measurement now — each offered backend timed in turn
 // (calibration.ts), the likely winner first so the other can stop as soon as it is behind, the faster
 // kept (chooseByFigures, a pure function in src/lab/backendChoice.ts). Reports its progress as it goes.
-import { chooseByFigures, measurementOrder, type BackendFigure, type Calibration, type CalibrationProgress, type DeviceKey, type Scale, sameDevice } from '../lab/backendChoice.ts';
+import {
+  chooseByFigures,
+  measurementOrder,
+  type BackendFigure,
+  type Calibration,
+  type CalibrationProgress,
+  type DeviceKey,
+  type Scale,
+  sameDevice,
+} from '../lab/backendChoice.ts';
 import type { CalibrationStore } from '../store/calibrationStore.ts';
 import type { BackendInfo, BackendName } from './api.ts';
 import { probeWebgpu, startBackend, startFirst } from './backend.ts';
@@ -36,16 +45,28 @@ export class BackendChooser {
     }
     if (!probe.ok) {
       const info = await startFirst(['wasm']);
-      return { ...info, fallbackReason: [`webgpu: ${probe.reason}`, info.fallbackReason].filter(Boolean).join('; '), choice: { mode: 'only', scale } };
+      return {
+        ...info,
+        fallbackReason: [`webgpu: ${probe.reason}`, info.fallbackReason].filter(Boolean).join('; '),
+        choice: { mode: 'only', scale },
+      };
     }
     if (stored && !options.remeasure) {
       try {
-        return { ...(await startBackend(stored.choice)), choice: { mode: 'measured', scale, calibration: stored, stored: true } };
+        return {
+          ...(await startBackend(stored.choice)),
+          choice: { mode: 'measured', scale, calibration: stored, stored: true },
+        };
       } catch {
         // the stored choice no longer starts: measure again
       }
     }
-    const calibration = await this.measure(scale, device, measurementOrder(['webgpu', 'wasm'], device.adapter), options.onProgress);
+    const calibration = await this.measure(
+      scale,
+      device,
+      measurementOrder(['webgpu', 'wasm'], device.adapter),
+      options.onProgress,
+    );
     let info: BackendInfo;
     try {
       info = await startBackend(calibration.choice);
@@ -60,10 +81,16 @@ export class BackendChooser {
   }
 
   /** Times each backend of `order` in turn; the choice is the pure function's. */
-  private async measure(scale: Scale, device: DeviceKey, order: BackendName[], onProgress?: (p: CalibrationProgress) => void): Promise<Calibration> {
+  private async measure(
+    scale: Scale,
+    device: DeviceKey,
+    order: BackendName[],
+    onProgress?: (p: CalibrationProgress) => void,
+  ): Promise<Calibration> {
     const t0 = performance.now();
     const figures: BackendFigure[] = [];
-    const report = (current: CalibrationProgress['current']) => onProgress?.({ scale, figures: [...figures], current, elapsedMs: performance.now() - t0 });
+    const report = (current: CalibrationProgress['current']) =>
+      onProgress?.({ scale, figures: [...figures], current, elapsedMs: performance.now() - t0 });
     for (const name of order) {
       const started = performance.now();
       report({ backend: name, label: name, phase: 'starting' });
@@ -71,21 +98,42 @@ export class BackendChooser {
       try {
         info = await startBackend(name);
       } catch (e) {
-        figures.push({ backend: name, label: name, status: 'failed', decodeStepMs: null, trainMicroBatchMs: null, stepMs: null, atLeastMs: null,
-          costMs: performance.now() - started, note: e instanceof Error ? e.message : String(e) });
+        figures.push({
+          backend: name,
+          label: name,
+          status: 'failed',
+          decodeStepMs: null,
+          trainMicroBatchMs: null,
+          stepMs: null,
+          atLeastMs: null,
+          costMs: performance.now() - started,
+          note: e instanceof Error ? e.message : String(e),
+        });
         continue;
       }
       const best = bestFigure(figures);
-      const figure = await measureBackend(name, info.label, scale, { best, onPhase: (phase) => report({ backend: name, label: info.label, phase }) });
+      const figure = await measureBackend(name, info.label, scale, {
+        best,
+        onPhase: (phase) => report({ backend: name, label: info.label, phase }),
+      });
       figures.push({ ...figure, costMs: performance.now() - started });
     }
     report(null);
-    return { scale, device, figures, choice: chooseByFigures(figures) ?? 'cpu', measuredAt: Date.now(), costMs: performance.now() - t0 };
+    return {
+      scale,
+      device,
+      figures,
+      choice: chooseByFigures(figures) ?? 'cpu',
+      measuredAt: Date.now(),
+      costMs: performance.now() - t0,
+    };
   }
 
   private async stored(scale: Scale, device: DeviceKey): Promise<Calibration | null> {
     // a store that does not answer counts as empty: the backends are measured again
-    const c = this.store ? await withinTime(this.store.get(scale), START_LIMITS.storeMs, 'reading the stored figures').catch(() => null) : null;
+    const c = this.store
+      ? await withinTime(this.store.get(scale), START_LIMITS.storeMs, 'reading the stored figures').catch(() => null)
+      : null;
     return c && sameDevice(c.device, device) ? c : null;
   }
 }

@@ -9,7 +9,15 @@ import type { KVCache } from '../model/kvcache.ts';
 import { SftTrainer, type SftExample } from '../rl/sft.ts';
 import { VOCAB } from '../agent/vocab.ts';
 import { Rng } from '../env/random.ts';
-import { alreadySlower, CALIBRATION, CALIBRATION_CONTEXT, stepEstimateMs, type BackendFigure, type BackendName, type Scale } from '../lab/backendChoice.ts';
+import {
+  alreadySlower,
+  CALIBRATION,
+  CALIBRATION_CONTEXT,
+  stepEstimateMs,
+  type BackendFigure,
+  type BackendName,
+  type Scale,
+} from '../lab/backendChoice.ts';
 
 export interface MeasureOptions {
   /** the best finished figure of the backends measured before (null: none yet) */
@@ -22,17 +30,34 @@ export interface MeasureOptions {
 
 class Capped extends Error {}
 
-/** Measures the current tfjs backend, named `backend`/`label` in the figure. Never throws: a failure is a 'failed' figure. */
-export async function measureBackend(backend: BackendName, label: string, scale: Scale, options: MeasureOptions): Promise<BackendFigure> {
+/** Measures the current tfjs backend, named `backend`/`label` in the figure. Never throws: a failure is a 'failed'
+ * figure. */
+export async function measureBackend(
+  backend: BackendName,
+  label: string,
+  scale: Scale,
+  options: MeasureOptions,
+): Promise<BackendFigure> {
   const t0 = performance.now();
   const capMs = options.capMs ?? CALIBRATION.capMs;
   const figure = (rest: Partial<BackendFigure> & Pick<BackendFigure, 'status'>): BackendFigure => ({
-    backend, label, decodeStepMs: null, trainMicroBatchMs: null, stepMs: null, atLeastMs: null, costMs: performance.now() - t0, ...rest,
+    backend,
+    label,
+    decodeStepMs: null,
+    trainMicroBatchMs: null,
+    stepMs: null,
+    atLeastMs: null,
+    costMs: performance.now() - t0,
+    ...rest,
   });
   // what must be freed, and the op still running when the cap struck (it is freed once that op ends)
   const owned: { dispose(): void }[] = [];
   let inFlight: Promise<unknown> = Promise.resolve();
-  const freeAll = () => owned.splice(0).reverse().forEach((o) => o.dispose());
+  const freeAll = () =>
+    owned
+      .splice(0)
+      .reverse()
+      .forEach((o) => o.dispose());
   /** starts `start()` and awaits it, unless the cap has struck or strikes first */
   const capped = async <T>(start: () => Promise<T>): Promise<T> => {
     const left = capMs - (performance.now() - t0);
@@ -41,7 +66,10 @@ export async function measureBackend(backend: BackendName, label: string, scale:
     inFlight = work.catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Capped()), left)))]);
+      return await Promise.race([
+        work,
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Capped()), left))),
+      ]);
     } finally {
       clearTimeout(timer);
     }
@@ -70,8 +98,12 @@ export async function measureBackend(backend: BackendName, label: string, scale:
       decodeMs.push(performance.now() - s);
       const behind = alreadySlower(decodeMs, null, options.best);
       if (behind.slower) {
-        return figure({ status: 'dropped', decodeStepMs: mean(decodeMs), atLeastMs: behind.atLeastMs,
-          note: `already slower after ${decodeMs.length} decode step${decodeMs.length > 1 ? 's' : ''}` });
+        return figure({
+          status: 'dropped',
+          decodeStepMs: mean(decodeMs),
+          atLeastMs: behind.atLeastMs,
+          note: `already slower after ${decodeMs.length} decode step${decodeMs.length > 1 ? 's' : ''}`,
+        });
       }
     }
 
@@ -86,14 +118,30 @@ export async function measureBackend(backend: BackendName, label: string, scale:
     trainMs = performance.now() - s;
     const decode = mean(decodeMs);
     const behind = alreadySlower(decodeMs, trainMs, options.best);
-    if (behind.slower) return figure({ status: 'dropped', decodeStepMs: decode, trainMicroBatchMs: trainMs, atLeastMs: behind.atLeastMs, note: 'slower with its training micro-batch' });
-    return figure({ status: 'measured', decodeStepMs: decode, trainMicroBatchMs: trainMs, stepMs: stepEstimateMs(decode, trainMs) });
+    if (behind.slower)
+      return figure({
+        status: 'dropped',
+        decodeStepMs: decode,
+        trainMicroBatchMs: trainMs,
+        atLeastMs: behind.atLeastMs,
+        note: 'slower with its training micro-batch',
+      });
+    return figure({
+      status: 'measured',
+      decodeStepMs: decode,
+      trainMicroBatchMs: trainMs,
+      stepMs: stepEstimateMs(decode, trainMs),
+    });
   } catch (e) {
     if (e instanceof Capped) {
       const held = owned.splice(0);
       void inFlight.finally(() => held.reverse().forEach((o) => o.dispose())); // the op the cap left running still uses them
-      return figure({ status: 'capped', decodeStepMs: decodeMs.length ? mean(decodeMs) : null, trainMicroBatchMs: trainMs,
-        note: `no figure after ${Math.round(capMs / 1000)} s (${decodeMs.length ? 'training still warming up' : 'decoding still warming up'})` });
+      return figure({
+        status: 'capped',
+        decodeStepMs: decodeMs.length ? mean(decodeMs) : null,
+        trainMicroBatchMs: trainMs,
+        note: `no figure after ${Math.round(capMs / 1000)} s (${decodeMs.length ? 'training still warming up' : 'decoding still warming up'})`,
+      });
     }
     return figure({ status: 'failed', note: e instanceof Error ? e.message : String(e) });
   } finally {
@@ -112,7 +160,10 @@ async function decodeOnce(policy: Policy, cache: KVCache, tokens: number[]): Pro
 }
 
 function randomExamples(rng: Rng, vocab: number, n: number, T: number): SftExample[] {
-  return Array.from({ length: n }, () => ({ tokens: Array.from({ length: T }, () => rng.int(vocab)), lossMask: new Array<number>(T).fill(1) }));
+  return Array.from({ length: n }, () => ({
+    tokens: Array.from({ length: T }, () => rng.int(vocab)),
+    lossMask: new Array<number>(T).fill(1),
+  }));
 }
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -13,7 +13,10 @@ export interface TrainingWorkerHandle {
 }
 
 export function createTrainingWorker(onCrash: (message: string) => void): TrainingWorkerHandle {
-  const worker = new Worker(new URL('./trainingWorker.ts', import.meta.url), { type: 'module', name: 'star-lab-training' });
+  const worker = new Worker(new URL('./trainingWorker.ts', import.meta.url), {
+    type: 'module',
+    name: 'star-lab-training',
+  });
   worker.addEventListener('error', (event) => {
     onCrash(event.message || 'the training worker failed to load');
   });

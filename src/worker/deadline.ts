@@ -24,7 +24,10 @@ export async function withinTime<T>(work: Promise<T>, ms: number, what: string):
   try {
     return await Promise.race([
       work,
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimedOut(`${what} did not answer within ${seconds(ms)}`)), ms))),
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new TimedOut(`${what} did not answer within ${seconds(ms)}`)), ms)),
+      ),
     ]);
   } finally {
     clearTimeout(timer);

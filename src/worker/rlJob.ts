@@ -100,8 +100,12 @@ export class RlJob implements TrainingJob {
       const loop = new RlRunLoop(trainer, this.rl, this.checkpointEvery, o.keepEpisodes ?? 3);
       this.prepared = { env, loop, reference, startingPoint: loaded.summary, world: loaded.origin.world };
       const c = this.rl;
-      const group = c.algorithm === 'arpo' ? `a tree of M=${c.groupSize} rollouts (N=${c.arpoInitial} from the prompt)` : `G=${c.groupSize} rollouts`;
-      this.description = `${this.description} from ${loaded.label} (${(countParameters(loaded.config) / 1e6).toFixed(2)}M parameters, ` +
+      const group =
+        c.algorithm === 'arpo'
+          ? `a tree of M=${c.groupSize} rollouts (N=${c.arpoInitial} from the prompt)`
+          : `G=${c.groupSize} rollouts`;
+      this.description =
+        `${this.description} from ${loaded.label} (${(countParameters(loaded.config) / 1e6).toFixed(2)}M parameters, ` +
         `${loaded.origin.world.size} world): ${c.queriesPerStep} quer${c.queriesPerStep === 1 ? 'y' : 'ies'} per step, ${group} each, ` +
         `from ${env.train.length} training queries (${o.lab.mix.join(':')})`;
     } catch (e) {
@@ -170,7 +174,9 @@ export class RlJob implements TrainingJob {
     try {
       next = RlTrainer.restore(ckpt, prepared.reference, prepared.env, this.rl);
     } catch (e) {
-      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     before.dispose();
     before.policy.dispose();

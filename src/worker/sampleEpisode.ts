@@ -16,7 +16,8 @@ export interface SampleCall {
   observation: string;
   /** an error observation (an injected failure or a bad call) */
   error: boolean;
-  /** the error was an injected tool failure (the environment-stability axis), not the policy's bad call; absent in older records */
+  /** the error was an injected tool failure (the environment-stability axis), not the policy's bad call; absent in
+   * older records */
   injected?: boolean;
 }
 
@@ -98,15 +99,38 @@ export function sampleEpisode(world: World, e: Episode, verdicts?: Verdicts): Sa
   const common = { calls, callErrors: e.callErrors, finish: e.finish, tokens: e.tokens.length };
   if (e.task.kind === 'toolqa') {
     const { qa } = e.task;
-    const answer = e.answer === null ? `no answer (${e.answerError ?? 'unknown'})` : e.answer.kind === 'name' ? e.answer.name : String(e.answer.value);
-    return { kind: 'toolqa', prompt: qa.text, ...common, plan: null, planError: null, checks: [], answer, success: scoreToolQa(qa, e.answer) === 1 };
+    const answer =
+      e.answer === null
+        ? `no answer (${e.answerError ?? 'unknown'})`
+        : e.answer.kind === 'name'
+          ? e.answer.name
+          : String(e.answer.value);
+    return {
+      kind: 'toolqa',
+      prompt: qa.text,
+      ...common,
+      plan: null,
+      planError: null,
+      checks: [],
+      answer,
+      success: scoreToolQa(qa, e.answer) === 1,
+    };
   }
   const v = verdicts ?? evaluatePlan(world, e.task.query, e.plan);
   const checks: SampleCheck[] = [
     ...Object.entries(v.commonsense).map(([key, r]) => check(key, 'commonsense', r)),
     ...Object.entries(v.hard ?? {}).map(([key, r]) => check(key, 'hard', r)),
   ];
-  return { kind: 'travel', prompt: e.task.query.query, level: e.task.query.level, ...common, plan: e.plan, planError: e.planError, checks, success: v.finalPass };
+  return {
+    kind: 'travel',
+    prompt: e.task.query.query,
+    level: e.task.query.level,
+    ...common,
+    plan: e.plan,
+    planError: e.planError,
+    checks,
+    success: v.finalPass,
+  };
 }
 
 function check(key: string, kind: SampleCheck['kind'], r: CheckResult): SampleCheck {

@@ -36,7 +36,8 @@ export interface SftJobOptions {
   validationToolQa: number;
   steps: number;
   batchSize: number;
-  /** pad batches to a multiple of this many tokens; = contextLength gives one shape (WebGPU compiles each new shape's shaders) */
+  /** pad batches to a multiple of this many tokens; = contextLength gives one shape (WebGPU compiles each new shape's
+   * shaders) */
   padMultiple?: number;
   peakLr: number;
   /** evaluate every this many steps (and always after the last) */
@@ -110,8 +111,10 @@ export class SftJob implements TrainingJob {
   private fresh: JobEpisode[] = [];
 
   constructor(readonly options: SftJobOptions) {
-    if (!Number.isInteger(options.steps) || options.steps < 1) throw new Error(`SFT job: steps must be a positive integer, got ${options.steps}`);
-    if (!Number.isInteger(options.evalEvery) || options.evalEvery < 1) throw new Error(`SFT job: evalEvery must be a positive integer, got ${options.evalEvery}`);
+    if (!Number.isInteger(options.steps) || options.steps < 1)
+      throw new Error(`SFT job: steps must be a positive integer, got ${options.steps}`);
+    if (!Number.isInteger(options.evalEvery) || options.evalEvery < 1)
+      throw new Error(`SFT job: evalEvery must be a positive integer, got ${options.evalEvery}`);
     this.totalSteps = options.steps;
     this.description = `SFT of preset ${options.preset} on teacher trajectories (${options.worldSize} world)`;
   }
@@ -134,10 +137,23 @@ export class SftJob implements TrainingJob {
     const o = this.options;
     const config = sftModelConfig(o);
     const world = generateWorld(o.worldSize, o.seed);
-    const ds = buildDataset(world, { size: o.trainQueries, mix: o.mix, seed: o.seed, validationSize: o.validationQueries, testSize: 0 });
-    const data = buildSftData(world, ds.train, { seed: o.seed + 1, toolQa: o.toolQa, failureRate: o.teacherFailureRate, maxLength: config.contextLength });
+    const ds = buildDataset(world, {
+      size: o.trainQueries,
+      mix: o.mix,
+      seed: o.seed,
+      validationSize: o.validationQueries,
+      testSize: 0,
+    });
+    const data = buildSftData(world, ds.train, {
+      seed: o.seed + 1,
+      toolQa: o.toolQa,
+      failureRate: o.teacherFailureRate,
+      maxLength: config.contextLength,
+    });
     if (data.examples.length === 0) {
-      throw new Error(`SFT job: no teacher trajectory fits the context of ${config.contextLength} tokens; use more training queries or a larger world`);
+      throw new Error(
+        `SFT job: no teacher trajectory fits the context of ${config.contextLength} tokens; use more training queries or a larger world`,
+      );
     }
     // unseen tool-QA tasks for the OOD accuracy
     const heldOutQa = heldOutToolQa(world, data, o.seed + 2, o.validationToolQa);
@@ -146,10 +162,19 @@ export class SftJob implements TrainingJob {
       batchSize: o.batchSize, totalSteps: o.steps, warmupSteps: Math.min(20, Math.ceil(o.steps / 10)),
       peakLr: o.peakLr, minLr: o.peakLr / 10, padId: PAD, seed: o.seed, padMultiple: o.padMultiple ?? 16,
     });
-    this.prepared = { world, examples: data.examples, validation: ds.validation, heldOutQa, travelExamples: data.travel, policy, trainer };
+    this.prepared = {
+      world,
+      examples: data.examples,
+      validation: ds.validation,
+      heldOutQa,
+      travelExamples: data.travel,
+      policy,
+      trainer,
+    };
     let parameters = 0;
     for (const v of policy.params.values()) parameters += v.size;
-    this.description = `SFT of a ${(parameters / 1e6).toFixed(2)}M-parameter policy (preset ${o.preset}, d=${config.dModel}, ${config.nLayers} layers, ` +
+    this.description =
+      `SFT of a ${(parameters / 1e6).toFixed(2)}M-parameter policy (preset ${o.preset}, d=${config.dModel}, ${config.nLayers} layers, ` +
       `context ${config.contextLength}) on ${data.travel} teacher trajectories + ${data.toolQa} tool-QA episodes (${o.worldSize} world)`;
   }
 
@@ -167,7 +192,9 @@ export class SftJob implements TrainingJob {
     const { policy, world, validation, heldOutQa, trainer } = this.ready();
     const t0 = performance.now();
     const e = await evaluatePolicy(policy, world, validation, heldOutQa, {
-      batchSize: 64, seed: this.options.seed + trainer.step, maxTokens: this.options.evalMaxTokens ?? policy.config.contextLength,
+      batchSize: 64,
+      seed: this.options.seed + trainer.step,
+      maxTokens: this.options.evalMaxTokens ?? policy.config.contextLength,
       constrainPlan: this.options.constrainPlan,
     });
     this.lastEvalStep = trainer.step;
@@ -207,7 +234,9 @@ export class SftJob implements TrainingJob {
       policy.loadWeights(state.weights, state.weightSpecs);
       trainer.optimizer.load(state.optimizer, state.optimizerSpecs);
     } catch (e) {
-      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     trainer.rng = Rng.fromState(state.rngState);
     trainer.step = state.step;

@@ -52,7 +52,8 @@ export interface TrainingJob {
   init(): Promise<void>;
   /** one optimiser step; resolves to that step's scalar metrics, e.g. { loss, accuracy } */
   step(): Promise<Record<string, number>>;
-  /** metrics of the untrained start, recorded as step 0 before the first step of a fresh run (RL: the evaluation of the starting point) */
+  /** metrics of the untrained start, recorded as step 0 before the first step of a fresh run (RL: the evaluation of the
+   * starting point) */
   initialMetrics?(): Promise<Record<string, number>>;
   /** what the job is doing now, for the page (e.g. 'evaluating the starting point'); empty between phases */
   readonly phase?: string;

@@ -9,7 +9,17 @@ import { LabStore } from '../store/labStore.ts';
 import { CalibrationStore } from '../store/calibrationStore.ts';
 import type { MetricPoint, RunRecord } from '../store/records.ts';
 import { ActiveRun, resumeFromCheckpoint } from './activeRun.ts';
-import type { BackendInfo, BackendName, InterruptedRun, MeasureListener, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
+import type {
+  BackendInfo,
+  BackendName,
+  InterruptedRun,
+  MeasureListener,
+  StartingPointSource,
+  StartingPointSummary,
+  StartRequest,
+  TrainingWorkerApi,
+  WorkerListener,
+} from './api.ts';
 import { gpuDeviceLost } from './backend.ts';
 import { BackendChooser } from './backendChooser.ts';
 import { START_LIMITS, withinTime } from './deadline.ts';
@@ -20,7 +30,12 @@ import type { TrainingJob } from './trainingJob.ts';
 import { configAsTrained } from '../rl/startConfig.ts';
 
 /** The job of a stage: RL from a starting point, or SFT from scratch. */
-function createJob(stage: LabConfig['stage'], config: LabConfig, source: StartingPointSource, store: LabStore | null): TrainingJob {
+function createJob(
+  stage: LabConfig['stage'],
+  config: LabConfig,
+  source: StartingPointSource,
+  store: LabStore | null,
+): TrainingJob {
   return stage === 'sft' ? new SftJob(sftJobOptions(config)) : new RlJob({ lab: config, source, store });
 }
 
@@ -40,7 +55,8 @@ class TrainingWorker implements TrainingWorkerApi {
   private chooser: BackendChooser | null = null;
   /** the page's listener for calibration progress (the latest one it gave) */
   private onMeasure: MeasureListener | undefined;
-  /** tfjs work that must not overlap a backend switch (choosing, loading a starting point, starting a run) runs one at a time */
+  /** tfjs work that must not overlap a backend switch (choosing, loading a starting point, starting a run) runs one at
+   * a time */
   private tfjsTurn: Promise<unknown> = Promise.resolve();
 
   /** once per worker: a call that arrives while the first is choosing the backend waits for it */
@@ -58,7 +74,9 @@ class TrainingWorker implements TrainingWorkerApi {
       this.storeError = e instanceof Error ? e.message : String(e);
     }
     // the figures are kept apart from the runs; without IndexedDB the backends are measured on every visit
-    const figures = await withinTime(CalibrationStore.open(), START_LIMITS.storeMs, 'opening the figures store').catch(() => null);
+    const figures = await withinTime(CalibrationStore.open(), START_LIMITS.storeMs, 'opening the figures store').catch(
+      () => null,
+    );
     this.chooser = new BackendChooser(figures, forceBackend);
     return this.exclusive(() => this.switchTo(scale));
   }
@@ -68,7 +86,8 @@ class TrainingWorker implements TrainingWorkerApi {
     await this.init();
     return this.exclusive(async () => {
       if (this.training()) {
-        if (options?.remeasure) throw new Error('A run is training on this backend: measure again once it has stopped.');
+        if (options?.remeasure)
+          throw new Error('A run is training on this backend: measure again once it has stopped.');
         return this.backend!;
       }
       return this.switchTo(scale, options?.remeasure);
@@ -111,7 +130,9 @@ class TrainingWorker implements TrainingWorkerApi {
   private async startNow(request: StartRequest, listener: WorkerListener): Promise<string> {
     if (this.training()) throw new Error('A run is already in progress; stop it first.');
     let config = request.config;
-    let source: StartingPointSource = request.startingPoint ? checkSource(request.startingPoint) : { kind: 'shipped', scale: config.scale };
+    let source: StartingPointSource = request.startingPoint
+      ? checkSource(request.startingPoint)
+      : { kind: 'shipped', scale: config.scale };
     let run: RunRecord;
     let resumeFrom = null;
     if (request.resumeRunId) {
@@ -144,7 +165,8 @@ class TrainingWorker implements TrainingWorkerApi {
     try {
       await job.init();
       if (resumeFrom) history = await resumeFromCheckpoint(job, this.store!, resumeFrom);
-      // RL trains in its starting point's world (the checkpoint's card), whatever the World size setting: the run keeps the one it used
+      // RL trains in its starting point's world (the checkpoint's card), whatever the World size setting: the run keeps
+      // the one it used
       else if (job instanceof RlJob) run = { ...run, config: configAsTrained(run.config, job.world) };
     } catch (e) {
       job.dispose();
@@ -197,7 +219,8 @@ class TrainingWorker implements TrainingWorkerApi {
     return marked;
   }
 
-  /** one pass of markInterruptedRuns; true when some live-looking run's lock was held (another tab, or not yet released) */
+  /** one pass of markInterruptedRuns; true when some live-looking run's lock was held (another tab, or not yet
+   * released) */
   private async markUnlocked(marked: InterruptedRun[]): Promise<boolean> {
     const held = new Set<string>();
     if (typeof navigator !== 'undefined' && navigator.locks) {
@@ -220,7 +243,10 @@ class TrainingWorker implements TrainingWorkerApi {
 
 /** what a run records of the backend it trains on, and of how that was chosen */
 function backendFields(backend: BackendInfo): Pick<RunRecord, 'backend' | 'calibration'> {
-  return { backend: backend.label, ...(backend.choice ? { calibration: runCalibration(backend, backend.choice) } : {}) };
+  return {
+    backend: backend.label,
+    ...(backend.choice ? { calibration: runCalibration(backend, backend.choice) } : {}),
+  };
 }
 
 Comlink.expose(new TrainingWorker());

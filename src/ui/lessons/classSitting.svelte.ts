@@ -8,7 +8,17 @@
 import { SvelteSet } from 'svelte/reactivity';
 import type { LabConfig } from '../../lab/config.ts';
 import { configFromRecord } from '../../lab/urlState.ts';
-import { nextToRun, plannedRuns, plannedStates, runsAtOnce, sittingCounts, type PlannedRun, type PlannedState, type SittingCounts, type StoredRunView } from '../../lessons/classSitting.ts';
+import {
+  nextToRun,
+  plannedRuns,
+  plannedStates,
+  runsAtOnce,
+  sittingCounts,
+  type PlannedRun,
+  type PlannedState,
+  type SittingCounts,
+  type StoredRunView,
+} from '../../lessons/classSitting.ts';
 import type { Lesson } from '../../lessons/lessons.ts';
 import { LabStore } from '../../store/labStore.ts';
 import type { RunProgress, WorkerEvent } from '../../worker/api.ts';
@@ -73,7 +83,8 @@ export class ClassSittingRunner {
     const sitting = { classId, lesson, seeds, size, plan: plannedRuns(lesson, seeds, size) };
     // the Lab's own run would share the cores (a run of this sitting the page resumed there counts as one of its own)
     if ((this.lab.running || this.lab.starting) && !this.states(sitting).some((x) => x.kind === 'live')) {
-      this.error = 'A run is training in the Lab: the class sitting needs the cores. Wait for it to finish, or stop it in the Lab.';
+      this.error =
+        'A run is training in the Lab: the class sitting needs the cores. Wait for it to finish, or stop it in the Lab.';
       return;
     }
     this.sitting = sitting;
@@ -107,7 +118,9 @@ export class ClassSittingRunner {
           this.active = false;
           return;
         }
-        const busy = this.workers.length + (this.lab.running && states.some((x) => x.kind === 'live' && x.runId === this.lab.progress?.runId) ? 1 : 0);
+        const busy =
+          this.workers.length +
+          (this.lab.running && states.some((x) => x.kind === 'live' && x.runId === this.lab.progress?.runId) ? 1 : 0);
         const picks = nextToRun(states, this.atOnce(s.plan.length) - busy);
         for (const i of picks) await this.startOne(s.plan[i], states[i]);
       } while (this.again);
@@ -125,7 +138,8 @@ export class ClassSittingRunner {
     const views: StoredRunView[] = [];
     for (const r of this.lab.runs) {
       const v = view(r, true);
-      // only an unfinished run of a planned seed needs its checkpoints read (unreadable: resumed, and the resume says why)
+      // only an unfinished run of a planned seed needs its checkpoints read (unreadable: resumed, and the resume says
+      // why)
       if (r.status !== 'completed' && r.status !== 'failed' && s.plan.some((p) => p.seed === v.config.seed)) {
         v.hasCheckpoint = (await this.store.checkpointSteps(r.id).catch(() => [0])).length > 0;
       }
@@ -150,7 +164,10 @@ export class ClassSittingRunner {
         : { config: p.config, startingPoint: { kind: 'shipped' as const, scale: p.config.scale } };
       const runId = await worker.api.start(request, listener);
       slot.runId = runId;
-      this.progress = { ...this.progress, [runId]: { runId, status: 'running', step: 0, totalSteps: p.config.steps, etaMs: null, meanStepMs: null } };
+      this.progress = {
+        ...this.progress,
+        [runId]: { runId, status: 'running', step: 0, totalSteps: p.config.steps, etaMs: null, meanStepMs: null },
+      };
       // a run cut off before its first checkpoint had nothing to resume: it started again, the dead one goes
       if (state.kind === 'restart') await this.lab.deleteRun(state.runId);
       else await this.lab.refreshRuns();
@@ -185,7 +202,13 @@ export class ClassSittingRunner {
 
 /** a stored run as the plan reads it */
 function view(r: LabState['runs'][number], hasCheckpoint: boolean): StoredRunView {
-  return { id: r.id, config: configFromRecord(r.config).config, status: r.status, createdAt: r.createdAt, hasCheckpoint };
+  return {
+    id: r.id,
+    config: configFromRecord(r.config).config,
+    status: r.status,
+    createdAt: r.createdAt,
+    hasCheckpoint,
+  };
 }
 
 function messageOf(e: unknown): string {

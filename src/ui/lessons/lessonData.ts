@@ -4,7 +4,11 @@
 // cells give a lesson its pair's committed answer. Each is checked here, so a missing or hand-broken file
 // shows its reason on the lesson instead of breaking the page.
 import * as v from 'valibot';
-import { LESSON_REFERENCE_FORMAT, referenceWithMetricNames, type LessonReference } from '../../lessons/lessonReference.ts';
+import {
+  LESSON_REFERENCE_FORMAT,
+  referenceWithMetricNames,
+  type LessonReference,
+} from '../../lessons/lessonReference.ts';
 import type { FindingPair } from '../../lessons/lessons.ts';
 import type { PairTest } from '../../lessons/lessonTakeaway.ts';
 import { committedComparison, type ComparisonTable } from '../../findings/committedComparison.ts';
@@ -44,7 +48,12 @@ const TimingSchema = v.object({
   cores: num,
   load: v.optional(num),
 });
-const TimingsSchema = v.object({ date: v.string(), commit: v.string(), machine: v.string(), lessons: v.array(TimingSchema) });
+const TimingsSchema = v.object({
+  date: v.string(),
+  commit: v.string(),
+  machine: v.string(),
+  lessons: v.array(TimingSchema),
+});
 export type LessonTiming = v.InferOutput<typeof TimingSchema>;
 
 export type Read<T> = { value: T; error?: never } | { value?: never; error: string };
@@ -59,13 +68,18 @@ function read<T>(texts: Record<string, string>, path: string, schema: v.GenericS
     return { error: `${path} is not valid JSON (${e instanceof Error ? e.message : String(e)})` };
   }
   const parsed = v.safeParse(schema, raw);
-  if (!parsed.success) return { error: `${path}: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}` };
+  if (!parsed.success)
+    return { error: `${path}: ${v.getDotPath(parsed.issues[0]) ?? 'the file'} ${parsed.issues[0].message}` };
   return { value: parsed.output };
 }
 
 /** the reference from its text (exported for tests) */
 export function readReference(texts: Record<string, string>): Read<LessonReference> {
-  const r = read(texts, '/results/lessons/reference.json', ReferenceSchema as v.GenericSchema<unknown, LessonReference>);
+  const r = read(
+    texts,
+    '/results/lessons/reference.json',
+    ReferenceSchema as v.GenericSchema<unknown, LessonReference>,
+  );
   if (r?.value) return { value: referenceWithMetricNames(r.value) };
   return r ?? { error: 'results/lessons/reference.json is not committed: `npm run cli -- lessons` writes it' };
 }
@@ -88,9 +102,21 @@ export function readPairTest(texts: Record<string, string>, pair: FindingPair): 
   }
 }
 
-const referenceTexts = import.meta.glob('/results/lessons/reference.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
-const timingTexts = import.meta.glob('/results/lessons/timings.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
-const tableTexts = import.meta.glob('/results/findings/*/table.json', { eager: true, query: '?raw', import: 'default' }) as Record<string, string>;
+const referenceTexts = import.meta.glob('/results/lessons/reference.json', {
+  eager: true,
+  query: '?raw',
+  import: 'default',
+}) as Record<string, string>;
+const timingTexts = import.meta.glob('/results/lessons/timings.json', {
+  eager: true,
+  query: '?raw',
+  import: 'default',
+}) as Record<string, string>;
+const tableTexts = import.meta.glob('/results/findings/*/table.json', {
+  eager: true,
+  query: '?raw',
+  import: 'default',
+}) as Record<string, string>;
 
 export const LESSON_REFERENCE = readReference(referenceTexts);
 export const LESSON_TIMINGS = read(timingTexts, '/results/lessons/timings.json', TimingsSchema);

@@ -50,7 +50,8 @@ export class LessonRuns {
   private continuing = $state<Record<string, boolean>>({});
   /** sessions whose next arm is about to start, an arm having just finished */
   private handingOver = $state<Record<string, boolean>>({});
-  /** until the page has resumed what it could after a load: a sitting that was training is being resumed, not stopped */
+  /** until the page has resumed what it could after a load: a sitting that was training is being resumed, not
+   * stopped */
   private settling = $state(true);
   /** the last status seen of each run on the Lab's worker (progress arrives a few times a second) */
   private lastLabStatus: Record<string, string> = {};
@@ -82,7 +83,14 @@ export class LessonRuns {
     for (const run of this.lab.runs) {
       const tag = run.lesson;
       if (!tag || tag.id !== lessonId) continue;
-      const s = (byId[tag.session] ??= { id: tag.session, lesson, prediction: tag.prediction, arms: tag.arms, runs: {}, createdAt: run.createdAt });
+      const s = (byId[tag.session] ??= {
+        id: tag.session,
+        lesson,
+        prediction: tag.prediction,
+        arms: tag.arms,
+        runs: {},
+        createdAt: run.createdAt,
+      });
       // an arm started again (its first run died before a checkpoint) is its newest run
       if (!s.runs[tag.arm] || s.runs[tag.arm].createdAt < run.createdAt) s.runs[tag.arm] = run;
       s.createdAt = Math.min(s.createdAt, run.createdAt);
@@ -93,11 +101,21 @@ export class LessonRuns {
   /** the page is resuming or continuing this sitting by itself right now (its halted arms are about to train) */
   resuming(session: Session): boolean {
     if (this.continuing[session.id] || this.handingOver[session.id]) return true;
-    // an arm has just finished on the Lab's worker and its sibling has not started: onLabProgress starts it a tick later
+    // an arm has just finished on the Lab's worker and its sibling has not started: onLabProgress starts it a tick
+    // later
     const p = this.lab.progress;
-    if (p?.status === 'completed' && this.error === null && Object.values(session.runs).some((r) => r.id === p.runId) && session.arms.some((a) => !session.runs[a])) return true;
-    // after a load: a run that was training when the page closed (running, or marked interrupted) is resumed by the page
-    return this.settling && Object.values(session.runs).some((r) => r.status === 'running' || r.status === 'interrupted');
+    if (
+      p?.status === 'completed' &&
+      this.error === null &&
+      Object.values(session.runs).some((r) => r.id === p.runId) &&
+      session.arms.some((a) => !session.runs[a])
+    )
+      return true;
+    // after a load: a run that was training when the page closed (running, or marked interrupted) is resumed by the
+    // page
+    return (
+      this.settling && Object.values(session.runs).some((r) => r.status === 'running' || r.status === 'interrupted')
+    );
   }
 
   /** the live progress of a run (on the Lab's worker or the second one), or null */
@@ -119,11 +137,18 @@ export class LessonRuns {
     return 'halted';
   }
 
-  /** Starts a sitting: the first arm now, the second beside it (4+ cores) or after it. `which`: both arms or the first alone. */
-  async start(lesson: Lesson, prediction: string, which: 'both' | 'first', size: Partial<LabConfig> = {}): Promise<void> {
+  /** Starts a sitting: the first arm now, the second beside it (4+ cores) or after it. `which`: both arms or the first
+   * alone. */
+  async start(
+    lesson: Lesson,
+    prediction: string,
+    which: 'both' | 'first',
+    size: Partial<LabConfig> = {},
+  ): Promise<void> {
     if (this.busy) return;
     if (this.lab.running || this.lab.starting) {
-      this.error = 'A run is training in the Lab: a lesson needs the trainer. Wait for it to finish, or stop it in the Lab.';
+      this.error =
+        'A run is training in the Lab: a lesson needs the trainer. Wait for it to finish, or stop it in the Lab.';
       return;
     }
     this.busy = true;
@@ -135,7 +160,13 @@ export class LessonRuns {
       const tag = (arm: string): LessonTag => ({ id: lesson.id, session, arm, prediction, arms });
       const first = await this.startOnLab(armConfig(lesson.arms[0], seed, size), tag(arms[0]));
       if (first && arms.length > 1 && this.parallel) {
-        await this.startOnCompanion({ config: this.nextConfig(lesson, 1, seed, size), startingPoint: { kind: 'shipped', scale: lesson.arms[1].config.scale ?? 'm' } }, tag(arms[1]));
+        await this.startOnCompanion(
+          {
+            config: this.nextConfig(lesson, 1, seed, size),
+            startingPoint: { kind: 'shipped', scale: lesson.arms[1].config.scale ?? 'm' },
+          },
+          tag(arms[1]),
+        );
       }
     } finally {
       this.busy = false;
@@ -163,15 +194,30 @@ export class LessonRuns {
         } else if (run) {
           // it died before its first checkpoint: nothing to resume, so the arm starts again (same config, same seed)
           const config = configFromRecord(run.config).config;
-          const tag: LessonTag = { id: session.lesson.id, session: session.id, arm, prediction: session.prediction, arms: session.arms };
-          const fresh = onLab ? await this.startOnLab(config, tag) : await this.startOnCompanion({ config, startingPoint: { kind: 'shipped', scale: config.scale } }, tag);
+          const tag: LessonTag = {
+            id: session.lesson.id,
+            session: session.id,
+            arm,
+            prediction: session.prediction,
+            arms: session.arms,
+          };
+          const fresh = onLab
+            ? await this.startOnLab(config, tag)
+            : await this.startOnCompanion({ config, startingPoint: { kind: 'shipped', scale: config.scale } }, tag);
           if (fresh) await this.lab.deleteRun(run.id);
         } else {
           const before = Object.values(session.runs)[0];
           const seed = before ? configFromRecord(before.config).config.seed : 100 + Math.floor(Math.random() * 99_000);
           const size = before ? sizeOf(configFromRecord(before.config).config) : {};
-          const tag: LessonTag = { id: session.lesson.id, session: session.id, arm, prediction: session.prediction, arms: session.arms };
-          const config = i === 0 ? armConfig(session.lesson.arms[0], seed, size) : this.nextConfig(session.lesson, i, seed, size);
+          const tag: LessonTag = {
+            id: session.lesson.id,
+            session: session.id,
+            arm,
+            prediction: session.prediction,
+            arms: session.arms,
+          };
+          const config =
+            i === 0 ? armConfig(session.lesson.arms[0], seed, size) : this.nextConfig(session.lesson, i, seed, size);
           if (onLab) await this.startOnLab(config, tag);
           else await this.startOnCompanion({ config, startingPoint: { kind: 'shipped', scale: config.scale } }, tag);
         }
@@ -198,9 +244,13 @@ export class LessonRuns {
     this.onWorkers(session, (api) => void api.stop());
   }
 
-  private onWorkers(session: Session, act: (api: { pause(): unknown; resume(): unknown; stop(): unknown }) => void): void {
+  private onWorkers(
+    session: Session,
+    act: (api: { pause(): unknown; resume(): unknown; stop(): unknown }) => void,
+  ): void {
     const ids = Object.values(session.runs).map((r) => r.id);
-    if (this.lab.progress && ids.includes(this.lab.progress.runId)) act({ pause: this.lab.pause, resume: this.lab.resume, stop: this.lab.stop });
+    if (this.lab.progress && ids.includes(this.lab.progress.runId))
+      act({ pause: this.lab.pause, resume: this.lab.resume, stop: this.lab.stop });
     if (this.companion && this.companionProgress && ids.includes(this.companionProgress.runId)) act(this.companion.api);
   }
 
@@ -212,7 +262,8 @@ export class LessonRuns {
     this.points = { ...this.points, [runId]: points };
   }
 
-  /** the config of the session's i-th arm: the lesson's, the first arm's size, and the seed (a new one where only the seed differs) */
+  /** the config of the session's i-th arm: the lesson's, the first arm's size, and the seed (a new one where only the
+   * seed differs) */
   private nextConfig(lesson: Lesson, i: number, seed: number, size: Partial<LabConfig>): LabConfig {
     return armConfig(lesson.arms[i], lesson.seedsOnly ? seed + i : seed, size);
   }
@@ -240,8 +291,18 @@ export class LessonRuns {
         await worker.api.init({ forceBackend: this.lab.recovery.forceBackend });
       }
       const worker = this.companion;
-      const runId = await worker.api.start(request, worker.listen((events) => this.onCompanionEvents(events)));
-      this.companionProgress = { runId, status: 'running', step: 0, totalSteps: request.config.steps, etaMs: null, meanStepMs: null };
+      const runId = await worker.api.start(
+        request,
+        worker.listen((events) => this.onCompanionEvents(events)),
+      );
+      this.companionProgress = {
+        runId,
+        status: 'running',
+        step: 0,
+        totalSteps: request.config.steps,
+        etaMs: null,
+        meanStepMs: null,
+      };
       if (tag) await this.tag(runId, tag);
       else await this.lab.refreshRuns();
       return runId;
@@ -304,7 +365,11 @@ export class LessonRuns {
       await this.lab.refreshRuns();
       const session = this.sessions(tag.id).find((s) => s.id === tag.session);
       if (!session) return;
-      const pending = session.arms.some((a) => this.armState(session, a) === 'missing' || (this.armState(session, a) === 'halted' && session.runs[a]?.status === 'interrupted'));
+      const pending = session.arms.some(
+        (a) =>
+          this.armState(session, a) === 'missing' ||
+          (this.armState(session, a) === 'halted' && session.runs[a]?.status === 'interrupted'),
+      );
       if (pending) await this.continueSession(session);
     } finally {
       const { [tag.session]: _done, ...rest } = this.handingOver;
