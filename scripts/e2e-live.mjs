@@ -7,7 +7,7 @@
 // panel says so where World size would be (point 4). Its bundle test (group `runs`): a bundle whose setup no link could
 // give is refused with its reason and stores nothing (point 3).
 import { checkpointKeys, storedPoints, storedRun } from './e2e-store.mjs';
-import { makeRunBundle } from './e2e-runs.mjs';
+import { makeRunBundle } from './e2e-runBundle.mjs';
 
 /** a small RL run on wasm: ~1-3 s a step on 2 cores, evaluated at 0, 2, 4 (and 5, the end) */
 const LIVE = 'stage=rl&scale=s&steps=5&evalEvery=2&evalQueries=2&evalToolQa=2&queriesPerStep=1&groupSize=2&seed=7';

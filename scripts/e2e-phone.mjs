@@ -17,7 +17,7 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { axeViolations, WCAG21_AA } from './e2e-axe.mjs';
-import { makeRunBundle } from './e2e-runs.mjs';
+import { makeRunBundle } from './e2e-runBundle.mjs';
 
 export const PHONE = { width: 390, height: 844 };
 const FINDINGS = ['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'];

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertAccessible } from './e2e-axe.mjs';
-import { makeRunBundle } from './e2e-runs.mjs';
+import { makeRunBundle } from './e2e-runBundle.mjs';
 
 /** registers the group's tests with e2e.mjs' `test` */
 export async function uiTests({ page, context, base, results, test, assert, attr, checkpointDir }) {
