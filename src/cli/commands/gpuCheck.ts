@@ -15,7 +15,8 @@ import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
 import { shellCommand } from '../shellQuote.ts';
 
-const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead', 'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s', 'allow-dirty'];
+const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead',
+  'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s', 'allow-dirty', 'count-dispatches'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -26,6 +27,7 @@ export const gpuCheckCommand: Command = {
        gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
                  [--flags JSON] [--compile-ahead] [--config HASH] [--backends webgpu,wasm]
                  [--decode-steps N] [--seeds 1,4,16] [--seed-probe-s S]
+       gpu-check --run --count-dispatches --out DIR [--scales m] [--config HASH] [--steps N]
 
   --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
                   tfjs's wasm files, run.sh): under 32 MiB, so the repository and the pack fit the GPU
@@ -36,6 +38,9 @@ export const gpuCheckCommand: Command = {
                   (rewritten after every step) and OUT/README.md
   --out DIR       where --run writes
   --rehearse      accept a fallback adapter (SwiftShader) and run tiny steps (1 query × 2 rollouts, 1 turn)
+  --count-dispatches  count the default RL step's dispatches by phase (prefills, decode steps, sampling;
+                  forward passes, backward, optimizer) on webgpu alone, any adapter (SwiftShader's counts are
+                  a GPU's): --backends webgpu --decode-steps 0 --seeds 0 --steps 0 --scales m unless given
   --scales LIST   scales in order (default m,s,l: m first, the scale the 5× target is asked at)
   --steps N       timed steps after the first, per scale and backend (default 2)
   --deadline-s S  no step starts after S seconds (default 300)
@@ -65,7 +70,11 @@ export const gpuCheckCommand: Command = {
     if (!flags.has('run')) throw new Error('give --pack DIR (here) or --run --out DIR (on the GPU machine); see --help');
     const out = flagText(flags, 'out');
     const rehearse = flags.has('rehearse');
-    const scales = parseScales(flagText(flags, 'scales', rehearse ? 's' : 'm,s,l'));
+    const count = flags.has('count-dispatches');
+    if (count && rehearse) {
+      throw new Error('--count-dispatches counts the default step; --rehearse runs a tiny one: give one');
+    }
+    const scales = parseScales(flagText(flags, 'scales', rehearse ? 's' : count ? 'm' : 'm,s,l'));
     const threads = flagInt(flags, 'threads', defaultWasmThreads(1), 1); // the CLI's rule: every core from 4, at most 8
     if (threads > 8) throw new Error('--threads: the threaded wasm build holds at most 8');
     mkdirSync(out, { recursive: true });
@@ -82,9 +91,14 @@ export const gpuCheckCommand: Command = {
     write(figures);
     const { measure } = await import('../gpuCheck/measure.ts');
     try {
-      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')), compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : 2, 0), deadlineS: flagInt(flags, 'deadline-s', rehearse ? 900 : 300, 1), rehearse, wasmThreads: threads, write, figures,
-        config: configOverrides(flagOptionalText(flags, 'config')), backends: parseBackends(flagText(flags, 'backends', 'webgpu,wasm')),
-        decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : 20, 0), seeds: parseSeeds(flagText(flags, 'seeds', '1,4,16')),
+      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')),
+        compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : count ? 0 : 2, 0),
+        deadlineS: flagInt(flags, 'deadline-s', rehearse || count ? 3600 : 300, 1),
+        rehearse, anyAdapter: rehearse || count, wasmThreads: threads, write, figures,
+        config: configOverrides(flagOptionalText(flags, 'config')),
+        backends: parseBackends(flagText(flags, 'backends', count ? 'webgpu' : 'webgpu,wasm')),
+        decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : count ? 0 : 20, 0),
+        seeds: parseSeeds(flagText(flags, 'seeds', count ? '0' : '1,4,16')),
         seedProbeS: flagInt(flags, 'seed-probe-s', rehearse ? 300 : 90, 1) });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
