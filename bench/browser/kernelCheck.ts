@@ -113,8 +113,9 @@ async function biasGeluCheck(): Promise<void> {
   tf.dispose([z, b, w]);
 }
 
-/** the fused decode attention (one dispatch a layer) against the plain path inside Policy.step: logits
- *  of three KV-cache steps, rows at different lengths past a 64-slot boundary, ALiBi and learned positions */
+/** the fused decode step and prefill against the plain path inside Policy.step and Policy.prefill: logits of
+ *  KV-cache steps, rows at different lengths past a 64-slot boundary, a prefill of some rows between
+ *  steps, ALiBi and learned positions */
 async function decodeCheck(): Promise<void> {
   for (const positions of ['alibi', 'learned'] as const) {
     const config: ModelConfig = {
@@ -133,6 +134,9 @@ async function decodeCheck(): Promise<void> {
       policy.prefill(cache, [0, 1, 2], [70, 5, 33].map((n) => Array.from({ length: n }, () => rng.int(32))));
       const out: Record<string, tf.Tensor> = {};
       for (let s = 0; s < 3; s++) out[`logits ${s}`] = policy.step(cache, [0, 1, 2].map(() => rng.int(32)));
+      // a later prefill of some rows, out of order (the fused prefill reads each token's own cache row)
+      policy.prefill(cache, [2, 0], [9, 4].map((n) => Array.from({ length: n }, () => rng.int(32))));
+      out['logits after a prefill of rows 2, 0'] = policy.step(cache, [0, 1, 2].map(() => rng.int(32)));
       cache.dispose();
       policy.dispose();
       return out;

@@ -493,7 +493,7 @@ export const SETTINGS = {
   microBatchTokens: {
     kind: 'int',
     label: 'Micro-batch tokens',
-    doc: 'Token budget of a micro-batch: each mini-batch’s gradient is summed over micro-batches of at most this many padded tokens (veRL dynamic batch size). The same update; lower it if a step runs out of memory. 0 = whole mini-batches.',
+    doc: 'Token budget of a micro-batch: each mini-batch’s gradient is summed over micro-batches of at most this many padded tokens (veRL dynamic batch size). The same update; lower it if a step runs out of memory. 0 = whole mini-batches. WebGPU takes 4× this (fewer, larger micro-batches: a GPU pays per kernel launch).',
     group: 'training',
     stage: 'rl',
     trainer: { name: 'microBatchTokens' },

@@ -11,59 +11,103 @@
 // plus the embedding (a gather, not oneHot·matMul: the same rows exactly) and LN_f with the tied head
 // in one decodeLinear. The plain path: LayerNorm 1, a qkv matMul, bias add, transpose and three slices,
 // two writes, attention 1, matMul + bias + residual adds twice, matMul + biasGelu.
-// Inference only (whileDecoding's callers never differentiate a decode step).
+// A prefill (Policy.prefill) runs the same way over its R·n tokens at once: each token a row of the linear
+// layers, the cache written first (padded tokens never), then each token attends its own cache row's slots up to
+// its own (prefillAttentionFromQkv: the cache row read in place, no gather of the rows, no [R, H, n, cap] bias);
+// the last layer stops after its cache write (nothing reads a prefill's output). ~16 dispatches a layer → 4–7.
+// Inference only (whileDecoding's callers never differentiate a decode step or a prefill).
 import * as tf from '@tensorflow/tfjs';
-import type { ModelConfig } from './config.ts';
+import { alibiSlopes, type ModelConfig } from './config.ts';
 import type { KVCache } from './kvcache.ts';
 import { decodeLinear } from './kernels/decodeLinear.ts';
-import { decodeAttentionFromQkv, type DecodePositions } from './kernels/decodeAttention.ts';
+import { decodeAttentionFromQkv, DECODE_ATTENTION_MAX_SLOTS, prefillAttentionFromQkv, type DecodePositions }
+  from './kernels/decodeAttention.ts';
 import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
 
+type Params = (name: string) => tf.Tensor;
+type Fused = { logits: tf.Tensor2D | null; keys: tf.Tensor4D[]; values: tf.Tensor4D[] };
+
 /**
- * Logits [B, V] for tokens `ids` [B] of the cache's rows at positions `at` (the fused attention's), and
- * the cache's new keys/values per layer, their fresh rows written in place at slot lens[b] of each active
- * row `rows`. Null when the cache cannot be written in place (then the plain path runs). Call inside tf.tidy.
+ * Logits [B, V] for tokens `ids` [B] (n = 1) of the cache's B rows, and the cache's new keys/values per layer, the
+ * fresh rows written in place at slot lens[b] of each active row `rows` (counts: 1 each). Null when the cache
+ * cannot be written in place or is past the attention kernel's slots (then the plain path runs). Inside tf.tidy.
  */
-export function fusedDecodeStep(config: ModelConfig, p: (name: string) => tf.Tensor, cache: KVCache, ids: Int32Array,
-  at: DecodePositions, rows: readonly number[], lens: readonly number[]): { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
-  if (![...cache.keys, ...cache.values].every(writableInPlace)) return null;
+export function fusedDecodeStep(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, _n: number,
+  rows: readonly number[], lens: readonly number[]): Fused | null {
+  if (!fusible(cache)) return null;
+  const pos = Float32Array.from(lens, (l) => Math.min(l, config.contextLength - 1)); // query b sits at slot len_b
+  return layers(config, p, cache, ids, pos, null, rows.map((b) => [b, b, lens[b]]), true);
+}
+
+/**
+ * A prefill in fused kernels: tokens `ids` [R·n] (row j's n tokens, padded past counts[j]) appended to cache row
+ * rows[j] at slots lens[j]…; the cache's new keys/values per layer. Null as fusedDecodeStep. Inside tf.tidy.
+ */
+export function fusedPrefill(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, n: number,
+  rows: readonly number[], lens: readonly number[], counts: readonly number[]): Fused | null {
+  if (!fusible(cache)) return null;
+  const R = rows.length;
+  const pos = new Float32Array(R * n);
+  const rowOf = new Float32Array(R * n);
+  const writes: [number, number, number][] = []; // [query, cache row, slot] of each real token
+  for (let j = 0; j < R; j++) {
+    for (let k = 0; k < n; k++) {
+      pos[j * n + k] = Math.min(lens[j] + k, config.contextLength - 1);
+      rowOf[j * n + k] = rows[j];
+      if (k < counts[j]) writes.push([j * n + k, rows[j], lens[j] + k]);
+    }
+  }
+  return layers(config, p, cache, ids, pos, tf.tensor1d(rowOf), writes, false);
+}
+
+const fusible = (cache: KVCache) =>
+  cache.capacity <= DECODE_ATTENTION_MAX_SLOTS && [...cache.keys, ...cache.values].every(writableInPlace);
+
+/** the layers over Q tokens `ids` at slots `pos` of cache rows `rowOf` (null: token q is cache row q) */
+function layers(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, pos: Float32Array,
+  rowOf: tf.Tensor1D | null, writes: readonly (readonly [number, number, number])[], logits: boolean): Fused {
   const { dModel: C, nHeads: H, nLayers } = config;
-  const B = ids.length;
+  const Q = ids.length;
   const hd = C / H;
   const cap = cache.capacity;
-  // the fresh k and v of row b, head h are rows b·3H + H + h and b·3H + 2H + h of qkv viewed as [B·3H, hd];
-  // they go to row (b·H + h)·cap + len_b of the cache viewed as [B·H·cap, hd]
+  // the fresh k and v of token q, head h are rows q·3H + H + h and q·3H + 2H + h of qkv viewed as [Q·3H, hd];
+  // they go to row (r·H + h)·cap + slot of the cache viewed as [B·H·cap, hd]
   const dst: number[] = [];
   const srcK: number[] = [];
   const srcV: number[] = [];
-  for (const b of rows) {
+  for (const [q, r, slot] of writes) {
     for (let h = 0; h < H; h++) {
-      dst.push((b * H + h) * cap + lens[b]);
-      srcK.push(b * 3 * H + H + h);
-      srcV.push(b * 3 * H + 2 * H + h);
+      dst.push((r * H + h) * cap + slot);
+      srcK.push(q * 3 * H + H + h);
+      srcV.push(q * 3 * H + 2 * H + h);
     }
   }
   const dstT = tf.tensor1d(dst);
   const srcKT = tf.tensor1d(srcK);
   const srcVT = tf.tensor1d(srcV);
+  const slopes = config.positions === 'alibi' ? alibiSlopes(H) : new Array<number>(H).fill(0);
+  const at: DecodePositions = { pos: tf.tensor1d(pos), slopes: tf.tensor1d(slopes) };
   const idsT = tf.tensor1d(ids, 'int32');
   // gather: the rows oneHot·matMul gives (1·w + 0·… is w exactly), in one dispatch instead of two
-  let x = tf.gather(p('wte'), idsT) as tf.Tensor2D; // [B, C]
+  let x = tf.gather(p('wte'), idsT) as tf.Tensor2D; // [Q, C]
   if (config.positions !== 'alibi') x = x.add(tf.gather(p('wpe'), at.pos.cast('int32'))) as tf.Tensor2D;
   const keys: tf.Tensor4D[] = [];
   const values: tf.Tensor4D[] = [];
   const scale = 1 / Math.sqrt(hd);
   for (let i = 0; i < nLayers; i++) {
     const ln = (name: string) => ({ g: p(`h${i}.${name}.g`), b: p(`h${i}.${name}.b`) });
-    const qkv = decodeLinear(x, p(`h${i}.attn.w_qkv`), { ln: ln('ln1'), bias: p(`h${i}.attn.b_qkv`) }); // [B, 3C]
-    const fresh = qkv.reshape([B * 3 * H, hd]); // [B·3H, hd]
+    const qkv = decodeLinear(x, p(`h${i}.attn.w_qkv`), { ln: ln('ln1'), bias: p(`h${i}.attn.b_qkv`) }); // [Q, 3C]
+    const fresh = qkv.reshape([Q * 3 * H, hd]); // [Q·3H, hd]
     keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone()); // [B, H, cap, hd]
     values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
-    const y = decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale); // [B, C]
-    x = decodeLinear(y, p(`h${i}.attn.w_proj`), { bias: p(`h${i}.attn.b_proj`), residual: x }); // [B, C]
-    const h = decodeLinear(x, p(`h${i}.mlp.w_fc`), { ln: ln('ln2'), bias: p(`h${i}.mlp.b_fc`), gelu: true }); // [B, F]
-    x = decodeLinear(h, p(`h${i}.mlp.w_proj`), { bias: p(`h${i}.mlp.b_proj`), residual: x }); // [B, C]
+    if (!logits && i === nLayers - 1) break; // a prefill's last layer: only its cache write is read
+    const y = rowOf // [Q, C]
+      ? prefillAttentionFromQkv(qkv, keys[i], values[i], at, rowOf, scale)
+      : decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale);
+    x = decodeLinear(y, p(`h${i}.attn.w_proj`), { bias: p(`h${i}.attn.b_proj`), residual: x }); // [Q, C]
+    const h = decodeLinear(x, p(`h${i}.mlp.w_fc`), { ln: ln('ln2'), bias: p(`h${i}.mlp.b_fc`), gelu: true }); // [Q, F]
+    x = decodeLinear(h, p(`h${i}.mlp.w_proj`), { bias: p(`h${i}.mlp.b_proj`), residual: x }); // [Q, C]
   }
-  const logits = decodeLinear(x, p('wte'), { ln: { g: p('ln_f.g'), b: p('ln_f.b') }, transposeW: true }); // [B, V]
-  return { logits, keys, values };
+  const head = () => decodeLinear(x, p('wte'), { ln: { g: p('ln_f.g'), b: p('ln_f.b') }, transposeW: true }); // [Q, V]
+  return { logits: logits ? head() : null, keys, values };
 }

@@ -22,28 +22,18 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
-import { attendCached, cachedAttentionBias, cachedQkv, cacheRows, decodePositions } from './cachedAttention.ts';
-import type { DecodePositions } from './kernels/decodeAttention.ts';
+import { cacheRows } from './cachedAttention.ts';
+import { attentionPath } from './attentionPath.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
 import { banBias } from './sampling.ts';
-import { causalAttention, gaussian, logSoftmaxLast, matMul, selectRows, softmaxLast } from './ops.ts';
-import { alibiSlopes, countParameters, parameterShapes, type ModelConfig } from './config.ts';
+import { gaussian, logSoftmaxLast, matMul, selectRows } from './ops.ts';
+import { countParameters, parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
-import { useFusedDecode } from './kernels/webgpu.ts';
-import { fusedDecodeStep } from './fusedDecode.ts';
 
 export { KVCache } from './kvcache.ts';
 export { alibiSlopes, countParameters, parameterShapes, preset, PRESETS, trainingBytes, trainingFlopsPerToken, validateConfig, type ModelConfig, type PresetName } from './config.ts';
 export { logSoftmaxLast, softmaxLast } from './ops.ts';
-
-/** backends whose full-sequence forward uses attendCausal (one head at a time, 2-D matMuls): wasm's
- *  batched matMul is a naive loop (the SFT step ran ~4× faster per head), cpu is as fast either way
- *  and skips the [B,H,T,T] mask; GPU backends keep the batched form, where B·H small kernels per layer
- *  would cost more than they save */
-const PER_HEAD_ATTENTION = new Set(['wasm', 'cpu']);
-
-const NEG = -1e9; // additive mask; finite so a fully masked row gives a uniform softmax, never NaN
 
 export class Policy {
   readonly config: ModelConfig;
@@ -116,59 +106,16 @@ export class Policy {
     return matMul(x.reshape([B * T, Cin]), W).reshape([B, T, W.shape[1] as number]);
   }
 
-  /** q [B,H,Tq,hd], k/v [B,H,Tk,hd], maskBias [B,H,Tq,Tk] (full shape: broadcasting adds are slow on cpu) → [B, Tq, C] */
-  private attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, maskBias: tf.Tensor): tf.Tensor3D {
-    const [B, H, Tq, hd] = q.shape;
-    const scores = matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(maskBias); // [B, H, Tq, Tk] (scale q: smaller than the scores)
-    const y = matMul(softmaxLast(scores), v); // [B, H, Tq, hd]
-    return y.transpose([0, 2, 1, 3]).reshape([B, Tq, H * hd]); // [B, Tq, C]
-  }
-
-  /** causal self-attention over whole sequences (training): qkv [B, T, 3C], bias [T, T] shared by every
-   *  row → [B, T, C]; one head at a time (causalAttention: wasm's fast path, no [B,H,T,T] tensors) */
-  private attendCausal(qkv: tf.Tensor3D, bias: tf.Tensor2D | tf.Tensor2D[]): tf.Tensor3D {
-    const [B, T] = qkv.shape;
-    const H = this.config.nHeads;
-    const hd = this.config.dModel / H;
-    // a 4-D transpose to [B, 3H, T, hd] (q heads, k heads, v heads per row): 5-D ones are ~10× slower on wasm
-    const heads = qkv.reshape([B, T, 3 * H, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D;
-    const y = causalAttention(heads, H, bias, 1 / Math.sqrt(hd)); // [B, H, T, hd]
-    return y.transpose([0, 2, 1, 3]).reshape([B, T, H * hd]); // [B, T, C]
-  }
-
   private mlp(x: tf.Tensor3D, i: number): tf.Tensor3D {
     // gelu(x·W + b): bias and activation in one kernel on webgpu (kernels/biasGelu.ts)
     const h = biasGelu(this.project(x, `h${i}.mlp.w_fc`), this.p(`h${i}.mlp.b_fc`)); // [B, T, F]
     return this.linear(h, `h${i}.mlp.w_proj`, `h${i}.mlp.b_proj`); // [B, T, C]
   }
 
-  /** one block; `kv`, when decoding, writes this layer's fresh k/v [B,H,T,hd] into the cache and returns
-   *  the keys/values to attend over (cachedAttention.ts; no gradient). maskBias is one causal [T, T] (or
-   *  one per head) for whole sequences (training) or [B, H, Tq, Tk] per row and head (decoding, and
-   *  training on backends without per-head attention), or a decode step's positions (webgpu's fused
-   *  decode attention, kernels/decodeAttention.ts). */
-  private block(x: tf.Tensor3D, i: number, maskBias: tf.Tensor | tf.Tensor2D[] | DecodePositions,
-    kv?: (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D]): tf.Tensor3D {
-    const C = this.config.dModel;
-    const [B, T] = x.shape;
-    const H = this.config.nHeads;
-    const xn = this.layerNorm(x, `h${i}.ln1`); // [B, T, C]
-    let y: tf.Tensor3D; // [B, T, C]
-    if (kv) {
-      const [q, k, v] = cachedQkv(xn, this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`), H); // [B, H, T, hd] each
-      const [keys, values] = kv(k, v);
-      y = attendCached(q, keys, values, maskBias as tf.Tensor4D | DecodePositions, 1 / Math.sqrt(C / H));
-    } else {
-      const qkv = this.linear(xn, `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
-      if (!Array.isArray(maskBias) && !(maskBias instanceof tf.Tensor)) throw new Error('policy: decode positions outside a decode step');
-      if (Array.isArray(maskBias) || maskBias.rank === 2) y = this.attendCausal(qkv, maskBias as tf.Tensor2D | tf.Tensor2D[]);
-      else {
-        // one transpose to [3, B, H, T, hd], then contiguous slices (cpu's split/strided slice is slow)
-        const heads = qkv.reshape([B, T, 3, H, C / H]).transpose([2, 0, 3, 1, 4]);
-        const [q, k, v] = tf.unstack(heads, 0) as tf.Tensor4D[]; // [B, H, T, hd] each
-        y = this.attend(q, k, v, maskBias);
-      }
-    }
+  /** one block: `attention` maps ln1(x) [B, T, C] to this layer's attention output [B, T, C] (attentionPath.ts:
+   *  over whole sequences, or over the KV cache while decoding) */
+  private block(x: tf.Tensor3D, i: number, attention: (xn: tf.Tensor3D) => tf.Tensor3D): tf.Tensor3D {
+    const y = attention(this.layerNorm(x, `h${i}.ln1`)); // [B, T, C]
     x = x.add(this.linear(y, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`));
     return x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i));
   }
@@ -188,21 +135,13 @@ export class Policy {
   private hidden(tokens: tf.Tensor2D): tf.Tensor3D {
     const T = tokens.shape[1];
     if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
-    const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0); // lower triangle incl. diagonal
-    const bias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T]
-    const H = this.config.nHeads;
-    // per head: the causal mask, plus −m_h·(i − j) under ALiBi
-    const dist = this.config.positions === 'alibi' ? tf.range(0, T).reshape([T, 1]).sub(tf.range(0, T).reshape([1, T])).mul(causal) : null; // [T, T]
-    const headBias = dist ? alibiSlopes(H).map((m) => bias.sub(dist.mul(m)) as tf.Tensor2D) : null;
-    let maskBias: tf.Tensor | tf.Tensor2D[] = headBias ?? bias; // [T, T] per head (or one for all): attendCausal, one head at a time
-    if (!PER_HEAD_ATTENTION.has(tf.getBackend())) {
-      // batched attention: the mask tiled to the full [B, H, T, T] once (broadcasting adds are slow on some backends)
-      maskBias = headBias
-        ? tf.tile(tf.stack(headBias).reshape([1, H, T, T]), [tokens.shape[0], 1, 1, 1])
-        : tf.tile(bias.reshape([1, 1, T, T]), [tokens.shape[0], H, 1, 1]);
-    }
+    const path = attentionPath();
+    const mask = path.sequenceMask(this.config, tokens.shape[0], T); // causal (+ ALiBi), once for every layer
     let x = this.embed(tokens, null); // [B, T, C]
-    for (let i = 0; i < this.config.nLayers; i++) x = this.block(x, i, maskBias);
+    for (let i = 0; i < this.config.nLayers; i++) {
+      const qkv = (xn: tf.Tensor3D) => this.linear(xn, `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [B, T, 3C]
+      x = this.block(x, i, (xn) => path.attendSequence(this.config, qkv(xn), mask));
+    }
     return this.layerNorm(x, 'ln_f'); // [B, T, C]
   }
 
@@ -313,21 +252,26 @@ export class Policy {
     live.forEach(([, i], j) => tokens[i].forEach((t, k) => { ids[j * n + k] = this.checkToken(t); }));
     for (let j = 0; j < R; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
     const rowIdx = live.map(([r]) => r);
+    const path = attentionPath();
     const next = whileDecoding(() => tf.tidy(() => {
+      // webgpu: the whole prefill in fused kernels (fusedDecode.ts) where the cache can be written in place
+      const fused = path.fused?.prefill(this.config, (name) => this.p(name), cache, ids, n, rowIdx, lens, counts);
+      if (fused) return { keys: fused.keys, values: fused.values };
       const posT = tf.tensor2d(pos, [R, n], 'int32'); // slot of token k of row j
-      const maskBias = cachedAttentionBias(this.config, pos, R, n, cap); // [R, H, n, cap]: query k of row j sees slots ≤ len_j + k
+      const mask = path.cacheMask(this.config, pos, R, n, cap, false); // query k of row j sees slots ≤ len_j + k
       const write = scatterPlan(this.config.nHeads, rowIdx, lens, counts, live.map((_, j) => j), n);
       const everyRow = R === cache.batch && rowIdx.every((r, j) => r === j);
       const keys: tf.Tensor4D[] = [];
       const values: tf.Tensor4D[] = [];
       let x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), posT); // [R, n, C]
       for (let i = 0; i < this.config.nLayers; i++) {
-        x = this.block(x, i, maskBias, (k, v) => {
+        const [w, b] = [this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`)];
+        x = this.block(x, i, (xn) => path.attendCache(this.config, xn, w, b, mask, (k, v) => {
           keys.push(write(cache.keys[i], k)); // [B, H, cap, hd]
           values.push(write(cache.values[i], v));
           // the prefilled rows attend over their updated cache rows
           return everyRow ? [keys[i], values[i]] : [cacheRows(keys[i], rowIdx), cacheRows(values[i], rowIdx)];
-        });
+        }));
       }
       return { keys, values };
     }));
@@ -352,25 +296,27 @@ export class Policy {
     const cap = cache.capacity;
     const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
     const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
+    const path = attentionPath();
+    const rows = on.flatMap((a, b) => (a ? [b] : []));
     const out = whileDecoding(() => tf.tidy(() => {
-      const posT = tf.tensor2d(pos, [B, 1], 'int32');
-      // webgpu: the fused kernel masks and adds ALiBi itself from the positions; elsewhere [B, H, 1, cap]
-      const maskBias = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, B, 1, cap);
-      const rows = on.flatMap((a, b) => (a ? [b] : []));
       // webgpu: the fused decode step (~4× fewer dispatches: fusedDecode.ts) where the cache can be written in place
-      const fused = useFusedDecode() && !(maskBias instanceof tf.Tensor) ? fusedDecodeStep(this.config, (n) => this.p(n), cache, ids, maskBias, rows, lens) : null;
-      if (fused) return fused;
+      const fused = path.fused?.step(this.config, (name) => this.p(name), cache, ids, 1, rows, lens, rows.map(() => 1));
+      if (fused) return { ...fused, logits: fused.logits! };
+      const posT = tf.tensor2d(pos, [B, 1], 'int32');
+      // webgpu: the decode attention kernel masks and adds ALiBi itself from the positions; elsewhere [B, H, 1, cap]
+      const mask = path.cacheMask(this.config, pos, B, 1, cap, true);
       const write = scatterPlan(this.config.nHeads, rows, rows.map((b) => lens[b]), rows.map(() => 1), rows.map((b) => b), 1);
       const keys: tf.Tensor4D[] = [];
       const values: tf.Tensor4D[] = [];
       let x = this.embed(tf.tensor2d(ids, [B, 1], 'int32'), posT); // [B, 1, C]
       for (let i = 0; i < this.config.nLayers; i++) {
-        x = this.block(x, i, maskBias, (k, v) => {
+        const [w, b] = [this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`)];
+        x = this.block(x, i, (xn) => path.attendCache(this.config, xn, w, b, mask, (k, v) => {
           // k, v [B, H, 1, hd]: written into slot len_b of each active row
           keys.push(write(cache.keys[i], k));
           values.push(write(cache.values[i], v));
           return [keys[i], values[i]];
-        });
+        }));
       }
       const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
       return { logits, keys, values };

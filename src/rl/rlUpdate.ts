@@ -41,6 +41,19 @@ export interface UpdateContext {
 }
 
 const PAD_MULTIPLE = 16;
+/**
+ * On webgpu a micro-batch takes this many times the token budget. The budget was sized for CPUs (the wasm heap,
+ * cache-sized matMuls); on a GPU a micro-batch's cost is its ~650 dispatches (at m, each ~150 µs of host work on
+ * an H200) more than its arithmetic, so fewer, larger ones pay: at m's default step 5 micro-batches become 2.
+ * The update is the same (gradients summed, test/rl/rlUpdate.test.ts); memory at 8,192 tokens of 576 is ~75 MB
+ * a [B, H, T, T] attention tensor.
+ */
+export const WEBGPU_MICRO_BATCH_SCALE = 4;
+
+/** the micro-batch token budget on `backend` (0: whole mini-batches everywhere) */
+export function microBatchBudget(tokens: number, backend = tf.getBackend()): number {
+  return backend === 'webgpu' && tokens > 0 ? tokens * WEBGPU_MICRO_BATCH_SCALE : tokens;
+}
 /** the wasm heap a micro-batch may plan to fill: its 4 GiB less 256 MiB (allocator slack, XNNPACK's buffers) */
 export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
 
@@ -151,7 +164,7 @@ export function planUpdate(c: RlConfig, step: number, contextLength: number, row
   const updateTokens = plan.flat().reduce((n, i) => n + policyTokens(trainable[i]), 0);
   const zeroTokens = plan.flat().filter((i) => !signal[i]).reduce((n, i) => n + policyTokens(trainable[i]), 0);
   const padded = trainable.map((r) => paddedLength(r.episode.tokens.length, contextLength));
-  const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), c.microBatchTokens)
+  const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), microBatchBudget(c.microBatchTokens))
     .map((m) => m.map((k) => members[k])));
   const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/microbatches': micro.flat().length,
     'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };

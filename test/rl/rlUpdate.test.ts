@@ -9,7 +9,8 @@ import { createPolicy, preset, trainingBytes, type Policy } from '../../src/mode
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { Rng } from '../../src/env/random.ts';
 import { rlConfigFor, type RlConfig } from '../../src/rl/rlConfig.ts';
-import { ppoUpdate, WASM_TRAINING_HEAP, type UpdateContext, type UpdateRow } from '../../src/rl/rlUpdate.ts';
+import { microBatchBudget, ppoUpdate, WASM_TRAINING_HEAP, type UpdateContext, type UpdateRow } from '../../src/rl/rlUpdate.ts';
+import { microBatches } from '../../src/rl/rlMath.ts';
 import type { AdamW } from '../../src/rl/optimizer.ts';
 import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
@@ -186,5 +187,18 @@ describe('ppoUpdate: non-finite input', () => {
     } finally {
       policy.dispose();
     }
+  });
+});
+
+describe('the micro-batch budget by backend', () => {
+  it('webgpu packs 4× the tokens (fewer, larger micro-batches); cpu and wasm keep the setting; 0 stays whole', () => {
+    expect(microBatchBudget(2048, 'webgpu')).toBe(8192);
+    expect(microBatchBudget(2048, 'wasm')).toBe(2048);
+    expect(microBatchBudget(2048, 'cpu')).toBe(2048);
+    expect(microBatchBudget(0, 'webgpu')).toBe(0);
+    // a mini-batch of 16 rows padded to 448 tokens: 4 micro-batches of 4 rows on a CPU, one of all 16 on webgpu
+    const padded = new Array<number>(16).fill(448);
+    expect(microBatches(padded, microBatchBudget(2048, 'wasm')).map((m) => m.length)).toEqual([4, 4, 4, 4]);
+    expect(microBatches(padded, microBatchBudget(2048, 'webgpu')).map((m) => m.length)).toEqual([16]);
   });
 });

@@ -51,6 +51,18 @@ export interface DecodeFigures {
   fusedVsWasm: number | null;
 }
 
+/** a step's dispatches (and calls) per part, summed over the step (phaseCounts.ts) */
+export interface PhaseCounts {
+  prefill: number;
+  prefillCalls: number;
+  decode: number;
+  decodeCalls: number;
+  forward: number;
+  forwardCalls: number;
+  optimizer: number;
+  optimizerCalls: number;
+}
+
 /** one RL step (rollouts + update), timed on the wall clock */
 export interface StepFigures {
   wallS: number;
@@ -73,6 +85,9 @@ export interface StepFigures {
   /** the rollout's dispatches over its decode steps (prefills and sampling included), the update's over its micro-batches */
   dispatchesPerDecodeStep?: number;
   dispatchesPerMicroBatch?: number;
+  /** webgpu only: the dispatches split by part (phaseCounts.ts); rolloutOther is the rollouts' sampling and
+   *  compaction, updateOther the update's backward pass, loss, gradient sums and norms */
+  phases?: PhaseCounts & { rolloutOther: number; updateOther: number };
   /** webgpu only: tfjs's buffer pool in the rollouts and in the update (null: no update ran) */
   pool?: { rollout: PoolPhaseFigures; update: PoolPhaseFigures | null };
 }

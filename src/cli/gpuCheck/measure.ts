@@ -19,6 +19,7 @@ import { useNodeBackend } from '../../node/nodeBackend.ts';
 import { describeAdapter, startNodeWebgpu, WEBGPU_ADAPTER_ENV } from '../../node/nodeWebgpu.ts';
 import { setFusedDecode, type WebGPUBackend } from '../../model/kernels/webgpu.ts';
 import { bufferPoolStats, resetPoolPeaks } from '../../model/kernels/bufferPool.ts';
+import { emptyPhaseCounts, installPhaseCounts } from './phaseCounts.ts';
 import { SEED_PROBE, SEED_PROBE_REHEARSAL, seedProbe } from './seedProbe.ts';
 import { DawnCounters, probeDecodeStep, probeOpUs, probeReadbackMs } from './decodeProbe.ts';
 import { summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type PoolPhaseFigures, type Scale, type StepFigures } from './figures.ts';
@@ -31,6 +32,8 @@ export interface MeasureOptions {
   deadlineS: number;
   /** SwiftShader is accepted and the steps are tiny (1 query × 2 rollouts, 1 turn): the pack's rehearsal */
   rehearse: boolean;
+  /** accept a fallback adapter (SwiftShader) at full-size steps: counting dispatches, which are a GPU's there too */
+  anyAdapter: boolean;
   wasmThreads: number;
   /** tfjs flags to set once webgpu has started (e.g. WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE): a lever tried without a new pack */
   webgpuFlags: Record<string, number | boolean>;
@@ -86,7 +89,7 @@ export async function measure(o: MeasureOptions): Promise<void> {
   const f = o.figures;
   const save = () => { f.updatedAt = new Date().toISOString(); o.write(f); };
   // both backends start first: the adapter is the check's first answer, and a failure there costs nothing else
-  if (!o.rehearse) process.env[WEBGPU_ADAPTER_ENV] = 'hardware';
+  if (!o.anyAdapter) process.env[WEBGPU_ADAPTER_ENV] = 'hardware';
   let counters: DawnCounters | null = null;
   try {
     f.adapter = await startNodeWebgpu();
@@ -162,6 +165,13 @@ export async function measure(o: MeasureOptions): Promise<void> {
       f.scales[scale] = summary();
       save();
       const timed = part.steps.length ? part.steps : part.firstStep ? [part.firstStep] : [];
+      const ph = timed.at(-1)?.phases;
+      if (ph) {
+        console.log(`${scale} ${backend} dispatches by phase: prefills ${ph.prefill} (${ph.prefillCalls} calls), ` +
+          `decode steps ${ph.decode} (${ph.decodeCalls}), sampling and the rest ${ph.rolloutOther}; ` +
+          `forward ${ph.forward} (${ph.forwardCalls} calls), backward and the rest ${ph.updateOther}, ` +
+          `optimizer ${ph.optimizer} (${ph.optimizerCalls} steps); ${timed.at(-1)?.microBatches} micro-batches`);
+      }
       const dispatches = timed.length && timed[0].dispatches !== undefined ? timed.reduce((a, x) => a + (x.dispatches ?? 0), 0) / timed.length : null;
       console.log(`${scale} ${backend}: ${part.stepS?.toFixed(2) ?? '—'} s a step (first ${part.firstStep?.wallS.toFixed(1) ?? '—'} s)` +
         `${dispatches !== null ? `, ${Math.round(dispatches)} dispatches` : ''}${part.note ? ` — ${part.note}` : ''}${part.error ? ` — error: ${part.error}` : ''}`);
@@ -244,6 +254,8 @@ async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counter
 
 async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Promise<StepFigures> {
   counters?.reset();
+  const phases = installPhaseCounts(counters);
+  phases.counts = emptyPhaseCounts();
   decodeSteps = 0;
   // the pool's peaks per phase: reset here, read at the update's first forward pass and at the step's end
   const backend = counters ? (tf.backend() as unknown as WebGPUBackend) : null;
@@ -276,6 +288,9 @@ async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Pro
     if (decodeSteps) step.dispatchesPerDecodeStep = step.dispatchesRollout / decodeSteps;
     if (microBatches) step.dispatchesPerMicroBatch = step.dispatchesUpdate / microBatches;
   }
+  const c = phases.counts;
+  step.phases = { ...c, rolloutOther: (step.dispatchesRollout ?? 0) - c.prefill - c.decode,
+    updateOther: (step.dispatchesUpdate ?? 0) - c.forward - c.optimizer };
   if (backend) {
     const end = poolPhase(backend, evicted);
     const rollout = rolloutPool as PoolPhaseFigures | null; // set in the callback

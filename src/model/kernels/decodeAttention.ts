@@ -13,11 +13,13 @@ import { registerWebGPUKernel, type WebGPUBackend, type WebGPUProgram } from './
 export const DECODE_ATTENTION_MAX_SLOTS = 1024;
 const WORKGROUP = 64;
 
-function program(rows: number, hd: number): WebGPUProgram {
+/** `indexed`: query q reads cache row Rows[q] (a prefill's R·n queries), else cache row q (a decode step) */
+function program(rows: number, hd: number, indexed = false): WebGPUProgram {
+  const cacheRow = indexed ? '(i32(Rows[row / uniforms.heads]) * uniforms.heads + row % uniforms.heads)' : 'row';
   return {
-    variableNames: ['Q', 'K', 'V', 'Pos', 'Slopes'],
+    variableNames: ['Q', 'K', 'V', 'Pos', 'Slopes', ...(indexed ? ['Rows'] : [])],
     outputShape: [rows, hd],
-    shaderKey: 'star_decode_attention',
+    shaderKey: indexed ? 'star_prefill_attention' : 'star_decode_attention',
     dispatchLayout: { x: [0] },
     dispatch: [rows, 1, 1],
     workgroupSize: [WORKGROUP, 1, 1],
@@ -33,7 +35,7 @@ function program(rows: number, hd: number): WebGPUProgram {
         let last = min(i32(Pos[row / uniforms.heads]), cap - 1); // the query's own slot: it sees 0..last
         let slope = Slopes[row % uniforms.heads];
         let qBase = (row / uniforms.heads) * uniforms.qStride + (row % uniforms.heads) * hd; // row b's head h
-        let kBase = row * cap * hd;
+        let kBase = ${cacheRow} * cap * hd;
         var m = -3.402823e+38;
         for (var s = tid; s <= last; s = s + ${WORKGROUP}) {
           var dot = 0.0;
@@ -81,6 +83,17 @@ registerWebGPUKernel('StarDecodeAttention', ({ inputs, backend, attrs }) => {
   return { ...out, shape: [B * H, hd] };
 });
 
+registerWebGPUKernel('StarPrefillAttention', ({ inputs, backend, attrs }) => {
+  const { q, keys, values, pos, slopes, rows } = inputs as Record<string, tf.TensorInfo>;
+  const [, H, cap, hd] = keys.shape;
+  const Q = pos.shape[0];
+  const { scale, qStride } = attrs as { scale: number; qStride: number };
+  const ints = [H, cap, hd, qStride].map((v) => ({ type: 'int32', data: [v] }));
+  const out = (backend as WebGPUBackend).runWebGPUProgram(program(Q * H, hd, true), [q, keys, values, pos, slopes, rows],
+    'float32', [{ type: 'float32', data: [scale] }, ...ints]);
+  return { ...out, shape: [Q * H, hd] };
+});
+
 /** the positions a decode step's queries sit at, in place of a bias tensor (the kernel masks and adds ALiBi itself) */
 export interface DecodePositions {
   /** [B] float32: each row's query slot (its length before this token) */
@@ -106,4 +119,22 @@ export function decodeAttentionFromQkv(qkv: tf.Tensor2D, keys: tf.Tensor4D, valu
   if (cap > DECODE_ATTENTION_MAX_SLOTS) throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
   const y = tf.engine().runKernel('StarDecodeAttention', { q: qkv, keys, values, pos: at.pos, slopes: at.slopes }, { scale, qStride: 3 * H * hd }) as tf.Tensor; // [B·H, hd]
   return y.reshape([B, H * hd]);
+}
+
+/** a prefill's attention, queries read out of qkv [Q, 3C]: query q attends cache row rows[q] ([Q] float32)
+ *  over its slots 0..at.pos[q] (its own token and the ones before, already written) → [Q, C] */
+export function prefillAttentionFromQkv(qkv: tf.Tensor2D, keys: tf.Tensor4D, values: tf.Tensor4D, at: DecodePositions,
+  rows: tf.Tensor1D, scale: number): tf.Tensor2D {
+  const [, H, cap, hd] = keys.shape;
+  const Q = qkv.shape[0];
+  if (qkv.shape[1] !== 3 * H * hd || at.pos.shape[0] !== Q || rows.shape[0] !== Q) {
+    throw new Error(`prefillAttentionFromQkv: qkv [${qkv.shape}], ${at.pos.shape[0]} positions and ` +
+      `${rows.shape[0]} rows do not fit keys [${keys.shape}]`);
+  }
+  if (cap > DECODE_ATTENTION_MAX_SLOTS) {
+    throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
+  }
+  const inputs = { q: qkv, keys, values, pos: at.pos, slopes: at.slopes, rows };
+  const y = tf.engine().runKernel('StarPrefillAttention', inputs, { scale, qStride: 3 * H * hd }) as tf.Tensor; // [Q·H, hd]
+  return y.reshape([Q, H * hd]);
 }
