@@ -29,7 +29,13 @@ export const MASKED = -1e9;
  * future, or another sequence's stale slots), plus under ALiBi −m_h·(pos − slot) → [R, H, n, cap].
  * slot − pos is filled in on the CPU (a broadcasting int32 subtraction costs wasm ~17 ms at [24, 50, 320]).
  */
-export function cachedAttentionBias(config: ModelConfig, pos: Int32Array, R: number, n: number, cap: number): tf.Tensor4D {
+export function cachedAttentionBias(
+  config: ModelConfig,
+  pos: Int32Array,
+  R: number,
+  n: number,
+  cap: number,
+): tf.Tensor4D {
   const H = config.nHeads;
   const ahead = new Float32Array(R * n * cap); // slot − pos
   const mask = new Float32Array(R * n * cap);
@@ -43,24 +49,45 @@ export function cachedAttentionBias(config: ModelConfig, pos: Int32Array, R: num
   const maskT = tf.tensor4d(mask, [R, 1, n, cap]);
   if (config.positions !== 'alibi') return maskT.add(tf.zeros([1, H, 1, 1]));
   // −m_h·(pos − slot) = m_h·(slot − pos): one broadcasting multiply makes every head's bias
-  return tf.tensor4d(ahead, [R, 1, n, cap]).mul(tf.tensor(alibiSlopes(H), [1, H, 1, 1])).add(maskT) as tf.Tensor4D; // [R, H, n, cap]
+  return tf
+    .tensor4d(ahead, [R, 1, n, cap])
+    .mul(tf.tensor(alibiSlopes(H), [1, H, 1, 1]))
+    .add(maskT) as tf.Tensor4D; // [R, H, n, cap]
 }
 
 /** x [R, n, C] → q, k, v [R, H, n, hd] each; on wasm by three matMuls on column slices of W_qkv [C, 3C]
  *  rather than one matMul whose [R·n, 3C] output is then split: wasm's split of the activations cost
  *  more than the two extra (XNNPACK) matMuls */
-export function cachedQkv(x: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor, H: number): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
+export function cachedQkv(
+  x: tf.Tensor3D,
+  w: tf.Tensor,
+  b: tf.Tensor,
+  H: number,
+): [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D] {
   const [R, n, C] = x.shape;
   const rows = x.reshape([R * n, C]);
   if (tf.getBackend() !== 'wasm') {
     // elsewhere one product and a split: 6 dispatches a layer fewer on webgpu, where each one costs
     const qkv = tf.matMul(rows, w).add(b); // [R·n, 3C]
     // cpu: a 5-D transpose then contiguous slices (its split/strided slice is slow)
-    if (tf.getBackend() === 'cpu') return tf.unstack(qkv.reshape([R, n, 3, H, C / H]).transpose([2, 0, 3, 1, 4]), 0) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D];
-    return tf.split(qkv.reshape([R, n, 3 * H, C / H]).transpose([0, 2, 1, 3]), 3, 1) as [tf.Tensor4D, tf.Tensor4D, tf.Tensor4D]; // [R, H, n, hd] each
+    if (tf.getBackend() === 'cpu')
+      return tf.unstack(qkv.reshape([R, n, 3, H, C / H]).transpose([2, 0, 3, 1, 4]), 0) as [
+        tf.Tensor4D,
+        tf.Tensor4D,
+        tf.Tensor4D,
+      ];
+    return tf.split(qkv.reshape([R, n, 3 * H, C / H]).transpose([0, 2, 1, 3]), 3, 1) as [
+      tf.Tensor4D,
+      tf.Tensor4D,
+      tf.Tensor4D,
+    ]; // [R, H, n, hd] each
   }
-  const part = (j: number) => tf.matMul(rows, w.slice([0, j * C], [C, C])).add(b.slice([j * C], [C])) // [R·n, C]
-    .reshape([R, n, H, C / H]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [R, H, n, hd]
+  const part = (j: number) =>
+    tf
+      .matMul(rows, w.slice([0, j * C], [C, C]))
+      .add(b.slice([j * C], [C])) // [R·n, C]
+      .reshape([R, n, H, C / H])
+      .transpose([0, 2, 1, 3]) as tf.Tensor4D; // [R, H, n, hd]
   return [part(0), part(1), part(2)];
 }
 
@@ -68,17 +95,28 @@ export function cachedQkv(x: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor, H: number)
 export function decodePositions(config: ModelConfig, pos: Int32Array, cap: number): DecodePositions | null {
   if (!useFusedKernels() || cap > DECODE_ATTENTION_MAX_SLOTS) return null;
   const H = config.nHeads;
-  return { pos: tf.tensor1d(Float32Array.from(pos)), slopes: tf.tensor1d(config.positions === 'alibi' ? alibiSlopes(H) : new Array<number>(H).fill(0)) };
+  return {
+    pos: tf.tensor1d(Float32Array.from(pos)),
+    slopes: tf.tensor1d(config.positions === 'alibi' ? alibiSlopes(H) : new Array<number>(H).fill(0)),
+  };
 }
 
 /** q [R,H,n,hd] (unscaled), keys/values [R,H,cap,hd], bias [R,H,n,cap] (or a decode step's positions,
  *  for the fused kernel) → [R, n, H·hd] */
-export function attendCached(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tensor4D, bias: tf.Tensor4D | DecodePositions, scale: number): tf.Tensor3D {
+export function attendCached(
+  q: tf.Tensor4D,
+  keys: tf.Tensor4D,
+  values: tf.Tensor4D,
+  bias: tf.Tensor4D | DecodePositions,
+  scale: number,
+): tf.Tensor3D {
   if (!(bias instanceof tf.Tensor)) return decodeAttention(q, keys, values, bias, scale);
   const [R, H, n, hd] = q.shape;
   const scores = headsMatMul(q.mul(scale) as tf.Tensor4D, keys, true).add(bias) as tf.Tensor4D; // [R, H, n, cap]
   const p = tf.getBackend() === 'cpu' ? softmaxLast(scores) : (tf.softmax(scores) as tf.Tensor4D); // [R, H, n, cap]
-  return headsMatMul(p, values, false).transpose([0, 2, 1, 3]).reshape([R, n, H * hd]) as tf.Tensor3D; // [R, n, C]
+  return headsMatMul(p, values, false)
+    .transpose([0, 2, 1, 3])
+    .reshape([R, n, H * hd]) as tf.Tensor3D; // [R, n, C]
 }
 
 /** a [R, H, n, k] · b [R, H, k, m] (bᵀ: b [R, H, m, k]) → [R, H, n, m]: on wasm the SIMD kernel (the same

@@ -100,7 +100,9 @@ export function trainingBytes(c: ModelConfig, tokens: number, T: number): number
 
 export function validateConfig(c: ModelConfig): void {
   for (const k of ['vocabSize', 'contextLength', 'dModel', 'nLayers', 'nHeads', 'dFF'] as const) {
-    if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
+    if (!Number.isInteger(c[k]) || c[k] < 1)
+      throw new Error(`model config: ${k} must be a positive integer, got ${c[k]}`);
   }
-  if (c.dModel % c.nHeads !== 0) throw new Error(`model config: dModel ${c.dModel} not divisible by nHeads ${c.nHeads}`);
+  if (c.dModel % c.nHeads !== 0)
+    throw new Error(`model config: dModel ${c.dModel} not divisible by nHeads ${c.nHeads}`);
 }

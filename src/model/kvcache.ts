@@ -18,7 +18,8 @@ export class KVCache {
   private readonly config: ModelConfig;
 
   constructor(config: ModelConfig, batch: number, maxLen: number) {
-    if (!Number.isInteger(batch) || batch < 1) throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
+    if (!Number.isInteger(batch) || batch < 1)
+      throw new Error(`KVCache: batch must be a positive integer, got ${batch}`);
     this.config = config;
     this.batch = batch;
     this.maxLen = maxLen;
@@ -33,7 +34,8 @@ export class KVCache {
   }
 
   lengthOf(row: number): number {
-    if (!Number.isInteger(row) || row < 0 || row >= this.batch) throw new Error(`KVCache: row ${row} outside [0, ${this.batch})`);
+    if (!Number.isInteger(row) || row < 0 || row >= this.batch)
+      throw new Error(`KVCache: row ${row} outside [0, ${this.batch})`);
     return this.lengths[row];
   }
 
@@ -44,7 +46,8 @@ export class KVCache {
 
   /** grow capacity to hold `needed` slots */
   reserve(needed: number): void {
-    if (needed > this.maxLen) throw new Error(`KVCache: a row would hold ${needed} tokens, more than maxLen ${this.maxLen}`);
+    if (needed > this.maxLen)
+      throw new Error(`KVCache: a row would hold ${needed} tokens, more than maxLen ${this.maxLen}`);
     if (needed <= this.capacity) return;
     const cap = Math.min(this.maxLen, Math.ceil(needed / 64) * 64);
     const grow = (t: tf.Tensor4D) => tf.pad(t, [[0, 0], [0, 0], [0, cap - t.shape[2]], [0, 0]]) as tf.Tensor4D;
@@ -70,7 +73,10 @@ export class KVCache {
     src.forEach((s, i) => { this.lengthOf(s); this.lengthOf(dst[i]); map[dst[i]] = s; });
     const lens = this.lengths.slice();
     dst.forEach((d, i) => { this.lengths[d] = lens[src[i]]; });
-    this.replace(tf.tidy(() => this.keys.map((k) => cacheRows(k, map))), tf.tidy(() => this.values.map((v) => cacheRows(v, map))));
+    this.replace(
+      tf.tidy(() => this.keys.map((k) => cacheRows(k, map))),
+      tf.tidy(() => this.values.map((v) => cacheRows(v, map))),
+    );
   }
 
   /** a new cache holding only rows `rows` (in that order) with their lengths: a rollout whose rows
@@ -78,7 +84,10 @@ export class KVCache {
   selectRows(rows: readonly number[]): KVCache {
     rows.forEach((r) => this.lengthOf(r));
     const next = new KVCache(this.config, rows.length, this.maxLen);
-    next.replace(tf.tidy(() => this.keys.map((k) => cacheRows(k, rows))), tf.tidy(() => this.values.map((v) => cacheRows(v, rows))));
+    next.replace(
+      tf.tidy(() => this.keys.map((k) => cacheRows(k, rows))),
+      tf.tidy(() => this.values.map((v) => cacheRows(v, rows))),
+    );
     next.lengths = rows.map((r) => this.lengths[r]);
     return next;
   }
@@ -87,7 +96,8 @@ export class KVCache {
    *  slots past it are masked by the length and overwritten as the row decodes) */
   truncateRow(row: number, length: number): void {
     const cur = this.lengthOf(row);
-    if (!Number.isInteger(length) || length < 0 || length > cur) throw new Error(`KVCache.truncateRow: row ${row} holds ${cur} tokens, cannot cut to ${length}`);
+    if (!Number.isInteger(length) || length < 0 || length > cur)
+      throw new Error(`KVCache.truncateRow: row ${row} holds ${cur} tokens, cannot cut to ${length}`);
     this.lengths[row] = length;
   }
 
@@ -119,7 +129,8 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
   const sources: number[] = [];
   let lastSlot = -1; // the highest slot written: must lie inside the cache's capacity
   rows.forEach((r, j) => {
-    if (counts[j] > n) throw new Error(`scatterPlan: row ${r} writes ${counts[j]} tokens, more than the ${n} fresh ones`);
+    if (counts[j] > n)
+      throw new Error(`scatterPlan: row ${r} writes ${counts[j]} tokens, more than the ${n} fresh ones`);
     if (counts[j] > 0) lastSlot = Math.max(lastSlot, starts[j] + counts[j] - 1);
     for (let h = 0; h < H; h++) {
       for (let k = 0; k < counts[j]; k++) {
@@ -141,17 +152,30 @@ export function scatterPlan(H: number, rows: readonly number[], starts: readonly
   return (cache, fresh) => {
     const [B, cacheH, cap, hd] = cache.shape;
     if (cacheH !== H || fresh.shape[1] !== H || fresh.shape[2] !== n || fresh.shape[3] !== hd) {
-      throw new Error(`scatterPlan: fresh [${fresh.shape}] does not fit cache [${cache.shape}] with ${H} heads, n=${n}`);
+      throw new Error(
+        `scatterPlan: fresh [${fresh.shape}] does not fit cache [${cache.shape}] with ${H} heads, n=${n}`,
+      );
     }
-    if (lastSlot >= cap) throw new Error(`scatterPlan: writes slot ${lastSlot} of a cache with capacity ${cap} (reserve first)`);
+    if (lastSlot >= cap)
+      throw new Error(`scatterPlan: writes slot ${lastSlot} of a cache with capacity ${cap} (reserve first)`);
     const bad = rows.find((r) => r < 0 || r >= B);
     if (bad !== undefined) throw new Error(`scatterPlan: row ${bad} outside the cache's batch of ${B}`);
     if (fresh.size / hd < M) throw new Error(`scatterPlan: ${M} writes but only ${fresh.size / hd} fresh rows`);
     if (writableInPlace(cache)) { // wasm, webgpu: the fresh rows written into the cache's own memory
-      if (inPlace?.cap !== cap) inPlace = { cap, dst: Array.from({ length: M }, (_, i) => (indices[3 * i] * H + indices[3 * i + 1]) * cap + indices[3 * i + 2]) };
+      if (inPlace?.cap !== cap)
+        inPlace = {
+          cap,
+          dst: Array.from(
+            { length: M },
+            (_, i) => (indices[3 * i] * H + indices[3 * i + 1]) * cap + indices[3 * i + 2],
+          ),
+        };
       return writeRowsInPlace(cache, fresh, inPlace.dst, sources, hd);
     }
-    scatterIndices ??= { indices: tf.tensor2d(indices, [M, 3], 'int32'), sources: prefix ? null : tf.tensor1d(sources, 'int32') };
+    scatterIndices ??= {
+      indices: tf.tensor2d(indices, [M, 3], 'int32'),
+      sources: prefix ? null : tf.tensor1d(sources, 'int32'),
+    };
     const flat = fresh.reshape([-1, hd]); // [(R·H·n), hd]
     const updates = scatterIndices.sources ? tf.gather(flat, scatterIndices.sources) // [M, hd]
       : flat.shape[0] === M ? flat : flat.slice([0, 0], [M, hd]);

@@ -2,7 +2,12 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Rng } from '../env/random.ts';
 import { wasmRows } from './kernels/wasmRows.ts';
-import { isCausalBias, trainingAttentionAvailable, trainingAttentionBackward, trainingAttentionForward } from './kernels/wasmTrainingAttention.ts';
+import {
+  isCausalBias,
+  trainingAttentionAvailable,
+  trainingAttentionBackward,
+  trainingAttentionForward,
+} from './kernels/wasmTrainingAttention.ts';
 
 // Softmax and log-softmax over the last axis, written so no op broadcasts a [N, 1] column across
 // [N, K]: tfjs `cpu` runs such broadcasts ~10× slower than same-shape ops, which made tf.softmax the
@@ -28,7 +33,8 @@ const logSoftmaxRows = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
   save([y]);
   return {
     value: y,
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => dy.sub(tf.exp(saved[0]).mul(tf.matMul(dy.sum(-1, true), tf.ones([1, K])))), // dy − softmax·Σ dy
+    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) =>
+      dy.sub(tf.exp(saved[0]).mul(tf.matMul(dy.sum(-1, true), tf.ones([1, K])))), // dy − softmax·Σ dy
   };
 }) as CustomGradFn);
 type CustomGradFn = Parameters<typeof tf.customGrad>[0];
@@ -62,7 +68,8 @@ function swapLastTwo(x: tf.Tensor): tf.Tensor {
 /** a·b, either optionally transposed, for operands of equal rank (batch dimensions equal, no
  *  broadcasting): the values of tf.matMul, with a backward that stays on wasm's fast path (matMulT) */
 export function matMul<T extends tf.Tensor>(a: T, b: tf.Tensor, transposeA = false, transposeB = false): T {
-  if (a.rank !== b.rank || a.rank < 2) throw new Error(`matMul: operands of rank ${a.rank} and ${b.rank}; need equal ranks ≥ 2`);
+  if (a.rank !== b.rank || a.rank < 2)
+    throw new Error(`matMul: operands of rank ${a.rank} and ${b.rank}; need equal ranks ≥ 2`);
   const product = tf.customGrad(((x: tf.Tensor, y: tf.Tensor, save: tf.GradSaveFunc) => {
     save([x, y]);
     return {
@@ -96,13 +103,19 @@ export function setTrainingAttentionKernel(on: boolean): void {
  *   S = q·kᵀ + bias, P = softmax(S), y = P·v
  *   dv = Pᵀ·dy, dP = dy·vᵀ, dS = P ⊙ (dP − Σ dP⊙P), dq = dS·k, dk = dSᵀ·q
  */
-export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D | readonly tf.Tensor2D[], scale: number): tf.Tensor4D {
+export function causalAttention(
+  heads: tf.Tensor4D,
+  H: number,
+  bias: tf.Tensor2D | readonly tf.Tensor2D[],
+  scale: number,
+): tf.Tensor4D {
   const [B, threeH, T, hd] = heads.shape;
   if (threeH !== 3 * H) throw new Error(`causalAttention: ${threeH} heads, expected 3·${H}`);
   const N = B * H;
   const wasm = tf.getBackend() === 'wasm';
   const biases = Array.isArray(bias) ? bias : [bias as tf.Tensor2D];
-  if (wasm && fusedAttention && trainingAttentionAvailable(hd, scale) && biases.every(isCausalBias)) return fusedCausalAttention(heads, H, biases, scale);
+  if (wasm && fusedAttention && trainingAttentionAvailable(hd, scale) && biases.every(isCausalBias))
+    return fusedCausalAttention(heads, H, biases, scale);
   // head j = (b, h): its q, k, v are rows b·3H + h, + H, + 2H of heads viewed as [B·3H, T·hd]
   const row = (j: number, part: number) => Math.floor(j / H) * 3 * H + part * H + (j % H);
   // wasm: a heap copy (wasmRows); its gather costs ~36 ns an element (a quarter second a step at 16×288)
@@ -110,13 +123,15 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
   const attend = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     const flat = x.reshape([B * threeH, T * hd]);
     const ps: tf.Tensor[] = []; // N × [T, T]
-    const ys = Array.from({ length: N }, (_, j) => tf.tidy(() => {
-      const b = Array.isArray(bias) ? bias[j % H] : (bias as tf.Tensor2D); // one bias for all heads, or one per head (ALiBi)
-      const scores = matMulT(take(flat, row(j, 0)).mul(scale), take(flat, row(j, 1)), false, true).add(b); // [T, T]
-      const p = tf.keep(softmaxRows(scores));
-      ps.push(p);
-      return tf.matMul(p, take(flat, row(j, 2))); // [T, hd]
-    }));
+    const ys = Array.from({ length: N }, (_, j) =>
+      tf.tidy(() => {
+        const b = Array.isArray(bias) ? bias[j % H] : (bias as tf.Tensor2D); // one bias for all heads, or one per head (ALiBi)
+        const scores = matMulT(take(flat, row(j, 0)).mul(scale), take(flat, row(j, 1)), false, true).add(b); // [T, T]
+        const p = tf.keep(softmaxRows(scores));
+        ps.push(p);
+        return tf.matMul(p, take(flat, row(j, 2))); // [T, hd]
+      }),
+    );
     const y = tf.stack(ys).reshape([B, H, T, hd]);
     save([x, ...ps]);
     tf.dispose([...ys, ...ps]);
@@ -125,14 +140,23 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
       gradFunc: (dy: tf.Tensor, [xs, ...saved]: tf.Tensor[]) => {
         const xFlat = xs.reshape([B * threeH, T * hd]);
         const dyFlat = dy.reshape([N, T * hd]);
-        const parts = Array.from({ length: N }, (_, j) => tf.tidy(() => {
-          const [q, k, v, dyj, p] = [take(xFlat, row(j, 0)).mul(scale), take(xFlat, row(j, 1)), take(xFlat, row(j, 2)), take(dyFlat, j), saved[j]];
-          const dS = softmaxRowsBackward(matMulT(dyj, v, false, true), p); // [T, T]
-          return [tf.matMul(dS, k).mul(scale), matMulT(dS, q, true, false), matMulT(p, dyj, true, false)]; // dq, dk, dv [T, hd]
-        }));
+        const parts = Array.from({ length: N }, (_, j) =>
+          tf.tidy(() => {
+            const [q, k, v, dyj, p] = [
+              take(xFlat, row(j, 0)).mul(scale),
+              take(xFlat, row(j, 1)),
+              take(xFlat, row(j, 2)),
+              take(dyFlat, j),
+              saved[j],
+            ];
+            const dS = softmaxRowsBackward(matMulT(dyj, v, false, true), p); // [T, T]
+            return [tf.matMul(dS, k).mul(scale), matMulT(dS, q, true, false), matMulT(p, dyj, true, false)]; // dq, dk, dv [T, hd]
+          }),
+        );
         // back to the layout of `heads`: per row b, its H dq, then H dk, then H dv
         const order: tf.Tensor[] = [];
-        for (let b = 0; b < B; b++) for (let part = 0; part < 3; part++) for (let h = 0; h < H; h++) order.push(parts[b * H + h][part]);
+        for (let b = 0; b < B; b++)
+          for (let part = 0; part < 3; part++) for (let h = 0; h < H; h++) order.push(parts[b * H + h][part]);
         const dx = tf.stack(order).reshape([B, threeH, T, hd]);
         tf.dispose(parts.flat());
         return dx;
@@ -145,11 +169,30 @@ export function causalAttention(heads: tf.Tensor4D, H: number, bias: tf.Tensor2D
 /** causalAttention through the fused wasm kernels (kernels/wasmTrainingAttention.ts): T padded to a multiple
  *  of 4 (the padded keys come after every real query, so causally unseen; padded queries' rows are cut off,
  *  and their zero gradient adds nothing), the probabilities kept for the backward as the plain path does */
-function fusedCausalAttention(heads: tf.Tensor4D, H: number, biases: readonly tf.Tensor2D[], scale: number): tf.Tensor4D {
+function fusedCausalAttention(
+  heads: tf.Tensor4D,
+  H: number,
+  biases: readonly tf.Tensor2D[],
+  scale: number,
+): tf.Tensor4D {
   const [B, , T, hd] = heads.shape;
   const pad = (4 - (T % 4)) % 4;
-  const x = pad ? tf.pad(heads, [[0, 0], [0, 0], [0, pad], [0, 0]]) : heads; // [B, 3H, Tp, hd]
-  const b = pad ? biases.map((m) => tf.pad(m, [[0, pad], [0, pad]])) : biases; // [Tp, Tp] each
+  const x = pad
+    ? tf.pad(heads, [
+        [0, 0],
+        [0, 0],
+        [0, pad],
+        [0, 0],
+      ])
+    : heads; // [B, 3H, Tp, hd]
+  const b = pad
+    ? biases.map((m) =>
+        tf.pad(m, [
+          [0, pad],
+          [0, pad],
+        ]),
+      )
+    : biases; // [Tp, Tp] each
   const attend = tf.customGrad(((input: tf.Tensor, save: tf.GradSaveFunc) => {
     const [y, p] = trainingAttentionForward(input as tf.Tensor4D, b, scale); // [B, H, Tp, hd], [B·H, Tp, Tp]
     save([input, p]);

@@ -43,9 +43,17 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
   if (drawn && drawn.length !== B) throw new Error(`sampleTokens: ${drawn.length} uniforms for ${B} rows`);
   const uniforms = greedy ? null : drawn ?? Float32Array.from({ length: B }, () => rng.next());
-  const packed = tf.tidy(() => useFusedDecode() // webgpu: one dispatch (kernels/sampleRows.ts), the same law and formulas
-    ? sampleRowsFused(logits, tf.tensor1d(uniforms ?? new Float32Array(B)), temperature, greedy, bias ? tf.tensor2d(bias, [B, V]) : undefined)
-    : samplePlain(logits, bias, temperature, uniforms)); // [3, B]
+  const packed = tf.tidy(() =>
+    useFusedDecode() // webgpu: one dispatch (kernels/sampleRows.ts), the same law and formulas
+      ? sampleRowsFused(
+          logits,
+          tf.tensor1d(uniforms ?? new Float32Array(B)),
+          temperature,
+          greedy,
+          bias ? tf.tensor2d(bias, [B, V]) : undefined,
+        )
+      : samplePlain(logits, bias, temperature, uniforms),
+  ); // [3, B]
   const flat = (await packed.data()) as Float32Array;
   packed.dispose();
   return {
@@ -57,14 +65,20 @@ export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng
 
 /** the plain ops' draw (every backend but webgpu with its fused kernels): [3, B] ids, log-probs, entropies;
  *  uniforms null is greedy. Call inside tf.tidy. */
-function samplePlain(logits: tf.Tensor2D, bias: Float32Array | null, temperature: number, uniforms: Float32Array | null): tf.Tensor {
+function samplePlain(
+  logits: tf.Tensor2D,
+  bias: Float32Array | null,
+  temperature: number,
+  uniforms: Float32Array | null,
+): tf.Tensor {
   const [B, V] = logits.shape;
   const greedy = uniforms === null;
   const masked = bias ? logits.add(tf.tensor2d(bias, [B, V])) : logits; // [B, V]
   const logp = logSoftmaxLast(greedy ? masked : masked.div(temperature)); // [B, V]
   const probs = tf.exp(logp); // [B, V]
   let ids: tf.Tensor1D;
-  if (uniforms === null) ids = tf.argMax(masked, 1).cast('int32') as tf.Tensor1D; // [B]
+  if (uniforms === null)
+    ids = tf.argMax(masked, 1).cast('int32') as tf.Tensor1D; // [B]
   else {
     const cdf = tf.cumsum(probs, 1); // [B, V]
     // the last column by gather, not slice: wasm's slice of a column copies the whole tensor first

@@ -32,7 +32,18 @@ import { layerNorm } from './kernels/layerNorm.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
 
 export { KVCache } from './kvcache.ts';
-export { alibiSlopes, countParameters, parameterShapes, preset, PRESETS, trainingBytes, trainingFlopsPerToken, validateConfig, type ModelConfig, type PresetName } from './config.ts';
+export {
+  alibiSlopes,
+  countParameters,
+  parameterShapes,
+  preset,
+  PRESETS,
+  trainingBytes,
+  trainingFlopsPerToken,
+  validateConfig,
+  type ModelConfig,
+  type PresetName,
+} from './config.ts';
 export { logSoftmaxLast, softmaxLast } from './ops.ts';
 
 export class Policy {
@@ -134,7 +145,8 @@ export class Policy {
 
   private hidden(tokens: tf.Tensor2D): tf.Tensor3D {
     const T = tokens.shape[1];
-    if (T > this.config.contextLength) throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
+    if (T > this.config.contextLength)
+      throw new Error(`policy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const path = attentionPath();
     const mask = path.sequenceMask(this.config, tokens.shape[0], T); // causal (+ ALiBi), once for every layer
     let x = this.embed(tokens, null); // [B, T, C]
@@ -150,7 +162,8 @@ export class Policy {
     return this.head(this.hidden(tokens));
   }
 
-  /** next-token logits [B, V] after full sequences, recomputed without a cache (reference/benchmark). Use inside tf.tidy. */
+  /** next-token logits [B, V] after full sequences, recomputed without a cache (reference/benchmark). Use inside
+   * tf.tidy. */
   nextLogits(tokens: tf.Tensor2D): tf.Tensor2D {
     const [B, T] = tokens.shape;
     const last = this.hidden(tokens).slice([0, T - 1, 0], [B, 1, this.config.dModel]); // [B, 1, C]
@@ -165,14 +178,16 @@ export class Policy {
    */
   logProbs(tokens: tf.Tensor2D, targets?: tf.Tensor2D, options: { temperature?: number } = {}):
     { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
-    const [B, T] = tokens.shape;
-    if (T < 2) throw new Error('policy.logProbs: need at least 2 tokens per row');
-    const C = this.config.dModel;
-    const h = this.hidden(tokens).slice([0, 0, 0], [B, T - 1, C]).reshape([B * (T - 1), C]) as tf.Tensor2D; // [B*(T-1), C]
-    const tgt = (targets ?? tokens.slice([0, 1], [B, T - 1])).reshape([B * (T - 1)]) as tf.Tensor1D; // [B*(T-1)]
-    const { logProbs, entropy } = this.scoreRows(h, tgt, options.temperature);
-    return { logProbs: logProbs.reshape([B, T - 1]), entropy: entropy.reshape([B, T - 1]) };
-  }
+      const [B, T] = tokens.shape;
+      if (T < 2) throw new Error('policy.logProbs: need at least 2 tokens per row');
+      const C = this.config.dModel;
+      const h = this.hidden(tokens)
+        .slice([0, 0, 0], [B, T - 1, C])
+        .reshape([B * (T - 1), C]) as tf.Tensor2D; // [B*(T-1), C]
+      const tgt = (targets ?? tokens.slice([0, 1], [B, T - 1])).reshape([B * (T - 1)]) as tf.Tensor1D; // [B*(T-1)]
+      const { logProbs, entropy } = this.scoreRows(h, tgt, options.temperature);
+      return { logProbs: logProbs.reshape([B, T - 1]), entropy: entropy.reshape([B, T - 1]) };
+    }
 
   /**
    * logProbs() at chosen positions only: the head, log-softmax and entropy (V wide) run on those rows
@@ -185,26 +200,37 @@ export class Policy {
   logProbsAt(tokens: tf.Tensor2D, positions: readonly number[] | Int32Array, targets?: tf.Tensor1D,
     options: { temperature?: number; bans?: readonly (readonly number[])[] } = {}):
     { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
-    const [B, T] = tokens.shape;
-    if (T < 2) throw new Error('policy.logProbsAt: need at least 2 tokens per row');
-    const P = positions.length;
-    if (P === 0) throw new Error('policy.logProbsAt: no positions');
-    if (targets && targets.shape[0] !== P) throw new Error(`policy.logProbsAt: ${targets.shape[0]} targets for ${P} positions`);
-    const seen = new Uint8Array(B * (T - 1));
-    const rows = new Int32Array(P); // row b·T + t of the hidden states [B*T, C]
-    positions.forEach((p, i) => {
-      if (!Number.isInteger(p) || p < 0 || p >= B * (T - 1)) throw new Error(`policy.logProbsAt: position ${p} outside [0, ${B * (T - 1)})`);
-      if (seen[p]) throw new Error(`policy.logProbsAt: position ${p} appears twice`);
-      seen[p] = 1;
-      rows[i] = p + Math.floor(p / (T - 1));
-    });
-    const C = this.config.dModel;
-    const rowIndex = tf.tensor1d(rows, 'int32');
-    const h = selectRows(this.hidden(tokens).reshape([B * T, C]) as tf.Tensor2D, rowIndex); // [P, C]
-    const tgt = targets ?? tf.gather(tokens.reshape([B * T]), tf.tensor1d(rows.map((r) => r + 1), 'int32')) as tf.Tensor1D; // [P] next tokens
-    if (options.bans && options.bans.length !== P) throw new Error(`policy.logProbsAt: ${options.bans.length} ban lists for ${P} positions`);
-    return this.scoreRows(h, tgt, options.temperature, options.bans);
-  }
+      const [B, T] = tokens.shape;
+      if (T < 2) throw new Error('policy.logProbsAt: need at least 2 tokens per row');
+      const P = positions.length;
+      if (P === 0) throw new Error('policy.logProbsAt: no positions');
+      if (targets && targets.shape[0] !== P)
+        throw new Error(`policy.logProbsAt: ${targets.shape[0]} targets for ${P} positions`);
+      const seen = new Uint8Array(B * (T - 1));
+      const rows = new Int32Array(P); // row b·T + t of the hidden states [B*T, C]
+      positions.forEach((p, i) => {
+        if (!Number.isInteger(p) || p < 0 || p >= B * (T - 1))
+          throw new Error(`policy.logProbsAt: position ${p} outside [0, ${B * (T - 1)})`);
+        if (seen[p]) throw new Error(`policy.logProbsAt: position ${p} appears twice`);
+        seen[p] = 1;
+        rows[i] = p + Math.floor(p / (T - 1));
+      });
+      const C = this.config.dModel;
+      const rowIndex = tf.tensor1d(rows, 'int32');
+      const h = selectRows(this.hidden(tokens).reshape([B * T, C]) as tf.Tensor2D, rowIndex); // [P, C]
+      const tgt =
+        targets ??
+        (tf.gather(
+          tokens.reshape([B * T]),
+          tf.tensor1d(
+            rows.map((r) => r + 1),
+            'int32',
+          ),
+        ) as tf.Tensor1D); // [P] next tokens
+      if (options.bans && options.bans.length !== P)
+        throw new Error(`policy.logProbsAt: ${options.bans.length} ban lists for ${P} positions`);
+      return this.scoreRows(h, tgt, options.temperature, options.bans);
+    }
 
   /** hidden rows h [N, C] and their targets [N] → log-prob of the target and entropy, [N] each */
   private scoreRows(h: tf.Tensor2D, targets: tf.Tensor1D, temperature?: number, bans?: readonly (readonly number[])[]):
@@ -224,7 +250,8 @@ export class Policy {
 
   /** an empty cache for `batch` rows of up to `maxLen` tokens each (≤ contextLength) */
   newCache(batch: number, maxLen = this.config.contextLength): KVCache {
-    if (maxLen > this.config.contextLength) throw new Error(`policy.newCache: maxLen ${maxLen} > context ${this.config.contextLength}`);
+    if (maxLen > this.config.contextLength)
+      throw new Error(`policy.newCache: maxLen ${maxLen} > context ${this.config.contextLength}`);
     return new KVCache(this.config, batch, maxLen);
   }
 
@@ -243,14 +270,18 @@ export class Policy {
     if (new Set(live.map(([r]) => r)).size !== R) throw new Error('policy.prefill: a row appears twice');
     // a clear error before any write (the scatter would otherwise fail deep inside the kernel)
     live.forEach(([r], j) => {
-      if (lens[j] + counts[j] > cache.maxLen) throw new Error(`policy.prefill: row ${r} holds ${lens[j]} tokens; ${counts[j]} more exceed the cache's maxLen ${cache.maxLen}`);
+      if (lens[j] + counts[j] > cache.maxLen)
+        throw new Error(
+          `policy.prefill: row ${r} holds ${lens[j]} tokens; ${counts[j]} more exceed the cache's maxLen ${cache.maxLen}`,
+        );
     });
     cache.reserve(Math.max(...lens.map((l, j) => l + counts[j])));
     const cap = cache.capacity;
     const ids = new Int32Array(R * n); // padded with 0; padded slots are never written to the cache
     const pos = new Int32Array(R * n);
     live.forEach(([, i], j) => tokens[i].forEach((t, k) => { ids[j * n + k] = this.checkToken(t); }));
-    for (let j = 0; j < R; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
+    for (let j = 0; j < R; j++)
+      for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
     const rowIdx = live.map(([r]) => r);
     const path = attentionPath();
     const next = whileDecoding(() => tf.tidy(() => {
@@ -290,7 +321,10 @@ export class Policy {
     const on = active ?? new Array<boolean>(B).fill(true);
     const lens = Array.from({ length: B }, (_, b) => cache.lengthOf(b));
     const full = lens.findIndex((l, b) => on[b] && l + 1 > cache.maxLen);
-    if (full >= 0) throw new Error(`policy.step: row ${full} already holds ${lens[full]} tokens, the cache's maxLen (mark it inactive)`);
+    if (full >= 0)
+      throw new Error(
+        `policy.step: row ${full} already holds ${lens[full]} tokens, the cache's maxLen (mark it inactive)`,
+      );
     const need = Math.max(1, ...lens.map((l, b) => (on[b] ? l + 1 : 0)));
     cache.reserve(need);
     const cap = cache.capacity;
@@ -305,7 +339,14 @@ export class Policy {
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
       // webgpu: the decode attention kernel masks and adds ALiBi itself from the positions; elsewhere [B, H, 1, cap]
       const mask = path.cacheMask(this.config, pos, B, 1, cap, true);
-      const write = scatterPlan(this.config.nHeads, rows, rows.map((b) => lens[b]), rows.map(() => 1), rows.map((b) => b), 1);
+      const write = scatterPlan(
+        this.config.nHeads,
+        rows,
+        rows.map((b) => lens[b]),
+        rows.map(() => 1),
+        rows.map((b) => b),
+        1,
+      );
       const keys: tf.Tensor4D[] = [];
       const values: tf.Tensor4D[] = [];
       let x = this.embed(tf.tensor2d(ids, [B, 1], 'int32'), posT); // [B, 1, C]
@@ -327,7 +368,8 @@ export class Policy {
   }
 
   private checkToken(t: number): number {
-    if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize) throw new Error(`policy: token id ${t} outside [0, ${this.config.vocabSize})`);
+    if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize)
+      throw new Error(`policy: token id ${t} outside [0, ${this.config.vocabSize})`);
     return t;
   }
 
@@ -348,7 +390,8 @@ export class Policy {
       for (const [name, v] of this.params) {
         const t = decoded[name];
         if (!t) throw new Error(`policy.loadWeights: missing ${name}`);
-        if (!tf.util.arraysEqual(t.shape, v.shape)) throw new Error(`policy.loadWeights: ${name} has shape [${t.shape}], expected [${v.shape}]`);
+        if (!tf.util.arraysEqual(t.shape, v.shape))
+          throw new Error(`policy.loadWeights: ${name} has shape [${t.shape}], expected [${v.shape}]`);
       }
       for (const [name, v] of this.params) v.assign(decoded[name]);
     } finally {

@@ -36,7 +36,8 @@ export interface UpdateContext {
   step: number;
   /** awaited before each micro-batch (k of n over the whole update): RolloutOptions.pause's role */
   pause?: (microBatch: number, microBatches: number) => Promise<void> | void;
-  /** awaited before mini-batch k's optimizer step moves the weights (a caller that may stop mid-update keeps the weights before it) */
+  /** awaited before mini-batch k's optimizer step moves the weights (a caller that may stop mid-update keeps the
+   * weights before it) */
   beforeApply?: (miniBatch: number, miniBatches: number) => Promise<void> | void;
 }
 
@@ -63,12 +64,32 @@ export const WASM_TRAINING_HEAP = 4 * 2 ** 30 - 256 * 2 ** 20;
  * mini-batches that stepped). Throws before any weight changes when a planned micro-batch would not fit
  * in memory, and before the failing mini-batch's step on a non-finite loss.
  */
-export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], tokenAdvantages: Map<UpdateRow, number[]> | null): Promise<Record<string, number>> {
+export async function ppoUpdate(
+  ctx: UpdateContext,
+  rows: readonly UpdateRow[],
+  tokenAdvantages: Map<UpdateRow, number[]> | null,
+): Promise<Record<string, number>> {
   const c = ctx.config;
-  const out = { 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0, 'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 };
-  const { lr, trainable, targets, plan, padded, micro, diagnostics } =
-    planUpdate(c, ctx.step, ctx.policy.config.contextLength, rows, tokenAdvantages);
-  checkMemory(ctx, micro.flat().map((m) => ({ rows: m.length, T: padded[m[0]] })));
+  const out = {
+    'losses/pg': 0,
+    'losses/kl': 0,
+    'losses/clip_frac': 0,
+    'losses/dual_clip_frac': 0,
+    'losses/entropy': 0,
+    'losses/ratio_dev': 0,
+    'charts/grad_norm': 0,
+  };
+  const { lr, trainable, targets, plan, padded, micro, diagnostics } = planUpdate(
+    c,
+    ctx.step,
+    ctx.policy.config.contextLength,
+    rows,
+    tokenAdvantages,
+  );
+  checkMemory(
+    ctx,
+    micro.flat().map((m) => ({ rows: m.length, T: padded[m[0]] })),
+  );
   checkFinite(ctx.step, trainable, targets, tokenAdvantages);
   const vars = [...ctx.policy.params.values()];
   const nameOf = new Map([...ctx.policy.params].map(([name, v]) => [v.name, name]));
@@ -81,7 +102,10 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
     const weights = aggregationWeights(rowOf, c.lossAggregation); // [positions of the mini-batch]
     const offset = new Map<number, number>(); // row index → its first weight
     let at = 0;
-    for (const i of members) { offset.set(i, at); at += targets[i].length; }
+    for (const i of members) {
+      offset.set(i, at);
+      at += targets[i].length;
+    }
     let grads: Record<string, tf.Tensor> | null = null; // the mini-batch's gradient, summed over its micro-batches
     const parts: LossStats[] = []; // per micro-batch, its loss and diagnostics by name
     const clip: tf.Scalar[] = []; // the mini-batch's gradient norm and clip scale
@@ -90,14 +114,23 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
         if (ctx.pause) await ctx.pause(microDone, microTotal);
         microDone++;
         const w = m.flatMap((i) => Array.from(weights.subarray(offset.get(i)!, offset.get(i)! + targets[i].length)));
-        const batch = batchOf(m.map((i) => trainable[i]), m.map((i) => targets[i]), tokenAdvantages, padded[m[0]], Float32Array.from(w), rowOf.length);
+        const batch = batchOf(
+          m.map((i) => trainable[i]),
+          m.map((i) => targets[i]),
+          tokenAdvantages,
+          padded[m[0]],
+          Float32Array.from(w),
+          rowOf.length,
+        );
         const ref = c.klCoef > 0 ? await referenceLogProbs(ctx, batch) : null;
         const previous: Record<string, tf.Tensor> | null = grads;
         const res = tf.tidy(() => {
           let diag: Omit<LossStats, 'loss'> | null = null;
           const { value, grads: g } = tf.variableGrads(() => {
             const l = rlLoss(ctx.policy, batch, c, ref);
-            diag = Object.fromEntries(LOSS_STATS.filter((name) => name !== 'loss').map((name) => [name, tf.keep(l[name])])) as Omit<LossStats, 'loss'>;
+            diag = Object.fromEntries(
+              LOSS_STATS.filter((name) => name !== 'loss').map((name) => [name, tf.keep(l[name])]),
+            ) as Omit<LossStats, 'loss'>;
             return l.loss;
           }, vars);
           const sum: Record<string, tf.Tensor> = {};
@@ -116,20 +149,36 @@ export async function ppoUpdate(ctx: UpdateContext, rows: readonly UpdateRow[], 
       const { norm, scale } = tf.tidy(() => globalNormScale(g, c.maxGradNorm)); // the clip, applied inside AdamW
       clip.push(norm, scale);
       // each statistic summed over the micro-batches, in their order (each is already its share of the mini-batch)
-      const read = await Promise.all(parts.map(async (p) => Object.fromEntries(await Promise.all(LOSS_STATS.map(async (name) => [name, (await p[name].data())[0]] as const)))));
+      const read = await Promise.all(
+        parts.map(async (p) =>
+          Object.fromEntries(
+            await Promise.all(LOSS_STATS.map(async (name) => [name, (await p[name].data())[0]] as const)),
+          ),
+        ),
+      );
       const stat = (name: keyof LossStats) => read.reduce((s, r) => s + r[name], 0);
       const [loss, gradNorm] = [stat('loss'), (await norm.data())[0]];
       if (!Number.isFinite(loss) || !Number.isFinite(gradNorm)) {
-        throw new Error(`RL step ${ctx.step}: loss ${loss}, gradient norm ${gradNorm} — stopping before the update (weights unchanged); lower the learning rate`);
+        throw new Error(
+          `RL step ${ctx.step}: loss ${loss}, gradient norm ${gradNorm} — stopping before the update (weights unchanged); lower the learning rate`,
+        );
       }
       if (ctx.beforeApply) await ctx.beforeApply(k, plan.length);
       ctx.optimizer.apply(g, lr, scale);
-      out['losses/pg'] += stat('pgLoss'); out['losses/kl'] += stat('kl'); out['losses/clip_frac'] += stat('clipFrac');
-      out['losses/dual_clip_frac'] += stat('dualClipFrac'); out['losses/entropy'] += stat('entropy'); out['losses/ratio_dev'] += stat('ratioDev');
+      out['losses/pg'] += stat('pgLoss');
+      out['losses/kl'] += stat('kl');
+      out['losses/clip_frac'] += stat('clipFrac');
+      out['losses/dual_clip_frac'] += stat('dualClipFrac');
+      out['losses/entropy'] += stat('entropy');
+      out['losses/ratio_dev'] += stat('ratioDev');
       out['charts/grad_norm'] += gradNorm;
       done++;
     } finally {
-      tf.dispose([...parts.flatMap((p) => Object.values(p)), ...clip, ...Object.values((grads ?? {}) as Record<string, tf.Tensor>)]);
+      tf.dispose([
+        ...parts.flatMap((p) => Object.values(p)),
+        ...clip,
+        ...Object.values((grads ?? {}) as Record<string, tf.Tensor>),
+      ]);
     }
   }
   for (const k of Object.keys(out) as (keyof typeof out)[]) out[k] /= Math.max(1, done);
@@ -184,9 +233,11 @@ function checkMemory(ctx: UpdateContext, planned: { rows: number; T: number }[])
   if (need(worst) <= room) return;
   const MB = (x: number) => Math.round(x / 2 ** 20);
   const budget = ctx.config.microBatchTokens;
-  throw new Error(`RL step ${ctx.step}: out of memory — a micro-batch of ${worst.rows} rows × ${worst.T} tokens needs ~${MB(need(worst))} MB for ` +
-    `the backward, the wasm heap has ~${MB(room)} MB left. Stopped before the update (weights unchanged; the run can resume): ` +
-    `lower the micro-batch token budget (microBatchTokens, now ${budget > 0 ? budget : 'off: whole mini-batches'}${budget > 0 ? '' : '; e.g. 2048'}).`);
+  throw new Error(
+    `RL step ${ctx.step}: out of memory — a micro-batch of ${worst.rows} rows × ${worst.T} tokens needs ~${MB(need(worst))} MB for ` +
+      `the backward, the wasm heap has ~${MB(room)} MB left. Stopped before the update (weights unchanged; the run can resume): ` +
+      `lower the micro-batch token budget (microBatchTokens, now ${budget > 0 ? budget : 'off: whole mini-batches'}${budget > 0 ? '' : '; e.g. 2048'}).`,
+  );
 }
 
 /**
@@ -198,10 +249,14 @@ export function checkFinite(step: number, rows: UpdateRow[], targets: number[][]
   tokenAdvantages: Map<UpdateRow, number[]> | null): void {
   rows.forEach((r, i) => {
     const perToken = tokenAdvantages?.get(r);
-    const bad = targets[i].find((t) => !Number.isFinite(r.episode.logProbs[t + 1]) || !Number.isFinite(perToken ? perToken[t + 1] : r.advantage));
+    const bad = targets[i].find(
+      (t) => !Number.isFinite(r.episode.logProbs[t + 1]) || !Number.isFinite(perToken ? perToken[t + 1] : r.advantage),
+    );
     if (bad !== undefined) {
-      throw new Error(`RL step ${step}: rollout row ${i} (group ${r.group}) has a non-finite old log-prob or advantage at token ${bad + 1} ` +
-        '— stopping before the update (weights unchanged); the rollout or its reward is broken');
+      throw new Error(
+        `RL step ${step}: rollout row ${i} (group ${r.group}) has a non-finite old log-prob or advantage at token ${bad + 1} ` +
+          '— stopping before the update (weights unchanged); the rollout or its reward is broken',
+      );
     }
   });
 }
@@ -227,14 +282,28 @@ export function batchOf(rows: UpdateRow[], targets: number[][], tokenAdvantages:
       bans.push(banAt.get(t) ?? []);
     }
   });
-  return { tokens, B, T, positions: Int32Array.from(positions), oldLogProbs: Float32Array.from(old), advantages: Float32Array.from(advantages),
-    weights, statCount, bans: bans.some((x) => x.length) ? bans : undefined };
+  return {
+    tokens,
+    B,
+    T,
+    positions: Int32Array.from(positions),
+    oldLogProbs: Float32Array.from(old),
+    advantages: Float32Array.from(advantages),
+    weights,
+    statCount,
+    bans: bans.some((x) => x.length) ? bans : undefined,
+  };
 }
 
 /** the frozen reference's log-probs at the batch's positions (constants of the KL term) */
 async function referenceLogProbs(ctx: UpdateContext, batch: RlBatch): Promise<Float32Array> {
-  const lp = tf.tidy(() => ctx.reference!.logProbsAt(tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32'), batch.positions, undefined,
-    { temperature: ctx.config.temperature, bans: batch.bans }).logProbs);
+  const lp = tf.tidy(
+    () =>
+      ctx.reference!.logProbsAt(tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32'), batch.positions, undefined, {
+        temperature: ctx.config.temperature,
+        bans: batch.bans,
+      }).logProbs,
+  );
   const data = (await lp.data()) as Float32Array;
   lp.dispose();
   return data;

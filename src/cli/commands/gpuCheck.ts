@@ -9,7 +9,14 @@ import { parseFlags } from '../command.ts';
 import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { writeAtomic } from '../../node/checkpointDir.ts';
 import { provenance, type Provenance } from '../../node/provenance.ts';
-import { CHECK_BACKENDS, GPU_CHECK_FORMAT, SCALES, type CheckBackend, type GpuCheckFigures, type Scale } from '../gpuCheck/figures.ts';
+import {
+  CHECK_BACKENDS,
+  GPU_CHECK_FORMAT,
+  SCALES,
+  type CheckBackend,
+  type GpuCheckFigures,
+  type Scale,
+} from '../gpuCheck/figures.ts';
 import { defaultWasmThreads } from '../../node/nodeBackend.ts';
 import { defaultConfig, type LabConfig } from '../../lab/config.ts';
 import { parseLabConfig } from '../labConfigArg.ts';
@@ -67,7 +74,8 @@ export const gpuCheckCommand: Command = {
       await writePack(pack, flags.has('allow-dirty'));
       return 0;
     }
-    if (!flags.has('run')) throw new Error('give --pack DIR (here) or --run --out DIR (on the GPU machine); see --help');
+    if (!flags.has('run'))
+      throw new Error('give --pack DIR (here) or --run --out DIR (on the GPU machine); see --help');
     const out = flagText(flags, 'out');
     const rehearse = flags.has('rehearse');
     const count = flags.has('count-dispatches');
@@ -79,10 +87,25 @@ export const gpuCheckCommand: Command = {
     if (threads > 8) throw new Error('--threads: the threaded wasm build holds at most 8');
     mkdirSync(out, { recursive: true });
     const figures: GpuCheckFigures = {
-      format: GPU_CHECK_FORMAT, complete: false, rehearsal: rehearse, startedAt: new Date().toISOString(), updatedAt: '',
-      command: shellCommand('gpu-check', args), ...packCommit(out, flags.has('allow-dirty')),
-      machine: { nproc: os.availableParallelism(), cpu: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` },
-      adapter: null, wasmThreads: null, compileAhead: flags.has('compile-ahead'), scales: {}, errors: [],
+      format: GPU_CHECK_FORMAT,
+      complete: false,
+      rehearsal: rehearse,
+      startedAt: new Date().toISOString(),
+      updatedAt: '',
+      command: shellCommand('gpu-check', args),
+      ...packCommit(out, flags.has('allow-dirty')),
+      machine: {
+        nproc: os.availableParallelism(),
+        cpu: os.cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+      },
+      adapter: null,
+      wasmThreads: null,
+      compileAhead: flags.has('compile-ahead'),
+      scales: {},
+      errors: [],
     };
     const write = (f: GpuCheckFigures) => {
       writeAtomic(join(out, 'figures.json'), JSON.stringify(f, null, 1) + '\n');
@@ -91,15 +114,23 @@ export const gpuCheckCommand: Command = {
     write(figures);
     const { measure } = await import('../gpuCheck/measure.ts');
     try {
-      await measure({ webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')),
-        compileAhead: flags.has('compile-ahead'), scales, steps: flagInt(flags, 'steps', rehearse ? 1 : count ? 0 : 2, 0),
+      await measure({
+        webgpuFlags: parseWebgpuFlags(flagOptionalText(flags, 'flags')),
+        compileAhead: flags.has('compile-ahead'),
+        scales,
+        steps: flagInt(flags, 'steps', rehearse ? 1 : count ? 0 : 2, 0),
         deadlineS: flagInt(flags, 'deadline-s', rehearse || count ? 3600 : 300, 1),
-        rehearse, anyAdapter: rehearse || count, wasmThreads: threads, write, figures,
+        rehearse,
+        anyAdapter: rehearse || count,
+        wasmThreads: threads,
+        write,
+        figures,
         config: configOverrides(flagOptionalText(flags, 'config')),
         backends: parseBackends(flagText(flags, 'backends', count ? 'webgpu' : 'webgpu,wasm')),
         decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : count ? 0 : 20, 0),
         seeds: parseSeeds(flagText(flags, 'seeds', count ? '0' : '1,4,16')),
-        seedProbeS: flagInt(flags, 'seed-probe-s', rehearse ? 300 : 90, 1) });
+        seedProbeS: flagInt(flags, 'seed-probe-s', rehearse ? 300 : 90, 1),
+      });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
       write(figures);
@@ -119,16 +150,20 @@ export function parseWebgpuFlags(text: string | undefined): Record<string, numbe
   } catch (e) {
     throw new Error(`--flags is not JSON (${e instanceof Error ? e.message : String(e)})`, { cause: e });
   }
-  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new Error('--flags needs a JSON object such as {"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}');
+  if (!o || typeof o !== 'object' || Array.isArray(o))
+    throw new Error('--flags needs a JSON object such as {"WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE":64}');
   for (const [k, v] of Object.entries(o)) {
-    if (!k.startsWith('WEBGPU_') || !(typeof v === 'number' || typeof v === 'boolean')) throw new Error(`--flags: ${k}=${JSON.stringify(v)} is not a WEBGPU_* flag with a number or boolean`);
+    if (!k.startsWith('WEBGPU_') || !(typeof v === 'number' || typeof v === 'boolean'))
+      throw new Error(`--flags: ${k}=${JSON.stringify(v)} is not a WEBGPU_* flag with a number or boolean`);
   }
   return o as Record<string, number | boolean>;
 }
 
 function parseScales(text: string): Scale[] {
   const scales = text.split(',').map((s) => s.trim());
-  for (const s of scales) if (!(SCALES as readonly string[]).includes(s)) throw new Error(`--scales: "${s}" is not one of ${SCALES.join(', ')}`);
+  for (const s of scales)
+    if (!(SCALES as readonly string[]).includes(s))
+      throw new Error(`--scales: "${s}" is not one of ${SCALES.join(', ')}`);
   return scales as Scale[];
 }
 
@@ -148,12 +183,20 @@ const fmt = (v: number | null | undefined, digits = 2) => (v === null || v === u
 /** OUT/README.md: the command, the machine, the adapter and the headline figures */
 export function readme(f: GpuCheckFigures): string {
   const a = f.adapter;
-  const rows = Object.entries(f.scales).map(([scale, s]) =>
-    `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} | ${fmt(s.webgpuPlainStepS)} (${fmt(s.webgpuPlainSpeedup)}×) | ${fmt(s.webgpuPeakAllocatedBytes != null ? s.webgpuPeakAllocatedBytes / 2 ** 20 : null, 0)} |`);
+  const rows = Object.entries(f.scales).map(
+    ([scale, s]) =>
+      `| ${scale} | ${fmt(s.wasmStepS)} | ${fmt(s.webgpuStepS)} | ${fmt(s.webgpuSpeedup)}× | ${fmt(s.dispatchesPerStep, 0)} | ${fmt(s.webgpu?.firstStep?.wallS, 1)} | ${fmt(s.webgpuPlainStepS)} (${fmt(s.webgpuPlainSpeedup)}×) | ${fmt(s.webgpuPeakAllocatedBytes != null ? s.webgpuPeakAllocatedBytes / 2 ** 20 : null, 0)} |`,
+  );
   const d = f.decode;
-  const probeRow = (kind: string, runs: NonNullable<typeof d>['plain']) => runs.map((r) =>
-    `| ${kind} | ${fmt(r.stepMs)} | ${fmt(r.hostMs)} (${fmt(r.hostMinMs)}) | ${fmt(r.dispatches, 0)} | ${fmt(r.readbacks, 1)} | ${fmt(r.submits, 1)} |`).join('\n');
-  const decode = d ? `
+  const probeRow = (kind: string, runs: NonNullable<typeof d>['plain']) =>
+    runs
+      .map(
+        (r) =>
+          `| ${kind} | ${fmt(r.stepMs)} | ${fmt(r.hostMs)} (${fmt(r.hostMinMs)}) | ${fmt(r.dispatches, 0)} | ${fmt(r.readbacks, 1)} | ${fmt(r.submits, 1)} |`,
+      )
+      .join('\n');
+  const decode = d
+    ? `
 ## A decode step alone (${d.scale}, ${d.plain[0]?.rows ?? d.fused[0]?.rows ?? '?'} rows; plain: the levers off, fused: on)
 
 A readback's round trip ${fmt(d.readbackMs, 3)} ms; a tiny op's host cost ${fmt(d.opUs, 1)} µs. Plain ÷ fused: step ${fmt(d.stepRatio)}×,
@@ -162,7 +205,8 @@ host ${fmt(d.hostRatio)}×, dispatches ${fmt(d.dispatchRatio)}×; wasm ÷ fused:
 | run | ms | host ms (least) | dispatches | readbacks | submits |
 |---|---|---|---|---|---|
 ${[probeRow('plain', d.plain), probeRow('fused', d.fused), probeRow('wasm', d.wasm)].filter(Boolean).join('\n')}
-` : '';
+`
+    : '';
   const sp = f.seeds;
   const baseline = (b: string) => sp?.runs.find((r) => r.backend === b && r.model === 'policy')?.seedStepsPerS ?? null;
   const seedRows = sp?.runs.map((r) => {
@@ -170,7 +214,8 @@ ${[probeRow('plain', d.plain), probeRow('fused', d.fused), probeRow('wasm', d.wa
     const vs = r.model === 'stack' && r.seedStepsPerS && base ? `${fmt(r.seedStepsPerS / base)}×` : '—';
     return `| ${r.backend} | ${r.model} | ${r.seeds} | ${fmt(r.decode?.stepMs)} | ${fmt(r.decode?.dispatches, 0)} | ${fmt(r.train?.stepMs, 1)} | ${fmt(r.train?.dispatches, 0)} | ${fmt(r.seedStepsPerS, 3)} | ${vs} |${r.note ? ` ${r.note}` : ''}${r.error ? ` error: ${r.error}` : ''}`;
   }) ?? [];
-  const seeds = sp ? `
+  const seeds = sp
+    ? `
 ## Several seeds in one program (${sp.scale}; ${sp.runs[0]?.decode ? `${sp.runs[0].decode.rows} decode rows, micro-batch ${sp.runs[0].train?.rows ?? '?'}×${sp.runs[0].train?.tokens ?? '?'} tokens, a seed` : ''})
 
 seed-steps/s is an ESTIMATE: S / (${sp.decodeStepsPerRlStep} decode steps + ${sp.microBatchesPerRlStep} micro-batches), not an RL step (docs/gpu-check.md);
@@ -179,7 +224,8 @@ seed-steps/s is an ESTIMATE: S / (${sp.decodeStepsPerRlStep} decode steps + ${sp
 | backend | model | S | decode step ms (S·rows) | dispatches | micro-batch ms | dispatches | seed-steps/s | ÷ policy |
 |---|---|---|---|---|---|---|---|---|
 ${seedRows.join('\n')}
-` : '';
+`
+    : '';
   return `# GPU check${f.rehearsal ? ' (rehearsal: tiny steps, fallback adapter allowed)' : ''}
 
 ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when this was written).'} Started ${f.startedAt}, last written ${f.updatedAt}.
@@ -203,7 +249,9 @@ function configOverrides(text: string | undefined): Partial<LabConfig> {
   if (text === undefined) return {};
   const full = parseLabConfig(text);
   const defaults = defaultConfig();
-  return Object.fromEntries(Object.entries(full).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])));
+  return Object.fromEntries(
+    Object.entries(full).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k as keyof LabConfig])),
+  );
 }
 
 /** --seeds: S values, each a positive integer up to 64, or 0 for none */
@@ -211,13 +259,16 @@ export function parseSeeds(text: string): number[] {
   if (text.trim() === '0') return [];
   const list = text.split(',').map((x) => Number(x.trim()));
   const bad = list.find((n) => !Number.isInteger(n) || n < 1 || n > 64);
-  if (bad !== undefined) throw new Error(`--seeds: ${text} is not a list of seed counts from 1 to 64 (or 0: no seed probe)`);
+  if (bad !== undefined)
+    throw new Error(`--seeds: ${text} is not a list of seed counts from 1 to 64 (or 0: no seed probe)`);
   return list;
 }
 
 function parseBackends(text: string): CheckBackend[] {
   const list = text.split(',').map((b) => b.trim());
-  for (const b of list) if (!(CHECK_BACKENDS as readonly string[]).includes(b)) throw new Error(`--backends: ${b} is not one of ${CHECK_BACKENDS.join(', ')}`);
+  for (const b of list)
+    if (!(CHECK_BACKENDS as readonly string[]).includes(b))
+      throw new Error(`--backends: ${b} is not one of ${CHECK_BACKENDS.join(', ')}`);
   if (list.length === 0) throw new Error(`--backends: give at least one of ${CHECK_BACKENDS.join(', ')}`);
   return list as CheckBackend[];
 }

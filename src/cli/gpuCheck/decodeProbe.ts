@@ -24,17 +24,38 @@ export class DawnCounters {
   static install(): DawnCounters {
     if (DawnCounters.installed) return DawnCounters.installed;
     const counters = new DawnCounters();
-    const g = globalThis as unknown as Record<string, { prototype: Record<string, (...a: unknown[]) => unknown> } | undefined>;
+    const g = globalThis as unknown as Record<
+      string,
+      { prototype: Record<string, (...a: unknown[]) => unknown> } | undefined
+    >;
     const wrap = (cls: string, method: string, count: () => void, timed?: (ms: number) => void) => {
       const proto = g[cls]?.prototype;
       if (!proto || typeof proto[method] !== 'function') throw new Error(`Dawn has no ${cls}.${method} to count`);
       const original = proto[method];
       proto[method] = timed
-        ? function (this: unknown, ...args: unknown[]) { count(); const t0 = performance.now(); try { return original.apply(this, args); } finally { timed(performance.now() - t0); } }
-        : function (this: unknown, ...args: unknown[]) { count(); return original.apply(this, args); };
+        ? function (this: unknown, ...args: unknown[]) {
+            count();
+            const t0 = performance.now();
+            try {
+              return original.apply(this, args);
+            } finally {
+              timed(performance.now() - t0);
+            }
+          }
+        : function (this: unknown, ...args: unknown[]) {
+            count();
+            return original.apply(this, args);
+          };
     };
     wrap('GPUComputePassEncoder', 'dispatchWorkgroups', () => counters.dispatchTimes.push(performance.now()));
-    wrap('GPUQueue', 'submit', () => counters.submitTimes.push(performance.now()), (ms) => { counters.submitMs += ms; });
+    wrap(
+      'GPUQueue',
+      'submit',
+      () => counters.submitTimes.push(performance.now()),
+      (ms) => {
+        counters.submitMs += ms;
+      },
+    );
     wrap('GPUBuffer', 'mapAsync', () => counters.maps++);
     DawnCounters.installed = counters;
     return counters;
@@ -47,7 +68,9 @@ export class DawnCounters {
 let programCounts: Record<string, number> | null = null;
 function countPrograms(): Record<string, number> {
   if (programCounts) return programCounts;
-  const backend = tf.backend() as unknown as { runWebGPUProgram: (program: { shaderKey?: string; constructor: { name: string } }, ...a: unknown[]) => unknown };
+  const backend = tf.backend() as unknown as {
+    runWebGPUProgram: (program: { shaderKey?: string; constructor: { name: string } }, ...a: unknown[]) => unknown;
+  };
   const original = backend.runWebGPUProgram.bind(backend);
   const counts: Record<string, number> = {};
   backend.runWebGPUProgram = (program, ...a) => {
@@ -66,7 +89,10 @@ export type DecodingModel = Pick<Policy, 'config' | 'newCache' | 'prefill' | 'st
  * `steps` decode steps of `rows` rows whose cache holds `cacheLength` tokens (a rollout's middle), after
  * `warm` untimed ones (shader compiles). Every row stays active; the tokens are the policy's own samples.
  */
-export async function probeDecodeStep(policy: DecodingModel, o: { rows: number; cacheLength: number; steps: number; warm: number; counters: DawnCounters | null; seed?: number }): Promise<DecodeProbeFigures> {
+export async function probeDecodeStep(
+  policy: DecodingModel,
+  o: { rows: number; cacheLength: number; steps: number; warm: number; counters: DawnCounters | null; seed?: number },
+): Promise<DecodeProbeFigures> {
   const { rows: R, cacheLength, steps, warm } = o;
   const V = policy.config.vocabSize;
   const rng = new Rng(o.seed ?? 7);
@@ -74,7 +100,11 @@ export async function probeDecodeStep(policy: DecodingModel, o: { rows: number; 
   const webgpu = tf.getBackend() === 'webgpu';
   const programs = webgpu ? countPrograms() : null;
   try {
-    policy.prefill(cache, Array.from({ length: R }, (_, b) => b), Array.from({ length: R }, () => Array.from({ length: cacheLength }, () => 1 + rng.int(V - 1))));
+    policy.prefill(
+      cache,
+      Array.from({ length: R }, (_, b) => b),
+      Array.from({ length: R }, () => Array.from({ length: cacheLength }, () => 1 + rng.int(V - 1))),
+    );
     let last = Array.from({ length: R }, () => 1 + rng.int(V - 1));
     let hostMs = 0;
     let hostMinMs = Infinity;
@@ -104,7 +134,12 @@ export async function probeDecodeStep(policy: DecodingModel, o: { rows: number; 
       f.readbacks = o.counters.maps / steps;
       f.submitMs = o.counters.submitMs / steps;
     }
-    if (programs) f.programs = Object.fromEntries(Object.entries(programs).sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, n / steps]));
+    if (programs)
+      f.programs = Object.fromEntries(
+        Object.entries(programs)
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, n]) => [k, n / steps]),
+      );
     return f;
   } finally {
     cache.dispose();
@@ -113,7 +148,10 @@ export async function probeDecodeStep(policy: DecodingModel, o: { rows: number; 
 
 /** ms of one mapAsync round trip of a 16-byte buffer (copy in, map, read), median of `n`: the least a readback costs */
 export async function probeReadbackMs(device: GPUDevice, n: number): Promise<number> {
-  const src = device.createBuffer({ size: 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+  const src = device.createBuffer({
+    size: 16,
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+  });
   const dst = device.createBuffer({ size: 16, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
   const times: number[] = [];
   try {

@@ -82,7 +82,8 @@ export interface StepFigures {
   submits?: number;
   submitsRollout?: number;
   readbacks?: number;
-  /** the rollout's dispatches over its decode steps (prefills and sampling included), the update's over its micro-batches */
+  /** the rollout's dispatches over its decode steps (prefills and sampling included), the update's over its
+   * micro-batches */
   dispatchesPerDecodeStep?: number;
   dispatchesPerMicroBatch?: number;
   /** webgpu only: the dispatches split by part (phaseCounts.ts); rolloutOther is the rollouts' sampling and
@@ -210,7 +211,11 @@ export interface SeedFigures {
 }
 
 /** S seed-steps per second from a run's decode step and micro-batch (null without both) */
-export function seedStepsPerS(run: Pick<SeedRunFigures, 'seeds' | 'decode' | 'train'>, decodeSteps: number, microBatches: number): number | null {
+export function seedStepsPerS(
+  run: Pick<SeedRunFigures, 'seeds' | 'decode' | 'train'>,
+  decodeSteps: number,
+  microBatches: number,
+): number | null {
   if (!run.decode || !run.train) return null;
   const stepMs = decodeSteps * run.decode.stepMs + microBatches * run.train.stepMs;
   return stepMs > 0 ? (run.seeds * 1000) / stepMs : null;
@@ -224,18 +229,31 @@ export function backendStepS(b: BackendFigures): number | null {
 }
 
 /** the headline fields of a scale from its two parts */
-export function summarizeScale(setup: ScaleFigures['setup'], webgpu?: BackendFigures, wasm?: BackendFigures, plain?: BackendFigures): ScaleFigures {
+export function summarizeScale(
+  setup: ScaleFigures['setup'],
+  webgpu?: BackendFigures,
+  wasm?: BackendFigures,
+  plain?: BackendFigures,
+): ScaleFigures {
   const webgpuStepS = webgpu ? backendStepS(webgpu) : null;
   const wasmStepS = wasm ? backendStepS(wasm) : null;
   const plainStepS = plain ? backendStepS(plain) : null;
   const timed = webgpu ? (webgpu.steps.length ? webgpu.steps : webgpu.firstStep ? [webgpu.firstStep] : []) : [];
   return {
-    setup, wasmStepS, webgpuStepS,
+    setup,
+    wasmStepS,
+    webgpuStepS,
     webgpuSpeedup: wasmStepS !== null && webgpuStepS !== null && webgpuStepS > 0 ? wasmStepS / webgpuStepS : null,
     dispatchesPerStep: mean(timed.map((s) => s.dispatches ?? NaN).filter(Number.isFinite)),
     submitsPerStep: mean(timed.map((s) => s.submits ?? NaN).filter(Number.isFinite)),
     ...(webgpu ? { webgpuPeakAllocatedBytes: peakAllocated([webgpu.firstStep, ...webgpu.steps]) } : {}),
-    ...(plain ? { webgpuPlainStepS: plainStepS, webgpuPlainSpeedup: wasmStepS !== null && plainStepS !== null && plainStepS > 0 ? wasmStepS / plainStepS : null } : {}),
+    ...(plain
+      ? {
+          webgpuPlainStepS: plainStepS,
+          webgpuPlainSpeedup:
+            wasmStepS !== null && plainStepS !== null && plainStepS > 0 ? wasmStepS / plainStepS : null,
+        }
+      : {}),
     ...(webgpu ? { webgpu } : {}),
     ...(wasm ? { wasm } : {}),
     ...(plain ? { 'webgpu-plain': plain } : {}),
@@ -243,16 +261,26 @@ export function summarizeScale(setup: ScaleFigures['setup'], webgpu?: BackendFig
 }
 
 const peakAllocated = (steps: (StepFigures | undefined)[]): number | null => {
-  const peaks = steps.flatMap((s) => (s?.pool ? [s.pool.rollout, s.pool.update] : [])).flatMap((p) => (p ? [p.peakAllocatedBytes] : []));
+  const peaks = steps
+    .flatMap((s) => (s?.pool ? [s.pool.rollout, s.pool.update] : []))
+    .flatMap((p) => (p ? [p.peakAllocatedBytes] : []));
   return peaks.length ? Math.max(...peaks) : null;
 };
 
 /** the ratios of the decode probe from its runs */
-export function summarizeDecode(d: Omit<DecodeFigures, 'stepRatio' | 'hostRatio' | 'dispatchRatio' | 'fusedVsWasm'>): DecodeFigures {
-  const m = (runs: DecodeProbeFigures[], k: 'stepMs' | 'hostMs' | 'dispatches') => mean(runs.map((r) => r[k] ?? NaN).filter(Number.isFinite));
+export function summarizeDecode(
+  d: Omit<DecodeFigures, 'stepRatio' | 'hostRatio' | 'dispatchRatio' | 'fusedVsWasm'>,
+): DecodeFigures {
+  const m = (runs: DecodeProbeFigures[], k: 'stepMs' | 'hostMs' | 'dispatches') =>
+    mean(runs.map((r) => r[k] ?? NaN).filter(Number.isFinite));
   const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? a / b : null);
-  return { ...d, stepRatio: ratio(m(d.plain, 'stepMs'), m(d.fused, 'stepMs')), hostRatio: ratio(m(d.plain, 'hostMs'), m(d.fused, 'hostMs')),
-    dispatchRatio: ratio(m(d.plain, 'dispatches'), m(d.fused, 'dispatches')), fusedVsWasm: ratio(m(d.wasm, 'stepMs'), m(d.fused, 'stepMs')) };
+  return {
+    ...d,
+    stepRatio: ratio(m(d.plain, 'stepMs'), m(d.fused, 'stepMs')),
+    hostRatio: ratio(m(d.plain, 'hostMs'), m(d.fused, 'hostMs')),
+    dispatchRatio: ratio(m(d.plain, 'dispatches'), m(d.fused, 'dispatches')),
+    fusedVsWasm: ratio(m(d.wasm, 'stepMs'), m(d.fused, 'stepMs')),
+  };
 }
 
 /** Checks figures.json's shape (the lead's scripts and the next session read it): [] when sound. */
@@ -267,7 +295,8 @@ export function figuresProblems(f: unknown): string[] {
     if (!(SCALES as readonly string[]).includes(scale)) problems.push(`unknown scale ${scale}`);
     for (const k of ['wasmStepS', 'webgpuStepS', 'dispatchesPerStep'] as const) {
       const v = (s as ScaleFigures)[k];
-      if (!(k in (s as object)) || (v !== null && !(typeof v === 'number' && Number.isFinite(v) && v >= 0))) problems.push(`scales.${scale}.${k} is ${String(v)}`);
+      if (!(k in (s as object)) || (v !== null && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)))
+        problems.push(`scales.${scale}.${k} is ${String(v)}`);
     }
   }
   return problems;

@@ -22,7 +22,17 @@ import { bufferPoolStats, resetPoolPeaks } from '../../model/kernels/bufferPool.
 import { emptyPhaseCounts, installPhaseCounts } from './phaseCounts.ts';
 import { SEED_PROBE, SEED_PROBE_REHEARSAL, seedProbe } from './seedProbe.ts';
 import { DawnCounters, probeDecodeStep, probeOpUs, probeReadbackMs } from './decodeProbe.ts';
-import { summarizeDecode, summarizeScale, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type PoolPhaseFigures, type Scale, type StepFigures } from './figures.ts';
+import {
+  summarizeDecode,
+  summarizeScale,
+  type BackendFigures,
+  type CheckBackend,
+  type DecodeProbeFigures,
+  type GpuCheckFigures,
+  type PoolPhaseFigures,
+  type Scale,
+  type StepFigures,
+} from './figures.ts';
 
 export interface MeasureOptions {
   scales: Scale[];
@@ -35,11 +45,13 @@ export interface MeasureOptions {
   /** accept a fallback adapter (SwiftShader) at full-size steps: counting dispatches, which are a GPU's there too */
   anyAdapter: boolean;
   wasmThreads: number;
-  /** tfjs flags to set once webgpu has started (e.g. WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE): a lever tried without a new pack */
+  /** tfjs flags to set once webgpu has started (e.g. WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE): a lever tried without a new
+   * pack */
   webgpuFlags: Record<string, number | boolean>;
   /** compile a new step's shaders at once (kernels/compileAhead.ts; off in the lab until a GPU shows it pays) */
   compileAhead: boolean;
-  /** settings over the lab's defaults (e.g. queriesPerStep: a larger batch a step, the proxy for several seeds in one program) */
+  /** settings over the lab's defaults (e.g. queriesPerStep: a larger batch a step, the proxy for several seeds in one
+   * program) */
   config: Partial<LabConfig>;
   /** the backends to measure, in order (default webgpu then wasm) */
   backends: readonly CheckBackend[];
@@ -60,7 +72,10 @@ const REHEARSAL: Partial<RlConfig> = { queriesPerStep: 1, groupSize: 2, maxTurns
 let decodeSteps = 0;
 function countDecodeSteps(): void {
   const original = Policy.prototype.step;
-  Policy.prototype.step = function (this: Policy, ...args: Parameters<Policy['step']>) { decodeSteps++; return original.apply(this, args); };
+  Policy.prototype.step = function (this: Policy, ...args: Parameters<Policy['step']>) {
+    decodeSteps++;
+    return original.apply(this, args);
+  };
 }
 
 /** called once at the update's first forward pass in a step (Policy.logProbsAt: the rollouts never call it) */
@@ -79,7 +94,12 @@ function markUpdateStart(): void {
 function poolPhase(backend: WebGPUBackend, evictedBefore: number): PoolPhaseFigures {
   const p = bufferPoolStats(backend);
   resetPoolPeaks(backend);
-  return { peakUsedBytes: p.peakUsedBytes, peakAllocatedBytes: p.peakAllocatedBytes, allocatedBytes: p.allocatedBytes, evictedBuffers: p.evictedBuffers - evictedBefore };
+  return {
+    peakUsedBytes: p.peakUsedBytes,
+    peakAllocatedBytes: p.peakAllocatedBytes,
+    allocatedBytes: p.allocatedBytes,
+    evictedBuffers: p.evictedBuffers - evictedBefore,
+  };
 }
 
 const elapsedS = (t0: number) => (performance.now() - t0) / 1000;
@@ -107,7 +127,11 @@ export async function measure(o: MeasureOptions): Promise<void> {
     setCompileAhead(o.compileAhead);
     // every registered WEBGPU_* flag, evaluated (getFlags() holds only those read so far)
     const registry = (tf.env() as unknown as { flagRegistry: Record<string, unknown> }).flagRegistry;
-    f.webgpuFlags = Object.fromEntries(Object.keys(registry).filter((k) => k.startsWith('WEBGPU')).map((k) => [k, tf.env().get(k)]));
+    f.webgpuFlags = Object.fromEntries(
+      Object.keys(registry)
+        .filter((k) => k.startsWith('WEBGPU'))
+        .map((k) => [k, tf.env().get(k)]),
+    );
   }
   save();
   countDecodeSteps();
@@ -125,12 +149,24 @@ export async function measure(o: MeasureOptions): Promise<void> {
     }
   }
   // S seeds in one program, at the first scale's shape, on the backends asked for
-  const seedBackends = (['webgpu', 'wasm'] as const).filter((b) => o.backends.includes(b) && (b === 'wasm' || counters));
+  const seedBackends = (['webgpu', 'wasm'] as const).filter(
+    (b) => o.backends.includes(b) && (b === 'wasm' || counters),
+  );
   if (o.seeds.length > 0 && seedBackends.length > 0) {
     try {
       const { config } = await readCheckpointDir(shippedCheckpointDir(o.scales[0]));
-      await seedProbe(config, o.scales[0], { seeds: o.seeds, backends: seedBackends, setup: o.rehearse ? SEED_PROBE_REHEARSAL : SEED_PROBE, budgetS: o.seedProbeS,
-        leftS: () => o.deadlineS - elapsedS(t0), counters, update: (s) => { f.seeds = s; save(); } });
+      await seedProbe(config, o.scales[0], {
+        seeds: o.seeds,
+        backends: seedBackends,
+        setup: o.rehearse ? SEED_PROBE_REHEARSAL : SEED_PROBE,
+        budgetS: o.seedProbeS,
+        leftS: () => o.deadlineS - elapsedS(t0),
+        counters,
+        update: (s) => {
+          f.seeds = s;
+          save();
+        },
+      });
     } catch (e) {
       f.errors.push(`seed probe: ${e instanceof Error ? e.message : String(e)}`);
       save();
@@ -140,22 +176,46 @@ export async function measure(o: MeasureOptions): Promise<void> {
   for (const scale of o.scales) {
     const lab: LabConfig = { ...defaultConfig(), ...o.config, scale };
     const rl: RlConfig = { ...rlConfigFromLab(lab), ...(o.rehearse ? REHEARSAL : {}) };
-    const setup = { queriesPerStep: rl.queriesPerStep, groupSize: rl.groupSize, maxTurns: rl.maxTurns, miniBatches: rl.miniBatches,
-      microBatchTokens: rl.microBatchTokens, algorithm: rl.algorithm, seed: rl.seed };
+    const setup = {
+      queriesPerStep: rl.queriesPerStep,
+      groupSize: rl.groupSize,
+      maxTurns: rl.maxTurns,
+      miniBatches: rl.miniBatches,
+      microBatchTokens: rl.microBatchTokens,
+      algorithm: rl.algorithm,
+      seed: rl.seed,
+    };
     const parts: Partial<Record<CheckBackend, BackendFigures>> = {};
     const summary = () => summarizeScale(setup, parts.webgpu, parts.wasm, parts['webgpu-plain']);
     for (const backend of o.backends.filter((b) => counters || b === 'wasm')) {
-      const part: BackendFigures = { backend, ...(backend === 'wasm' ? { threads: f.wasmThreads } : {}), steps: [], stepS: null };
+      const part: BackendFigures = {
+        backend,
+        ...(backend === 'wasm' ? { threads: f.wasmThreads } : {}),
+        steps: [],
+        stepS: null,
+      };
       parts[backend] = part;
       f.scales[scale] = summary();
-      if (elapsedS(t0) > o.deadlineS) { part.note = `skipped: the check's ${o.deadlineS} s were spent`; save(); continue; }
+      if (elapsedS(t0) > o.deadlineS) {
+        part.note = `skipped: the check's ${o.deadlineS} s were spent`;
+        save();
+        continue;
+      }
       try {
         await tf.setBackend(backend === 'wasm' ? 'wasm' : 'webgpu');
         setFusedDecode(backend !== 'webgpu-plain'); // the plain decode path: the levers' before
-        await runPart(scale, rl, part, backend === 'wasm' ? null : counters, () => o.deadlineS - elapsedS(t0), o.steps, () => {
-          f.scales[scale] = summary();
-          save();
-        });
+        await runPart(
+          scale,
+          rl,
+          part,
+          backend === 'wasm' ? null : counters,
+          () => o.deadlineS - elapsedS(t0),
+          o.steps,
+          () => {
+            f.scales[scale] = summary();
+            save();
+          },
+        );
       } catch (e) {
         part.error = e instanceof Error ? e.message : String(e);
         f.errors.push(`${scale} ${backend}: ${part.error}`);
@@ -172,13 +232,19 @@ export async function measure(o: MeasureOptions): Promise<void> {
           `forward ${ph.forward} (${ph.forwardCalls} calls), backward and the rest ${ph.updateOther}, ` +
           `optimizer ${ph.optimizer} (${ph.optimizerCalls} steps); ${timed.at(-1)?.microBatches} micro-batches`);
       }
-      const dispatches = timed.length && timed[0].dispatches !== undefined ? timed.reduce((a, x) => a + (x.dispatches ?? 0), 0) / timed.length : null;
-      console.log(`${scale} ${backend}: ${part.stepS?.toFixed(2) ?? '—'} s a step (first ${part.firstStep?.wallS.toFixed(1) ?? '—'} s)` +
-        `${dispatches !== null ? `, ${Math.round(dispatches)} dispatches` : ''}${part.note ? ` — ${part.note}` : ''}${part.error ? ` — error: ${part.error}` : ''}`);
+      const dispatches =
+        timed.length && timed[0].dispatches !== undefined
+          ? timed.reduce((a, x) => a + (x.dispatches ?? 0), 0) / timed.length
+          : null;
+      console.log(
+        `${scale} ${backend}: ${part.stepS?.toFixed(2) ?? '—'} s a step (first ${part.firstStep?.wallS.toFixed(1) ?? '—'} s)` +
+          `${dispatches !== null ? `, ${Math.round(dispatches)} dispatches` : ''}${part.note ? ` — ${part.note}` : ''}${part.error ? ` — error: ${part.error}` : ''}`,
+      );
     }
     const s = f.scales[scale]!;
     if (s.webgpuSpeedup !== null) console.log(`${scale}: webgpu ${s.webgpuSpeedup.toFixed(2)}× wasm's speed`);
-    if (s.webgpuPlainSpeedup != null) console.log(`${scale}: webgpu with the decode levers off ${s.webgpuPlainSpeedup.toFixed(2)}× wasm's speed`);
+    if (s.webgpuPlainSpeedup != null)
+      console.log(`${scale}: webgpu with the decode levers off ${s.webgpuPlainSpeedup.toFixed(2)}× wasm's speed`);
   }
   f.complete = true;
   save();
@@ -189,7 +255,12 @@ export async function measure(o: MeasureOptions): Promise<void> {
  * cost, then a decode step of the default rollout's 32 rows (rehearsal: 4) on webgpu with the decode levers off
  * and on, alternated over two rounds, and on wasm once; every run after two untimed steps (shader compiles).
  */
-async function decodeProbe(o: MeasureOptions, f: GpuCheckFigures, counters: DawnCounters, save: () => void): Promise<void> {
+async function decodeProbe(
+  o: MeasureOptions,
+  f: GpuCheckFigures,
+  counters: DawnCounters,
+  save: () => void,
+): Promise<void> {
   const scale = o.scales[0];
   const rows = o.rehearse ? 4 : 32;
   const cacheLength = o.rehearse ? 16 : 96;
@@ -197,16 +268,27 @@ async function decodeProbe(o: MeasureOptions, f: GpuCheckFigures, counters: Dawn
   const runs: Record<'plain' | 'fused' | 'wasm', DecodeProbeFigures[]> = { plain: [], fused: [], wasm: [] };
   let readbackMs: number | null = null;
   let opUs: number | null = null;
-  const update = () => { f.decode = summarizeDecode({ scale, readbackMs, opUs, ...runs }); save(); };
+  const update = () => {
+    f.decode = summarizeDecode({ scale, readbackMs, opUs, ...runs });
+    save();
+  };
   const probe = async (kind: 'plain' | 'fused' | 'wasm') => {
     await tf.setBackend(kind === 'wasm' ? 'wasm' : 'webgpu');
     setFusedDecode(kind !== 'plain');
     const policy = policyFromCheckpoint(ckpt);
     try {
-      const r = await probeDecodeStep(policy, { rows, cacheLength, steps: o.decodeSteps, warm: 2, counters: kind === 'wasm' ? null : counters });
+      const r = await probeDecodeStep(policy, {
+        rows,
+        cacheLength,
+        steps: o.decodeSteps,
+        warm: 2,
+        counters: kind === 'wasm' ? null : counters,
+      });
       runs[kind].push(r);
-      console.log(`decode step (${scale}, ${rows} rows, ${cacheLength} cached) ${kind}: ${r.stepMs.toFixed(2)} ms, host ${r.hostMs.toFixed(2)} ms` +
-        `${r.dispatches !== undefined ? `, ${r.dispatches} dispatches, ${r.readbacks} readbacks, ${r.submits} submits` : ''}`);
+      console.log(
+        `decode step (${scale}, ${rows} rows, ${cacheLength} cached) ${kind}: ${r.stepMs.toFixed(2)} ms, host ${r.hostMs.toFixed(2)} ms` +
+          `${r.dispatches !== undefined ? `, ${r.dispatches} dispatches, ${r.readbacks} readbacks, ${r.submits} submits` : ''}`,
+      );
     } finally {
       policy.dispose();
       setFusedDecode(true);
@@ -224,10 +306,20 @@ async function decodeProbe(o: MeasureOptions, f: GpuCheckFigures, counters: Dawn
 }
 
 /** the first step and up to `steps` timed ones of one scale on the current backend */
-async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counters: DawnCounters | null, leftS: () => number, steps: number,
-  saved: () => void): Promise<void> {
+async function runPart(
+  scale: Scale,
+  rl: RlConfig,
+  part: BackendFigures,
+  counters: DawnCounters | null,
+  leftS: () => number,
+  steps: number,
+  saved: () => void,
+): Promise<void> {
   const ckpt = await readCheckpointDir(shippedCheckpointDir(scale));
-  const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: defaultConfig().trainSize, mix: defaultConfig().mix });
+  const env = rlEnvironment(
+    { world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+    { trainSize: defaultConfig().trainSize, mix: defaultConfig().mix },
+  );
   const policy = policyFromCheckpoint(ckpt);
   const reference = rl.klCoef > 0 ? policyFromCheckpoint(ckpt) : null;
   const trainer = new RlTrainer(policy, reference, env, rl);
@@ -237,13 +329,19 @@ async function runPart(scale: Scale, rl: RlConfig, part: BackendFigures, counter
     saved();
     for (let i = 0; i < steps; i++) {
       const last = part.steps.at(-1)?.wallS ?? part.firstStep.wallS;
-      if (leftS() < last * 1.2) { part.note = `${i} of ${steps} timed steps: the deadline was near`; break; }
+      if (leftS() < last * 1.2) {
+        part.note = `${i} of ${steps} timed steps: the deadline was near`;
+        break;
+      }
       part.steps.push(await timedStep(trainer, counters));
       part.stepS = part.steps.reduce((a, s) => a + s.wallS, 0) / part.steps.length;
       saved();
     }
     const memory = tf.memory() as unknown as Record<string, unknown>;
-    part.memory = Object.fromEntries(Object.entries(memory).filter(([, v]) => typeof v === 'number')) as Record<string, number>;
+    part.memory = Object.fromEntries(Object.entries(memory).filter(([, v]) => typeof v === 'number')) as Record<
+      string,
+      number
+    >;
     if (counters) part.pool = bufferPoolStats(tf.backend() as unknown as WebGPUBackend);
   } finally {
     trainer.dispose();
@@ -273,8 +371,14 @@ async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Pro
   const updateS = m['time/update'];
   const microBatches = m['charts/microbatches'] ?? 0;
   const step: StepFigures = {
-    wallS, rolloutS, updateS, rollouts: m['charts/rollouts'], decodeSteps, decodeStepMs: decodeSteps ? (rolloutS * 1000) / decodeSteps : 0,
-    microBatches, microBatchMs: microBatches ? (updateS * 1000) / microBatches : 0,
+    wallS,
+    rolloutS,
+    updateS,
+    rollouts: m['charts/rollouts'],
+    decodeSteps,
+    decodeStepMs: decodeSteps ? (rolloutS * 1000) / decodeSteps : 0,
+    microBatches,
+    microBatchMs: microBatches ? (updateS * 1000) / microBatches : 0,
   };
   if (counters) {
     const rolloutEnd = start + rolloutS * 1000;
@@ -294,7 +398,9 @@ async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Pro
   if (backend) {
     const end = poolPhase(backend, evicted);
     const rollout = rolloutPool as PoolPhaseFigures | null; // set in the callback
-    step.pool = rollout ? { rollout, update: { ...end, evictedBuffers: end.evictedBuffers - rollout.evictedBuffers } } : { rollout: end, update: null };
+    step.pool = rollout
+      ? { rollout, update: { ...end, evictedBuffers: end.evictedBuffers - rollout.evictedBuffers } }
+      : { rollout: end, update: null };
   }
   return step;
 }

@@ -14,7 +14,18 @@
 // reads from its working directory.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
@@ -49,16 +60,38 @@ export function packProblems(m: Pick<PackManifest, 'files' | 'totalBytes'>, limi
   for (const need of REQUIRED) if (!have.has(need)) problems.push(`${need} is missing`);
   const total = m.files.reduce((a, f) => a + f.bytes, 0);
   if (total !== m.totalBytes) problems.push(`totalBytes ${m.totalBytes} is not the files' ${total}`);
-  if (total > limit) problems.push(`${mib(total)} MiB is over the pack's ${mib(limit)} MiB (the device tool carries 64 MiB with the repository)`);
+  if (total > limit)
+    problems.push(
+      `${mib(total)} MiB is over the pack's ${mib(limit)} MiB (the device tool carries 64 MiB with the repository)`,
+    );
   return problems;
 }
 
-export const REQUIRED = ['run.sh', 'node.xz', 'dawn.node.xz', 'libvulkan.so.1.xz', 'runtime.tar.xz', 'cli.mjs', 'tfjs-backend-wasm-simd.wasm',
-  'wasm-out/package.json', 'wasm-out/tfjs-backend-wasm-threaded-simd.js', 'wasm-out/tfjs-backend-wasm-threaded-simd.worker.js', 'wasm-out/tfjs-backend-wasm-threaded-simd.wasm'];
+export const REQUIRED = [
+  'run.sh',
+  'node.xz',
+  'dawn.node.xz',
+  'libvulkan.so.1.xz',
+  'runtime.tar.xz',
+  'cli.mjs',
+  'tfjs-backend-wasm-simd.wasm',
+  'wasm-out/package.json',
+  'wasm-out/tfjs-backend-wasm-threaded-simd.js',
+  'wasm-out/tfjs-backend-wasm-threaded-simd.worker.js',
+  'wasm-out/tfjs-backend-wasm-threaded-simd.wasm',
+];
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
-const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 30 });
-const has = (cmd: string) => { try { execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }); return true; } catch { return false; } };
+const run = (cmd: string, args: string[]) =>
+  execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 30 });
+const has = (cmd: string) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** xz -9e of `src` (or of what `prepare` makes from it) into `dest`, with x86's branch filter for machine
  *  code; kept when `dest` was made from the same source (DEST.source records it: Node's takes ~2 min) */
@@ -80,21 +113,31 @@ function needs(binary: string): Record<string, string> {
   return Object.fromEntries(['GLIBC', 'GLIBCXX', 'CXXABI'].map((p) => [p, newest(p)]).filter(([, v]) => v));
 }
 
-const hasSystemLibrary = (name: string) => run('ldconfig', ['-p']).toString().split('\n').some((l) => l.trim().startsWith(`${name} `) && l.includes('x86-64'));
+const hasSystemLibrary = (name: string) =>
+  run('ldconfig', ['-p'])
+    .toString()
+    .split('\n')
+    .some((l) => l.trim().startsWith(`${name} `) && l.includes('x86-64'));
 
 /** the shared library `name` as the dynamic linker finds it here */
 function systemLibrary(name: string): string {
-  const line = run('ldconfig', ['-p']).toString().split('\n').find((l) => l.trim().startsWith(`${name} `) && l.includes('x86-64'));
+  const line = run('ldconfig', ['-p'])
+    .toString()
+    .split('\n')
+    .find((l) => l.trim().startsWith(`${name} `) && l.includes('x86-64'));
   const path = line?.split('=> ')[1]?.trim();
   if (!path) throw new Error(`--pack: ${name} is not on this machine (ldconfig -p)`);
   return realpathSync(path);
 }
 
 export async function writePack(dir: string, allowDirty = false): Promise<PackManifest> {
-  // the pack's figures are committed (results/gpu) with the commit it was built from: refused before building where that cannot be checked out
+  // the pack's figures are committed (results/gpu) with the commit it was built from: refused before building where
+  // that cannot be checked out
   const made = provenance(join(dir, 'manifest.json'), { allowDirty, committed: true });
-  if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error('--pack builds a linux-x64 pack: run it on linux-x64');
-  for (const tool of ['xz', 'strip', 'tar', 'ldconfig']) if (!has(tool)) throw new Error(`--pack needs ${tool} (apt-get install xz-utils binutils tar)`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new Error('--pack builds a linux-x64 pack: run it on linux-x64');
+  for (const tool of ['xz', 'strip', 'tar', 'ldconfig'])
+    if (!has(tool)) throw new Error(`--pack needs ${tool} (apt-get install xz-utils binutils tar)`);
   const dawn = join(dirname(require.resolve('webgpu')), 'dist', 'linux-x64', 'dawn.node');
   if (!existsSync(dawn)) throw new Error(`--pack needs the npm package webgpu's ${dawn} (npm install)`);
   const loader = existsSync(CHROMIUM_VULKAN_LOADER) ? CHROMIUM_VULKAN_LOADER : systemLibrary('libvulkan.so.1');
@@ -112,8 +155,13 @@ export async function writePack(dir: string, allowDirty = false): Promise<PackMa
     writeRuntime(tmp, join(dir, 'runtime.tar.xz'));
     await bundle(join(dir, 'cli.mjs'));
     const wasmPackage = dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json'));
-    for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm']) copyFileSync(join(wasmPackage, 'dist', f), join(dir, f));
-    for (const f of ['tfjs-backend-wasm-threaded-simd.js', 'tfjs-backend-wasm-threaded-simd.worker.js', 'tfjs-backend-wasm-threaded-simd.wasm']) {
+    for (const f of ['tfjs-backend-wasm.wasm', 'tfjs-backend-wasm-simd.wasm'])
+      copyFileSync(join(wasmPackage, 'dist', f), join(dir, f));
+    for (const f of [
+      'tfjs-backend-wasm-threaded-simd.js',
+      'tfjs-backend-wasm-threaded-simd.worker.js',
+      'tfjs-backend-wasm-threaded-simd.wasm',
+    ]) {
       copyFileSync(join(wasmPackage, 'wasm-out', f), join(dir, 'wasm-out', f));
     }
     // tfjs's wasm-out scripts are CommonJS; the repository's package.json (above the pack) says "module"
@@ -132,7 +180,9 @@ export async function writePack(dir: string, allowDirty = false): Promise<PackMa
     writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1) + '\n');
     const problems = packProblems(manifest);
     if (problems.length) throw new Error(`the pack in ${dir} is not fit to travel:\n  ${problems.join('\n  ')}`);
-    console.log(`pack: ${manifest.files.length} files, ${mib(manifest.totalBytes)} MiB (limit ${mib(PACK_LIMIT_BYTES)}); binaries need ${Object.values(manifest.needs).join(', ')}`);
+    console.log(
+      `pack: ${manifest.files.length} files, ${mib(manifest.totalBytes)} MiB (limit ${mib(PACK_LIMIT_BYTES)}); binaries need ${Object.values(manifest.needs).join(', ')}`,
+    );
     return manifest;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -147,12 +197,27 @@ function writeRuntime(tmp: string, dest: string): void {
     cxx: ['libstdc++.so.6', 'libgcc_s.so.1'],
     // NVIDIA's Vulkan ICD is libGLX_nvidia.so.0, which will not load without libglvnd's dispatch library:
     // on the H200 machine (no libglvnd installed) the loader said "Found no drivers!" until these came along
-    glvnd: ['libGLdispatch.so.0', 'libGLX.so.0', 'libX11.so.6', 'libXext.so.6', 'libxcb.so.1', 'libXau.so.6', 'libXdmcp.so.6', 'libbsd.so.0', 'libmd.so.0'],
+    glvnd: [
+      'libGLdispatch.so.0',
+      'libGLX.so.0',
+      'libX11.so.6',
+      'libXext.so.6',
+      'libxcb.so.1',
+      'libXau.so.6',
+      'libXdmcp.so.6',
+      'libbsd.so.0',
+      'libmd.so.0',
+    ],
   };
   for (const [group, names] of Object.entries(groups)) {
     mkdirSync(join(root, group), { recursive: true });
     for (const name of names) {
-      if (group === 'glvnd' && !hasSystemLibrary(name)) { console.log(`pack: ${name} is not on this machine; a GPU machine without libglvnd will need it (apt-get install libglvnd0 libglx0)`); continue; }
+      if (group === 'glvnd' && !hasSystemLibrary(name)) {
+        console.log(
+          `pack: ${name} is not on this machine; a GPU machine without libglvnd will need it (apt-get install libglvnd0 libglx0)`,
+        );
+        continue;
+      }
       copyFileSync(systemLibrary(name), join(root, group, name));
     }
   }
@@ -166,16 +231,29 @@ function writeRuntime(tmp: string, dest: string): void {
 async function bundle(outfile: string): Promise<void> {
   const esbuild = await import('esbuild');
   await esbuild.build({
-    entryPoints: [join(HERE, 'packEntry.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true,
-    external: ['esbuild', 'webgpu'], logLevel: 'warning', legalComments: 'none',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path';" +
-      ' const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);' },
+    entryPoints: [join(HERE, 'packEntry.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    external: ['esbuild', 'webgpu'],
+    logLevel: 'warning',
+    legalComments: 'none',
+    banner: {
+      js:
+        "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path';" +
+        ' const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);',
+    },
   });
 }
 
 function mergeNeeds(list: Record<string, string>[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const n of list) for (const [k, v] of Object.entries(n)) if (!out[k] || out[k].localeCompare(v, 'en', { numeric: true }) < 0) out[k] = v;
+  for (const n of list)
+    for (const [k, v] of Object.entries(n))
+      if (!out[k] || out[k].localeCompare(v, 'en', { numeric: true }) < 0) out[k] = v;
   return out;
 }
 
@@ -195,7 +273,9 @@ On the GPU machine, from the repository root (the checkpoints come from public/c
     sh PACK/run.sh OUT            # the check; figures in OUT/figures.json (docs/gpu-check.md)
     sh PACK/run.sh OUT --rehearse # tiny steps, SwiftShader allowed
 
-Needs: x86-64 Linux, sh, xz or python3. Node and dawn.node want ${Object.entries(m.needs).map(([k, v]) => `${k} ≥ ${v.replace(/^[A-Z]+_/, '')}`).join(', ')};
+Needs: x86-64 Linux, sh, xz or python3. Node and dawn.node want ${Object.entries(m.needs)
+    .map(([k, v]) => `${k} ≥ ${v.replace(/^[A-Z]+_/, '')}`)
+    .join(', ')};
 an older system runs them on the pack's own glibc and libstdc++ (runtime.tar.xz, from Debian 12), which
 run.sh picks by trying. The Vulkan driver is the machine's (NVIDIA: /usr/local/nvidia/share/vulkan/icd.d).
 `;

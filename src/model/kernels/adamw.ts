@@ -8,7 +8,13 @@
 //                  each adds the previous partial sum, so 51 tensors take 9 dispatches, no adds
 // The arithmetic follows the reference op by op (same constants, same order) in f32.
 import * as tf from '@tensorflow/tfjs';
-import { elementwiseProgram, f32Uniforms, registerWebGPUKernel, type WebGPUBackend, type WebGPUProgram } from './webgpu.ts';
+import {
+  elementwiseProgram,
+  f32Uniforms,
+  registerWebGPUKernel,
+  type WebGPUBackend,
+  type WebGPUProgram,
+} from './webgpu.ts';
 
 export interface AdamWStep {
   lr: number;
@@ -30,12 +36,21 @@ const MOMENTS = `
 const UNIFORMS = ['beta1', 'oneMinusBeta1', 'beta2', 'oneMinusBeta2', 'c1', 'c2', 'eps', 'lr', 'decay'];
 
 const programs = {
-  m: (n: number) => elementwiseProgram('star_adamw_m', ['M', 'V', 'G', 'Scale'], n, UNIFORMS, `${MOMENTS}\n result[index] = m;`),
-  v: (n: number) => elementwiseProgram('star_adamw_v', ['M', 'V', 'G', 'Scale'], n, UNIFORMS, `${MOMENTS}\n result[index] = v;`),
+  m: (n: number) =>
+    elementwiseProgram('star_adamw_m', ['M', 'V', 'G', 'Scale'], n, UNIFORMS, `${MOMENTS}\n result[index] = m;`),
+  v: (n: number) =>
+    elementwiseProgram('star_adamw_v', ['M', 'V', 'G', 'Scale'], n, UNIFORMS, `${MOMENTS}\n result[index] = v;`),
   // p' = p·decay − (m̂ / (√v̂ + ε))·lr, as the reference orders it
-  p: (n: number) => elementwiseProgram('star_adamw_p', ['M', 'V', 'G', 'Scale', 'P'], n, UNIFORMS, `${MOMENTS}
+  p: (n: number) =>
+    elementwiseProgram(
+      'star_adamw_p',
+      ['M', 'V', 'G', 'Scale', 'P'],
+      n,
+      UNIFORMS,
+      `${MOMENTS}
     let update = (m / uniforms.c1) / (sqrt(v / uniforms.c2) + uniforms.eps);
-    result[index] = P[index] * uniforms.decay - update * uniforms.lr;`),
+    result[index] = P[index] * uniforms.decay - update * uniforms.lr;`,
+    ),
 };
 
 registerWebGPUKernel('StarAdamW', ({ inputs, backend, attrs }) => {
@@ -46,14 +61,30 @@ registerWebGPUKernel('StarAdamW', ({ inputs, backend, attrs }) => {
   const n = tf.util.sizeFromShape(p.shape);
   const flat = (t: tf.TensorInfo): tf.TensorInfo => ({ ...t, shape: [n] }); // same buffer, rank 1: one pipeline for every weight
   const moments = [m, v, g, scale].map((t, i) => (i < 3 ? flat(t) : t));
-  const run = (program: WebGPUProgram, ins: tf.TensorInfo[]) => ({ ...b.runWebGPUProgram(program, ins, 'float32', u), shape: p.shape });
+  const run = (program: WebGPUProgram, ins: tf.TensorInfo[]) => ({
+    ...b.runWebGPUProgram(program, ins, 'float32', u),
+    shape: p.shape,
+  });
   return [run(programs.p(n), [...moments, flat(p)]), run(programs.m(n), moments), run(programs.v(n), moments)];
 });
 
 /** one AdamW update of a weight on webgpu: the new p, m and v (the caller assigns them). `scale`
  *  [1] multiplies the gradient first (the global-norm clip; a tensor so it never leaves the GPU). */
-export function adamwStepFused(p: tf.Tensor, m: tf.Tensor, v: tf.Tensor, g: tf.Tensor, scale: tf.Tensor, step: AdamWStep): { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor } {
-  const [pNew, mNew, vNew] = tf.engine().runKernel('StarAdamW', { p, m, v, g, scale: scale.reshape([1]) }, step as unknown as tf.NamedAttrMap) as tf.Tensor[];
+export function adamwStepFused(
+  p: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  g: tf.Tensor,
+  scale: tf.Tensor,
+  step: AdamWStep,
+): { p: tf.Tensor; m: tf.Tensor; v: tf.Tensor } {
+  const [pNew, mNew, vNew] = tf
+    .engine()
+    .runKernel(
+      'StarAdamW',
+      { p, m, v, g, scale: scale.reshape([1]) },
+      step as unknown as tf.NamedAttrMap,
+    ) as tf.Tensor[];
   return { p: pNew, m: mNew, v: vNew };
 }
 
@@ -62,8 +93,12 @@ const WORKGROUP = 256;
 
 function sumSquaresProgram(k: number): WebGPUProgram {
   const names = Array.from({ length: k }, (_, i) => `G${i}`);
-  const loops = names.map((x) => `
-    for (var i = t; i < uniforms.${x.toLowerCase()}Shape; i = i + ${WORKGROUP}) { let x = ${x}[i]; s = s + x * x; }`).join('');
+  const loops = names
+    .map(
+      (x) => `
+    for (var i = t; i < uniforms.${x.toLowerCase()}Shape; i = i + ${WORKGROUP}) { let x = ${x}[i]; s = s + x * x; }`,
+    )
+    .join('');
   return {
     variableNames: [...names, 'Prev'],
     outputShape: [1],
@@ -90,7 +125,9 @@ function sumSquaresProgram(k: number): WebGPUProgram {
 registerWebGPUKernel('StarSumSquares', ({ inputs, backend }) => {
   const b = backend as unknown as WebGPUBackend;
   const all = inputs as Record<string, tf.TensorInfo>;
-  const grads = Object.keys(all).filter((k) => k !== 'prev').map((k) => ({ ...all[k], shape: [tf.util.sizeFromShape(all[k].shape)] }));
+  const grads = Object.keys(all)
+    .filter((k) => k !== 'prev')
+    .map((k) => ({ ...all[k], shape: [tf.util.sizeFromShape(all[k].shape)] }));
   return b.runWebGPUProgram(sumSquaresProgram(grads.length), [...grads, all.prev], 'float32');
 });
 

@@ -62,7 +62,8 @@ interface Installed {
 }
 const installed = new WeakMap<BufferManager, Installed>();
 
-const managerOf = (backend: WebGPUBackend): BufferManager => (backend as unknown as { bufferManager: BufferManager }).bufferManager;
+const managerOf = (backend: WebGPUBackend): BufferManager =>
+  (backend as unknown as { bufferManager: BufferManager }).bufferManager;
 /** tfjs's free-list key (buffer_manager.js getBufferKey) */
 const keyOf = (size: number, usage: number) => `${size}_${usage}`;
 const capOf = (s: Installed) => Math.max(s.bound.floorBytes, s.bound.peakFactor * s.peakUsed);
@@ -72,11 +73,25 @@ const capOf = (s: Installed) => Math.max(s.bound.floorBytes, s.bound.peakFactor 
  * freed sizes go first: the decode step's and the current micro-batch's sizes stay pooled, an old
  * prompt length's do not.
  */
-export function boundBufferPool(backend: WebGPUBackend, bound: PoolBound = { floorBytes: POOL_FLOOR_BYTES, peakFactor: POOL_PEAK_FACTOR }): void {
+export function boundBufferPool(
+  backend: WebGPUBackend,
+  bound: PoolBound = { floorBytes: POOL_FLOOR_BYTES, peakFactor: POOL_PEAK_FACTOR },
+): void {
   const manager = managerOf(backend);
   const known = installed.get(manager);
-  if (known) { known.bound = bound; trim(manager, known); return; }
-  const state: Installed = { bound, peakUsed: manager.numBytesUsed, phasePeakUsed: manager.numBytesUsed, peakAllocated: manager.numBytesAllocated, evictedBuffers: 0, evictedBytes: 0 };
+  if (known) {
+    known.bound = bound;
+    trim(manager, known);
+    return;
+  }
+  const state: Installed = {
+    bound,
+    peakUsed: manager.numBytesUsed,
+    phasePeakUsed: manager.numBytesUsed,
+    peakAllocated: manager.numBytesAllocated,
+    evictedBuffers: 0,
+    evictedBytes: 0,
+  };
   installed.set(manager, state);
   const acquire = manager.acquireBuffer.bind(manager);
   const release = manager.releaseBuffer.bind(manager);
@@ -91,7 +106,10 @@ export function boundBufferPool(backend: WebGPUBackend, bound: PoolBound = { flo
     const key = keyOf(buffer.size, buffer.usage);
     release(buffer, reuse);
     const list = manager.freeBuffers.get(key);
-    if (reuse && list) { manager.freeBuffers.delete(key); manager.freeBuffers.set(key, list); } // most recent last
+    if (reuse && list) {
+      manager.freeBuffers.delete(key);
+      manager.freeBuffers.set(key, list);
+    } // most recent last
     trim(manager, state);
   };
   trim(manager, state);
@@ -128,9 +146,16 @@ export function bufferPoolStats(backend: WebGPUBackend): PoolStats {
   let freeSizes = 0;
   for (const list of manager.freeBuffers.values()) { freeBuffers += list.length; if (list.length) freeSizes++; }
   return {
-    usedBytes: manager.numBytesUsed, allocatedBytes: manager.numBytesAllocated, freeBytes: manager.numBytesAllocated - manager.numBytesUsed,
-    freeBuffers, freeSizes, peakUsedBytes: state?.phasePeakUsed ?? manager.numBytesUsed, peakAllocatedBytes: state?.peakAllocated ?? manager.numBytesAllocated,
-    capBytes: state ? capOf(state) : null, evictedBuffers: state?.evictedBuffers ?? 0, evictedBytes: state?.evictedBytes ?? 0,
+    usedBytes: manager.numBytesUsed,
+    allocatedBytes: manager.numBytesAllocated,
+    freeBytes: manager.numBytesAllocated - manager.numBytesUsed,
+    freeBuffers,
+    freeSizes,
+    peakUsedBytes: state?.phasePeakUsed ?? manager.numBytesUsed,
+    peakAllocatedBytes: state?.peakAllocated ?? manager.numBytesAllocated,
+    capBytes: state ? capOf(state) : null,
+    evictedBuffers: state?.evictedBuffers ?? 0,
+    evictedBytes: state?.evictedBytes ?? 0,
   };
 }
 

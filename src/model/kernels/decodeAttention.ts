@@ -78,8 +78,18 @@ registerWebGPUKernel('StarDecodeAttention', ({ inputs, backend, attrs }) => {
   const { q, keys, values, pos, slopes } = inputs as Record<string, tf.TensorInfo>;
   const [B, H, cap, hd] = keys.shape;
   const { scale, qStride } = attrs as { scale: number; qStride: number };
-  const out = (backend as WebGPUBackend).runWebGPUProgram(program(B * H, hd), [q, keys, values, pos, slopes], 'float32',
-    [{ type: 'float32', data: [scale] }, { type: 'int32', data: [H] }, { type: 'int32', data: [cap] }, { type: 'int32', data: [hd] }, { type: 'int32', data: [qStride] }]);
+  const out = (backend as WebGPUBackend).runWebGPUProgram(
+    program(B * H, hd),
+    [q, keys, values, pos, slopes],
+    'float32',
+    [
+      { type: 'float32', data: [scale] },
+      { type: 'int32', data: [H] },
+      { type: 'int32', data: [cap] },
+      { type: 'int32', data: [hd] },
+      { type: 'int32', data: [qStride] },
+    ],
+  );
   return { ...out, shape: [B * H, hd] };
 });
 
@@ -89,8 +99,12 @@ registerWebGPUKernel('StarPrefillAttention', ({ inputs, backend, attrs }) => {
   const Q = pos.shape[0];
   const { scale, qStride } = attrs as { scale: number; qStride: number };
   const ints = [H, cap, hd, qStride].map((v) => ({ type: 'int32', data: [v] }));
-  const out = (backend as WebGPUBackend).runWebGPUProgram(program(Q * H, hd, true), [q, keys, values, pos, slopes, rows],
-    'float32', [{ type: 'float32', data: [scale] }, ...ints]);
+  const out = (backend as WebGPUBackend).runWebGPUProgram(
+    program(Q * H, hd, true),
+    [q, keys, values, pos, slopes, rows],
+    'float32',
+    [{ type: 'float32', data: [scale] }, ...ints],
+  );
   return { ...out, shape: [Q * H, hd] };
 });
 
@@ -103,21 +117,48 @@ export interface DecodePositions {
 }
 
 /** q [B, H, 1, hd] (unscaled), keys/values [B, H, cap, hd] → [B, 1, H·hd]; webgpu only (the caller checks) */
-export function decodeAttention(q: tf.Tensor4D, keys: tf.Tensor4D, values: tf.Tensor4D, at: DecodePositions, scale: number): tf.Tensor3D {
+export function decodeAttention(
+  q: tf.Tensor4D,
+  keys: tf.Tensor4D,
+  values: tf.Tensor4D,
+  at: DecodePositions,
+  scale: number,
+): tf.Tensor3D {
   const [B, H, n, hd] = q.shape;
   if (n !== 1) throw new Error(`decodeAttention: one query a row, got ${n}`);
-  if (keys.shape[2] > DECODE_ATTENTION_MAX_SLOTS) throw new Error(`decodeAttention: ${keys.shape[2]} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
-  const y = tf.engine().runKernel('StarDecodeAttention', { q, keys, values, pos: at.pos, slopes: at.slopes }, { scale, qStride: H * hd }) as tf.Tensor; // [B·H, hd]
+  if (keys.shape[2] > DECODE_ATTENTION_MAX_SLOTS)
+    throw new Error(`decodeAttention: ${keys.shape[2]} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
+  const y = tf
+    .engine()
+    .runKernel(
+      'StarDecodeAttention',
+      { q, keys, values, pos: at.pos, slopes: at.slopes },
+      { scale, qStride: H * hd },
+    ) as tf.Tensor; // [B·H, hd]
   return y.reshape([B, 1, H * hd]);
 }
 
 /** decodeAttention with the queries read where the fused qkv projection left them: qkv [B, 3C] (row b's
  *  q heads first) → [B, C]; no split of qkv into q, k, v (model/fusedDecode.ts) */
-export function decodeAttentionFromQkv(qkv: tf.Tensor2D, keys: tf.Tensor4D, values: tf.Tensor4D, at: DecodePositions, scale: number): tf.Tensor2D {
+export function decodeAttentionFromQkv(
+  qkv: tf.Tensor2D,
+  keys: tf.Tensor4D,
+  values: tf.Tensor4D,
+  at: DecodePositions,
+  scale: number,
+): tf.Tensor2D {
   const [B, H, cap, hd] = keys.shape;
-  if (qkv.shape[0] !== B || qkv.shape[1] !== 3 * H * hd) throw new Error(`decodeAttentionFromQkv: qkv [${qkv.shape}] does not fit keys [${keys.shape}]`);
-  if (cap > DECODE_ATTENTION_MAX_SLOTS) throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
-  const y = tf.engine().runKernel('StarDecodeAttention', { q: qkv, keys, values, pos: at.pos, slopes: at.slopes }, { scale, qStride: 3 * H * hd }) as tf.Tensor; // [B·H, hd]
+  if (qkv.shape[0] !== B || qkv.shape[1] !== 3 * H * hd)
+    throw new Error(`decodeAttentionFromQkv: qkv [${qkv.shape}] does not fit keys [${keys.shape}]`);
+  if (cap > DECODE_ATTENTION_MAX_SLOTS)
+    throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
+  const y = tf
+    .engine()
+    .runKernel(
+      'StarDecodeAttention',
+      { q: qkv, keys, values, pos: at.pos, slopes: at.slopes },
+      { scale, qStride: 3 * H * hd },
+    ) as tf.Tensor; // [B·H, hd]
   return y.reshape([B, H * hd]);
 }
 
@@ -125,16 +166,18 @@ export function decodeAttentionFromQkv(qkv: tf.Tensor2D, keys: tf.Tensor4D, valu
  *  over its slots 0..at.pos[q] (its own token and the ones before, already written) → [Q, C] */
 export function prefillAttentionFromQkv(qkv: tf.Tensor2D, keys: tf.Tensor4D, values: tf.Tensor4D, at: DecodePositions,
   rows: tf.Tensor1D, scale: number): tf.Tensor2D {
-  const [, H, cap, hd] = keys.shape;
-  const Q = qkv.shape[0];
-  if (qkv.shape[1] !== 3 * H * hd || at.pos.shape[0] !== Q || rows.shape[0] !== Q) {
-    throw new Error(`prefillAttentionFromQkv: qkv [${qkv.shape}], ${at.pos.shape[0]} positions and ` +
-      `${rows.shape[0]} rows do not fit keys [${keys.shape}]`);
+    const [, H, cap, hd] = keys.shape;
+    const Q = qkv.shape[0];
+    if (qkv.shape[1] !== 3 * H * hd || at.pos.shape[0] !== Q || rows.shape[0] !== Q) {
+      throw new Error(
+        `prefillAttentionFromQkv: qkv [${qkv.shape}], ${at.pos.shape[0]} positions and ` +
+          `${rows.shape[0]} rows do not fit keys [${keys.shape}]`,
+      );
+    }
+    if (cap > DECODE_ATTENTION_MAX_SLOTS) {
+      throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
+    }
+    const inputs = { q: qkv, keys, values, pos: at.pos, slopes: at.slopes, rows };
+    const y = tf.engine().runKernel('StarPrefillAttention', inputs, { scale, qStride: 3 * H * hd }) as tf.Tensor; // [Q·H, hd]
+    return y.reshape([Q, H * hd]);
   }
-  if (cap > DECODE_ATTENTION_MAX_SLOTS) {
-    throw new Error(`decodeAttention: ${cap} cache slots, more than ${DECODE_ATTENTION_MAX_SLOTS}`);
-  }
-  const inputs = { q: qkv, keys, values, pos: at.pos, slopes: at.slopes, rows };
-  const y = tf.engine().runKernel('StarPrefillAttention', inputs, { scale, qStride: 3 * H * hd }) as tf.Tensor; // [Q·H, hd]
-  return y.reshape([Q, H * hd]);
-}

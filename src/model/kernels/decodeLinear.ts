@@ -36,7 +36,9 @@ function body(a: Attrs): string {
   // one seed: offsets 0 (the strings below are then the single-seed shader's, character for character)
   const sd = a.seeds ? (of: string) => `sd * ${of} + ` : () => '';
   const x = a.ln ? `((X[base + k] - mean) * rstd * G[${sd('K')}k] + Beta[${sd('K')}k])` : 'X[base + k]';
-  const w = a.transposeW ? `W[${a.seeds ? '(sd * M + j)' : 'j'} * K + k]` : `W[${a.seeds ? '(sd * K + k)' : 'k'} * M + j]`;
+  const w = a.transposeW
+    ? `W[${a.seeds ? '(sd * M + j)' : 'j'} * K + k]`
+    : `W[${a.seeds ? '(sd * K + k)' : 'k'} * M + j]`;
   const M = a.transposeW ? `uniforms.wShape.x${a.seeds ? ` / ${a.seeds.S}` : ''}` : 'uniforms.wShape.y';
   return `
     let K = uniforms.xShape.y;
@@ -69,7 +71,11 @@ registerWebGPUKernel('StarDecodeLinear', ({ inputs, backend, attrs }) => {
   const names = ['X', 'W', ...(a.ln ? ['G', 'Beta'] : []), ...(a.bias ? ['Bias'] : []), ...(a.residual ? ['Res'] : [])];
   const ins = [x, w, ...(a.ln ? [g, beta] : []), ...(a.bias ? [bias] : []), ...(a.residual ? [res] : [])];
   const key = `star_decode_linear_${+a.ln}${+a.transposeW}${+a.bias}${+a.gelu}${+a.residual}${a.seeds ? `_seeds${a.seeds.S}x${a.seeds.rowsPerSeed}` : ''}`;
-  const out = (backend as unknown as WebGPUBackend).runWebGPUProgram(elementwiseProgram(key, names, N * M, [], body(a)), ins, 'float32');
+  const out = (backend as unknown as WebGPUBackend).runWebGPUProgram(
+    elementwiseProgram(key, names, N * M, [], body(a)),
+    ins,
+    'float32',
+  );
   return { ...out, shape: [N, M] };
 });
 
@@ -77,13 +83,21 @@ registerWebGPUKernel('StarDecodeLinear', ({ inputs, backend, attrs }) => {
 export function decodeLinear(h: tf.Tensor2D, w: tf.Tensor, o: DecodeLinearOptions = {}): tf.Tensor2D {
   const [N, K] = h.shape;
   const M = o.transposeW ? w.shape[0] : w.shape[1];
-  if ((o.transposeW ? w.shape[1] : w.shape[0]) !== K) throw new Error(`decodeLinear: W [${w.shape}] does not take rows of ${K}`);
-  if (o.residual && (o.residual.shape[0] !== N || o.residual.shape[1] !== M)) throw new Error(`decodeLinear: residual [${o.residual.shape}] is not [${N}, ${M}]`);
+  if ((o.transposeW ? w.shape[1] : w.shape[0]) !== K)
+    throw new Error(`decodeLinear: W [${w.shape}] does not take rows of ${K}`);
+  if (o.residual && (o.residual.shape[0] !== N || o.residual.shape[1] !== M))
+    throw new Error(`decodeLinear: residual [${o.residual.shape}] is not [${N}, ${M}]`);
   const inputs: tf.NamedTensorMap = { x: h, w };
   if (o.ln) { inputs.g = o.ln.g; inputs.beta = o.ln.b; }
   if (o.bias) inputs.bias = o.bias;
   if (o.residual) inputs.res = o.residual;
-  const attrs: Attrs = { ln: !!o.ln, transposeW: !!o.transposeW, bias: !!o.bias, gelu: !!o.gelu, residual: !!o.residual };
+  const attrs: Attrs = {
+    ln: !!o.ln,
+    transposeW: !!o.transposeW,
+    bias: !!o.bias,
+    gelu: !!o.gelu,
+    residual: !!o.residual,
+  };
   return tf.engine().runKernel('StarDecodeLinear', inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
 
@@ -95,12 +109,21 @@ export function decodeLinearSeeds(h: tf.Tensor2D, w: tf.Tensor, o: DecodeLinearO
   const [S, rows, cols] = w.shape;
   if (w.rank !== 3 || N % S !== 0) throw new Error(`decodeLinearSeeds: W [${w.shape}] is not [S, ·, ·] for ${N} rows`);
   const M = o.transposeW ? rows : cols;
-  if ((o.transposeW ? cols : rows) !== K) throw new Error(`decodeLinearSeeds: W [${w.shape}] does not take rows of ${K}`);
-  if (o.residual && (o.residual.shape[0] !== N || o.residual.shape[1] !== M)) throw new Error(`decodeLinearSeeds: residual [${o.residual.shape}] is not [${N}, ${M}]`);
+  if ((o.transposeW ? cols : rows) !== K)
+    throw new Error(`decodeLinearSeeds: W [${w.shape}] does not take rows of ${K}`);
+  if (o.residual && (o.residual.shape[0] !== N || o.residual.shape[1] !== M))
+    throw new Error(`decodeLinearSeeds: residual [${o.residual.shape}] is not [${N}, ${M}]`);
   const inputs: tf.NamedTensorMap = { x: h, w: w.reshape([S * rows, cols]) };
   if (o.ln) { inputs.g = o.ln.g.reshape([S * K]); inputs.beta = o.ln.b.reshape([S * K]); }
   if (o.bias) inputs.bias = o.bias.reshape([S * M]);
   if (o.residual) inputs.res = o.residual;
-  const attrs: Attrs = { ln: !!o.ln, transposeW: !!o.transposeW, bias: !!o.bias, gelu: !!o.gelu, residual: !!o.residual, seeds: { S, rowsPerSeed: N / S } };
+  const attrs: Attrs = {
+    ln: !!o.ln,
+    transposeW: !!o.transposeW,
+    bias: !!o.bias,
+    gelu: !!o.gelu,
+    residual: !!o.residual,
+    seeds: { S, rowsPerSeed: N / S },
+  };
   return tf.engine().runKernel('StarDecodeLinear', inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }

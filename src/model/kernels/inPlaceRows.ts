@@ -15,7 +15,15 @@ import { registerWebGPUKernel, useFusedKernels, type WebGPUBackend, type WebGPUP
 
 const KERNEL = 'StarWriteRowsInPlace';
 
-function wasmWriteRows({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
+function wasmWriteRows({
+  inputs,
+  backend,
+  attrs,
+}: {
+  inputs: tf.NamedTensorInfoMap;
+  backend: unknown;
+  attrs?: tf.NamedAttrMap;
+}): tf.TensorInfo {
   const wasm = backend as BackendWasm;
   const x = inputs.x as tf.TensorInfo;
   const fresh = inputs.fresh as tf.TensorInfo;
@@ -85,9 +93,16 @@ registerWebGPUKernel(`${KERNEL}Indexed`, ({ inputs, backend }) => {
 
 /** writeRowsInPlace on webgpu with the row lists given as float32 tensors dst, src [M] (rows of width
  *  fresh.shape[last]; checked by the caller against x's and fresh's rows). Only when writableInPlace(x). */
-export function writeRowsInPlaceIndexed<T extends tf.Tensor>(x: T, fresh: tf.Tensor, dst: tf.Tensor1D, src: tf.Tensor1D): T {
-  if (!writableInPlace(x) || tf.getBackend() !== 'webgpu') throw new Error('writeRowsInPlaceIndexed: x is shared, or not float32 on webgpu');
-  if (dst.shape[0] !== src.shape[0] || dst.dtype !== 'float32' || src.dtype !== 'float32') throw new Error('writeRowsInPlaceIndexed: dst and src must be float32 lists of one length');
+export function writeRowsInPlaceIndexed<T extends tf.Tensor>(
+  x: T,
+  fresh: tf.Tensor,
+  dst: tf.Tensor1D,
+  src: tf.Tensor1D,
+): T {
+  if (!writableInPlace(x) || tf.getBackend() !== 'webgpu')
+    throw new Error('writeRowsInPlaceIndexed: x is shared, or not float32 on webgpu');
+  if (dst.shape[0] !== src.shape[0] || dst.dtype !== 'float32' || src.dtype !== 'float32')
+    throw new Error('writeRowsInPlaceIndexed: dst and src must be float32 lists of one length');
   return tf.engine().runKernel(`${KERNEL}Indexed`, { x, fresh, dst, src }) as T;
 }
 
@@ -104,7 +119,13 @@ export function writableInPlace(x: tf.Tensor): boolean {
  * x's own memory and returns a tensor over that memory (x's shape). Only when writableInPlace(x);
  * the caller disposes x afterwards (its values are the written ones too).
  */
-export function writeRowsInPlace<T extends tf.Tensor>(x: T, fresh: tf.Tensor, dst: readonly number[], src: readonly number[], width: number): T {
+export function writeRowsInPlace<T extends tf.Tensor>(
+  x: T,
+  fresh: tf.Tensor,
+  dst: readonly number[],
+  src: readonly number[],
+  width: number,
+): T {
   if (!writableInPlace(x)) throw new Error('writeRowsInPlace: x is shared, or not float32 on wasm / webgpu');
   const rowsX = x.size / width;
   const rowsFresh = fresh.size / width;

@@ -40,14 +40,28 @@ function program(key: string, inputs: string[], outputShape: number[], threads: 
 }
 
 function run(backend: unknown, p: WebGPUProgram, inputs: tf.TensorInfo[], threads: number): tf.TensorInfo {
-  return (backend as WebGPUBackend).runWebGPUProgram(p, inputs, 'float32', [{ type: 'float32', data: [EPS] }, { type: 'int32', data: [threads] }]);
+  return (backend as WebGPUBackend).runWebGPUProgram(p, inputs, 'float32', [
+    { type: 'float32', data: [EPS] },
+    { type: 'int32', data: [threads] },
+  ]);
 }
 
 registerWebGPUKernel('StarLayerNorm', ({ inputs, backend }) => {
   const { x, g, b } = inputs as Record<string, tf.TensorInfo>; // x [N, C], g, b [C]
   const N = x.shape[0];
-  return run(backend, program('star_ln', ['X', 'G', 'Bias'], x.shape, N, `${ROW_STATS}
-    for (var c = 0; c < C; c = c + 1) { result[base + c] = (X[base + c] - mean) * rstd * G[c] + Bias[c]; }`), [x, g, b], N);
+  return run(
+    backend,
+    program(
+      'star_ln',
+      ['X', 'G', 'Bias'],
+      x.shape,
+      N,
+      `${ROW_STATS}
+    for (var c = 0; c < C; c = c + 1) { result[base + c] = (X[base + c] - mean) * rstd * G[c] + Bias[c]; }`,
+    ),
+    [x, g, b],
+    N,
+  );
 });
 
 registerWebGPUKernel('StarLayerNormStats', ({ inputs, backend }) => {
@@ -84,14 +98,31 @@ registerWebGPUKernel('StarLayerNormDgDb', ({ inputs, backend }) => {
   const C = x.shape[1];
   // every input must be read: WebGPU drops unused bindings from the pipeline's layout, and the bind
   // group tfjs builds for all of them would then fail validation (and with it the whole submit)
-  const sum = (key: string, names: string[], ins: tf.TensorInfo[], term: string) => run(backend, program(key, names, [C], C, `
+  const sum = (key: string, names: string[], ins: tf.TensorInfo[], term: string) =>
+    run(
+      backend,
+      program(
+        key,
+        names,
+        [C],
+        C,
+        `
     let N = uniforms.dyShape.x;
     let C = uniforms.dyShape.y;
     var s = 0.0;
     for (var r = 0; r < N; r = r + 1) { s = s + ${term}; }
-    result[row] = s;`), ins, C);
+    result[row] = s;`,
+      ),
+      ins,
+      C,
+    );
   return [
-    sum('star_ln_dg', ['X', 'Stats', 'Dy'], [x, stats, dy], 'Dy[r * C + row] * (X[r * C + row] - Stats[2 * r]) * Stats[2 * r + 1]'),
+    sum(
+      'star_ln_dg',
+      ['X', 'Stats', 'Dy'],
+      [x, stats, dy],
+      'Dy[r * C + row] * (X[r * C + row] - Stats[2 * r]) * Stats[2 * r + 1]',
+    ),
     sum('star_ln_db', ['Dy'], [dy], 'Dy[r * C + row]'),
   ];
 });

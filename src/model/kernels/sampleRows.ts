@@ -13,7 +13,10 @@ import { registerWebGPUKernel, type WebGPUBackend, type WebGPUProgram } from './
 const WORKGROUP = 64;
 
 function program(rows: number, banned: boolean): WebGPUProgram {
-  const z = (v: string) => banned ? `(Logits[base + ${v}] + Ban[base + ${v}]) / uniforms.temperature` : `Logits[base + ${v}] / uniforms.temperature`;
+  const z = (v: string) =>
+    banned
+      ? `(Logits[base + ${v}] + Ban[base + ${v}]) / uniforms.temperature`
+      : `Logits[base + ${v}] / uniforms.temperature`;
   const reduce = (op: string) => `
     part[tid] = acc;
     workgroupBarrier();
@@ -78,13 +81,28 @@ registerWebGPUKernel('StarSampleRows', ({ inputs, backend, attrs }) => {
   const { logits, u, ban } = inputs as Record<string, tf.TensorInfo>;
   const { temperature, greedy } = attrs as unknown as { temperature: number; greedy: boolean };
   const B = logits.shape[0];
-  return (backend as unknown as WebGPUBackend).runWebGPUProgram(program(B, !!ban), ban ? [logits, u, ban] : [logits, u], 'float32',
-    [{ type: 'float32', data: [greedy ? 1 : temperature] }, { type: 'int32', data: [greedy ? 1 : 0] }]);
+  return (backend as unknown as WebGPUBackend).runWebGPUProgram(
+    program(B, !!ban),
+    ban ? [logits, u, ban] : [logits, u],
+    'float32',
+    [
+      { type: 'float32', data: [greedy ? 1 : temperature] },
+      { type: 'int32', data: [greedy ? 1 : 0] },
+    ],
+  );
 });
 
 /** logits [B, V], uniforms u [B] (ignored when greedy), optional additive ban bias [B, V] → [3, B]: ids,
  *  their log-probs and the entropies of the temperature-scaled, masked distribution. webgpu only. */
-export function sampleRowsFused(logits: tf.Tensor2D, u: tf.Tensor1D, temperature: number, greedy: boolean, ban?: tf.Tensor2D): tf.Tensor2D {
+export function sampleRowsFused(
+  logits: tf.Tensor2D,
+  u: tf.Tensor1D,
+  temperature: number,
+  greedy: boolean,
+  ban?: tf.Tensor2D,
+): tf.Tensor2D {
   const inputs: tf.NamedTensorMap = ban ? { logits, u, ban } : { logits, u };
-  return tf.engine().runKernel('StarSampleRows', inputs, { temperature, greedy } as unknown as tf.NamedAttrMap) as tf.Tensor2D;
+  return tf
+    .engine()
+    .runKernel('StarSampleRows', inputs, { temperature, greedy } as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }

@@ -12,7 +12,15 @@ import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 
 const KERNEL = 'StarRows';
 
-function rowsKernel({ inputs, backend, attrs }: { inputs: tf.NamedTensorInfoMap; backend: unknown; attrs?: tf.NamedAttrMap }): tf.TensorInfo {
+function rowsKernel({
+  inputs,
+  backend,
+  attrs,
+}: {
+  inputs: tf.NamedTensorInfoMap;
+  backend: unknown;
+  attrs?: tf.NamedAttrMap;
+}): tf.TensorInfo {
   const wasm = backend as BackendWasm;
   const x = inputs.x as tf.TensorInfo;
   const rows = (attrs?.rows ?? []) as number[];
@@ -37,7 +45,8 @@ let registered = false;
 /** rows `rows` of x [B, …] → [R, …] on the wasm backend (the caller checks the backend and the rows) */
 export function wasmRows<T extends tf.Tensor>(x: T, rows: readonly number[]): T {
   if (!registered) {
-    if (!tf.getKernel(KERNEL, 'wasm')) tf.registerKernel({ kernelName: KERNEL, backendName: 'wasm', kernelFunc: rowsKernel as tf.KernelFunc });
+    if (!tf.getKernel(KERNEL, 'wasm'))
+      tf.registerKernel({ kernelName: KERNEL, backendName: 'wasm', kernelFunc: rowsKernel as tf.KernelFunc });
     registered = true;
   }
   if (x.dtype !== 'float32') throw new Error(`wasmRows: float32 only, got ${x.dtype}`);

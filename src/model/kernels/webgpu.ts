@@ -37,7 +37,13 @@ export function useFusedDecode(): boolean {
 /** a program over a flat output of `size` elements, one thread each (workgroup 64), with extra f32
  *  uniforms; `key` names the shader (tfjs adds the input ranks and dtypes), so one pipeline serves
  *  every size */
-export function elementwiseProgram(key: string, inputs: string[], size: number, uniforms: string[], body: string): WebGPUProgram {
+export function elementwiseProgram(
+  key: string,
+  inputs: string[],
+  size: number,
+  uniforms: string[],
+  body: string,
+): WebGPUProgram {
   const workgroup = 64;
   return {
     variableNames: inputs,
