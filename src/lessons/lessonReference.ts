@@ -96,7 +96,7 @@ export function predictionBand(
 /** a band's ends kept where the metric can be: every lesson metric is ≥ 0, and a rate ≤ 1 */
 function clampTo(metric: string, x: number | null): number | null {
   if (x === null) return null;
-  const top = metricInfo(metric).format === 'rate' ? 1 : Infinity;
+  const top = metricInfo(metricName(metric)).format === 'rate' ? 1 : Infinity;
   return Math.min(top, Math.max(0, x));
 }
 

@@ -72,7 +72,7 @@ describe('a finished run\'s result', () => {
     const lesson = lessonById('tool-failures')!;
     const ev = (s: number, ood: number) => ({ 'eval/success': s, 'eval/queries': 300, 'eval/ood_accuracy': ood });
     const points = [{ step: 0, values: ev(0.1433, 0.4) }, ...Array.from({ length: 40 }, (_, i) => ({
-      step: i + 1, values: { 'charts/informative_groups': i >= 30 ? 2 : 4, tool_failures: i >= 30 ? 1.5 : 0, ...(i === 39 ? ev(0.0967, 0.35) : {}) },
+      step: i + 1, values: { 'charts/informative_groups': i >= 30 ? 2 : 4, 'charts/tool_failures': i >= 30 ? 1.5 : 0, ...(i === 39 ? ev(0.0967, 0.35) : {}) },
     }))];
     const run = { seed: 101, status: 'completed', totalSteps: 40, points };
     const r = resultOfRun({ lesson, arm: 'failures', setting: 'k', run, backend: 'webgpu · swiftshader', build: 'abc' })!;
