@@ -104,7 +104,8 @@ export class SeedStackedPolicy {
 
   /** seed s's weights assigned to `policy` (of the same config) */
   copySeedInto(s: number, policy: Policy): void {
-    if (!Number.isInteger(s) || s < 0 || s >= this.seeds) throw new Error(`SeedStackedPolicy: seed ${s} outside [0, ${this.seeds})`);
+    if (!Number.isInteger(s) || s < 0 || s >= this.seeds)
+      throw new Error(`SeedStackedPolicy: seed ${s} outside [0, ${this.seeds})`);
     tf.tidy(() => {
       for (const [name, v] of policy.params) {
         const w = this.p(name);
@@ -158,24 +159,37 @@ export class SeedStackedPolicy {
   hidden(tokens: tf.Tensor3D): tf.Tensor3D {
     const [S, B, T] = tokens.shape;
     if (S !== this.seeds) throw new Error(`SeedStackedPolicy: tokens for ${S} seeds, the stack holds ${this.seeds}`);
-    if (T > this.config.contextLength) throw new Error(`SeedStackedPolicy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
+    if (T > this.config.contextLength)
+      throw new Error(`SeedStackedPolicy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
     const { vocabSize: V, dModel: C, nHeads: H } = this.config;
     // the embedding as a matMul (what Policy's default 'onehot' is; for 'gather' the same rows exactly)
     let x = seedMatMul(tf.oneHot(tokens.reshape([S, B * T]), V) as tf.Tensor3D, this.p('wte') as tf.Tensor3D); // [S, B·T, C]
     if (this.config.positions !== 'alibi') {
       const wpe = this.p('wpe').slice([0, 0, 0], [S, T, C]).reshape([S, 1, T, C]); // each seed's positions 0..T-1
-      x = x.reshape([S, B, T, C]).add(wpe).reshape([S, B * T, C]) as tf.Tensor3D;
+      x = x
+        .reshape([S, B, T, C])
+        .add(wpe)
+        .reshape([S, B * T, C]) as tf.Tensor3D;
     }
     // the causal mask (+ ALiBi per head), as Policy.hidden builds it; attention is per row, seeds are rows
     const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0);
     const bias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T]
-    const dist = this.config.positions === 'alibi' ? tf.range(0, T).reshape([T, 1]).sub(tf.range(0, T).reshape([1, T])).mul(causal) : null;
+    const dist =
+      this.config.positions === 'alibi'
+        ? tf
+            .range(0, T)
+            .reshape([T, 1])
+            .sub(tf.range(0, T).reshape([1, T]))
+            .mul(causal)
+        : null;
     const headBias = dist ? alibiSlopes(H).map((m) => bias.sub(dist.mul(m)) as tf.Tensor2D) : null;
     const perHead = PER_HEAD_ATTENTION.has(tf.getBackend());
     const rows = S * B;
-    const fullMask = perHead ? null : headBias // batched attention: the mask tiled to [S·B, H, T, T] once
-      ? tf.tile(tf.stack(headBias).reshape([1, H, T, T]), [rows, 1, 1, 1])
-      : tf.tile(bias.reshape([1, 1, T, T]), [rows, H, 1, 1]);
+    const fullMask = perHead
+      ? null
+      : headBias // batched attention: the mask tiled to [S·B, H, T, T] once
+        ? tf.tile(tf.stack(headBias).reshape([1, H, T, T]), [rows, 1, 1, 1])
+        : tf.tile(bias.reshape([1, 1, T, T]), [rows, H, 1, 1]);
     const hd = C / H;
     for (let i = 0; i < this.config.nLayers; i++) {
       const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [S, B·T, 3C]
@@ -188,7 +202,9 @@ export class SeedStackedPolicy {
         const scores = matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(fullMask); // [S·B, H, T, T]
         y = matMul(softmaxLast(scores), v).transpose([0, 2, 1, 3]); // [S·B, T, H, hd]
       }
-      x = x.add(this.linear(y.reshape([S, B * T, C]) as tf.Tensor3D, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`)) as tf.Tensor3D;
+      x = x.add(
+        this.linear(y.reshape([S, B * T, C]) as tf.Tensor3D, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`),
+      ) as tf.Tensor3D;
       x = x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i)) as tf.Tensor3D;
     }
     return this.layerNorm(x, 'ln_f'); // [S, B·T, C]
@@ -205,11 +221,18 @@ export class SeedStackedPolicy {
    * `targets` [S, B, T-1]) and the entropy of each next-token distribution, [S, B, T-1] each,
    * differentiable in every seed's weights. Use inside tf.tidy.
    */
-  logProbs(tokens: tf.Tensor3D, targets?: tf.Tensor3D, options: { temperature?: number } = {}): { logProbs: tf.Tensor3D; entropy: tf.Tensor3D } {
+  logProbs(
+    tokens: tf.Tensor3D,
+    targets?: tf.Tensor3D,
+    options: { temperature?: number } = {},
+  ): { logProbs: tf.Tensor3D; entropy: tf.Tensor3D } {
     const [S, B, T] = tokens.shape;
     if (T < 2) throw new Error('SeedStackedPolicy.logProbs: need at least 2 tokens per row');
     const { dModel: C, vocabSize: V } = this.config;
-    const h = this.hidden(tokens).reshape([S, B, T, C]).slice([0, 0, 0, 0], [S, B, T - 1, C]).reshape([S, B * (T - 1), C]) as tf.Tensor3D;
+    const h = this.hidden(tokens)
+      .reshape([S, B, T, C])
+      .slice([0, 0, 0, 0], [S, B, T - 1, C])
+      .reshape([S, B * (T - 1), C]) as tf.Tensor3D;
     const tgt = (targets ?? tokens.slice([0, 0, 1], [S, B, T - 1])).reshape([S, B * (T - 1)]); // [S, B·(T-1)]
     let logits = this.head(h); // [S, B·(T-1), V]
     if (options.temperature !== undefined && options.temperature !== 1) logits = logits.div(options.temperature);
@@ -223,18 +246,24 @@ export class SeedStackedPolicy {
 
   /** an empty cache for R rows a seed (S·R rows) of up to `maxLen` tokens each */
   newCache(rowsPerSeed: number, maxLen = this.config.contextLength): KVCache {
-    if (maxLen > this.config.contextLength) throw new Error(`SeedStackedPolicy.newCache: maxLen ${maxLen} > context ${this.config.contextLength}`);
+    if (maxLen > this.config.contextLength)
+      throw new Error(`SeedStackedPolicy.newCache: maxLen ${maxLen} > context ${this.config.contextLength}`);
     return new KVCache(this.config, this.seeds * rowsPerSeed, maxLen);
   }
 
   private checkCache(cache: KVCache, n: number, what: string): number {
-    if (cache.batch % this.seeds !== 0) throw new Error(`SeedStackedPolicy: a cache of ${cache.batch} rows is not R rows for each of ${this.seeds} seeds`);
-    if (n !== cache.batch) throw new Error(`SeedStackedPolicy.${what}: ${n} rows of tokens for a cache of ${cache.batch}`);
+    if (cache.batch % this.seeds !== 0)
+      throw new Error(
+        `SeedStackedPolicy: a cache of ${cache.batch} rows is not R rows for each of ${this.seeds} seeds`,
+      );
+    if (n !== cache.batch)
+      throw new Error(`SeedStackedPolicy.${what}: ${n} rows of tokens for a cache of ${cache.batch}`);
     return cache.batch / this.seeds;
   }
 
   private checkToken(t: number): number {
-    if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize) throw new Error(`SeedStackedPolicy: token id ${t} outside [0, ${this.config.vocabSize})`);
+    if (!Number.isInteger(t) || t < 0 || t >= this.config.vocabSize)
+      throw new Error(`SeedStackedPolicy: token id ${t} outside [0, ${this.config.vocabSize})`);
     return t;
   }
 
@@ -243,9 +272,18 @@ export class SeedStackedPolicy {
     const { vocabSize: V, contextLength: L, dModel: C } = this.config;
     const S = this.seeds;
     const seedOf = (j: number) => Math.floor(j / (R * n)); // token j of the flat [S·R·n]
-    const tok = tf.gather(this.p('wte').reshape([S * V, C]), tf.tensor1d(Int32Array.from(ids, (t, j) => t + seedOf(j) * V), 'int32')); // [S·R·n, C]
+    const tok = tf.gather(
+      this.p('wte').reshape([S * V, C]),
+      tf.tensor1d(
+        Int32Array.from(ids, (t, j) => t + seedOf(j) * V),
+        'int32',
+      ),
+    ); // [S·R·n, C]
     if (this.config.positions === 'alibi') return tok.reshape([S, R * n, C]);
-    const at = tf.tensor1d(Int32Array.from(pos, (p, j) => p + seedOf(j) * L), 'int32');
+    const at = tf.tensor1d(
+      Int32Array.from(pos, (p, j) => p + seedOf(j) * L),
+      'int32',
+    );
     return tok.add(tf.gather(this.p('wpe').reshape([S * L, C]), at)).reshape([S, R * n, C]);
   }
 
@@ -254,8 +292,15 @@ export class SeedStackedPolicy {
    * `starts` for `counts` tokens; returns the last position's logits [S·R, V] when `logits`.
    * Call inside tf.tidy (whileDecoding).
    */
-  private decode(cache: KVCache, ids: Int32Array, pos: Int32Array, n: number, rows: number[], counts: number[],
-    attendTo: tf.Tensor4D | DecodePositions): { keys: tf.Tensor4D[]; values: tf.Tensor4D[]; x: tf.Tensor3D } {
+  private decode(
+    cache: KVCache,
+    ids: Int32Array,
+    pos: Int32Array,
+    n: number,
+    rows: number[],
+    counts: number[],
+    attendTo: tf.Tensor4D | DecodePositions,
+  ): { keys: tf.Tensor4D[]; values: tf.Tensor4D[]; x: tf.Tensor3D } {
     const { dModel: C, nHeads: H } = this.config;
     const S = this.seeds;
     const SR = cache.batch;
@@ -268,9 +313,11 @@ export class SeedStackedPolicy {
     let x = this.embedRows(ids, pos, R, n); // [S, R·n, C]
     for (let i = 0; i < this.config.nLayers; i++) {
       const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [S, R·n, 3C]
-      const [q, k, v] = (tf.getBackend() === 'cpu' // cpu: a 5-D transpose then contiguous slices (cachedQkv's reason)
-        ? tf.unstack(qkv.reshape([SR, n, 3, H, hd]).transpose([2, 0, 3, 1, 4]), 0)
-        : tf.split(qkv.reshape([SR, n, 3 * H, hd]).transpose([0, 2, 1, 3]), 3, 1)) as tf.Tensor4D[]; // [S·R, H, n, hd] each
+      const [q, k, v] = (
+        tf.getBackend() === 'cpu' // cpu: a 5-D transpose then contiguous slices (cachedQkv's reason)
+          ? tf.unstack(qkv.reshape([SR, n, 3, H, hd]).transpose([2, 0, 3, 1, 4]), 0)
+          : tf.split(qkv.reshape([SR, n, 3 * H, hd]).transpose([0, 2, 1, 3]), 3, 1)
+      ) as tf.Tensor4D[]; // [S·R, H, n, hd] each
       keys.push(write(cache.keys[i], k)); // [S·R, H, cap, hd]
       values.push(write(cache.values[i], v));
       const y = attendCached(q, keys[i], values[i], attendTo, 1 / Math.sqrt(hd)); // [S·R, n, C]
@@ -292,19 +339,37 @@ export class SeedStackedPolicy {
     if (n === 0) return;
     const lens = Array.from({ length: SR }, (_, j) => cache.lengthOf(j));
     tokens.forEach((t, j) => {
-      if (lens[j] + t.length > cache.maxLen) throw new Error(`SeedStackedPolicy.prefill: row ${j} holds ${lens[j]} tokens; ${t.length} more exceed the cache's maxLen ${cache.maxLen}`);
+      if (lens[j] + t.length > cache.maxLen)
+        throw new Error(
+          `SeedStackedPolicy.prefill: row ${j} holds ${lens[j]} tokens; ${t.length} more exceed the cache's maxLen ${cache.maxLen}`,
+        );
     });
     cache.reserve(Math.max(...lens.map((l, j) => l + tokens[j].length)));
     const ids = new Int32Array(SR * n); // padded with 0; padded slots are never written
     const pos = new Int32Array(SR * n);
-    tokens.forEach((t, j) => t.forEach((id, k) => { ids[j * n + k] = this.checkToken(id); }));
-    for (let j = 0; j < SR; j++) for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
+    tokens.forEach((t, j) =>
+      t.forEach((id, k) => {
+        ids[j * n + k] = this.checkToken(id);
+      }),
+    );
+    for (let j = 0; j < SR; j++)
+      for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
     const rows = Array.from({ length: SR }, (_, j) => j);
-    const next = whileDecoding(() => tf.tidy(() => {
-      const maskBias = cachedAttentionBias(this.config, pos, SR, n, cache.capacity); // [S·R, H, n, cap]
-      const { keys, values } = this.decode(cache, ids, pos, n, rows, tokens.map((t) => t.length), maskBias);
-      return { keys, values };
-    }));
+    const next = whileDecoding(() =>
+      tf.tidy(() => {
+        const maskBias = cachedAttentionBias(this.config, pos, SR, n, cache.capacity); // [S·R, H, n, cap]
+        const { keys, values } = this.decode(
+          cache,
+          ids,
+          pos,
+          n,
+          rows,
+          tokens.map((t) => t.length),
+          maskBias,
+        );
+        return { keys, values };
+      }),
+    );
     cache.replace(next.keys, next.values);
     tokens.forEach((t, j) => cache.advance(j, t.length));
   }
@@ -319,21 +384,37 @@ export class SeedStackedPolicy {
     const on = active ?? new Array<boolean>(SR).fill(true);
     const lens = Array.from({ length: SR }, (_, j) => cache.lengthOf(j));
     const full = lens.findIndex((l, j) => on[j] && l + 1 > cache.maxLen);
-    if (full >= 0) throw new Error(`SeedStackedPolicy.step: row ${full} already holds ${lens[full]} tokens, the cache's maxLen (mark it inactive)`);
+    if (full >= 0)
+      throw new Error(
+        `SeedStackedPolicy.step: row ${full} already holds ${lens[full]} tokens, the cache's maxLen (mark it inactive)`,
+      );
     cache.reserve(Math.max(1, ...lens.map((l, j) => (on[j] ? l + 1 : 0))));
     const cap = cache.capacity;
     const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
     const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
     const rows = on.flatMap((a, j) => (a ? [j] : []));
-    const out = whileDecoding(() => tf.tidy(() => {
-      // webgpu: the fused decode attention (per row: seeds are rows), else the [S·R, H, 1, cap] bias
-      const attendTo = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, SR, 1, cap);
-      const fused = useFusedDecode() && !(attendTo instanceof tf.Tensor) ? this.fusedStep(cache, ids, pos, attendTo, rows, lens) : null;
-      if (fused) return fused;
-      const { keys, values, x } = this.decode(cache, ids, pos, 1, rows, rows.map(() => 1), attendTo);
-      const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([SR, this.config.vocabSize]) as tf.Tensor2D; // [S·R, V]
-      return { logits, keys, values };
-    }));
+    const out = whileDecoding(() =>
+      tf.tidy(() => {
+        // webgpu: the fused decode attention (per row: seeds are rows), else the [S·R, H, 1, cap] bias
+        const attendTo = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, SR, 1, cap);
+        const fused =
+          useFusedDecode() && !(attendTo instanceof tf.Tensor)
+            ? this.fusedStep(cache, ids, pos, attendTo, rows, lens)
+            : null;
+        if (fused) return fused;
+        const { keys, values, x } = this.decode(
+          cache,
+          ids,
+          pos,
+          1,
+          rows,
+          rows.map(() => 1),
+          attendTo,
+        );
+        const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([SR, this.config.vocabSize]) as tf.Tensor2D; // [S·R, V]
+        return { logits, keys, values };
+      }),
+    );
     cache.replace(out.keys, out.values);
     for (let j = 0; j < SR; j++) if (on[j]) cache.advance(j, 1);
     return out.logits;
@@ -341,8 +422,14 @@ export class SeedStackedPolicy {
 
   /** a decode step on webgpu in fewer dispatches (see the top of this file); null when the cache cannot be
    *  written in place (then the plain path runs). Call inside tf.tidy. */
-  private fusedStep(cache: KVCache, ids: Int32Array, pos: Int32Array, at: DecodePositions, rows: readonly number[], lens: readonly number[]):
-    { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
+  private fusedStep(
+    cache: KVCache,
+    ids: Int32Array,
+    pos: Int32Array,
+    at: DecodePositions,
+    rows: readonly number[],
+    lens: readonly number[],
+  ): { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
     if (![...cache.keys, ...cache.values].every(writableInPlace)) return null;
     const { dModel: C, nHeads: H } = this.config;
     const S = this.seeds;

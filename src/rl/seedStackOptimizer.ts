@@ -11,9 +11,14 @@ import { useFusedKernels } from '../model/kernels/webgpu.ts';
  * Each seed's global L2 norm over every gradient [S, ...] and its clip factor min(1, maxNorm / norm),
  * [S] each, as new tensors (globalNormScale, seed by seed). Use inside tf.tidy.
  */
-export function perSeedNormScale(grads: Record<string, tf.Tensor>, seeds: number, maxNorm: number): { norms: tf.Tensor1D; scales: tf.Tensor1D } {
+export function perSeedNormScale(
+  grads: Record<string, tf.Tensor>,
+  seeds: number,
+  maxNorm: number,
+): { norms: tf.Tensor1D; scales: tf.Tensor1D } {
   const squares = Object.entries(grads).map(([name, g]) => {
-    if (g.shape[0] !== seeds) throw new Error(`perSeedNormScale: gradient ${name} is [${g.shape}], not [${seeds}, ...]`);
+    if (g.shape[0] !== seeds)
+      throw new Error(`perSeedNormScale: gradient ${name} is [${g.shape}], not [${seeds}, ...]`);
     return g.reshape([seeds, -1]).square().sum(1); // [S]
   });
   // a chain of adds, not tf.addN (webgpu's binds every input to one shader: globalNormScale's reason)
@@ -37,7 +42,8 @@ export class SeedStackedAdamW {
   private readonly v = new Map<string, tf.Variable>();
 
   constructor(params: Map<string, tf.Variable>, seeds: number, config: Partial<AdamWConfig> = {}) {
-    for (const [name, p] of params) if (p.shape[0] !== seeds) throw new Error(`SeedStackedAdamW: ${name} is [${p.shape}], not [${seeds}, ...]`);
+    for (const [name, p] of params)
+      if (p.shape[0] !== seeds) throw new Error(`SeedStackedAdamW: ${name} is [${p.shape}], not [${seeds}, ...]`);
     this.seeds = seeds;
     this.config = { ...defaultAdamW, ...config };
     this.params = params;

@@ -21,7 +21,15 @@ import { seedMatMul } from '../model/seedMatMul.ts';
 import { KL_CLAMP, LOG_RATIO_CLAMP } from './rlMath.ts';
 import { aggregationWeights, type RlBatch } from './rlLoss.ts';
 import type { RlConfig } from './rlConfig.ts';
-import { batchOf, checkFinite, microBatchBudget, planUpdate, WASM_TRAINING_HEAP, type UpdatePlan, type UpdateRow } from './rlUpdate.ts';
+import {
+  batchOf,
+  checkFinite,
+  microBatchBudget,
+  planUpdate,
+  WASM_TRAINING_HEAP,
+  type UpdatePlan,
+  type UpdateRow,
+} from './rlUpdate.ts';
 import { perSeedNormScale, type SeedStackedAdamW } from './seedStackOptimizer.ts';
 
 export interface SeedStackUpdateContext {
@@ -75,7 +83,9 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
   plans.forEach((p, s) => checkFinite(ctx.step, p.trainable, p.targets, tokenAdvantages[s]));
   const miniBatches = Math.max(0, ...plans.map((p) => p.plan.length));
   // per mini-batch, per seed: its rows in rounds cut together (see jointRounds)
-  const rounds = Array.from({ length: miniBatches }, (_, k) => jointRounds(plans, k, microBatchBudget(c.microBatchTokens)));
+  const rounds = Array.from({ length: miniBatches }, (_, k) =>
+    jointRounds(plans, k, microBatchBudget(c.microBatchTokens)),
+  );
   checkMemory(ctx, plans, rounds);
   const out = plans.map(() => ({ 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0,
     'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 }));
