@@ -8,6 +8,11 @@ import '@tensorflow/tfjs-backend-wasm';
 import { Policy, type KVCache, type ModelConfig } from '../../src/model/transformer.ts';
 import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
 import { SeedStackDecoder, type SeedCache, type SeedDecodeView } from '../../src/model/seedStackDecode.ts';
+import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
+import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
+import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
+import { rollout, type AgentTask } from '../../src/agent/rollout.ts';
+import { Rng } from '../../src/env/random.ts';
 
 const model: ModelConfig = { vocabSize: 16, contextLength: 48, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32, positions: 'alibi' };
 
@@ -101,4 +106,49 @@ describe.each(['cpu', 'wasm'] as const)('SeedStackDecoder on %s', (backend) => {
       policies.forEach((p) => p.dispose());
     }
   });
+});
+
+describe('SeedStackDecoder: two seeds\' ARPO rollouts decoding together (wasm, shipped s checkpoint)', () => {
+  it('each seed samples exactly its own rollout\'s episodes, forks and fills included', async () => {
+    await tf.setBackend('wasm');
+    const ckpt = await readCheckpointDir('public/checkpoints/s-tiny');
+    const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength },
+      { trainSize: 100, mix: [4, 3, 3] });
+    const policies = [policyFromCheckpoint(ckpt), policyFromCheckpoint(ckpt)];
+    const rng = new Rng(7); // the second seed starts apart
+    tf.tidy(() => {
+      for (const v of policies[1].params.values()) {
+        v.assign(v.add(tf.tensor(Float32Array.from({ length: v.size }, () => (rng.next() - 0.5) * 2e-3), v.shape)));
+      }
+    });
+    const stack = SeedStackedPolicy.fromPolicies(policies);
+    const decoder = new SeedStackDecoder(stack, policies);
+    const task = (i: number): AgentTask => ({ kind: 'travel', query: env.train[i] });
+    // seed 0 forks rows after observations; seed 1, with two calls at most, fills its group's budget from the prompt
+    const tasks = [[task(60), task(60)], [task(80)]];
+    const opts = (s: number) => (s === 0
+      ? { world: env.world, rng: new Rng(11), failureRate: 0.2, maxTokens: 256, constrainPlan: true,
+        branching: { groups: [0, 0], budget: 4, k: 3, alpha: 0.6, beta: 1, branches: 2 } }
+      : { world: env.world, rng: new Rng(13), failureRate: 0.3, maxTokens: 256, maxTurns: 2,
+        branching: { groups: [0], budget: 3, k: 2, alpha: 0.3, beta: 0, branches: 1 } });
+    try {
+      const before = tf.memory().numTensors;
+      const together = await Promise.all([0, 1].map((s) => rollout(decoder.views[s], tasks[s], opts(s))));
+      expect(tf.memory().numTensors).toBe(before);
+      for (let s = 0; s < 2; s++) {
+        const alone = await rollout(policies[s], tasks[s], opts(s));
+        expect(together[s].map((e) => e.tokens)).toEqual(alone.map((e) => e.tokens));
+        expect(together[s].map((e) => e.logProbs)).toEqual(alone.map((e) => e.logProbs));
+        expect(together[s].map((e) => e.branch)).toEqual(alone.map((e) => e.branch));
+      }
+      const forks = together.flat().filter((e) => e.branch!.parent !== null).length;
+      const fills = together.flat().filter((e) => e.branch!.fill).length;
+      expect(forks).toBeGreaterThan(0); // rows were forked (copyRows, truncateRow)
+      expect(fills).toBeGreaterThan(0); // and started over from the prompt (resetRows)
+      expect(decoder.counts.seedSteps).toBeGreaterThan(decoder.counts.steps); // and the seeds met
+    } finally {
+      stack.dispose();
+      policies.forEach((p) => p.dispose());
+    }
+  }, 120_000);
 });
