@@ -70,7 +70,11 @@ export class SeedStackTrainer {
   /** one RL step of every seed; returns each seed's metrics (its own run's names and figures) */
   async trainStep(): Promise<Metrics[]> {
     // ---- rollouts, rewards, advantages: each seed's own, from its weights and its Rng, decoding together
-    const got: Collected[] = await Promise.all(this.trainers.map((t) => t.collect()));
+    // (all settled before a failure is thrown: no seed's rollout goes on decoding behind the caller's back)
+    const settled = await Promise.allSettled(this.trainers.map((t) => t.collect()));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const got: Collected[] = settled.map((r) => (r as PromiseFulfilledResult<Collected>).value);
     // ---- the update: one program for every seed
     const tUpdate = performance.now();
     const ctx = { stack: this.stack, reference: this.reference, optimizer: this.optimizer, config: this.config,
