@@ -2,7 +2,8 @@
 // one backend, from the shipped s checkpoint on its tiny world (GRPO, the page's defaults, 2 queries × 4 rollouts):
 //   node --import tsx bench/seedStackStep.ts [--backend wasm|cpu] [--seeds 4] [--steps 1]
 // Prints one line per path: seed-steps/s, and the seconds of rollouts and of the update (summed over seeds for the
-// separate runs; the stack's rollouts are each seed's own, its update one program for all seeds).
+// separate runs; the stack's rollouts run concurrently, decoding together: their longest, and its update one program
+// for all seeds), and for the stack the decode steps run and the seed-steps they served.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { readCheckpointDir } from '../src/node/checkpointDir.ts';
@@ -31,9 +32,9 @@ const seeds = Array.from({ length: S }, (_, s) => s + 1);
 const policies = () => seeds.map(() => policyFromCheckpoint(ckpt));
 const sum = (ms: Metrics[], key: string) => ms.reduce((a, m) => a + m[key], 0);
 
-function report(path: string, seconds: number, metrics: Metrics[], update: number): void {
+function report(path: string, seconds: number, rollouts: number, update: number, more = ''): void {
   console.log(`${backend} ${path} S=${S}: ${(S * steps / seconds).toFixed(4)} seed-steps/s (${seconds.toFixed(1)} s; ` +
-    `rollouts ${sum(metrics, 'time/rollout').toFixed(1)} s, update ${update.toFixed(1)} s)`);
+    `rollouts ${rollouts.toFixed(1)} s, update ${update.toFixed(1)} s${more})`);
 }
 
 // S separate runs, one after the other
@@ -43,7 +44,7 @@ const runs = seeds.map((seed, s) => new RlTrainer(own[s], refs[s], env, { ...con
 let t0 = performance.now();
 const separate: Metrics[] = [];
 for (let k = 0; k < steps; k++) for (const r of runs) separate.push(await r.trainStep());
-report('separate', (performance.now() - t0) / 1000, separate, sum(separate, 'time/update'));
+report('separate', (performance.now() - t0) / 1000, sum(separate, 'time/rollout'), sum(separate, 'time/update'));
 runs.forEach((r) => r.dispose());
 
 // the S-seed step
@@ -53,7 +54,11 @@ const stack = new SeedStackTrainer(stacked, stackRefs, env, { config, seeds });
 t0 = performance.now();
 const together: Metrics[] = [];
 for (let k = 0; k < steps; k++) together.push(...(await stack.trainStep()));
-// every seed's metrics carry the one update's time
-report('stacked', (performance.now() - t0) / 1000, together, sum(together, 'time/update') / S);
+// every seed's metrics carry the one update's time; a step's rollouts last as long as its longest seed's
+const longest = Array.from({ length: steps }, (_, k) => Math.max(...together.slice(k * S, (k + 1) * S)
+  .map((m) => m['time/rollout']))).reduce((a, b) => a + b, 0);
+const { steps: decodeSteps, seedSteps } = stack.decoder.counts;
+report('stacked', (performance.now() - t0) / 1000, longest, sum(together, 'time/update') / S,
+  `; ${decodeSteps} decode steps for ${seedSteps} seed-steps`);
 stack.dispose();
 [...own, ...refs, ...stacked, ...stackRefs].forEach((p) => p.dispose());

@@ -9,8 +9,8 @@
 // Episode (episode.ts).
 import type { Rng } from '../env/random.ts';
 import type { World } from '../env/types.ts';
-import type { Policy } from '../model/transformer.ts';
-import type { KVCache } from '../model/kvcache.ts';
+import type { Tensor2D } from '@tensorflow/tfjs';
+import type { ModelConfig } from '../model/config.ts';
 import { sampleTokens, type SampledTokens } from '../model/sampling.ts';
 import { encodeObservation } from './encode.ts';
 import { unresolvableNext } from './plan.ts';
@@ -39,6 +39,28 @@ export interface RolloutOptions {
   /** awaited before each decode step with the rows finished so far and all rows: where a caller reports
    *  progress, lets its event loop run (a signal handler) and may throw to stop the rollout (nothing is kept) */
   pause?: (finished: number, rows: number) => Promise<void> | void;
+}
+
+/** What rollout() needs of a cache: its rows, ARPO's row copies and compaction's smaller cache (KVCache). */
+export interface RolloutCache {
+  readonly batch: number;
+  copyRows(src: readonly number[], dst: readonly number[]): void;
+  truncateRow(row: number, length: number): void;
+  resetRows(rows: readonly number[]): void;
+  selectRows(rows: readonly number[]): RolloutCache;
+  dispose(): void;
+}
+
+/**
+ * What rollout() needs of a policy (Policy is one). step() and prefill() may answer later: several rollouts
+ * then meet at a decode step (S seeds decoding as rows of one program, model/seedStackDecode.ts); awaiting a
+ * plain value changes nothing.
+ */
+export interface RolloutPolicy {
+  readonly config: ModelConfig;
+  newCache(batch: number, maxLen: number): RolloutCache;
+  step(cache: RolloutCache, lastTokens: readonly number[], active: readonly boolean[]): Tensor2D | Promise<Tensor2D>;
+  prefill(cache: RolloutCache, rows: readonly number[], tokens: readonly (readonly number[])[]): void | Promise<void>;
 }
 
 const ID = { eos: VOCAB.id('<eos>'), endCall: VOCAB.id('</call>'), plan: VOCAB.id('<plan>') };
@@ -71,7 +93,8 @@ interface Fork { src: Row; point: ForkPoint; into: number[] }
  * forked from them after tool observations and filled from the prompt up to the group's budget, and
  * every episode carries its `branch`. Leaves no tensors behind.
  */
-export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts: RolloutOptions): Promise<Episode[]> {
+export async function rollout(policy: RolloutPolicy, tasks: readonly AgentTask[], opts: RolloutOptions,
+): Promise<Episode[]> {
   if (tasks.length === 0) return [];
   const temperature = opts.temperature ?? 1;
   if (!(temperature > 0)) throw new Error(`rollout: temperature must be > 0, got ${temperature}`);
@@ -86,7 +109,7 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
   let slots = rows.slice(); // slots[p]: the row in cache row p (the identity until compaction)
 
   try {
-    startRows(policy, cache, rows.slice(0, tasks.length), planner, false);
+    await startRows(policy, cache, rows.slice(0, tasks.length), planner, false);
     while (rows.some((r) => r.live)) {
       if (opts.pause) await opts.pause(rows.filter((r) => r.episode && !r.live).length, B);
       // step the model and sample one token a cache row, under the constrained-decoding bans
@@ -127,12 +150,12 @@ export async function rollout(policy: Policy, tasks: readonly AgentTask[], opts:
       // order irrelevant
       for (const f of forks) forkRows(cache, f.src, f.point, f.into.map((b) => rows[b]), planner!);
       if (observed.length > 0) {
-        prefillBuckets(policy, cache, observed.map((o) => o.row.slot), observed.map((o) => o.tokens));
+        await prefillBuckets(policy, cache, observed.map((o) => o.row.slot), observed.map((o) => o.tokens));
       }
       const fills = (planner?.fills(rows.map((r) => r.live)) ?? []).map((b) => rows[b]);
       if (fills.length > 0) {
         cache.resetRows(fills.map((r) => r.slot));
-        startRows(policy, cache, fills, planner, true);
+        await startRows(policy, cache, fills, planner, true);
       }
       // ARPO keeps its rows: finished ones are branched into and filled from the prompt
       if (!planner && opts.compact !== false) ({ cache, slots } = compact(cache, slots));
@@ -169,7 +192,8 @@ function batchRows(tasks: readonly AgentTask[], planner: BranchPlanner | null, b
 }
 
 /** start rows from their task's prompt: all of it but the last token by prefill; the last is the next step's input */
-function startRows(policy: Policy, cache: KVCache, rows: Row[], planner: BranchPlanner | null, fill: boolean): void {
+async function startRows(policy: RolloutPolicy, cache: RolloutCache, rows: Row[], planner: BranchPlanner | null,
+  fill: boolean): Promise<void> {
   for (const row of rows) {
     const p = row.prompt;
     row.episode = {
@@ -182,11 +206,11 @@ function startRows(policy: Policy, cache: KVCache, rows: Row[], planner: BranchP
     row.segmentStart = p.length;
     row.live = true;
   }
-  prefillBuckets(policy, cache, rows.map((r) => r.slot), rows.map((r) => r.prompt.slice(0, -1)));
+  await prefillBuckets(policy, cache, rows.map((r) => r.slot), rows.map((r) => r.prompt.slice(0, -1)));
 }
 
 /** ARPO: rows `into` continue row `src` from just after an observation (KV cache copied, then cut back) */
-function forkRows(cache: KVCache, src: Row, point: ForkPoint, into: Row[], planner: BranchPlanner): void {
+function forkRows(cache: RolloutCache, src: Row, point: ForkPoint, into: Row[], planner: BranchPlanner): void {
   cache.copyRows(into.map(() => src.slot), into.map((r) => r.slot));
   const e = src.episode!;
   const at = point.at;
@@ -220,10 +244,10 @@ function constrainedBans(slots: readonly Row[]): number[][] {
  * sample a cache row ([b] ids, log-probs, entropies). The uniforms are drawn for all B rows of the batch,
  * finished or not, and handed to the cache rows that hold them: the samples do not depend on compaction.
  */
-async function decodeStep(policy: Policy, cache: KVCache, slots: readonly Row[], B: number, temperature: number,
-  greedy: boolean, rng: Rng, bans: ((slots: readonly Row[]) => number[][]) | undefined,
+async function decodeStep(policy: RolloutPolicy, cache: RolloutCache, slots: readonly Row[], B: number,
+  temperature: number, greedy: boolean, rng: Rng, bans: ((slots: readonly Row[]) => number[][]) | undefined,
 ): Promise<{ sampled: SampledTokens; banned: number[][] | undefined }> {
-  const logits = policy.step(cache, slots.map((r) => r.next), slots.map((r) => r.live)); // [b, V]
+  const logits = await policy.step(cache, slots.map((r) => r.next), slots.map((r) => r.live)); // [b, V]
   try {
     const banned = bans?.(slots);
     const drawn = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
@@ -272,7 +296,7 @@ function appendObservation(row: Row, ids: number[], planner: BranchPlanner | nul
  * compiles a program per shape (webgpu) meets a handful of shapes, not one per compaction. Returns the
  * cache and its slots unchanged when there is nothing to gain; else disposes of the old cache.
  */
-function compact(cache: KVCache, slots: Row[]): { cache: KVCache; slots: Row[] } {
+function compact(cache: RolloutCache, slots: Row[]): { cache: RolloutCache; slots: Row[] } {
   const live = slots.filter((r) => r.live);
   const gain = live.length > 0 && live.length <= cache.batch / 2 && cache.batch > COMPACT_BELOW;
   if (!gain) return { cache, slots };
@@ -291,7 +315,8 @@ function compact(cache: KVCache, slots: Row[]): { cache: KVCache; slots: Row[] }
  * very different lengths go in two calls when the padding saved outweighs a call's fixed cost (the
  * cache copies of the writes: ~2.5 tokens' worth per cache row, measured on wasm at batch 64).
  */
-function prefillBuckets(policy: Policy, cache: KVCache, rows: number[], tokens: number[][]): void {
+async function prefillBuckets(policy: RolloutPolicy, cache: RolloutCache, rows: number[], tokens: number[][],
+): Promise<void> {
   const order = rows.map((_, i) => i).sort((a, b) => tokens[b].length - tokens[a].length);
   const len = (k: number) => tokens[order[k]].length;
   const callCost = 2.5 * cache.batch;
@@ -301,6 +326,6 @@ function prefillBuckets(policy: Policy, cache: KVCache, rows: number[], tokens: 
     if (cost < best.cost) best = { split: k, cost };
   }
   for (const part of [order.slice(0, best.split), order.slice(best.split)]) {
-    if (part.length > 0) policy.prefill(cache, part.map((i) => rows[i]), part.map((i) => tokens[i]));
+    if (part.length > 0) await policy.prefill(cache, part.map((i) => rows[i]), part.map((i) => tokens[i]));
   }
 }

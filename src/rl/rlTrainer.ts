@@ -20,7 +20,7 @@ import {
   hardMicro,
   type CurriculumStage,
 } from '../env/rewards.ts';
-import { rollout, type AgentTask, type Episode } from '../agent/rollout.ts';
+import { rollout, type AgentTask, type Episode, type RolloutPolicy } from '../agent/rollout.ts';
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
 import { wilsonOfMeans } from '../stats/intervals.ts';
 import type { Policy } from '../model/transformer.ts';
@@ -78,6 +78,9 @@ export class RlTrainer {
   lastEpisodes: ScoredEpisode[] = [];
   /** see PausePoint (null: the step runs through) */
   pause: PausePoint | null = null;
+  /** what the training rollouts decode with: the policy, or a view holding its weights (the S-seed step's
+   *  seed of a stacked decode, model/seedStackDecode.ts) */
+  decoder: RolloutPolicy;
   /** while a step runs: the RNG at its start and, once its update moves the weights with more to come, the
    *  whole state before it. A stop mid-step leaves the step half done; checkpoint() answers from these */
   private inStep: { rngState: number[]; before: Checkpoint | null } | null = null;
@@ -93,6 +96,7 @@ export class RlTrainer {
     if (config.klCoef > 0 && !reference) throw new Error('RL: klCoef > 0 needs the frozen reference policy');
     if (env.train.length === 0) throw new Error('RL: no training queries');
     this.optimizer = optimizer ?? new AdamW(policy.params, RL_ADAMW);
+    this.decoder = policy;
     this.rng = new Rng(config.seed).fork(0x71);
   }
 
@@ -141,23 +145,21 @@ export class RlTrainer {
           groups.push(q);
         }
       });
-      episodes = await rollout(this.policy, tasks, {
-        ...common,
-        branching: {
-          groups,
-          budget: c.groupSize,
-          k: c.arpoK,
-          alpha: c.arpoAlpha,
-          beta: c.arpoBeta,
-          branches: c.arpoBranches,
-        },
-      });
+      const branching = {
+        groups,
+        budget: c.groupSize,
+        k: c.arpoK,
+        alpha: c.arpoAlpha,
+        beta: c.arpoBeta,
+        branches: c.arpoBranches,
+      };
+      episodes = await rollout(this.decoder, tasks, { ...common, branching });
       groupOf = episodes.map((e) => e.branch!.group);
     } else {
       const tasks = queries.flatMap((query) =>
         Array.from({ length: c.groupSize }, () => ({ kind: 'travel', query }) as const),
       );
-      episodes = await rollout(this.policy, tasks, common);
+      episodes = await rollout(this.decoder, tasks, common);
       groupOf = tasks.map((_, i) => Math.floor(i / c.groupSize));
     }
     const stage = this.stage;

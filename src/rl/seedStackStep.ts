@@ -4,14 +4,15 @@
 // Seed s's weights after a step equal its own run's (RlTrainer with `seed: seeds[s]`) to float rounding.
 // Read top to bottom:
 //
-//   per seed: rollouts, rewards, advantages (RlTrainer.collect: its Rng, its queries, its weights)
+//   every seed at once: rollouts, rewards, advantages (RlTrainer.collect: its Rng, its queries, its weights),
+//     its rollouts decoding with the other seeds' (one stacked decode step for all: model/seedStackDecode.ts)
 //     ─ one update for every seed (seedStackUpdate) ─ each seed's rollout weights take the stack's new ones
 //
-// The rollouts are each seed's own, through rollout() with a Policy holding the seed's weights: rollout()
-// calls policy.step() synchronously and samples from one Rng, so S seeds cannot share its decode steps
-// without changing its interface (the stack decodes S seeds as rows of one cache: seedStack.ts step()).
+// Each seed runs its own rollout() (its Rng, its sampling, its tool calls) through its view of the stack;
+// the views meet at each decode step, so S seeds decode for the dispatches of one. Prefills run per seed.
 import type { Policy } from '../model/transformer.ts';
 import { SeedStackedPolicy } from '../model/seedStack.ts';
+import { SeedStackDecoder } from '../model/seedStackDecode.ts';
 import { AdamW } from './optimizer.ts';
 import type { RlConfig } from './rlConfig.ts';
 import type { RlEnvironment } from './rlEnvironment.ts';
@@ -34,6 +35,8 @@ export class SeedStackTrainer {
   readonly optimizer: SeedStackedAdamW;
   /** per seed: its Rng, queries, rollouts and scoring, as its own run's (its own optimizer never steps) */
   readonly trainers: RlTrainer[];
+  /** the seeds' rollouts' decode steps, stacked (its counts: steps run, seed-steps served) */
+  readonly decoder: SeedStackDecoder;
   step = 0;
 
   /**
@@ -56,6 +59,8 @@ export class SeedStackTrainer {
     const idle = new AdamW(new Map()); // a trainer's own optimizer: never steps here, holds nothing
     this.trainers = c.seeds.map((seed, s) =>
       new RlTrainer(policies[s], references?.[s] ?? null, env, { ...c.config, seed }, idle));
+    this.decoder = new SeedStackDecoder(this.stack, policies);
+    this.trainers.forEach((t, s) => { t.decoder = this.decoder.views[s]; });
   }
 
   get config(): RlConfig {
@@ -64,9 +69,12 @@ export class SeedStackTrainer {
 
   /** one RL step of every seed; returns each seed's metrics (its own run's names and figures) */
   async trainStep(): Promise<Metrics[]> {
-    // ---- rollouts, rewards, advantages: each seed's own, from its weights and its Rng
-    const got: Collected[] = [];
-    for (const t of this.trainers) got.push(await t.collect());
+    // ---- rollouts, rewards, advantages: each seed's own, from its weights and its Rng, decoding together
+    // (all settled before a failure is thrown: no seed's rollout goes on decoding behind the caller's back)
+    const settled = await Promise.allSettled(this.trainers.map((t) => t.collect()));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const got: Collected[] = settled.map((r) => (r as PromiseFulfilledResult<Collected>).value);
     // ---- the update: one program for every seed
     const tUpdate = performance.now();
     const ctx = { stack: this.stack, reference: this.reference, optimizer: this.optimizer, config: this.config,

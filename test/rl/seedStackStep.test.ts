@@ -84,6 +84,16 @@ async function compare(backend: 'cpu' | 'wasm', config: RlConfig, steps: number)
           expect(copied, `rollout copy ${name}`).toBe(0);
         }
       });
+      // the rollouts decoded together (one stacked step for the seeds' steps) and gave each seed its own run's
+      SEEDS.forEach((_, s) => {
+        const mine = stack.trainers[s].lastEpisodes.map((e) => e.episode.tokens);
+        expect(mine, `step ${step} seed ${s} episodes`).toEqual(runs[s].lastEpisodes.map((e) => e.episode.tokens));
+        expect(stack.trainers[s].lastEpisodes.map((e) => e.episode.logProbs))
+          .toEqual(runs[s].lastEpisodes.map((e) => e.episode.logProbs));
+      });
+      const { steps: decodeSteps, seedSteps } = stack.decoder.counts;
+      if (process.env.DEBUG_SEEDS) console.log('decode steps', decodeSteps, 'seed-steps', seedSteps);
+      expect(seedSteps).toBeGreaterThan(decodeSteps);
       // what is compared is learnt: the step moved the weights and was driven by rewards that differ between seeds
       expect(separate.every((m) => m['charts/minibatches'] >= 1)).toBe(true);
       expect(separate[0]['reward/mean'] === separate[1]['reward/mean'] && separate[0]['losses/pg'] === separate[1]['losses/pg']).toBe(false);
