@@ -2,26 +2,30 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// The files measured longest on the 2-core CI machine (seconds there), longest first. On a fresh clone
+// The files measured longest on the 2-core CI machine (seconds there, 2026-12-05), longest first. On a fresh clone
 // vitest has no timings cached and starts the largest files first, which put the RL learning test (170 s,
 // a small file) near the end, running alone while the other core idled: 361 s for 330 s per worker of work.
 // Starting these first lets the short files fill in beside them. A stale list costs only time.
 const LONGEST_FIRST = [
-  'test/rl/rlLearning.test.ts', // 170
-  'test/cli/faultInjection.test.ts', // ~100 alone: five CLI processes one after another, signalled from outside
-  'test/rl/sftLearning.test.ts', // 47
-  'test/rl/sft.test.ts', // 30
-  'test/cli/sweepCli.test.ts', // 30
-  'test/cli/runFolder.test.ts', // 29
-  'test/cli/rlRunScaleL.test.ts', // 29
+  'test/rl/rlLearning.test.ts', // 172
+  'test/cli/faultInjection.test.ts', // 58, and its five CLI processes beside the workers
+  'test/rl/sftLearning.test.ts', // 48
+  'test/cli/rlRunScaleL.test.ts', // 46
+  'test/cli/sweepCli.test.ts', // 35
+  'test/rl/rlTrainer.test.ts', // 28
   'test/cli/checkpointCli.test.ts', // 27
-  'test/rl/rlTrainer.test.ts', // 24
-  'test/cli/evaluatePolicyCli.test.ts', // 22
-  'test/cli/pretrainCli.test.ts', // 21
-  'test/node/nodeWebgpu.test.ts', // 20
-  'test/worker/rlJob.test.ts', // 18
+  'test/cli/evaluatePolicyCli.test.ts', // 25
+  'test/cli/pretrainCli.test.ts', // 22
+  'test/rl/sft.test.ts', // 21
+  'test/cli/rlRunResume.test.ts', // 20
+  'test/cli/runFolder.test.ts', // 20
+  'test/node/nodeWebgpu.test.ts', // 19
   'test/rl/rlUpdate.test.ts', // 18
-  'test/cli/rlRunResume.test.ts', // 16
+  'test/worker/rlJob.test.ts', // 14
+  'test/rl/seedStackStep.test.ts', // 12
+  'test/rl/shippedCheckpoints.test.ts', // 10
+  'test/cli/referenceRun.test.ts', // 9
+  'test/worker/pageRunsCliLink.test.ts', // 9
 ];
 
 class LongestFirstSequencer extends BaseSequencer {
