@@ -37,6 +37,15 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
     await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
     const backend = await attr('[data-testid=backend]', 'data-backend');
     assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
+    // the page records each phase it shows every 20 ms: a short one (the step-0 evaluation on a fast run) can pass
+    // between two of this loop's round trips
+    await page.evaluate(() => {
+      window.__phases = new Set();
+      window.__phaseTimer = setInterval(() => {
+        const p = document.querySelector('[data-testid=run-status]')?.getAttribute('data-phase');
+        if (p) window.__phases.add(p);
+      }, 20);
+    });
     const t0 = Date.now();
     await start();
     await page.waitForFunction(
@@ -64,6 +73,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
       if (['completed', 'failed', 'stopped'].includes(status)) break;
       await page.waitForTimeout(200);
     }
+    const shown = await page.evaluate(() => (clearInterval(window.__phaseTimer), [...(window.__phases ?? [])]));
+    for (const p of shown) seen.phases.add(p);
     const error = (await page.locator('[data-testid=run-error]').count())
       ? await page.locator('[data-testid=run-error]').innerText()
       : '';
