@@ -1,9 +1,11 @@
 // Counts GPU compute dispatches on tfjs's `webgpu` backend. Every program the backend runs on the GPU
-// goes through WebGPUBackend.recordAndSubmit, which records exactly one dispatchWorkgroups; ops that
+// goes through WebGPUBackend.recordAndSubmit, which records exactly one dispatchWorkgroups (the lab's
+// kernels that write several buffers record theirs beside it and say so: onRawDispatch); ops that
 // tfjs forwards to the CPU (small tensors still on the CPU, WEBGPU_CPU_FORWARD), reshapes (no program)
 // and uploads/readbacks (buffer copies, not compute) never reach it. So its call count is the number of
 // compute dispatches, the per-dispatch cost a small model pays on a real GPU.
 import * as tf from '@tensorflow/tfjs';
+import { onRawDispatch } from '../../src/model/kernels/rawDispatch.ts';
 
 interface ProgramLike { constructor: { name: string }; shaderKey?: string }
 type Record3 = (program: ProgramLike, ...rest: unknown[]) => unknown;
@@ -35,6 +37,13 @@ export function installDispatchCounter(): DispatchCounter {
     byProgram.set(name, (byProgram.get(name) ?? 0) + 1);
     return original.call(this, program, ...rest);
   };
+  // the lab's kernels that write several buffers record their dispatch themselves (kernels/rawDispatch.ts)
+  let installed = true;
+  onRawDispatch((key) => {
+    if (!installed) return;
+    count++;
+    byProgram.set(key, (byProgram.get(key) ?? 0) + 1);
+  });
   return {
     get count() { return count; },
     byProgram,
@@ -44,6 +53,9 @@ export function installDispatchCounter(): DispatchCounter {
       await fn();
       return count - before;
     },
-    uninstall() { backend.recordAndSubmit = original; },
+    uninstall() {
+      backend.recordAndSubmit = original;
+      installed = false;
+    },
   };
 }

@@ -1,10 +1,10 @@
-// A decode step (Policy.step) on webgpu in ~7 dispatches a layer instead of ~19. On a GPU a
+// A decode step (Policy.step) on webgpu in 5 dispatches a layer instead of ~19. On a GPU a
 // decode step of these models is bound by the host's work per dispatch (tfjs's engine, a uniform buffer
 // and bind group each), so the step is rewritten around fewer, larger kernels; the values are the plain
 // path's within float rounding. A layer:
 //   qkv = LN1(x)·W_qkv + b                  decodeLinear (LayerNorm fused)                    1
-//   cache[k], cache[v] ← qkv's k, v rows   write in place, read straight out of qkv (no split) 2
-//   y = attention(q of qkv, cache)          decodeAttentionFromQkv (no q/k/v split, no bias)   1
+//   cache[k], cache[v] ← qkv's k, v rows;   decodeAttentionWritingCache: the fresh rows written in
+//   y = attention(q of qkv, cache)          place first, read straight out of qkv (no split, no bias) 1
 //   x = x + y·W_o + b                       decodeLinear (residual fused)                      1
 //   h = gelu(LN2(x)·W_fc + b)               decodeLinear (LayerNorm, GELU fused)               1
 //   x = x + h·W_proj + b                    decodeLinear (residual fused)                      1
@@ -12,7 +12,8 @@
 // in one decodeLinear. The plain path: LayerNorm 1, a qkv matMul, bias add, transpose and three slices,
 // two writes, attention 1, matMul + bias + residual adds twice, matMul + biasGelu.
 // A prefill (Policy.prefill) runs the same way over its R·n tokens at once: each token a row of the linear
-// layers, the cache written first (padded tokens never), then each token attends its own cache row's slots up to
+// layers, the cache written first in two dispatches of their own (padded tokens never; a token reads the rows
+// of the tokens before it, which other workgroups write), then each token attends its own cache row's slots up to
 // its own (prefillAttentionFromQkv: the cache row read in place, no gather of the rows, no [R, H, n, cap] bias);
 // the last layer stops after its cache write (nothing reads a prefill's output). ~16 dispatches a layer → 4–7.
 // Inference only (whileDecoding's callers never differentiate a decode step or a prefill).
@@ -20,7 +21,7 @@ import * as tf from '@tensorflow/tfjs';
 import { alibiSlopes, type ModelConfig } from './config.ts';
 import type { KVCache } from './kvcache.ts';
 import { decodeLinear } from './kernels/decodeLinear.ts';
-import { decodeAttentionFromQkv, DECODE_ATTENTION_MAX_SLOTS, prefillAttentionFromQkv, type DecodePositions }
+import { decodeAttentionWritingCache, DECODE_ATTENTION_MAX_SLOTS, prefillAttentionFromQkv, type DecodePositions }
   from './kernels/decodeAttention.ts';
 import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
 
@@ -36,7 +37,9 @@ export function fusedDecodeStep(config: ModelConfig, p: Params, cache: KVCache, 
   rows: readonly number[], lens: readonly number[]): Fused | null {
   if (!fusible(cache)) return null;
   const pos = Float32Array.from(lens, (l) => Math.min(l, config.contextLength - 1)); // query b sits at slot len_b
-  return layers(config, p, cache, ids, pos, null, rows.map((b) => [b, b, lens[b]]), true);
+  const slots = new Float32Array(ids.length).fill(-1); // the slot row b's fresh key and value go to; −1: none
+  for (const b of rows) slots[b] = lens[b];
+  return layers(config, p, cache, ids, pos, { slots: tf.tensor1d(slots) }, [], true);
 }
 
 /**
@@ -57,15 +60,18 @@ export function fusedPrefill(config: ModelConfig, p: Params, cache: KVCache, ids
       if (k < counts[j]) writes.push([j * n + k, rows[j], lens[j] + k]);
     }
   }
-  return layers(config, p, cache, ids, pos, tf.tensor1d(rowOf), writes, false);
+  return layers(config, p, cache, ids, pos, { rowOf: tf.tensor1d(rowOf) }, writes, false);
 }
 
 const fusible = (cache: KVCache) =>
   cache.capacity <= DECODE_ATTENTION_MAX_SLOTS && [...cache.keys, ...cache.values].every(writableInPlace);
 
-/** the layers over Q tokens `ids` at slots `pos` of cache rows `rowOf` (null: token q is cache row q) */
+/** the layers over Q tokens `ids` at slots `pos`: a prefill's tokens of cache rows `rowOf`, written to the cache by
+ *  `writes` ([query, cache row, slot]) before the attention; or a decode step's (token q is cache row q), whose
+ *  attention writes token b's key and value at slot `slots[b]` itself */
 function layers(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, pos: Float32Array,
-  rowOf: tf.Tensor1D | null, writes: readonly (readonly [number, number, number])[], logits: boolean): Fused {
+  rows: { rowOf: tf.Tensor1D } | { slots: tf.Tensor1D }, writes: readonly (readonly [number, number, number])[],
+  logits: boolean): Fused {
   const { dModel: C, nHeads: H, nLayers } = config;
   const Q = ids.length;
   const hd = C / H;
@@ -97,13 +103,18 @@ function layers(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array,
   for (let i = 0; i < nLayers; i++) {
     const ln = (name: string) => ({ g: p(`h${i}.${name}.g`), b: p(`h${i}.${name}.b`) });
     const qkv = decodeLinear(x, p(`h${i}.attn.w_qkv`), { ln: ln('ln1'), bias: p(`h${i}.attn.b_qkv`) }); // [Q, 3C]
-    const fresh = qkv.reshape([Q * 3 * H, hd]); // [Q·3H, hd]
-    keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone()); // [B, H, cap, hd]
-    values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
-    if (!logits && i === nLayers - 1) break; // a prefill's last layer: only its cache write is read
-    const y = rowOf // [Q, C]
-      ? prefillAttentionFromQkv(qkv, keys[i], values[i], at, rowOf, scale)
-      : decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale);
+    let y: tf.Tensor2D; // [Q, C]
+    if ('slots' in rows) {
+      y = decodeAttentionWritingCache(qkv, cache.keys[i], cache.values[i], at, rows.slots, scale);
+      keys.push(cache.keys[i].clone()); // [B, H, cap, hd]: written in place
+      values.push(cache.values[i].clone());
+    } else {
+      const fresh = qkv.reshape([Q * 3 * H, hd]); // [Q·3H, hd]
+      keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone());
+      values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
+      if (!logits && i === nLayers - 1) break; // a prefill's last layer: only its cache write is read
+      y = prefillAttentionFromQkv(qkv, keys[i], values[i], at, rows.rowOf, scale);
+    }
     x = decodeLinear(y, p(`h${i}.attn.w_proj`), { bias: p(`h${i}.attn.b_proj`), residual: x }); // [Q, C]
     const h = decodeLinear(x, p(`h${i}.mlp.w_fc`), { ln: ln('ln2'), bias: p(`h${i}.mlp.b_fc`), gelu: true }); // [Q, F]
     x = decodeLinear(h, p(`h${i}.mlp.w_proj`), { bias: p(`h${i}.mlp.b_proj`), residual: x }); // [Q, C]

@@ -11,10 +11,10 @@
 //   - the token embedding: oneHot [S, N, V] · wte [S, V, C] in training (its gradient is a matMul), a gather
 //     from wte viewed as [S·V, C] at id + s·V when decoding (no gradient; the same rows exactly);
 //   - the KV cache: a KVCache of S·R rows, seed s's rows at s·R .. s·R + R − 1 (its code is row-wise).
-// A decode step on webgpu (fusedStep) is fusedDecode.ts's, seed-aware: k/v written into the cache and
-// attention read straight out of qkv (row-wise: seeds are rows), and the linear layers through
+// A decode step on webgpu (fusedStep) is fusedDecode.ts's, seed-aware: k/v written into the cache by the
+// attention, which reads straight out of qkv (row-wise: seeds are rows), and the linear layers through
 // kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
-// each row through its own seed's weights): 7 dispatches a layer, as Policy's, at any S (25 on the plain path).
+// each row through its own seed's weights): 5 dispatches a layer, as Policy's, at any S (25 on the plain path).
 // wasm runs a batched matMul as a naive loop, so there each seed has its own 2-D matMul (seedMatMul).
 import * as tf from '@tensorflow/tfjs';
 import { Policy } from './transformer.ts';
@@ -29,8 +29,8 @@ import { layerNorm } from './kernels/layerNorm.ts';
 import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
 import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
-import { decodeAttentionFromQkv } from './kernels/decodeAttention.ts';
-import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
+import { decodeAttentionWritingCache } from './kernels/decodeAttention.ts';
+import { writableInPlace } from './kernels/inPlaceRows.ts';
 
 const NEG = -1e9; // Policy's additive mask
 /** as transformer.ts: backends whose training attention goes one head at a time */
@@ -436,20 +436,9 @@ export class SeedStackedPolicy {
     const SR = cache.batch;
     const R = SR / S;
     const hd = C / H;
-    const cap = cache.capacity;
-    // fusedDecode.ts's layout: row j's fresh k and v of head h are rows j·3H + H + h and j·3H + 2H + h of
-    // qkv viewed as [S·R·3H, hd]; they go to row (j·H + h)·cap + len_j of the cache viewed as [S·R·H·cap, hd]
-    const dst: number[] = [];
-    const srcK: number[] = [];
-    const srcV: number[] = [];
-    for (const j of rows) {
-      for (let h = 0; h < H; h++) {
-        dst.push((j * H + h) * cap + lens[j]);
-        srcK.push(j * 3 * H + H + h);
-        srcV.push(j * 3 * H + 2 * H + h);
-      }
-    }
-    const [dstT, srcKT, srcVT] = [dst, srcK, srcV].map((xs) => tf.tensor1d(xs));
+    const slots = new Float32Array(SR).fill(-1); // the slot row j's fresh key and value go to; −1: none
+    for (const j of rows) slots[j] = lens[j];
+    const slotsT = tf.tensor1d(slots);
     const ln = (prefix: string) => ({ g: this.p(`${prefix}.g`), b: this.p(`${prefix}.b`) }); // [S, C] each
     const keys: tf.Tensor4D[] = [];
     const values: tf.Tensor4D[] = [];
@@ -458,10 +447,9 @@ export class SeedStackedPolicy {
     for (let i = 0; i < this.config.nLayers; i++) {
       const w = (name: string) => this.p(`h${i}.${name}`);
       const qkv = decodeLinearSeeds(x, w('attn.w_qkv'), { ln: ln(`h${i}.ln1`), bias: w('attn.b_qkv') }); // [S·R, 3C]
-      const fresh = qkv.reshape([SR * 3 * H, hd]);
-      keys.push(dst.length ? writeRowsInPlaceIndexed(cache.keys[i], fresh, dstT, srcKT) : cache.keys[i].clone()); // [S·R, H, cap, hd]
-      values.push(dst.length ? writeRowsInPlaceIndexed(cache.values[i], fresh, dstT, srcVT) : cache.values[i].clone());
-      const y = decodeAttentionFromQkv(qkv, keys[i], values[i], at, scale); // [S·R, C]
+      const y = decodeAttentionWritingCache(qkv, cache.keys[i], cache.values[i], at, slotsT, scale); // [S·R, C]
+      keys.push(cache.keys[i].clone()); // [S·R, H, cap, hd]: written in place
+      values.push(cache.values[i].clone());
       x = decodeLinearSeeds(y, w('attn.w_proj'), { bias: w('attn.b_proj'), residual: x }); // [S·R, C]
       const h = decodeLinearSeeds(x, w('mlp.w_fc'), { ln: ln(`h${i}.ln2`), bias: w('mlp.b_fc'), gelu: true }); // [S·R, F]
       x = decodeLinearSeeds(h, w('mlp.w_proj'), { bias: w('mlp.b_proj'), residual: x }); // [S·R, C]

@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Policy } from '../../model/transformer.ts';
 import { sampleTokens } from '../../model/sampling.ts';
 import { Rng } from '../../env/random.ts';
+import { onRawDispatch } from '../../model/kernels/rawDispatch.ts';
 import type { DecodeProbeFigures } from './figures.ts';
 
 /** Counts Dawn's dispatches, submits and buffer maps; wraps Dawn's own prototypes once per process. */
@@ -78,6 +79,7 @@ function countPrograms(): Record<string, number> {
     counts[key] = (counts[key] ?? 0) + 1;
     return original(program, ...a);
   };
+  onRawDispatch((key) => (counts[key] = (counts[key] ?? 0) + 1));
   programCounts = counts;
   return counts;
 }
