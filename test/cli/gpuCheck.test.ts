@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { figuresProblems, GPU_CHECK_FORMAT, seedStepsPerS, summarizeDecode, summarizeScale, type SeedRunFigures, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
+import { figuresProblems, GPU_CHECK_FORMAT, seedStepsPerS, summarizeDecode, summarizeScale, summarizeStack, type SeedRunFigures, type StackRunFigures, type BackendFigures, type CheckBackend, type DecodeProbeFigures, type GpuCheckFigures, type StepFigures } from '../../src/cli/gpuCheck/figures.ts';
 import { packProblems, PACK_LIMIT_BYTES, REQUIRED } from '../../src/cli/gpuCheck/pack.ts';
 import { driverCandidates, NVIDIA_ICD_DIR, SWIFTSHADER_ICD } from '../../src/node/nodeWebgpu.ts';
 import { parseSeeds, parseWebgpuFlags, readme } from '../../src/cli/commands/gpuCheck.ts';
@@ -154,5 +154,26 @@ describe('the Vulkan drivers the Node webgpu backend tries', () => {
     expect(driverCandidates({ HOME: '/root', VK_ICD_FILENAMES: '/x.json' }, exists, list)).toEqual([null]);
     const withNvidia = fs({ [NVIDIA_ICD_DIR]: ['nvidia_icd.json'], [SWIFTSHADER_ICD]: [] });
     expect(driverCandidates({ HOME: '/root', STAR_WEBGPU_ADAPTER: 'software' }, withNvidia.exists, withNvidia.list)).toEqual([SWIFTSHADER_ICD]);
+  });
+});
+
+describe('the S-seed RL step probe', () => {
+  it('seed-steps per second measured: the largest S over S = 1 and over one run; skipped runs say why', () => {
+    const runs: StackRunFigures[] = [
+      { seeds: 1, firstStepS: 9, stepS: 5 },
+      { seeds: 4, firstStepS: 12, stepS: 8, dispatches: 7400, decodeSteps: 190, seedDecodeSteps: 700 },
+      { seeds: 16, note: 'skipped: ~300 s if linear in S, 100 s left' },
+    ];
+    const s = summarizeStack('m', 4, runs);
+    expect(s.runs.map((r) => r.seedStepsPerS)).toEqual([0.2, 0.5, null]);
+    expect([s.largestS, s.speedupOverS1, s.speedupOverSingleRun, s.singleRunSeedStepsPerS]).toEqual([4, 2.5, 2, 0.25]);
+    expect(summarizeStack('m', null, [{ seeds: 1, firstStepS: 9 }]).speedupOverS1).toBeNull(); // no timed step
+    const f = { format: GPU_CHECK_FORMAT, complete: true, rehearsal: false, startedAt: 't0', updatedAt: 't1', command: 'gpu-check --run', commit: 'abc',
+      machine: { nproc: 16, cpu: 'x', memoryGiB: 128, node: 'v20', platform: 'linux-x64' }, wasmThreads: 8, errors: [], adapter: null, scales: {},
+      stack: s } satisfies GpuCheckFigures;
+    const text = readme(f);
+    expect(text).toContain('Seed-steps/s at S = 4 over S = 1\'s: **2.50×**');
+    expect(text).toContain('| 4 | 12.0 | 8.00 | 0.500 | 7400 | 190 (700) | — |');
+    expect(text).toContain('| 16 | — | — | — | — | — (—) | — | skipped: ~300 s');
   });
 });

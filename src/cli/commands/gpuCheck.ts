@@ -23,7 +23,8 @@ import { parseLabConfig } from '../labConfigArg.ts';
 import { shellCommand } from '../shellQuote.ts';
 
 const KNOWN = ['pack', 'run', 'out', 'rehearse', 'scales', 'steps', 'deadline-s', 'threads', 'flags', 'compile-ahead',
-  'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s', 'allow-dirty', 'count-dispatches'];
+  'config', 'backends', 'decode-steps', 'seeds', 'seed-probe-s', 'allow-dirty', 'count-dispatches', 'stack-seeds',
+  'stack-probe-s'];
 /** where run.sh says the pack lies (its manifest names the commit it was built from) */
 export const PACK_DIR_ENV = 'STAR_PACK_DIR';
 
@@ -33,7 +34,7 @@ export const gpuCheckCommand: Command = {
   help: `usage: npm run gpu-check -- --pack DIR
        gpu-check --run --out DIR [--rehearse] [--scales m,s,l] [--steps N] [--deadline-s S] [--threads N]
                  [--flags JSON] [--compile-ahead] [--config HASH] [--backends webgpu,wasm]
-                 [--decode-steps N] [--seeds 1,4,16] [--seed-probe-s S]
+                 [--decode-steps N] [--seeds 1,4,16] [--seed-probe-s S] [--stack-seeds 1,4,16] [--stack-probe-s S]
        gpu-check --run --count-dispatches --out DIR [--scales m] [--config HASH] [--steps N]
 
   --pack DIR      write the pack into DIR (Node's binary, dawn.node, the Vulkan loader, the CLI bundled with
@@ -63,7 +64,12 @@ export const gpuCheckCommand: Command = {
   --seeds LIST    the seed probe's S values, after the decode probe (default 1,4,16; 0 skips it): S seeds in one
                   program (model/seedStack.ts), a decode step of 32 rows a seed and a micro-batch of 2,048
                   tokens a seed, against one Policy, on webgpu and wasm; seed-steps per second estimated
-  --seed-probe-s S the seed probe's budget: a run that would not fit is skipped (default 90; rehearsal 300)`,
+  --seed-probe-s S the seed probe's budget: a run that would not fit is skipped (default 90; rehearsal 300)
+  --stack-seeds LIST the S-seed RL step's S values, after the scales (default 1,4,16; rehearsal 1,2; 0 skips
+                  it): S seeds of the first scale's setting train a real RL step in one program
+                  (rl/seedStackStep.ts) on webgpu, a first and one timed step each; seed-steps per second measured
+  --stack-probe-s S its budget: an S whose time, guessed linear in S, would not fit is skipped (default 240;
+                  rehearsal 900)`,
   async run(args) {
     const { flags, positional } = parseFlags(args);
     rejectUnknownFlags(flags, positional, KNOWN, ['allow-dirty']);
@@ -130,6 +136,8 @@ export const gpuCheckCommand: Command = {
         decodeSteps: flagInt(flags, 'decode-steps', rehearse ? 2 : count ? 0 : 20, 0),
         seeds: parseSeeds(flagText(flags, 'seeds', count ? '0' : '1,4,16')),
         seedProbeS: flagInt(flags, 'seed-probe-s', rehearse ? 300 : 90, 1),
+        stackSeeds: parseSeeds(flagText(flags, 'stack-seeds', count ? '0' : rehearse ? '1,2' : '1,4,16'), 'stack-seeds'),
+        stackProbeS: flagInt(flags, 'stack-probe-s', rehearse ? 900 : 240, 1),
       });
     } catch (e) {
       figures.errors.push(e instanceof Error ? e.message : String(e));
@@ -226,6 +234,19 @@ seed-steps/s is an ESTIMATE: S / (${sp.decodeStepsPerRlStep} decode steps + ${sp
 ${seedRows.join('\n')}
 `
     : '';
+  const st = f.stack;
+  const stack = st
+    ? `
+## The S-seed RL step (${st.scale}, measured: S seeds of one setting in one program, webgpu)
+
+Seed-steps/s at S = ${st.largestS ?? '—'} over S = 1's: **${fmt(st.speedupOverS1)}×** (the target: 6× at S = 16); over one
+run's (the scale's webgpu step above): ${fmt(st.speedupOverSingleRun)}×.
+
+| S | first step s | timed step s | seed-steps/s | dispatches | decode steps (seeds' decode steps) | mean reward |
+|---|---|---|---|---|---|---|
+${st.runs.map((r) => `| ${r.seeds} | ${fmt(r.firstStepS, 1)} | ${fmt(r.stepS)} | ${fmt(r.seedStepsPerS, 3)} | ${fmt(r.dispatches, 0)} | ${fmt(r.decodeSteps, 0)} (${fmt(r.seedDecodeSteps, 0)}) | ${fmt(r.meanReward, 3)} |${r.note ? ` ${r.note}` : ''}${r.error ? ` error: ${r.error}` : ''}`).join('\n')}
+`
+    : '';
   return `# GPU check${f.rehearsal ? ' (rehearsal: tiny steps, fallback adapter allowed)' : ''}
 
 ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when this was written).'} Started ${f.startedAt}, last written ${f.updatedAt}.
@@ -238,7 +259,7 @@ ${f.complete ? 'Complete.' : '**Incomplete** (cut short, or still running when t
 | scale | wasm s/step | webgpu s/step | webgpu speed-up | dispatches/step | webgpu first step s | webgpu-plain s/step (speed-up) | webgpu peak MiB allocated |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
-${decode}${seeds}
+${decode}${seeds}${stack}
 Every figure, with the rollout/update split, decode-step and micro-batch times and memory: figures.json
 (format ${f.format}; docs/gpu-check.md says what each field is).
 ${f.errors.length ? `\nErrors:\n${f.errors.map((e) => `- ${e}`).join('\n')}\n` : ''}`;
@@ -254,13 +275,13 @@ function configOverrides(text: string | undefined): Partial<LabConfig> {
   );
 }
 
-/** --seeds: S values, each a positive integer up to 64, or 0 for none */
-export function parseSeeds(text: string): number[] {
+/** --seeds, --stack-seeds: S values, each a positive integer up to 64, or 0 for none */
+export function parseSeeds(text: string, flag = 'seeds'): number[] {
   if (text.trim() === '0') return [];
   const list = text.split(',').map((x) => Number(x.trim()));
   const bad = list.find((n) => !Number.isInteger(n) || n < 1 || n > 64);
   if (bad !== undefined)
-    throw new Error(`--seeds: ${text} is not a list of seed counts from 1 to 64 (or 0: no seed probe)`);
+    throw new Error(`--${flag}: ${text} is not a list of seed counts from 1 to 64 (or 0: no probe)`);
   return list;
 }
 

@@ -163,6 +163,8 @@ export interface GpuCheckFigures {
   decode?: DecodeFigures;
   /** the seed probe, after the decode probe (--seeds 0 skips it): S seeds in one program */
   seeds?: SeedFigures;
+  /** the S-seed RL step, after the scales (--stack-seeds 0 skips it): stackStepProbe.ts */
+  stack?: StackStepFigures;
   errors: string[];
 }
 
@@ -208,6 +210,53 @@ export interface SeedFigures {
   decodeStepsPerRlStep: number;
   microBatchesPerRlStep: number;
   runs: SeedRunFigures[];
+}
+
+/** one S of the S-seed RL step probe (stackStepProbe.ts): a first step, then one timed */
+export interface StackRunFigures {
+  seeds: number;
+  /** wall seconds of the first step (shader compiles, allocations) and of the timed step */
+  firstStepS?: number;
+  stepS?: number;
+  /** in the timed step (webgpu): compute dispatches, the stacked decode steps run and the seeds' decode steps they
+   *  served (S·… when the seeds' rollouts stay in step), the seeds' mean reward */
+  dispatches?: number;
+  decodeSteps?: number;
+  seedDecodeSteps?: number;
+  meanReward?: number;
+  /** S ÷ stepS */
+  seedStepsPerS?: number | null;
+  note?: string;
+  error?: string;
+}
+
+/** the S-seed RL step at S = 1, 4, 16 (the default) on webgpu: measured, not estimated */
+export interface StackStepFigures {
+  scale: Scale;
+  runs: StackRunFigures[];
+  /** one RlTrainer's timed step on webgpu at this scale (the check's own), as seed-steps per second */
+  singleRunSeedStepsPerS: number | null;
+  /** the largest S measured: its seed-steps per second ÷ S = 1's (the target: 6× at S = 16), and ÷ one run's */
+  largestS: number | null;
+  speedupOverS1: number | null;
+  speedupOverSingleRun: number | null;
+}
+
+/** the stack probe's headline from its runs */
+export function summarizeStack(scale: Scale, singleRunStepS: number | null, runs: StackRunFigures[]): StackStepFigures {
+  for (const r of runs) r.seedStepsPerS = r.stepS ? r.seeds / r.stepS : null;
+  const timed = runs.filter((r) => r.seedStepsPerS);
+  const one = timed.find((r) => r.seeds === 1)?.seedStepsPerS ?? null;
+  const top = timed.reduce<StackRunFigures | null>((a, r) => (!a || r.seeds > a.seeds ? r : a), null);
+  const single = singleRunStepS ? 1 / singleRunStepS : null;
+  return {
+    scale,
+    runs,
+    singleRunSeedStepsPerS: single,
+    largestS: top?.seeds ?? null,
+    speedupOverS1: top && one ? top.seedStepsPerS! / one : null,
+    speedupOverSingleRun: top && single ? top.seedStepsPerS! / single : null,
+  };
 }
 
 /** S seed-steps per second from a run's decode step and micro-batch (null without both) */

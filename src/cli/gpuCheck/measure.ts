@@ -21,6 +21,7 @@ import { setFusedDecode, type WebGPUBackend } from '../../model/kernels/webgpu.t
 import { bufferPoolStats, resetPoolPeaks } from '../../model/kernels/bufferPool.ts';
 import { emptyPhaseCounts, installPhaseCounts } from './phaseCounts.ts';
 import { SEED_PROBE, SEED_PROBE_REHEARSAL, seedProbe } from './seedProbe.ts';
+import { stackStepProbe } from './stackStepProbe.ts';
 import { DawnCounters, probeDecodeStep, probeOpUs, probeReadbackMs } from './decodeProbe.ts';
 import {
   summarizeDecode,
@@ -60,6 +61,9 @@ export interface MeasureOptions {
   /** the seed probe's S values ([]: no probe) and its budget in seconds (seedProbe.ts) */
   seeds: readonly number[];
   seedProbeS: number;
+  /** the S-seed RL step probe's S values ([]: none) and its budget in seconds (stackStepProbe.ts) */
+  stackSeeds: readonly number[];
+  stackProbeS: number;
   /** called with the figures after every change */
   write: (f: GpuCheckFigures) => void;
   figures: GpuCheckFigures;
@@ -173,6 +177,30 @@ export async function measure(o: MeasureOptions): Promise<void> {
     }
   }
 
+  // the S-seed RL step at the first scale's setting on webgpu, once that scale is measured (its webgpu step is the
+  // single-run baseline) and before the other scales, which the deadline may cut
+  const stackProbe = async (scale: Scale) => {
+    if (!counters || o.stackSeeds.length === 0 || !o.backends.includes('webgpu')) return;
+    try {
+      await stackStepProbe({
+        scale,
+        rl: { ...rlConfigFromLab({ ...defaultConfig(), ...o.config, scale }), ...(o.rehearse ? REHEARSAL : {}) },
+        seeds: o.stackSeeds,
+        budgetS: o.stackProbeS,
+        leftS: () => o.deadlineS - elapsedS(t0),
+        counters,
+        singleRunStepS: f.scales[scale]?.webgpu?.steps.length ? f.scales[scale].webgpuStepS : null,
+        update: (s) => {
+          f.stack = s;
+          save();
+        },
+      });
+    } catch (e) {
+      f.errors.push(`stack probe: ${e instanceof Error ? e.message : String(e)}`);
+      save();
+    }
+  };
+
   for (const scale of o.scales) {
     const lab: LabConfig = { ...defaultConfig(), ...o.config, scale };
     const rl: RlConfig = { ...rlConfigFromLab(lab), ...(o.rehearse ? REHEARSAL : {}) };
@@ -245,6 +273,7 @@ export async function measure(o: MeasureOptions): Promise<void> {
     if (s.webgpuSpeedup !== null) console.log(`${scale}: webgpu ${s.webgpuSpeedup.toFixed(2)}× wasm's speed`);
     if (s.webgpuPlainSpeedup != null)
       console.log(`${scale}: webgpu with the decode levers off ${s.webgpuPlainSpeedup.toFixed(2)}× wasm's speed`);
+    if (scale === o.scales[0]) await stackProbe(scale);
   }
   f.complete = true;
   save();
