@@ -11,6 +11,8 @@ import { layerNorm } from '../../src/model/kernels/layerNorm.ts';
 import { biasGelu } from '../../src/model/kernels/biasGelu.ts';
 import { AdamW, globalNormScale } from '../../src/rl/optimizer.ts';
 import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
+import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
+import { SeedStackDecoder } from '../../src/model/seedStackDecode.ts';
 import { SftTrainer, type SftExample } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 
@@ -144,6 +146,39 @@ async function decodeCheck(): Promise<void> {
   }
 }
 
+/** two seeds' rollouts decoding together (model/seedStackDecode.ts): their prefills in one round — on the fused
+ *  path one pass of the kernels for both seeds (SeedStackedPolicy.prefillRows), ragged rows and lengths — against
+ *  the plain path (each seed's own Policy prefilling); logits of the decode steps after them */
+async function seedStackCheck(): Promise<void> {
+  const config: ModelConfig = { vocabSize: 32, contextLength: 96, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32,
+    positions: 'alibi' };
+  await compare('two seeds decoding together', 1e-5, async () => {
+    const policies = [createPolicy(config, 3), createPolicy(config, 4)];
+    const stack = SeedStackedPolicy.fromPolicies(policies);
+    const decoder = new SeedStackDecoder(stack, policies);
+    const rng = new Rng(9);
+    const toks = (n: number) => Array.from({ length: n }, () => rng.int(32));
+    const [a, b] = decoder.views;
+    const [ca, cb] = [a.newCache(3, 96), b.newCache(2, 96)];
+    const out: Record<string, tf.Tensor> = {};
+    await Promise.all([
+      a.prefill(ca, [0, 1, 2], [toks(5), toks(70), toks(1)]),
+      b.prefill(cb, [1, 0], [toks(9), toks(33)]),
+    ]);
+    [out['seed 0, a step after both prefilled'], out['seed 1, a step after both prefilled']] =
+      await Promise.all([a.step(ca, [1, 2, 3]), b.step(cb, [4, 5])]);
+    // seed 0 prefills rows 2 and 0 while seed 1's step waits for it
+    const after = a.prefill(ca, [2, 0], [toks(4), toks(2)]).then(() => a.step(ca, [6, 7, 8]));
+    [out['seed 0, after its own prefill'], out['seed 1, waiting meanwhile']] =
+      await Promise.all([after, b.step(cb, [9, 10])]);
+    ca.dispose();
+    cb.dispose();
+    stack.dispose();
+    policies.forEach((p) => p.dispose());
+    return out;
+  });
+}
+
 /** two SFT steps of a tiny model (forward, backward, clip, AdamW): weights after them */
 async function sftCheck(): Promise<void> {
   const config: ModelConfig = {
@@ -182,6 +217,7 @@ async function run(): Promise<void> {
   await layerNormCheck();
   await biasGeluCheck();
   await decodeCheck();
+  await seedStackCheck();
   if (new URLSearchParams(location.search).has('sft')) await sftCheck();
 }
 

@@ -20,7 +20,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { alibiSlopes, type ModelConfig } from './config.ts';
 import type { KVCache } from './kvcache.ts';
-import { decodeLinear } from './kernels/decodeLinear.ts';
+import { decodeLinear, type DecodeLinearOptions } from './kernels/decodeLinear.ts';
 import { decodeAttentionWritingCache, DECODE_ATTENTION_MAX_SLOTS, prefillAttentionFromQkv, type DecodePositions }
   from './kernels/decodeAttention.ts';
 import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
@@ -28,27 +28,57 @@ import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.
 type Params = (name: string) => tf.Tensor;
 type Fused = { logits: tf.Tensor2D | null; keys: tf.Tensor4D[]; values: tf.Tensor4D[] };
 
+/** What the layers run with: a Policy's weights by name (then decodeLinear and a plain embedding), or the seed
+ *  stack's (model/seedStack.ts: weights [S, ...], decodeLinearSeeds, each seed's rows a block of the tokens). */
+export interface FusedWeights {
+  p: Params;
+  linear: (h: tf.Tensor2D, w: tf.Tensor, o?: DecodeLinearOptions) => tf.Tensor2D;
+  /** tokens ids at slots pos → their rows [Q, C] */
+  embed: (ids: Int32Array, pos: Float32Array) => tf.Tensor2D;
+}
+
+function asWeights(config: ModelConfig, p: Params | FusedWeights): FusedWeights {
+  if (typeof p !== 'function') return p;
+  return {
+    p,
+    linear: decodeLinear,
+    // a gather: the rows oneHot·matMul gives (1·w + 0·… is w exactly), in one dispatch instead of two
+    embed: (ids, pos) => {
+      const x = tf.gather(p('wte'), tf.tensor1d(ids, 'int32')) as tf.Tensor2D; // [Q, C]
+      if (config.positions === 'alibi') return x;
+      return x.add(tf.gather(p('wpe'), tf.tensor1d(Int32Array.from(pos), 'int32'))) as tf.Tensor2D;
+    },
+  };
+}
+
 /**
  * Logits [B, V] for tokens `ids` [B] (n = 1) of the cache's B rows, and the cache's new keys/values per layer, the
  * fresh rows written in place at slot lens[b] of each active row `rows` (counts: 1 each). Null when the cache
  * cannot be written in place or is past the attention kernel's slots (then the plain path runs). Inside tf.tidy.
  */
-export function fusedDecodeStep(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, _n: number,
-  rows: readonly number[], lens: readonly number[]): Fused | null {
-  if (!fusible(cache)) return null;
+export function fusedDecodeStep(
+  config: ModelConfig,
+  p: Params | FusedWeights,
+  cache: KVCache,
+  ids: Int32Array,
+  _n: number,
+  rows: readonly number[],
+  lens: readonly number[],
+): Fused | null {
+  if (!fusibleCache(cache)) return null;
   const pos = Float32Array.from(lens, (l) => Math.min(l, config.contextLength - 1)); // query b sits at slot len_b
   const slots = new Float32Array(ids.length).fill(-1); // the slot row b's fresh key and value go to; −1: none
   for (const b of rows) slots[b] = lens[b];
-  return layers(config, p, cache, ids, pos, { slots: tf.tensor1d(slots) }, [], true);
+  return layers(config, asWeights(config, p), cache, ids, pos, { slots: tf.tensor1d(slots) }, [], true);
 }
 
 /**
  * A prefill in fused kernels: tokens `ids` [R·n] (row j's n tokens, padded past counts[j]) appended to cache row
  * rows[j] at slots lens[j]…; the cache's new keys/values per layer. Null as fusedDecodeStep. Inside tf.tidy.
  */
-export function fusedPrefill(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, n: number,
+export function fusedPrefill(config: ModelConfig, p: Params | FusedWeights, cache: KVCache, ids: Int32Array, n: number,
   rows: readonly number[], lens: readonly number[], counts: readonly number[]): Fused | null {
-  if (!fusible(cache)) return null;
+  if (!fusibleCache(cache)) return null;
   const R = rows.length;
   const pos = new Float32Array(R * n);
   const rowOf = new Float32Array(R * n);
@@ -60,16 +90,17 @@ export function fusedPrefill(config: ModelConfig, p: Params, cache: KVCache, ids
       if (k < counts[j]) writes.push([j * n + k, rows[j], lens[j] + k]);
     }
   }
-  return layers(config, p, cache, ids, pos, { rowOf: tf.tensor1d(rowOf) }, writes, false);
+  return layers(config, asWeights(config, p), cache, ids, pos, { rowOf: tf.tensor1d(rowOf) }, writes, false);
 }
 
-const fusible = (cache: KVCache) =>
+/** whether the fused kernels can run over this cache: written in place, within the attention kernel's slots */
+export const fusibleCache = (cache: KVCache) =>
   cache.capacity <= DECODE_ATTENTION_MAX_SLOTS && [...cache.keys, ...cache.values].every(writableInPlace);
 
 /** the layers over Q tokens `ids` at slots `pos`: a prefill's tokens of cache rows `rowOf`, written to the cache by
  *  `writes` ([query, cache row, slot]) before the attention; or a decode step's (token q is cache row q), whose
  *  attention writes token b's key and value at slot `slots[b]` itself */
-function layers(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array, pos: Float32Array,
+function layers(config: ModelConfig, w: FusedWeights, cache: KVCache, ids: Int32Array, pos: Float32Array,
   rows: { rowOf: tf.Tensor1D } | { slots: tf.Tensor1D }, writes: readonly (readonly [number, number, number])[],
   logits: boolean): Fused {
   const { dModel: C, nHeads: H, nLayers } = config;
@@ -93,16 +124,14 @@ function layers(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array,
   const srcVT = tf.tensor1d(srcV);
   const slopes = config.positions === 'alibi' ? alibiSlopes(H) : new Array<number>(H).fill(0);
   const at: DecodePositions = { pos: tf.tensor1d(pos), slopes: tf.tensor1d(slopes) };
-  const idsT = tf.tensor1d(ids, 'int32');
-  // gather: the rows oneHot·matMul gives (1·w + 0·… is w exactly), in one dispatch instead of two
-  let x = tf.gather(p('wte'), idsT) as tf.Tensor2D; // [Q, C]
-  if (config.positions !== 'alibi') x = x.add(tf.gather(p('wpe'), at.pos.cast('int32'))) as tf.Tensor2D;
+  const { p, linear } = w;
+  let x = w.embed(ids, pos); // [Q, C]
   const keys: tf.Tensor4D[] = [];
   const values: tf.Tensor4D[] = [];
   const scale = 1 / Math.sqrt(hd);
   for (let i = 0; i < nLayers; i++) {
     const ln = (name: string) => ({ g: p(`h${i}.${name}.g`), b: p(`h${i}.${name}.b`) });
-    const qkv = decodeLinear(x, p(`h${i}.attn.w_qkv`), { ln: ln('ln1'), bias: p(`h${i}.attn.b_qkv`) }); // [Q, 3C]
+    const qkv = linear(x, p(`h${i}.attn.w_qkv`), { ln: ln('ln1'), bias: p(`h${i}.attn.b_qkv`) }); // [Q, 3C]
     let y: tf.Tensor2D; // [Q, C]
     if ('slots' in rows) {
       y = decodeAttentionWritingCache(qkv, cache.keys[i], cache.values[i], at, rows.slots, scale);
@@ -115,10 +144,10 @@ function layers(config: ModelConfig, p: Params, cache: KVCache, ids: Int32Array,
       if (!logits && i === nLayers - 1) break; // a prefill's last layer: only its cache write is read
       y = prefillAttentionFromQkv(qkv, keys[i], values[i], at, rows.rowOf, scale);
     }
-    x = decodeLinear(y, p(`h${i}.attn.w_proj`), { bias: p(`h${i}.attn.b_proj`), residual: x }); // [Q, C]
-    const h = decodeLinear(x, p(`h${i}.mlp.w_fc`), { ln: ln('ln2'), bias: p(`h${i}.mlp.b_fc`), gelu: true }); // [Q, F]
-    x = decodeLinear(h, p(`h${i}.mlp.w_proj`), { bias: p(`h${i}.mlp.b_proj`), residual: x }); // [Q, C]
+    x = linear(y, p(`h${i}.attn.w_proj`), { bias: p(`h${i}.attn.b_proj`), residual: x }); // [Q, C]
+    const h = linear(x, p(`h${i}.mlp.w_fc`), { ln: ln('ln2'), bias: p(`h${i}.mlp.b_fc`), gelu: true }); // [Q, F]
+    x = linear(h, p(`h${i}.mlp.w_proj`), { bias: p(`h${i}.mlp.b_proj`), residual: x }); // [Q, C]
   }
-  const head = () => decodeLinear(x, p('wte'), { ln: { g: p('ln_f.g'), b: p('ln_f.b') }, transposeW: true }); // [Q, V]
+  const head = () => linear(x, p('wte'), { ln: { g: p('ln_f.g'), b: p('ln_f.b') }, transposeW: true }); // [Q, V]
   return { logits: logits ? head() : null, keys, values };
 }

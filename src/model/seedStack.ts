@@ -11,10 +11,11 @@
 //   - the token embedding: oneHot [S, N, V] · wte [S, V, C] in training (its gradient is a matMul), a gather
 //     from wte viewed as [S·V, C] at id + s·V when decoding (no gradient; the same rows exactly);
 //   - the KV cache: a KVCache of S·R rows, seed s's rows at s·R .. s·R + R − 1 (its code is row-wise).
-// A decode step on webgpu (fusedStep) is fusedDecode.ts's, seed-aware: k/v written into the cache by the
-// attention, which reads straight out of qkv (row-wise: seeds are rows), and the linear layers through
-// kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
+// A decode step and a prefill on webgpu are fusedDecode.ts's with the stack's weights (fusedWeights): k/v written
+// into the cache in place and attention read straight out of qkv (row-wise: seeds are rows), and the linear layers
+// through kernels/decodeLinear.ts's decodeLinearSeeds (LayerNorm, matMul, bias, GELU, residual in one dispatch,
 // each row through its own seed's weights): 5 dispatches a layer, as Policy's, at any S (25 on the plain path).
+// prefillRows prefills several seeds' rows at once, each seed's a block of the same shape.
 // wasm runs a batched matMul as a naive loop, so there each seed has its own 2-D matMul (seedMatMul).
 import * as tf from '@tensorflow/tfjs';
 import { Policy } from './transformer.ts';
@@ -29,8 +30,7 @@ import { layerNorm } from './kernels/layerNorm.ts';
 import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
 import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
-import { decodeAttentionWritingCache } from './kernels/decodeAttention.ts';
-import { writableInPlace } from './kernels/inPlaceRows.ts';
+import { fusedDecodeStep, fusedPrefill, fusibleCache, type FusedWeights } from './fusedDecode.ts';
 
 const NEG = -1e9; // Policy's additive mask
 /** as transformer.ts: backends whose training attention goes one head at a time */
@@ -399,9 +399,9 @@ export class SeedStackedPolicy {
         const attendTo = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, SR, 1, cap);
         const fused =
           useFusedDecode() && !(attendTo instanceof tf.Tensor)
-            ? this.fusedStep(cache, ids, pos, attendTo, rows, lens)
+            ? fusedDecodeStep(this.config, this.fusedWeights(), cache, ids, 1, rows, lens)
             : null;
-        if (fused) return fused;
+        if (fused) return { logits: fused.logits!, keys: fused.keys, values: fused.values };
         const { keys, values, x } = this.decode(
           cache,
           ids,
@@ -420,42 +420,77 @@ export class SeedStackedPolicy {
     return out.logits;
   }
 
-  /** a decode step on webgpu in fewer dispatches (see the top of this file); null when the cache cannot be
-   *  written in place (then the plain path runs). Call inside tf.tidy. */
-  private fusedStep(
+  /** the fused decode kernels' view of the stack (fusedDecode.ts): its weights [S, ...], each seed's rows a block
+   *  of the tokens, decodeLinearSeeds, and the embedding at id + s·V (and slot + s·L) */
+  private fusedWeights(): FusedWeights {
+    const C = this.config.dModel;
+    return {
+      p: (name) => this.p(name),
+      linear: decodeLinearSeeds,
+      embed: (ids, pos) =>
+        this.embedRows(ids, Int32Array.from(pos), ids.length / this.seeds, 1).reshape([ids.length, C]) as tf.Tensor2D,
+    };
+  }
+
+  /**
+   * Prefills seed s's rows `perSeed[s].rows` (rows of the stacked cache, in seed s's block) with its `tokens` (null:
+   * seed s prefills nothing), every seed in one pass of the fused kernels (fusedDecode.ts's prefill: each seed's
+   * rows a block of the same P rows × n tokens, padded, only real tokens written). False, with nothing written
+   * (the cache may have grown to fit), where the fused kernels do not run (not webgpu, or the cache cannot be written
+   * in place): the caller prefills each seed through its own Policy then. The values are each seed's own
+   * prefill's within float rounding.
+   */
+  prefillRows(
     cache: KVCache,
-    ids: Int32Array,
-    pos: Int32Array,
-    at: DecodePositions,
-    rows: readonly number[],
-    lens: readonly number[],
-  ): { logits: tf.Tensor2D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } | null {
-    if (![...cache.keys, ...cache.values].every(writableInPlace)) return null;
-    const { dModel: C, nHeads: H } = this.config;
+    perSeed: readonly ({ rows: readonly number[]; tokens: readonly (readonly number[])[] } | null)[],
+  ): boolean {
     const S = this.seeds;
-    const SR = cache.batch;
-    const R = SR / S;
-    const hd = C / H;
-    const slots = new Float32Array(SR).fill(-1); // the slot row j's fresh key and value go to; −1: none
-    for (const j of rows) slots[j] = lens[j];
-    const slotsT = tf.tensor1d(slots);
-    const ln = (prefix: string) => ({ g: this.p(`${prefix}.g`), b: this.p(`${prefix}.b`) }); // [S, C] each
-    const keys: tf.Tensor4D[] = [];
-    const values: tf.Tensor4D[] = [];
-    const scale = 1 / Math.sqrt(hd);
-    let x = this.embedRows(ids, pos, R, 1).reshape([SR, C]) as tf.Tensor2D; // [S·R, C]
-    for (let i = 0; i < this.config.nLayers; i++) {
-      const w = (name: string) => this.p(`h${i}.${name}`);
-      const qkv = decodeLinearSeeds(x, w('attn.w_qkv'), { ln: ln(`h${i}.ln1`), bias: w('attn.b_qkv') }); // [S·R, 3C]
-      const y = decodeAttentionWritingCache(qkv, cache.keys[i], cache.values[i], at, slotsT, scale); // [S·R, C]
-      keys.push(cache.keys[i].clone()); // [S·R, H, cap, hd]: written in place
-      values.push(cache.values[i].clone());
-      x = decodeLinearSeeds(y, w('attn.w_proj'), { bias: w('attn.b_proj'), residual: x }); // [S·R, C]
-      const h = decodeLinearSeeds(x, w('mlp.w_fc'), { ln: ln(`h${i}.ln2`), bias: w('mlp.b_fc'), gelu: true }); // [S·R, F]
-      x = decodeLinearSeeds(h, w('mlp.w_proj'), { bias: w('mlp.b_proj'), residual: x }); // [S·R, C]
-    }
-    const logits = decodeLinearSeeds(x, this.p('wte'), { ln: ln('ln_f'), transposeW: true }); // [S·R, V]
-    return { logits, keys, values };
+    if (perSeed.length !== S)
+      throw new Error(`SeedStackedPolicy.prefillRows: ${perSeed.length} entries for ${S} seeds`);
+    if (!useFusedDecode()) return false;
+    const live = perSeed.map((e) =>
+      e ? e.rows.map((r, j) => [r, e.tokens[j]] as const).filter(([, t]) => t.length > 0) : [],
+    );
+    const P = Math.max(...live.map((l) => l.length));
+    if (P === 0) return true;
+    const n = Math.max(...live.flatMap((l) => l.map(([, t]) => t.length)));
+    const R = cache.batch / S;
+    const rows: number[] = [];
+    const lens: number[] = [];
+    const counts: number[] = [];
+    const ids = new Int32Array(S * P * n); // seed s's block: P rows of n tokens, padded with 0 (never written)
+    live.forEach((l, s) => {
+      for (let j = 0; j < P; j++) {
+        const [r, t] = l[j] ?? [s * R, []]; // a padding row: reads seed s's first row, writes nothing
+        if (Math.floor(r / R) !== s) throw new Error(`SeedStackedPolicy.prefillRows: row ${r} is not seed ${s}'s`);
+        const len = cache.lengthOf(r);
+        if (len + t.length > cache.maxLen)
+          throw new Error(
+            `SeedStackedPolicy.prefillRows: row ${r} holds ${len} tokens; ${t.length} more exceed ${cache.maxLen}`,
+          );
+        t.forEach((id, k) => {
+          ids[(s * P + j) * n + k] = this.checkToken(id);
+        });
+        rows.push(r);
+        lens.push(t.length ? len : 0);
+        counts.push(t.length);
+      }
+    });
+    if (new Set(rows.filter((_, j) => counts[j] > 0)).size !== counts.filter((c) => c > 0).length)
+      throw new Error('SeedStackedPolicy.prefillRows: a row appears twice');
+    cache.reserve(Math.max(...lens.map((l, j) => l + counts[j]))); // as each seed's own prefill would
+    if (!fusibleCache(cache)) return false;
+    const next = whileDecoding(() =>
+      tf.tidy(() => {
+        const out = fusedPrefill(this.config, this.fusedWeights(), cache, ids, n, rows, lens, counts)!;
+        return { keys: out.keys, values: out.values };
+      }),
+    );
+    cache.replace(next.keys, next.values);
+    rows.forEach((r, j) => {
+      if (counts[j]) cache.advance(r, counts[j]);
+    });
+    return true;
   }
 
   dispose(): void {

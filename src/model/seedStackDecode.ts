@@ -11,9 +11,11 @@
 // seed holds at most half of R slots the stacked cache moves into R/2 rows a seed (one gather), so a step
 // costs what is still running; when a seed needs more slots than R it grows the same way.
 //
-// Prefill runs per seed, at once, through the seed's own Policy (its weights equal the stack's seed) on
-// the seed's rows of the stacked cache: an observation's prefill is a few rows of one seed, and the stack's
-// prefill would pad every row of every seed to its length.
+// A prefill waits at the same barrier: once every seed still rolling out waits, the seeds that asked for a prefill
+// are prefilled together (the decode steps asked for wait for the next round). On webgpu that is one pass of the
+// fused kernels for all of them (SeedStackedPolicy.prefillRows: each seed's rows a block of the same padded
+// shape, which costs a GPU arithmetic, not dispatches); elsewhere each seed's rows go through its own Policy (its
+// weights equal the stack's seed), where padding every seed to the longest would cost real time.
 import * as tf from '@tensorflow/tfjs';
 import type { KVCache } from './kvcache.ts';
 import type { ModelConfig } from './config.ts';
@@ -74,13 +76,26 @@ export class SeedCache {
   }
 }
 
-interface Pending {
+interface PendingStep {
+  kind: 'step';
   cache: SeedCache;
   tokens: readonly number[];
   active: readonly boolean[];
   resolve: (logits: tf.Tensor2D) => void;
   reject: (e: unknown) => void;
 }
+
+interface PendingPrefill {
+  kind: 'prefill';
+  cache: SeedCache;
+  /** the seed cache's rows and each one's tokens */
+  rows: readonly number[];
+  tokens: readonly (readonly number[])[];
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+type Pending = PendingStep | PendingPrefill;
 
 /** seed s's policy for rollout(): its rows of the stacked decode */
 export class SeedDecodeView {
@@ -98,16 +113,16 @@ export class SeedDecodeView {
     return this.owner.request(this.seed, cache, lastTokens, active ?? lastTokens.map(() => true));
   }
 
-  prefill(cache: SeedCache, rows: readonly number[], tokens: readonly (readonly number[])[]): void {
-    this.owner.checkOwn(this.seed, cache);
-    this.owner.policies[this.seed].prefill(this.owner.stacked(), rows.map((p) => cache.stackedRow(p)), tokens);
+  prefill(cache: SeedCache, rows: readonly number[], tokens: readonly (readonly number[])[]): Promise<void> {
+    return this.owner.requestPrefill(this.seed, cache, rows, tokens);
   }
 }
 
 export class SeedStackDecoder {
   readonly views: SeedDecodeView[];
-  /** decode steps run, and the seed-steps they served (a seed-step: one seed's rollout stepped once) */
-  readonly counts = { steps: 0, seedSteps: 0 };
+  /** decode steps run, and the seed-steps they served (a seed-step: one seed's rollout stepped once); prefill
+   *  rounds run, and the seeds' prefills they served */
+  readonly counts = { steps: 0, seedSteps: 0, prefills: 0, seedPrefills: 0 };
   private cache: KVCache | null = null;
   private R = 0;
   private readonly open_: Set<SeedCache>[];
@@ -184,9 +199,21 @@ export class SeedStackDecoder {
     if (full >= 0) {
       throw new Error(`SeedDecodeView.step: row ${full} already holds its cache's maxLen (mark it inactive)`);
     }
-    if (this.pending[seed]) throw new Error(`SeedDecodeView.step: seed ${seed} already waits for a step`);
+    if (this.pending[seed]) throw new Error(`SeedDecodeView.step: seed ${seed} already waits`);
     return new Promise((resolve, reject) => {
-      this.pending[seed] = { cache, tokens, active, resolve, reject };
+      this.pending[seed] = { kind: 'step', cache, tokens, active, resolve, reject };
+      this.maybeRun();
+    });
+  }
+
+  requestPrefill(seed: number, cache: SeedCache, rows: readonly number[], tokens: readonly (readonly number[])[]):
+    Promise<void> {
+    this.checkOwn(seed, cache);
+    if (rows.length !== tokens.length) throw new Error('SeedDecodeView.prefill: rows and tokens differ in length');
+    rows.forEach((p) => cache.stackedRow(p));
+    if (this.pending[seed]) throw new Error(`SeedDecodeView.prefill: seed ${seed} already waits`);
+    return new Promise((resolve, reject) => {
+      this.pending[seed] = { kind: 'prefill', cache, rows, tokens, resolve, reject };
       this.maybeRun();
     });
   }
@@ -229,12 +256,35 @@ export class SeedStackDecoder {
     for (const [c, slots] of moves) c.slots = slots;
   }
 
-  /** one stacked decode step once every seed with an open cache waits for one */
+  /** once every seed with an open cache waits: the prefills asked for, together (the steps wait on); else one
+   *  stacked decode step */
   private maybeRun(): void {
-    const S = this.stack.seeds;
     const waiting = this.pending.filter((p) => p !== null).length;
     if (waiting === 0 || this.open_.some((o, s) => o.size > 0 && !this.pending[s])) return;
-    const run = this.pending.slice() as (Pending | null)[];
+    if (this.pending.some((p) => p?.kind === 'prefill')) this.runPrefills();
+    else this.runStep(waiting);
+  }
+
+  private runPrefills(): void {
+    const run = this.pending.map((p) => (p?.kind === 'prefill' ? p : null));
+    run.forEach((p, s) => { if (p) this.pending[s] = null; });
+    try {
+      const cache = this.stacked();
+      const perSeed = run.map((p) => p && { rows: p.rows.map((k) => p.cache.stackedRow(k)), tokens: p.tokens });
+      if (!this.stack.prefillRows(cache, perSeed)) {
+        perSeed.forEach((e, s) => { if (e) this.policies[s].prefill(cache, e.rows, e.tokens); });
+      }
+      this.counts.prefills++;
+      this.counts.seedPrefills += perSeed.filter((e) => e).length;
+      for (const p of run) p?.resolve();
+    } catch (e) {
+      for (const p of run) p?.reject(e);
+    }
+  }
+
+  private runStep(waiting: number): void {
+    const S = this.stack.seeds;
+    const run = this.pending.slice() as (PendingStep | null)[];
     this.pending.fill(null);
     let logits: tf.Tensor2D | null = null;
     try {

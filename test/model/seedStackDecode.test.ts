@@ -24,8 +24,9 @@ class Pair {
     this.cache = view.newCache(batch, 40);
     this.own = policy.newCache(batch, 40);
   }
-  prefill(rows: number[], tokens: number[][]): void {
-    this.view.prefill(this.cache, rows, tokens);
+  /** the view's prefill (awaiting the barrier: the other seeds must ask for something too) and its Policy's */
+  async prefill(rows: number[], tokens: number[][]): Promise<void> {
+    await this.view.prefill(this.cache, rows, tokens);
     this.policy.prefill(this.own, rows, tokens);
   }
   /** the view's step (awaiting the barrier) against its Policy's, on the active rows */
@@ -67,11 +68,17 @@ describe.each(['cpu', 'wasm'] as const)('SeedStackDecoder on %s', (backend) => {
     };
     try {
       const b = new Pair(decoder.views[1], policies[1], 2); // seed 1 opens first: blocks of 2 rows
-      b.prefill([0, 1], [[3, 4, 5], [6]]);
+      await b.prefill([0, 1], [[3, 4, 5], [6]]); // the only seed open: it waits for no one
       const a = new Pair(decoder.views[0], policies[0], 8); // seed 0 needs 8: the stacked cache grows, b's rows move
-      a.prefill([0, 1, 2, 3, 4, 5, 6, 7], [[1, 2], [2], [3, 3, 3, 3], [4], [5, 6], [7], [8, 9, 10], [11]]);
       const on8 = new Array<boolean>(8).fill(true);
-      for (let k = 0; k < 3; k++) await both([a, b], [[1, 2, 3, 4, 5, 6, 7, 8].map((t) => (t + k) % 16), [9, 10 + k]], [on8, [true, true]]);
+      // seed 0's prefill waits for seed 1 to ask (for a step), runs, then seed 0's step meets seed 1's
+      let prefilled = false;
+      const aFirst = a.prefill([0, 1, 2, 3, 4, 5, 6, 7], [[1, 2], [2], [3, 3, 3, 3], [4], [5, 6], [7], [8, 9, 10], [11]])
+        .then(() => { prefilled = true; return a.step([1, 2, 3, 4, 5, 6, 7, 8], on8); });
+      await new Promise((r) => setTimeout(r, 10));
+      expect(prefilled).toBe(false);
+      errs.push(...await Promise.all([aFirst, b.step([9, 10], [true, true])]));
+      for (let k = 1; k < 3; k++) await both([a, b], [[1, 2, 3, 4, 5, 6, 7, 8].map((t) => (t + k) % 16), [9, 10 + k]], [on8, [true, true]]);
 
       // the barrier waits: seed 0's step is answered only once seed 1 has asked too
       let answered = false;
@@ -84,7 +91,8 @@ describe.each(['cpu', 'wasm'] as const)('SeedStackDecoder on %s', (backend) => {
       a.apply((c) => c.copyRows([2], [5]));
       a.apply((c) => c.truncateRow(5, 3));
       a.apply((c) => c.resetRows([7]));
-      a.prefill([7], [[12, 13, 14]]);
+      // both seeds prefill in one round (on webgpu one pass of the fused kernels), then step
+      await Promise.all([a.prefill([7], [[12, 13, 14]]), b.prefill([1], [[7, 8]])]);
       await both([a, b], [[5, 5, 5, 5, 4, 6, 5, 15], [3, 4]], [on8, [true, true]]);
 
       // compaction: seed 0 keeps rows 5 and 2; with both seeds at 2 rows the blocks shrink 8 → 4
@@ -95,7 +103,7 @@ describe.each(['cpu', 'wasm'] as const)('SeedStackDecoder on %s', (backend) => {
       // seed 1 leaves: seed 0 steps alone, waiting for no one
       b.dispose();
       errs.push(await a.step([9, 9], [true, false]), await a.step([9, 10], [true, true]));
-      expect(decoder.counts).toEqual({ steps: 8, seedSteps: 14 });
+      expect(decoder.counts).toEqual({ steps: 8, seedSteps: 14, prefills: 3, seedPrefills: 4 });
       a.dispose();
       expect(() => decoder.stacked()).toThrow(/no cache open/); // the last seed out frees the stacked cache
       expect(tf.memory().numTensors).toBe(before);

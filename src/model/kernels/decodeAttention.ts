@@ -16,7 +16,9 @@ const WORKGROUP = 64;
 
 /**
  * The attention of one query row and head (a workgroup: `row` = b·H + h, thread `tid`) over its cache row at
- * `kBase`, written to `out`; `u` names the uniforms (scale, heads, cap, hd, qStride), `q` the queries' buffer.
+ * `kBase`, written to `out`; `u` names the uniforms (scale, heads, cap, hd, qStride, rows), `q` the queries'
+ * buffer. `inRange`: false for the spare workgroups of a dispatch tfjs folded into 2-D (more than 65,535 rows:
+ * a stacked prefill), which compute row rows − 1's values and write nothing.
  */
 function attentionBody(u: string, out: string, q: string): string {
   return `
@@ -54,7 +56,7 @@ function attentionBody(u: string, out: string, q: string): string {
           workgroupBarrier();
         }
         let total = part[0];
-        for (var d = tid; d < hd; d = d + ${WORKGROUP}) {
+        for (var d = tid; d < hd && inRange; d = d + ${WORKGROUP}) {
           var acc = 0.0;
           for (var s = 0; s <= last; s = s + 1) { acc = acc + score[s] * V[kBase + s * hd + d]; }
           ${out}[row * hd + d] = acc / total;
@@ -75,10 +77,11 @@ function program(rows: number, hd: number, indexed = false): WebGPUProgram {
     dispatchLayout: { x: [0] },
     dispatch: [rows, 1, 1],
     workgroupSize: [WORKGROUP, 1, 1],
-    uniforms: 'scale : f32, heads : i32, cap : i32, hd : i32, qStride : i32,',
+    uniforms: 'scale : f32, heads : i32, cap : i32, hd : i32, qStride : i32, rows : i32,',
     getUserCode: () => `${workgroupMemory}
       fn main(index : i32) {
-        let row = index / ${WORKGROUP}; // b·H + h
+        let inRange = index / ${WORKGROUP} < uniforms.rows;
+        let row = min(index / ${WORKGROUP}, uniforms.rows - 1); // b·H + h
         let tid = i32(localId.x);
         let kBase = ${cacheRow} * uniforms.cap * uniforms.hd;${attentionBody('uniforms', 'result', 'Q')}
       }`,
@@ -90,7 +93,7 @@ function program(rows: number, hd: number, indexed = false): WebGPUProgram {
 // writes of a layer and its attention in one dispatch. The workgroup of (b, h) is the only one that writes or
 // reads cache row b's head h, so a barrier inside the workgroup orders its write before its reads.
 const writingSource = `
-      struct Uniforms { scale : f32, heads : i32, cap : i32, hd : i32, qStride : i32, };
+      struct Uniforms { scale : f32, heads : i32, cap : i32, hd : i32, qStride : i32, rows : i32, };
       @group(0) @binding(0) var<storage, read_write> Y : array<f32>;
       @group(0) @binding(1) var<storage, read_write> K : array<f32>;
       @group(0) @binding(2) var<storage, read_write> V : array<f32>;
@@ -101,7 +104,8 @@ const writingSource = `
       @group(0) @binding(7) var<uniform> u : Uniforms;${workgroupMemory}
       @compute @workgroup_size(${WORKGROUP}, 1, 1)
       fn main(@builtin(workgroup_id) workgroup : vec3<u32>, @builtin(local_invocation_id) local : vec3<u32>) {
-        let row = i32(workgroup.x); // b·H + h
+        let row = i32(workgroup.x); // b·H + h (one dispatch never exceeds the device's workgroups: dispatchRaw)
+        let inRange = true;
         let tid = i32(local.x);
         let kBase = row * u.cap * u.hd;
         let slot = i32(Slot[row / u.heads]);
@@ -129,6 +133,7 @@ registerWebGPUKernel('StarDecodeAttention', ({ inputs, backend, attrs }) => {
       { type: 'int32', data: [cap] },
       { type: 'int32', data: [hd] },
       { type: 'int32', data: [qStride] },
+      { type: 'int32', data: [B * H] },
     ],
   );
   return { ...out, shape: [B * H, hd] };
@@ -139,7 +144,7 @@ registerWebGPUKernel('StarPrefillAttention', ({ inputs, backend, attrs }) => {
   const [, H, cap, hd] = keys.shape;
   const Q = pos.shape[0];
   const { scale, qStride } = attrs as { scale: number; qStride: number };
-  const ints = [H, cap, hd, qStride].map((v) => ({ type: 'int32', data: [v] }));
+  const ints = [H, cap, hd, qStride, Q * H].map((v) => ({ type: 'int32', data: [v] }));
   const out = (backend as WebGPUBackend).runWebGPUProgram(
     program(Q * H, hd, true),
     [q, keys, values, pos, slopes, rows],
@@ -161,7 +166,7 @@ registerWebGPUKernel('StarDecodeAttentionWritingCache', ({ inputs, backend, attr
     buffers: [y, keys, values, qkv, pos, slopes, slots],
     uniforms: [
       { type: 'float32', data: [scale] },
-      ...[H, cap, hd, 3 * H * hd].map((v) => ({ type: 'int32' as const, data: [v] })),
+      ...[H, cap, hd, 3 * H * hd, B * H].map((v) => ({ type: 'int32' as const, data: [v] })),
     ],
     workgroups: B * H,
   });

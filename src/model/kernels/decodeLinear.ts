@@ -29,8 +29,9 @@ export interface DecodeLinearOptions {
 
 interface Attrs { ln: boolean; transposeW: boolean; bias: boolean; gelu: boolean; residual: boolean;
   /** S seeds in one program (model/seedStack.ts): W [S·K, M] (or [S·M, K]), G/Beta [S·K], Bias [S·M], and
-   *  row r of X is seed r / rowsPerSeed's; absent for one seed (Policy: the shader exactly as before) */
-  seeds?: { S: number; rowsPerSeed: number } }
+   *  row r of X's N rows is seed r / (N / S)'s (N a uniform: one shader for every batch); absent for one seed
+   *  (Policy: the shader exactly as before) */
+  seeds?: { S: number } }
 
 function body(a: Attrs): string {
   // one seed: offsets 0 (the strings below are then the single-seed shader's, character for character)
@@ -46,7 +47,7 @@ function body(a: Attrs): string {
     let r = index / M;
     let j = index % M;
     let base = r * K;${a.seeds ? `
-    let sd = r / ${a.seeds.rowsPerSeed};` : ''}
+    let sd = r / (uniforms.xShape.x / ${a.seeds.S});` : ''}
     ${a.ln ? `var s = 0.0;
     for (var c = 0; c < K; c = c + 1) { s = s + X[base + c]; }
     let mean = s / f32(K);
@@ -70,7 +71,7 @@ registerWebGPUKernel('StarDecodeLinear', ({ inputs, backend, attrs }) => {
   // only the inputs the variant reads (WebGPU drops unused bindings, and tfjs's bind group would not fit)
   const names = ['X', 'W', ...(a.ln ? ['G', 'Beta'] : []), ...(a.bias ? ['Bias'] : []), ...(a.residual ? ['Res'] : [])];
   const ins = [x, w, ...(a.ln ? [g, beta] : []), ...(a.bias ? [bias] : []), ...(a.residual ? [res] : [])];
-  const key = `star_decode_linear_${+a.ln}${+a.transposeW}${+a.bias}${+a.gelu}${+a.residual}${a.seeds ? `_seeds${a.seeds.S}x${a.seeds.rowsPerSeed}` : ''}`;
+  const key = `star_decode_linear_${+a.ln}${+a.transposeW}${+a.bias}${+a.gelu}${+a.residual}${a.seeds ? `_seeds${a.seeds.S}` : ''}`;
   const out = (backend as unknown as WebGPUBackend).runWebGPUProgram(
     elementwiseProgram(key, names, N * M, [], body(a)),
     ins,
@@ -123,7 +124,7 @@ export function decodeLinearSeeds(h: tf.Tensor2D, w: tf.Tensor, o: DecodeLinearO
     bias: !!o.bias,
     gelu: !!o.gelu,
     residual: !!o.residual,
-    seeds: { S, rowsPerSeed: N / S },
+    seeds: { S },
   };
   return tf.engine().runKernel('StarDecodeLinear', inputs, attrs as unknown as tf.NamedAttrMap) as tf.Tensor2D;
 }
