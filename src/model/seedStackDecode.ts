@@ -123,6 +123,8 @@ export class SeedStackDecoder {
   /** decode steps run, and the seed-steps they served (a seed-step: one seed's rollout stepped once); prefill
    *  rounds run, and the seeds' prefills they served */
   readonly counts = { steps: 0, seedSteps: 0, prefills: 0, seedPrefills: 0 };
+  /** called before seed s's own Policy is used (a prefill off webgpu): a trainer brings its weights up to date */
+  beforePolicyUse: ((seed: number) => void) | null = null;
   private cache: KVCache | null = null;
   private R = 0;
   private readonly open_: Set<SeedCache>[];
@@ -272,7 +274,11 @@ export class SeedStackDecoder {
       const cache = this.stacked();
       const perSeed = run.map((p) => p && { rows: p.rows.map((k) => p.cache.stackedRow(k)), tokens: p.tokens });
       if (!this.stack.prefillRows(cache, perSeed)) {
-        perSeed.forEach((e, s) => { if (e) this.policies[s].prefill(cache, e.rows, e.tokens); });
+        perSeed.forEach((e, s) => {
+          if (!e) return;
+          this.beforePolicyUse?.(s);
+          this.policies[s].prefill(cache, e.rows, e.tokens);
+        });
       }
       this.counts.prefills++;
       this.counts.seedPrefills += perSeed.filter((e) => e).length;

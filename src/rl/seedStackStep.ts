@@ -38,10 +38,13 @@ export class SeedStackTrainer {
   /** the seeds' rollouts' decode steps, stacked (its counts: steps run, seed-steps served) */
   readonly decoder: SeedStackDecoder;
   step = 0;
+  /** seeds whose Policy has not yet taken the stack's latest weights */
+  private readonly stale: boolean[];
 
   /**
    * `policies[s]` holds seed s's initial weights and `references[s]` its frozen reference (needed when
-   * klCoef > 0); the caller owns them, and policies[s] follows seed s's weights (its rollouts run on it).
+   * klCoef > 0); the caller owns them. policies[s] takes seed s's weights when it is next used (a prefill off webgpu)
+   * or syncPolicies() is called: read them only after that (evaluating, saving).
    */
   constructor(policies: readonly Policy[], references: readonly Policy[] | null, env: RlEnvironment,
     c: SeedStackConfig) {
@@ -60,6 +63,8 @@ export class SeedStackTrainer {
     this.trainers = c.seeds.map((seed, s) =>
       new RlTrainer(policies[s], references?.[s] ?? null, env, { ...c.config, seed }, idle));
     this.decoder = new SeedStackDecoder(this.stack, policies);
+    this.stale = policies.map(() => false);
+    this.decoder.beforePolicyUse = (s) => this.syncPolicy(s);
     this.trainers.forEach((t, s) => { t.decoder = this.decoder.views[s]; });
   }
 
@@ -80,14 +85,26 @@ export class SeedStackTrainer {
     const ctx = { stack: this.stack, reference: this.reference, optimizer: this.optimizer, config: this.config,
       step: this.step };
     const update = await seedStackUpdate(ctx, got.map((g) => g.rows), got.map((g) => g.tokenAdvantages));
-    // ---- each seed's rollout weights take the stack's
-    this.trainers.forEach((t, s) => this.stack.copySeedInto(s, t.policy));
+    // ---- each seed's own Policy takes the stack's weights when next used: the stacked rollouts read the stack, and
+    // copying every seed's weights each step would cost S × (parameters) dispatches a step on webgpu
+    this.stale.fill(true);
     const seconds = (performance.now() - tUpdate) / 1000;
     this.step++;
     return got.map((g, s) => {
       Object.assign(g.metrics, update[s], { 'time/update': seconds });
       return this.trainers[s].endStep(g);
     });
+  }
+
+  /** every seed's Policy takes the stack's weights (before evaluating or saving a seed) */
+  syncPolicies(): void {
+    this.trainers.forEach((_, s) => this.syncPolicy(s));
+  }
+
+  private syncPolicy(s: number): void {
+    if (!this.stale[s]) return;
+    this.stack.copySeedInto(s, this.trainers[s].policy);
+    this.stale[s] = false;
   }
 
   /** frees the stack, its references and the optimizer state (the policies belong to the caller) */

@@ -221,6 +221,8 @@ export interface StackRunFigures {
   /** in the timed step (webgpu): compute dispatches, the stacked decode steps run and the seeds' decode steps they
    *  served (S·… when the seeds' rollouts stay in step), the seeds' mean reward */
   dispatches?: number;
+  /** of those, the update's (after the last seed's rollouts) */
+  dispatchesUpdate?: number;
   decodeSteps?: number;
   seedDecodeSteps?: number;
   meanReward?: number;

@@ -64,9 +64,13 @@ export async function stackStepProbe(o: StackProbeOptions): Promise<void> {
         const start = performance.now();
         const metrics = await trainer!.trainStep();
         const wallS = (performance.now() - start) / 1000;
+        // the update starts once the last seed's rollouts end (each seed times its own from the step's start)
+        const updateAt = start + (wallS - (metrics[0]?.['time/update'] ?? 0)) * 1000;
+        const times = o.counters?.dispatchTimes ?? [];
         return {
           wallS,
-          dispatches: o.counters ? o.counters.dispatchTimes.length : undefined,
+          dispatches: o.counters ? times.length : undefined,
+          dispatchesUpdate: o.counters ? times.filter((t) => t >= updateAt).length : undefined,
           decodeSteps: trainer!.decoder.counts.steps - before.steps,
           seedSteps: trainer!.decoder.counts.seedSteps - before.seedSteps,
           reward: metrics.reduce((a, m) => a + (m['reward/mean'] ?? NaN), 0) / S,
@@ -82,6 +86,7 @@ export async function stackStepProbe(o: StackProbeOptions): Promise<void> {
         Object.assign(run, {
           stepS: step.wallS,
           dispatches: step.dispatches,
+          dispatchesUpdate: step.dispatchesUpdate,
           decodeSteps: step.decodeSteps,
           seedDecodeSteps: step.seedSteps,
           meanReward: step.reward,
@@ -89,7 +94,8 @@ export async function stackStepProbe(o: StackProbeOptions): Promise<void> {
       }
       console.log(`stack of ${S} (${o.scale}): first step ${run.firstStepS.toFixed(1)} s` +
         (run.stepS !== undefined ? `, then ${run.stepS.toFixed(2)} s (${(S / run.stepS).toFixed(3)} seed-steps/s), ` +
-          `${run.dispatches ?? '—'} dispatches, ${run.decodeSteps} decode steps for ${run.seedDecodeSteps} seed-steps`
+          `${run.dispatches ?? '—'} dispatches (${run.dispatchesUpdate ?? '—'} in the update), ` +
+          `${run.decodeSteps} decode steps for ${run.seedDecodeSteps} seed-steps`
           : ` — ${run.note}`));
     } catch (e) {
       run.error = e instanceof Error ? e.message : String(e);
