@@ -11,7 +11,7 @@ import type { Rng } from '../env/random.ts';
 import type { World } from '../env/types.ts';
 import type { Tensor2D } from '@tensorflow/tfjs';
 import type { ModelConfig } from '../model/config.ts';
-import { sampleTokens, type SampledTokens } from '../model/sampling.ts';
+import { sampleTokens, type RowSampling, type SampledTokens } from '../model/sampling.ts';
 import { encodeObservation } from './encode.ts';
 import { unresolvableNext } from './plan.ts';
 import { VOCAB } from './vocab.ts';
@@ -61,7 +61,12 @@ export interface RolloutPolicy {
   newCache(batch: number, maxLen: number): RolloutCache;
   step(cache: RolloutCache, lastTokens: readonly number[], active: readonly boolean[]): Tensor2D | Promise<Tensor2D>;
   prefill(cache: RolloutCache, rows: readonly number[], tokens: readonly (readonly number[])[]): void | Promise<void>;
+  /** step() then sampleTokens(logits, …) as one call, where a policy can do better (the seed stack samples every
+   *  seed's rows in one program and reads them back once); the same samples as the two calls */
+  stepAndSample?(cache: RolloutCache, lastTokens: readonly number[], active: readonly boolean[],
+    sampling: RowSampling): Promise<SampledTokens>;
 }
+
 
 const ID = { eos: VOCAB.id('<eos>'), endCall: VOCAB.id('</call>'), plan: VOCAB.id('<plan>') };
 
@@ -247,12 +252,18 @@ function constrainedBans(slots: readonly Row[]): number[][] {
 async function decodeStep(policy: RolloutPolicy, cache: RolloutCache, slots: readonly Row[], B: number,
   temperature: number, greedy: boolean, rng: Rng, bans: ((slots: readonly Row[]) => number[][]) | undefined,
 ): Promise<{ sampled: SampledTokens; banned: number[][] | undefined }> {
-  const logits = await policy.step(cache, slots.map((r) => r.next), slots.map((r) => r.live)); // [b, V]
+  const [next, live] = [slots.map((r) => r.next), slots.map((r) => r.live)];
+  // the bans and the uniforms depend on the rows, not on the logits: taken first, the draws are the same
+  const banned = bans?.(slots);
+  const drawn = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
+  const uniforms = drawn ? Float32Array.from(slots, (r) => drawn[r.index]) : undefined;
+  if (policy.stepAndSample) {
+    return { sampled: await policy.stepAndSample(cache, next, live, { temperature, greedy, bans: banned, uniforms }),
+      banned };
+  }
+  const logits = await policy.step(cache, next, live); // [b, V]
   try {
-    const banned = bans?.(slots);
-    const drawn = greedy ? null : Float32Array.from({ length: B }, () => rng.next());
-    const perSlot = drawn ? Float32Array.from(slots, (r) => drawn[r.index]) : undefined;
-    return { sampled: await sampleTokens(logits, temperature, rng, greedy, banned, perSlot), banned };
+    return { sampled: await sampleTokens(logits, temperature, rng, greedy, banned, uniforms), banned };
   } finally {
     logits.dispose();
   }

@@ -17,6 +17,14 @@ export interface SampledTokens {
   entropies: Float32Array<ArrayBuffer>;
 }
 
+/** how a decode step's rows are sampled (sampleTokens' arguments but the logits): uniforms absent when greedy */
+export interface RowSampling {
+  temperature: number;
+  greedy: boolean;
+  bans: readonly (readonly number[])[] | undefined;
+  uniforms: Float32Array | undefined;
+}
+
 /** the logit a banned token gets: finite, so 0·log p stays 0 in the entropy */
 const BANNED_LOGIT = -1e9;
 
@@ -36,13 +44,14 @@ export function banBias(bans: readonly (readonly number[])[] | undefined, B: num
  * `drawn` (optional) are row uniforms the caller already took from the Rng (a rollout that dropped
  * finished rows still draws one per original row, so its samples stay those of the full batch).
  */
-export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng: Rng, greedy: boolean,
+export async function sampleTokens(logits: tf.Tensor2D, temperature: number, rng: Rng | null, greedy: boolean,
   bans?: readonly (readonly number[])[], drawn?: Float32Array): Promise<SampledTokens> {
   const [B, V] = logits.shape;
   const bias = banBias(bans, B, V);
   if (!greedy && !(temperature > 0)) throw new Error(`sampleTokens: temperature must be > 0, got ${temperature}`);
   if (drawn && drawn.length !== B) throw new Error(`sampleTokens: ${drawn.length} uniforms for ${B} rows`);
-  const uniforms = greedy ? null : drawn ?? Float32Array.from({ length: B }, () => rng.next());
+  if (!greedy && !drawn && !rng) throw new Error('sampleTokens: neither an Rng nor drawn uniforms');
+  const uniforms = greedy ? null : drawn ?? Float32Array.from({ length: B }, () => rng!.next());
   const packed = tf.tidy(() =>
     useFusedDecode() // webgpu: one dispatch (kernels/sampleRows.ts), the same law and formulas
       ? sampleRowsFused(

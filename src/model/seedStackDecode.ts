@@ -21,6 +21,7 @@ import type { KVCache } from './kvcache.ts';
 import type { ModelConfig } from './config.ts';
 import type { Policy } from './transformer.ts';
 import type { SeedStackedPolicy } from './seedStack.ts';
+import { sampleTokens, type RowSampling, type SampledTokens } from './sampling.ts';
 
 /** blocks this small are not shrunk further (as rollout's compaction) */
 const SHRINK_BELOW = 4;
@@ -81,7 +82,9 @@ interface PendingStep {
   cache: SeedCache;
   tokens: readonly number[];
   active: readonly boolean[];
-  resolve: (logits: tf.Tensor2D) => void;
+  /** null: the view's step (answered with its rows' logits); else stepAndSample (answered with the samples) */
+  sampling: RowSampling | null;
+  resolve: (answer: tf.Tensor2D | SampledTokens) => void;
   reject: (e: unknown) => void;
 }
 
@@ -110,7 +113,14 @@ export class SeedDecodeView {
   }
 
   step(cache: SeedCache, lastTokens: readonly number[], active?: readonly boolean[]): Promise<tf.Tensor2D> {
-    return this.owner.request(this.seed, cache, lastTokens, active ?? lastTokens.map(() => true));
+    return this.owner.request(this.seed, cache, lastTokens, active ?? lastTokens.map(() => true), null) as
+      Promise<tf.Tensor2D>;
+  }
+
+  /** step() and sampleTokens() in one: the seeds' rows are sampled together and read back once */
+  stepAndSample(cache: SeedCache, lastTokens: readonly number[], active: readonly boolean[], sampling: RowSampling):
+    Promise<SampledTokens> {
+    return this.owner.request(this.seed, cache, lastTokens, active, sampling) as Promise<SampledTokens>;
   }
 
   prefill(cache: SeedCache, rows: readonly number[], tokens: readonly (readonly number[])[]): Promise<void> {
@@ -192,7 +202,8 @@ export class SeedStackDecoder {
     this.maybeRun(); // a seed that leaves may be the one the others waited for
   }
 
-  request(seed: number, cache: SeedCache, tokens: readonly number[], active: readonly boolean[]): Promise<tf.Tensor2D> {
+  request(seed: number, cache: SeedCache, tokens: readonly number[], active: readonly boolean[],
+    sampling: RowSampling | null): Promise<tf.Tensor2D | SampledTokens> {
     this.checkOwn(seed, cache);
     if (tokens.length !== cache.batch || active.length !== cache.batch) {
       throw new Error(`SeedDecodeView.step: ${tokens.length} tokens for a batch of ${cache.batch}`);
@@ -203,7 +214,7 @@ export class SeedStackDecoder {
     }
     if (this.pending[seed]) throw new Error(`SeedDecodeView.step: seed ${seed} already waits`);
     return new Promise((resolve, reject) => {
-      this.pending[seed] = { kind: 'step', cache, tokens, active, resolve, reject };
+      this.pending[seed] = { kind: 'step', cache, tokens, active, sampling, resolve, reject };
       this.maybeRun();
     });
   }
@@ -264,7 +275,7 @@ export class SeedStackDecoder {
     const waiting = this.pending.filter((p) => p !== null).length;
     if (waiting === 0 || this.open_.some((o, s) => o.size > 0 && !this.pending[s])) return;
     if (this.pending.some((p) => p?.kind === 'prefill')) this.runPrefills();
-    else this.runStep(waiting);
+    else void this.runStep(waiting); // it answers (or rejects) each seed itself
   }
 
   private runPrefills(): void {
@@ -288,8 +299,7 @@ export class SeedStackDecoder {
     }
   }
 
-  private runStep(waiting: number): void {
-    const S = this.stack.seeds;
+  private async runStep(waiting: number): Promise<void> {
     const run = this.pending.slice() as (PendingStep | null)[];
     this.pending.fill(null);
     let logits: tf.Tensor2D | null = null;
@@ -299,18 +309,28 @@ export class SeedStackDecoder {
       const cache = this.stacked();
       const ids = new Array<number>(cache.batch).fill(0);
       const on = new Array<boolean>(cache.batch).fill(false);
-      for (const p of run) {
-        if (!p) continue;
-        p.tokens.forEach((t, k) => { const j = p.cache.stackedRow(k); ids[j] = t; on[j] = p.active[k]; });
-      }
+      const rowsOf = run.map((p) => p?.cache.slots.map((_, k) => p.cache.stackedRow(k)) ?? []);
+      run.forEach((p, s) => p?.tokens.forEach((t, k) => { ids[rowsOf[s][k]] = t; on[rowsOf[s][k]] = p.active[k]; }));
       logits = this.stack.step(cache, ids, on); // [S·R, V]
       this.counts.steps++;
       this.counts.seedSteps += waiting;
-      for (let s = 0; s < S; s++) {
-        const p = run[s];
+      const sampling = run.filter((p) => p?.sampling).map((p) => p!.sampling!);
+      const together = sampling.length > 0 && sampling.every((x) =>
+        x.temperature === sampling[0].temperature && x.greedy === sampling[0].greedy);
+      // every seed that samples with the same temperature: their rows sampled in one program, read back once
+      const all = together ? await sampleAll(logits, run, rowsOf) : null;
+      for (const [s, p] of run.entries()) {
         if (!p) continue;
-        const rows = p.cache.slots.map((_, k) => p.cache.stackedRow(k));
-        p.resolve(gatherRows(logits, rows));
+        if (all && p.sampling) p.resolve(pick(all, rowsOf[s]));
+        else if (p.sampling) {
+          const mine = gatherRows(logits, rowsOf[s]);
+          try {
+            const x = p.sampling;
+            p.resolve(await sampleTokens(mine, x.temperature, null, x.greedy, x.bans, x.uniforms));
+          } finally {
+            mine.dispose();
+          }
+        } else p.resolve(gatherRows(logits, rowsOf[s]));
       }
     } catch (e) {
       for (const p of run) p?.reject(e);
@@ -318,6 +338,33 @@ export class SeedStackDecoder {
       logits?.dispose();
     }
   }
+}
+
+/** the samples of every sampling seed's rows of the stacked logits in one sampleTokens (rows of no sampling seed
+ *  draw with uniform 0 and are dropped) */
+async function sampleAll(logits: tf.Tensor2D, run: readonly (PendingStep | null)[], rowsOf: readonly number[][]):
+  Promise<SampledTokens> {
+  const B = logits.shape[0];
+  const first = run.find((p) => p?.sampling)!.sampling!;
+  const uniforms = first.greedy ? undefined : new Float32Array(B);
+  const bans: (readonly number[])[] = Array.from({ length: B }, () => []);
+  run.forEach((p, s) => {
+    if (!p?.sampling) return;
+    rowsOf[s].forEach((j, k) => {
+      if (uniforms) uniforms[j] = p.sampling!.uniforms![k];
+      bans[j] = p.sampling!.bans?.[k] ?? [];
+    });
+  });
+  return sampleTokens(logits, first.temperature, null, first.greedy, bans, uniforms);
+}
+
+/** rows `rows` of stacked samples */
+function pick(all: SampledTokens, rows: readonly number[]): SampledTokens {
+  return {
+    ids: Int32Array.from(rows, (j) => all.ids[j]),
+    logProbs: Float32Array.from(rows, (j) => all.logProbs[j]),
+    entropies: Float32Array.from(rows, (j) => all.entropies[j]),
+  };
 }
 
 /** rows of [S·R, V] logits → [rows, V] */
