@@ -150,7 +150,7 @@ async function decodeCheck(): Promise<void> {
  *  path one pass of the kernels for both seeds (SeedStackedPolicy.prefillRows), ragged rows and lengths — against
  *  the plain path (each seed's own Policy prefilling); logits of the decode steps after them */
 async function seedStackCheck(): Promise<void> {
-  const config: ModelConfig = { vocabSize: 32, contextLength: 96, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32,
+  const config: ModelConfig = { vocabSize: 32, contextLength: 96, dModel: 16, nLayers: 1, nHeads: 2, dFF: 32,
     positions: 'alibi' };
   await compare('two seeds decoding together', 1e-5, async () => {
     const policies = [createPolicy(config, 3), createPolicy(config, 4)];
