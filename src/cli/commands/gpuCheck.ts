@@ -65,8 +65,8 @@ export const gpuCheckCommand: Command = {
                   program (model/seedStack.ts), a decode step of 32 rows a seed and a micro-batch of 2,048
                   tokens a seed, against one Policy, on webgpu and wasm; seed-steps per second estimated
   --seed-probe-s S the seed probe's budget: a run that would not fit is skipped (default 90; rehearsal 300)
-  --stack-seeds LIST the S-seed RL step's S values, after the scales (default 1,4,16; rehearsal 1,2; 0 skips
-                  it): S seeds of the first scale's setting train a real RL step in one program
+  --stack-seeds LIST the S-seed RL step's S values, right after the first scale (default 1,4,16; rehearsal 1,2;
+                  0 skips it): S seeds of the first scale's setting train a real RL step in one program
                   (rl/seedStackStep.ts) on webgpu, a first and one timed step each; seed-steps per second measured
   --stack-probe-s S its budget: an S whose time, guessed linear in S, would not fit is skipped (default 240;
                   rehearsal 900)`,

@@ -2,7 +2,7 @@
 // first scale, on webgpu, S seeds of the lab's default setting train one RL step in one program
 // (rl/seedStackStep.ts: each seed its own rollouts, rewards and advantages, the seeds decoding together, one
 // update for all), a first step (shader compiles) and one timed step per S. Its figure is seed-steps per second,
-// S ÷ the timed step's seconds, against S = 1's: the issue's target is 6× at S = 16. Each S runs only when a
+// S ÷ the timed step's seconds, against S = 1's (what is asked of it: 6× at S = 16). Each S runs only when a
 // linear guess of its time (the last S's, scaled by S) fits what is left of the probe's budget and the check's
 // deadline, so one call keeps its time; a GPU should do better than linear, and the skip note says so.
 import * as tf from '@tensorflow/tfjs';
