@@ -26,6 +26,8 @@ interface BackendInternals {
 }
 
 const pipelines = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+/** backends whose internals were found as this file expects (a tfjs upgrade fails loudly, once) */
+const checked = new WeakSet<object>();
 const listeners: ((key: string) => void)[] = [];
 
 /** calls `listener` with the key of every raw dispatch from now on: the dispatch counters, which otherwise
@@ -43,6 +45,14 @@ export function dispatchRaw(
   o: { key: string; source: string; buffers: tf.TensorInfo[]; uniforms: Uniform[]; workgroups: number },
 ): void {
   const b = webgpu as unknown as BackendInternals;
+  if (!checked.has(b)) {
+    for (const f of ['uploadToGPU', 'makeUniforms', 'ensureCommandEncoderReady', 'endComputePassEncoder', 'submitQueue']) {
+      if (typeof (b as unknown as Record<string, unknown>)[f] !== 'function' || !b.tensorMap || !b.device) {
+        throw new Error(`${o.key}: the webgpu backend has no ${f} (this was written against tfjs-backend-webgpu 4.22)`);
+      }
+    }
+    checked.add(b);
+  }
   const limit = b.device.limits.maxComputeWorkgroupsPerDimension;
   if (o.workgroups > limit) throw new Error(`${o.key}: ${o.workgroups} workgroups, more than the device's ${limit}`);
   let cache = pipelines.get(b.device);
