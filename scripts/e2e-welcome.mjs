@@ -19,7 +19,9 @@ function warningColours(page) {
       if (max - min < 0.05) return false; // grey
       const l = (max + min) / 2;
       const s = (max - min) / (1 - Math.abs(2 * l - 1));
-      const h = max === r ? (60 * ((g - b) / (max - min)) + 360) % 360 : max === g ? 60 * ((b - r) / (max - min) + 2) : 60 * ((r - g) / (max - min) + 4);
+      const d = max - min;
+      const h =
+        max === r ? (60 * ((g - b) / d) + 360) % 360 : max === g ? 60 * ((b - r) / d + 2) : 60 * ((r - g) / d + 4);
       return h >= 15 && h <= 50 && s >= 0.5 && l <= 0.975;
     };
     const out = [];

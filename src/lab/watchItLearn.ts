@@ -6,7 +6,7 @@ import { parseHash } from './urlState.ts';
 import type { LabConfig } from './config.ts';
 
 /** the run as a Lab link (also the CLI's `--config`) */
-export const WATCH_IT_LEARN_HASH = '#evalEvery=3&evalQueries=50&evalToolQa=0&steps=6&learningRate=0.0005';
+export const WATCH_IT_LEARN_HASH = '#evalEvery=5&evalQueries=50&evalToolQa=0&steps=5&learningRate=0.0002';
 
 /** the run's setup; throws if the link no longer reads whole (a setting renamed or its bounds changed) */
 export function watchItLearnConfig(): LabConfig {
