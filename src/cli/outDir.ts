@@ -273,9 +273,21 @@ export function settingDifference(inFolder: string, here: string): string {
         walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
       return;
     }
+    const isHash = (h: unknown): h is string => typeof h === 'string' && (h === '' || h.startsWith('#'));
+    if (isHash(x) && isHash(y)) {
+      // two lab hashes: the settings they differ in, not two cuts of one long shared prefix
+      const params = (h: string) => new Map(h.slice(1).split('&').filter(Boolean).map((p) => p.split('=') as [string, string]));
+      const [px, py] = [params(x), params(y)];
+      for (const k of new Set([...px.keys(), ...py.keys()]))
+        if (px.get(k) !== py.get(k)) diffs.push(`${k} ${py.get(k) ?? 'default'} here, ${px.get(k) ?? 'default'} in the folder`);
+      return;
+    }
+    // long values cut where they start to differ, so the two shown parts are never the same text
+    const from = Math.max(0, [...(JSON.stringify(x) ?? '')].findIndex((c, i) => c !== (JSON.stringify(y) ?? '')[i]) - 12);
     const show = (v: unknown) => {
       const s = JSON.stringify(v) ?? 'none';
-      return s.length > 40 ? `${s.slice(0, 37)}…` : s;
+      const cut = from > 0 ? `…${s.slice(from)}` : s;
+      return cut.length > 40 ? `${cut.slice(0, 37)}…` : cut;
     };
     diffs.push(`${path || 'setting'} ${show(y)} here, ${show(x)} in the folder`);
   };

@@ -4,6 +4,7 @@
 // this file is its host on disk. Writes into DIR:
 //   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
+//   events.out.tfevents.star-lab  the same for TensorBoard, with the config as text (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter),
 // commit samples.jsonl   a few scored rollouts at each evaluation, the page's picks (the episode viewer's format)
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
@@ -40,6 +41,8 @@ import { Heartbeat, ProgressBar } from './progress.ts';
 import { Interrupted, yielder, type StopRequests } from './interrupt.ts';
 import { writeFailure } from '../node/atomicWrite.ts';
 import { metricsCsv } from './metricsCsv.ts';
+import { writeRunEvents } from './runEvents.ts';
+import { TENSORBOARD_FILE } from '../store/tensorboardEvents.ts';
 import { provenance, type DirtyFile } from '../node/provenance.ts';
 import { createHash } from 'node:crypto';
 import type { RunFigures } from '../findings/findingTable.ts';
@@ -116,7 +119,7 @@ export interface RlSummary {
 export const RL_RUN_KIND: RunKind = {
   noun: 'RL run',
   finishedFile: 'summary.json',
-  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'],
+  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy', TENSORBOARD_FILE],
   kept: ['run.log'],
   // a run finished before run.json was written: its summary says what it trained
   legacyFingerprint: (dir) => {
@@ -369,6 +372,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
+    writeRunEvents(o.out, summary);
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });
     return summary;
   } catch (e) {

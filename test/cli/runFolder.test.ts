@@ -130,6 +130,14 @@ describe('the folder rule of the SFT and export commands', () => {
 
   it('names the settings two runs differ in', () => {
     expect(settingDifference('{"a":1,"b":{"c":2}}', '{"a":1,"b":{"c":3}}')).toBe('b.c 3 here, 2 in the folder');
+    // two lab hashes name the settings they differ in; two long values are cut where they differ, never to one prefix
+    expect(settingDifference('{"hash":"#scale=m&steps=20&seed=3"}', '{"hash":"#scale=m&steps=40"}')).toBe(
+      'steps 40 here, 20 in the folder; seed default here, 3 in the folder',
+    );
+    const long = (end: string) => JSON.stringify({ k: `${'x'.repeat(60)}${end}` });
+    const said = settingDifference(long('aaa'), long('bbb'));
+    expect(said).toContain('bbb');
+    expect(said).toContain('aaa');
   });
 });
 
