@@ -1,7 +1,8 @@
 // A lab experiment config given on the command line: the page's URL hash or a JSON object. Unlike the
 // page (which lists bad keys and carries on with defaults), the CLI refuses a config with any notice:
 // a sweep that silently ran the default would be a wrong result.
-import { ignoredSettings, type LabConfig } from '../lab/config.ts';
+import { ignoredSettings, SETTING_KEYS, type LabConfig } from '../lab/config.ts';
+import { didYouMean } from './nearest.ts';
 import { configFromRecord, parseHash, type ParsedHash } from '../lab/urlState.ts';
 
 export function parseLabConfig(text: string): LabConfig {
@@ -26,7 +27,8 @@ export function parseLabConfig(text: string): LabConfig {
     // nothing
     const said = (m: string) => m.replace(/; (using the defaults?( \([^)]*\))?|ignored)$/, '');
     throw new Error(
-      `--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`,
+      `--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}${unknownKey(n) ? didYouMean(n.key, SETTING_KEYS) : ''}`).join('\n')}\n` +
+        '(every setting, its range and what it does: npm run cli -- settings)',
     );
   }
   return parsed.config;
@@ -39,3 +41,5 @@ export function ignoredSettingLines(lab: LabConfig): string[] {
     ({ key, why }) => `--config: ${key}=${JSON.stringify(lab[key])} is ignored (${why})`,
   );
 }
+
+const unknownKey = (n: { key: string; message: string }) => n.key !== '' && !(SETTING_KEYS as string[]).includes(n.key);
