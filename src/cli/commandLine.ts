@@ -4,6 +4,7 @@
 import type { Command } from './command.ts';
 import { shutdownNodeWebgpu } from '../node/nodeWebgpu.ts';
 import { didYouMean } from './nearest.ts';
+import { endProgressLine } from './progress.ts';
 
 async function dispatch(commands: readonly Command[], invocation: string, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -29,6 +30,7 @@ async function dispatch(commands: readonly Command[], invocation: string, argv: 
 export function runCommandLine(commands: readonly Command[], invocation: string): void {
   const exit = (code: number) => shutdownNodeWebgpu().catch(() => {}).finally(() => process.exit(code));
   dispatch(commands, invocation, process.argv.slice(2)).then(exit, (err: unknown) => {
+    endProgressLine();
     console.error(err instanceof Error ? err.message : err);
     return exit(1);
   });

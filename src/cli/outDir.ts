@@ -158,11 +158,11 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
   const state = runDirState(dir, held, o.kind);
   const holds =
     state.kind === 'foreign'
-      ? `files that are not a ${o.kind.noun} (${state.examples.join(', ')})`
+      ? `files that are not ${aOr(o.kind.noun)} (${state.examples.join(', ')})`
       : `${state.kind === 'finished' ? 'a finished' : 'an unfinished'} ${o.kind.noun}${state.savedStep !== null ? ` (saved at step ${state.savedStep})` : ''}`;
   if (state.kind === 'foreign') {
     throw new Error(
-      `--out ${dir} holds ${holds}; ${o.force ? `--force replaces only a ${o.kind.noun}, never other files: ` : ''}choose another folder (nothing was written or moved)`,
+      `--out ${dir} holds ${holds}; ${o.force ? `--force replaces only ${aOr(o.kind.noun)}, never other files: ` : ''}choose another folder (nothing was written or moved)`,
     );
   }
   if (o.force) {
@@ -246,6 +246,11 @@ function readJsonOrNull(path: string): unknown {
   } catch {
     return null;
   }
+}
+
+/** "an RL run", "a sweep": the article as the noun is said (RL and SFT start with a vowel sound) */
+export function aOr(noun: string): string {
+  return `${/^([aeiou]|RL\b|SFT\b)/i.test(noun) ? 'an' : 'a'} ${noun}`;
 }
 
 /** which settings two fingerprints (JSON objects) differ in, e.g. "steps 40 here, 20 in the folder" */

@@ -15,14 +15,12 @@ export interface EventRunSummary {
   wallSeconds: number;
   finishedAt: string;
   checkpoint: string;
-  extendedFrom?: number[];
 }
 
 /** the config as TensorBoard's text plugin shows it (Markdown): the hash to paste, then one row per setting */
 export function configMarkdown(s: EventRunSummary): string {
   const rows = Object.entries(s.lab).map(([k, v]) => `| ${k} | ${Array.isArray(v) ? v.join(':') : String(v)} |`);
-  const extended = s.extendedFrom?.length ? `\n\nextended from step ${s.extendedFrom.join(', then ')}` : '';
-  return `\`${s.hash}\` from ${s.checkpoint}${extended}\n\n| setting | value |\n|---|---|\n${rows.join('\n')}`;
+  return `\`${s.hash}\` from ${s.checkpoint}\n\n| setting | value |\n|---|---|\n${rows.join('\n')}`;
 }
 
 /** writes DIR/events.out.tfevents.star-lab from DIR/metrics.jsonl; a step's wall time is placed evenly between

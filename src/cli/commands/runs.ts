@@ -30,7 +30,7 @@ export function runsRow(r: RunFolder): RunsRow {
   const s = r.summary;
   const status =
     r.status.kind === 'finished'
-      ? s?.extendedFrom?.length ? `finished, extended from step ${s.extendedFrom.join(', ')}` : 'finished'
+      ? 'finished'
       : r.status.kind === 'unfinished'
         ? r.status.savedStep !== null ? `unfinished, saved at step ${r.status.savedStep}` : 'unfinished, nothing saved'
         : `unreadable: ${r.status.why}`;
@@ -64,7 +64,7 @@ export const runsCommand: Command = {
 
   Every RL run under DIR (default runs/; any depth), one line each: its folder, scale, algorithm, steps,
   validation success at the start and at the end with their 95 % Wilson intervals over the evaluation's
-  queries, wall time, status (finished, extended, or unfinished with the step it saved) and its setting as
+  queries, wall time, status (finished, or unfinished with the step it saved) and its setting as
   the lab hash (the page's link, or --config of \`run\`). Compare runs with \`compare\`.
   --json            the rows as JSON`,
   async run(args) {
