@@ -61,7 +61,7 @@ export function successDifference(a: RunGroup, b: RunGroup): string {
   const head = `${b.name} − ${a.name}, final validation success:`;
   if (a.runs.length >= 2 && b.runs.length >= 2) {
     const w = welchTest(finals(b), finals(a));
-    return `${head} ${signed(w.difference)} [${signed(w.lo)}, ${signed(w.hi)}] (95 % Welch t interval over ${w.nB} and ${w.nA} runs, ` +
+    return `${head} ${signed(w.difference)} [${signed(w.lo)}, ${signed(w.hi)}] (95 % Welch t interval over ${b.name}'s ${w.nA} and ${a.name}'s ${w.nB} runs, ` +
       `df ${w.df.toFixed(1)}, p ${w.p < 0.001 ? '< 0.001' : w.p.toFixed(3)}: the seeds' spread, the evaluation's sampling within it)`;
   }
   if (a.runs.length === 1 && b.runs.length === 1) {
@@ -69,7 +69,7 @@ export function successDifference(a: RunGroup, b: RunGroup): string {
     if (!(sa.queries! > 0 && sb.queries! > 0))
       return `${head} ${signed(sb.success - sa.success)} (no interval: a run did not record its evaluation's size)`;
     const d = newcombeDifference(Math.round(sb.success * sb.queries!), sb.queries!, Math.round(sa.success * sa.queries!), sa.queries!);
-    return `${head} ${signed(d.estimate)} [${signed(d.lo)}, ${signed(d.hi)}] (95 % Newcombe hybrid score interval over ${sb.queries} and ${sa.queries} ` +
+    return `${head} ${signed(d.estimate)} [${signed(d.lo)}, ${signed(d.hi)}] (95 % Newcombe hybrid score interval over ${b.name}'s ${sb.queries} and ${a.name}'s ${sa.queries} ` +
       `validation queries: the evaluation's sampling only, not seed-to-seed spread; conservative when both ran the same queries. ` +
       `For a claim, compare seed groups: folders of runs)`;
   }
