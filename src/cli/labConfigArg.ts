@@ -46,7 +46,10 @@ const unknownKey = (n: { key: string; message: string }) => n.key !== '' && !(SE
 
 /** `--config` (absent: every default) with settings given as options on top (`--seed 2 --steps 40`): a setting given
  *  both ways takes the option's value. `given` maps each setting option to its text. */
-export function labConfigWithOptions(configText: string | undefined, given: ReadonlyMap<string, string | true>): LabConfig {
+export function labConfigWithOptions(
+  configText: string | undefined,
+  given: ReadonlyMap<string, string | true>,
+): LabConfig {
   const base = configText === undefined ? defaultConfig() : parseLabConfig(configText);
   const options = [...given].filter(([k]) => (SETTING_KEYS as string[]).includes(k));
   if (options.length === 0) return base;

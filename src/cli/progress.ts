@@ -36,7 +36,8 @@ export class ProgressBar {
 
   update(step: number, figures: Record<string, string> = {}): void {
     const tty = this.out.isTTY;
-    const due = step - Math.max(this.lastPrinted, this.startStep) >= this.every || performance.now() - this.lastPrintedAt >= LOG_EVERY_MS;
+    const due = step - Math.max(this.lastPrinted, this.startStep) >= this.every ||
+      performance.now() - this.lastPrintedAt >= LOG_EVERY_MS;
     if (!tty && step !== this.total && !due) return;
     this.lastPrinted = step;
     this.lastPrintedAt = performance.now();

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from '../node/atomicWrite.ts';
 import { withMetricNames } from '../lab/metrics.ts';
-import { scalarsFromMetricLines, TENSORBOARD_FILE, tensorboardEventFile } from '../store/tensorboardEvents.ts';
+import { configMarkdown, scalarsFromMetricLines, TENSORBOARD_FILE, tensorboardEventFile } from '../store/tensorboardEvents.ts';
 import type { LabConfig } from '../lab/config.ts';
 
 /** what the event file needs of a run's summary.json */
@@ -15,12 +15,6 @@ export interface EventRunSummary {
   wallSeconds: number;
   finishedAt: string;
   checkpoint: string;
-}
-
-/** the config as TensorBoard's text plugin shows it (Markdown): the hash to paste, then one row per setting */
-export function configMarkdown(s: EventRunSummary): string {
-  const rows = Object.entries(s.lab).map(([k, v]) => `| ${k} | ${Array.isArray(v) ? v.join(':') : String(v)} |`);
-  return `\`${s.hash}\` from ${s.checkpoint}\n\n| setting | value |\n|---|---|\n${rows.join('\n')}`;
 }
 
 /** writes DIR/events.out.tfevents.star-lab from DIR/metrics.jsonl; a step's wall time is placed evenly between
@@ -41,6 +35,6 @@ export function writeRunEvents(dir: string, s: EventRunSummary): string {
   const at = (step: number) => start + (s.wallSeconds * step) / Math.max(1, s.steps);
   const scalars = scalarsFromMetricLines(lines, (l) => at(Number(l.step)));
   const file = join(dir, TENSORBOARD_FILE);
-  writeAtomic(file, tensorboardEventFile(scalars, [{ tag: 'config', text: configMarkdown(s), step: 0, wallTime: start }]));
+  writeAtomic(file, tensorboardEventFile(scalars, [{ tag: 'config', text: configMarkdown(`\`${s.hash || '(every setting at its default)'}\` from ${s.checkpoint}`, s.lab), step: 0, wallTime: start }]));
   return file;
 }

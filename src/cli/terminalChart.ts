@@ -24,7 +24,8 @@ export function terminalChart(
   if (yMax === yMin) [yMin, yMax] = [yMin - 0.5, yMax + 0.5];
   const grid = Array.from({ length: height }, () => Array<string>(width).fill(' '));
   const col = (x: number) => (xMax === xMin ? 0 : Math.round(((x - xMin) / (xMax - xMin)) * (width - 1)));
-  const row = (y: number) => height - 1 - Math.round(((Math.min(yMax, Math.max(yMin, y)) - yMin) / (yMax - yMin)) * (height - 1));
+  const clamp = (y: number) => Math.min(yMax, Math.max(yMin, y));
+  const row = (y: number) => height - 1 - Math.round(((clamp(y) - yMin) / (yMax - yMin)) * (height - 1));
   for (const s of series) {
     const pts = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)).sort((a, b) => a.x - b.x);
     // join neighbouring points so a curve reads as a line, not scattered dots

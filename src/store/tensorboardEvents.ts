@@ -131,16 +131,21 @@ function event(wallTime: number, step: number, value: Proto): Uint8Array {
 
 /** a whole event file: the version record, then the texts, then every scalar in step order (non-finite values
  *  are left out: a metric a step did not measure is no point of its curve) */
-export function tensorboardEventFile(scalars: readonly ScalarPoint[], texts: readonly TextEntry[]): Uint8Array {
+export function tensorboardEventFile(
+  scalars: readonly ScalarPoint[],
+  texts: readonly TextEntry[],
+): Uint8Array<ArrayBuffer> {
   const first = Math.min(...scalars.map((s) => s.wallTime), ...texts.map((t) => t.wallTime), Date.now() / 1000);
   const records = [record(new Proto().double(1, first).string(3, 'brain.Event:2').done())];
   for (const t of texts) {
     const metadata = new Proto().message(1, new Proto().string(1, 'text'));
     const tensor = new Proto().int64(1, DT_STRING).message(2, new Proto()).string(8, t.text);
-    records.push(record(event(t.wallTime, t.step, new Proto().string(1, t.tag).message(8, tensor).message(9, metadata))));
+    const value = new Proto().string(1, t.tag).message(8, tensor).message(9, metadata);
+    records.push(record(event(t.wallTime, t.step, value)));
   }
   const points = scalars.filter((s) => Number.isFinite(s.value)).sort((a, b) => a.step - b.step);
-  for (const s of points) records.push(record(event(s.wallTime, s.step, new Proto().string(1, s.tag).float(2, s.value))));
+  for (const s of points)
+    records.push(record(event(s.wallTime, s.step, new Proto().string(1, s.tag).float(2, s.value))));
   const out = new Uint8Array(records.reduce((n, r) => n + r.length, 0));
   let at = 0;
   for (const r of records) {
@@ -164,4 +169,25 @@ export function scalarsFromMetricLines(
       tag !== 'step' && typeof value === 'number' ? [{ tag, step, value, wallTime }] : [],
     );
   });
+}
+
+/** the config as TensorBoard's text plugin shows it (Markdown): a heading line, then one row per setting */
+export function configMarkdown(heading: string, config: Readonly<Record<string, unknown>>): string {
+  const rows = Object.entries(config).map(([k, v]) => `| ${k} | ${Array.isArray(v) ? v.join(':') : String(v)} |`);
+  return `${heading}\n\n| setting | value |\n|---|---|\n${rows.join('\n')}`;
+}
+
+/** a run the page stored, as an event file: every metric of every point at its time (points record ms since the
+ *  run's creation), and the config as text */
+export function storedRunEventFile(
+  run: { id: string; createdAt: number; config: Readonly<Record<string, unknown>> },
+  points: readonly { step: number; t: number; values: Readonly<Record<string, number>> }[],
+): Uint8Array<ArrayBuffer> {
+  const wall = (t: number) => (run.createdAt + t) / 1000;
+  const scalars = points.flatMap((p) =>
+    Object.entries(p.values).map(([tag, value]) => ({ tag, step: p.step, value, wallTime: wall(p.t) })),
+  );
+  return tensorboardEventFile(scalars, [
+    { tag: 'config', text: configMarkdown(`run ${run.id}`, run.config), step: 0, wallTime: run.createdAt / 1000 },
+  ]);
 }

@@ -1,7 +1,7 @@
 // The TensorBoard event writer read back by the independent reader of tfeventsReader.ts: the framing, both CRCs,
 // every scalar with its step, value and time, and the config as the text plugin's string tensor.
 import { describe, expect, it } from 'vitest';
-import { crc32c, scalarsFromMetricLines, tensorboardEventFile } from '../../src/store/tensorboardEvents.ts';
+import { crc32c, scalarsFromMetricLines, storedRunEventFile, tensorboardEventFile } from '../../src/store/tensorboardEvents.ts';
 import { crc32cBitwise, readEventFile } from './tfeventsReader.ts';
 
 describe('TensorBoard event file', () => {
@@ -47,5 +47,20 @@ describe('TensorBoard event file', () => {
     const badLength = file.slice();
     badLength[0] ^= 1;
     expect(() => readEventFile(badLength)).toThrow(/CRC wrong/);
+  });
+
+  it("holds a stored run's points (the page's Runs view export) at their times, and its config", () => {
+    const run = { id: 'r1', createdAt: 1_765_000_000_000, config: { scale: 's', mix: [4, 3, 3] } };
+    const points = [
+      { step: 1, t: 2000, values: { 'reward/mean': 0.5, 'charts/success': 0.25 } },
+      { step: 2, t: 4000, values: { 'reward/mean': 0.75, 'eval/success': 0.5 } },
+    ];
+    const events = readEventFile(storedRunEventFile(run, points));
+    const scalars = events.flatMap((e) => e.values.filter((v) => v.simpleValue !== undefined).map((v) => [v.tag, e.step, v.simpleValue, e.wallTime]));
+    expect(scalars).toEqual([
+      ['reward/mean', 1, 0.5, 1_765_000_002], ['charts/success', 1, 0.25, 1_765_000_002],
+      ['reward/mean', 2, 0.75, 1_765_000_004], ['eval/success', 2, 0.5, 1_765_000_004],
+    ]);
+    expect(events.flatMap((e) => e.values).find((v) => v.tag === 'config')?.text).toContain('| mix | 4:3:3 |');
   });
 });

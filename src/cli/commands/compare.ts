@@ -68,7 +68,8 @@ export function successDifference(a: RunGroup, b: RunGroup): string {
     const [sa, sb] = [a.runs[0].summary.final, b.runs[0].summary.final];
     if (!(sa.queries! > 0 && sb.queries! > 0))
       return `${head} ${signed(sb.success - sa.success)} (no interval: a run did not record its evaluation's size)`;
-    const d = newcombeDifference(Math.round(sb.success * sb.queries!), sb.queries!, Math.round(sa.success * sa.queries!), sa.queries!);
+    const passed = (x: typeof sa) => Math.round(x.success * x.queries!);
+    const d = newcombeDifference(passed(sb), sb.queries!, passed(sa), sa.queries!);
     return `${head} ${signed(d.estimate)} [${signed(d.lo)}, ${signed(d.hi)}] (95 % Newcombe hybrid score interval over ${b.name}'s ${sb.queries} and ${a.name}'s ${sa.queries} ` +
       `validation queries: the evaluation's sampling only, not seed-to-seed spread; conservative when both ran the same queries. ` +
       `For a claim, compare seed groups: folders of runs)`;
