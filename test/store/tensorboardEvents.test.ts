@@ -51,7 +51,7 @@ describe('TensorBoard event file', () => {
 
   it("holds a stored run's points (the page's Runs view export) at their times, and its config", () => {
     const run = { id: 'r1', createdAt: 1_765_000_000_000, config: { scale: 's', mix: [4, 3, 3] } };
-    const points = [
+    const points: { step: number; t: number; values: Record<string, number> }[] = [
       { step: 1, t: 2000, values: { 'reward/mean': 0.5, 'charts/success': 0.25 } },
       { step: 2, t: 4000, values: { 'reward/mean': 0.75, 'eval/success': 0.5 } },
     ];
