@@ -5,6 +5,7 @@ import { parseFlags } from '../command.ts';
 import { rejectUnknownFlags } from '../envFlags.ts';
 import { GROUP_LABELS, SETTING_KEYS, SETTINGS, type Setting, type SettingKey } from '../../lab/config.ts';
 import { didYouMean } from '../nearest.ts';
+import { plural } from '../progress.ts';
 
 export interface SettingRow {
   name: SettingKey;
@@ -66,7 +67,7 @@ export const settingsCommand: Command = {
       console.log(`  ${r.name.padEnd(wn)}  ${r.default.padEnd(wd)}  ${r.range.padEnd(wr)}  ${r.appliesTo}`);
       console.log(`  ${' '.repeat(wn)}  ${r.doc}`);
     }
-    console.log(`\n${rows.length} settings (name, default, range or choices, what reads it; then what it does)`);
+    console.log(`\n${plural(rows.length, 'setting')} (name, default, range or choices, what reads it; then what it does)`);
     return 0;
   },
 };
