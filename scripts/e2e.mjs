@@ -43,6 +43,7 @@ import { lessonsTests } from './e2e-lessons.mjs';
 import { backendTests } from './e2e-backend.mjs';
 import { phoneTests } from './e2e-phone.mjs';
 import { firefoxTests } from './e2e-firefox.mjs';
+import { holdsTests } from './e2e-holds.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -57,7 +58,7 @@ const only = process.env.E2E_ONLY; // a test group (see the usage above)
 // Balanced by a fresh clone's times (2026-12-04, 731 s in all: shard 1 297 s, shard 2 331 s of which robust
 // 88 s, ui 36 s, live 106 s, lessons 97 s); lessons then grew by ~100 s (its class of three
 // learners), so robust moved here (~385 s against ~343 s, estimated from those times).
-const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'robust', 'runs', 'phone'];
+const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'robust', 'runs', 'phone', 'holds'];
 const shard = process.env.E2E_SHARD;
 if (shard !== undefined && shard !== '1' && shard !== '2') {
   console.error(`e2e: E2E_SHARD is ${shard}; it is 1 or 2`);
@@ -95,7 +96,7 @@ const types = {
   '.png': 'image/png',
   '.json': 'application/json',
 };
-const server = createServer((req, res) => {
+function serveDist(req, res) {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
   let file = join(dist, path);
   if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
@@ -104,14 +105,21 @@ const server = createServer((req, res) => {
     'cache-control': 'no-store',
   });
   res.end(readFileSync(file));
+}
+// The test server's marker (src/worker/testHolds.ts): with it a page honours `?holds=after-step:N`, a test's way to
+// hold a run after a step until it releases it. The isolated server below sends none, as a production host.
+const server = createServer((req, res) => {
+  res.setHeader('Server-Timing', 'star-lab-test-holds');
+  serveDist(req, res);
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const base = `http://127.0.0.1:${server.address().port}/`;
-// the same files cross-origin isolated (COOP + COEP), as `npm start` and `vite preview` serve them: the firefox group's
+// the same files cross-origin isolated (COOP + COEP), as `npm start` and `vite preview` serve them, and with no test
+// marker, as a production host: the firefox group's, and the holds group's production page
 const isolatedServer = createServer((req, res) => {
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
   res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
-  server.emit('request', req, res);
+  serveDist(req, res);
 });
 await new Promise((ok) => isolatedServer.listen(0, '127.0.0.1', ok));
 const isolatedBase = `http://127.0.0.1:${isolatedServer.address().port}/`;
@@ -509,6 +517,9 @@ await phoneTests({ page, base, results, test, assert, checkpointDir, consoleErro
 await liveTests({ page, base, results, test, assert, attr, join, storeCounts: () => storeCounts(page), checkpointDir });
 // ---- the Lessons: every lesson from its link; one played at the smoke size, reloaded mid-run, to its takeaway ----
 await lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors });
+
+// ---- the test holds that force a moment: honoured by the test server, refused by a production page (e2e-holds.mjs) ----
+await holdsTests({ page, context, base, productionBase: isolatedBase, test, assert });
 
 // Firefox (firefox-esr, puppeteer-core over WebDriver BiDi), its own browser, on the isolated server
 await firefoxTests({ base: isolatedBase, results, test, assert, selected });
