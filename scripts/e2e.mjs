@@ -20,8 +20,9 @@
 //   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft,
 // startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend, firefox;
 //                                                 queue: the rl group's queue/reload/pause part alone)
-//   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of the groups each (SHARD_1 below, then every other group);
-//                                                 npm test runs the two side by side, each in its own browser
+//   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of npm test's groups each (SHARD_1 below, then every other
+//                                                 group but the long ones); npm test runs the two side by side
+//   E2E_SHARD=long node scripts/e2e.mjs           the long groups (LONG below), `npm run test:long`
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //   FIREFOX_PATH=…                                the firefox group's browser (default /usr/bin/firefox-esr)
 //
@@ -53,17 +54,22 @@ const measure = process.argv.includes('--measure');
 const only = process.env.E2E_ONLY; // a test group (see the usage above)
 // npm test runs the groups in two browsers side by side: most of a group's time is one single-threaded
 // trainer (wasm or cpu) or a wait, so one browser left the second core mostly idle (455 s for every group one
-// after another on 2 cores). Shard 1 holds these groups (about half the time), shard 2 every other group, so
-// a new group is never left out. Each shard has its own browser profile and store, as a group run alone has.
+// after another on 2 cores). Shard 1 holds these groups, shard 2 every other group but the long ones, so a new
+// group is never left out. The long groups (E2E_SHARD=long) are the second test command's, `npm run test:long`:
+// at 390-410 s a shard, the e2e stage had spent the 15 minutes of npm test. Each shard has its own browser
+// profile and store, as a group run alone has.
 // Balanced by a fresh clone's times (2026-12-04, 731 s in all: shard 1 297 s, shard 2 331 s of which robust
-// 88 s, ui 36 s, live 106 s, lessons 97 s); lessons then grew by ~100 s (its class of three
-// learners), so robust moved here (~385 s against ~343 s, estimated from those times).
-const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'robust', 'runs', 'phone', 'holds'];
+// 88 s, ui 36 s, live 106 s, lessons 97 s; lessons then grew to ~105 s for its class alone, Firefox's group ~42 s).
+const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend'];
+const LONG = ['lessons', 'live', 'firefox'];
+const SHARDS = ['1', '2', 'long'];
 const shard = process.env.E2E_SHARD;
-if (shard !== undefined && shard !== '1' && shard !== '2') {
-  console.error(`e2e: E2E_SHARD is ${shard}; it is 1 or 2`);
+if (shard !== undefined && !SHARDS.includes(shard)) {
+  console.error(`e2e: E2E_SHARD is ${shard}; it is ${SHARDS.join(', ')}`);
   process.exit(1);
 }
+/** the shard a group runs in */
+const shardOf = (group) => (SHARD_1.includes(group) ? '1' : LONG.includes(group) ? 'long' : '2');
 // the s-tiny checkpoint the starting-point tests load: the shipped one (copied into dist/ by the build),
 // or E2E_CHECKPOINT, a folder written by `npm run cli -- sft --out DIR`, served in its place
 const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
@@ -155,7 +161,8 @@ let failed = 0;
 function selected(group) {
   const groups = [group].flat(); // a test may belong to several groups
   if (only && !groups.includes(only)) return false;
-  return !shard || groups.some((g) => SHARD_1.includes(g)) === (shard === '1');
+  // a test of several groups runs in one shard, its first group's
+  return !shard || shardOf(groups[0]) === shard;
 }
 async function test(name, fn, group = 'sft') {
   if (!selected(group)) return;
@@ -518,7 +525,7 @@ await liveTests({ page, base, results, test, assert, attr, join, storeCounts: ()
 // ---- the Lessons: every lesson from its link; one played at the smoke size, reloaded mid-run, to its takeaway ----
 await lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors });
 
-// ---- the test holds that force a moment: honoured by the test server, refused by a production page (e2e-holds.mjs) ----
+// ---- test holds, which force a moment: the test server arms them, a production page refuses them (e2e-holds.mjs) ----
 await holdsTests({ page, context, base, productionBase: isolatedBase, test, assert });
 
 // Firefox (firefox-esr, puppeteer-core over WebDriver BiDi), its own browser, on the isolated server
