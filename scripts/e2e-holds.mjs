@@ -17,8 +17,11 @@ export async function holdsTests({ page, context, base, productionBase, test, as
   }
   const status = (p) => p.locator('[data-testid=run-status]').getAttribute('data-status');
   const points = async (p) => Number(await p.locator('[data-testid=loss-chart]').getAttribute('data-points'));
+  // hang guards, not speed limits: a loaded machine takes minutes to boot a page and its worker
   const waitStatus = (p, want) =>
-    p.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.dataset.status === w, want);
+    p.waitForFunction((w) => document.querySelector('[data-testid=run-status]')?.dataset.status === w, want, {
+      timeout: 600_000,
+    });
 
   await test(
     'holds: the test server can hold a run after a step until it releases it; served without its marker, the page refuses the flag',
@@ -29,7 +32,7 @@ export async function holdsTests({ page, context, base, productionBase, test, as
         'the test server did not arm the holds',
       );
       // the run holds after step 1 whatever the machine's speed: nothing moves until the release
-      await page.waitForFunction(() => window.__testHolds?.held.length === 1);
+      await page.waitForFunction(() => window.__testHolds?.held.length === 1, null, { timeout: 600_000 });
       const held = await page.evaluate(() => window.__testHolds.held[0]);
       assert(held.step === 1, `held after step ${held.step}`);
       assert((await status(page)) === 'running', `a held run reads ${await status(page)}`);
@@ -42,6 +45,7 @@ export async function holdsTests({ page, context, base, productionBase, test, as
 
       // a production host: no marker, so the flag is refused and the run is never held (nothing here releases it)
       const prod = await context.newPage();
+      prod.setDefaultTimeout(120_000); // as the harness's page
       try {
         await start(prod, `${productionBase}?backend=cpu&holds=after-step:1#${SFT}`);
         const flag = await prod.evaluate(() => [document.documentElement.dataset.testHolds, typeof window.__testHolds]);

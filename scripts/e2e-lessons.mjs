@@ -344,6 +344,7 @@ async function waitForLessonEnd(p, what) {
  * where the test looks at the resumed sitting, then releases them to the takeaway.
  */
 async function playReloadedLesson(page, { base, results, assert }) {
+  page.setDefaultTimeout(120_000); // as the harness's page: a loaded machine draws slowly
   const attr = (selector, name) => page.locator(selector).first().getAttribute(name);
   await page.goto(`${base}?backend=wasm&lessonSize=smoke&holds=after-step:2,after-step:4#lesson=dense-reward`);
   await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
