@@ -179,6 +179,7 @@ export class ActiveRun {
 
   stop(): void {
     this.stopRequested = true;
+    this.testHolds?.release(this.run.id); // a test's hold never keeps a Stop waiting
     if (this.status === 'paused') {
       this.status = 'running';
       this.wake?.();

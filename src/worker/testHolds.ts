@@ -68,12 +68,15 @@ export class TestHolds {
     this.channel.onmessage = (event: MessageEvent<HoldMessage>) => {
       const m = event.data;
       if (m?.type !== 'release') return;
-      for (const [runId, wake] of this.waiting)
-        if (m.runId === undefined || m.runId === runId) {
-          this.waiting.delete(runId);
-          wake();
-        }
+      for (const runId of [...this.waiting.keys()]) if (m.runId === undefined || m.runId === runId) this.release(runId);
     };
+  }
+
+  /** lets `runId` go, if held (a Stop always gets through) */
+  release(runId: string): void {
+    const wake = this.waiting.get(runId);
+    this.waiting.delete(runId);
+    wake?.();
   }
 
   /** null where a worker was given no holds (every production page) */

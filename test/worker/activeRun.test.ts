@@ -401,4 +401,19 @@ describe('test holds (a browser test forcing a moment)', () => {
     expect(job.stepsDone).toBe(5);
     page.close();
   });
+
+  it('a Stop gets through a hold: the run ends as stopped at the held step', async () => {
+    const job = new ScriptedJob(new Array(5).fill(1));
+    const { active } = await setup(job);
+    active.testHolds = new TestHolds([1]);
+    const page = new BroadcastChannel(HOLD_CHANNEL);
+    const held = new Promise<void>((resolve) => (page.onmessage = () => resolve()));
+    const done = active.loop(null);
+    await held;
+    active.stop();
+    await done;
+    expect(active.status).toBe('stopped');
+    expect(job.stepsDone).toBe(1);
+    page.close();
+  });
 });
