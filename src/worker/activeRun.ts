@@ -123,7 +123,8 @@ export class ActiveRun {
         if (this.checkpointDue || this.scheduledCheckpoint()) await this.checkpoint();
         else if (held || sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
         // a test's hold: this step stored and shown (and checkpointed, if due), the run waits for the test
-        if (held) await this.testHolds!.after(this.run.id, this.job.stepsDone);
+        // (a Stop that came before the hold, or during the flush, goes through: nothing would release it)
+        if (held && !this.stopRequested) await this.testHolds!.after(this.run.id, this.job.stepsDone);
         await yieldToMessages();
       }
       await this.checkpoint();

@@ -402,6 +402,17 @@ describe('test holds (a browser test forcing a moment)', () => {
     page.close();
   });
 
+  it('a Stop asked before the held step ends the run there without holding it', async () => {
+    const job = new ScriptedJob(new Array(5).fill(1), 20);
+    const { active } = await setup(job);
+    active.testHolds = new TestHolds([1]);
+    const done = active.loop(null);
+    active.stop(); // during step 1
+    await done;
+    expect(active.status).toBe('stopped');
+    expect(job.stepsDone).toBe(1);
+  });
+
   it('a Stop gets through a hold: the run ends as stopped at the held step', async () => {
     const job = new ScriptedJob(new Array(5).fill(1));
     const { active } = await setup(job);
