@@ -13,6 +13,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fewestSeedsForPower, INTERACTION } from '../src/stats/seedStatistics.ts';
+import { SETTINGS } from '../src/lab/config.ts';
+
+// the adaptive arm's signal share: the setting's default at the plan's commit, written into every run's config so a
+// default moved later does not change what the plan runs
+const SHARE = SETTINGS.curriculumSignalShare.default;
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : 'results/findings';
 const RUNS = join(out, 'runs');
@@ -113,7 +118,7 @@ const t8Runs = fixedCells.flatMap((c) => [
   })),
 ]);
 const hash8 = (r: { arm: string; scale: string; seed: number }) =>
-  `#${r.scale === 'm' ? '' : `scale=${r.scale}&`}reward=curriculum${r.arm === 'adaptive' ? '&curriculumSwitch=adaptive' : ''}&evalEvery=40&evalQueries=300&evalToolQa=100&seed=${r.seed}`;
+  `#${r.scale === 'm' ? '' : `scale=${r.scale}&`}reward=curriculum${r.arm === 'adaptive' ? `&curriculumSwitch=adaptive&curriculumSignalShare=${SHARE}` : ''}&evalEvery=40&evalQueries=300&evalToolQa=100&seed=${r.seed}`;
 // the first run checks that the fixed cells' committed runs still reproduce on the code that runs the adaptive ones
 const check8 = fixedCells[0].runs[0];
 const t8Hours = (check8.coreMinutes + t8Runs.reduce((s, r) => s + r.coreMinutes, 0)) / 60;
