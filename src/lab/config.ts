@@ -234,6 +234,8 @@ export const SETTINGS = {
     stage: 'rl',
     onlyWhen: { setting: 'curriculumSwitch', is: 'adaptive', why: 'the fixed curriculum switches at its two fractions of training' },
     trainer: { name: 'curriculumSignalShare' },
+    // the least share that keeps an advantage in half a step's groups; on runs none of the findings' it let the
+    // second switch fire within a run at s and at m (0.75 did not): results/curriculum-share
     default: 0.5,
     min: 0,
     max: 1,
