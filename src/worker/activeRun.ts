@@ -13,6 +13,7 @@ import type { CheckpointRecord, MetricPoint, RunRecord, RunStatus } from '../sto
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
 import type { JobEpisode, TrainingJob } from './trainingJob.ts';
 import { RunTiming } from './runTiming.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** fast steps (SFT) go to the page and the store in batches at most this often; a slower step goes at once */
 const FLUSH_MS = 250;
@@ -89,7 +90,7 @@ export class ActiveRun {
       if (this.job.stepsDone === 0 && this.job.initialMetrics) {
         const metrics = await (lost ? Promise.race([this.job.initialMetrics(), lost]) : this.job.initialMetrics());
         this.checkFinite(metrics);
-        this.timing.recordEvaluation(metrics['eval/seconds']);
+        this.timing.recordEvaluation(metrics[METRIC.evalSeconds]);
         this.pending.push({ runId: this.run.id, step: 0, t: this.elapsedMs(), values: { ...metrics } });
         this.last = { ...this.last, ...metrics };
         await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
@@ -227,7 +228,7 @@ export class ActiveRun {
 
   private record(metrics: Record<string, number>, ms: number): void {
     // the mean step time leaves out warm-up steps and evaluations; the ETA counts evaluations apart
-    this.timing.recordStep(this.job.stepsDone, ms, metrics['eval/seconds']);
+    this.timing.recordStep(this.job.stepsDone, ms, metrics[METRIC.evalSeconds]);
     // the tiles show the latest value of every metric, evaluations included
     this.last = { ...this.last, ...metrics };
     this.stepsRecorded = this.job.stepsDone;
@@ -235,7 +236,7 @@ export class ActiveRun {
       runId: this.run.id,
       step: this.job.stepsDone,
       t: this.elapsedMs(),
-      values: { ...metrics, 'time/step_ms': ms },
+      values: { ...metrics, [METRIC.timeStepMs]: ms },
     });
   }
 

@@ -31,7 +31,7 @@ export const runCommand: Command = {
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
                     are an error. Settings: see src/lab/config.ts (or the page).
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
-  --resume          continue the run saved in DIR from its last saved state (every 10 steps, at each
+  --resume          continue the run saved in DIR from its last saved state (every 5 steps, at each
                     evaluation, and at Ctrl-C / SIGTERM), ending with the figures of an unstopped run; same config
                     required. A finished run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
   --resume-if-saved the same, without a word when nothing is saved (a sweep's runs)
