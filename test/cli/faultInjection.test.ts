@@ -138,8 +138,8 @@ describe('fault injection: a CLI run stopped from outside resumes to the figures
 
     // 4. SIGTERM to npm's own pid, as a scheduler sends it: npm passes it on, and the run saves as at Ctrl-C
     const e = npmCli(resume);
-    // its stop handler is set once it says what it resumes (its metrics file may already hold the lines it redoes)
-    while (!/^resuming /m.test(e.stderr()) && e.child.exitCode === null) await sleep(50);
+    // once it is restored and its steps begin (its metrics file may already hold the lines it redoes)
+    while (!/^resuming \S+ at step \d\/5$/m.test(e.stderr()) && e.child.exitCode === null) await sleep(50);
     await sleep(rng.int(800));
     const t3 = performance.now();
     process.kill(e.child.pid!, 'SIGTERM');
