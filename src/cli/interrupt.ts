@@ -49,6 +49,8 @@ const SAME_REQUEST_MS = 500;
 export function catchStopSignals(
   continueWith: string,
   where = 'at the next rollout turn or micro-batch',
+  /** what the last save holds, said when a second signal stops at once ("step 20 of 40 is kept in …") */
+  lastSave?: () => string,
 ): StopRequests {
   let signal: StopSignal | null = null;
   let firstAt = 0;
@@ -62,7 +64,8 @@ export function catchStopSignals(
       );
       return;
     }
-    console.error(`\n${sig} again: stopped at once; continue from the last save with:\n  ${continueWith}`);
+    const kept = lastSave?.();
+    console.error(`\n${sig} again: stopped at once; ${kept ? `${kept}; ` : ''}continue from the last save with:\n  ${continueWith}`);
     process.exit(STOP_EXIT[signal]);
   };
   const onInt = () => handler('SIGINT');

@@ -16,10 +16,11 @@ import { RlRunLoop } from '../rl/rlRunLoop.ts';
 import { readCheckpointDir, shippedCheckpointDir, writeAtomic } from '../node/checkpointDir.ts';
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
-import { Heartbeat, ProgressBar } from './progress.ts';
+import { Heartbeat, plural, ProgressBar } from './progress.ts';
 import { Interrupted, yielder, type StopRequests } from './interrupt.ts';
 import { writeFailure } from '../node/atomicWrite.ts';
 import { provenance } from '../node/provenance.ts';
+import { TENSORBOARD_FILE } from '../store/tensorboardEvents.ts';
 import { createHash } from 'node:crypto';
 import { RunFolder, stepShown, type RlSummary, type RunFolderRun } from './rlRunFolder.ts';
 
@@ -66,7 +67,7 @@ export class WriteFailed extends Error {}
 export const RL_RUN_KIND: RunKind = {
   noun: 'RL run',
   finishedFile: 'summary.json',
-  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'],
+  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy', TENSORBOARD_FILE],
   kept: ['run.log'],
   // a run finished before run.json was written: its summary says what it trained
   legacyFingerprint: (dir) => {
@@ -77,7 +78,7 @@ export const RL_RUN_KIND: RunKind = {
     const s = readSummary(dir);
     const f = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     return s
-      ? `${s.steps} steps, validation success ${f(s.start.success)} → ${f(s.final.success)}`
+      ? `${plural(s.steps, 'step')}, validation success ${f(s.start.success)} → ${f(s.final.success)}`
       : 'its summary.json is unreadable';
   },
 };
@@ -121,6 +122,7 @@ export function resumeFingerprint(
 }
 
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
+  stage(o, `loading the ${o.backend} backend…`);
   await useNodeBackend(o.backend, wasmThreads());
   const opened = await openRun(o);
   if ('finished' in opened) return opened.finished;
@@ -138,7 +140,11 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   };
   let bar: ProgressBar | null = null;
   const folder = new RunFolder(run, () => loop.trainer, {
-    ...(o.startCache ? { evaluateStart: (evaluate) => cachedStart(o.startCache!, startKey(run), evaluate) } : {}),
+    evaluateStart: (evaluate) => {
+      stage(o, `evaluating the start (step 0) on ${plural(rl.evalQueries, 'validation query', 'validation queries')} + ` +
+        `${rl.evalToolQa} tool-QA tasks…`);
+      return o.startCache ? cachedStart(o.startCache, startKey(run), evaluate) : evaluate();
+    },
     started: (step) => {
       if (step > 0 && !o.quiet) console.error(`resuming ${o.out} at step ${step}/${rl.steps}`);
       if (!o.quiet) bar = new ProgressBar(rl.steps, step, o.label ?? `rl ${rl.algorithm} `, 5);
@@ -171,13 +177,20 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   }
 }
 
+/** a line per loading stage: the first evaluation's numbers come tens of seconds in */
+function stage(o: RlRunOptions, what: string): void {
+  if (!o.quiet) console.error(what);
+}
+
 /** the run's folder made ready (refused before anything is written when it holds another run, or when a run that
  *  lands in results/ would not name code one can check out), and what the run trains; a finished run's summary */
 async function openRun(o: RlRunOptions): Promise<{ finished: RlSummary } | { run: RunFolderRun; env: RlEnvironment }> {
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
   for (const line of ignoredSettingLines(o.lab)) console.error(line);
   const ckptPath = cardPath(o.checkpoint ?? shippedCheckpointDir(o.lab.scale));
+  stage(o, `reading the checkpoint ${ckptPath}…`);
   const ckpt = await readCheckpointDir(ckptPath);
+  stage(o, `building the ${ckpt.card.world.size} world's training and validation queries…`);
   // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it
   // trained
   checkConfigAgainstStart(o.lab, ckpt.card, ckptPath);
@@ -195,7 +208,8 @@ async function openRun(o: RlRunOptions): Promise<{ finished: RlSummary } | { run
   console.error(
     `${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
       `${ckpt.card.name} (${ckptPath}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
-      `${rl.steps} steps of ${rl.queriesPerStep} queries × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${rl.evalEvery} steps ` +
+      `${plural(rl.steps, 'step')} of ${plural(rl.queriesPerStep, 'query', 'queries')} × ${rl.groupSize} rollouts, ${o.backend}; ` +
+      `evaluated at step 0, every ${plural(rl.evalEvery, 'step')} ` +
       `and at the end on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks`,
   );
   const env = rlEnvironment(

@@ -2,6 +2,7 @@
 // records, its samples and its training state, reads them back on resume, and writes its end. Its files:
 //   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
+//   events.out.tfevents.star-lab  the same for TensorBoard, with the config as text (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter),
 //   samples.jsonl   a few scored rollouts at each evaluation, the page's picks (the episode viewer's format)
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
@@ -26,6 +27,7 @@ import { evalFigures } from '../findings/findingRuns.ts';
 import type { RunFigures } from '../findings/findingTable.ts';
 import { rlSampleContext, rlSampleEpisodes } from '../worker/rlSample.ts';
 import { metricsCsv } from './metricsCsv.ts';
+import { writeRunEvents } from './runEvents.ts';
 import { Interrupted } from './interrupt.ts';
 
 export interface RlSummary {
@@ -200,6 +202,7 @@ export class RunFolder implements RunSink {
       finishedAt: new Date().toISOString(),
     };
     writeAtomic(this.file('summary.json'), JSON.stringify(this.summary, null, 1) + '\n');
+    writeRunEvents(run.out, this.summary);
     rmSync(join(run.out, 'resume'), { recursive: true, force: true });
   }
 
