@@ -141,8 +141,6 @@ export function buildVocab(pairs: readonly (readonly [string, string])[]): Vocab
 
 export const VOCAB: Vocab = buildVocab(CITY_STATE_PAIRS);
 export const PAD = VOCAB.id('<pad>');
-export const BOS = VOCAB.id('<bos>');
-export const EOS = VOCAB.id('<eos>');
 
 /** base-100 digits, most significant first; rejects what the language cannot say */
 export function numberTokens(n: number): string[] {

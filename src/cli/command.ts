@@ -23,20 +23,3 @@ export function parseFlags(args: string[]): { flags: Map<string, string | true>;
   }
   return { flags, positional };
 }
-
-export function flagString(flags: Map<string, string | true>, key: string, fallback?: string): string {
-  const v = flags.get(key);
-  if (v === undefined || v === true) {
-    if (fallback === undefined) throw new Error(`missing --${key}`);
-    return fallback;
-  }
-  return v;
-}
-
-export function flagNumber(flags: Map<string, string | true>, key: string, fallback: number): number {
-  const v = flags.get(key);
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (v === true || !Number.isFinite(n)) throw new Error(`--${key} needs a number, got "${String(v)}"`);
-  return n;
-}

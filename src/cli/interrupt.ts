@@ -38,6 +38,10 @@ export interface StopRequests {
   release(): void;
 }
 
+/** a signal within this long of the first is the same request: `npm run cli` forwards the signals it gets to
+ *  the lab's process, so a signal to the whole group (a terminal's Ctrl-C) arrives twice, milliseconds apart */
+const SAME_REQUEST_MS = 500;
+
 /**
  * Until release(), SIGINT and SIGTERM ask the command to stop (said at once on stderr, with what happens
  * next); a second one prints `continueWith` (the command that goes on from the last save) and exits at once.
@@ -49,9 +53,12 @@ export function catchStopSignals(
   lastSave?: () => string,
 ): StopRequests {
   let signal: StopSignal | null = null;
+  let firstAt = 0;
   const handler = (sig: StopSignal) => {
+    if (signal !== null && performance.now() - firstAt < SAME_REQUEST_MS) return;
     if (signal === null) {
       signal = sig;
+      firstAt = performance.now();
       console.error(
         `\n${sig}: stopping ${where}, saving the last completed step (${sig === 'SIGINT' ? 'Ctrl-C' : sig} again stops at once, keeping the last save)`,
       );

@@ -7,6 +7,7 @@ import { withMetricNames } from '../lab/metrics.ts';
 import type { StepSample } from '../lab/runEstimate.ts';
 import type { RlSummary } from './rlRun.ts';
 import { RUN_FILE } from './outDir.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 export interface RunFolder {
   dir: string;
@@ -90,8 +91,8 @@ export function stepSampleOf(run: RunFolder): StepSample | null {
   if (!s || !(s.steps > 0)) return null;
   const lines = readMetricLines(run.dir);
   const num = (l: MetricLine, k: string) => (typeof l[k] === 'number' ? (l[k] as number) : 0);
-  const steps = lines.filter((l) => l.kind === 'train').map((l) => num(l, 'time/rollout') + num(l, 'time/reward') + num(l, 'time/update'));
-  const evals = lines.filter((l) => l.kind === 'eval' && typeof l['eval/seconds'] === 'number').map((l) => num(l, 'eval/seconds'));
+  const steps = lines.filter((l) => l.kind === 'train').map((l) => num(l, METRIC.timeRollout) + num(l, METRIC.timeReward) + num(l, METRIC.timeUpdate));
+  const evals = lines.filter((l) => l.kind === 'eval' && typeof l[METRIC.evalSeconds] === 'number').map((l) => num(l, METRIC.evalSeconds));
   if (steps.length === 0 || steps.every((x) => x === 0)) return null;
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const meanStepMs = mean(steps) * 1000;

@@ -7,6 +7,7 @@ import { defaultConfig, type LabConfig, SETTING_KEYS, type SettingKey } from '..
 import { configFromRecord, formatValue, serializeHash } from '../lab/urlState.ts';
 import type { RunFigures, RunResult } from './findingTable.ts';
 import { cellConfig, nullControls, type Finding } from './findings.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** one distinct run of a finding's grid; cells that share a config (T2's in-domain/OOD) share the run */
 export interface GridRun {
@@ -89,18 +90,18 @@ export function findRunFor<R extends StoredRun>(runs: readonly R[], config: LabC
 export function evalFigures(values: Record<string, number>): RunFigures {
   const at = (k: string) => values[k] ?? Number.NaN;
   return {
-    success: at('eval/success'),
-    delivery: at('eval/delivery'),
-    csMicro: at('eval/cs_micro'),
-    hardMicro: at('eval/hard_micro'),
-    ood: at('eval/ood_accuracy'),
-    successLo: at('eval/success_lo'),
-    successHi: at('eval/success_hi'),
-    queries: at('eval/queries'),
-    sampleSuccess: at('eval/sample_success'),
-    sampleSuccessLo: at('eval/sample_success_lo'),
-    sampleSuccessHi: at('eval/sample_success_hi'),
-    samples: at('eval/samples'),
+    success: at(METRIC.evalSuccess),
+    delivery: at(METRIC.evalDelivery),
+    csMicro: at(METRIC.evalCsMicro),
+    hardMicro: at(METRIC.evalHardMicro),
+    ood: at(METRIC.evalOodAccuracy),
+    successLo: at(METRIC.evalSuccessLo),
+    successHi: at(METRIC.evalSuccessHi),
+    queries: at(METRIC.evalQueries),
+    sampleSuccess: at(METRIC.evalSampleSuccess),
+    sampleSuccessLo: at(METRIC.evalSampleSuccessLo),
+    sampleSuccessHi: at(METRIC.evalSampleSuccessHi),
+    samples: at(METRIC.evalSamples),
   };
 }
 

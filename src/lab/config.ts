@@ -599,10 +599,6 @@ export function defaultConfig(): LabConfig {
   return out as LabConfig;
 }
 
-export function settingOf(key: SettingKey): Setting {
-  return SETTINGS[key];
-}
-
 /**
  * Checks one value against its setting; returns the reason it is invalid, or null when valid.
  * Shared by the URL codec and the page's inputs.

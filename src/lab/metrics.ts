@@ -12,6 +12,7 @@
 // names its runs were recorded with: it is never rewritten for a rename).
 
 import { formatStepTime } from './runEstimate.ts';
+import { METRIC } from './metricNames.ts';
 
 export type MetricFormat = 'rate' | 'number' | 'count' | 'tokens' | 'seconds' | 'ms';
 export type MetricGroup = 'rollouts' | 'evaluation' | 'update' | 'algorithm' | 'time';
@@ -92,55 +93,55 @@ const count = (key: string, label: string, group: MetricGroup, unit: string, doc
 
 export const RL_METRICS: readonly MetricInfo[] = [
   m(
-    'reward/mean',
+    METRIC.rewardMean,
     'Reward',
     'rollouts',
     'number',
     "Mean reward of the step's rollouts under the reward in force (Curriculum: its current stage).",
   ),
   m(
-    'reward/std',
+    METRIC.rewardStd,
     'Reward std',
     'rollouts',
     'number',
     "Spread of the step's rewards; zero within a group means no learning signal there.",
   ),
-  m('charts/success', 'Success', 'rollouts', 'rate', "Share of the step's rollouts whose plan passes every check."),
-  m('charts/delivery', 'Delivery', 'rollouts', 'rate', "Share of the step's rollouts that deliver a well-formed plan."),
+  m(METRIC.chartsSuccess, 'Success', 'rollouts', 'rate', "Share of the step's rollouts whose plan passes every check."),
+  m(METRIC.chartsDelivery, 'Delivery', 'rollouts', 'rate', "Share of the step's rollouts that deliver a well-formed plan."),
   m(
-    'charts/cs_micro',
+    METRIC.chartsCsMicro,
     'Commonsense micro',
     'rollouts',
     'rate',
     'Share of commonsense checks passed (the dense Sum reward averages it with hard micro).',
   ),
-  m('charts/hard_micro', 'Hard micro', 'rollouts', 'rate', 'Share of hard-constraint checks passed.'),
-  m('charts/cs_macro', 'Commonsense macro', 'rollouts', 'rate', 'Share of plans passing every commonsense check.'),
-  m('charts/hard_macro', 'Hard macro', 'rollouts', 'rate', 'Share of plans passing every hard check.'),
+  m(METRIC.chartsHardMicro, 'Hard micro', 'rollouts', 'rate', 'Share of hard-constraint checks passed.'),
+  m(METRIC.chartsCsMacro, 'Commonsense macro', 'rollouts', 'rate', 'Share of plans passing every commonsense check.'),
+  m(METRIC.chartsHardMacro, 'Hard macro', 'rollouts', 'rate', 'Share of plans passing every hard check.'),
   m(
-    'charts/response_len',
+    METRIC.chartsResponseLen,
     'Response length',
     'rollouts',
     'tokens',
     'Mean tokens generated after the prompt (calls, observations and the plan).',
   ),
-  m('charts/tool_calls', 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
+  m(METRIC.chartsToolCalls, 'Tool calls', 'rollouts', 'number', 'Mean tool calls per rollout, unparsable ones included.'),
   m(
-    'charts/tool_failures',
+    METRIC.chartsToolFailures,
     'Tool failures',
     'rollouts',
     'number',
     'Mean injected tool failures per rollout (the environment-stability axis).',
   ),
   count(
-    'charts/informative_groups',
+    METRIC.chartsInformativeGroups,
     'Informative groups',
     'rollouts',
     'groups',
     'Groups of the step whose rewards are not all equal: the only ones with an advantage, so the only ones the update learns from.',
   ),
   m(
-    'charts/frac_zero_std_groups',
+    METRIC.chartsFracZeroStdGroups,
     'Zero-std groups',
     'rollouts',
     'rate',
@@ -152,7 +153,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
   ...(['Sum', 'Macro', 'Success'] as const).map((r) => m(`charts/signal_${r.toLowerCase()}`, `Signal under ${r}`, 'rollouts', 'rate',
     `Share of the step's groups whose plans would not all get the same ${r} reward: those ${r} would leave something to learn from.`)),
   m(
-    'eval/success',
+    METRIC.evalSuccess,
     'Validation success',
     'evaluation',
     'rate',
@@ -160,7 +161,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/success_lo',
+    METRIC.evalSuccessLo,
     'Validation success, 95 % low',
     'evaluation',
     'rate',
@@ -168,7 +169,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/success_hi',
+    METRIC.evalSuccessHi,
     'Validation success, 95 % high',
     'evaluation',
     'rate',
@@ -176,7 +177,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/queries',
+    METRIC.evalQueries,
     'Validation queries',
     'evaluation',
     'number',
@@ -184,7 +185,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/sample_success',
+    METRIC.evalSampleSuccess,
     'Sampled success',
     'evaluation',
     'rate',
@@ -192,7 +193,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/sample_success_lo',
+    METRIC.evalSampleSuccessLo,
     'Sampled success, 95 % low',
     'evaluation',
     'rate',
@@ -200,7 +201,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/sample_success_hi',
+    METRIC.evalSampleSuccessHi,
     'Sampled success, 95 % high',
     'evaluation',
     'rate',
@@ -208,7 +209,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/sample_delivery',
+    METRIC.evalSampleDelivery,
     'Sampled delivery',
     'evaluation',
     'rate',
@@ -216,7 +217,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/samples',
+    METRIC.evalSamples,
     'Samples per query',
     'evaluation',
     'number',
@@ -224,7 +225,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/delivery',
+    METRIC.evalDelivery,
     'Validation delivery',
     'evaluation',
     'rate',
@@ -232,7 +233,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/ood_accuracy',
+    METRIC.evalOodAccuracy,
     'OOD accuracy',
     'evaluation',
     'rate',
@@ -240,7 +241,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/cs_micro',
+    METRIC.evalCsMicro,
     'Validation commonsense',
     'evaluation',
     'rate',
@@ -248,7 +249,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/hard_micro',
+    METRIC.evalHardMicro,
     'Validation hard',
     'evaluation',
     'rate',
@@ -256,7 +257,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/cs_macro',
+    METRIC.evalCsMacro,
     'Validation commonsense macro',
     'evaluation',
     'rate',
@@ -264,7 +265,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/hard_macro',
+    METRIC.evalHardMacro,
     'Validation hard macro',
     'evaluation',
     'rate',
@@ -272,7 +273,7 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'eval/tool_calls',
+    METRIC.evalToolCalls,
     'Validation tool calls',
     'evaluation',
     'number',
@@ -280,64 +281,65 @@ export const RL_METRICS: readonly MetricInfo[] = [
     true,
   ),
   m(
-    'losses/kl',
+    METRIC.lossesKl,
     'KL to SFT',
     'update',
     'number',
     'k3 estimate of the KL divergence from the frozen SFT policy (GRPO; 0 without a reference).',
   ),
-  m('losses/entropy', 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
-  m('losses/clip_frac', 'Clip fraction', 'update', 'rate', 'Share of tokens whose probability ratio was clipped.'),
+  m(METRIC.lossesEntropy, 'Entropy', 'update', 'number', 'Mean entropy of the policy over its own tokens (nats).'),
+  m(METRIC.lossesClipFrac, 'Clip fraction', 'update', 'rate', 'Share of tokens whose probability ratio was clipped.'),
   m(
-    'losses/dual_clip_frac',
+    METRIC.lossesDualClipFrac,
     'Dual-clip fraction',
     'update',
     'rate',
     'Share of tokens with a negative advantage whose loss the dual clip bounded.',
   ),
-  m('losses/pg', 'Policy loss', 'update', 'number', 'The clipped policy-gradient surrogate loss.'),
-  m('charts/grad_norm', 'Gradient norm', 'update', 'number', 'Global gradient norm before clipping.'),
-  m('losses/ratio_dev', 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
+  m(METRIC.lossesPg, 'Policy loss', 'update', 'number', 'The clipped policy-gradient surrogate loss.'),
+  m(METRIC.chartsGradNorm, 'Gradient norm', 'update', 'number', 'Global gradient norm before clipping.'),
+  m(METRIC.lossesRatioDev, 'Ratio deviation', 'update', 'number', 'Mean |ratio − 1| of the new over the rollout policy.'),
   count(
-    'dapo/gen_batches',
+    METRIC.dapoGenBatches,
     'DAPO batches',
     'algorithm',
     'batches',
     'DAPO: generation batches to fill the step with informative groups.',
   ),
   count(
-    'dapo/dropped_groups',
+    METRIC.dapoDroppedGroups,
     'DAPO dropped groups',
     'algorithm',
     'groups',
     'DAPO: groups dropped because every reward matched.',
   ),
   m(
-    'dapo/gave_up',
+    METRIC.dapoGaveUp,
     'DAPO gave up',
     'algorithm',
     'rate',
     'DAPO: 1 when the step trained on fewer informative groups than asked (generation budget spent).',
   ),
-  count('arpo/branches', 'ARPO branches', 'algorithm', 'rollouts', 'ARPO: rollouts branched after a tool observation.'),
+  count(METRIC.arpoBranches, 'ARPO branches', 'algorithm', 'rollouts', 'ARPO: rollouts branched after a tool observation.'),
   count(
-    'arpo/fills',
+    METRIC.arpoFills,
     'ARPO fills',
     'algorithm',
     'rollouts',
     'ARPO: rollouts started from the prompt to fill the budget.',
   ),
-  count('arpo/tree_depth', 'ARPO tree depth', 'algorithm', 'branchings', 'ARPO: deepest chain of branches in a group.'),
-  m('time/rollout', 'Rollout time', 'time', 'seconds', "Seconds spent generating and scoring the step's rollouts."),
-  m('time/update', 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
-  m('time/reward', 'Scoring time', 'time', 'seconds', 'Seconds spent computing rewards and advantages.'),
-  m('time/step_ms', 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
-  m('eval/seconds', 'Evaluation time', 'time', 'seconds', 'Seconds spent on an evaluation.', true),
+  count(METRIC.arpoTreeDepth, 'ARPO tree depth', 'algorithm', 'branchings', 'ARPO: deepest chain of branches in a group.'),
+  m(METRIC.timeRollout, 'Rollout time', 'time', 'seconds', "Seconds spent generating and scoring the step's rollouts."),
+  m(METRIC.timeUpdate, 'Update time', 'time', 'seconds', 'Seconds spent on the policy update.'),
+  m(METRIC.timeReward, 'Scoring time', 'time', 'seconds', 'Seconds spent computing rewards and advantages.'),
+  m(METRIC.timeStepMs, 'Step time', 'time', 'ms', 'Wall time of the whole step, an evaluation included.'),
+  m(METRIC.evalSeconds, 'Evaluation time', 'time', 'seconds', 'Seconds spent on an evaluation.', true),
 ];
 
 /** what the page shows first: the reward and success curves, the OOD guard and the update's health */
 export const DEFAULT_RL_METRICS = [
-  'reward/mean', 'charts/success', 'eval/success', 'eval/ood_accuracy', 'losses/kl', 'charts/response_len',
+  METRIC.rewardMean, METRIC.chartsSuccess, METRIC.evalSuccess, METRIC.evalOodAccuracy, METRIC.lossesKl,
+  METRIC.chartsResponseLen,
 ] as const;
 
 const BY_KEY = new Map(RL_METRICS.map((info) => [info.key, info]));

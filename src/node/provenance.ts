@@ -94,10 +94,3 @@ function committable(root: string, path: string): boolean {
     return true;
   }
 }
-
-/** a record's commit as one line: the sha, and how many files differed where any did */
-export function commitLabel(p: Provenance): string {
-  return p.dirtyFiles?.length
-    ? `${p.commit.slice(0, 10)} + ${p.dirtyFiles.length} uncommitted file${p.dirtyFiles.length > 1 ? 's' : ''}`
-    : p.commit.slice(0, 10);
-}

@@ -42,12 +42,6 @@ export function aggregationWeights(rowOf: readonly number[], mode: LossAggregati
   return Float32Array.from(rowOf, (r) => 1 / (count.size * count.get(r)!));
 }
 
-/**
- * The differentiable loss of `batch` and its diagnostics (scalars): pg loss, clip fraction (the
- * clipped term bound), dual-clip fraction, mean k3 KL to the reference, mean entropy, mean |ratio − 1|.
- * `refLogProbs` [P] are constants (the frozen reference's), required when klCoef > 0. Use inside
- * tf.variableGrads / tf.tidy.
- */
 /** what rlLoss returns, by name: the loss to differentiate and its diagnostics, each a scalar */
 export type LossStats = {
   /** Σ w·(pg + klCoef·kl): the micro-batch's share of the mini-batch's loss (what the gradient is of) */
@@ -77,6 +71,12 @@ export const LOSS_STATS = [
   'ratioDev',
 ] as const satisfies readonly (keyof LossStats)[];
 
+/**
+ * The differentiable loss of `batch` and its diagnostics (scalars): pg loss, clip fraction (the
+ * clipped term bound), dual-clip fraction, mean k3 KL to the reference, mean entropy, mean |ratio − 1|.
+ * `refLogProbs` [P] are constants (the frozen reference's), required when klCoef > 0. Use inside
+ * tf.variableGrads / tf.tidy.
+ */
 export function rlLoss(policy: Policy, batch: RlBatch, c: LossConfig, refLogProbs: Float32Array | null): LossStats {
   const P = batch.positions.length;
   const tok = tf.tensor2d(batch.tokens, [batch.B, batch.T], 'int32');

@@ -1,13 +1,21 @@
-// One RL run's loop, the same for the page and the CLI: evaluate the start (step 0); then each step
-// trains, and on the evaluation schedule (every evalEvery steps and after the last) picks the sample
-// rollouts of the step just taken and evaluates; the step then says whether its training state is due
-// to be saved. Two hosts drive it: the worker's RL job (src/worker/rlJob.ts: its points go to the page
-// and IndexedDB) and the CLI's run (src/cli/rlRun.ts: its lines go to files). Neither keeps a schedule or
-// a sample rule of its own, so the page and the CLI cannot drift: the same link gives the same metrics.
+// One RL run's life, the same for the page and the CLI: start (evaluate the starting point, step 0) or restore
+// a saved state (and finish an evaluation a stop cut short); then each step trains, and on the evaluation
+// schedule (every evalEvery steps and after the last) picks the sample rollouts of the step just taken and
+// evaluates; the state is saved by one rule (saveDue); at the end the run finishes, and its policies are
+// disposed. Two hosts drive it: the CLI's run (src/cli/rlRun.ts) hands `run` a RunSink of files; the
+// worker's RL job (src/worker/rlJob.ts) is stepped by the worker's loop, which paces it and stores its
+// points in IndexedDB. Neither keeps a schedule, a save rule or a sample rule of its own, so the page and
+// the CLI cannot drift: the same link gives the same metrics.
 //
 // No DOM and no Node: the hosts own the messages, the files and the stops.
+import type { Checkpoint } from './checkpoint.ts';
 import type { RlConfig } from './rlConfig.ts';
-import type { Metrics, RlTrainer, ScoredEpisode } from './rlTrainer.ts';
+import { RlTrainer, type Metrics, type ScoredEpisode } from './rlTrainer.ts';
+import { METRIC } from '../lab/metricNames.ts';
+
+/** steps between two saves of the training state besides the evaluations: a save of an `l` policy is
+ *  ~15 MB and well under a second, a step seconds to minutes, so a stop or a crash loses at most these */
+export const SAVE_EVERY = 5;
 
 /** whether the run evaluates after `step` (step 0, the start, is always evaluated: RlRunLoop.start) */
 export function isEvaluationStep(step: number, rl: Pick<RlConfig, 'evalEvery' | 'steps'>): boolean {
@@ -57,21 +65,46 @@ export interface RlStepResult {
   train: Metrics;
   /** the evaluation after it, on the schedule (null: not an evaluation step) */
   evaluation: Metrics | null;
-  /** the training state is due to be saved now: at each evaluation and every `saveEvery` steps, never after
-   *  the last step (the run is finished then, and each host writes its end itself) */
+  /** the training state is due to be saved now (saveDue) */
   saveState: boolean;
+}
+
+/** a state an earlier session of the run saved */
+export interface SavedRun {
+  checkpoint: Checkpoint;
+  /** whether the saved step's evaluation was recorded (false: a stop cut it short, and it is done first) */
+  evaluated: boolean;
+}
+
+/** where a run's records and state go, and come back from (the CLI's: files) */
+export interface RunSink extends RlStepHooks {
+  /** the state an earlier session saved (null: the run starts afresh) */
+  loadState(): Promise<SavedRun | null> | SavedRun | null;
+  /** the starting point's evaluation (a host may answer from a cache of the same evaluation) */
+  evaluateStart?(evaluate: () => Promise<Metrics>): Promise<Metrics>;
+  /** an evaluation's metrics, at `step` (0: the start) */
+  evaluated(step: number, metrics: Metrics): void | Promise<void>;
+  saveState(state: Checkpoint): void | Promise<void>;
+  /** the run stands at `step`, started or restored and evaluated there: the steps begin */
+  started?(step: number): void;
+  /** a step is done: its records written, its state saved if due; what this throws ends the run */
+  stepped?(result: RlStepResult, lastEvaluation: Metrics): void | Promise<void>;
+  /** whether an error ends the run as a stop asked for (the last completed step is saved first) */
+  isStop?(error: unknown): boolean;
+  /** every step trained and evaluated: write the end (`lastEvaluation`: the last step's) */
+  finish(lastEvaluation: Metrics): Promise<void> | void;
 }
 
 export class RlRunLoop {
   /**
-   * @param trainer   the trainer (a host that restores a saved state replaces it: `trainer = …`)
+   * @param trainer   the trainer; the loop owns it from here (restore replaces it, dispose frees it and its policies)
    * @param saveEvery steps between saves of the training state besides the evaluations
    * @param keepSamples rollouts kept as samples at each evaluation
    */
   constructor(
     public trainer: RlTrainer,
     readonly rl: RlConfig,
-    readonly saveEvery: number,
+    readonly saveEvery = SAVE_EVERY,
     readonly keepSamples = 3,
   ) {}
 
@@ -85,7 +118,18 @@ export class RlRunLoop {
     return evaluate();
   }
 
-  /** whether the state after `step` is due to be saved */
+  /** continues from a saved state: a new trainer on its weights, optimizer, rng and step (the old one freed) */
+  restore(ckpt: Checkpoint): void {
+    const before = this.trainer;
+    const next = RlTrainer.restore(ckpt, before.reference, before.env, this.rl);
+    next.pause = before.pause;
+    before.dispose();
+    before.policy.dispose();
+    this.trainer = next;
+  }
+
+  /** whether the state after `step` is due to be saved: at each evaluation and every `saveEvery` steps, never
+   *  after the last step (the run is finished then, and each host writes its end itself) */
   saveDue(step: number): boolean {
     return step < this.rl.steps && (isEvaluationStep(step, this.rl) || step % this.saveEvery === 0);
   }
@@ -105,5 +149,53 @@ export class RlRunLoop {
       evaluation = await trainer.evaluate();
     }
     return { step, train, evaluation, saveState: this.saveDue(step) };
+  }
+
+  /** the whole run into `sink`, from its start or its saved state to its finish; a stop (sink.isStop) saves
+   *  the last completed step first — a step stopped part-way is done again on resume */
+  async run(sink: RunSink): Promise<void> {
+    const saveState = async () => sink.saveState(await this.trainer.checkpoint());
+    try {
+      let last: Metrics = {};
+      const saved = await sink.loadState();
+      if (saved) {
+        this.restore(saved.checkpoint);
+        // a run stopped during the evaluation of its saved step evaluates it first (its samples are written)
+        if (isEvaluationStep(this.trainer.step, this.rl) && !saved.evaluated) {
+          last = await this.trainer.evaluate();
+          await sink.evaluated(this.trainer.step, last);
+        }
+      } else {
+        last = await this.start(sink.evaluateStart && (() => sink.evaluateStart!(() => this.trainer.evaluate())));
+        await sink.evaluated(0, last);
+      }
+      sink.started?.(this.trainer.step);
+      while (!this.done) {
+        // the step's line and its samples are written before its evaluation: a run stopped during it resumes with them
+        const result = await this.step(sink);
+        if (result.evaluation) {
+          last = result.evaluation;
+          await sink.evaluated(result.step, last);
+        }
+        if (result.saveState) await saveState();
+        await sink.stepped?.(result, last);
+      }
+      // trained and evaluated: what is left is writing it down, which a stop no longer interrupts
+      this.trainer.pause = null;
+      const success = last[METRIC.evalSuccess];
+      if (this.trainer.step > 0 && !success && success !== 0) last = await this.trainer.evaluate();
+      await sink.finish(last);
+    } catch (e) {
+      if (sink.isStop?.(e) && this.trainer.step > 0) await saveState();
+      throw e;
+    }
+  }
+
+  /** frees the trainer, its policy and the frozen reference */
+  dispose(): void {
+    const { trainer } = this;
+    trainer.dispose();
+    trainer.policy.dispose();
+    trainer.reference?.dispose();
   }
 }

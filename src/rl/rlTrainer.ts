@@ -32,6 +32,7 @@ import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, overlongPenalty } f
 import { ppoUpdate } from './rlUpdate.ts';
 import type { RlConfig } from './rlConfig.ts';
 import type { RlEnvironment } from './rlEnvironment.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 export type Metrics = Record<string, number>;
 
@@ -235,7 +236,7 @@ export class RlTrainer {
       ...hooks,
     };
     Object.assign(m, await ppoUpdate(ctx, got.rows, got.tokenAdvantages));
-    m['time/update'] = (performance.now() - tUpdate) / 1000;
+    m[METRIC.timeUpdate] = (performance.now() - tUpdate) / 1000;
     return this.endStep(got);
   }
 
@@ -271,7 +272,7 @@ export class RlTrainer {
       }
     }
     kept = kept.slice(0, c.queriesPerStep);
-    m['time/rollout'] = (performance.now() - tRollout) / 1000;
+    m[METRIC.timeRollout] = (performance.now() - tRollout) / 1000;
 
     // ---- advantages
     const tReward = performance.now();
@@ -286,7 +287,7 @@ export class RlTrainer {
       e.advantage = adv[i];
     });
     const tokenAdvantages = c.algorithm === 'arpo' && c.arpoAdvantage === 'hard' ? hardTokenAdvantages(kept) : null;
-    m['time/reward'] = (performance.now() - tReward) / 1000;
+    m[METRIC.timeReward] = (performance.now() - tReward) / 1000;
 
     // ---- metrics of what was generated (every generated group, kept or not)
     const gen = all.flat();
@@ -295,39 +296,39 @@ export class RlTrainer {
     const rewards = gen.map((e) => e.reward);
     const rMean = mean(rewards);
     Object.assign(m, {
-      'reward/mean': rMean,
-      'reward/std': Math.sqrt(mean(rewards.map((r) => (r - rMean) ** 2))),
-      'charts/success': mean(gen.map((e) => (e.verdicts.finalPass ? 1 : 0))),
-      'charts/delivery': mean(gen.map((e) => (e.verdicts.delivered ? 1 : 0))),
-      'charts/cs_micro': mean(gen.map((e) => commonsenseMicro(e.verdicts))),
-      'charts/cs_macro': mean(gen.map((e) => commonsenseMacro(e.verdicts))),
-      'charts/hard_micro': mean(gen.map((e) => hardMicro(e.verdicts))),
-      'charts/hard_macro': mean(gen.map((e) => hardMacro(e.verdicts))),
-      'charts/frac_zero_std_groups': mean(all.map((g) => (isZeroStdGroup(g.map((e) => e.reward)) ? 1 : 0))),
-      'charts/response_len': mean(gen.map((e) => e.episode.tokens.length - e.episode.promptLength)),
-      'charts/tool_calls': mean(gen.map((e) => e.episode.steps.length + e.episode.callErrors.length)),
-      'charts/tool_failures': mean(gen.map((e) => e.episode.toolFailures)),
-      'charts/curriculum_stage': STAGE_INDEX[this.stage],
+      [METRIC.rewardMean]: rMean,
+      [METRIC.rewardStd]: Math.sqrt(mean(rewards.map((r) => (r - rMean) ** 2))),
+      [METRIC.chartsSuccess]: mean(gen.map((e) => (e.verdicts.finalPass ? 1 : 0))),
+      [METRIC.chartsDelivery]: mean(gen.map((e) => (e.verdicts.delivered ? 1 : 0))),
+      [METRIC.chartsCsMicro]: mean(gen.map((e) => commonsenseMicro(e.verdicts))),
+      [METRIC.chartsCsMacro]: mean(gen.map((e) => commonsenseMacro(e.verdicts))),
+      [METRIC.chartsHardMicro]: mean(gen.map((e) => hardMicro(e.verdicts))),
+      [METRIC.chartsHardMacro]: mean(gen.map((e) => hardMacro(e.verdicts))),
+      [METRIC.chartsFracZeroStdGroups]: mean(all.map((g) => (isZeroStdGroup(g.map((e) => e.reward)) ? 1 : 0))),
+      [METRIC.chartsResponseLen]: mean(gen.map((e) => e.episode.tokens.length - e.episode.promptLength)),
+      [METRIC.chartsToolCalls]: mean(gen.map((e) => e.episode.steps.length + e.episode.callErrors.length)),
+      [METRIC.chartsToolFailures]: mean(gen.map((e) => e.episode.toolFailures)),
+      [METRIC.chartsCurriculumStage]: STAGE_INDEX[this.stage],
       // what each reward would leave to learn from in these same plans (the adaptive curriculum's reading)
-      'charts/signal_sum': signal.sum,
-      'charts/signal_macro': signal.macro,
-      'charts/signal_success': signal.success,
-      'charts/rollouts': gen.length,
-      'charts/groups_kept': kept.length,
-      'charts/informative_groups': informative,
+      [METRIC.chartsSignalSum]: signal.sum,
+      [METRIC.chartsSignalMacro]: signal.macro,
+      [METRIC.chartsSignalSuccess]: signal.success,
+      [METRIC.chartsRollouts]: gen.length,
+      [METRIC.chartsGroupsKept]: kept.length,
+      [METRIC.chartsInformativeGroups]: informative,
     });
     if (c.dynamicSampling)
       Object.assign(m, {
-        'dapo/gen_batches': genBatches,
-        'dapo/dropped_groups': dropped,
-        'dapo/gave_up': kept.length < c.queriesPerStep ? 1 : 0,
+        [METRIC.dapoGenBatches]: genBatches,
+        [METRIC.dapoDroppedGroups]: dropped,
+        [METRIC.dapoGaveUp]: kept.length < c.queriesPerStep ? 1 : 0,
       });
     if (c.algorithm === 'arpo') {
       const branched = gen.filter((e) => e.episode.branch?.parent !== null).length;
       Object.assign(m, {
-        'arpo/branches': branched,
-        'arpo/fills': gen.filter((e) => e.episode.branch?.fill).length,
-        'arpo/tree_depth': Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))),
+        [METRIC.arpoBranches]: branched,
+        [METRIC.arpoFills]: gen.filter((e) => e.episode.branch?.fill).length,
+        [METRIC.arpoTreeDepth]: Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))),
       });
     }
     const got: Collected = { metrics: m, rows: flat, tokenAdvantages, generated: gen };
@@ -341,7 +342,7 @@ export class RlTrainer {
     if (got.nextStage) this.adaptiveStage = got.nextStage;
     this.step++;
     this.inStep = null;
-    got.metrics['charts/step'] = this.step;
+    got.metrics[METRIC.chartsStep] = this.step;
     return got.metrics;
   }
 
@@ -373,17 +374,17 @@ export class RlTrainer {
     );
     const greedy = wilsonOfMeans(e.querySuccess);
     const out: Metrics = {
-      'eval/success': e.success,
-      'eval/success_lo': greedy.lo,
-      'eval/success_hi': greedy.hi,
-      'eval/queries': e.queries,
-      'eval/delivery': e.deliveryRate,
-      'eval/cs_micro': e.commonsenseMicro,
-      'eval/cs_macro': e.commonsenseMacro,
-      'eval/hard_micro': e.hardMicro,
-      'eval/hard_macro': e.hardMacro,
-      'eval/ood_accuracy': e.oodAccuracy,
-      'eval/tool_calls': e.meanCalls,
+      [METRIC.evalSuccess]: e.success,
+      [METRIC.evalSuccessLo]: greedy.lo,
+      [METRIC.evalSuccessHi]: greedy.hi,
+      [METRIC.evalQueries]: e.queries,
+      [METRIC.evalDelivery]: e.deliveryRate,
+      [METRIC.evalCsMicro]: e.commonsenseMicro,
+      [METRIC.evalCsMacro]: e.commonsenseMacro,
+      [METRIC.evalHardMicro]: e.hardMicro,
+      [METRIC.evalHardMacro]: e.hardMacro,
+      [METRIC.evalOodAccuracy]: e.oodAccuracy,
+      [METRIC.evalToolCalls]: e.meanCalls,
     };
     if (c.evalSamples > 0 && queries.length > 0) {
       const s = await evaluatePolicy(this.policy, this.env.world, queries, [], {
@@ -393,18 +394,20 @@ export class RlTrainer {
       });
       const sampled = wilsonOfMeans(s.querySuccess);
       Object.assign(out, {
-        'eval/sample_success': s.success,
-        'eval/sample_success_lo': sampled.lo,
-        'eval/sample_success_hi': sampled.hi,
-        'eval/sample_delivery': s.deliveryRate,
-        'eval/samples': c.evalSamples,
+        [METRIC.evalSampleSuccess]: s.success,
+        [METRIC.evalSampleSuccessLo]: sampled.lo,
+        [METRIC.evalSampleSuccessHi]: sampled.hi,
+        [METRIC.evalSampleDelivery]: s.deliveryRate,
+        [METRIC.evalSamples]: c.evalSamples,
       });
     }
-    out['eval/seconds'] = (performance.now() - t0) / 1000;
+    out[METRIC.evalSeconds] = (performance.now() - t0) / 1000;
     for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k]; // an empty split is not reported
     // nor are the plan rates of no validation query (the evaluator's aggregate reads 0/0 as 0)
     if (e.queries === 0)
-      for (const k of ['eval/success', 'eval/cs_micro', 'eval/cs_macro', 'eval/hard_micro', 'eval/hard_macro'])
+      for (const k of [
+        METRIC.evalSuccess, METRIC.evalCsMicro, METRIC.evalCsMacro, METRIC.evalHardMicro, METRIC.evalHardMacro,
+      ])
         delete out[k];
     return out;
   }

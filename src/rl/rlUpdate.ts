@@ -18,6 +18,7 @@ import { globalNormScale, type AdamW } from './optimizer.ts';
 import { microBatches, miniBatchPlan } from './rlMath.ts';
 import { aggregationWeights, LOSS_STATS, rlLoss, type LossStats, type RlBatch } from './rlLoss.ts';
 import type { RlConfig } from './rlConfig.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** one rollout to learn from (a ScoredEpisode of the trainer is one) */
 export interface UpdateRow {
@@ -71,13 +72,13 @@ export async function ppoUpdate(
 ): Promise<Record<string, number>> {
   const c = ctx.config;
   const out = {
-    'losses/pg': 0,
-    'losses/kl': 0,
-    'losses/clip_frac': 0,
-    'losses/dual_clip_frac': 0,
-    'losses/entropy': 0,
-    'losses/ratio_dev': 0,
-    'charts/grad_norm': 0,
+    [METRIC.lossesPg]: 0,
+    [METRIC.lossesKl]: 0,
+    [METRIC.lossesClipFrac]: 0,
+    [METRIC.lossesDualClipFrac]: 0,
+    [METRIC.lossesEntropy]: 0,
+    [METRIC.lossesRatioDev]: 0,
+    [METRIC.chartsGradNorm]: 0,
   };
   const { lr, trainable, targets, plan, padded, micro, diagnostics } = planUpdate(
     c,
@@ -165,13 +166,13 @@ export async function ppoUpdate(
       }
       if (ctx.beforeApply) await ctx.beforeApply(k, plan.length);
       ctx.optimizer.apply(g, lr, scale);
-      out['losses/pg'] += stat('pgLoss');
-      out['losses/kl'] += stat('kl');
-      out['losses/clip_frac'] += stat('clipFrac');
-      out['losses/dual_clip_frac'] += stat('dualClipFrac');
-      out['losses/entropy'] += stat('entropy');
-      out['losses/ratio_dev'] += stat('ratioDev');
-      out['charts/grad_norm'] += gradNorm;
+      out[METRIC.lossesPg] += stat('pgLoss');
+      out[METRIC.lossesKl] += stat('kl');
+      out[METRIC.lossesClipFrac] += stat('clipFrac');
+      out[METRIC.lossesDualClipFrac] += stat('dualClipFrac');
+      out[METRIC.lossesEntropy] += stat('entropy');
+      out[METRIC.lossesRatioDev] += stat('ratioDev');
+      out[METRIC.chartsGradNorm] += gradNorm;
       done++;
     } finally {
       tf.dispose([
@@ -215,8 +216,9 @@ export function planUpdate(c: RlConfig, step: number, contextLength: number, row
   const padded = trainable.map((r) => paddedLength(r.episode.tokens.length, contextLength));
   const micro = plan.map((members) => microBatches(members.map((i) => padded[i]), microBatchBudget(c.microBatchTokens))
     .map((m) => m.map((k) => members[k])));
-  const diagnostics = { 'charts/lr': lr, 'charts/minibatches': plan.length, 'charts/microbatches': micro.flat().length,
-    'charts/zero_adv_share': updateTokens ? zeroTokens / updateTokens : 0 };
+  const diagnostics = { [METRIC.chartsLr]: lr, [METRIC.chartsMinibatches]: plan.length,
+    [METRIC.chartsMicrobatches]: micro.flat().length,
+    [METRIC.chartsZeroAdvShare]: updateTokens ? zeroTokens / updateTokens : 0 };
   return { lr, trainable, targets, plan, padded, micro, diagnostics };
 }
 

@@ -19,6 +19,7 @@ import type { RlEnvironment } from './rlEnvironment.ts';
 import { RL_ADAMW, RlTrainer, type Collected, type Metrics } from './rlTrainer.ts';
 import { SeedStackedAdamW } from './seedStackOptimizer.ts';
 import { seedStackUpdate } from './seedStackUpdate.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** S seeds of one setting: the setting's RL config (its `seed` is ignored) and each seed's */
 export interface SeedStackConfig {
@@ -91,7 +92,7 @@ export class SeedStackTrainer {
     const seconds = (performance.now() - tUpdate) / 1000;
     this.step++;
     return got.map((g, s) => {
-      Object.assign(g.metrics, update[s], { 'time/update': seconds });
+      Object.assign(g.metrics, update[s], { [METRIC.timeUpdate]: seconds });
       return this.trainers[s].endStep(g);
     });
   }

@@ -31,6 +31,7 @@ import {
   type UpdateRow,
 } from './rlUpdate.ts';
 import { perSeedNormScale, type SeedStackedAdamW } from './seedStackOptimizer.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 export interface SeedStackUpdateContext {
   stack: SeedStackedPolicy;
@@ -87,8 +88,9 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
     jointRounds(plans, k, microBatchBudget(c.microBatchTokens)),
   );
   checkMemory(ctx, plans, rounds);
-  const out = plans.map(() => ({ 'losses/pg': 0, 'losses/kl': 0, 'losses/clip_frac': 0, 'losses/dual_clip_frac': 0,
-    'losses/entropy': 0, 'losses/ratio_dev': 0, 'charts/grad_norm': 0 }));
+  const out = plans.map(() => ({ [METRIC.lossesPg]: 0, [METRIC.lossesKl]: 0, [METRIC.lossesClipFrac]: 0,
+    [METRIC.lossesDualClipFrac]: 0,
+    [METRIC.lossesEntropy]: 0, [METRIC.lossesRatioDev]: 0, [METRIC.chartsGradNorm]: 0 }));
   const done = plans.map(() => 0);
   const vars = [...ctx.stack.params.values()];
   const nameOf = new Map([...ctx.stack.params].map(([name, v]) => [v.name, name]));
@@ -146,13 +148,13 @@ export async function seedStackUpdate(ctx: SeedStackUpdateContext, rows: readonl
       for (let s = 0; s < S; s++) {
         if (!stepping[s]) continue;
         const o = out[s];
-        o['losses/pg'] += stat(s, 'pgLoss');
-        o['losses/kl'] += stat(s, 'kl');
-        o['losses/clip_frac'] += stat(s, 'clipFrac');
-        o['losses/dual_clip_frac'] += stat(s, 'dualClipFrac');
-        o['losses/entropy'] += stat(s, 'entropy');
-        o['losses/ratio_dev'] += stat(s, 'ratioDev');
-        o['charts/grad_norm'] += norms[s];
+        o[METRIC.lossesPg] += stat(s, 'pgLoss');
+        o[METRIC.lossesKl] += stat(s, 'kl');
+        o[METRIC.lossesClipFrac] += stat(s, 'clipFrac');
+        o[METRIC.lossesDualClipFrac] += stat(s, 'dualClipFrac');
+        o[METRIC.lossesEntropy] += stat(s, 'entropy');
+        o[METRIC.lossesRatioDev] += stat(s, 'ratioDev');
+        o[METRIC.chartsGradNorm] += norms[s];
         done[s]++;
       }
     } finally {

@@ -8,6 +8,7 @@ import { AdamW, globalNormScale, lrSchedule } from './optimizer.ts';
 import { compileAhead } from '../model/kernels/compileAhead.ts';
 import { restoreCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.ts';
 import { Rng } from '../env/random.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** one training sequence, as the agent's encodeTrajectory produces it */
 export interface SftExample {
@@ -120,16 +121,16 @@ export class SftTrainer {
       this.step++;
       const ms = performance.now() - t0;
       return {
-        'losses/sft': loss[0],
-        'charts/lr': lr,
-        'charts/grad_norm': norm[0],
-        'charts/entropy': entropy[0],
-        'charts/tokens_per_s': (realTokens * 1000) / ms,
-        'charts/loss_tokens': lossTokens,
-        'charts/padding_fraction': 1 - realTokens / tokens.length,
-        'charts/step_time_ms': ms,
-        'charts/epoch': (this.step * this.config.batchSize) / this.examples.length,
-        'charts/step': this.step,
+        [METRIC.lossesSft]: loss[0],
+        [METRIC.chartsLr]: lr,
+        [METRIC.chartsGradNorm]: norm[0],
+        [METRIC.chartsEntropy]: entropy[0],
+        [METRIC.chartsTokensPerS]: (realTokens * 1000) / ms,
+        [METRIC.chartsLossTokens]: lossTokens,
+        [METRIC.chartsPaddingFraction]: 1 - realTokens / tokens.length,
+        [METRIC.chartsStepTimeMs]: ms,
+        [METRIC.chartsEpoch]: (this.step * this.config.batchSize) / this.examples.length,
+        [METRIC.chartsStep]: this.step,
       };
     } finally {
       tf.dispose([out.loss, out.norm, out.entropy, out.scale, ...Object.values(out.grads)]);

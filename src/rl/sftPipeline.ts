@@ -10,6 +10,7 @@ import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.t
 import { PAD, VOCAB } from '../agent/vocab.ts';
 import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
 import { SftTrainer, type SftExample } from './sft.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 export interface SftPipelineOptions {
   worldSize: WorldSize;
@@ -89,7 +90,7 @@ export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipeline
   try {
     while (trainer.step < o.steps) {
       const m = await trainer.sftStep();
-      loss = m['losses/sft'];
+      loss = m[METRIC.lossesSft];
       o.onStep?.(trainer.step, loss);
       if (o.maxSeconds !== undefined && (performance.now() - t0) / 1000 > o.maxSeconds) break;
     }

@@ -5,6 +5,7 @@ import Papa from 'papaparse';
 import { SETTING_KEYS, type LabConfig } from '../lab/config.ts';
 import { configFromRecord } from '../lab/urlState.ts';
 import type { MetricPoint, RunRecord } from './records.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** one evaluation's headline results (undefined: not measured, e.g. no validation queries) */
 export interface EvalResult {
@@ -31,11 +32,11 @@ export interface RunRow {
 }
 
 const isEval = (p: MetricPoint) =>
-  p.values['eval/success'] !== undefined || p.values['eval/ood_accuracy'] !== undefined;
+  p.values[METRIC.evalSuccess] !== undefined || p.values[METRIC.evalOodAccuracy] !== undefined;
 const resultOf = (p: MetricPoint): EvalResult => ({
   step: p.step,
-  success: p.values['eval/success'],
-  ood: p.values['eval/ood_accuracy'],
+  success: p.values[METRIC.evalSuccess],
+  ood: p.values[METRIC.evalOodAccuracy],
 });
 
 /** start = the step-0 evaluation, final = the last one after it */

@@ -14,6 +14,7 @@ import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
 import type { JobEpisode, TrainingJob } from './trainingJob.ts';
 import { RunTiming } from './runTiming.ts';
 import type { TestHolds } from './testHolds.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** fast steps (SFT) go to the page and the store in batches at most this often; a slower step goes at once */
 const FLUSH_MS = 250;
@@ -92,7 +93,7 @@ export class ActiveRun {
       if (this.job.stepsDone === 0 && this.job.initialMetrics) {
         const metrics = await (lost ? Promise.race([this.job.initialMetrics(), lost]) : this.job.initialMetrics());
         this.checkFinite(metrics);
-        this.timing.recordEvaluation(metrics['eval/seconds']);
+        this.timing.recordEvaluation(metrics[METRIC.evalSeconds]);
         this.pending.push({ runId: this.run.id, step: 0, t: this.elapsedMs(), values: { ...metrics } });
         this.last = { ...this.last, ...metrics };
         await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
@@ -235,7 +236,7 @@ export class ActiveRun {
 
   private record(metrics: Record<string, number>, ms: number): void {
     // the mean step time leaves out warm-up steps and evaluations; the ETA counts evaluations apart
-    this.timing.recordStep(this.job.stepsDone, ms, metrics['eval/seconds']);
+    this.timing.recordStep(this.job.stepsDone, ms, metrics[METRIC.evalSeconds]);
     // the tiles show the latest value of every metric, evaluations included
     this.last = { ...this.last, ...metrics };
     this.stepsRecorded = this.job.stepsDone;
@@ -243,7 +244,7 @@ export class ActiveRun {
       runId: this.run.id,
       step: this.job.stepsDone,
       t: this.elapsedMs(),
-      values: { ...metrics, 'time/step_ms': ms },
+      values: { ...metrics, [METRIC.timeStepMs]: ms },
     });
   }
 

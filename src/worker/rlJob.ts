@@ -4,7 +4,8 @@
 // trains with GRPO, DAPO or ARPO as the lab config says (rlConfigFromLab, the same mapping as `cli run`).
 // Its steps are the run loop's (src/rl/rlRunLoop.ts, the CLI's too): the starting point evaluated before the
 // first step (step 0), then each step trained and, every evalEvery steps and after the last, a few scored
-// training rollouts kept for the episode viewer and the policy evaluated; its state is saved when the loop says.
+// training rollouts kept for the episode viewer and the policy evaluated; its state is saved when the loop says,
+// restored and freed by the loop. The worker's loop (activeRun.ts) paces it and stores what it gives.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on wasm or cpu — the same code.
 import type { WorldSize } from '../env/types.ts';
@@ -14,8 +15,7 @@ import { createPolicy, countParameters, type Policy } from '../model/transformer
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer } from '../rl/rlTrainer.ts';
-import { RlRunLoop } from '../rl/rlRunLoop.ts';
-import type { Checkpoint } from '../rl/checkpoint.ts';
+import { RlRunLoop, SAVE_EVERY } from '../rl/rlRunLoop.ts';
 import type { LabStore } from '../store/labStore.ts';
 import type { StartingPointSource, StartingPointSummary } from './api.ts';
 import { rlSampleContext, rlSampleEpisodes } from './rlSample.ts';
@@ -36,10 +36,8 @@ export interface RlJobOptions {
 
 interface Prepared {
   env: RlEnvironment;
-  /** the run loop around the trainer (loadState gives it a new trainer) */
+  /** the run loop around the trainer: it restores a saved state and frees the trainer, its policy and the reference */
   loop: RlRunLoop;
-  /** the frozen starting policy for the KL term (null when klCoef is 0) */
-  reference: Policy | null;
   startingPoint: StartingPointSummary;
   world: { size: WorldSize; seed: number };
 }
@@ -48,9 +46,6 @@ export class RlJob implements TrainingJob {
   readonly kind = 'rl';
   readonly totalSteps: number;
   readonly rl: RlConfig;
-  /** an RL step takes seconds to minutes: checkpoint every few steps and at each evaluation (a reload loses
-   *  at most these) */
-  readonly checkpointEvery: number;
   description: string;
   phase = '';
   onPhase: (() => void) | undefined;
@@ -60,7 +55,6 @@ export class RlJob implements TrainingJob {
   constructor(readonly options: RlJobOptions) {
     this.rl = rlConfigFromLab(options.lab); // throws with the knob's name on a bad config
     this.totalSteps = this.rl.steps;
-    this.checkpointEvery = Math.max(1, Math.min(5, this.rl.evalEvery));
     this.description = `${SETTINGS.algorithm.choiceLabels[this.rl.algorithm]} with the ${SETTINGS.reward.choiceLabels[this.rl.reward]} reward`;
   }
 
@@ -97,8 +91,8 @@ export class RlJob implements TrainingJob {
       const env = rlEnvironment(loaded.origin, { trainSize: o.lab.trainSize, mix: o.lab.mix });
       reference = this.rl.klCoef > 0 ? await copyOf(loaded.policy) : null;
       const trainer = new RlTrainer(loaded.policy, reference, env, this.rl);
-      const loop = new RlRunLoop(trainer, this.rl, this.checkpointEvery, o.keepEpisodes ?? 3);
-      this.prepared = { env, loop, reference, startingPoint: loaded.summary, world: loaded.origin.world };
+      const loop = new RlRunLoop(trainer, this.rl, SAVE_EVERY, o.keepEpisodes ?? 3);
+      this.prepared = { env, loop, startingPoint: loaded.summary, world: loaded.origin.world };
       const c = this.rl;
       const group =
         c.algorithm === 'arpo'
@@ -144,7 +138,7 @@ export class RlJob implements TrainingJob {
     }
   }
 
-  /** the loop's save schedule: every checkpointEvery steps and at each evaluation */
+  /** the run loop's save rule (an RL step takes seconds to minutes, so it saves more often than SFT) */
   checkpointDue(step: number): boolean {
     return this.ready().loop.saveDue(step);
   }
@@ -167,29 +161,19 @@ export class RlJob implements TrainingJob {
 
   /** continues from a saved state: a new trainer on the saved weights, optimizer, rng and step */
   async loadState(state: JobState): Promise<void> {
-    const prepared = this.ready();
-    const before = prepared.loop.trainer;
-    const ckpt: Checkpoint = { ...state, config: { ...before.policy.config } };
-    let next: RlTrainer;
+    const { loop } = this.ready();
     try {
-      next = RlTrainer.restore(ckpt, prepared.reference, prepared.env, this.rl);
+      loop.restore({ ...state, config: { ...loop.trainer.policy.config } });
     } catch (e) {
       throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, {
         cause: e,
       });
     }
-    before.dispose();
-    before.policy.dispose();
-    prepared.loop.trainer = next;
     this.fresh = [];
   }
 
   dispose(): void {
-    if (!this.prepared) return;
-    const { loop: { trainer }, reference } = this.prepared;
-    trainer.dispose();
-    trainer.policy.dispose();
-    reference?.dispose();
+    this.prepared?.loop.dispose();
     this.prepared = null;
   }
 

@@ -6,6 +6,7 @@ import type { ScoredEpisode } from '../rl/rlTrainer.ts';
 import type { RlConfig } from '../rl/rlConfig.ts';
 import type { PickedRollouts } from '../rl/rlRunLoop.ts';
 import { rewardStageOf } from '../lab/metrics.ts';
+import { METRIC } from '../lab/metricNames.ts';
 import { sampleEpisode, type RolloutNode, type SampleEpisode } from './sampleEpisode.ts';
 import type { JobEpisode } from './trainingJob.ts';
 
@@ -37,7 +38,7 @@ export function rlSampleContext(
   world: World, algorithm: RlConfig['algorithm'], metrics: Record<string, number>,
 ): RlSampleContext {
   // the trainer always reports the stage
-  return { world, algorithm, rewardStage: rewardStageOf(metrics['charts/curriculum_stage']) ?? 'sum' };
+  return { world, algorithm, rewardStage: rewardStageOf(metrics[METRIC.chartsCurriculumStage]) ?? 'sum' };
 }
 
 /** the group's rollouts as tree nodes (parents are indices into the group) */

@@ -10,6 +10,7 @@
 //   Leaving them out read "6 s left" for the 25 s of a last step and its final evaluation.
 import type { MetricPoint } from '../store/records.ts';
 import { evaluationsLeft } from '../lab/runQueue.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** step times averaged for the ETA */
 export const ETA_WINDOW = 20;
@@ -43,11 +44,11 @@ export class RunTiming {
     const history = [...(o.history ?? [])].sort((a, b) => a.step - b.step);
     this.elapsedBeforeMs = history.reduce((t, p) => Math.max(t, p.t), 0);
     for (const p of history) {
-      const evalSeconds = p.values['eval/seconds'];
+      const evalSeconds = p.values[METRIC.evalSeconds];
       if (p.step === 0) {
         if (Number.isFinite(evalSeconds)) this.evalMs.push(evalSeconds * 1000);
-      } else if (Number.isFinite(p.values['time/step_ms'])) {
-        this.recordStep(p.step, p.values['time/step_ms'], evalSeconds);
+      } else if (Number.isFinite(p.values[METRIC.timeStepMs])) {
+        this.recordStep(p.step, p.values[METRIC.timeStepMs], evalSeconds);
       }
     }
   }

@@ -17,6 +17,7 @@ import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } 
 import { SftTrainer, type SftExample } from '../rl/sft.ts';
 import { sampleEpisode } from './sampleEpisode.ts';
 import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 export interface SftJobOptions {
   worldSize: WorldSize;
@@ -200,17 +201,17 @@ export class SftJob implements TrainingJob {
     this.lastEvalStep = trainer.step;
     this.fresh = this.pickEpisodes(e);
     const out: Record<string, number> = {
-      'eval/delivery': e.deliveryRate,
-      'eval/parse_rate': e.parseRate,
-      'eval/call_parse_rate': e.callParseRate,
-      'eval/success': e.success,
-      'eval/commonsense_micro': e.commonsenseMicro,
-      'eval/hard_micro': e.hardMicro,
-      'eval/ood_accuracy': e.oodAccuracy,
-      'eval/mean_calls': e.meanCalls,
-      'eval/seconds': (performance.now() - t0) / 1000,
+      [METRIC.evalDelivery]: e.deliveryRate,
+      [METRIC.evalParseRate]: e.parseRate,
+      [METRIC.evalCallParseRate]: e.callParseRate,
+      [METRIC.evalSuccess]: e.success,
+      [METRIC.evalCommonsenseMicro]: e.commonsenseMicro,
+      [METRIC.evalHardMicro]: e.hardMicro,
+      [METRIC.evalOodAccuracy]: e.oodAccuracy,
+      [METRIC.evalMeanCalls]: e.meanCalls,
+      [METRIC.evalSeconds]: (performance.now() - t0) / 1000,
       // the n behind eval/success (one greedy rollout a query): a shared run shows its interval from it
-      ...(e.queries > 0 ? { 'eval/queries': e.queries } : {}),
+      ...(e.queries > 0 ? { [METRIC.evalQueries]: e.queries } : {}),
     };
     // the run loop treats a non-finite metric as divergence; an empty split is just not reported
     for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k];

@@ -12,6 +12,7 @@ import type { LabStore } from '../store/labStore.ts';
 import type { WeightSpec } from '../store/records.ts';
 import type { StartingPointFigures, StartingPointSource, StartingPointSummary } from './api.ts';
 import { sftJobOptions, sftModelConfig } from './sftJob.ts';
+import { METRIC } from '../lab/metricNames.ts';
 
 /** the world the shipped checkpoints were trained on (and the RL stage starts on by default) */
 export const SHIPPED_WORLD = 'tiny';
@@ -199,7 +200,9 @@ async function loadRun(runId: string, store: LabStore | null): Promise<LoadedSta
   const policy = buildPolicy(config, checkpoint.weights, checkpoint.weightSpecs, what);
   // the newest evaluation at or before the checkpoint (the run evaluates periodically and at its end)
   const points = (await store.readMetrics(runId)).items;
-  const evaluated = points.filter((p) => p.step <= checkpoint.step && p.values['eval/delivery'] !== undefined).at(-1);
+  const evaluated = points
+    .filter((p) => p.step <= checkpoint.step && p.values[METRIC.evalDelivery] !== undefined)
+    .at(-1);
   const value = (k: string) => evaluated?.values[k] ?? null;
   const summary: StartingPointSummary = {
     source: { kind: 'run', runId },
@@ -223,9 +226,9 @@ async function loadRun(runId: string, store: LabStore | null): Promise<LoadedSta
           step: evaluated.step,
           constrained: null,
           free: {
-            delivery: value('eval/delivery'),
-            success: value('eval/success'),
-            oodAccuracy: value('eval/ood_accuracy'),
+            delivery: value(METRIC.evalDelivery),
+            success: value(METRIC.evalSuccess),
+            oodAccuracy: value(METRIC.evalOodAccuracy),
           },
         }
       : null,

@@ -1,7 +1,8 @@
 // A run survives being stopped the way a researcher's runs are stopped: `npm run cli -- run …` started as the
 // README starts it, in a process group of its own as a terminal starts it, and signalled from outside at
 // seeded random moments — Ctrl-C to the group (what a terminal sends), kill -9 of the group (a crash, an OOM
-// killer), SIGTERM to the CLI process itself (a batch system before it kills) — each followed by the
+// killer), SIGTERM to the CLI's node process, SIGTERM to npm's own pid (a scheduler's `kill <pid>`, which npm
+// forwards) — each followed by the
 // command it printed (or, after kill -9, the documented one: the same with --resume). The chain ends with
 // the metrics of a run never stopped, every figure; each stop by signal saves the last completed step.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -26,7 +27,7 @@ const runArgs = (out: string) => ['run', '--config', CONFIG, '--out', out, '--no
 
 /** `status`: what a shell reports ($?): the exit code, or 128 + the number of the signal that ended npm */
 interface Ended { status: number; stderr: string }
-interface Cli { child: ChildProcess; done: Promise<Ended> }
+interface Cli { child: ChildProcess; done: Promise<Ended>; stderr: () => string }
 
 /** `npm run cli -- ARGS` in a new process group (a terminal's job), as a user types it */
 function npmCli(args: string[]): Cli {
@@ -42,7 +43,7 @@ function npmCli(args: string[]): Cli {
       resolve({ status: code ?? 128 + constants.signals[signal!], stderr });
     });
   });
-  return { child, done };
+  return { child, done, stderr: () => stderr };
 }
 
 async function groupGone(pgid: number): Promise<void> {
@@ -67,7 +68,7 @@ async function reach(cli: Cli, dir: string, lines: number, delayMs: number): Pro
   return !exited;
 }
 
-/** the lab's node process under npm (npm → sh → node): the leaf of the tree */
+/** the lab's node process under npm (npm → node: the script execs it): the leaf of the tree */
 function labProcess(pid: number): number {
   for (;;) {
     const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -96,7 +97,7 @@ function printedCommand(stderr: string): string[] {
 }
 
 describe('fault injection: a CLI run stopped from outside resumes to the figures of a run never stopped', () => {
-  it('Ctrl-C to the group, kill -9 of the group, SIGTERM to the CLI: each resumed, the end identical', async () => {
+  it('Ctrl-C to the group, kill -9 of the group, SIGTERM to node, then to npm: each resumed, the end identical', async () => {
     const rng = new Rng(50);
     const ref = join(tmp, 'reference');
     const dir = join(tmp, 'stopped');
@@ -135,7 +136,20 @@ describe('fault injection: a CLI run stopped from outside resumes to the figures
     expect(savedStep(dir)).toBe(trainSteps(dir));
     expect(printedCommand(rc.stderr)).toEqual(resume);
 
-    // 4. the printed command once more: the run finishes, and every figure is the unstopped run's
+    // 4. SIGTERM to npm's own pid, as a scheduler sends it: npm passes it on, and the run saves as at Ctrl-C
+    const e = npmCli(resume);
+    // once it is restored and its steps begin (its metrics file may already hold the lines it redoes)
+    // signalled at once, not after a random wait: what is left of the run may take less than any wait a fast machine allows
+    while (!/^resuming \S+ at step \d\/5$/m.test(e.stderr()) && e.child.exitCode === null) await sleep(50);
+    trainedAtStop.push(trainSteps(dir));
+    process.kill(e.child.pid!, 'SIGTERM');
+    const re = await e.done;
+    trainedAfterStop.push(trainSteps(dir));
+    expect(re.status, re.stderr).toBe(143);
+    expect(re.stderr).toMatch(/interrupted \(SIGTERM\); step \d of 5 saved/);
+    expect(savedStep(dir)).toBe(trainSteps(dir));
+
+    // 5. the printed command once more: the run finishes, and every figure is the unstopped run's
     const d = await npmCli(resume).done;
     expect(d.status, d.stderr).toBe(0);
     const r = await reference.done;

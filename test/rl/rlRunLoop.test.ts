@@ -1,9 +1,10 @@
 // The run loop's schedule and sample rule, which the page and the CLI share: evaluations every evalEvery
 // steps and after the last, saves at each evaluation and every saveEvery steps but never after the last,
 // and the samples of one group — widest reward spread, then the bushier ARPO tree, then the earlier group —
-// its best, its worst and its first branched rollout, ties by place in the group.
+// its best, its worst and its first branched rollout, ties by place in the group; and the whole run into a sink:
+// start, steps, saves by the one rule, finish, and a stop that saves the last completed step.
 import { describe, expect, it } from 'vitest';
-import { isEvaluationStep, pickSampleRollouts, RlRunLoop } from '../../src/rl/rlRunLoop.ts';
+import { isEvaluationStep, pickSampleRollouts, RlRunLoop, type RunSink } from '../../src/rl/rlRunLoop.ts';
 import type { RlConfig } from '../../src/rl/rlConfig.ts';
 import type { RlTrainer, ScoredEpisode } from '../../src/rl/rlTrainer.ts';
 
@@ -33,5 +34,49 @@ describe('the run loop', () => {
     expect(pickSampleRollouts([ep(3, 0), ep(3, 1), ep(4, 1), ep(4, 0)])!.group[0].group).toBe(3);
     expect(pickSampleRollouts([ep(0, 0), ep(0, 1, 0), ep(0, 2)], 1)!.chosen).toEqual([2]);
     expect(pickSampleRollouts([])).toBeNull();
+  });
+});
+
+describe('the run loop into a sink', () => {
+  /** a trainer as far as the loop reads it: each step one more, each evaluation its step */
+  const fakeTrainer = () => {
+    const t = {
+      step: 0,
+      pause: null,
+      lastEpisodes: [] as ScoredEpisode[],
+      trainStep: async () => ({ 'reward/mean': ++t.step }),
+      evaluate: async () => ({ 'eval/success': t.step / 10 }),
+      checkpoint: async () => ({ step: t.step }),
+    };
+    return t;
+  };
+  const recording = (stopAfter = Infinity) => {
+    const said: string[] = [];
+    const sink: RunSink = {
+      loadState: () => null,
+      trained: (step) => void said.push(`train ${step}`),
+      evaluated: (step, m) => void said.push(`eval ${step} ${m['eval/success']}`),
+      saveState: (s) => void said.push(`save ${s.step}`),
+      started: (step) => void said.push(`start ${step}`),
+      stepped: ({ step }) => {
+        if (step >= stopAfter) throw new Error('stop');
+      },
+      isStop: (e) => e instanceof Error && e.message === 'stop',
+      finish: (last) => void said.push(`finish ${last['eval/success']}`),
+    };
+    return { said, sink };
+  };
+
+  it('evaluates the start, trains, evaluates and saves by the one rule, and finishes with the last evaluation', async () => {
+    const { said, sink } = recording();
+    await new RlRunLoop(fakeTrainer() as unknown as RlTrainer, { evalEvery: 2, steps: 3 } as RlConfig, 5).run(sink);
+    expect(said).toEqual(['eval 0 0', 'start 0', 'train 1', 'train 2', 'eval 2 0.2', 'save 2', 'train 3', 'eval 3 0.3', 'finish 0.3']);
+  });
+
+  it('a stop saves the last completed step and ends the run there', async () => {
+    const { said, sink } = recording(1);
+    const loop = new RlRunLoop(fakeTrainer() as unknown as RlTrainer, { evalEvery: 2, steps: 3 } as RlConfig, 5);
+    await expect(loop.run(sink)).rejects.toThrow('stop');
+    expect(said).toEqual(['eval 0 0', 'start 0', 'train 1', 'save 1']);
   });
 });

@@ -14,6 +14,7 @@ import { ema } from '../../lab/metrics.ts';
 import { SETTING_KEYS } from '../../lab/config.ts';
 import { terminalChart, type ChartSeries } from '../terminalChart.ts';
 import type { RlSummary } from '../rlRun.ts';
+import { METRIC } from '../../lab/metricNames.ts';
 
 /** one side of a comparison: a run folder, or a folder of runs (seeds of one setting) */
 export interface RunGroup {
@@ -129,9 +130,9 @@ export function compareText(groups: readonly RunGroup[], width = 60): string {
       const ys = smooth ? ema(pts.map((p) => p.y), 0.6) : pts.map((p) => p.y);
       return { mark: MARKS[i % MARKS.length], label: g.name, points: pts.map((p, j) => ({ x: p.x, y: ys[j] ?? NaN })) };
     });
-  out.push('', terminalChart(series('charts/success', 'train', true), { width, height: 10, yMin: 0, yMax: 1,
+  out.push('', terminalChart(series(METRIC.chartsSuccess, 'train', true), { width, height: 10, yMin: 0, yMax: 1,
     yLabel: 'training success (share of a step\'s rollouts passing every check; EMA 0.6, as TensorBoard smooths)', xLabel: 'step' }));
-  out.push('', terminalChart(series('eval/success', 'eval', false), { width, height: 8, yMin: 0, yMax: 1,
+  out.push('', terminalChart(series(METRIC.evalSuccess, 'eval', false), { width, height: 8, yMin: 0, yMax: 1,
     yLabel: 'validation success at each evaluation', xLabel: 'step' }));
   return out.join('\n');
 }

@@ -33,6 +33,7 @@ import { classSizeFor80 } from '../../lessons/lessonClass.ts';
 import { pooledSd } from '../../stats/seedStatistics.ts';
 import { tInterval } from '../../stats/intervals.ts';
 import { metricInfo, withMetricNames } from '../../lab/metrics.ts';
+import { METRIC } from '../../lab/metricNames.ts';
 import { serializeHash } from '../../lab/urlState.ts';
 import { plannedSeeds, type PowerPlan } from '../../findings/powerPlan.ts';
 import { makeOutFileParent } from '../outDir.ts';
@@ -266,7 +267,7 @@ export function committedRuns(
     const evals = lines
       .filter((l) => l.kind === 'eval')
       .sort((a, b) => a.step - b.step)
-      .map((l) => ({ step: l.step, success: Number(l['eval/success']), queries: Number(l['eval/queries']) }));
+      .map((l) => ({ step: l.step, success: Number(l[METRIC.evalSuccess]), queries: Number(l[METRIC.evalQueries]) }));
     found.push({
       seed,
       where: relative(process.cwd(), dir),

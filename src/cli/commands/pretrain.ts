@@ -34,6 +34,7 @@ import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard }
 import { PAD, VOCAB } from '../../agent/vocab.ts';
 import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
 import { shellCommand } from '../shellQuote.ts';
+import { METRIC } from '../../lab/metricNames.ts';
 
 /** the peak learning rates the shipped tiny-world SFT cards use (README: l at 3e-3 diverged to success 0.04) */
 const DEFAULT_LR = { s: '3e-3', m: '3e-3', l: '1.5e-3' } as const;
@@ -190,7 +191,7 @@ export const pretrainCommand: Command = {
         const m = await trainer.sftStep(batch);
         cursor = { ...cursor, batch: cursor.batch + 1 };
         tokens += batchTokens(batch);
-        lastLoss = m['losses/sft'];
+        lastLoss = m[METRIC.lossesSft];
         emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
         bar.update(trainer.step, { loss: emaLoss.toFixed(3), tokens: `${fmtTokens(tokens)}/${fmtTokens(budget)}` });
         if (tokens >= budget) break;

@@ -43,7 +43,7 @@ export const runCommand: Command = {
                     then exit: nothing is trained or written
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
                     and events.out.tfevents.star-lab (every metric and the config, for tensorboard --logdir)
-  --resume          continue the run saved in DIR from its last saved state (every 10 steps, at each
+  --resume          continue the run saved in DIR from its last saved state (every 5 steps, at each
                     evaluation, and at Ctrl-C / SIGTERM), ending with the figures of an unstopped run; same config
                     required. A finished run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
   --resume-if-saved the same, without a word when nothing is saved (a sweep's runs)

@@ -34,6 +34,7 @@ import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
 import { countParameters } from '../../model/config.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { provenance } from '../../node/provenance.ts';
+import { METRIC } from '../../lab/metricNames.ts';
 
 const KNOWN = [
   'preset',
@@ -171,7 +172,7 @@ export const sftCommand: Command = {
     try {
       while (trainer.step < o.steps) {
         const m = await trainer.sftStep();
-        lastLoss = m['losses/sft'];
+        lastLoss = m[METRIC.lossesSft];
         emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
         bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
         await letSignalsIn();

@@ -34,6 +34,7 @@ import {
   type Scale,
   type StepFigures,
 } from './figures.ts';
+import { METRIC } from '../../lab/metricNames.ts';
 
 export interface MeasureOptions {
   scales: Scale[];
@@ -396,14 +397,14 @@ async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Pro
   const m = await trainer.trainStep();
   onUpdateStart = null;
   const wallS = elapsedS(start);
-  const rolloutS = m['time/rollout'];
-  const updateS = m['time/update'];
-  const microBatches = m['charts/microbatches'] ?? 0;
+  const rolloutS = m[METRIC.timeRollout];
+  const updateS = m[METRIC.timeUpdate];
+  const microBatches = m[METRIC.chartsMicrobatches] ?? 0;
   const step: StepFigures = {
     wallS,
     rolloutS,
     updateS,
-    rollouts: m['charts/rollouts'],
+    rollouts: m[METRIC.chartsRollouts],
     decodeSteps,
     decodeStepMs: decodeSteps ? (rolloutS * 1000) / decodeSteps : 0,
     microBatches,

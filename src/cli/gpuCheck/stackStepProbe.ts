@@ -15,6 +15,7 @@ import { readCheckpointDir } from '../../node/checkpointDir.ts';
 import { shippedCheckpointDir } from '../rlRun.ts';
 import type { DawnCounters } from './decodeProbe.ts';
 import { summarizeStack, type Scale, type StackRunFigures, type StackStepFigures } from './figures.ts';
+import { METRIC } from '../../lab/metricNames.ts';
 
 export interface StackProbeOptions {
   scale: Scale;
@@ -65,7 +66,7 @@ export async function stackStepProbe(o: StackProbeOptions): Promise<void> {
         const metrics = await trainer!.trainStep();
         const wallS = (performance.now() - start) / 1000;
         // the update starts once the last seed's rollouts end (each seed times its own from the step's start)
-        const updateAt = start + (wallS - (metrics[0]?.['time/update'] ?? 0)) * 1000;
+        const updateAt = start + (wallS - (metrics[0]?.[METRIC.timeUpdate] ?? 0)) * 1000;
         const times = o.counters?.dispatchTimes ?? [];
         return {
           wallS,
@@ -73,7 +74,7 @@ export async function stackStepProbe(o: StackProbeOptions): Promise<void> {
           dispatchesUpdate: o.counters ? times.filter((t) => t >= updateAt).length : undefined,
           decodeSteps: trainer!.decoder.counts.steps - before.steps,
           seedSteps: trainer!.decoder.counts.seedSteps - before.seedSteps,
-          reward: metrics.reduce((a, m) => a + (m['reward/mean'] ?? NaN), 0) / S,
+          reward: metrics.reduce((a, m) => a + (m[METRIC.rewardMean] ?? NaN), 0) / S,
         };
       };
       const first = await timed();
