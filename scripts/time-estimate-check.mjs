@@ -30,7 +30,9 @@ const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
 const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const postSmoke = arg('--post-smoke')?.split(',');
-const out = resolve(arg('--out') ?? join(root, 'results', 'lessons', postSmoke ? 'estimate-check.json' : 'time-estimates.json'));
+const out = resolve(
+  arg('--out') ?? join(root, 'results', 'lessons', postSmoke ? 'estimate-check.json' : 'time-estimates.json'),
+);
 const RUN_TIMEOUT_MS = 30 * 60_000; // a full-size arm on a loaded 2-core machine
 
 const median = (xs) => {
@@ -74,7 +76,9 @@ const POST_SMOKE = (postSmoke ?? []).flatMap((id) => [
   { kind: 'lesson', id, which: 'first', full: true, what: `lesson ${id}, full size, first arm (after the smoke try)` },
 ]);
 const only = arg('--only')?.split(',').map(Number);
-const plan = (postSmoke ? POST_SMOKE : PLAN).map((p, i) => ({ ...p, n: i + 1 })).filter((p) => !only || only.includes(p.n));
+const plan = (postSmoke ? POST_SMOKE : PLAN)
+  .map((p, i) => ({ ...p, n: i + 1 }))
+  .filter((p) => !only || only.includes(p.n));
 
 if (!existsSync(join(dist, 'index.html'))) throw new Error(`no build at ${dist}: run npx vite build first`);
 const made = recordCommit(root, process.argv.includes('--allow-dirty'));
@@ -153,7 +157,7 @@ async function playLesson(p) {
   const t0 = Date.now();
   await page.locator('[data-testid=lesson-run]').click();
   // the lesson played before reads finished until this sitting has started
-  await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 180_000 });
+  await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 900_000 });
   await page.waitForSelector(`${lesson}[data-state=finished]`, { timeout: RUN_TIMEOUT_MS });
   return { estimateMs, firstGuess, takenMs: Date.now() - t0 };
 }

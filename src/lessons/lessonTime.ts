@@ -80,7 +80,12 @@ export function lessonEstimate(
   lesson: Lesson,
   size: Partial<LabConfig>,
   samples: readonly StepSample[],
-  o: { arms?: number; seedsAnArm?: number; atOnce?: number; measured?: { wallSeconds: number; mode: string; cores: number } | null } = {},
+  o: {
+    arms?: number;
+    seedsAnArm?: number;
+    atOnce?: number;
+    measured?: { wallSeconds: number; mode: string; cores: number } | null;
+  } = {},
 ): LessonEstimate | null {
   const arms = o.arms ?? lesson.arms.length;
   const here = lessonTimeMs(lesson, size, samples, o);

@@ -32,6 +32,11 @@ export const SMOKE_SIZE: Partial<LabConfig> = {
   trainSize: 20,
 };
 
+/** a run at the smoke size: every setting SMOKE_SIZE sets is its (a page at one size never shows a sitting of the
+ *  other) */
+export const isSmokeRun = (config: Readonly<Record<string, unknown>>): boolean =>
+  Object.entries(SMOKE_SIZE).every(([k, v]) => config[k] === v);
+
 /** the settings a size may change; an arm's run keeps the rest of its lesson's setting */
 export const SIZE_KEYS = [...new Set([...Object.keys(LESSON_SIZE), ...Object.keys(SMOKE_SIZE)])] as (keyof LabConfig)[];
 

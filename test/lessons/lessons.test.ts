@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RL_METRICS } from '../../src/lab/metrics.ts';
-import { armConfig, LESSON_IDS, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
+import { armConfig, isSmokeRun, LESSON_IDS, LESSON_SIZE, LESSONS, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
 import { referenceWithMetricNames, lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
 import { committedRuns, referenceMaxSeed } from '../../src/cli/commands/lessons.ts';
@@ -48,5 +48,16 @@ describe('the lessons', () => {
       const fresh = runs.length ? settingReference(s.key, runs, s.metrics) : undefined;
       expect(committed.settings[s.key], `${s.key}: results/lessons/reference.json is stale; run npm run cli -- lessons`).toEqual(fresh);
     }
+  });
+});
+
+describe('a run\'s size', () => {
+  it('is smoke when every smoke setting is its, so the full-size page never shows a smoke sitting', () => {
+    for (const lesson of LESSONS) {
+      expect(isSmokeRun(armConfig(lesson.arms[0], 3, SMOKE_SIZE))).toBe(true);
+      expect(isSmokeRun(armConfig(lesson.arms[0], 3))).toBe(false);
+    }
+    // one smoke setting changed (a full run with the smoke's steps) is not a smoke run
+    expect(isSmokeRun({ ...armConfig(LESSONS[0].arms[0], 1, SMOKE_SIZE), evalQueries: 300 })).toBe(false);
   });
 });
