@@ -318,3 +318,15 @@ export function lessonById(id: string): Lesson | undefined {
 export function armConfig(arm: LessonArm, seed: number, size: Partial<LabConfig> = {}): LabConfig {
   return { ...defaultConfig(), ...LESSON_SIZE, ...arm.config, ...size, seed } as LabConfig;
 }
+
+/**
+ * In an episode's tool calls, the first that failed and what the agent did next (its next call, or that it wrote its
+ * plan): the moment a tool-failures lesson is about. null when no call failed.
+ */
+export function afterFailure(
+  calls: readonly { call: string; error: boolean; injected?: boolean }[],
+): { failed: string; injected: boolean; next: string | null; index: number } | null {
+  const i = calls.findIndex((c) => c.error);
+  if (i < 0) return null;
+  return { failed: calls[i].call, injected: !!calls[i].injected, next: calls[i + 1]?.call ?? null, index: i };
+}
