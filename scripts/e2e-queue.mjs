@@ -118,10 +118,10 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     const notice = page.locator('[data-testid=recovery-notice]');
     await notice.waitFor({ timeout: 120_000 });
     const text = await notice.innerText();
-    // the pause's checkpoint, or a periodic one written after the resume
-    const from = Number(
-      new RegExp(`run ${runId} resumed by itself from its checkpoint at step (\\d+)`).exec(text)?.[1],
-    );
+    // the pause's checkpoint, or a periodic one written after the resume ("resuming your run from step 6…", then
+    // "your run resumed by itself from step 6"), never the internal run id
+    const from = Number(/(?:resuming your run|your run resumed by itself) from step (\d+)/.exec(text)?.[1]);
+    assert(!text.includes(runId), `the recovery notice names the internal run id: ${text}`);
     assert(from >= checkpoint && from < STEPS, `recovery notice: ${text}`);
     await waitStatus('running', 30_000);
     assert(

@@ -9,6 +9,10 @@
 // commit to --out (default results/lessons/time-estimates.json).
 //
 //   npx vite build && node scripts/time-estimate-check.mjs [--out FILE] [--only N,N] [--allow-dirty]
+//   npx vite build && node scripts/time-estimate-check.mjs --post-smoke dense-reward,tool-failures [--out FILE]
+//       for each lesson, in a fresh profile: a smoke try of its first arm, then its first arm at the full size — how
+//       far the full-size estimate a smoke try gives is from the full arm (default --out
+//       results/lessons/estimate-check.json)
 //   node scripts/time-estimate-check.mjs --resummarize [--out FILE]     the summary of a measurement again
 //
 // Served as `vite preview` serves dist/ (cross-origin isolated). No ?backend=: the page measures its backends, as a
@@ -25,8 +29,11 @@ import { storedRuns } from './e2e-store.mjs';
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
 const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
-const out = resolve(arg('--out') ?? join(root, 'results', 'lessons', 'time-estimates.json'));
-const RUN_TIMEOUT_MS = 8 * 60_000;
+const postSmoke = arg('--post-smoke')?.split(',');
+const out = resolve(
+  arg('--out') ?? join(root, 'results', 'lessons', postSmoke ? 'estimate-check.json' : 'time-estimates.json'),
+);
+const RUN_TIMEOUT_MS = 30 * 60_000; // a full-size arm on a loaded 2-core machine
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -63,8 +70,15 @@ const PLAN = [
   { kind: 'lab', hash: lab('s', 12, 2, 1, 4, 6), what: 'Lab s: 12 steps × 2×1 rollouts, 4-query evaluations' },
   { kind: 'lesson', id: 'null-control', which: 'both', what: 'lesson null-control (m), smoke, both arms' },
 ];
+/** --post-smoke: each lesson's smoke try, then its first arm at the full size, each lesson in a fresh profile */
+const POST_SMOKE = (postSmoke ?? []).flatMap((id) => [
+  { kind: 'lesson', id, which: 'first', fresh: true, what: `lesson ${id}, smoke, first arm (a fresh profile)` },
+  { kind: 'lesson', id, which: 'first', full: true, what: `lesson ${id}, full size, first arm (after the smoke try)` },
+]);
 const only = arg('--only')?.split(',').map(Number);
-const plan = PLAN.map((p, i) => ({ ...p, n: i + 1 })).filter((p) => !only || only.includes(p.n));
+const plan = (postSmoke ? POST_SMOKE : PLAN)
+  .map((p, i) => ({ ...p, n: i + 1 }))
+  .filter((p) => !only || only.includes(p.n));
 
 if (!existsSync(join(dist, 'index.html'))) throw new Error(`no build at ${dist}: run npx vite build first`);
 const made = recordCommit(root, process.argv.includes('--allow-dirty'));
@@ -84,18 +98,27 @@ const server = createServer((req, res) => {
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const base = `http://127.0.0.1:${server.address().port}/`;
-const profile = mkdtempSync(join(tmpdir(), 'star-lab-time-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 900 },
-  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const page = context.pages()[0] ?? (await context.newPage());
-page.setDefaultTimeout(120_000);
+let profile = null;
+let context = null;
+let page = null;
 const errors = [];
-page.on('pageerror', (e) => errors.push(e.message));
+/** a browser on an empty profile (the first, and each --post-smoke lesson's) */
+async function freshBrowser() {
+  if (context) await context.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  profile = mkdtempSync(join(tmpdir(), 'star-lab-time-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', '--disable-gpu-sandbox', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(120_000);
+  page.on('pageerror', (e) => errors.push(e.message));
+}
+await freshBrowser();
 
 /** the estimate the page shows: its ms, and whether it is a first guess from the calibration (null: the page does not
  * say) */
@@ -120,7 +143,7 @@ async function newRuns(before) {
 
 async function playLesson(p) {
   await page.goto('about:blank');
-  await page.goto(`${base}?lessonSize=smoke#lesson=${p.id}`);
+  await page.goto(`${base}${p.full ? '' : '?lessonSize=smoke'}#lesson=${p.id}`);
   await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 180_000 });
   const lesson = `[data-testid=lesson][data-lesson="${p.id}"]`;
   await page.waitForSelector(lesson);
@@ -134,7 +157,7 @@ async function playLesson(p) {
   const t0 = Date.now();
   await page.locator('[data-testid=lesson-run]').click();
   // the lesson played before reads finished until this sitting has started
-  await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 180_000 });
+  await page.waitForSelector(`${lesson}[data-state=running]`, { timeout: 900_000 });
   await page.waitForSelector(`${lesson}[data-state=finished]`, { timeout: RUN_TIMEOUT_MS });
   return { estimateMs, firstGuess, takenMs: Date.now() - t0 };
 }
@@ -183,7 +206,8 @@ function write(extra = {}) {
   writeFileSync(out, JSON.stringify({
     what: 'taken / estimated for runs played in headless Chromium: the estimate the page showed before each run, ' +
       'the time from Run/Start to finished',
-    command: 'npx vite build && node scripts/time-estimate-check.mjs', date: started, ...made,
+    command: `npx vite build && node scripts/time-estimate-check.mjs${postSmoke ? ` --post-smoke ${postSmoke.join(',')}` : ''}`,
+    date: started, ...made,
     machine: `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), headless Chromium`,
     uptimeBefore, uptimeAfter: uptime(), ...extra, summary, runs: marked,
   }, null, 1) + '\n');
@@ -191,6 +215,7 @@ function write(extra = {}) {
 
 try {
   for (const p of plan) {
+    if (p.fresh && p !== plan[0]) await freshBrowser();
     const before = new Set((await storedRuns(page).catch(() => [])).map((r) => r.id));
     const load = loadavg()[0];
     const { estimateMs, firstGuess, takenMs } = p.kind === 'lesson' ? await playLesson(p) : await playLab(p);
@@ -219,7 +244,7 @@ try {
   console.log(`wrote ${out}: ${JSON.stringify(JSON.parse(readFileSync(out, 'utf8')).summary)}`);
 } finally {
   if (errors.length) console.log(`page errors: ${errors.join(' | ')}`);
-  await context.close();
+  await context?.close();
   server.close();
-  rmSync(profile, { recursive: true, force: true });
+  if (profile) rmSync(profile, { recursive: true, force: true });
 }

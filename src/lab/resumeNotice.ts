@@ -10,3 +10,26 @@ export function keptCurve(steps: readonly number[], from: number): string {
   const one = missing.length === 1;
   return `its curve up to step ${from} is kept except step${one ? '' : 's'} ${shown}, which ${one ? 'was' : 'were'} not saved`;
 }
+
+/**
+ * What the page says while and after it resumes a run by itself, naming the run as the learner knows it (`name`: "your
+ * run", "the 10 % tool failures arm of lesson 3") — never by its internal id, and never asking the learner to start
+ * what the page is already resuming.
+ */
+export const resumeWords = {
+  /** while the worker loads the checkpoint */
+  resuming: (why: string, name: string, from: number) => `${why}: resuming ${name} from step ${from}…`,
+  resumed: (why: string, name: string, from: number, curve: string) =>
+    `${why}: ${name} resumed by itself from step ${from}; ${curve}.`,
+  failed: (why: string, name: string, error: string) => `${why}; ${name} could not be resumed: ${error}`,
+  /** it died before its first checkpoint: a lesson starts its arm again by itself; a Lab run waits for the learner */
+  noCheckpoint: (why: string, name: string, restartsByItself: boolean) =>
+    restartsByItself
+      ? `${why} before ${name} saved its first checkpoint: it starts again from the beginning by itself.`
+      : `${why} before ${name} saved its first checkpoint, so there is nothing to resume from: Start trains it again ` +
+        'from the beginning.',
+  /** a worker restarted too often */
+  tooOften: (why: string, name: string, times: number) =>
+    `${why} again. ${name[0].toUpperCase()}${name.slice(1)} was resumed ${times} times already; resume it from the ` +
+    'run list when ready.',
+};

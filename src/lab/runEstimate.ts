@@ -23,9 +23,19 @@ export interface StepSample {
 
 /** relative cost of one step: the policy's size (s : m : l parameters ≈ 1 : 2 : 4.7) times the rollouts per step */
 const SCALE_COST: Record<LabConfig['scale'], number> = { s: 1, m: 2, l: 4.7 };
-const stepCost = (c: LabConfig) => SCALE_COST[c.scale] * c.groupSize * c.queriesPerStep;
-/** an evaluation's relative cost: the policy's size times the queries and tasks it rolls out */
-const evalCost = (c: LabConfig) => SCALE_COST[c.scale] * Math.max(1, c.evalQueries + c.evalToolQa);
+/**
+ * A step's and an evaluation's cost is not linear in their rollouts: decoding runs one pass per token for the whole
+ * batch, so a step has a part that does not grow with its rollouts, as an evaluation has with its queries. Both are
+ * affine, their fixed part counted in rollouts (queries). Measured with the CLI at m on the 2-core machine
+ * (wasm, 1 thread; results/lessons/README.md): a step of 2 rollouts 1.47 s, of 32 rollouts 8.4 s (0.23 s a
+ * rollout + 1.0 s ≈ 4.4 rollouts); an evaluation of 4 queries 2.0 s, of 400 25 s (0.058 s a query + 1.8 s ≈ 30
+ * queries). Scaled linearly instead, a smoke arm's times said 19 min for a full arm that took 5.
+ */
+export const STEP_FIXED_ROLLOUTS = 4.4;
+export const EVAL_FIXED_QUERIES = 30;
+const stepCost = (c: LabConfig) => SCALE_COST[c.scale] * (c.groupSize * c.queriesPerStep + STEP_FIXED_ROLLOUTS);
+/** an evaluation's relative cost: the policy's size times the queries and tasks it rolls out, plus its fixed part */
+const evalCost = (c: LabConfig) => SCALE_COST[c.scale] * (c.evalQueries + c.evalToolQa + EVAL_FIXED_QUERIES);
 /** a start's relative cost: the policy's size (building it, loading its weights, compiling its shaders) */
 const startCost = (c: LabConfig) => SCALE_COST[c.scale];
 

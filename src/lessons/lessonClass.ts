@@ -55,9 +55,9 @@ export function uniqueName(name: string, taken: readonly string[]): string {
   for (let i = 2; ; i++) if (!used.has(key(`${name} #${i}`))) return `${name} #${i}`;
 }
 
-/** a new class's name: the lesson, its size when not the full one, the day — unique among `taken` */
+/** a new class's name: the lesson, its size, the day — unique among `taken` */
 export function freshClassName(lesson: Lesson, size: ClassSize | null, day: string, taken: readonly string[]): string {
-  return uniqueName(`${lesson.short}${size && size !== 'full' ? ` · ${SIZE_WORDS[size]}` : ''} · ${day}`, taken);
+  return uniqueName(`${lesson.short}${size ? ` · ${SIZE_WORDS[size]}` : ''} · ${day}`, taken);
 }
 
 export interface ClassMember {
@@ -162,6 +162,9 @@ export interface ClassTest {
   /** Welch's test over the class's ends (null below two ends an arm; lesson 5: null), signed as the committed answer
    *  is — the pair's higher arm first (`order`), so the class's figure and the answer read the same way */
   test: DifferenceTest | null;
+  /** every arm's ends are equal (all 0 % at the smoke size, say): no spread, so no test can be made — `test` and
+   *  `pooled` are null then, and the page says so rather than "+0.0 points, p = 1" */
+  noSpread: boolean;
   /** the arms' indices in the order `test` takes them: [first, second] */
   order: [number, number];
   /** lesson 5 (one setting): the class's mean end with its t interval, and its SD a run */
@@ -195,13 +198,17 @@ export function classTest(
   const learners = new Set(members.map((m) => m.result.seed)).size;
   const committed = committedFigures(lesson, refs, answer);
   const order = armOrder(lesson);
+  const flat = (xs: readonly number[]) => xs.every((x) => x === xs[0]);
   if (lesson.seedsOnly) {
     const all = ends.flat();
-    const pooled = all.length >= 2 ? { mean: tInterval(all), sd: pooledSd([all]).sd } : null;
-    return { ends, learners, test: null, order, pooled, committed, power: null, sizeFor80: null };
+    const noSpread = all.length >= 2 && flat(all);
+    const pooled = all.length >= 2 && !noSpread ? { mean: tInterval(all), sd: pooledSd([all]).sd } : null;
+    return { ends, learners, test: null, noSpread, order, pooled, committed, power: null, sizeFor80: null };
   }
   const [first, second] = order.map((i) => ends[i]);
-  const test = first.length >= 2 && second.length >= 2 ? welchTest(first, second) : null;
+  const enough = first.length >= 2 && second.length >= 2;
+  const noSpread = enough && flat(first) && flat(second);
+  const test = enough && !noSpread ? welchTest(first, second) : null;
   const n = Math.min(ends[0].length, ends[1].length);
   const delta = committedDelta(committed);
   const power =
@@ -212,6 +219,7 @@ export function classTest(
     ends,
     learners,
     test,
+    noSpread,
     order,
     pooled: null,
     committed,

@@ -10,7 +10,7 @@
 // the mean (tInterval, narrower by √(n + 1)) is what the findings' tables report; the takeaway gives both.
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { studentTQuantile } from '../stats/intervals.ts';
-import { armConfig, LESSONS, runWindows } from './lessons.ts';
+import { armConfig, LESSON_SIZE, LESSONS, runWindows } from './lessons.ts';
 import { ema, metricInfo, metricName } from '../lab/metrics.ts';
 import { pooledSd } from '../stats/seedStatistics.ts';
 import { serializeHash } from '../lab/urlState.ts';
@@ -201,4 +201,20 @@ export function referenceWithMetricNames(ref: LessonReference): LessonReference 
   const settings = Object.fromEntries(Object.entries(ref.settings).map(([key, s]) =>
     [key, { ...s, train: renamed(s.train), windows: renamed(s.windows) }]));
   return { ...ref, settings };
+}
+
+/**
+ * The shipped starting point at `scale` as the lessons measure it: the step-0 evaluation of the committed runs of the
+ * lessons' plain setting (GRPO, the sum reward, at the lessons' size) — its success and the queries behind it. The
+ * Starting point card sets it beside its own figure (fewer queries, free decoding), so the two are not read as one
+ * figure that changed. null where the reference has no such setting or no step-0 figure.
+ */
+export function lessonStartOf(
+  reference: LessonReference | null,
+  scale: LabConfig['scale'],
+): { success: number; queries: number } | null {
+  const key = settingKey({ ...defaultConfig(), ...LESSON_SIZE, scale } as LabConfig);
+  const ref = reference?.settings[key];
+  const start = ref?.eval.start[0];
+  return ref && start !== undefined && ref.eval.queries > 0 ? { success: start, queries: ref.eval.queries } : null;
 }

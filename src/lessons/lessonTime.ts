@@ -4,7 +4,15 @@
 // start, its steps and its evaluations — the starting point's, every evalEvery steps, and the final one — and at
 // the lessons' size (300 validation queries and 100 tool-QA tasks each) the evaluations are a large part of it.
 import type { LabConfig } from '../lab/config.ts';
-import { evaluationsLeft, isFirstGuess, runsTimeMs, runTimeLeftMs, type StepSample } from '../lab/runEstimate.ts';
+import {
+  estimateWords,
+  evaluationsLeft,
+  formatEta,
+  isFirstGuess,
+  runsTimeMs,
+  runTimeLeftMs,
+  type StepSample,
+} from '../lab/runEstimate.ts';
 import { armConfig, type Lesson } from './lessons.ts';
 
 /** the evaluations a run makes: the starting point's (step 0), every evalEvery steps, and after the last */
@@ -48,4 +56,57 @@ export function measuredFor(
     seconds: measured.mode === 'parallel' ? measured.wallSeconds : measured.wallSeconds / 2,
     words: 'for one arm',
   };
+}
+
+/** where a lesson's one time comes from */
+export type EstimateSource = 'here' | 'lab' | 'first-guess';
+
+export interface LessonEstimate {
+  ms: number;
+  source: EstimateSource;
+  /** the time in words with where it holds: 'about 9 min 40 s here', 'about 16 min 0 s on the lab's 2-core machine' */
+  words: string;
+  /** the time alone: 'about 9 min 40 s' */
+  short: string;
+}
+
+/**
+ * The one time of a lesson at a size, said the same in the Lessons list, the lesson page, its sheet and the plan of
+ * a period: this machine's estimate from its own runs (lessonTimeMs); before any run here at the full size, the time
+ * measured on the lab's machine (`measured`, results/lessons/timings.json); else the calibration's first guess.
+ * null: nothing to say yet.
+ */
+export function lessonEstimate(
+  lesson: Lesson,
+  size: Partial<LabConfig>,
+  samples: readonly StepSample[],
+  o: {
+    arms?: number;
+    seedsAnArm?: number;
+    atOnce?: number;
+    measured?: { wallSeconds: number; mode: string; cores: number } | null;
+  } = {},
+): LessonEstimate | null {
+  const arms = o.arms ?? lesson.arms.length;
+  const here = lessonTimeMs(lesson, size, samples, o);
+  const guess = lessonFirstGuess(lesson, size, samples);
+  const fullSize = Object.keys(size).length === 0;
+  const seeds = o.seedsAnArm ?? 1;
+  if (here !== null && !guess) {
+    const short = `about ${formatEta(here)}`;
+    return { ms: here, source: 'here', short, words: `${short} here` };
+  }
+  if (fullSize && o.measured && seeds === 1 && (o.atOnce ?? 1) === 1) {
+    const ms = measuredFor(arms, o.measured).seconds * 1000;
+    const short = `about ${formatEta(ms)}`;
+    return {
+      ms,
+      source: 'lab',
+      short,
+      words: `${short} on the lab's ${o.measured.cores}-core machine`,
+    };
+  }
+  if (here === null) return null;
+  const short = estimateWords(here, true);
+  return { ms: here, source: 'first-guess', short, words: `${short} here` };
 }

@@ -32,6 +32,11 @@ export const SMOKE_SIZE: Partial<LabConfig> = {
   trainSize: 20,
 };
 
+/** a run at the smoke size: every setting SMOKE_SIZE sets is its (a page at one size never shows a sitting of the
+ *  other) */
+export const isSmokeRun = (config: Readonly<Record<string, unknown>>): boolean =>
+  Object.entries(SMOKE_SIZE).every(([k, v]) => config[k] === v);
+
 /** the settings a size may change; an arm's run keeps the rest of its lesson's setting */
 export const SIZE_KEYS = [...new Set([...Object.keys(LESSON_SIZE), ...Object.keys(SMOKE_SIZE)])] as (keyof LabConfig)[];
 
@@ -312,4 +317,16 @@ export function lessonById(id: string): Lesson | undefined {
 /** the complete config of an arm's run: defaults, the findings' standard size, the arm, the seed */
 export function armConfig(arm: LessonArm, seed: number, size: Partial<LabConfig> = {}): LabConfig {
   return { ...defaultConfig(), ...LESSON_SIZE, ...arm.config, ...size, seed } as LabConfig;
+}
+
+/**
+ * In an episode's tool calls, the first that failed and what the agent did next (its next call, or that it wrote its
+ * plan): the moment a tool-failures lesson is about. null when no call failed.
+ */
+export function afterFailure(
+  calls: readonly { call: string; error: boolean; injected?: boolean }[],
+): { failed: string; injected: boolean; next: string | null; index: number } | null {
+  const i = calls.findIndex((c) => c.error);
+  if (i < 0) return null;
+  return { failed: calls[i].call, injected: !!calls[i].injected, next: calls[i + 1]?.call ?? null, index: i };
 }

@@ -4,7 +4,8 @@
 // store's message and offers to prune old checkpoints, after which the worker writes what it owes.
 // LabState owns one of these. It writes only its own fields: it asks the run player (runPlayer.svelte.ts) to put
 // a new worker in place, to resume a run or to show it interrupted. Nothing here touches tfjs.
-import { keptCurve } from '../lab/resumeNotice.ts';
+import { keptCurve, resumeWords } from '../lab/resumeNotice.ts';
+import { lessonById } from '../lessons/lessons.ts';
 import { isQuotaError } from '../store/labStore.ts';
 import type { BackendName, InterruptedRun, RunProgress } from '../worker/api.ts';
 import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
@@ -113,22 +114,34 @@ export class RunRecovery {
     }
   }
 
+  /** the run as the learner knows it: a lesson's arm, or their run (never its internal id) */
+  private nameOf(runId: string): { name: string; lesson: boolean } {
+    const tag = this.store.runs.find((r) => r.id === runId)?.lesson;
+    const lesson = tag ? lessonById(tag.id) : undefined;
+    const arm = lesson?.arms.find((a) => a.key === tag?.arm);
+    if (lesson && arm) return { name: `the “${arm.label}” arm of the lesson “${lesson.title}”`, lesson: true };
+    return { name: 'your run', lesson: false };
+  }
+
   /** Continues a run from its newest checkpoint, saying so. */
   private async resumeRun(runId: string, why: string): Promise<void> {
     const from = (await this.store.checkpointSteps(runId)).at(-1);
+    const { name, lesson } = this.nameOf(runId);
     if (from === undefined) {
-      this.notice = `${why}, before run ${runId} stored its first checkpoint: start it again.`;
+      // a lesson's sitting starts such an arm again by itself (lessonRuns.svelte.ts continueSession)
+      this.notice = resumeWords.noCheckpoint(why, name, lesson);
       return;
     }
+    this.notice = resumeWords.resuming(why, name, from);
     await this.player.start(runId);
     if (this.player.actionError) {
-      this.notice = `${why}; run ${runId} could not be resumed: ${this.player.actionError}`;
+      this.notice = resumeWords.failed(why, name, this.player.actionError);
       return;
     }
     // what the store kept, read back rather than assumed
     const kept = (await this.store.readMetrics(runId).catch(() => undefined))?.items ?? [];
     const curve = keptCurve(kept.map((p) => p.step), from);
-    this.notice = `${why}: run ${runId} resumed by itself from its checkpoint at step ${from}; ${curve}.`;
+    this.notice = resumeWords.resumed(why, name, from, curve);
   }
 
   /** Replaces the worker (a crash, or a lost GPU device) and resumes its run from the newest checkpoint. */
@@ -154,8 +167,7 @@ export class RunRecovery {
       this.restarts[runId] = tries;
       if (tries > MAX_AUTO_RESTARTS) {
         this.player.markInterrupted(runId);
-        this.notice = `${why} again. Run ${runId} was resumed ${MAX_AUTO_RESTARTS} times already; `
-          + 'resume it from the run list when ready.';
+        this.notice = resumeWords.tooOften(why, this.nameOf(runId).name, MAX_AUTO_RESTARTS);
         return;
       }
       await this.resumeRun(runId, `${why}; the backend was restarted (${backend.label})`);

@@ -1,3 +1,4 @@
+import { EVAL_FIXED_QUERIES, STEP_FIXED_ROLLOUTS } from '../../src/lab/runEstimate.ts';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 import { findingById } from '../../src/findings/findings.ts';
@@ -77,9 +78,11 @@ describe('the queue', () => {
 });
 
 describe('ETA', () => {
-  it('scales a measured step time by model size and rollouts, preferring the same scale', () => {
+  it('scales a measured step time by model size and rollouts (its fixed part aside), preferring the same scale', () => {
     const s = cfg({ scale: 's', groupSize: 4, queriesPerStep: 1 });
-    expect(estimateStepMs(cfg({ scale: 's', groupSize: 8, queriesPerStep: 1 }), [{ config: s, meanStepMs: 1000 }])).toBeCloseTo(2000);
+    // twice the rollouts: twice the rollouts' part, the same fixed part
+    expect(estimateStepMs(cfg({ scale: 's', groupSize: 8, queriesPerStep: 1 }), [{ config: s, meanStepMs: 1000 }]))
+      .toBeCloseTo((1000 * (8 + STEP_FIXED_ROLLOUTS)) / (4 + STEP_FIXED_ROLLOUTS));
     expect(estimateStepMs(cfg({ scale: 'm', groupSize: 4, queriesPerStep: 1 }), [{ config: s, meanStepMs: 1000 }])).toBeCloseTo(2000);
     const samples = [{ config: s, meanStepMs: 1000 }, { config: cfg({ scale: 'l', groupSize: 4, queriesPerStep: 1 }), meanStepMs: 99_999 }];
     expect(estimateStepMs(s, samples)).toBeCloseTo(1000);
@@ -114,9 +117,11 @@ describe('ETA', () => {
     const q = enqueue(emptyQueue(), [{ label: 'a', config: run }]);
     const stored = [{ config: cfg({ scale: 's' }), meanStepMs: 2000, meanEvalMs: 20_000 }];
     expect(queueEta(q, stored).totalMs).toBeCloseTo(3 * 2000 + 2 * 20_000);
-    // an evaluation of twice the queries and tasks costs twice the time
+    // an evaluation of twice the queries and tasks costs twice their part of the time, its fixed part once
     const bigger = cfg({ scale: 's', evalQueries: 2 * run.evalQueries, evalToolQa: 2 * run.evalToolQa });
-    expect(queueEta(q, [{ ...stored[0], config: bigger }]).totalMs).toBeCloseTo(3 * 2000 + 2 * 10_000);
+    const units = run.evalQueries + run.evalToolQa;
+    const evalMs = (20_000 * (units + EVAL_FIXED_QUERIES)) / (2 * units + EVAL_FIXED_QUERIES);
+    expect(queueEta(q, [{ ...stored[0], config: bigger }]).totalMs).toBeCloseTo(3 * 2000 + 2 * evalMs);
   });
 
   it('formats durations', () => {

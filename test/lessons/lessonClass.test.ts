@@ -59,6 +59,31 @@ describe('a class of result links', () => {
     expect(twoSampleTPower({ n: t.sizeFor80! - 1, delta, sd: c.sd, alpha: 0.05 })).toBeLessThan(0.8);
   });
 
+  it('ends with no spread (all equal in each arm, as smoke ends often are) are no test, not "+0.0 points, p = 1"', () => {
+    const lines = ['failures', 'clean'].flatMap((arm) => [0, 1, 2].map((i) => link({ arm, seed: 300 + i, endSuccesses: 0, setting: settingHash(arm) })));
+    const flat = classTest(lesson, addToClass(lesson, [], lines).members, refsOf('tool-failures'));
+    expect(flat.noSpread).toBe(true);
+    expect(flat.test).toBeNull();
+    // one end apart is spread enough for Welch's test
+    const spread = classTest(lesson, addToClass(lesson, [], [...lines, link({ arm: 'clean', seed: 310, endSuccesses: 3, setting: settingHash('clean') })]).members, refsOf('tool-failures'));
+    expect(spread.noSpread).toBe(false);
+    expect(spread.test!.p).toBeGreaterThan(0);
+    const seeds = lessonById('seeds')!;
+    const same = [0, 1].map((i) => `#lesson=seeds&result=${encodeResult({ ...base, lesson: 'seeds', arm: 'seed-a', seed: 400 + i, endSuccesses: 5, mechanism: [1], setting: settingHash('s') })}`);
+    const pooled = classTest(seeds, addToClass(seeds, [], same).members, refsOf('seeds'));
+    expect([pooled.noSpread, pooled.pooled]).toEqual([true, null]);
+  });
+
+  it('a class of a chosen size refuses a link of the other size with its reason, and keeps its size', () => {
+    const smokeRun = { ...base, arm: 'failures', seed: 500, queries: 4, endSuccesses: 0, startSuccesses: 0, setting: settingHash(settingKey(armConfig(lesson.arms[0], 1, SMOKE_SIZE))) };
+    const out = addToClass(lesson, [], [`#lesson=tool-failures&result=${encodeResult(smokeRun)}`], 'full');
+    expect(out.accepted).toEqual([]);
+    expect(out.size).toBe('full');
+    expect(out.rejected.map((r) => r.reason)).toEqual(['size']);
+    expect(out.rejected[0].message).toMatch(/smoke-size run .* in a full-size class/);
+    expect(addToClass(lesson, [], [`#lesson=tool-failures&result=${encodeResult(smokeRun)}`], 'smoke').accepted).toHaveLength(1);
+  });
+
   it('without an answer (no table), falls back to the committed seeds\' ends, in the lesson\'s arm order', () => {
     const t = classTest(lesson, [], refsOf('tool-failures'));
     expect(t.committed!.answer).toBeNull();
@@ -131,7 +156,8 @@ describe('a class is of one size', () => {
     const day = '2026-12-05';
     expect(freshClassName(lesson, null, day, [])).toBe('Tool failures · 2026-12-05');
     expect(freshClassName(lesson, 'smoke', day, [])).toBe('Tool failures · smoke size · 2026-12-05');
-    expect(freshClassName(lesson, 'full', day, ['Tool failures · 2026-12-05'])).toBe('Tool failures · 2026-12-05 #2');
+    expect(freshClassName(lesson, 'full', day, [])).toBe('Tool failures · full size · 2026-12-05');
+    expect(freshClassName(lesson, 'full', day, ['Tool failures · full size · 2026-12-05'])).toBe('Tool failures · full size · 2026-12-05 #2');
     expect(uniqueName('A', ['a', ' A #2 '])).toBe('A #3');
   });
 });

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/lab/config.ts';
-import { predictionBand, settingKey, settingReference, windowMean, type CommittedRun } from '../../src/lessons/lessonReference.ts';
+import { lessonStartOf, predictionBand, settingKey, settingReference, windowMean, type CommittedRun } from '../../src/lessons/lessonReference.ts';
 
 function run(seed: number, success: number[], end: number): CommittedRun {
   return {
@@ -46,5 +47,17 @@ describe('lesson reference', () => {
   it('refuses seeds that disagree on the run, and no seeds at all', () => {
     expect(() => settingReference('k', [run(1, [0.1, 0.2], 0.3), run(2, [0.1], 0.3)], ['success'])).toThrow(/training steps/);
     expect(() => settingReference('k', [], ['success'])).toThrow(/no committed runs/);
+  });
+});
+
+describe('the shipped starting point as the lessons measure it', () => {
+  it('is the step-0 evaluation of the lessons\' plain setting at the scale, with its queries', () => {
+    const reference = JSON.parse(readFileSync('results/lessons/reference.json', 'utf8'));
+    const m = lessonStartOf(reference, 'm')!;
+    expect(m.queries).toBe(300);
+    expect(m.success).toBe(reference.settings['evalEvery=40&evalQueries=300&evalToolQa=100'].eval.start[0]);
+    expect(lessonStartOf(reference, 's')!.success).toBe(reference.settings['scale=s&evalEvery=40&evalQueries=300&evalToolQa=100'].eval.start[0]);
+    expect(lessonStartOf(reference, 'l')).toBeNull();
+    expect(lessonStartOf(null, 'm')).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stepSamplesFor } from '../../src/lab/backendChoice.ts';
 import { armConfig, LESSONS } from '../../src/lessons/lessons.ts';
+import { EVAL_FIXED_QUERIES } from '../../src/lab/runEstimate.ts';
 import { armTimeMs, evaluationCount, measuredFor } from '../../src/lessons/lessonTime.ts';
 
 // the bug: the own-machine estimate was step × (steps + 1), the evaluations left out
@@ -20,9 +21,10 @@ describe('a lesson arm\'s time on this machine', () => {
   it('is the steps plus the evaluations, each at the time this backend\'s runs measured', () => {
     const samples = stepSamplesFor([run(5_000, 60_000)], 'wasm', []);
     expect(armTimeMs(arm, samples)).toBe(40 * 5_000 + 2 * 60_000);
-    // a run of another evaluation size scales by the queries and tasks evaluated
+    // a run of another evaluation size scales by the queries and tasks evaluated, the evaluation's fixed part aside
     const small = { ...run(5_000, 6_000), config: { ...arm, evalQueries: 30, evalToolQa: 10 } };
-    expect(armTimeMs(arm, stepSamplesFor([small], 'wasm', []))).toBe(40 * 5_000 + 2 * 60_000);
+    const evalMs = (6_000 * (400 + EVAL_FIXED_QUERIES)) / (40 + EVAL_FIXED_QUERIES);
+    expect(armTimeMs(arm, stepSamplesFor([small], 'wasm', []))).toBeCloseTo(40 * 5_000 + 2 * evalMs);
   });
 
   it('without a timed evaluation (runs of older builds) counts each as one step', () => {

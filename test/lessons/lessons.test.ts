@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RL_METRICS } from '../../src/lab/metrics.ts';
-import { armConfig, LESSON_IDS, LESSON_SIZE, LESSONS } from '../../src/lessons/lessons.ts';
-import { referenceWithMetricNames, lessonSettings, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
+import { afterFailure, armConfig, isSmokeRun, LESSON_IDS, LESSON_SIZE, LESSONS, lessonById, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
+import { referenceWithMetricNames, lessonSettings, settingKey, settingReference, type LessonReference } from '../../src/lessons/lessonReference.ts';
 import { runDirName, STANDARD } from '../../src/cli/commands/sweep.ts';
 import { committedRuns, referenceMaxSeed } from '../../src/cli/commands/lessons.ts';
 
@@ -48,5 +48,37 @@ describe('the lessons', () => {
       const fresh = runs.length ? settingReference(s.key, runs, s.metrics) : undefined;
       expect(committed.settings[s.key], `${s.key}: results/lessons/reference.json is stale; run npm run cli -- lessons`).toEqual(fresh);
     }
+  });
+});
+
+describe('a run\'s size', () => {
+  it('is smoke when every smoke setting is its, so the full-size page never shows a smoke sitting', () => {
+    for (const lesson of LESSONS) {
+      expect(isSmokeRun(armConfig(lesson.arms[0], 3, SMOKE_SIZE))).toBe(true);
+      expect(isSmokeRun(armConfig(lesson.arms[0], 3))).toBe(false);
+    }
+    // one smoke setting changed (a full run with the smoke's steps) is not a smoke run
+    expect(isSmokeRun({ ...armConfig(LESSONS[0].arms[0], 1, SMOKE_SIZE), evalQueries: 300 })).toBe(false);
+  });
+});
+
+describe('an episode\'s failed tool call', () => {
+  it('is the first call that failed, with what the agent did next', () => {
+    const calls = [
+      { call: 'SearchCity(Texas)', error: false },
+      { call: 'SearchAttraction(Dothan)', error: true, injected: true },
+      { call: 'SearchAttraction(Dothan)', error: false },
+    ];
+    expect(afterFailure(calls)).toEqual({ failed: 'SearchAttraction(Dothan)', injected: true, next: 'SearchAttraction(Dothan)', index: 1 });
+    expect(afterFailure(calls.slice(0, 2))!.next).toBeNull(); // it wrote its plan
+    expect(afterFailure(calls.slice(0, 1))).toBeNull();
+  });
+
+  it('every setting a lesson runs has a committed episode, and the tool-failures arm one with a failed call', () => {
+    const episodes = JSON.parse(readFileSync('results/lessons/episodes.json', 'utf8')) as { settings: Record<string, { trajectory: { calls: { call: string; error: boolean }[] } }> };
+    for (const lesson of LESSONS)
+      for (const arm of lesson.arms) expect(episodes.settings[settingKey(armConfig(arm, 1))], `${lesson.id} ${arm.key}`).toBeDefined();
+    const failures = lessonById('tool-failures')!.arms.find((a) => a.key === 'failures')!;
+    expect(afterFailure(episodes.settings[settingKey(armConfig(failures, 1))].trajectory.calls)).not.toBeNull();
   });
 });

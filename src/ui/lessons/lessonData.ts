@@ -120,4 +120,27 @@ const tableTexts = import.meta.glob('/results/findings/*/table.json', {
 
 export const LESSON_REFERENCE = readReference(referenceTexts);
 export const LESSON_TIMINGS = read(timingTexts, '/results/lessons/timings.json', TimingsSchema);
+
+/** one committed rollout of each setting a lesson runs, after training (scripts/lesson-episodes.mjs) */
+const EpisodesSchema = v.object({
+  command: v.string(),
+  settings: v.record(
+    v.string(),
+    v.object({
+      where: v.string(),
+      seed: num,
+      step: num,
+      reward: num,
+      /** a SampleEpisode (src/worker/sampleEpisode.ts); the episode card checks its shape */
+      trajectory: v.record(v.string(), v.unknown()),
+    }),
+  ),
+});
+export type LessonEpisodes = v.InferOutput<typeof EpisodesSchema>;
+const episodeTexts = import.meta.glob('/results/lessons/episodes.json', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+}) as Record<string, string>;
+export const LESSON_EPISODES = read(episodeTexts, '/results/lessons/episodes.json', EpisodesSchema);
 export const pairTest = (pair: FindingPair): PairTest | null => readPairTest(tableTexts, pair);

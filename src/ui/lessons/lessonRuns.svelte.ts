@@ -8,7 +8,7 @@
 // starts again); when an arm finishes, the next one starts.
 // Nothing here touches tfjs.
 import { untrack } from 'svelte';
-import { armConfig, lessonById, LESSONS, SIZE_KEYS, type Lesson } from '../../lessons/lessons.ts';
+import { armConfig, isSmokeRun, lessonById, LESSONS, SIZE_KEYS, type Lesson } from '../../lessons/lessons.ts';
 import type { LabConfig } from '../../lab/config.ts';
 import { configFromRecord } from '../../lab/urlState.ts';
 import { LabStore } from '../../store/labStore.ts';
@@ -75,8 +75,8 @@ export class LessonRuns {
     return this.cores >= PARALLEL_CORES;
   }
 
-  /** the stored sessions of a lesson, newest first */
-  sessions(lessonId: string): Session[] {
+  /** the stored sessions of a lesson, newest first; with `smoke`, only those of that size */
+  sessions(lessonId: string, smoke?: boolean): Session[] {
     const lesson = lessonById(lessonId);
     if (!lesson) return [];
     const byId: Record<string, Session> = {};
@@ -95,7 +95,9 @@ export class LessonRuns {
       if (!s.runs[tag.arm] || s.runs[tag.arm].createdAt < run.createdAt) s.runs[tag.arm] = run;
       s.createdAt = Math.min(s.createdAt, run.createdAt);
     }
-    return Object.values(byId).sort((a, b) => b.createdAt - a.createdAt);
+    return Object.values(byId)
+      .filter((s) => smoke === undefined || Object.values(s.runs).some((r) => isSmokeRun(r.config) === smoke))
+      .sort((a, b) => b.createdAt - a.createdAt);
   }
 
   /** the page is resuming or continuing this sitting by itself right now (its halted arms are about to train) */
