@@ -165,6 +165,6 @@ export function curvesOf(r: RunResult): { curves: SharedCurves; charted: string[
       ? 'This link was made by an earlier version of the page: it carries the evaluations only, no training curves.'
       : n === 0
         ? 'This run has no training step yet: only its evaluations are drawn.'
-        : `Training curves as the link carries them: ${n} of the run's steps${n === MAX_SERIES_POINTS ? ' (evenly spaced)' : ''}, each value rounded to 1/63 of its curve's range; the evaluations are exact.`;
+        : `Training curves as the link carries them: ${n} of the run's steps${n === MAX_SERIES_POINTS ? ' (evenly spaced)' : ''}, each value rounded to one of 63 levels between its curve's lowest and highest; the evaluations are exact.`;
   return { curves, charted, curvesNote };
 }
