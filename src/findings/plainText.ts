@@ -76,7 +76,7 @@ const metricOfLabel = (label: string): CellMetric => (/\bOOD\b/.test(label) ? 'o
 export function sidePhrase(finding: string, label: string): string | null {
   if (label === START_LABEL) return null;
   const [row, col] = label.split(' · ');
-  const side = SIDES[finding as FindingId];
+  const side = (SIDES as Partial<Record<string, (row: string, col: string) => string>>)[finding];
   return side && col !== undefined ? side(row, col) : label;
 }
 

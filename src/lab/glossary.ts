@@ -4,7 +4,7 @@
 // entry. A knob's own line stays in the settings table (config.ts) and a metric's in the metrics catalogue
 // (metrics.ts): an entry for one of those names it instead of repeating it. Pure data: no tfjs, no DOM.
 import { SETTINGS, type SettingKey } from './config.ts';
-import { metricInfo } from './metrics.ts';
+import { metricInfo, RL_METRICS } from './metrics.ts';
 
 export interface GlossaryEntry {
   id: string;
@@ -116,6 +116,13 @@ const DECLARED: Readonly<Record<string, Declared>> = {
     names: ['ARPO'],
     from: {
       text: 'A variant of GRPO for tool-using agents (Dong et al. 2025): where the agent is unsure after a tool answers, it branches into extra partial rollouts. It spends its budget of attempts where the choices matter.',
+    },
+  },
+  algorithm: {
+    term: 'Algorithm',
+    names: ['algorithm', 'RL algorithm'],
+    from: {
+      text: 'The recipe that turns rewards into changes of the agent: GRPO, or its variants DAPO and ARPO. All three compare rollouts within a group.',
     },
   },
   ppo: {
@@ -288,6 +295,32 @@ const DECLARED: Readonly<Record<string, Declared>> = {
     names: ['interim'],
     from: { text: 'Not all the planned seeds have finished yet, so no call is made.' },
   },
+  isolation: {
+    term: 'Cross-origin isolation (COOP, COEP)',
+    names: ['COOP', 'COEP', 'cross-origin isolated', 'cross-origin isolation'],
+    from: {
+      text: 'Two headers a web server sends (COOP and COEP) that let the page train on several CPU threads at once. Without them it trains on one.',
+    },
+  },
+  smoothing: {
+    term: 'Smoothing (EMA)',
+    names: ['EMA', 'smoothing', 'smoothed'],
+    from: {
+      text: 'A running average over recent steps (an exponential moving average) that steadies a noisy curve. Evaluations are drawn as measured, never smoothed.',
+    },
+  },
+  'learning-rate': {
+    term: 'Learning rate (LR)',
+    names: ['learning rate', 'LR'],
+    from: { text: 'How big a change each update may make to the model: too small and it learns slowly, too large and it forgets.' },
+  },
+  'kv-cache': {
+    term: 'KV cache',
+    names: ['KV', 'KV cache'],
+    from: {
+      text: 'The model’s memory of the words it has already read, kept so that writing each next word does not reread them all.',
+    },
+  },
   'training-queries': { term: 'Training queries', names: ['training queries'], from: { setting: 'trainSize' } },
   mix: { term: 'Difficulty mix', names: ['difficulty mix', 'hard only', 'hard-only'], from: { setting: 'mix' } },
   'tool-failures': {
@@ -308,7 +341,7 @@ const DECLARED: Readonly<Record<string, Declared>> = {
 /** acronyms on the page that are everyday computing words, not the study's jargon: no entry needed */
 export const PLAIN_ACRONYMS: readonly string[] = [
   'CPU', 'GPU', 'CSV', 'JSON', 'URL', 'QR', 'ID', 'OK', 'CLI', 'PNG', 'SVG', 'MB', 'GB', 'KB', 'UTC', 'ETA', 'WASM',
-  'AI', 'LLM', 'NPM', 'HTML', 'PDF', 'S', 'M', 'L', 'A', 'B', 'I', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', 'STAR',
+  'AI', 'LLM', 'NPM', 'AM', 'PM', 'BBQ', 'HTML', 'PDF', 'S', 'M', 'L', 'A', 'B', 'I', 'T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7', 'STAR',
 ];
 
 function resolve(id: string, d: Declared): GlossaryEntry {
@@ -317,9 +350,20 @@ function resolve(id: string, d: Declared): GlossaryEntry {
   return { id, term: d.term, names: d.names ?? [d.term], text };
 }
 
-export const GLOSSARY: Readonly<Record<string, GlossaryEntry>> = Object.fromEntries(
-  Object.entries(DECLARED).map(([id, d]) => [id, resolve(id, d)]),
-);
+/** the id of a chart's own entry: its metric's line in the metrics catalogue (a chart title the concepts above do not
+ * name) */
+export const metricTermId = (key: string) => `metric:${key}`;
+
+export const GLOSSARY: Readonly<Record<string, GlossaryEntry>> = Object.fromEntries([
+  ...Object.entries(DECLARED).map(([id, d]) => [id, resolve(id, d)]),
+  // named by their chart, never found in running text: their labels ("Success", "Reward") are the concepts' words
+  ...RL_METRICS.map((m) => [metricTermId(m.key), { id: metricTermId(m.key), term: m.label, names: [], text: m.doc }]),
+]);
+
+/** the entry a chart of a metric explains its title with: the concept its label names, else the metric's own line */
+export function chartTermId(metric: { key: string; label: string }): string {
+  return entryNamed(metric.label)?.id ?? metricTermId(metric.key);
+}
 
 export type GlossaryId = keyof typeof DECLARED & string;
 
@@ -356,7 +400,8 @@ export function termsIn(text: string): string[] {
 
 /** acronym-like tokens of a text (two or more capitals, maybe with digits: GRPO, KL, OOD, TOST) */
 export function acronymsIn(text: string): string[] {
-  return [...new Set(text.match(/(?<![\w-])[A-Z][A-Z0-9]+(?![\w-])/gu) ?? [])];
+  // two capitals or more, maybe a digit or two after (T7, CRC32); not a code of letters and many digits (F7051796)
+  return [...new Set(text.match(/(?<![\w-])[A-Z]{2,}\d{0,2}(?![\w-])/gu) ?? [])];
 }
 
 /** the acronyms of a text that neither an entry names nor PLAIN_ACRONYMS lists: jargon the page does not explain */
@@ -370,4 +415,41 @@ export function sentenceCount(text: string): number {
     .replace(/\bet al\./g, 'et al')
     .split(/(?<=[.!?])\s+(?=[A-Z"“])/u)
     .filter((s) => s.trim()).length;
+}
+
+/** a text cut into its plain runs and its terms: the first place each entry is named, longest names first (so
+ * "validation success" is one term, not "validation" and "success"); `skip`: entries not to mark (already
+ * explained nearby) */
+export function glossSegments(text: string, skip: readonly string[] = []): { text: string; id?: string }[] {
+  const names = Object.values(GLOSSARY)
+    .filter((e) => !skip.includes(e.id))
+    .flatMap((e) => e.names.map((name) => ({ name, id: e.id })))
+    .sort((a, b) => b.name.length - a.name.length);
+  // every mention of a longer name claims its words, marked or not: "validation success" said twice is never
+  // "validation" and "success" the second time
+  const claimed: { start: number; end: number }[] = [];
+  const hits: { start: number; end: number; id: string }[] = [];
+  const taken = new Set<string>();
+  for (const { name, id } of names) {
+    const re = new RegExp(`(?<![\\w-])${escape(name)}(?![\\w-])`, isAcronym(name) ? 'gu' : 'giu');
+    for (const m of text.matchAll(re)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (claimed.some((h) => start < h.end && h.start < end)) continue;
+      claimed.push({ start, end });
+      if (taken.has(id)) continue;
+      hits.push({ start, end, id });
+      taken.add(id);
+    }
+  }
+  hits.sort((a, b) => a.start - b.start);
+  const out: { text: string; id?: string }[] = [];
+  let at = 0;
+  for (const h of hits) {
+    if (h.start > at) out.push({ text: text.slice(at, h.start) });
+    out.push({ text: text.slice(h.start, h.end), id: h.id });
+    at = h.end;
+  }
+  if (at < text.length) out.push({ text: text.slice(at) });
+  return out;
 }
