@@ -26,6 +26,7 @@ export interface PlainComparison {
 const METRIC_WORDS: Record<CellMetric, string> = { success: 'success', ood: 'out-of-domain (OOD) accuracy' };
 const pts = (x: number) => `${Math.abs(x).toFixed(1)} point${Math.abs(x).toFixed(1) === '1.0' ? '' : 's'}`;
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+const verb = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
 /** the figure itself: "gains 17.5 points more success than with B" / "ends 3.1 points lower in success than with B" */
 function amount(x: PlainComparison, d: number): string {
@@ -80,7 +81,8 @@ export function sidePhrase(finding: string, label: string): string | null {
   return side && col !== undefined ? side(row, col) : label;
 }
 
-/** what a finding's pair needs: the committed comparison (committedComparison.ts) or a table's pair (findingGains.ts) */
+/** what a finding's pair needs: the committed comparison (committedComparison.ts) or a table's pair
+ * (findingGains.ts) */
 export interface PlainPairInput {
   higher: string;
   lower: string;
@@ -109,11 +111,29 @@ export function plainFinding(finding: string, pairs: readonly PlainPairInput[]):
   if (pairs.some((p) => p.call === 'interim'))
     return `Not every planned seed has run yet, so the ${pairs.length} comparisons make no call.`;
   const n = (c: PairCall) => pairs.filter((p) => p.call === c).length;
-  const same = pairs.filter((p) => p.call === 'not resolved' && p.equivalence?.shown).length;
-  const parts = [
-    `${n('supports')} of the ${pairs.length} comparisons the paper makes come out its way, well beyond seed-to-seed chance`,
-    ...(n('contradicts') ? [`${n('contradicts')} the other way, also beyond chance`] : []),
-    `${n('not resolved')} show no difference detected${same ? ` (${same} of them the same within the equivalence test's ±δ)` : ''}`,
-  ];
-  return `${cap(parts.join('; '))}.`;
+  const [yes, no, open] = [n('supports'), n('contradicts'), n('not resolved')];
+  const same = pairs.filter((p) => p.call === 'not resolved' && p.equivalence?.shown);
+  const deltas = [...new Set(same.map((p) => p.equivalence!.delta))];
+  const parts =
+    yes || no
+      ? [
+          ...(yes
+            ? [
+                `${yes} of the ${pairs.length} comparisons the paper makes ${verb(yes, 'comes', 'come')} out its way, well beyond seed-to-seed chance`,
+              ]
+            : []),
+          ...(no
+            ? [
+                `${no} ${yes ? '' : `of the ${pairs.length} comparisons the paper makes `}${verb(no, 'comes', 'come')} out the other way, well beyond seed-to-seed chance`,
+              ]
+            : []),
+          ...(open ? [`${open} ${verb(open, 'shows', 'show')} no difference detected`] : []),
+        ]
+      : [
+          `none of the ${pairs.length} comparisons the paper makes shows a difference beyond seed-to-seed chance (no difference detected)`,
+        ];
+  const within = same.length
+    ? `; in ${same.length === pairs.length ? 'all' : same.length} of them the equivalence test puts the two settings within ±${deltas.join(' or ±')} points`
+    : '';
+  return `${cap(parts.join('; '))}${within}.`;
 }

@@ -73,7 +73,14 @@ describe('plain sentence of a comparison', () => {
       { ...t7, call: 'not resolved' as const, difference: 4, equivalence: { delta: 5, shown: false } },
     ];
     expect(plainFinding('T7', pairs)).toBe(
-      "1 of the 3 comparisons the paper makes come out its way, well beyond seed-to-seed chance; 2 show no difference detected (1 of them the same within the equivalence test's ±δ).",
+      '1 of the 3 comparisons the paper makes comes out its way, well beyond seed-to-seed chance; 2 show no difference detected; in 1 of them the equivalence test puts the two settings within ±5 points.',
+    );
+    const none = pairs.slice(1).map((p) => ({ ...p, equivalence: { delta: 12, shown: true } }));
+    expect(plainFinding('T1', none)).toBe(
+      'None of the 2 comparisons the paper makes shows a difference beyond seed-to-seed chance (no difference detected); in all of them the equivalence test puts the two settings within ±12 points.',
+    );
+    expect(plainFinding('T7', [{ ...t7, call: 'contradicts' as const, difference: -9 }, pairs[2]])).toBe(
+      '1 of the 2 comparisons the paper makes comes out the other way, well beyond seed-to-seed chance; 1 shows no difference detected.',
     );
     expect(plainFinding('T7', [{ ...t7, call: 'interim', difference: 1 }, pairs[0]])).toMatch(/make no call/);
   });
