@@ -162,7 +162,7 @@ const JARGON = [
 
 /** the words a view shows that the glossary does not explain: acronyms with no entry, and jargon never marked up */
 export async function glossaryProblems(page, glossary) {
-  const { all, prose, marked } = await page.evaluate(() => {
+  const { all, prose, marked, missing } = await page.evaluate(() => {
     // every text the view shows, as written (not as a style upper-cases it); prose: the view's own running text,
     // headings and labels (in <main>, below the header) — not a link's, a button's, a menu's or a chart drawing's,
     // which cannot hold a term's button
@@ -187,9 +187,11 @@ export async function glossaryProblems(page, glossary) {
       all: all.join(' '),
       prose,
       marked: [...document.querySelectorAll('[data-term]')].map((el) => el.getAttribute('data-term')),
+      missing: [...document.querySelectorAll('[data-term-missing]')].map((el) => el.getAttribute('data-term-missing')),
     };
   });
   const out = glossary.unexplainedAcronyms(all).map((a) => `shows "${a}", which has no glossary entry`);
+  for (const id of new Set(missing)) out.push(`marks up the term "${id}", which has no glossary entry`);
   for (const id of glossary.termsIn(prose.map((p) => p.text).join(' ')))
     if (JARGON.includes(id) && !marked.includes(id)) {
       const at = prose.find((p) => glossary.termsIn(p.text).includes(id));
