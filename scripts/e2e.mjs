@@ -18,7 +18,7 @@
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
 //   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft,
-// startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend, firefox;
+// startingPoint, sandbox, robust, runs, ui, welcome, phone, live, lessons, backend, firefox;
 //                                                 queue: the rl group's queue/reload/pause part alone)
 //   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of the groups each (SHARD_1 below, then every other group);
 //                                                 npm test runs the two side by side, each in its own browser
@@ -39,6 +39,7 @@ import { rlTests } from './e2e-rl.mjs';
 import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
 import { uiTests } from './e2e-ui.mjs';
+import { welcomeTests } from './e2e-welcome.mjs';
 import { lessonsTests } from './e2e-lessons.mjs';
 import { backendTests } from './e2e-backend.mjs';
 import { phoneTests } from './e2e-phone.mjs';
@@ -503,6 +504,8 @@ await runsTests({ page, base, results, test, assert, attr, storeCounts: () => st
 
 // ---- what the page shows is what it does; history; axe-core on every view, at 1280 × 720 (e2e-ui.mjs) ----
 await uiTests({ page, context, base, results, test, assert, attr, checkpointDir });
+// ---- a first visit opens on the welcome, calm, at 1280 × 720 and 390 × 844; links skip it (e2e-welcome.mjs) ----
+await welcomeTests({ page, base, results, test, assert, consoleErrors });
 // ---- the page on a phone, 390 × 844: every view fits, axe-clean with WCAG 2.2 target size (e2e-phone.mjs) ----
 await phoneTests({ page, base, results, test, assert, checkpointDir, consoleErrors });
 // ---- live progress, no step lost to a reload, a bundle's setup checked like a link (e2e-live.mjs) ----
