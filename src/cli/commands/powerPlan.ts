@@ -165,14 +165,10 @@ function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean):
       `no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`,
     );
   const runsDir = join(out, 'runs');
-  // every run folder, finished or not: sweep names them <settings>_seed=N, seed 1 without the suffix
-  const used = existsSync(runsDir)
-    ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1))
-    : [1];
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
   const p = interactionPlan(readGainTableFiles(out), {
     sd: plan.pooled.success.sd,
-    usedSeedsUpTo: Math.max(...used),
+    usedSeedsUpTo: usedSeeds(runsDir).upTo,
     budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
     power: PLAN_CHOICES.power,
     date: new Date().toISOString(),
@@ -235,7 +231,8 @@ function writeInteractionTest(out: string, allowDirty: boolean): number {
 /** the largest seed of any run folder in DIR/runs (sweep names them <settings>_seed=N, seed 1 without the suffix),
  *  finished or not, and how many folders there are */
 function usedSeeds(runsDir: string): { upTo: number; folders: number } {
-  const dirs = existsSync(runsDir) ? readdirSync(runsDir) : [];
+  // a dot folder is the sweep's cache (.start-evaluations), not a run
+  const dirs = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.')) : [];
   const used = dirs.map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1));
   return { upTo: Math.max(1, ...used), folders: dirs.length };
 }
