@@ -15,7 +15,12 @@ import {
   type PlanChoices,
   type PowerPlan,
 } from '../../findings/powerPlan.ts';
-import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
+import {
+  costToResolve,
+  costToResolveMarkdown,
+  realisedPower,
+  realisedPowerMarkdown,
+} from '../../findings/resolveCost.ts';
 import {
   INTERACTION_PLAN_FORMAT,
   interactionPlan,
@@ -125,10 +130,22 @@ export const powerPlanCommand: Command = {
         ? writeInteractionTest(out, allowDirty)
         : writeInteractionPlan(out, flags.has('force'), allowDirty);
     if (flags.has('cost-to-resolve')) {
-      const text = costToResolveMarkdown(
-        readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)),
-        PLAN_CHOICES.power,
-      );
+      const tables = readGainTableFiles(out);
+      const plan = readPowerPlan(out);
+      const text =
+        costToResolveMarkdown(
+          tables.flatMap((t) => costToResolve(t, PLAN_CHOICES.power)),
+          PLAN_CHOICES.power,
+        ) +
+        (plan
+          ? '\n' +
+            realisedPowerMarkdown(
+              tables.flatMap((t) =>
+                realisedPower(t, (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null),
+              ),
+              PLAN_CHOICES.power,
+            )
+          : '');
       writeAtomic(join(out, 'cost-to-resolve.md'), text);
       console.log(text);
       return 0;
