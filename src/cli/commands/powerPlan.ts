@@ -157,9 +157,13 @@ export const powerPlanCommand: Command = {
     }
     const made = provenance(join(out, 'plan.json'), { allowDirty });
     const tables = readGainTableFiles(out);
-    const plan = {
+    const plan: PowerPlan = {
       ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }),
       ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}),
+      made: {
+        command: `npm run cli -- power-plan --out ${flagPath(out)}${flags.has('force') ? ' --force' : ''}${allowDirty ? ' --allow-dirty' : ''}`,
+        tables: tables.map((t) => flagPath(join(out, t.id, 'table.json'))),
+      },
     };
     writeAtomic(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
     writeAtomic(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
