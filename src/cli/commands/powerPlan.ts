@@ -226,7 +226,7 @@ function writeInteractionTest(out: string, allowDirty: boolean): number {
       throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
     finishedRuns.add(run.dir);
     return 100 * (s.final.success - s.start.success); // as the run measured it: the test reads it unrounded
-  });
+  }, { delta: PLAN_CHOICES.delta.success });
   for (const r of results) {
     const ci = r.interval ?? r.ci95;
     const fig =
