@@ -3,6 +3,8 @@
 // GPU's work and destroys its device (nodeWebgpu.ts), whatever the command did.
 import type { Command } from './command.ts';
 import { shutdownNodeWebgpu } from '../node/nodeWebgpu.ts';
+import { didYouMean } from './nearest.ts';
+import { endProgressLine } from './progress.ts';
 
 async function dispatch(commands: readonly Command[], invocation: string, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -14,7 +16,7 @@ async function dispatch(commands: readonly Command[], invocation: string, argv: 
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    console.error(`unknown command "${name}"; try --help`);
+    console.error(`unknown command "${name}"${didYouMean(name, commands.map((c) => c.name))}; try --help`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -28,6 +30,7 @@ async function dispatch(commands: readonly Command[], invocation: string, argv: 
 export function runCommandLine(commands: readonly Command[], invocation: string): void {
   const exit = (code: number) => shutdownNodeWebgpu().catch(() => {}).finally(() => process.exit(code));
   dispatch(commands, invocation, process.argv.slice(2)).then(exit, (err: unknown) => {
+    endProgressLine();
     console.error(err instanceof Error ? err.message : err);
     return exit(1);
   });

@@ -1,6 +1,8 @@
 // Flag checks shared by the sandbox commands (world, queries, export, eval): unknown flags and
 // bad values are errors that say what is expected, never silently ignored.
 import type { WorldSource } from '../env/types.ts';
+import { SETTING_KEYS } from '../lab/config.ts';
+import { didYouMean } from './nearest.ts';
 
 export type Flags = Map<string, string | true>;
 
@@ -13,10 +15,16 @@ export function rejectUnknownFlags(
   switches: readonly string[] = [],
 ): void {
   const unknown = [...flags.keys()].filter((k) => !known.includes(k));
-  if (unknown.length > 0)
+  if (unknown.length > 0) {
+    // a setting typed as an option (`--seed 2`) is pointed to --config, where settings go
+    const hint = (k: string) =>
+      (SETTING_KEYS as string[]).includes(k)
+        ? ` (${k} is a setting: pass it in --config, e.g. --config '#${k}=…' or '{"${k}": …}'; npm run cli -- settings lists them)`
+        : didYouMean(k, known, (n) => `--${n}`);
     throw new Error(
-      `unknown option ${unknown.map((k) => `--${k}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')}); nothing was run`,
+      `unknown option ${unknown.map((k) => `--${k}${hint(k)}`).join(', ')} (options: ${known.map((k) => `--${k}`).join(' ')}); nothing was run`,
     );
+  }
   for (const k of switches) {
     const v = flags.get(k);
     if (v !== undefined && v !== true) throw new Error(`--${k} takes no value, got "${v}"; nothing was run`);

@@ -45,6 +45,8 @@ export interface StopRequests {
 export function catchStopSignals(
   continueWith: string,
   where = 'at the next rollout turn or micro-batch',
+  /** what the last save holds, said when a second signal stops at once ("step 20 of 40 is kept in …") */
+  lastSave?: () => string,
 ): StopRequests {
   let signal: StopSignal | null = null;
   const handler = (sig: StopSignal) => {
@@ -55,7 +57,8 @@ export function catchStopSignals(
       );
       return;
     }
-    console.error(`\n${sig} again: stopped at once; continue from the last save with:\n  ${continueWith}`);
+    const kept = lastSave?.();
+    console.error(`\n${sig} again: stopped at once; ${kept ? `${kept}; ` : ''}continue from the last save with:\n  ${continueWith}`);
     process.exit(STOP_EXIT[signal]);
   };
   const onInt = () => handler('SIGINT');

@@ -1,8 +1,9 @@
 // A lab experiment config given on the command line: the page's URL hash or a JSON object. Unlike the
 // page (which lists bad keys and carries on with defaults), the CLI refuses a config with any notice:
 // a sweep that silently ran the default would be a wrong result.
-import { ignoredSettings, type LabConfig } from '../lab/config.ts';
-import { configFromRecord, parseHash, type ParsedHash } from '../lab/urlState.ts';
+import { defaultConfig, ignoredSettings, SETTING_KEYS, type LabConfig } from '../lab/config.ts';
+import { didYouMean } from './nearest.ts';
+import { configFromRecord, parseHash, serializeHash, type ParsedHash } from '../lab/urlState.ts';
 
 export function parseLabConfig(text: string): LabConfig {
   const trimmed = text.trim();
@@ -26,7 +27,8 @@ export function parseLabConfig(text: string): LabConfig {
     // nothing
     const said = (m: string) => m.replace(/; (using the defaults?( \([^)]*\))?|ignored)$/, '');
     throw new Error(
-      `--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}`).join('\n')}`,
+      `--config has problems, so nothing was run:\n${parsed.notices.map((n) => `  ${n.key || '(fragment)'}: ${said(n.message)}${unknownKey(n) ? didYouMean(n.key, SETTING_KEYS) : ''}`).join('\n')}\n` +
+        '(every setting, its range and what it does: npm run cli -- settings)',
     );
   }
   return parsed.config;
@@ -38,4 +40,20 @@ export function ignoredSettingLines(lab: LabConfig): string[] {
   return ignoredSettings({ ...lab, stage: 'rl' }).map(
     ({ key, why }) => `--config: ${key}=${JSON.stringify(lab[key])} is ignored (${why})`,
   );
+}
+
+const unknownKey = (n: { key: string; message: string }) => n.key !== '' && !(SETTING_KEYS as string[]).includes(n.key);
+
+/** `--config` (absent: every default) with settings given as options on top (`--seed 2 --steps 40`): a setting given
+ *  both ways takes the option's value. `given` maps each setting option to its text. */
+export function labConfigWithOptions(
+  configText: string | undefined,
+  given: ReadonlyMap<string, string | true>,
+): LabConfig {
+  const base = configText === undefined ? defaultConfig() : parseLabConfig(configText);
+  const options = [...given].filter(([k]) => (SETTING_KEYS as string[]).includes(k));
+  if (options.length === 0) return base;
+  for (const [k, v] of options) if (v === true || v === '') throw new Error(`--${k} needs a value (npm run cli -- settings ${k} says which)`);
+  const kept = serializeHash(base).replace(/^#/, '').split('&').filter((p) => p && !options.some(([k]) => p.startsWith(`${k}=`)));
+  return parseLabConfig(`#${[...kept, ...options.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)].join('&')}`);
 }

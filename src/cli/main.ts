@@ -1,6 +1,12 @@
 // `npm run cli -- <command> [options]`: the headless runner. Each command lives in its
 // own module under src/cli/commands and is registered here; `--help` works on each.
-import { commands } from './commands/index.ts';
-import { runCommandLine } from './commandLine.ts';
+// The commands load TensorFlow.js, seconds on a busy machine: a command that trains says so first.
+const [commandName, ...rest] = process.argv.slice(2);
+if (['run', 'sweep', 'sft', 'pretrain', 'evaluate', 'lessons', 'repro'].includes(commandName ?? '') && !rest.some((a) => ['--help', '-h', '--dry-run'].includes(a)))
+  process.stderr.write('loading the lab (TensorFlow.js and the trainers)…\n');
+const { commands } = await import('./commands/index.ts');
+const { runCommandLine } = await import('./commandLine.ts');
 
 runCommandLine(commands, 'npm run cli --');
+
+export {};

@@ -158,11 +158,11 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
   const state = runDirState(dir, held, o.kind);
   const holds =
     state.kind === 'foreign'
-      ? `files that are not a ${o.kind.noun} (${state.examples.join(', ')})`
+      ? `files that are not ${aOr(o.kind.noun)} (${state.examples.join(', ')})`
       : `${state.kind === 'finished' ? 'a finished' : 'an unfinished'} ${o.kind.noun}${state.savedStep !== null ? ` (saved at step ${state.savedStep})` : ''}`;
   if (state.kind === 'foreign') {
     throw new Error(
-      `--out ${dir} holds ${holds}; ${o.force ? `--force replaces only a ${o.kind.noun}, never other files: ` : ''}choose another folder (nothing was written or moved)`,
+      `--out ${dir} holds ${holds}; ${o.force ? `--force replaces only ${aOr(o.kind.noun)}, never other files: ` : ''}choose another folder (nothing was written or moved)`,
     );
   }
   if (o.force) {
@@ -248,6 +248,11 @@ function readJsonOrNull(path: string): unknown {
   }
 }
 
+/** "an RL run", "a sweep": the article as the noun is said (RL and SFT start with a vowel sound) */
+export function aOr(noun: string): string {
+  return `${/^([aeiou]|RL\b|SFT\b)/i.test(noun) ? 'an' : 'a'} ${noun}`;
+}
+
 /** which settings two fingerprints (JSON objects) differ in, e.g. "steps 40 here, 20 in the folder" */
 export function settingDifference(inFolder: string, here: string): string {
   let a: unknown, b: unknown;
@@ -273,9 +278,21 @@ export function settingDifference(inFolder: string, here: string): string {
         walk((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
       return;
     }
+    const isHash = (h: unknown): h is string => typeof h === 'string' && (h === '' || h.startsWith('#'));
+    if (isHash(x) && isHash(y)) {
+      // two lab hashes: the settings they differ in, not two cuts of one long shared prefix
+      const params = (h: string) => new Map(h.slice(1).split('&').filter(Boolean).map((p) => p.split('=') as [string, string]));
+      const [px, py] = [params(x), params(y)];
+      for (const k of new Set([...px.keys(), ...py.keys()]))
+        if (px.get(k) !== py.get(k)) diffs.push(`${k} ${py.get(k) ?? 'default'} here, ${px.get(k) ?? 'default'} in the folder`);
+      return;
+    }
+    // long values cut where they start to differ, so the two shown parts are never the same text
+    const from = Math.max(0, [...(JSON.stringify(x) ?? '')].findIndex((c, i) => c !== (JSON.stringify(y) ?? '')[i]) - 12);
     const show = (v: unknown) => {
       const s = JSON.stringify(v) ?? 'none';
-      return s.length > 40 ? `${s.slice(0, 37)}…` : s;
+      const cut = from > 0 ? `…${s.slice(from)}` : s;
+      return cut.length > 40 ? `${cut.slice(0, 37)}…` : cut;
     };
     diffs.push(`${path || 'setting'} ${show(y)} here, ${show(x)} in the folder`);
   };

@@ -2,10 +2,32 @@
 // from the mean step time since the start (or resume). On a terminal it redraws in place; in a log
 // (CI, `> file`) it prints a line every `every` steps so the log stays readable.
 import type { StepProgress } from '../rl/rlTrainer.ts';
+
+/** the terminal whose last line is a bar or heartbeat redrawn in place, not yet ended */
+let openLine: NodeJS.WriteStream | null = null;
+
+/** ends a progress line left open on a terminal, so the next message starts a line of its own */
+export function endProgressLine(): void {
+  if (openLine) openLine.write('\n');
+  openLine = null;
+}
+
+/** writes a progress line: in place on a terminal (left open), a line of its own in a log */
+function writeProgress(out: NodeJS.WriteStream, line: string): void {
+  if (out.isTTY) {
+    out.write(`\r\x1b[K${line}`);
+    openLine = out;
+  } else out.write(`${line}\n`);
+}
+
+/** in a log (not a terminal), the most time between two progress lines: a log that stays silent longer looks hung */
+export const LOG_EVERY_MS = 10_000;
+
 export class ProgressBar {
   private readonly t0 = performance.now();
   private readonly startStep: number;
   private lastPrinted = -1;
+  private lastPrintedAt = performance.now();
 
   constructor(private readonly total: number, startStep = 0, private readonly label = '', private readonly every = 50,
     private readonly out: NodeJS.WriteStream = process.stderr) {
@@ -14,8 +36,11 @@ export class ProgressBar {
 
   update(step: number, figures: Record<string, string> = {}): void {
     const tty = this.out.isTTY;
-    if (!tty && step !== this.total && step - Math.max(this.lastPrinted, this.startStep) < this.every) return;
+    const due = step - Math.max(this.lastPrinted, this.startStep) >= this.every ||
+      performance.now() - this.lastPrintedAt >= LOG_EVERY_MS;
+    if (!tty && step !== this.total && !due) return;
     this.lastPrinted = step;
+    this.lastPrintedAt = performance.now();
     const elapsed = (performance.now() - this.t0) / 1000;
     const done = step - this.startStep;
     const perStep = done > 0 ? elapsed / done : NaN;
@@ -25,13 +50,18 @@ export class ProgressBar {
     const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
     const extra = Object.entries(figures).map(([k, v]) => `${k} ${v}`).join(' · ');
     const line = `${this.label}${bar} ${step}/${this.total}${extra ? ` · ${extra}` : ''} · ${Number.isFinite(perStep) ? perStep.toFixed(2) : '?'} s/step · ETA ${eta}`;
-    this.out.write(tty ? `\r\x1b[K${line}` : `${line}\n`);
+    writeProgress(this.out, line);
   }
 
   /** ends the in-place line on a terminal */
   done(): void {
-    if (this.out.isTTY) this.out.write('\n');
+    if (openLine === this.out) endProgressLine();
   }
+}
+
+/** "1 step", "2 steps" */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
 }
 
 export function formatDuration(seconds: number): string {
@@ -78,6 +108,6 @@ export class Heartbeat {
         ? `${PHASE.update} ${at.done + 1} of ${at.total}`
         : `${PHASE[at.phase]} ${at.done} of ${at.total} finished`;
     const line = `${this.label}step ${step + (at.phase === 'evaluation' ? 0 : 1)}/${steps}: ${what} · ${formatDuration((now - this.stepStart) / 1000)} into this step`;
-    this.out.write(this.out.isTTY ? `\r\x1b[K${line}` : `${line}\n`);
+    writeProgress(this.out, line);
   }
 }

@@ -4,6 +4,7 @@
 // this file is its host on disk. Writes into DIR:
 //   metrics.jsonl   one JSON object per step (and per evaluation), the trainer's metric names
 //   metrics.csv     the same as a table (written at the end)
+//   events.out.tfevents.star-lab  the same for TensorBoard, with the config as text (written at the end)
 //   summary.json    config, start and final in-domain / OOD figures, wall time, backend (and on webgpu its adapter),
 // commit samples.jsonl   a few scored rollouts at each evaluation, the page's picks (the episode viewer's format)
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
@@ -36,10 +37,12 @@ import { RL_POLICY_CARD_FORMAT, sha256Hex, WEIGHTS_FILE, type RlPolicyCard } fro
 import { prepareRunDir, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
 import { nodeWebgpuAdapter, type WebgpuAdapterInfo } from '../node/nodeWebgpu.ts';
-import { Heartbeat, ProgressBar } from './progress.ts';
+import { Heartbeat, plural, ProgressBar } from './progress.ts';
 import { Interrupted, yielder, type StopRequests } from './interrupt.ts';
 import { writeFailure } from '../node/atomicWrite.ts';
 import { metricsCsv } from './metricsCsv.ts';
+import { writeRunEvents } from './runEvents.ts';
+import { TENSORBOARD_FILE } from '../store/tensorboardEvents.ts';
 import { provenance, type DirtyFile } from '../node/provenance.ts';
 import { createHash } from 'node:crypto';
 import type { RunFigures } from '../findings/findingTable.ts';
@@ -116,7 +119,7 @@ export interface RlSummary {
 export const RL_RUN_KIND: RunKind = {
   noun: 'RL run',
   finishedFile: 'summary.json',
-  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy'],
+  files: ['metrics.jsonl', 'metrics.csv', 'summary.json', 'samples.jsonl', 'policy', TENSORBOARD_FILE],
   kept: ['run.log'],
   // a run finished before run.json was written: its summary says what it trained
   legacyFingerprint: (dir) => {
@@ -127,7 +130,7 @@ export const RL_RUN_KIND: RunKind = {
     const s = readSummary(dir);
     const f = (x: number | null | undefined) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
     return s
-      ? `${s.steps} steps, validation success ${f(s.start.success)} → ${f(s.final.success)}`
+      ? `${plural(s.steps, 'step')}, validation success ${f(s.start.success)} → ${f(s.final.success)}`
       : 'its summary.json is unreadable';
   },
 };
@@ -201,11 +204,16 @@ function processCpuSeconds(): number {
 }
 
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
+  // a line per loading stage: the first evaluation's numbers come tens of seconds in
+  const stage = (what: string) => { if (!o.quiet) console.error(what); };
+  stage(`loading the ${o.backend} backend…`);
   await useNodeBackend(o.backend, wasmThreads());
   const rl = { ...rlConfigFromLab(o.lab), ...o.rl };
   for (const line of ignoredSettingLines(o.lab)) console.error(line);
   const ckptDir = o.checkpoint ?? shippedCheckpointDir(o.lab.scale);
+  stage(`reading the checkpoint ${cardPath(ckptDir)}…`);
   const ckpt = await readCheckpointDir(ckptDir);
+  stage(`building the ${ckpt.card.world.size} world's training and validation queries…`);
   // the start decides the world and the preset: a config that says otherwise is refused, and the run records what it
   // trained
   checkConfigAgainstStart(o.lab, ckpt.card, cardPath(ckptDir));
@@ -233,7 +241,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
   console.error(
     `${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
       `${ckpt.card.name} (${cardPath(ckptDir)}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
-      `${rl.steps} steps of ${rl.queriesPerStep} queries × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${rl.evalEvery} steps ` +
+      `${plural(rl.steps, 'step')} of ${plural(rl.queriesPerStep, 'query', 'queries')} × ${rl.groupSize} rollouts, ${o.backend}; evaluated at step 0, every ${plural(rl.evalEvery, 'step')} ` +
       `and at the end on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks`,
   );
   const start = policyFromCheckpoint(ckpt);
@@ -290,6 +298,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
     }
     const loop = new RlRunLoop(trainer, rl, o.resumeEvery ?? RESUME_EVERY);
     if (!saved) {
+      stage(`evaluating the start (step 0) on ${plural(rl.evalQueries, 'validation query', 'validation queries')} + ${rl.evalToolQa} tool-QA tasks…`);
       lastEval = await loop.start(() => startEvaluation(trainer, rl, ckpt.card.weights.sha256, o));
       log('eval', 0, lastEval);
       startFigures = figures(lastEval);
@@ -369,6 +378,7 @@ export async function runRl(o: RlRunOptions): Promise<RlSummary> {
       finishedAt: new Date().toISOString(),
     };
     writeAtomic(join(o.out, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
+    writeRunEvents(o.out, summary);
     rmSync(join(o.out, 'resume'), { recursive: true, force: true });
     return summary;
   } catch (e) {

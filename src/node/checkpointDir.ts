@@ -155,8 +155,15 @@ export function writeResumeState(
   const d = join(dir, 'resume');
   mkdirSync(d, { recursive: true });
   const files = { weights: `weights.${ckpt.step}.bin`, optimizer: `optimizer.${ckpt.step}.bin` };
-  writeAtomic(join(d, files.weights), bytes(ckpt.weights));
-  writeAtomic(join(d, files.optimizer), bytes(ckpt.optimizer));
+  try {
+    writeAtomic(join(d, files.weights), bytes(ckpt.weights));
+    writeAtomic(join(d, files.optimizer), bytes(ckpt.optimizer));
+  } catch (e) {
+    // a save cut short (a full disk) leaves the previous state whole and no shard of its own beside it
+    const standing = savedFiles(d);
+    for (const f of Object.values(files)) if (!standing.includes(f)) rmSync(join(d, f), { force: true });
+    throw e;
+  }
   const state: ResumeState = {
     format: 'star-lab-resume/1',
     fingerprint,
@@ -172,6 +179,16 @@ export function writeResumeState(
   writeAtomic(join(d, 'state.json'), JSON.stringify(state) + '\n');
   for (const f of readdirSync(d))
     if (f.endsWith('.bin') && f !== files.weights && f !== files.optimizer) rmSync(join(d, f), { force: true });
+}
+
+/** the shard files the resume state in `d` names (none when it has no readable state) */
+function savedFiles(d: string): string[] {
+  try {
+    const s = readJson(join(d, 'state.json')) as Partial<ResumeState>;
+    return s.files ? Object.values(s.files) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** the saved state of an interrupted run in DIR, or null when there is none */

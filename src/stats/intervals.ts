@@ -60,6 +60,24 @@ export function wilson(successes: number, n: number, level = 0.95): Interval {
 }
 
 /**
+ * The interval of a difference of two proportions p₁ − p₂ from independent samples: Newcombe's hybrid score
+ * interval (Newcombe 1998, method 10), built from each proportion's Wilson interval. Unlike the normal
+ * ±z·√(…) it stays within [−1, 1] and keeps its coverage near 0 and 1. Two evaluations of the same queries are
+ * positively correlated, so on them it is conservative (wider than a paired interval).
+ */
+export function newcombeDifference(s1: number, n1: number, s2: number, n2: number, level = 0.95): Interval {
+  const a = wilson(s1, n1, level);
+  const b = wilson(s2, n2, level);
+  const d = a.estimate - b.estimate;
+  return {
+    estimate: d,
+    lo: d - Math.sqrt((a.estimate - a.lo) ** 2 + (b.hi - b.estimate) ** 2),
+    hi: d + Math.sqrt((a.hi - a.estimate) ** 2 + (b.estimate - b.lo) ** 2),
+    n: Math.min(n1, n2),
+  };
+}
+
+/**
  * The success interval of per-cluster mean rates in [0, 1] (e.g. each query's success over its k samples):
  * Wilson's interval at n = the number of clusters and p = the mean of the means. Conservative for
  * correlated samples within a cluster (see the header); with one sample per cluster it is `wilson`.

@@ -284,9 +284,9 @@ describe('export-job refuses bad input and writes nothing', () => {
     await expect(exportJob(args)).rejects.toThrow(message);
   };
 
-  it('an unknown or missing engine', async () => {
+  it('an unknown engine, or --engine without one (none given is verl, the only one)', async () => {
     await refuse(['--config', '#scale=s', '--engine', 'deepspeed', '--out', out()], /unknown engine "deepspeed".*verl/);
-    await refuse(['--config', '#scale=s', '--out', out()], /--engine is required/);
+    await refuse(['--config', '#scale=s', '--engine', '--out', out()], /--engine needs a value/);
     expect(existsSync(out())).toBe(false);
   });
 

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runRl, type RlSummary } from '../../src/cli/rlRun.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
+import { TENSORBOARD_FILE } from '../../src/store/tensorboardEvents.ts';
+import { readEventFile } from '../store/tfeventsReader.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-rl-resume-'));
 // the shipped s checkpoint; 4 steps of one query × 2 rollouts, evaluated at 0 and 4 on 3 queries
@@ -28,6 +30,14 @@ describe('a CLI RL run resumes where it saved (wasm)', () => {
     const straight = join(tmp, 'straight');
     const a = await runRl({ lab: LAB, out: straight, resume: false, backend: 'wasm', quiet: true, keepPolicy: false, resumeEvery: 2 });
     expect(existsSync(join(straight, 'resume'))).toBe(false); // a finished run keeps no state
+    // its TensorBoard events, read by a reader independent of the writer, hold every metric of every line
+    const events = readEventFile(readFileSync(join(straight, TENSORBOARD_FILE)));
+    const points = new Set(events.flatMap((e) => e.values.filter((v) => v.simpleValue !== undefined).map((v) => `${v.tag}@${e.step}`)));
+    const metrics = readFileSync(join(straight, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const wanted = metrics.flatMap((m) => Object.entries(m).filter(([k, v]) => k !== 'step' && typeof v === 'number' && Number.isFinite(v)).map(([k]) => `${k}@${String(m.step)}`));
+    expect(wanted.length).toBeGreaterThan(40);
+    expect(wanted.filter((w) => !points.has(w))).toEqual([]);
+    expect(events.flatMap((e) => e.values).find((v) => v.tag === 'config')?.text).toContain(a.hash);
 
     const stopped = join(tmp, 'stopped');
     const stop = (step: number) => { if (step === 3) throw new Error('stopped here'); };

@@ -3,7 +3,7 @@
 // nothing saved says it starts fresh; --force moves the old run aside in one rename (kept, named), so a
 // replacement stopped half-way leaves a resumable new run and nothing of the old one in the folder; --force
 // never touches a folder of other files. An --out that is a file is named.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,6 +13,8 @@ import { SFT_RUN_KIND, sftCommand } from '../../src/cli/commands/sft.ts';
 import { queriesCommand } from '../../src/cli/commands/queries.ts';
 import { sweepCommand } from '../../src/cli/commands/sweep.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
+import { writeResumeState } from '../../src/node/checkpointDir.ts';
+import type { Checkpoint } from '../../src/rl/checkpoint.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'star-run-folder-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -130,6 +132,14 @@ describe('the folder rule of the SFT and export commands', () => {
 
   it('names the settings two runs differ in', () => {
     expect(settingDifference('{"a":1,"b":{"c":2}}', '{"a":1,"b":{"c":3}}')).toBe('b.c 3 here, 2 in the folder');
+    // two lab hashes name the settings they differ in; two long values are cut where they differ, never to one prefix
+    expect(settingDifference('{"hash":"#scale=m&steps=20&seed=3"}', '{"hash":"#scale=m&steps=40"}')).toBe(
+      'steps 40 here, 20 in the folder; seed default here, 3 in the folder',
+    );
+    const long = (end: string) => JSON.stringify({ k: `${'x'.repeat(60)}${end}` });
+    const said = settingDifference(long('aaa'), long('bbb'));
+    expect(said).toContain('bbb');
+    expect(said).toContain('aaa');
   });
 });
 
@@ -148,5 +158,23 @@ describe('a sweep checks its folders first and says nothing of --resume', () => 
     expect(said).toEqual([]);
     expect(prepareRunDir(join(tmp, 'user-fresh'), { resume: true, force: false, fingerprint: '{}', kind: SFT_RUN_KIND })).toEqual({ action: 'fresh' });
     expect(said.join('\n')).toMatch(/--resume: nothing saved in .*user-fresh; starting the run fresh/);
+  });
+});
+
+describe('a save cut short by a full disk', () => {
+  it('leaves the previous state whole and no shard of its own beside it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'star-save-cut-'));
+    try {
+      const ckpt = (step: number) => ({ weights: new ArrayBuffer(8), weightSpecs: [], optimizer: new ArrayBuffer(8), optimizerSpecs: [],
+        rngState: [1], step, config: {} }) as unknown as Checkpoint;
+      writeResumeState(dir, ckpt(2), 'fp');
+      // the optimizer shard of step 4 meets a full disk: its temporary file is /dev/full, which refuses every write
+      symlinkSync('/dev/full', join(dir, 'resume', `optimizer.4.bin.tmp-${process.pid}`));
+      expect(() => writeResumeState(dir, ckpt(4), 'fp')).toThrow(/ENOSPC/);
+      expect(readdirSync(join(dir, 'resume')).sort()).toEqual(['optimizer.2.bin', 'state.json', 'weights.2.bin']);
+      expect(JSON.parse(readFileSync(join(dir, 'resume', 'state.json'), 'utf8')).step).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/env/random.ts';
-import { bootstrapInterval, normalQuantile, studentTQuantile, tInterval, wilson, wilsonOfMeans } from '../../src/stats/intervals.ts';
+import { bootstrapInterval, normalQuantile, studentTQuantile, tInterval, wilson, wilsonOfMeans, newcombeDifference } from '../../src/stats/intervals.ts';
 
 describe('wilson', () => {
   // reference values: R's prop.test(x, n, correct = FALSE)$conf.int and statsmodels proportion_confint(method='wilson')
@@ -33,6 +33,17 @@ describe('wilson', () => {
     expect(m.estimate).toBeCloseTo(0.4375, 12);
     expect(m).toMatchObject(wilson(1.75, 4));
     expect(() => wilsonOfMeans([1.5])).toThrow(/\[0, 1\]/);
+  });
+});
+
+describe('newcombeDifference', () => {
+  it("gives Newcombe's (1998) published method-10 intervals", () => {
+    // his Table II, examples (a) and (b)
+    const a = newcombeDifference(56, 70, 48, 80);
+    expect([a.estimate, a.lo, a.hi].map((x) => x.toFixed(4))).toEqual(['0.2000', '0.0524', '0.3339']);
+    const b = newcombeDifference(9, 10, 3, 10);
+    expect([b.lo, b.hi].map((x) => x.toFixed(4))).toEqual(['0.1705', '0.8090']);
+    expect(newcombeDifference(10, 10, 0, 10).hi).toBe(1); // within [−1, 1] at the edge
   });
 });
 

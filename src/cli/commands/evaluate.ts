@@ -20,6 +20,7 @@ import { sameFigures, type Figures } from '../cardCompare.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../../agent/evaluatePolicy.ts';
 import { wilsonOfMeans, type Interval } from '../../stats/intervals.ts';
 import { checkOutFile, makeOutFileParent } from '../outDir.ts';
+import { SETTINGS } from '../../lab/config.ts';
 
 const KNOWN = [
   'checkpoint',
@@ -53,7 +54,8 @@ export const evaluateCommand: Command = {
   --split validation|test which held-out queries (default validation; each grown to 300: the card's own first)
   --n N                   the first N queries of the split (default all of them)
   --ood N                 the first N unseen tool-QA tasks (default the card's own; the suite is grown to 100; 0 for none)
-  --decoding free|constrained   plan decoding (constrained masks choices the calls cannot resolve; default: an RL policy's run's, else free)
+  --decoding free|constrained   plan decoding (constrained masks choices the calls cannot resolve); default: as a run
+                          evaluates, an RL policy's run's decoding, else the planDecoding setting's default (constrained)
   --failure-rate F        probability that a tool call fails (default 0)
   --samples K             also K samples per query at --temperature: sampled success, pass@1 averaged over the samples
                           (default 0: greedy only)
@@ -98,12 +100,13 @@ queries and as the only check failed (what fixing it alone would win).`,
       size: flagChoice(flags, 'world', ['tiny', 'small', 'standard'] as const, cardWorld.size),
       seed: flagInt(flags, 'seed', cardWorld.seed),
     };
-    // an RL policy is scored as its run evaluated it (the recipe trains and evaluates with constrained plans)
+    // scored as a run evaluates: an RL policy as its run did, an SFT start as a run of the default config does at
+    // its step 0, so `evaluate` and a run's start figures agree
     const decoding = flagChoice(
       flags,
       'decoding',
       ['free', 'constrained'] as const,
-      rlCard?.rl.constrainPlan ? 'constrained' : 'free',
+      rlCard ? (rlCard.rl.constrainPlan ? 'constrained' : 'free') : SETTINGS.planDecoding.default,
     );
     const trainedAt = rlCard && typeof rlCard.rl.temperature === 'number' ? rlCard.rl.temperature : 1;
     const temperature = Number(flagText(flags, 'temperature', String(trainedAt)));
@@ -160,7 +163,8 @@ queries and as the only check failed (what fixing it alone would win).`,
       : `RL policy of run ${rlCard!.hash || '(the default config)'}: ${String(rlCard!.rl.algorithm)}, ${rlCard!.steps} steps from ${rlCard!.sft.name} (${rlCard!.sft.path})`;
     console.log(
       `${what}; ${queries.length} ${split} queries + ${qa.length} unseen tool-QA tasks of the ${origin.world.size} world (seed ${origin.world.seed}), greedy` +
-        `${sampled ? ` and ${samples} samples per query at temperature ${temperature}` : ''}, ${decoding} decoding, tool failure rate ${failureRate}, ${backend}: ` +
+        `${sampled ? ` and ${samples} samples per query at temperature ${temperature}` : ''}, ` +
+        `${decoding} decoding${flags.has('decoding') ? '' : ` (as a run ${rlCard ? 'of this policy' : 'from this start'} evaluates; --decoding chooses)`}, tool failure rate ${failureRate}, ${backend}: ` +
         `${formatDuration(seconds)}\n`,
     );
     console.log(figuresTable(figures, cardFigures, intervals, sampledFigures));

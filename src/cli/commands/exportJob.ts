@@ -18,7 +18,7 @@ import type { Query, World } from '../../env/types.ts';
 export const exportJobCommand: Command = {
   name: 'export-job',
   summary: 'write an experiment as a runnable veRL job on real LLMs (Qwen2.5 1.5B/3B/7B)',
-  help: `usage: npm run cli -- export-job --config '<hash or JSON>' --engine verl --out DIR [options]
+  help: `usage: npm run cli -- export-job --config '<hash or JSON>' --out DIR [--engine verl] [options]
 
 Writes DIR so that \`bash DIR/run.sh\` trains the experiment with veRL ${VERL_VERSION} on a GPU machine:
 data/train.parquet and data/val.parquet (veRL's multi-turn tool layout), database/ (the world in
@@ -27,7 +27,7 @@ reward.py (the lab's evaluator and rewards as veRL's compute_score), run.sh and 
 See docs/verl-export.md.
 
   --config C        the lab config: the page's URL hash ('#scale=s&trainSize=100') or a JSON object
-  --engine E        the engine to write for: verl (the only one)
+  --engine E        the engine to write for: verl (the default, and the only one)
   --out DIR         the folder to write; it must not exist or be empty, unless --force
   --force           replace an earlier export job in DIR: it is moved aside to DIR.replaced-<time>/, never
                     deleted; a DIR holding other files is refused even so
@@ -74,9 +74,9 @@ ARPO cannot be exported (the command says why).`,
       ['force'],
     );
     // every check happens before anything is written
-    const engine = flags.get('engine');
-    if (engine === undefined || engine === true)
-      throw new Error(`--engine is required (one of: ${ENGINES.join(', ')})`);
+    // verl is the only engine: the flag stays so a second engine is a choice, not a change of the command line
+    const engine = flags.get('engine') ?? ENGINES[0];
+    if (engine === true) throw new Error(`--engine needs a value (one of: ${ENGINES.join(', ')})`);
     if (!(ENGINES as readonly string[]).includes(engine))
       throw new Error(`unknown engine "${engine}": export-job writes jobs for ${ENGINES.join(', ')}`);
     const lab = parseLabConfig(flagText(flags, 'config'));

@@ -16,6 +16,9 @@ import { powerPlanCommand } from './powerPlan.ts';
 import { lessonsCommand } from './lessons.ts';
 import { gpuCheckCommand } from './gpuCheck.ts';
 import { mechanismsCommand } from './mechanisms.ts';
+import { settingsCommand } from './settings.ts';
+import { runsCommand } from './runs.ts';
+import { compareCommand } from './compare.ts';
 
 export const commands: Command[] = [
   benchCommand,
@@ -28,7 +31,10 @@ export const commands: Command[] = [
   sftCommand,
   evaluateCommand,
   reproCommand,
+  settingsCommand,
   runCommand,
+  runsCommand,
+  compareCommand,
   sweepCommand,
   powerPlanCommand,
   mechanismsCommand,

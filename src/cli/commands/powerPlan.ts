@@ -352,7 +352,11 @@ export function readGainTableFiles(out: string): GainTable[] {
       }
     })
     .filter((t) => t.format === GAIN_TABLE_FORMAT);
-  if (tables.length === 0) throw new Error(`no standard tables (${GAIN_TABLE_FORMAT}) under ${out}`);
+  if (tables.length === 0)
+    throw new Error(
+      `${out} holds no standard tables (DIR/T1…T7/table.json, written by \`npm run cli -- sweep --standard --out ${out}\`); ` +
+        `a quick sweep (--quick or a --grid) writes none: this command reads the standard sweep's (format ${GAIN_TABLE_FORMAT})`,
+    );
   return tables;
 }
 

@@ -4,8 +4,11 @@ import { parseFlags } from '../command.ts';
 import { flagChoice, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
 import { runRl, WriteFailed, type RlSummary } from '../rlRun.ts';
-import { parseLabConfig } from '../labConfigArg.ts';
-import { formatDuration } from '../progress.ts';
+import { labConfigWithOptions } from '../labConfigArg.ts';
+import { SETTING_KEYS } from '../../lab/config.ts';
+import { dryRunText } from '../dryRun.ts';
+import { endProgressLine, formatDuration, plural } from '../progress.ts';
+import { readRunFolder } from '../runFolders.ts';
 import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT } from '../interrupt.ts';
 
 const KNOWN = [
@@ -20,17 +23,26 @@ const KNOWN = [
   'quiet',
   'start-cache',
   'allow-dirty',
+  'dry-run',
+  ...SETTING_KEYS,
 ];
 
 export const runCommand: Command = {
   name: 'run',
   summary: 'one RL run (GRPO / DAPO / ARPO) from a shipped SFT checkpoint',
-  help: `usage: npm run cli -- run --config CONFIG --out DIR [--resume | --force] [--checkpoint DIR] [--backend wasm|cpu|webgpu]
+  help: `usage: npm run cli -- run [--config CONFIG] [--SETTING VALUE …] --out DIR [--resume | --force] [--dry-run]
+                   [--checkpoint DIR] [--backend wasm|cpu|webgpu]
 
   --config CONFIG   the experiment: a lab URL hash ('#scale=s&algorithm=dapo&steps=20', the page's "copy link")
                     or a JSON object of settings ('{"scale":"s","reward":"sum"}'); unknown keys or bad values
-                    are an error. Settings: see src/lab/config.ts (or the page).
+                    are an error (a name typed wrong gets the nearest). Absent: every setting at its default.
+                    \`npm run cli -- settings\` lists every setting, its default, range and what it does.
+  --SETTING VALUE   any setting as an option, on top of --config: --seed 2 --steps 40 --algorithm dapo
+  --dry-run         print the resolved config, the world, the checkpoint, what the run trains and evaluates,
+                    what DIR holds and the estimated time (from the finished runs under results/ and runs/),
+                    then exit: nothing is trained or written
   --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
+                    and events.out.tfevents.star-lab (every metric and the config, for tensorboard --logdir)
   --resume          continue the run saved in DIR from its last saved state (every 10 steps, at each
                     evaluation, and at Ctrl-C / SIGTERM), ending with the figures of an unstopped run; same config
                     required. A finished run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
@@ -56,11 +68,17 @@ export const runCommand: Command = {
       'no-policy',
       'quiet',
       'allow-dirty',
+      'dry-run',
     ]);
-    const lab = parseLabConfig(flagText(flags, 'config'));
+    const lab = labConfigWithOptions(flagOptionalText(flags, 'config'), flags);
+    if (flags.has('dry-run')) {
+      console.log(await dryRunText({ lab, out: flagText(flags, 'out', '(no --out given)'), checkpoint: flagOptionalText(flags, 'checkpoint'),
+        backend: flagChoice(flags, 'backend', NODE_BACKENDS, 'wasm') }));
+      return 0;
+    }
     const out = flagText(flags, 'out');
     const prefix = 'npm run cli -- run';
-    const stops = catchStopSignals(resumeCommand(prefix, args));
+    const stops = catchStopSignals(resumeCommand(prefix, args), undefined, () => lastSaveWords(out));
     // a sweep's run (its own process): the sweep gone, even by kill -9, is a stop like SIGTERM's
     const orphaned = () => {
       process.kill(process.pid, 'SIGTERM');
@@ -83,6 +101,7 @@ export const runCommand: Command = {
       });
       await new Promise((r) => setImmediate(r)); // a signal that came while the summary was written is heard, then said below
     } catch (e) {
+      endProgressLine();
       if (e instanceof Interrupted) {
         console.error(interruptedMessage(e, e.saved, resumeCommand(prefix, args)));
         return STOP_EXIT[e.signal];
@@ -103,7 +122,7 @@ export const runCommand: Command = {
       lo !== undefined && Number.isFinite(lo) ? ` [${f(lo)}, ${f(hi)}]` : '';
     const sampled = (x: RunFiguresLike) => `${f(x.sampleSuccess)}${ci(x.sampleSuccessLo, x.sampleSuccessHi)}`;
     console.log(
-      `${out}: ${s.steps} steps of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
+      `${out}: ${plural(s.steps, 'step')} of ${s.rl.algorithm.toUpperCase()} (${s.rl.reward}) from ${s.checkpoint} in ${formatDuration(s.wallSeconds)}\n` +
         `  validation success ${f(s.start.success)}${ci(s.start.successLo, s.start.successHi)} → ${f(s.final.success)}${ci(s.final.successLo, s.final.successHi)} ` +
         `(${s.final.queries ?? '?'} queries, 95 % intervals), delivery ${f(s.start.delivery)} → ${f(s.final.delivery)}, OOD ${f(s.start.ood)} → ${f(s.final.ood)}` +
         (s.rl.evalSamples > 0
@@ -115,3 +134,10 @@ export const runCommand: Command = {
 };
 
 type RunFiguresLike = RlSummary['start'];
+
+/** what a run folder's last save holds, in words */
+export function lastSaveWords(out: string): string {
+  const st = readRunFolder(out).status;
+  if (st.kind === 'unfinished' && st.savedStep !== null) return `the last save, step ${st.savedStep}, is kept in ${out}/resume`;
+  return st.kind === 'finished' ? `the run in ${out} is finished and kept` : `nothing was saved yet (a resume starts the run fresh)`;
+}

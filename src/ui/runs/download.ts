@@ -1,5 +1,5 @@
-// Saves text as a file through the browser's download (a Blob URL on a temporary <a download>).
-export function downloadText(filename: string, text: string, type: string): void {
+// Saves text (or bytes) as a file through the browser's download (a Blob URL on a temporary <a download>).
+export function downloadText(filename: string, text: string | Uint8Array<ArrayBuffer>, type: string): void {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;
