@@ -238,6 +238,8 @@ const FORBIDDEN: { pattern: RegExp; why: string }[] = [
   { pattern: /\| tool-failures \| −17\.7 \|/, why: 'the class table says which difference it is (end success, the bands\' seeds), beside T7\'s +17.5' },
   { pattern: /already run|runs that adds/, why: 'cost-to-resolve prices a new experiment on fresh seeds, not top-ups' },
   { pattern: /≈ GRPO at 1\.5B/, why: 'not detected; the TOST rules out 12, not equality' },
+  { pattern: /no better than Sum|gain alike|the pool size does not matter/, why: 'a test that did not reject: "not detected"' },
+  { pattern: /keeps no more than Sum/, why: 'a test that did not reject: "not detected", with the TOST at ±5 beside it' },
 ];
 
 /** a Markdown file as running text: line breaks inside a paragraph are spaces, bold and italics marks gone */
