@@ -1,15 +1,18 @@
 // The e2e group `lessons` (E2E_ONLY=lessons): every lesson opens from its link (`#lesson=<id>`) with its
 // question, its reference bands labelled with their seed count (and "incomplete" below 8) and no page
 // error, and the list links them all; then one lesson (dense reward, scale s) plays at the smoke size
-// (`?lessonSize=smoke`, 6 steps) on wasm: a prediction is picked, both arms run side by side (the page is
-// told it has 4 cores, so the second arm trains in a worker of its own), the tab is reloaded mid-run and
-// the lesson resumes into itself — prediction kept, curves kept, both arms continued from their
-// checkpoints — and runs to a takeaway computed from the runs, with the prediction stored with each run.
-// Then a class: two more learners, each in a browser context of its own (no shared
-// IndexedDB), play the same smoke lesson side by side — the second both arms, the third the first arm
-// alone, the fewest runs that give Welch's test two ends an arm — and a teacher's class view, in a fourth
-// context, accepts the three learners' five links as three learners, refuses a tampered, a relabelled and a
+// (`?lessonSize=smoke`, 6 steps) on wasm, in a browser context of its own: a prediction is picked, both arms
+// run side by side (the page is told it has 4 cores, so the second arm trains in a worker of its own), both
+// are held after step 2 (the test holds, src/worker/testHolds.ts: the moment is made, not hoped for), the
+// tab is reloaded and the lesson resumes into itself — prediction kept, curves kept, both arms continued
+// from their checkpoints, held again after step 4 to be seen running — and runs to a takeaway computed from
+// the runs, with the prediction stored with each run.
+// Then a class, built by its own test: three learners, each in a browser context of its own (no shared
+// IndexedDB), play the same smoke lesson side by side — two both arms, the third the first arm alone, the
+// fewest runs that give Welch's test two ends an arm — and a teacher's class view, in a fourth context,
+// accepts the three learners' five links as three learners, refuses a tampered, a relabelled and a
 // repeated link with their reasons, and draws the class's pooled test.
+// No wait here is a speed limit: a sitting's wait fails only when nothing on its arms moved for minutes.
 // axe finds no serious or critical violation in the list, any lesson, or a lesson with its takeaway.
 // Screenshots: test-results/lesson-<id>.png, lesson-smoke.png, lesson-class.png.
 import { readFileSync } from 'node:fs';
@@ -19,7 +22,7 @@ import { assertAccessible } from './e2e-axe.mjs';
 
 const IDS = ['null-control', 'dense-reward', 'tool-failures', 'hard-only', 'seeds'];
 
-export async function lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors }) {
+export async function lessonsTests({ page, base, results, test, assert, join, consoleErrors }) {
   const G = 'lessons';
   const reference = JSON.parse(readFileSync(new URL('../results/lessons/reference.json', import.meta.url), 'utf8'));
   const seedCounts = new Set(Object.values(reference.settings).map((s) => s.seeds.length));
@@ -130,155 +133,43 @@ export async function lessonsTests({ page, base, results, test, assert, attr, jo
   await test(
     'lessons: a smoke-size lesson runs both arms side by side, survives a reload mid-run and ends in a computed takeaway',
     async () => {
-      await page.goto('about:blank');
-      // (the last group: the init script stays with the page)
-      // the page's own navigator says 4 cores: the second arm gets a worker of its own (each worker still sees the real
-      // cores)
-      await page.addInitScript(() =>
-        Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }),
-      );
-      await page.goto(`${base}?backend=wasm&lessonSize=smoke#lesson=dense-reward`);
-      await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
-      await page.waitForSelector('[data-testid=lesson-smoke]');
-      await page.locator('[data-testid=lesson-run]').waitFor();
-      await page.locator('[data-testid=predict-delivery]').check();
-      const t0 = Date.now();
-      const at = () => `${Math.round((Date.now() - t0) / 1000)} s`;
-      await page.locator('[data-testid=lesson-run]').click();
-      // both arms train at once; reload once both have stored a checkpoint (every 2 steps), before either ends
-      const arms = '[data-testid=lesson-arm]';
-      const deadline = Date.now() + 300_000;
-      let reloaded = false;
-      while (Date.now() < deadline && !reloaded) {
-        const states = await page
-          .locator(arms)
-          .evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
-        if (states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint >= 2)) {
-          console.log(`      both arms past their first checkpoint at ${at()}: reload`);
-          // every state the sitting and its arms show from the reload on, and whether "Resume the lesson" ever shows
-          await page.addInitScript(() => {
-            const seen = (window.__lessonSeen = new Set());
-            const look = () => {
-              for (const el of document.querySelectorAll('[data-testid=lesson], [data-testid=lesson-arm]'))
-                seen.add(`${el.dataset.testid}:${el.dataset.state}`);
-              if (document.querySelector('[data-testid=lesson-continue]')) seen.add('resume-button');
-            };
-            new MutationObserver(look).observe(document, {
-              subtree: true,
-              childList: true,
-              attributes: true,
-              attributeFilter: ['data-state'],
-            });
-          });
-          await page.reload();
-          reloaded = true;
-        } else if (states.some((s) => s.state === 'done'))
-          throw new Error(`an arm finished before both were seen mid-run: ${JSON.stringify(states)}`);
-        else await page.waitForTimeout(100);
-      }
-      assert(reloaded, 'the arms were never both running with a checkpoint');
-      await page.waitForSelector('[data-testid=lesson][data-state=running]', { timeout: 60_000 });
-      // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way
-      const seen = await page.evaluate(() => [...window.__lessonSeen]);
-      assert(
-        !seen.some((s) => s.endsWith(':halted') || s === 'lesson:new' || s === 'resume-button'),
-        `the resuming sitting showed itself stopped: ${seen.join(', ')}`,
-      );
-      assert(
-        await page.locator('[data-testid=predict-delivery]').isChecked(),
-        'the prediction was not kept across the reload',
-      );
-      assert(
-        Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2,
-        'the curves were not kept across the reload',
-      );
-      await page.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 300_000 });
-      console.log(`      both arms finished at ${at()}`);
-      await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
-      const shown = await page
-        .locator(arms)
-        .evaluateAll((els) =>
-          els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`),
+      // a learner of its own (no run or init script of an earlier test), told it has 4 cores: the second arm gets a
+      // worker of its own (each worker still sees the real cores)
+      const learnerContext = await page.context().browser().newContext({ viewport: { width: 1360, height: 900 } });
+      try {
+        await learnerContext.addInitScript(() =>
+          Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 4, configurable: true }),
         );
-      const stored = await Promise.all(
-        (await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) =>
-          (await storedPoints(page, id)).map((p) => p.step).join(','),
-        ),
-      );
-      console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
-      // a smoke run's verdict says first that it cannot tell, and quotes no full-size misleading rate; the charts'
-      // figures say they are smoothed
-      assert(
-        (await page.locator('[data-testid=lesson-misleading]').count()) === 0,
-        "a smoke run quotes the full size's misleading rate",
-      );
-      assert(
-        /^A run this small cannot tell/.test(await page.locator('[data-testid=lesson-verdict]').innerText()),
-        'the smoke verdict does not say first that it cannot tell',
-      );
-      assert(
-        /smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')),
-        'the charts do not say their figures are smoothed',
-      );
-      const kinds = await page
-        .locator('[data-testid=lesson-takeaway] li')
-        .evaluateAll((ls) => ls.map((l) => l.dataset.kind));
-      for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note'])
-        assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
-      const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
-      assert(judged === 'too-small', `a smoke run judged ${judged}`);
-      assert(
-        (await attr('[data-testid=lesson-takeaway]', 'data-matched')) === 'false',
-        'a smoke run bears out a prediction',
-      );
-      const text = await page.locator('[data-testid=lesson-takeaway]').innerText();
-      assert(
-        /not at the reference setting \(steps=6/.test(text),
-        'the takeaway does not say the smoke run is off the reference setting',
-      );
-      const evals = await page
-        .locator('[data-testid=lesson-plot][data-metric="eval/success"]')
-        .getAttribute('data-live-points');
-      assert(
-        Number(evals) === 8,
-        `the validation plot holds ${evals} of the two arms' 8 evaluations (steps 0, 2, 4, 6)`,
-      );
-      const tagged = (await storedRuns(page)).filter((r) => r.lesson?.id === 'dense-reward');
-      assert(
-        tagged.length === 2 && tagged.every((r) => r.lesson.prediction === 'delivery' && r.status === 'completed'),
-        `stored lesson runs: ${JSON.stringify(tagged.map((r) => [r.status, r.lesson]))}`,
-      );
-      assert(new Set(tagged.map((r) => r.lesson.session)).size === 1, 'the two arms are not one sitting');
-      assert(
-        new Set(tagged.map((r) => r.config.seed)).size === 1 && tagged[0].config.seed >= 100,
-        `the arms' seeds: ${tagged.map((r) => r.config.seed)}`,
-      );
-      await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
-      await assertAccessible(page, 'a lesson with its takeaway');
+        await playReloadedLesson(await learnerContext.newPage(), { base, results, assert });
+      } finally {
+        await learnerContext.close();
+      }
     },
     G,
   );
 
   await test(
-    'lessons: two more learners, each in a browser context of its own, play the smoke lesson side by side; the class view counts the three learners once each and pools their test, refusing a tampered, a relabelled and a repeated link',
+    'lessons: three learners, each in a browser context of its own, play the smoke lesson side by side; the class view counts the three learners once each and pools their test, refusing a tampered, a relabelled and a repeated link',
     async () => {
       const started = Date.now();
-      const links = await page.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
-      assert(
-        links.length === 2 && links.every((l) => /#lesson=dense-reward&result=v1\.[\w-]+\.[0-9a-f]{8}$/.test(l)),
-        `result links: ${links.join(' ')}`,
-      );
-      assert((await page.locator('[data-testid=lesson-result-qr]').count()) === 2, 'no QR code beside each link');
       const browser = page.context().browser();
-      // the cheapest class with a test: Welch's needs two ends an arm, so the second learner runs both arms and
-      // the third the first arm alone (3 arms, not 4); side by side, each context its own IndexedDB and workers
-      const [second, third] = await Promise.all([
+      // the cheapest class with a test: Welch's needs two ends an arm, so two learners run both arms and the third
+      // the first arm alone (5 arms); side by side, each context its own IndexedDB and workers. The class is built
+      // here, not taken from another test's learner
+      const [first, second, third] = await Promise.all([
+        playLearner(browser, base, 'both', assert),
         playLearner(browser, base, 'both', assert),
         playLearner(browser, base, 'first', assert),
       ]);
       console.log(
-        `      learners 2 (both arms) and 3 (first arm) played side by side in ${((Date.now() - started) / 1000).toFixed(1)} s (${second.took} and ${third.took}; ${second.timing}; ${third.timing})`,
+        `      three learners (both arms, both arms, the first arm) played side by side in ${((Date.now() - started) / 1000).toFixed(1)} s (${first.took}, ${second.took} and ${third.took}; ${first.timing}; ${second.timing}; ${third.timing})`,
       );
+      const links = first.links;
+      assert(
+        links.length === 2 && links.every((l) => /#lesson=dense-reward&result=v1\.[\w-]+\.[0-9a-f]{8}$/.test(l)),
+        `result links: ${links.join(' ')}`,
+      );
+      assert(first.qrCodes === 2, 'no QR code beside each link');
       assert(
         second.links.length === 2 && third.links.length === 1,
         `the learners' links: ${second.links.length} and ${third.links.length}`,
@@ -400,9 +291,10 @@ async function playLearner(browser, base, which, assert) {
     await learner.locator('[data-testid=predict-success]').check();
     await learner.locator(`input[name=which-dense-reward][value=${which}]`).check();
     await learner.locator('[data-testid=lesson-run]').click();
-    await learner.waitForSelector('[data-testid=lesson][data-state=finished]', { timeout: 400_000 });
+    await waitForLessonEnd(learner, `learner (${which})`);
     await learner.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
     const links = await learner.locator('[data-testid=lesson-result-link]').evaluateAll((as) => as.map((a) => a.href));
+    const qrCodes = await learner.locator('[data-testid=lesson-result-qr]').count();
     const runs = (await storedRuns(learner)).filter((r) => r.lesson?.id === 'dense-reward');
     assert(
       runs.length === (which === 'both' ? 2 : 1) && runs.every((r) => r.status === 'completed'),
@@ -411,8 +303,173 @@ async function playLearner(browser, base, which, assert) {
     assert(!errors.length, `learner (${which}): page errors ${errors.join(' | ')}`);
     const ms = (x) => (Number.isFinite(x) ? `${(x / 1000).toFixed(1)} s` : '?');
     const timing = `${which}: ${runs.map((r) => `${r.lesson.arm} ${ms(r.summary.meanStepMs)}/step, ${ms(r.summary.meanEvalMs)}/evaluation`).join(', ')}`;
-    return { links, took: `${((Date.now() - t0) / 1000).toFixed(0)} s`, timing };
+    return { links, qrCodes, took: `${((Date.now() - t0) / 1000).toFixed(0)} s`, timing };
   } finally {
     await context.close();
   }
+}
+
+/** a lesson's sitting moves (a step, a phase, a state) at least this often, on the slowest machine we run on: a hang
+ * guard, not a speed limit */
+const STALL_MS = 240_000;
+
+/** Waits for the sitting on `p` to finish. It fails only when nothing on the arms (step, phase, state, points) moved
+ * for STALL_MS: a loaded machine takes longer, but it does not stop. */
+async function waitForLessonEnd(p, what) {
+  let last = '';
+  let movedAt = Date.now();
+  for (;;) {
+    const now = await p.evaluate(() => {
+      const lesson = document.querySelector('[data-testid=lesson]')?.dataset.state ?? '';
+      const arms = [...document.querySelectorAll('[data-testid=lesson-arm]')].map(
+        (e) => `${e.dataset.state}:${e.dataset.points}:${e.textContent}`,
+      );
+      return { lesson, key: `${lesson} | ${arms.join(' | ')}` };
+    });
+    if (now.lesson === 'finished') return;
+    if (now.key !== last) {
+      last = now.key;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > STALL_MS)
+      throw new Error(`${what}: nothing moved for ${STALL_MS / 1000} s (${now.key.replace(/\s+/g, ' ')})`);
+    await p.waitForTimeout(500);
+  }
+}
+
+/**
+ * One learner (its page `page`, told it has 4 cores) plays the smoke-size dense-reward lesson: both arms side by side,
+ * held after step 2 (`?holds=after-step:2,…`, src/worker/testHolds.ts) so that the reload surely comes with both arms
+ * mid-run and past their first checkpoint — on a fast machine one arm used to finish before the other was seen
+ * running. The reload ends those workers; the page resumes both arms from step 2 and they hold again after step 4,
+ * where the test looks at the resumed sitting, then releases them to the takeaway.
+ */
+async function playReloadedLesson(page, { base, results, assert }) {
+  page.setDefaultTimeout(120_000); // as the harness's page: a loaded machine draws slowly
+  const attr = (selector, name) => page.locator(selector).first().getAttribute(name);
+  await page.goto(`${base}?backend=wasm&lessonSize=smoke&holds=after-step:2,after-step:4#lesson=dense-reward`);
+  await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
+  assert(
+    (await page.evaluate(() => document.documentElement.dataset.testHolds)) === 'after-step:2,after-step:4',
+    'the test server did not arm the holds',
+  );
+  await page.waitForSelector('[data-testid=lesson-smoke]');
+  await page.locator('[data-testid=lesson-run]').waitFor();
+  await page.locator('[data-testid=predict-delivery]').check();
+  const t0 = Date.now();
+  const at = () => `${Math.round((Date.now() - t0) / 1000)} s`;
+  await page.locator('[data-testid=lesson-run]').click();
+  // both arms hold after step 2 (its evaluation and checkpoint stored), whichever gets there first: the moment is made,
+  // not waited for
+  const arms = '[data-testid=lesson-arm]';
+  await page.waitForFunction(() => new Set(window.__testHolds?.held.map((h) => h.runId)).size === 2, null, {
+    timeout: 600_000,
+  });
+  const states = await page
+    .locator(arms)
+    .evaluateAll((els) => els.map((e) => ({ state: e.dataset.state, checkpoint: Number(e.dataset.checkpoint) })));
+  assert(
+    states.length === 2 && states.every((s) => s.state === 'live' && s.checkpoint === 2),
+    `held after step 2, the arms show ${JSON.stringify(states)}`,
+  );
+  console.log(`      both arms held after step 2 (checkpoint stored) at ${at()}: reload`);
+  // every state the sitting and its arms show from the reload on, and whether "Resume the lesson" ever shows
+  await page.addInitScript(() => {
+    const seen = (window.__lessonSeen = new Set());
+    const look = () => {
+      for (const el of document.querySelectorAll('[data-testid=lesson], [data-testid=lesson-arm]'))
+        seen.add(`${el.dataset.testid}:${el.dataset.state}`);
+      if (document.querySelector('[data-testid=lesson-continue]')) seen.add('resume-button');
+    };
+    new MutationObserver(look).observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      attributeFilter: ['data-state'],
+    });
+  });
+  await page.reload();
+  // the page resumes both arms from step 2 by itself; they hold again after step 4, so the resumed sitting is surely
+  // seen running
+  await page.waitForFunction(() => new Set(window.__testHolds?.held.map((h) => h.runId)).size === 2, null, {
+    timeout: 600_000,
+  });
+  await page.waitForSelector('[data-testid=lesson][data-state=running]');
+  // the page resumed the sitting by itself: never "stopped", "Resume the lesson" nor a fresh sitting on the way
+  const seen = await page.evaluate(() => [...window.__lessonSeen]);
+  assert(
+    !seen.some((s) => s.endsWith(':halted') || s === 'lesson:new' || s === 'resume-button'),
+    `the resuming sitting showed itself stopped: ${seen.join(', ')}`,
+  );
+  assert(
+    await page.locator('[data-testid=predict-delivery]').isChecked(),
+    'the prediction was not kept across the reload',
+  );
+  assert(
+    Number(await attr('[data-testid=lesson-plot][data-metric="eval/success"]', 'data-live-points')) >= 2,
+    'the curves were not kept across the reload',
+  );
+  await page.evaluate(() => window.__testHolds.release());
+  await waitForLessonEnd(page, 'the reloaded sitting');
+  console.log(`      both arms finished at ${at()}`);
+  await page.waitForSelector('[data-testid=lesson-takeaway][data-ready=true]', { timeout: 30_000 });
+  const shown = await page
+    .locator(arms)
+    .evaluateAll((els) =>
+      els.map((e) => `${e.dataset.arm}: ${e.dataset.points} points to step ${e.dataset.lastStep}`),
+    );
+  const stored = await Promise.all(
+    (await page.locator(arms).evaluateAll((els) => els.map((e) => e.dataset.runId))).map(async (id) =>
+      (await storedPoints(page, id)).map((p) => p.step).join(','),
+    ),
+  );
+  console.log(`      arms shown: ${shown.join('; ')}; stored steps: ${stored.join(' | ')}`);
+  // a smoke run's verdict says first that it cannot tell, and quotes no full-size misleading rate; the charts'
+  // figures say they are smoothed
+  assert(
+    (await page.locator('[data-testid=lesson-misleading]').count()) === 0,
+    "a smoke run quotes the full size's misleading rate",
+  );
+  assert(
+    /^A run this small cannot tell/.test(await page.locator('[data-testid=lesson-verdict]').innerText()),
+    'the smoke verdict does not say first that it cannot tell',
+  );
+  assert(
+    /smoothed \(EMA 0\.75\)/.test((await page.locator('[data-testid=lesson-plot-note]').allInnerTexts()).join(' ')),
+    'the charts do not say their figures are smoothed',
+  );
+  const kinds = await page
+    .locator('[data-testid=lesson-takeaway] li')
+    .evaluateAll((ls) => ls.map((l) => l.dataset.kind));
+  for (const k of ['result', 'band', 'mechanism', 'test', 'paper', 'prediction', 'note'])
+    assert(kinds.includes(k), `the takeaway has no ${k} line (${kinds.join(', ')})`);
+  const judged = await attr('[data-testid=lesson-takeaway]', 'data-judged');
+  assert(judged === 'too-small', `a smoke run judged ${judged}`);
+  assert(
+    (await attr('[data-testid=lesson-takeaway]', 'data-matched')) === 'false',
+    'a smoke run bears out a prediction',
+  );
+  const text = await page.locator('[data-testid=lesson-takeaway]').innerText();
+  assert(
+    /not at the reference setting \(steps=6/.test(text),
+    'the takeaway does not say the smoke run is off the reference setting',
+  );
+  const evals = await page
+    .locator('[data-testid=lesson-plot][data-metric="eval/success"]')
+    .getAttribute('data-live-points');
+  assert(
+    Number(evals) === 8,
+    `the validation plot holds ${evals} of the two arms' 8 evaluations (steps 0, 2, 4, 6)`,
+  );
+  const tagged = (await storedRuns(page)).filter((r) => r.lesson?.id === 'dense-reward');
+  assert(
+    tagged.length === 2 && tagged.every((r) => r.lesson.prediction === 'delivery' && r.status === 'completed'),
+    `stored lesson runs: ${JSON.stringify(tagged.map((r) => [r.status, r.lesson]))}`,
+  );
+  assert(new Set(tagged.map((r) => r.lesson.session)).size === 1, 'the two arms are not one sitting');
+  assert(
+    new Set(tagged.map((r) => r.config.seed)).size === 1 && tagged[0].config.seed >= 100,
+    `the arms' seeds: ${tagged.map((r) => r.config.seed)}`,
+  );
+  await page.screenshot({ path: join(results, 'lesson-smoke.png'), fullPage: true });
+  await assertAccessible(page, 'a lesson with its takeaway');
 }

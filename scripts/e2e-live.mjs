@@ -1,7 +1,8 @@
 // The e2e group `live` (E2E_ONLY=live node scripts/e2e.mjs), called from e2e.mjs: an RL run on wasm
 // shows every step as it happens — the counter, the ETA and the curves move with each step, and
 // Resume from Pause reads "Training" while the step it started is still in flight;
-// a run reloaded at two different points (just after a checkpoint, and between checkpoints) finishes
+// a run reloaded at two different points (just after a checkpoint, and between checkpoints: each forced by
+// holding the run there, src/worker/testHolds.ts) finishes
 // with every step's metrics and every evaluation, and the resume notice names the step the kept curve
 // ends at (point 2); the run stores the world it trained in, its starting point's, and the Experiment
 // panel says so where World size would be (point 4). Its bundle test (group `runs`): a bundle whose setup no link could
@@ -58,7 +59,8 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
 
   await test('live: an RL run shows every step as it happens, and Resume reads Training at once (wasm)', async () => {
     await page.goto('about:blank');
-    await page.goto(`${base}?backend=wasm#${LIVE}`);
+    // held after step 2 (the test holds, src/worker/testHolds.ts), so Pause surely lands mid-run
+    await page.goto(`${base}?backend=wasm&holds=after-step:2#${LIVE}`);
     await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
     await page.evaluate(watchProgress);
     // RL names the world it trains in, its starting point's, where the World size setting would be
@@ -73,15 +75,12 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
       .screenshot({ path: join(results, 'live-rl-world.png') });
     await page.locator('[data-testid=start]').click();
     await waitStatus('running', 120_000);
-    // pause once step 2 is shown, resume once paused
-    await page.waitForFunction(
-      () => /step [2-5]\//.test(document.querySelector('[data-testid=run-status]')?.textContent ?? ''),
-      null,
-      { timeout: 240_000 },
-    );
+    // pause while the run is held after step 2, release it (it parks in pause before step 3), resume once paused
+    await page.waitForFunction(() => window.__testHolds?.held.length === 1, null, { timeout: 600_000 });
     const brief = (log) => log.map((r) => `${r.status[0]}${r.step}/${r.points}${r.eta ? `·${r.eta}` : ''}`).join(' ');
     await page.locator('section[aria-label=Training]').screenshot({ path: join(results, 'live-mid-run.png') });
     await page.locator('[data-testid=pause]').click();
+    await page.evaluate(() => window.__testHolds.release());
     await waitStatus('paused', 120_000);
     const pausedPoints = Number(await attr('[data-testid=rl-charts]', 'data-points'));
     const resumedAt = await page.evaluate(() => performance.now());
@@ -132,24 +131,25 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
     'live: a run reloaded at two points finishes with every step and every evaluation, and says where it resumed (wasm)',
     async () => {
       await page.goto('about:blank');
-      await page.goto(`${base}?backend=wasm#${RELOAD}`);
+      // held after step 2 (its checkpoint just stored) and after step 3 (stored, no step-4 checkpoint yet): the test
+      // holds, src/worker/testHolds.ts — each reload comes at its moment, however fast the steps are
+      await page.goto(`${base}?backend=wasm&holds=after-step:2,after-step:3#${RELOAD}`);
       await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
       await page.locator('[data-testid=start]').click();
       await waitStatus('running', 120_000);
+      /** waits until this page's worker holds the run (after a step of the holds) */
+      const held = () => page.waitForFunction(() => window.__testHolds?.held.length === 1, null, { timeout: 600_000 });
       const runId = await page
         .locator('[data-testid=run-row][data-status=running]')
         .first()
         .getAttribute('data-run-id');
       const checkpoints = async () => (await checkpointKeys(page, runId)).map((k) => k[1]);
       const stored = async () => (await storedPoints(page, runId)).map((p) => p.step);
-      /** polls the store until `ready` holds, then reloads at once and waits for the resume notice */
+      /** once the run is held, checks `ready`, then reloads and waits for the resume notice */
       const reloadWhen = async (ready, what) => {
-        const deadline = Date.now() + 300_000;
-        while (!(await ready())) {
-          assert(Date.now() < deadline, `never ${what}`);
-          assert((await status()) === 'running', `the run is ${await status()} before ${what}`);
-          await page.waitForTimeout(50);
-        }
+        await held();
+        assert((await status()) === 'running', `the run is ${await status()} at ${what}`);
+        assert(await ready(), `held, yet not ${what}`);
         const storedThen = await stored();
         const checkpointThen = Math.max(0, ...(await checkpoints()));
         await page.reload();
@@ -185,6 +185,9 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
         async () => (await stored()).includes(3) && !(await checkpoints()).includes(4),
         'step 3 stored',
       );
+      // resumed from step 2 again, the run holds after step 3 once more: let it go
+      await held();
+      await page.evaluate(() => window.__testHolds.release());
       await waitStatus('completed', 300_000);
       const points = await storedPoints(page, runId);
       const evals = points.filter((p) => p.values['eval/success'] !== undefined).map((p) => p.step);

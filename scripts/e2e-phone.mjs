@@ -249,6 +249,9 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
       );
       problems.push(...(await check('lab', { axe: true, doc: true, charts: true })));
       if (docs) await picture('lab-training', '[aria-label=Training]', true);
+      // the welcome, where a first visit opens (e2e-welcome.mjs checks the first visit itself)
+      await hash('#view=welcome', '[data-testid=welcome]');
+      problems.push(...(await check('welcome', { axe: true, doc: true })));
       // a malformed link's notice names each bad key, however long
       await hash('#scale=xl&steps=-5&a_setting_this_lab_has_never_had_with_a_long_name=1', '[data-testid=url-notice]');
       problems.push(...(await check('lab-notice')));

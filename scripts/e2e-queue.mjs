@@ -68,7 +68,8 @@ export async function queueTests({ page, base, results, test, assert, attr, join
 
   async function pauseReloadCarryOn() {
     await page.goto('about:blank');
-    await page.goto(`${base}?backend=wasm#view=findings&finding=T7&${RL_WASM}`);
+    // held after step 1 (the test holds, src/worker/testHolds.ts), so the pause surely lands early in the run
+    await page.goto(`${base}?backend=wasm&holds=after-step:1#view=findings&finding=T7&${RL_WASM}`);
     await page.waitForSelector('[data-testid=backend][data-backend="wasm"]', { timeout: 60_000 });
     await page.locator('[data-testid=queue-grid]').click();
     await page.locator('[data-testid=queue-confirm]').click();
@@ -81,14 +82,12 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     );
     const runId = await attr('[data-testid=queue-item]', 'data-run-id');
 
-    // pause after the first step (a pause in the step-0 evaluation parks before any checkpoint exists)
-    await page.waitForFunction(
-      () => Number(document.querySelector('[data-testid=rl-charts]')?.getAttribute('data-points')) >= 1,
-      null,
-      { timeout: 240_000 },
-    );
+    // pause after the first step (a pause in the step-0 evaluation parks before any checkpoint exists): while held
+    // there, then released, the run parks before step 2
+    await page.waitForFunction(() => window.__testHolds?.held.length === 1, null, { timeout: 600_000 });
     await page.locator('[data-testid=pause]').click();
-    await waitStatus('paused', 10_000);
+    await page.evaluate(() => window.__testHolds.release());
+    await waitStatus('paused', 120_000);
     // parked: the step in flight ends and its checkpoint is written; then nothing trains
     const t0 = Date.now();
     let steps = [];
@@ -112,7 +111,7 @@ export async function queueTests({ page, base, results, test, assert, attr, join
     assert(checkpoint < STEPS - 2, `the run was nearly done (${checkpoint}) before the pause`);
     const kept = (await storedPoints(page, runId)).filter((p) => p.step <= checkpoint);
     await page.locator('[data-testid=resume]').click();
-    await waitStatus('running', 10_000);
+    await waitStatus('running', 120_000);
 
     // a reload mid-run: the run resumes by itself from its checkpoint, the curve up to it kept, and the queue is back
     await page.reload();

@@ -29,22 +29,26 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
   }
 
   /** opens an RL link on webgpu (forced: without ?backend= SwiftShader loses to wasm), starts it (`start`: by default
-   * the Lab view's Start button) and waits for the
-   *  end (screenshot `shot`-running.png once the step-0 evaluation is in) */
+   *  the Lab view's Start button) and waits for the end. The run is held after its last step (the test holds,
+   *  src/worker/testHolds.ts), so "while running" is a moment the test makes: `start` finds it running whatever the
+   *  machine's speed, and the charts are read (screenshot `shot`-running.png) with both evaluations in and the run
+   *  not yet ended; then it is released. */
   async function runRl(hash, shot, start = clickStart) {
     await page.goto('about:blank');
-    await page.goto(`${base}?backend=webgpu#${hash}`);
+    await page.goto(`${base}?backend=webgpu&holds=after-step:${RL_STEPS}#${hash}`);
     await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });
     const backend = await attr('[data-testid=backend]', 'data-backend');
     assert(backend === 'webgpu', `backend is ${backend}; expected webgpu`);
-    // the page records each phase it shows every 20 ms: a short one (the step-0 evaluation on a fast run) can pass
-    // between two of this loop's round trips
+    // every phase the page ever shows, recorded as the DOM changes (a poll can miss a short one: the step-0
+    // evaluation on a fast run)
     await page.evaluate(() => {
-      window.__phases = new Set();
-      window.__phaseTimer = setInterval(() => {
+      const phases = (window.__phases = new Set());
+      const look = () => {
         const p = document.querySelector('[data-testid=run-status]')?.getAttribute('data-phase');
-        if (p) window.__phases.add(p);
-      }, 20);
+        if (p) phases.add(p);
+      };
+      window.__phaseObserver = new MutationObserver(look);
+      window.__phaseObserver.observe(document, { subtree: true, childList: true, attributes: true });
     });
     const t0 = Date.now();
     await start();
@@ -54,31 +58,29 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
       { timeout: 90_000 },
     );
     const startedMs = Date.now() - t0;
-    const seen = { evalsWhileRunning: 0, pointsWhileRunning: 0, phases: new Set() };
-    let status = '';
-    let shotTaken = false;
-    const deadline = Date.now() + 480_000; // SwiftShader on a busy 2-core machine: minutes
-    while (Date.now() < deadline) {
-      status = await attr('[data-testid=run-status]', 'data-status');
-      if (status === 'running') {
-        seen.evalsWhileRunning = Math.max(seen.evalsWhileRunning, await chartAttr('data-evals'));
-        seen.pointsWhileRunning = Math.max(seen.pointsWhileRunning, await chartAttr('data-points'));
-        const phase = await attr('[data-testid=run-status]', 'data-phase');
-        if (phase) seen.phases.add(phase);
-        if (!shotTaken && seen.evalsWhileRunning >= 1) {
-          shotTaken = true;
-          await page.screenshot({ path: join(results, `${shot}-running.png`), fullPage: true });
-        }
-      }
-      if (['completed', 'failed', 'stopped'].includes(status)) break;
-      await page.waitForTimeout(200);
-    }
-    const shown = await page.evaluate(() => (clearInterval(window.__phaseTimer), [...(window.__phases ?? [])]));
+    // SwiftShader on a busy 2-core machine: minutes to the hold
+    await page.waitForFunction(() => window.__testHolds?.held.length === 1, null, { timeout: 900_000 });
+    const status = await attr('[data-testid=run-status]', 'data-status');
+    assert(status === 'running', `held after its last step, the run reads ${status}`);
+    const seen = {
+      evalsWhileRunning: await chartAttr('data-evals'),
+      pointsWhileRunning: await chartAttr('data-points'),
+      phases: new Set(),
+    };
+    await page.screenshot({ path: join(results, `${shot}-running.png`), fullPage: true });
+    await page.evaluate(() => window.__testHolds.release());
+    await page.waitForFunction(
+      () => ['completed', 'failed', 'stopped'].includes(document.querySelector('[data-testid=run-status]')?.dataset.status),
+      null,
+      { timeout: 300_000 },
+    );
+    const shown = await page.evaluate(() => (window.__phaseObserver.disconnect(), [...window.__phases]));
     for (const p of shown) seen.phases.add(p);
     const error = (await page.locator('[data-testid=run-error]').count())
       ? await page.locator('[data-testid=run-error]').innerText()
       : '';
-    assert(status === 'completed', `RL run ended as ${status || 'nothing'} ${error}`);
+    const ended = await attr('[data-testid=run-status]', 'data-status');
+    assert(ended === 'completed', `RL run ended as ${ended || 'nothing'} ${error}`);
     const id = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
     const points = await storedPoints(page, id);
     return { id, seen, startedMs, totalMs: Date.now() - t0, points };
@@ -151,7 +153,8 @@ export async function rlTests({ page, base, results, test, assert, attr, timings
       // the metric picker adds a chart
       await page.locator('[data-testid=metric-picker-toggle]').click();
       await page.locator('[data-testid="metric-losses/clip_frac"]').click();
-      await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor({ timeout: 30_000 });
+      // SwiftShader draws in the GPU process that trained: on a loaded machine a chart takes a while (the page's 120 s)
+      await page.locator('[data-testid=metric-plot][data-metric="losses/clip_frac"]').waitFor();
       const row = page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`);
       assert((await row.locator('[data-testid=run-kind]').innerText()) === 'RL', 'the run is not listed as RL');
       assert(

@@ -94,9 +94,15 @@ export async function robustTests({ page, context, base, dist, results, test, as
         document.head.append(script);
         return window.__inlineRan === true;
       });
-      // the event and the console line come a moment later
-      await page.waitForFunction(() => window.__cspViolations.length > 0, null, { timeout: 5_000 }).catch(() => {});
-      await page.waitForTimeout(300);
+      // the event comes a moment later (on a loaded machine, seconds): waited for, not timed
+      await page
+        .waitForFunction(() => window.__cspViolations.some((v) => v.startsWith('script-src')), null, {
+          timeout: 60_000,
+        })
+        .catch(() => {});
+      // and its console line, before the count restarts (a late one would read as a violation of the wasm page)
+      for (const t0 = Date.now(); Date.now() - t0 < 60_000; await page.waitForTimeout(100))
+        if (consoleErrors.slice(consoleFrom).some((e) => /Content Security Policy/i.test(e))) break;
       const seen = await violations();
       assert(
         !ran && seen.some((v) => v.startsWith('script-src')),

@@ -17,7 +17,7 @@ export async function uiTests({ page, context, base, results, test, assert, attr
   const RUN_ID = 'e2e-ui-run'; // a finished ARPO run (Curriculum reward, scale s, 2 steps), imported as a bundle
   const heading = () => page.locator('[aria-label=Training] .head').first().innerText();
   const view = () => attr('nav [aria-current=page]', 'data-testid');
-  const openLab = async (hash = '') => {
+  const openLab = async (hash = 'view=lab') => {
     await page.goto('about:blank');
     await page.goto(`${base}?backend=wasm#${hash}`);
     await page.waitForSelector('[data-testid=backend][data-backend]:not([data-backend=""])', { timeout: 60_000 });

@@ -18,10 +18,11 @@
 //   node scripts/e2e.mjs                          run the tests
 //   node scripts/e2e.mjs --measure                also time the same SFT run on the cpu backend (?backend=cpu)
 //   E2E_ONLY=startingPoint node scripts/e2e.mjs   only one group of tests (rl — with the findings queue —, sft,
-// startingPoint, sandbox, robust, runs, ui, phone, live, lessons, backend, firefox;
+// startingPoint, sandbox, robust, runs, ui, welcome, phone, live, lessons, backend, firefox;
 //                                                 queue: the rl group's queue/reload/pause part alone)
-//   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of the groups each (SHARD_1 below, then every other group);
-//                                                 npm test runs the two side by side, each in its own browser
+//   E2E_SHARD=1 / E2E_SHARD=2 node scripts/e2e.mjs   half of npm test's groups each (SHARD_1 below, then every other
+//                                                 group but the long ones); npm test runs the two side by side
+//   E2E_SHARD=long node scripts/e2e.mjs           the long groups (LONG below), `npm run test:long`
 //   E2E_CHECKPOINT=DIR                            serve this checkpoint folder as s-tiny (default: the shipped one)
 //   FIREFOX_PATH=…                                the firefox group's browser (default /usr/bin/firefox-esr)
 //
@@ -39,10 +40,12 @@ import { rlTests } from './e2e-rl.mjs';
 import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
 import { uiTests } from './e2e-ui.mjs';
+import { welcomeTests } from './e2e-welcome.mjs';
 import { lessonsTests } from './e2e-lessons.mjs';
 import { backendTests } from './e2e-backend.mjs';
 import { phoneTests } from './e2e-phone.mjs';
 import { firefoxTests } from './e2e-firefox.mjs';
+import { holdsTests } from './e2e-holds.mjs';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist')); // E2E_DIST: serve another build
@@ -52,17 +55,23 @@ const measure = process.argv.includes('--measure');
 const only = process.env.E2E_ONLY; // a test group (see the usage above)
 // npm test runs the groups in two browsers side by side: most of a group's time is one single-threaded
 // trainer (wasm or cpu) or a wait, so one browser left the second core mostly idle (455 s for every group one
-// after another on 2 cores). Shard 1 holds these groups (about half the time), shard 2 every other group, so
-// a new group is never left out. Each shard has its own browser profile and store, as a group run alone has.
-// Balanced by a fresh clone's times (2026-12-04, 731 s in all: shard 1 297 s, shard 2 331 s of which robust
-// 88 s, ui 36 s, live 106 s, lessons 97 s); lessons then grew by ~100 s (its class of three
-// learners), so robust moved here (~385 s against ~343 s, estimated from those times).
-const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox', 'backend', 'robust', 'runs', 'phone'];
+// after another on 2 cores). Shard 1 holds these groups, shard 2 every other group but the long ones, so a new
+// group is never left out. The long groups (E2E_SHARD=long) are the second test command's, `npm run test:long`:
+// at 390-410 s a shard, the e2e stage had spent the 15 minutes of npm test. Each shard has its own browser
+// profile and store, as a group run alone has.
+// Balanced by estimates from a fresh clone's times (2026-12-04: shard 1 297 s for these groups and backend, runs
+// and phone; robust 88 s, ui 36 s, live 106 s, lessons 97 s, since grown to ~105 s for its class alone, Firefox's
+// group ~42 s): about 240 s here, 200 s in shard 2.
+const SHARD_1 = ['sft', 'rl', 'queue', 'startingPoint', 'sandbox'];
+const LONG = ['lessons', 'live', 'firefox'];
+const SHARDS = ['1', '2', 'long'];
 const shard = process.env.E2E_SHARD;
-if (shard !== undefined && shard !== '1' && shard !== '2') {
-  console.error(`e2e: E2E_SHARD is ${shard}; it is 1 or 2`);
+if (shard !== undefined && !SHARDS.includes(shard)) {
+  console.error(`e2e: E2E_SHARD is ${shard}; it is ${SHARDS.join(', ')}`);
   process.exit(1);
 }
+/** the shard a group runs in */
+const shardOf = (group) => (SHARD_1.includes(group) ? '1' : LONG.includes(group) ? 'long' : '2');
 // the s-tiny checkpoint the starting-point tests load: the shipped one (copied into dist/ by the build),
 // or E2E_CHECKPOINT, a folder written by `npm run cli -- sft --out DIR`, served in its place
 const shippedCheckpoint = join(dist, 'checkpoints', 's-tiny');
@@ -95,7 +104,7 @@ const types = {
   '.png': 'image/png',
   '.json': 'application/json',
 };
-const server = createServer((req, res) => {
+function serveDist(req, res) {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
   let file = join(dist, path);
   if (!file.startsWith(dist) || !existsSync(file) || statSync(file).isDirectory()) file = join(dist, 'index.html');
@@ -104,14 +113,21 @@ const server = createServer((req, res) => {
     'cache-control': 'no-store',
   });
   res.end(readFileSync(file));
+}
+// The test server's marker (src/worker/testHolds.ts): with it a page honours `?holds=after-step:N`, a test's way to
+// hold a run after a step until it releases it. The isolated server below sends none, as a production host.
+const server = createServer((req, res) => {
+  res.setHeader('Server-Timing', 'star-lab-test-holds');
+  serveDist(req, res);
 });
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const base = `http://127.0.0.1:${server.address().port}/`;
-// the same files cross-origin isolated (COOP + COEP), as `npm start` and `vite preview` serve them: the firefox group's
+// the same files cross-origin isolated (COOP + COEP), as `npm start` and `vite preview` serve them, and with no test
+// marker, as a production host: the firefox group's, and the holds group's production page
 const isolatedServer = createServer((req, res) => {
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
   res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
-  server.emit('request', req, res);
+  serveDist(req, res);
 });
 await new Promise((ok) => isolatedServer.listen(0, '127.0.0.1', ok));
 const isolatedBase = `http://127.0.0.1:${isolatedServer.address().port}/`;
@@ -147,7 +163,8 @@ let failed = 0;
 function selected(group) {
   const groups = [group].flat(); // a test may belong to several groups
   if (only && !groups.includes(only)) return false;
-  return !shard || groups.some((g) => SHARD_1.includes(g)) === (shard === '1');
+  // a test of several groups runs in one shard, its first group's
+  return !shard || shardOf(groups[0]) === shard;
 }
 async function test(name, fn, group = 'sft') {
   if (!selected(group)) return;
@@ -503,12 +520,17 @@ await runsTests({ page, base, results, test, assert, attr, storeCounts: () => st
 
 // ---- what the page shows is what it does; history; axe-core on every view, at 1280 × 720 (e2e-ui.mjs) ----
 await uiTests({ page, context, base, results, test, assert, attr, checkpointDir });
+// ---- a first visit opens on the welcome, calm, at 1280 × 720 and 390 × 844; links skip it (e2e-welcome.mjs) ----
+await welcomeTests({ page, base, results, test, assert, consoleErrors });
 // ---- the page on a phone, 390 × 844: every view fits, axe-clean with WCAG 2.2 target size (e2e-phone.mjs) ----
 await phoneTests({ page, base, results, test, assert, checkpointDir, consoleErrors });
 // ---- live progress, no step lost to a reload, a bundle's setup checked like a link (e2e-live.mjs) ----
 await liveTests({ page, base, results, test, assert, attr, join, storeCounts: () => storeCounts(page), checkpointDir });
 // ---- the Lessons: every lesson from its link; one played at the smoke size, reloaded mid-run, to its takeaway ----
 await lessonsTests({ page, base, results, test, assert, attr, join, consoleErrors });
+
+// ---- test holds, which force a moment: the test server arms them, a production page refuses them (e2e-holds.mjs) ----
+await holdsTests({ page, context, base, productionBase: isolatedBase, test, assert });
 
 // Firefox (firefox-esr, puppeteer-core over WebDriver BiDi), its own browser, on the isolated server
 await firefoxTests({ base: isolatedBase, results, test, assert, selected });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The one test command (README): typecheck, lint, unit tests in Node (the short SFT learning test and
+# The test command (README): typecheck, lint, unit tests in Node (the short SFT learning test and
 # the shipped checkpoints' verdict checks included), the build, then the browser end-to-end tests in
-# headless Chromium (one group in Firefox). Budget: 15 minutes wall on a 2-core machine; anything that needs an
+# headless Chromium; with --long (`npm run test:long`, README's second test command, which CI runs too) the
+# long browser groups instead (one in Firefox). Budget: 15 minutes wall on a 2-core machine; anything that needs an
 # hour is a `npm run repro` or a benchmark. Installs Debian's chromium and firefox-esr if missing and we are
 # root on Debian; otherwise says exactly what to install (without Firefox its group is skipped, and says so).
 set -euo pipefail
@@ -32,6 +33,15 @@ if [ ! -x /usr/bin/firefox-esr ] && [ -z "${FIREFOX_PATH:-}" ]; then
   else
     echo "== firefox-esr is missing and cannot be installed here (not root on Debian): the e2e group firefox will be SKIPPED. Install it: sudo apt-get install -y firefox-esr (or set FIREFOX_PATH)"
   fi
+fi
+
+# `npm run test:long` (scripts/test.sh --long): the second test command, the long browser groups (e2e.mjs' LONG:
+# the lessons, live progress, Firefox) after a build; npm test's own 15 minutes had no room left for them
+if [ "${1:-}" = --long ]; then
+  stage "build"; npx vite build --logLevel warn
+  stage "end-to-end, the long groups (headless Chromium; Firefox for one group)"; E2E_SHARD=long node scripts/e2e.mjs
+  stage "all long tests passed in $(( $(date +%s) - start ))s"
+  exit 0
 fi
 
 # Runs commands that need nothing from one another side by side, each into its own log, printed whole

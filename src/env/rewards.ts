@@ -134,3 +134,46 @@ export function computeReward(
       throw new Error(`unknown reward kind "${String(kind)}" (expected one of ${REWARD_KINDS.join(', ')})`);
   }
 }
+
+/** the curriculum's stages, densest first: the order an adaptive curriculum moves through */
+export const CURRICULUM_STAGES: readonly CurriculumStage[] = ['sum', 'macro', 'success'];
+
+/** a plan's reward under each stage, all three from the same verdicts */
+export function stageRewards(v: Verdicts): Record<CurriculumStage, number> {
+  return { sum: sumReward(v), macro: macroReward(v), success: successReward(v) };
+}
+
+/**
+ * The share of groups that carry signal (rewards not all equal) under each stage, for groups of plans
+ * scored together: what each reward would leave the update to learn from. No groups: 0 under each.
+ */
+export function signalShares(groups: readonly (readonly Verdicts[])[]): Record<CurriculumStage, number> {
+  const out = { sum: 0, macro: 0, success: 0 };
+  if (groups.length === 0) return out;
+  for (const stage of CURRICULUM_STAGES) {
+    const carrying = groups.filter((g) => {
+      const r = g.map((v) => stageRewards(v)[stage]);
+      return r.some((x) => x !== r[0]);
+    }).length;
+    out[stage] = carrying / groups.length;
+  }
+  return out;
+}
+
+/**
+ * The adaptive curriculum's stage after a step: the next, sparser stage once it would leave signal in at least
+ * `share` of the step's groups, else the same one; one stage per step at most, never back. A sparse reward
+ * that leaves most groups all-equal gives those groups no advantage; waiting until enough of them would
+ * differ under it keeps the update fed while the reward tightens.
+ */
+export function adaptiveNextStage(
+  stage: CurriculumStage,
+  signal: Readonly<Record<CurriculumStage, number>>,
+  share: number,
+): CurriculumStage {
+  if (!(share >= 0 && share <= 1)) throw new Error(`curriculum signal share must be in [0, 1], got ${share}`);
+  const i = CURRICULUM_STAGES.indexOf(stage);
+  if (i < 0) throw new Error(`unknown curriculum stage "${String(stage)}"`);
+  const next = CURRICULUM_STAGES[i + 1];
+  return next !== undefined && signal[next] >= share ? next : stage;
+}

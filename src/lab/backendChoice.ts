@@ -315,6 +315,8 @@ export function backendNotice(backend: ChosenBackend): string | null {
   if (c?.mode === 'forced') return forcedNotice(backend, c.scale, c.measured);
   if (backend.name === 'cpu')
     return `Training runs on cpu, plain JavaScript and the slowest backend: ${backend.fallbackReason ?? 'no other backend started'}.`;
+  // no WebGPU here, so the lab trains on WebAssembly as designed: the badge's reason says why, no notice
+  if (c?.mode === 'only') return null;
   if (backend.fallbackReason) return `Training runs on ${backend.label}: ${backend.fallbackReason}.`;
   return null;
 }
@@ -367,6 +369,24 @@ const figureBrief = (f: BackendFigure): string =>
 
 /** what the calibration's figure estimates: one RL step of the default setup (its rollouts per step) */
 const DEFAULT_STEP_WORDS = `a default RL step (${DEFAULTS.queriesPerStep} queries × ${DEFAULTS.groupSize} rollouts)`;
+
+/** The badge's one line, in plain words (the backend's own label and why it was chosen are one tap away): e.g.
+ *  "CPU (WebAssembly), 1 thread". `threads`: wasm's thread count (1 when not known). */
+export function badgeHeadline(
+  backend: (ChosenBackend & { threads?: number }) | null,
+  measuring: CalibrationProgress | null,
+): string | null {
+  if (measuring) return `Measuring the backends at ${measuring.scale}… (${Math.round(measuring.elapsedMs / 1000)} s)`;
+  if (!backend) return null;
+  const threads = backend.threads ?? 1;
+  const plain =
+    backend.name === 'webgpu'
+      ? 'GPU (WebGPU)'
+      : backend.name === 'wasm'
+        ? `CPU (WebAssembly), ${threads} thread${threads === 1 ? '' : 's'}`
+        : 'CPU (plain JavaScript, the slowest)';
+  return backend.choice?.mode === 'forced' ? `${plain}, forced` : plain;
+}
 
 /** What the header's badge says: the backend (its label, in the mono font) and how it compares or was chosen; then the
  *  figures behind it, or the measurement under way. */

@@ -38,6 +38,16 @@ export interface TrainerField {
   index?: 0 | 1;
 }
 
+/** a setting read only while another setting has one value: otherwise the trainer's config leaves its field
+ *  out (so a run that does not use it keeps the config, summary and resume fingerprint it had before the
+ *  setting existed), the page disables its control and the CLI names it ignored */
+export interface ReadOnlyWhen {
+  setting: string;
+  is: string;
+  /** why it is not read otherwise, one line */
+  why: string;
+}
+
 interface SettingBase {
   /** short label for the page */
   label: string;
@@ -50,6 +60,8 @@ interface SettingBase {
   stage?: Stage;
   /** the RL algorithms it applies to (absent: every one) */
   algorithms?: AlgorithmScope;
+  /** the one value of another setting under which it is read (absent: always) */
+  onlyWhen?: ReadOnlyWhen;
   /** its field in the RL trainer's config; absent where the trainer's config has none (the RL job reads
    *  the scale and the data axes itself, the SFT job its own settings) */
   trainer?: TrainerField;
@@ -204,6 +216,31 @@ export const SETTINGS = {
     min: 0,
     max: 1,
     step: 0.01,
+  } satisfies FloatSetting,
+  curriculumSwitch: choice({
+    label: 'Curriculum: when to switch',
+    doc: 'Fixed: at the two fractions of training above. Adaptive: to the next, sparser reward once it would leave signal (rewards not all equal) in enough of the step\'s groups; never back.',
+    group: 'reward',
+    stage: 'rl',
+    choices: ['fixed', 'adaptive'],
+    choiceLabels: { fixed: 'Fixed steps', adaptive: 'Adaptive (by signal)' },
+    default: 'fixed',
+  }),
+  curriculumSignalShare: {
+    kind: 'float',
+    label: 'Curriculum: signal share to switch',
+    doc: 'Adaptive curriculum: the share of a step\'s groups that must carry signal under the next, sparser reward before the curriculum moves to it (0: at once; 1: only when every group would).',
+    group: 'reward',
+    stage: 'rl',
+    onlyWhen: { setting: 'curriculumSwitch', is: 'adaptive', why: 'the fixed curriculum switches at its two fractions of training' },
+    trainer: { name: 'curriculumSignalShare' },
+    // the least share that keeps an advantage in half a step's groups; on runs none of the findings' it let the
+    // second switch fire within a run at s and at m (0.75 did not): results/curriculum-share
+    default: 0.5,
+    min: 0,
+    max: 1,
+    step: 0.05,
+    percent: true,
   } satisfies FloatSetting,
 
   // ---- algorithm knobs -----------------------------------------------------------------------
@@ -646,9 +683,28 @@ export function unusedByAlgorithm(key: SettingKey, algorithm: AlgorithmName): st
   return `${scope.only.map((a) => ALGORITHM_LABELS[a]).join(' and ')} only: ${scope.why}`;
 }
 
-/** why a run of `config` does not read a setting (its stage first, then its algorithm), or null when it does */
-export function unusedIn(key: SettingKey, config: Pick<LabConfig, 'stage' | 'algorithm'>): string | null {
-  return unusedInStage(key, config.stage) ?? (config.stage === 'rl' ? unusedByAlgorithm(key, config.algorithm) : null);
+/** why `config` leaves a setting unread by its `onlyWhen` ("Adaptive curriculum only: …"), or null when it reads it
+ *  (a config that does not give the other setting has it at its default) */
+export function unusedByCondition(key: SettingKey, config: Partial<LabConfig>): string | null {
+  const when = (SETTINGS[key] as Setting).onlyWhen;
+  if (!when) return null;
+  const other = SETTINGS[when.setting as SettingKey] as Setting;
+  const value = (config as Record<string, unknown>)[when.setting] ?? other.default;
+  if (value === when.is) return null;
+  const label = other.kind === 'choice' ? (other.choiceLabels as Record<string, string>)[when.is] : when.is;
+  return `${other.label} = ${label} only: ${when.why}`;
+}
+
+/** why a run of `config` does not read a setting (its stage first, then its algorithm, then another setting's
+ *  value), or null when it does */
+export function unusedIn(
+  key: SettingKey,
+  config: Pick<LabConfig, 'stage' | 'algorithm'> & Partial<LabConfig>,
+): string | null {
+  return (
+    unusedInStage(key, config.stage) ??
+    (config.stage === 'rl' ? (unusedByAlgorithm(key, config.algorithm) ?? unusedByCondition(key, config)) : null)
+  );
 }
 
 /** the settings `config` moves off their defaults that its run does not read, each with why: what the

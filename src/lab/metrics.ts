@@ -146,6 +146,11 @@ export const RL_METRICS: readonly MetricInfo[] = [
     'rate',
     'Share of groups whose rollouts all got the same reward (no advantage).',
   ),
+  // the curriculum's stage, and what each reward would leave to learn from in the same plans (the adaptive
+  // curriculum moves on by the next reward's)
+  m('charts/curriculum_stage', 'Reward stage', 'rollouts', 'number', 'The reward paying this step: 0 Sum, 1 Macro, 2 Success.'),
+  ...(['Sum', 'Macro', 'Success'] as const).map((r) => m(`charts/signal_${r.toLowerCase()}`, `Signal under ${r}`, 'rollouts', 'rate',
+    `Share of the step's groups whose plans would not all get the same ${r} reward: those ${r} would leave something to learn from.`)),
   m(
     'eval/success',
     'Validation success',

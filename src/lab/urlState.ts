@@ -20,7 +20,7 @@ export interface UrlNotice {
 }
 
 /** The page's views; `view` and `finding` ride in the hash beside the settings but are not settings. */
-export const VIEWS = ['lab', 'runs', 'findings', 'lessons', 'sandbox'] as const;
+export const VIEWS = ['lab', 'runs', 'findings', 'lessons', 'sandbox', 'welcome'] as const;
 export type View = (typeof VIEWS)[number];
 
 /** The lessons a link can open (`#lesson=seeds`). Their ids are kept here, with the views, because the

@@ -136,6 +136,8 @@ interface ResumeState {
   fingerprint: string;
   step: number;
   rngState: number[];
+  /** an adaptive curriculum's stage (absent otherwise) */
+  curriculumStage?: Checkpoint['curriculumStage'];
   config: ModelConfig;
   weightSpecs: tf.io.WeightsManifestEntry[];
   optimizerSpecs: tf.io.WeightsManifestEntry[];
@@ -169,6 +171,7 @@ export function writeResumeState(
     fingerprint,
     step: ckpt.step,
     rngState: ckpt.rngState,
+    ...(ckpt.curriculumStage ? { curriculumStage: ckpt.curriculumStage } : {}),
     config: ckpt.config,
     weightSpecs: ckpt.weightSpecs,
     optimizerSpecs: ckpt.optimizerSpecs,
@@ -213,6 +216,7 @@ export function readResumeState(
     optimizerSpecs: s.optimizerSpecs,
     rngState: s.rngState,
     step: s.step,
+    ...(s.curriculumStage ? { curriculumStage: s.curriculumStage } : {}),
     config: s.config,
   };
   return { ckpt, extra: s.extra ?? {} };

@@ -5,6 +5,7 @@ import type * as tf from '@tensorflow/tfjs';
 import { createPolicy, type ModelConfig, type Policy } from '../model/transformer.ts';
 import { AdamW, type AdamWConfig } from './optimizer.ts';
 import { Rng } from '../env/random.ts';
+import type { CurriculumStage } from '../env/rewards.ts';
 
 export interface Checkpoint {
   /** all policy weights (tf.io.encodeWeights) */
@@ -17,6 +18,8 @@ export interface Checkpoint {
   rngState: number[];
   /** training steps completed */
   step: number;
+  /** the adaptive curriculum's stage for the next step (absent: the run has no adaptive curriculum) */
+  curriculumStage?: CurriculumStage;
   /** the model's shape, so the policy can be rebuilt */
   config: ModelConfig;
 }
@@ -26,6 +29,7 @@ export interface TrainingState {
   optimizer: AdamW;
   rng: Rng;
   step: number;
+  curriculumStage?: CurriculumStage;
 }
 
 export async function saveCheckpoint(state: TrainingState): Promise<Checkpoint> {
@@ -38,6 +42,7 @@ export async function saveCheckpoint(state: TrainingState): Promise<Checkpoint> 
     optimizerSpecs: o.specs,
     rngState: state.rng.getState(),
     step: state.step,
+    ...(state.curriculumStage ? { curriculumStage: state.curriculumStage } : {}),
     config: { ...state.policy.config },
   };
 }
@@ -58,7 +63,14 @@ export function restoreCheckpoint(ckpt: Checkpoint, optimizerConfig: Partial<Ada
     policy.dispose();
     throw e;
   }
-  return { policy, optimizer, rng: Rng.fromState(ckpt.rngState), step: ckpt.step };
+  const stage = ckpt.curriculumStage;
+  return {
+    policy,
+    optimizer,
+    rng: Rng.fromState(ckpt.rngState),
+    step: ckpt.step,
+    ...(stage ? { curriculumStage: stage } : {}),
+  };
 }
 
 // not `instanceof`: a buffer structured-cloned from IndexedDB or another realm has another prototype

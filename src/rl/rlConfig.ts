@@ -27,6 +27,9 @@ export interface RlConfig {
   reward: RewardKind;
   /** Curriculum: fractions of training at which Sum → Macro and Macro → Success */
   curriculumSwitches: [number, number];
+  /** Curriculum, adaptive switch (present only then; absent: the switch points above): move to the next, sparser
+   *  stage once it would leave signal in at least this share of a step's groups (env/rewards.ts adaptiveNextStage) */
+  curriculumSignalShare?: number;
   /** RL steps (each: roll out, score, update) */
   steps: number;
   /** training queries per step (veRL train_batch_size) */
@@ -157,6 +160,8 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
   for (const key of SETTING_KEYS) {
     const s: Setting = SETTINGS[key];
     if (!s.trainer) continue;
+    // a setting read only under another's value is left out of the config otherwise (see ReadOnlyWhen)
+    if (s.onlyWhen && (lab as Record<string, unknown>)[s.onlyWhen.setting] !== s.onlyWhen.is) continue;
     let value: unknown = lab[key];
     const scope = s.algorithms;
     if (scope && !scope.only.includes(lab.algorithm)) {
@@ -223,6 +228,9 @@ export function validateRlConfig(c: RlConfig): void {
     throw new Error(
       `RL config: ARPO starts ${c.arpoInitial} rollouts per query, more than the budget M = ${c.groupSize}`,
     );
+  const share = c.curriculumSignalShare;
+  if (share !== undefined && !(share >= 0 && share <= 1))
+    throw new Error(`RL config: curriculumSignalShare must be in [0, 1], got ${share}`);
   const [a, b] = c.curriculumSwitches;
   if (!(a >= 0 && a <= b && b <= 1))
     throw new Error(`RL config: curriculum switches must satisfy 0 ≤ a ≤ b ≤ 1, got [${a}, ${b}]`);

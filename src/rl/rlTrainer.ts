@@ -14,9 +14,11 @@ import { evaluatePlan } from '../env/evaluate.ts';
 import {
   commonsenseMacro,
   commonsenseMicro,
+  adaptiveNextStage,
   computeReward,
   curriculumStage,
   hardMacro,
+  signalShares,
   hardMicro,
   type CurriculumStage,
 } from '../env/rewards.ts';
@@ -50,6 +52,8 @@ export interface Collected {
   tokenAdvantages: Map<ScoredEpisode, number[]> | null;
   /** every generated rollout, kept or not */
   generated: ScoredEpisode[];
+  /** the adaptive curriculum's stage once this step ends (absent: no adaptive curriculum) */
+  nextStage?: CurriculumStage;
 }
 
 /** one scored rollout of the latest step (the episode viewer's sample) */
@@ -84,6 +88,8 @@ export class RlTrainer {
   /** while a step runs: the RNG at its start and, once its update moves the weights with more to come, the
    *  whole state before it. A stop mid-step leaves the step half done; checkpoint() answers from these */
   private inStep: { rngState: number[]; before: Checkpoint | null } | null = null;
+  /** the adaptive curriculum's stage: moved on by the steps' signal (endStep), saved in the checkpoint */
+  private adaptiveStage: CurriculumStage = 'sum';
 
   /** trains `policy` in place; `reference` (frozen, the SFT start) is needed when klCoef > 0. The caller owns both. */
   constructor(
@@ -100,10 +106,17 @@ export class RlTrainer {
     this.rng = new Rng(config.seed).fork(0x71);
   }
 
-  /** the reward in force at the current step (Curriculum moves with training progress) */
+  /** the reward in force at the current step (Curriculum moves with training progress, or with the signal the
+   *  steps so far left under the next stage when its switch is adaptive) */
   get stage(): CurriculumStage {
     const c = this.config;
-    return c.reward === 'curriculum' ? curriculumStage(this.step / c.steps, c.curriculumSwitches) : c.reward;
+    if (c.reward !== 'curriculum') return c.reward;
+    return this.adaptive ? this.adaptiveStage : curriculumStage(this.step / c.steps, c.curriculumSwitches);
+  }
+
+  /** a Curriculum run whose switch is adaptive */
+  private get adaptive(): boolean {
+    return this.config.reward === 'curriculum' && this.config.curriculumSignalShare !== undefined;
   }
 
   /** the step's queries: consecutive slices of a per-epoch permutation (a pure function of seed and step) */
@@ -277,6 +290,7 @@ export class RlTrainer {
 
     // ---- metrics of what was generated (every generated group, kept or not)
     const gen = all.flat();
+    const signal = signalShares(all.map((g) => g.map((e) => e.verdicts)));
     const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
     const rewards = gen.map((e) => e.reward);
     const rMean = mean(rewards);
@@ -294,6 +308,10 @@ export class RlTrainer {
       'charts/tool_calls': mean(gen.map((e) => e.episode.steps.length + e.episode.callErrors.length)),
       'charts/tool_failures': mean(gen.map((e) => e.episode.toolFailures)),
       'charts/curriculum_stage': STAGE_INDEX[this.stage],
+      // what each reward would leave to learn from in these same plans (the adaptive curriculum's reading)
+      'charts/signal_sum': signal.sum,
+      'charts/signal_macro': signal.macro,
+      'charts/signal_success': signal.success,
       'charts/rollouts': gen.length,
       'charts/groups_kept': kept.length,
       'charts/informative_groups': informative,
@@ -312,12 +330,15 @@ export class RlTrainer {
         'arpo/tree_depth': Math.max(0, ...all.flatMap((g) => g.map((_, i) => depth(g, i)))),
       });
     }
-    return { metrics: m, rows: flat, tokenAdvantages, generated: gen };
+    const got: Collected = { metrics: m, rows: flat, tokenAdvantages, generated: gen };
+    if (this.adaptive) got.nextStage = adaptiveNextStage(this.stage, signal, c.curriculumSignalShare!);
+    return got;
   }
 
   /** closes a step whose update has run: its episodes kept, the step counted */
   endStep(got: Collected): Metrics {
     this.lastEpisodes = got.generated;
+    if (got.nextStage) this.adaptiveStage = got.nextStage;
     this.step++;
     this.inStep = null;
     got.metrics['charts/step'] = this.step;
@@ -397,6 +418,7 @@ export class RlTrainer {
       optimizer: this.optimizer,
       rng: this.rng,
       step: this.step,
+      ...(this.adaptive ? { curriculumStage: this.adaptiveStage } : {}),
     });
     // before the first optimizer step the weights are the last step's; only the RNG has moved on
     return s ? { ...now, rngState: s.rngState } : now;
@@ -405,10 +427,15 @@ export class RlTrainer {
   /** a trainer continuing from `ckpt` (same environment and config as the run that saved it); the caller owns the new
    * policy */
   static restore(ckpt: Checkpoint, reference: Policy | null, env: RlEnvironment, config: RlConfig): RlTrainer {
+    // a state saved without the stage cannot say where an adaptive curriculum stood: refused, not guessed
+    const adaptive = config.reward === 'curriculum' && config.curriculumSignalShare !== undefined;
+    if (adaptive && !ckpt.curriculumStage && ckpt.step > 0)
+      throw new Error('RL: this checkpoint has no adaptive curriculum stage; it was not saved by an adaptive run');
     const state = restoreCheckpoint(ckpt, RL_ADAMW);
     const trainer = new RlTrainer(state.policy, reference, env, config, state.optimizer);
     trainer.rng = state.rng;
     trainer.step = state.step;
+    if (adaptive) trainer.adaptiveStage = state.curriculumStage ?? 'sum';
     return trainer;
   }
 

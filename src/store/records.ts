@@ -88,6 +88,8 @@ export const CheckpointSchema = v.object({
   optimizerSpecs: v.array(WeightSpecSchema),
   /** Rng.getState() of the run's random source, so a resumed run draws what it would have drawn */
   rngState: v.array(v.number()),
+  /** an RL run's adaptive curriculum stage, which its resume needs (absent otherwise) */
+  curriculumStage: v.optional(v.picklist(['sum', 'macro', 'success'])),
 });
 
 export const EpisodeSchema = v.object({

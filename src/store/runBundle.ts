@@ -78,6 +78,7 @@ const BundleFileSchema = v.object({
       optimizer: EncodedBytesSchema,
       optimizerSpecs: v.array(WeightSpecSchema),
       rngState: v.array(v.number()),
+      curriculumStage: v.optional(v.picklist(['sum', 'macro', 'success'])),
     }),
   ),
 });
@@ -103,6 +104,7 @@ export async function encodeRunBundle(bundle: RunBundle, exportedAt = Date.now()
       optimizer: await encodeBytes(cp.optimizer),
       optimizerSpecs: cp.optimizerSpecs,
       rngState: cp.rngState,
+      ...(cp.curriculumStage ? { curriculumStage: cp.curriculumStage } : {}),
     },
   };
   return JSON.stringify(file);
@@ -175,6 +177,7 @@ export async function decodeRunBundle(text: string): Promise<RunBundle> {
         optimizer,
         optimizerSpecs: cp.optimizerSpecs,
         rngState: cp.rngState,
+        ...(cp.curriculumStage ? { curriculumStage: cp.curriculumStage } : {}),
       };
     }
   }

@@ -5,6 +5,23 @@ import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import { parseHash, serializeHash, type Route, type UrlNotice, type View } from '../lab/urlState.ts';
 import { isOwnEntry, onAddressChange, readAddress, writeAddress } from './addressBar.ts';
 
+/** what the page keeps in localStorage starts with this; the welcome marks a visit under it */
+const STORED_PREFIX = 'star-lab:';
+let firstVisit: boolean | null = null;
+
+/** Whether nothing of this lab was stored before this page load (asked once per load; marks the visit). Blocked
+ *  storage keeps nothing, so every visit is a first one. */
+export function isFirstVisit(): boolean {
+  if (firstVisit !== null) return firstVisit;
+  try {
+    firstVisit = !Object.keys(localStorage).some((k) => k.startsWith(STORED_PREFIX));
+    localStorage.setItem(`${STORED_PREFIX}visited`, '1');
+  } catch {
+    firstVisit = true;
+  }
+  return firstVisit;
+}
+
 export class LabRoute {
   config = $state<LabConfig>(defaultConfig());
   /** which view is shown (and which finding), mirrored in the URL hash beside the config */
@@ -86,6 +103,11 @@ export class LabRoute {
   /** Reads a link (a malformed one is corrected in the address: addressBar.ts). */
   private readHash(): void {
     const { config, route, notices } = readAddress();
+    // a first visit (no link, nothing stored) opens on the welcome, kept in the address so a reload stays there
+    if (isFirstVisit() && !location.hash.replace(/^#/, '')) {
+      route.view = 'welcome';
+      writeAddress(config, route);
+    }
     const scale = this.config.scale;
     this.config = config;
     if (config.scale !== scale) this.onScaleChange();

@@ -13,6 +13,7 @@ import type { CheckpointRecord, MetricPoint, RunRecord, RunStatus } from '../sto
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
 import type { JobEpisode, TrainingJob } from './trainingJob.ts';
 import { RunTiming } from './runTiming.ts';
+import type { TestHolds } from './testHolds.ts';
 
 /** fast steps (SFT) go to the page and the store in batches at most this often; a slower step goes at once */
 const FLUSH_MS = 250;
@@ -60,6 +61,8 @@ export class ActiveRun {
   private readonly sessionStart = Date.now();
   /** how many times sample episodes were stored (the page reloads them when it changes) */
   private episodesStored = 0;
+  /** a browser test's holds (testHolds.ts); null on every production page */
+  testHolds: TestHolds | null = null;
 
   constructor(
     readonly run: RunRecord,
@@ -116,8 +119,12 @@ export class ActiveRun {
         this.checkFinite(metrics);
         this.record(metrics, ms);
         const sampled = await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
+        const held = this.testHolds?.holds(this.run.id, this.job.stepsDone) ?? false;
         if (this.checkpointDue || this.scheduledCheckpoint()) await this.checkpoint();
-        else if (sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
+        else if (held || sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
+        // a test's hold: this step stored and shown (and checkpointed, if due), the run waits for the test
+        // (a Stop that came before the hold, or during the flush, goes through: nothing would release it)
+        if (held && !this.stopRequested) await this.testHolds!.after(this.run.id, this.job.stepsDone);
         await yieldToMessages();
       }
       await this.checkpoint();
@@ -173,6 +180,7 @@ export class ActiveRun {
 
   stop(): void {
     this.stopRequested = true;
+    this.testHolds?.release(this.run.id); // a test's hold never keeps a Stop waiting
     if (this.status === 'paused') {
       this.status = 'running';
       this.wake?.();

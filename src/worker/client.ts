@@ -2,6 +2,14 @@
 // tfjs: everything heavy happens behind `Comlink.Remote<TrainingWorkerApi>`.
 import * as Comlink from 'comlink';
 import type { MeasureListener, TrainingWorkerApi, WorkerListener } from './api.ts';
+import { workerName } from './testHolds.ts';
+
+/** the steps every worker this page starts holds after: set once at load, only where a test server asks
+ * (src/ui/testHolds.ts); empty on a production page */
+let holdSteps: readonly number[] = [];
+export function setWorkerHolds(steps: readonly number[]): void {
+  holdSteps = steps;
+}
 
 export interface TrainingWorkerHandle {
   api: Comlink.Remote<TrainingWorkerApi>;
@@ -15,7 +23,7 @@ export interface TrainingWorkerHandle {
 export function createTrainingWorker(onCrash: (message: string) => void): TrainingWorkerHandle {
   const worker = new Worker(new URL('./trainingWorker.ts', import.meta.url), {
     type: 'module',
-    name: 'star-lab-training',
+    name: workerName('star-lab-training', holdSteps),
   });
   worker.addEventListener('error', (event) => {
     onCrash(event.message || 'the training worker failed to load');

@@ -16,6 +16,8 @@ export interface JobState {
   optimizerSpecs: WeightSpec[];
   /** Rng.getState() of the job's data/sampling stream */
   rngState: number[];
+  /** an RL run's adaptive curriculum stage (absent otherwise) */
+  curriculumStage?: Checkpoint['curriculumStage'];
 }
 
 /** a trainer's checkpoint as the job state the worker stores (the model config is the job's own) */
@@ -27,6 +29,7 @@ export function jobState(ckpt: Checkpoint): JobState {
     optimizer: ckpt.optimizer,
     optimizerSpecs: ckpt.optimizerSpecs.map(toSpec),
     rngState: ckpt.rngState,
+    ...(ckpt.curriculumStage ? { curriculumStage: ckpt.curriculumStage } : {}),
   };
 }
 

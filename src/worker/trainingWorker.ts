@@ -27,6 +27,7 @@ import { RlJob } from './rlJob.ts';
 import { SftJob, sftJobOptions } from './sftJob.ts';
 import { checkSource, loadStartingPoint } from './startingPoint.ts';
 import type { TrainingJob } from './trainingJob.ts';
+import { TestHolds } from './testHolds.ts';
 import { configAsTrained } from '../rl/startConfig.ts';
 
 /** The job of a stage: RL from a starting point, or SFT from scratch. */
@@ -40,6 +41,8 @@ function createJob(
 }
 
 const LOCK_PREFIX = 'star-lab-run:';
+/** a browser test's holds, from this worker's name (none on a production page: src/worker/testHolds.ts) */
+const testHolds = TestHolds.fromWorkerName(typeof self !== 'undefined' ? self.name : '');
 /** a closing page's worker may still hold its run's lock for a moment: look again after this */
 const LOCK_RECHECK_MS = 1500;
 
@@ -175,6 +178,7 @@ class TrainingWorker implements TrainingWorkerApi {
     await this.store?.putRun(run);
     const active = new ActiveRun(run, job, this.store, listener, history, resumeFrom ? null : run.createdAt);
     if (this.storeError) active.error = `runs are not being saved: ${this.storeError}`;
+    active.testHolds = testHolds;
     this.active = active;
     const loop = () => active.loop(gpuDeviceLost());
     // hold a lock while training so another tab's worker does not mark this run interrupted

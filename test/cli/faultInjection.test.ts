@@ -25,7 +25,7 @@ const LINES = 9; // eval 0, train 1, 2, eval 2, train 3, 4, eval 4, train 5, eva
 const runArgs = (out: string) => ['run', '--config', CONFIG, '--out', out, '--no-policy'];
 
 /** `status`: what a shell reports ($?): the exit code, or 128 + the number of the signal that ended npm */
-interface Ended { status: number; stderr: string; at: number }
+interface Ended { status: number; stderr: string }
 interface Cli { child: ChildProcess; done: Promise<Ended> }
 
 /** `npm run cli -- ARGS` in a new process group (a terminal's job), as a user types it */
@@ -37,21 +37,21 @@ function npmCli(args: string[]): Cli {
   child.stdout!.resume();
   const done = new Promise<Ended>((resolve) => {
     child.on('exit', async (code, signal) => {
-      const at = performance.now();
       await groupGone(child.pid!); // npm is gone; the lab's own process must be too before its files are read
       live.delete(child.pid!);
-      resolve({ status: code ?? 128 + constants.signals[signal!], stderr, at });
+      resolve({ status: code ?? 128 + constants.signals[signal!], stderr });
     });
   });
   return { child, done };
 }
 
 async function groupGone(pgid: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+  // a bound only against a hang: a loaded machine can take many seconds to save and exit
+  for (let i = 0; i < 1200; i++) {
     try { process.kill(-pgid, 0); } catch { return; }
     await sleep(100);
   }
-  throw new Error(`process group ${pgid} still alive 30 s after npm exited`);
+  throw new Error(`process group ${pgid} still alive 120 s after npm exited`);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -105,10 +105,10 @@ describe('fault injection: a CLI run stopped from outside resumes to the figures
     // 1. Ctrl-C as a terminal sends it: SIGINT to the whole process group, at a random moment of steps 1–3
     const a = npmCli(runArgs(dir));
     expect(await reach(a, dir, 1 + rng.int(3), rng.int(1500))).toBe(true);
-    const t0 = performance.now();
+    const trainedAtStop = [trainSteps(dir)];
     process.kill(-a.child.pid!, 'SIGINT');
     const ra = await a.done;
-    const stopSeconds = [(ra.at - t0) / 1000];
+    const trainedAfterStop = [trainSteps(dir)];
     expect(ra.status, ra.stderr).toBe(130);
     expect(ra.stderr).toMatch(/interrupted \(SIGINT\); step \d of 5 saved/);
     // the last completed step is the saved one: nothing trained is lost
@@ -127,10 +127,10 @@ describe('fault injection: a CLI run stopped from outside resumes to the figures
     const c = npmCli(resume);
     const seen = metricLines(dir);
     expect(await reach(c, dir, Math.min(LINES - 1, seen + 1 + rng.int(2)), rng.int(800))).toBe(true);
-    const t2 = performance.now();
+    trainedAtStop.push(trainSteps(dir));
     process.kill(labProcess(c.child.pid!), 'SIGTERM');
     const rc = await c.done;
-    stopSeconds.push((rc.at - t2) / 1000);
+    trainedAfterStop.push(trainSteps(dir));
     expect(rc.status, rc.stderr).toBe(143);
     expect(savedStep(dir)).toBe(trainSteps(dir));
     expect(printedCommand(rc.stderr)).toEqual(resume);
@@ -143,7 +143,8 @@ describe('fault injection: a CLI run stopped from outside resumes to the figures
     expect(figures(dir)).toEqual(figures(ref));
     expect(figures(dir)).toHaveLength(LINES);
     expect(existsSync(join(dir, 'resume'))).toBe(false);
-    // answered at the next rollout turn or micro-batch (bounded loosely: this machine is shared)
-    for (const s of stopSeconds) expect(s).toBeLessThan(20);
+    // answered at the next rollout turn or micro-batch, not at the run's end: at most the step in progress when the
+    // signal came completes after it (counted in steps, not seconds, so a loaded machine cannot fail it)
+    trainedAtStop.forEach((n, i) => expect(trainedAfterStop[i]).toBeLessThanOrEqual(n + 1));
   }, 400_000);
 });

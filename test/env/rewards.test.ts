@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  adaptiveNextStage,
   commonsenseMacro,
   commonsenseMicro,
   computeReward,
@@ -8,8 +9,10 @@ import {
   hardMacro,
   hardMicro,
   macroReward,
+  signalShares,
   successReward,
   sumReward,
+  type CurriculumStage,
 } from '../../src/env/rewards.ts';
 import { COMMONSENSE_KEYS, HARD_KEYS } from '../../src/env/types.ts';
 import type { CheckResult, CommonsenseKey, HardKey, Verdicts } from '../../src/env/types.ts';
@@ -111,5 +114,52 @@ describe('curriculum', () => {
     expect(() => curriculumStage(0.5, [0.7, 0.2])).toThrow(/switch points/);
     expect(() => curriculumStage(0.5, [0.2])).toThrow(/2 switch points/);
     expect(() => computeReward('dense' as never, v)).toThrow(/unknown reward kind/);
+  });
+});
+
+describe('adaptive curriculum', () => {
+  const perfect = verdicts({});
+  const oneCs = verdicts({ csFail: [COMMONSENSE_KEYS[0]] }); // sum (7/8+1)/2, macro ½, success 0
+  const twoCs = verdicts({ csFail: [COMMONSENSE_KEYS[0], COMMONSENSE_KEYS[1]] }); // sum lower, macro ½, success 0
+
+  it('reads the signal each reward would leave in the same plans', () => {
+    // group 1: sum differs, macro and success do not; group 2: all three differ; group 3: all equal
+    expect(signalShares([[oneCs, twoCs], [perfect, oneCs], [perfect, perfect]])).toEqual({ sum: 2 / 3, macro: 1 / 3, success: 1 / 3 });
+    expect(signalShares([])).toEqual({ sum: 0, macro: 0, success: 0 });
+  });
+
+  /** the stages a run of these steps' signals goes through at `share` */
+  const walk = (share: number, steps: Record<CurriculumStage, number>[]) => {
+    const out: CurriculumStage[] = [];
+    let stage: CurriculumStage = 'sum';
+    for (const signal of steps) out.push((stage = adaptiveNextStage(stage, signal, share)));
+    return out;
+  };
+  // a scripted run: the sparser rewards leave signal in more groups as the policy improves, then Success's dips
+  const script = [
+    { sum: 0.9, macro: 0.2, success: 0.1 },
+    { sum: 0.9, macro: 0.4, success: 0.1 },
+    { sum: 0.8, macro: 0.5, success: 0.3 },
+    { sum: 0.8, macro: 0.6, success: 0.4 },
+    { sum: 0.7, macro: 0.6, success: 0.5 },
+    { sum: 0.7, macro: 0.3, success: 0.2 },
+  ];
+
+  it('moves to the next stage once it would leave signal in the share of groups, one stage a step, never back', () => {
+    expect(walk(0.5, script)).toEqual(['sum', 'sum', 'macro', 'macro', 'success', 'success']);
+    // one stage per step: the step that moves to Macro does not also read Success's signal
+    expect(walk(0.1, script)).toEqual(['macro', 'success', 'success', 'success', 'success', 'success']);
+    expect(walk(0.35, script)).toEqual(['sum', 'macro', 'macro', 'success', 'success', 'success']);
+  });
+
+  it('at share 0 moves on at the first step; at share 1 stays on Sum while any group would be all-equal under Macro', () => {
+    expect(walk(0, script)).toEqual(['macro', 'success', 'success', 'success', 'success', 'success']);
+    expect(walk(1, script)).toEqual(script.map(() => 'sum'));
+    expect(adaptiveNextStage('success', { sum: 1, macro: 1, success: 1 }, 0)).toBe('success');
+  });
+
+  it('rejects a share outside [0, 1]', () => {
+    expect(() => adaptiveNextStage('sum', script[0], 1.5)).toThrow(/signal share must be in \[0, 1\]/);
+    expect(() => adaptiveNextStage('sum', script[0], Number.NaN)).toThrow(/signal share/);
   });
 });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import {
   fewCoresReason,
   threadsRefusedBy,
-  alreadySlower, backendNotice, badgeText, CALIBRATION, CALIBRATION_CONTEXT, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
+  alreadySlower, backendNotice, badgeHeadline, badgeText, CALIBRATION, CALIBRATION_CONTEXT, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
   runCalibration, sameDevice, stepEstimateMs, stepSamplesFor, TIE_ORDER, type BackendFigure, type BackendName, type Calibration, type DeviceKey,
 } from '../../src/lab/backendChoice.ts';
 import { estimateStepMs } from '../../src/lab/runQueue.ts';
@@ -162,6 +162,17 @@ describe('what the page says', () => {
     expect(backendNotice({ ...wasm, choice: { mode: 'forced', scale: 's', measured: null } })).toMatch(/^The backend was forced with \?backend=wasm/);
     expect(backendNotice({ ...wasm, choice: { mode: 'measured', scale: 's', calibration: swiftshader, stored: true } })).toBeNull();
     expect(backendNotice({ name: 'cpu', label: 'cpu', fallbackReason: 'wasm: no binary', choice: { mode: 'only', scale: 's' } })).toMatch(/^Training runs on cpu.*wasm: no binary\.$/);
+  });
+
+  it('no WebGPU adapter is the lab running as designed: no notice, and the badge is one plain line', () => {
+    const noAdapter = { name: 'wasm' as const, label: 'wasm · simd · 1 thread (this machine has 2 cores; …)', threads: 1,
+      fallbackReason: 'webgpu: no WebGPU adapter was found', choice: { mode: 'only' as const, scale: 'm' as const } };
+    expect(backendNotice(noAdapter)).toBeNull();
+    expect(badgeHeadline(noAdapter, null)).toBe('CPU (WebAssembly), 1 thread');
+    expect(badgeHeadline({ ...noAdapter, threads: 4 }, null)).toBe('CPU (WebAssembly), 4 threads');
+    expect(badgeHeadline({ name: 'webgpu', label: 'webgpu · swiftshader', choice: { mode: 'forced', scale: 's', measured: null } }, null))
+      .toBe('GPU (WebGPU), forced');
+    expect(badgeHeadline(null, { scale: 's', figures: [], current: null, elapsedMs: 4_200 })).toBe('Measuring the backends at s… (4 s)');
   });
 
   it("a run records its choice: the measurement behind it, or that it was forced", () => {

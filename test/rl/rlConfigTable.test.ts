@@ -46,6 +46,16 @@ describe('the trainer config from the settings table', () => {
     expect(unusedIn('klCoef', { stage: 'sft', algorithm: 'dapo' })).toMatch(/^RL only/);
   });
 
+  it('a setting read under another\'s value alone is left out of the trainer config otherwise, and named ignored', () => {
+    const fixed = { ...defaultConfig(), curriculumSignalShare: 0.3 };
+    expect(rlConfigFromLab(fixed)).not.toHaveProperty('curriculumSignalShare');
+    expect(ignoredSettings(fixed)).toEqual([{ key: 'curriculumSignalShare', why: 'Curriculum: when to switch = Adaptive (by signal) only: the fixed curriculum switches at its two fractions of training' }]);
+    const adaptive = { ...fixed, reward: 'curriculum' as const, curriculumSwitch: 'adaptive' as const };
+    expect(rlConfigFromLab(adaptive).curriculumSignalShare).toBe(0.3);
+    expect(ignoredSettings(adaptive)).toEqual([]);
+    expect(unusedIn('curriculumSignalShare', { stage: 'rl', algorithm: 'grpo' })).toMatch(/only: the fixed curriculum/);
+  });
+
   it('rlConfigFor is the page\'s defaults with the caller\'s overrides', () => {
     expect(rlConfigFor('dapo')).toEqual(rlConfigFromLab({ ...defaultConfig(), algorithm: 'dapo' }));
     expect(rlConfigFor('grpo', { temperature: 1, groupSize: 4 })).toMatchObject({ temperature: 1, groupSize: 4, arpoInitial: 2, constrainPlan: true });

@@ -10,6 +10,7 @@ import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
 import { rlConfigFor, type Algorithm, type RlConfig } from '../../src/rl/rlConfig.ts';
 import { RlTrainer } from '../../src/rl/rlTrainer.ts';
 import { ppoUpdate } from '../../src/rl/rlUpdate.ts';
+import { signalShares } from '../../src/env/rewards.ts';
 // What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
 // temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
 const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
@@ -41,6 +42,10 @@ describe('RL trainer (wasm, tiny world, shipped s checkpoint)', () => {
     const before = tf.memory().numTensors;
     try {
       const m = await t.trainStep();
+      // every reward's signal is read from the step's own plans, whatever reward pays
+      const groups = [...new Set(t.lastEpisodes.map((e) => e.group))].map((g) => t.lastEpisodes.filter((e) => e.group === g).map((e) => e.verdicts));
+      const signal = signalShares(groups);
+      expect([m['charts/signal_sum'], m['charts/signal_macro'], m['charts/signal_success']]).toEqual([signal.sum, signal.macro, signal.success]);
       for (const k of [...COMMON, ...own]) {
         expect(m[k], k).toBeTypeOf('number');
         expect(Number.isFinite(m[k]), k).toBe(true);
@@ -86,15 +91,18 @@ describe('RL trainer (wasm, tiny world, shipped s checkpoint)', () => {
 // wasm, like every long run here (cpu takes minutes for the same steps); both backends are deterministic
 // and the checkpoint holds everything a step reads (weights, AdamW moments and step, the Rng state)
 describe('RL resume (wasm)', () => {
-  it('a run restored from its checkpoint continues bit for bit', async () => {
+  it('a run restored from its checkpoint continues bit for bit, its adaptive curriculum stage included', async () => {
     await tf.setBackend('wasm');
-    const cfg = { queriesPerStep: 1, groupSize: 2 };
+    // the adaptive curriculum at share 0 moves to Macro after the first step: the resumed step must pay Macro
+    const cfg = { queriesPerStep: 1, groupSize: 2, reward: 'curriculum' as const, curriculumSignalShare: 0 };
     const straight = await trainer('grpo', cfg);
     const split = await trainer('grpo', cfg);
     try {
       const m1 = [await straight.t.trainStep(), await straight.t.trainStep()];
+      expect(m1.map((m) => m['charts/curriculum_stage'])).toEqual([0, 1]);
       await split.t.trainStep();
       const ck = await split.t.checkpoint();
+      expect(ck.curriculumStage).toBe('macro');
       const reference = policyFromCheckpoint(ckpt);
       const resumed = RlTrainer.restore(ck, reference, env, split.t.config);
       try {
@@ -103,6 +111,10 @@ describe('RL resume (wasm)', () => {
         const a = await straight.t.policy.saveWeights();
         const b = await resumed.policy.saveWeights();
         expect(new Uint8Array(b.buffer)).toEqual(new Uint8Array(a.buffer));
+        expect(resumed.stage).toBe('success');
+        // a checkpoint without the stage cannot resume an adaptive run: refused, not restarted on Sum
+        const { curriculumStage: _dropped, ...bare } = ck;
+        expect(() => RlTrainer.restore(bare, reference, env, split.t.config)).toThrow(/no adaptive curriculum stage/);
       } finally {
         resumed.dispose();
         resumed.policy.dispose();
@@ -153,3 +165,4 @@ describe('RL trainer: no step without signal; DAPO on the score', () => {
     }
   }, 300_000);
 });
+

@@ -4,6 +4,7 @@ import { ActiveRun } from '../../src/worker/activeRun.ts';
 import type { WorkerEvent } from '../../src/worker/api.ts';
 import type { JobState, TrainingJob } from '../../src/worker/trainingJob.ts';
 import { LabStore } from '../../src/store/labStore.ts';
+import { HOLD_CHANNEL, holdsFromWorkerName, parseHolds, TestHolds, workerName, type HoldMessage } from '../../src/worker/testHolds.ts';
 import type { RunRecord } from '../../src/store/records.ts';
 
 /** A job whose losses are scripted; `slowMs` makes each step take a while (for pause/stop). */
@@ -367,5 +368,63 @@ describe('ActiveRun timing', () => {
     expect(t(16)).toBe(178_000 + 5_000);
     // every timed step (4–20, warm-up 1–3 left out): twelve of 4 s before the resume, five of 5 s after
     expect(progressAt(batches, 20)?.meanStepMs).toBeCloseTo((12 * 4_000 + 5 * 5_000) / 17, 3);
+  });
+});
+
+describe('test holds (a browser test forcing a moment)', () => {
+  it('?holds= names steps or fails at once; a worker reads them back from its name, a production worker has none', () => {
+    expect(parseHolds('after-step:4,after-step:2')).toEqual([2, 4]);
+    expect(() => parseHolds('after-step:0')).toThrow(/after-step:N with N ≥ 1/);
+    expect(() => parseHolds('step2')).toThrow(/"step2"/);
+    expect(holdsFromWorkerName(workerName('star-lab-training', [2, 4]))).toEqual([2, 4]);
+    expect(workerName('star-lab-training', [])).toBe('star-lab-training');
+    expect(TestHolds.fromWorkerName('star-lab-training')).toBeNull();
+  });
+
+  it('a held run stops after the step, that step stored and told, until released; it holds there once', async () => {
+    const job = new ScriptedJob(new Array(5).fill(1));
+    const { store, run, active, batches } = await setup(job);
+    const holds = new TestHolds([2]);
+    active.testHolds = holds;
+    const page = new BroadcastChannel(HOLD_CHANNEL);
+    const held = new Promise<HoldMessage>((resolve) => (page.onmessage = (e: MessageEvent<HoldMessage>) => resolve(e.data)));
+    const done = active.loop(null);
+    expect(await held).toEqual({ type: 'held', runId: run.id, step: 2 });
+    // held: step 2 is stored and the page was told, step 3 has not started
+    expect(job.stepsDone).toBe(2);
+    expect((await store.readMetrics(run.id)).items.map((p) => p.step)).toEqual([1, 2]);
+    expect(batches.flat().some((e) => e.type === 'progress' && e.progress.step === 2)).toBe(true);
+    expect(holds.holds(run.id, 2)).toBe(false); // once per run and step
+    page.postMessage({ type: 'release' } satisfies HoldMessage);
+    await done;
+    expect(active.status).toBe('completed');
+    expect(job.stepsDone).toBe(5);
+    page.close();
+  });
+
+  it('a Stop asked before the held step ends the run there without holding it', async () => {
+    const job = new ScriptedJob(new Array(5).fill(1), 20);
+    const { active } = await setup(job);
+    active.testHolds = new TestHolds([1]);
+    const done = active.loop(null);
+    active.stop(); // during step 1
+    await done;
+    expect(active.status).toBe('stopped');
+    expect(job.stepsDone).toBe(1);
+  });
+
+  it('a Stop gets through a hold: the run ends as stopped at the held step', async () => {
+    const job = new ScriptedJob(new Array(5).fill(1));
+    const { active } = await setup(job);
+    active.testHolds = new TestHolds([1]);
+    const page = new BroadcastChannel(HOLD_CHANNEL);
+    const held = new Promise<void>((resolve) => (page.onmessage = () => resolve()));
+    const done = active.loop(null);
+    await held;
+    active.stop();
+    await done;
+    expect(active.status).toBe('stopped');
+    expect(job.stepsDone).toBe(1);
+    page.close();
   });
 });

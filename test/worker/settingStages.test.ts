@@ -17,6 +17,8 @@ function moved(key: SettingKey): LabConfig {
     const step = s.kind === 'float' ? s.step : 1;
     c[key] = s.default + step <= s.max ? s.default + step : s.default - step;
   }
+  // a setting read only under another's value is moved under that value (the base keeps the default)
+  if (s.onlyWhen) c[s.onlyWhen.setting as SettingKey] = s.onlyWhen.is;
   return c as LabConfig;
 }
 

@@ -71,6 +71,11 @@ export function planJob(
   },
 ): JobPlan {
   const rl = rlConfigFromLab(lab);
+  // veRL passes a reward function no step and no group statistics, so phases must be fixed before the job starts
+  if (rl.reward === 'curriculum' && rl.curriculumSignalShare !== undefined)
+    throw new Error(
+      'curriculumSwitch=adaptive cannot be exported: veRL trains the curriculum in phases fixed in advance; use curriculumSwitch=fixed (the switch points curriculumSwitch1, curriculumSwitch2)',
+    );
   const steps = rl.steps;
   const phases: [string, number][] = [];
   if (rl.reward === 'curriculum') {
