@@ -9,12 +9,16 @@
 //     control at least 24 × 24 CSS px or spaced so a 24 px circle round it touches no other) with no
 //     serious or critical violation; axe runs on one page of each kind (findings and lessons share their
 //     layout), the overflow check on all;
+//   - explain its words: every acronym-like word it shows (GRPO, KL, OOD, TOST…) has a glossary entry
+//     (src/lab/glossary.ts) or is an everyday one (PLAIN_ACRONYMS), and each of the study's jargon terms it shows
+//     is marked up somewhere in the view (Term.svelte, [data-term]), so a tap explains it;
 //   - (the Lab, findings and lessons) hide no chart: nothing scrolls sideways inside itself, no input or button
 //     under 24 px (its label counted), no SVG text under 11 px on screen; a tap on a finding's table cell
 //     shows its run, as hovering does on a desktop.
 // One page, navigated by clicking the tabs and by the hash, as a user would. Screenshots:
 // test-results/phone-<view>.png; E2E_PHONE_DOCS=1 also writes them to docs/img/ (docs/views.md shows them).
 import { copyFileSync, writeFileSync } from 'node:fs';
+import { tsImport } from 'tsx/esm/api';
 import { join } from 'node:path';
 import { axeViolations, WCAG21_AA } from './e2e-axe.mjs';
 import { makeRunBundle } from './e2e-runBundle.mjs';
@@ -69,6 +73,7 @@ function smallTargets(page) {
         const style = getComputedStyle(el);
         if (style.visibility === 'hidden' || el.closest('[hidden], [inert]')) return false;
         if (el.tagName === 'A' && style.display === 'inline') return false; // inline in text
+        if (el.classList.contains('term-button')) return false; // a glossary term: inline in its text
         if (el.type === 'checkbox' || el.type === 'radio') return style.appearance === 'none'; // the browser's own size
         return el.getClientRects().length > 0;
       })
@@ -124,7 +129,7 @@ export function phoneChartProblems(page) {
       );
     }
     for (const el of document.body.querySelectorAll('input:not([type=hidden]), button')) {
-      if (!shown(el)) continue;
+      if (!shown(el) || el.classList.contains('term-button')) continue; // a glossary term is inline in its text
       const own = el.getBoundingClientRect();
       const label = el.closest('label') ?? el.labels?.[0];
       const box = label && label.getBoundingClientRect().height < 80 ? label.getBoundingClientRect() : own;
@@ -149,6 +154,52 @@ export function phoneChartProblems(page) {
   });
 }
 
+/** the study's jargon: a view that shows one of these words must mark it up at least once, so a tap explains it */
+const JARGON = [
+  'grpo', 'dapo', 'arpo', 'kl', 'ood', 'sft', 'tost', 'welch', 'holm', 'rl', 'null-control', 'advantage', 'rollout',
+  'entropy', 'tool-qa',
+];
+
+/** the words a view shows that the glossary does not explain: acronyms with no entry, and jargon never marked up */
+export async function glossaryProblems(page, glossary) {
+  const { all, prose, marked, missing } = await page.evaluate(() => {
+    // every text the view shows, as written (not as a style upper-cases it); prose: the view's own running text,
+    // headings and labels (in <main>, below the header) — not a link's, a button's, a menu's or a chart drawing's,
+    // which cannot hold a term's button
+    // (a data table's cells are its runs' settings and figures, which the controls and headings explain)
+    const skip = 'a, button:not(.term-button), select, option, nav, svg, [role=tab], table';
+    const main = document.querySelector('main');
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const all = [];
+    const prose = [];
+    const name = (el) => {
+      const id = el.getAttribute('data-testid');
+      const cls = typeof el.className === 'string' ? el.className.split(/\s+/).find((c) => c && !c.startsWith('svelte-')) : null;
+      return `${el.tagName.toLowerCase()}${cls ? `.${cls}` : ''}${id ? `[${id}]` : ''}`;
+    };
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || !el.getClientRects().length || el.closest('[hidden], script, style')) continue;
+      all.push(n.textContent);
+      if (main?.contains(el) && !el.closest(skip)) prose.push({ text: n.textContent, where: name(el) });
+    }
+    return {
+      all: all.join(' '),
+      prose,
+      marked: [...document.querySelectorAll('[data-term]')].map((el) => el.getAttribute('data-term')),
+      missing: [...document.querySelectorAll('[data-term-missing]')].map((el) => el.getAttribute('data-term-missing')),
+    };
+  });
+  const out = glossary.unexplainedAcronyms(all).map((a) => `shows "${a}", which has no glossary entry`);
+  for (const id of new Set(missing)) out.push(`marks up the term "${id}", which has no glossary entry`);
+  for (const id of glossary.termsIn(prose.map((p) => p.text).join(' ')))
+    if (JARGON.includes(id) && !marked.includes(id)) {
+      const at = prose.find((p) => glossary.termsIn(p.text).includes(id));
+      out.push(`shows "${glossary.GLOSSARY[id].term}" and nowhere marks it up (Term.svelte)${at ? `, e.g. in ${at.where}: "${at.text.trim().slice(0, 60)}"` : ''}`);
+    }
+  return out;
+}
+
 /** registers the group's tests with e2e.mjs' `test` */
 export async function phoneTests({ page, base, results, test, assert, checkpointDir, consoleErrors }) {
   const G = 'phone';
@@ -156,6 +207,7 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
   const docs = process.env.E2E_PHONE_DOCS === '1';
   const widths = {}; // view → the page's width, printed at the end
   const viewport = page.viewportSize();
+  const glossary = await tsImport('../src/lab/glossary.ts', import.meta.url);
 
   /**
    * the view as it is now: fits the screen, no small control crowded, no new page error, and (axe) axe-clean.
@@ -171,6 +223,7 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     if (tooSmall.length)
       problems.push(`${view}: controls under 24 × 24 px and too close to another: ${tooSmall.join(', ')}`);
     if (charts) for (const p of await phoneChartProblems(page)) problems.push(`${view}: ${p}`);
+    for (const p of await glossaryProblems(page, glossary)) problems.push(`${view}: ${p}`);
     if (axe) {
       const found = await axeViolations(page, { tags: [...WCAG21_AA, 'wcag22aa'] });
       for (const v of found)

@@ -14,6 +14,13 @@
                                                        side's gains from its runs' summaries (the folders its cell names),
                                                        Welch / one-sample t, Holm, the interval at the call's level, and
                                                        the equivalence test at the plan's delta (two one-sided tests, Holm)
+  python3 scripts/interaction_crosscheck.py confirmatory
+                                                       recomputes results/findings/confirmatory-plan.json from the run
+                                                       summaries (each lead's committed difference, pooled SD, Welch p
+                                                       and Holm p in its family, the fewest fresh seeds for the plan's
+                                                       power at Holm across the plan, the core-hours), and its test on
+                                                       the fresh seeds that have finished (Welch, Holm across the plan:
+                                                       interim until all have), against confirmatory-test.json if there
   python3 scripts/interaction_crosscheck.py tost       recomputes test/fixtures/tost-r.json (R's equivalence::tost, which
                                                        test/stats/equivalence.test.ts holds src/stats to) with SciPy's
                                                        one-sided Welch tests, and asserts SciPy agrees with R
@@ -209,6 +216,17 @@ def plan():
             and abs(r['lo'] - y['ci95']['lo']) < 0.006 and abs(r['hi'] - y['ci95']['hi']) < 0.006 and abs(r['df'] - y['df']) < 0.006 \
             and [len(c) for c in cells] == y['finished'] \
             and (y.get('interval') is None or (abs(at['lo'] - y['interval']['lo']) < 0.006 and abs(at['hi'] - y['interval']['hi']) < 0.006))
+        e, w = y.get('equivalence'), y.get('realised')
+        if e is not None and complete:
+            # TOST at delta as two one-sided t tests on the contrast, and one-sided against the paper's value
+            p_eq = max(stats.t.sf((r['estimate'] + e['delta']) / r['se'], r['df']), stats.t.cdf((r['estimate'] - e['delta']) / r['se'], r['df']))
+            p_paper = stats.t.cdf((r['estimate'] - x['paper']) / r['se'], r['df'])
+            sd = math.sqrt(sum((len(c) - 1) * statistics.variance(c) for c in cells) / sum(len(c) - 1 for c in cells))
+            pw = power(x['seeds'], abs(x['paper']), sd, x['alpha'], 4, 4)
+            same = same and abs(p_eq - e['p']) < 1e-3 * e['p'] and (p_eq < x['alpha']) == e['rulesOut'] \
+                and abs(p_paper - e['paper']['p']) < 1e-3 * e['paper']['p'] and abs(sd - w['sd']) < 0.006 and abs(pw - w['powerAtPaper']) < 0.006
+            print(f"  TOST at ±{e['delta']}: p {p_eq:.4g}; one-sided below {x['paper']}: p {p_paper:.4g}; realised SD {sd:.2f}, power {pw:.2f} "
+                  f"for {x['paper']}; record {e['p']} / {e['paper']['p']} / {w['sd']} / {w['powerAtPaper']}")
         bad += not same
         print(f"{x['finding']} {x['interaction']}: scipy {r['estimate']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}] (95 %), "
               f"[{at['lo']:+.2f}, {at['hi']:+.2f}] ({100 * (1 - x['alpha']):g} %) df {r['df']:.2f} p {r['p']:.4f} "
@@ -292,6 +310,88 @@ def pairs():
     print("every pair recomputes to the same difference, interval at its level, p, Holm p, call and equivalence test")
 
 
+def confirmatory():
+    plan = json.load(open(os.path.join(ROOT, 'results/findings/confirmatory-plan.json')))
+    runs = load_runs()
+    tables = {f: json.load(open(os.path.join(ROOT, f'results/findings/{f}/table.json'))) for f in {x['finding'] for x in plan['leads']}}
+
+    def committed(finding, label):
+        c = next(c for c in tables[finding]['cells'] if f"{c['row']} · {c['col']}" == label)
+        return seed_gains(runs, finding, label, set(range(1, c['planned'] + 1)))
+
+    def welch(a, b):
+        w = stats.ttest_ind(a, b, equal_var=False)
+        return statistics.fmean(a) - statistics.fmean(b), w.pvalue
+
+    bad = 0
+    kept = [x for x in plan['leads'] if x['planned']]
+    alpha = plan['familyAlpha'] / len(kept)
+    for x in plan['leads']:
+        t = tables[x['finding']]
+        a, b = committed(x['finding'], x['higher']), committed(x['finding'], x['lower'])
+        d, pv = welch(a, b)
+        sd = math.sqrt(((len(a) - 1) * statistics.variance(a) + (len(b) - 1) * statistics.variance(b)) / (len(a) + len(b) - 2))
+        pairs = t['compares']['pairs']
+        at = [i for i, p in enumerate(pairs) if {p['higher'], p['lower']} == {x['higher'], x['lower']}]
+        if at:  # a planned pair: Holm across the finding's pairs
+            family = [welch(committed(x['finding'], p['higher']), committed(x['finding'], p['lower']))[1] for p in pairs]
+            i = at[0]
+        else:  # an unplanned contrast: Holm across every within-scale pair of the table
+            family, i = [], None
+            for row in t['rows']:
+                labels = [f"{row} · {c}" for c in t['cols']]
+                for j in range(len(labels)):
+                    for k in range(j + 1, len(labels)):
+                        if {labels[j], labels[k]} == {x['higher'], x['lower']}:
+                            i = len(family)
+                        family.append(welch(committed(x['finding'], labels[j]), committed(x['finding'], labels[k]))[1])
+        pa = holm(family)[i]
+        n = 2
+        while power(n, abs(d), sd, x['alpha'], 2, 2) < plan['power']:
+            n += 1
+        c = x['committed']
+        same = abs(d - c['difference']) < 0.006 and abs(sd - c['sd']) < 0.006 and abs(pv - c['p']) < 1e-3 * c['p'] \
+            and abs(pa - c['pAdjusted']) < 1e-3 * c['pAdjusted'] and len(family) == c['family'] and n == x['seeds'] \
+            and (x['alpha'] == alpha) == x['planned']
+        bad += not same
+        print(f"{x['finding']} {x['higher']} − {x['lower']}: {d:+.2f}, SD {sd:.2f}, p {pv:.4g}, Holm {pa:.4g} across {len(family)}; "
+              f"{n} fresh seeds a cell at alpha {x['alpha']:.4g}, power {power(n, abs(d), sd, x['alpha'], 2, 2):.3f} "
+              f"(at half the lead {power(n, abs(d) / 2, sd, x['alpha'], 2, 2):.2f}) — {'same' if same else 'DIFFERENT'}")
+    hours = sum(c['seeds'] * c['coreMinutes'] for c in plan['cells']) / 60
+    print(f"the plan: {len(plan['runs'])} runs, {hours:.1f} core-hours at the rounded per-run costs (record {plan['coreHours']}), seeds {plan['seeds'][0]}–{plan['seeds'][-1]}")
+    used = max(s['lab']['seed'] for d, s in runs if not any(r['dir'].endswith('/' + d) for r in plan['runs']))
+    if used >= plan['seeds'][0]:
+        print(f'a run outside the plan used seed {used}, within the fresh seeds'); bad += 1
+    # the test on the fresh seeds that have finished
+    fresh, finished = {}, 0
+    for r in plan['runs']:
+        p = os.path.join(ROOT, r['dir'], 'summary.json')
+        if not os.path.exists(p):
+            continue
+        s = json.load(open(p))
+        assert s['lab']['seed'] == r['seed'], f"{p} is seed {s['lab']['seed']}, the plan's run there is seed {r['seed']}"
+        finished += 1
+        for cell in r['cells']:
+            fresh.setdefault(cell, []).append((r['seed'], 100 * (s['final']['success'] - s['start']['success'])))
+    sides = [[[g for seed, g in sorted(fresh.get(f"{x['finding']} {l}", [])) if seed < plan['seeds'][0] + x['seeds']] for l in (x['higher'], x['lower'])] for x in kept]
+    complete = all(len(a) >= x['seeds'] and len(b) >= x['seeds'] for x, (a, b) in zip(kept, sides))
+    tested = [(x, welch(a, b)) for x, (a, b) in zip(kept, sides) if len(a) >= 2 and len(b) >= 2]
+    adj = holm([pv for _, (_, pv) in tested]) if tested else []
+    record = os.path.join(ROOT, 'results/findings/confirmatory-test.json')
+    rec = json.load(open(record))['results'] if os.path.exists(record) else None
+    for (x, (d, pv)), pa in zip(tested, adj):
+        call = 'interim' if not complete else ('confirmed' if d > 0 else 'reversed') if pa < plan['familyAlpha'] else 'not detected'
+        y = next((y for y in rec or [] if y['higher'] == x['higher'] and y['lower'] == x['lower'] and y['finding'] == x['finding']), None)
+        same = y is None or (abs(d - y['difference']) < 0.006 and abs(pa - y['pAdjusted']) < 1e-3 * y['pAdjusted'] and call == y['call'])
+        bad += not same
+        print(f"fresh: {x['finding']} {x['higher']} − {x['lower']}: {d:+.2f}, p {pv:.4g}, Holm {pa:.4g} — {call}"
+              + ('' if y is None else f"; record {y['difference']} Holm {y['pAdjusted']} {y['call']} — {'same' if same else 'DIFFERENT'}"))
+    print(f'{finished} of {len(plan["runs"])} planned runs finished' + ('' if complete else ': interim, no call'))
+    if bad:
+        sys.exit(f'{bad} figure(s) differ')
+    print('the confirmatory plan recomputes to the same leads, seeds and calls')
+
+
 def tost():
     """Schuirmann's TOST as two one-sided Welch tests: ttest_ind(x - d, y, alternative='greater') and (x + d ... 'less')"""
     fx = json.load(open(os.path.join(ROOT, 'test/fixtures/tost-r.json')))
@@ -314,4 +414,4 @@ def tost():
 
 if __name__ == '__main__':
     print(f'statistics from {BACKEND}')
-    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost, 'pairs': pairs}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
+    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost, 'pairs': pairs, 'confirmatory': confirmatory}[sys.argv[1] if len(sys.argv) > 1 else 'check']()

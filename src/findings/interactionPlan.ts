@@ -14,8 +14,11 @@ import {
   interactionTest,
   intervalAt,
   meanAndSd,
+  pooledSd,
+  twoSampleTPower,
   type PairCall,
 } from '../stats/seedStatistics.ts';
+import { equivalenceFromEstimate } from '../stats/equivalence.ts';
 import { serializeHash } from '../lab/urlState.ts';
 import type { LabConfig } from '../lab/config.ts';
 
@@ -304,6 +307,13 @@ export interface PlannedInteractionResult {
   p: number | null;
   /** interim until every planned run has finished (no call before: no optional stopping) */
   call: PairCall;
+  /** the equivalence test at the plan's δ and the test's α (TOST: "rules out ±δ" only where it rejects), and the
+   *  one-sided test that the interaction is below the paper's value; null until every cell has two seeds (optional:
+   *  records made before it have none) */
+  equivalence?: { delta: number; p: number; rulesOut: boolean; paper: { p: number; rulesOut: boolean } | null } | null;
+  /** the pooled per-seed SD the fresh seeds realised beside the plan's, and the power the planned seeds had there to
+   *  detect the paper's value (optional, as `equivalence`) */
+  realised?: { sd: number; plannedSd: number; powerAtPaper: number | null } | null;
 }
 
 /**
@@ -314,7 +324,9 @@ export interface PlannedInteractionResult {
 export function testInteractionPlan(
   p: InteractionPlan,
   gainOf: (run: PlannedRun) => number | undefined,
+  o: { delta?: number } = {},
 ): PlannedInteractionResult[] {
+  const delta = o.delta ?? 12;
   return p.interactions
     .filter((x) => x.planned)
     .map((x) => {
@@ -347,6 +359,8 @@ export function testInteractionPlan(
           df: null,
           p: null,
           call: complete ? 'not resolved' : 'interim',
+          equivalence: null,
+          realised: null,
         };
       const t = interactionTest([gains[0], gains[1]], [gains[2], gains[3]]);
       const call: PairCall = !complete
@@ -358,6 +372,12 @@ export function testInteractionPlan(
           : 'not resolved';
       const r2 = (v: number) => Math.round(100 * v) / 100;
       const at = intervalAt(t.difference, t.se, t.df, x.alpha);
+      const eq = equivalenceFromEstimate(t.difference, t.se, t.df, delta);
+      // one-sided: the interaction as large as the paper's value (claimed positive) or larger, rejected at α
+      const toPaper =
+        x.paper !== null && x.paper > 0 ? equivalenceFromEstimate(t.difference, t.se, t.df, x.paper).upper.p : null;
+      const sd = pooledSd(gains).sd;
+      const p4 = (v: number) => Number(v.toPrecision(4));
       return {
         ...base,
         difference: r2(t.difference),
@@ -366,6 +386,20 @@ export function testInteractionPlan(
         df: r2(t.df),
         p: Number(t.p.toPrecision(4)),
         call,
+        equivalence: {
+          delta,
+          p: p4(eq.p),
+          rulesOut: eq.p < x.alpha,
+          paper: toPaper === null ? null : { p: p4(toPaper), rulesOut: toPaper < x.alpha },
+        },
+        realised: {
+          sd: r2(sd),
+          plannedSd: p.sd,
+          powerAtPaper:
+            x.paper === null || x.seeds! < 2
+              ? null
+              : r2(twoSampleTPower({ n: x.seeds!, delta: Math.abs(x.paper), sd, alpha: x.alpha, design: INTERACTION })),
+        },
       };
     });
 }

@@ -88,7 +88,22 @@ export function plannedTestSentence(r: PlannedInteractionResult): string {
         ? `; the paper's ${signed(r.paper)} is inside its interval`
         : `; the interval excludes the paper's ${signed(r.paper)}${nearEnd(r.paper, ci)}`;
   const call = r.call === 'interim' ? 'interim: no call until every planned run has finished' : r.call;
-  return `${simple}; ${test} — ${call}${paper}.`;
+  // a test that did not reject says nothing of absence; the equivalence test at the test's own α does, where it rejects
+  const e = r.call === 'interim' ? null : r.equivalence;
+  const eq = e
+    ? ` By the equivalence test at α ${r.alpha}, it ${e.rulesOut ? 'rules out' : 'does not rule out'} ±${e.delta} points (TOST p ${e.p})` +
+      (e.paper && r.paper !== null
+        ? ` and, one-sided, ${e.paper.rulesOut ? 'rules out' : 'does not rule out'} the paper's ${signed(r.paper)} (p ${e.paper.p})`
+        : '') +
+      '.'
+    : '';
+  const w = r.call === 'interim' ? null : r.realised;
+  const spread = w
+    ? ` The fresh seeds spread with a pooled SD of ${w.sd.toFixed(2)} points against the plan's ${w.plannedSd.toFixed(2)}` +
+      (w.powerAtPaper !== null && r.paper !== null ? `, which left ${w.powerAtPaper.toFixed(2)} power for the paper's ${signed(r.paper)}` : '') +
+      '.'
+    : '';
+  return `${simple}; ${test} — ${call}${paper}.${eq}${spread}`;
 }
 
 /** where the paper's value lies within a rounding of an end, that end to two decimals, so "+11.9 excludes +11.9" never

@@ -79,6 +79,8 @@ export interface MechanismsRecord {
   commit: string;
   dirtyFiles?: { path: string; sha256: string | null }[];
   date: string;
+  /** what it read: the standard tables, and the run folders they name (absent in records made before it was kept) */
+  inputs?: { tables: string[]; runs: number; folders: string[] };
   findings: FindingMechanism[];
 }
 
@@ -403,8 +405,11 @@ export function mechanismsMarkdown(r: MechanismsRecord): string {
   const lines = [
     "# Each finding's mechanism, measured",
     '',
-    'The figure of the mechanism the paper names for each finding, from the training metrics and evaluations of the committed standard runs',
-    '(results/findings/runs), per arm: the mean over seeds with its 95 % t interval, and n seeds. Descriptive: no test is made of them.',
+    'The figure of the mechanism the paper names for each finding, from the training metrics and evaluations of ' +
+      (r.inputs
+        ? `the ${r.inputs.runs} runs the standard tables ${r.inputs.tables.map((t) => `\`${t}\``).join(', ')} name (in ${r.inputs.folders.map((f) => `\`${f}\``).join(', ')}),`
+        : 'the runs the standard tables name,'),
+    'per arm: the mean over seeds with its 95 % t interval, and n seeds. Descriptive: no test is made of them.',
     '',
   ];
   for (const f of r.findings) {

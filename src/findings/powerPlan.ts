@@ -1,6 +1,6 @@
 // The findings' power plan: how many seeds each finding's cells need so that its pairs'
 // difference tests (Welch, Holm across the finding's pairs: seedStatistics.ts) have 80 % power for the
-// smallest difference worth detecting — fixed from the committed three-seed tables BEFORE any new run,
+// smallest difference worth detecting — fixed from the committed tables BEFORE any new run,
 // as Colas, Sigaud & Oudeyer (2018) prescribe, so that no seed is added "until it comes out". The CLI's
 // `power-plan` writes it as results/findings/plan.{json,md}; `sweep --standard` then runs each finding at
 // its planned seeds and its tables make no call until they have all finished. Pure: no tfjs, no DOM, no fs.
@@ -66,6 +66,8 @@ export interface PowerPlan {
   /** the world its runs train, their SFT starts' (the tables'); null where they differ; absent in plans made before it
    * was recorded */
   world?: { size: string; seed: number } | null;
+  /** the command that made it, as typed, and the tables it read (absent in plans made before they were recorded) */
+  made?: { command: string; tables: string[] };
   choices: PlanChoices;
   /** the pooled per-seed SD of a cell's gain, per metric, over every distinct RL cell of the committed tables (compared
    * or not) */
@@ -284,13 +286,24 @@ const armLabel = (hash: string) =>
     .replace('#&', '#')
     .replace(/^#$/, '(defaults: m, Sum, GRPO)');
 
+/** the tables a plan read, and how many finished seeds their cells held then */
+function tablesRead(p: PowerPlan): string {
+  const finished = p.arms.map((a) => a.finished);
+  const lo = Math.min(...finished);
+  const hi = Math.max(...finished);
+  const seeds = finished.length ? ` (${lo === hi ? lo : `${lo}–${hi}`} finished seeds a cell then)` : '';
+  return p.made
+    ? `the standard tables ${p.made.tables.map((t) => `\`${t}\``).join(', ')}${seeds}`
+    : `the standard tables${seeds}`;
+}
+
 /** plan.md: the plan in words and tables, with the reasons for its choices (`why`, one paragraph each) */
 export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: string; order: string }): string {
   const c = p.choices;
   const lines = [
     "# The findings' power plan",
     '',
-    `Made ${p.date.slice(0, 10)} at commit ${p.commit.slice(0, 10)}, before any of its runs, from the committed three-seed tables (\`results/findings/T*/table.json\`).` +
+    `Made ${p.date.slice(0, 10)} at commit ${p.commit.slice(0, 10)}, before any of its runs, from ${tablesRead(p)}.` +
       (p.world ? ` Its runs train the ${p.world.size} world (seed ${p.world.seed}), their SFT starts'.` : ''),
     "It fixes how many seeds each finding gets; `sweep --standard` runs exactly those, and a finding's table makes no call until all of them have finished (no optional stopping: no seed is added after a result is seen).",
     '',
@@ -327,7 +340,7 @@ export function powerPlanMarkdown(p: PowerPlan, why: { delta: string; budget: st
     `**Total: ${p.newRuns} new runs, ${f1(p.newCoreHours)} core-hours** (measured cost per run: the arm's own committed seeds, CPU seconds on this 2-core machine, two runs at a time).`,
     p.cut.length ? `\n**Cut before the runs:** ${p.cut.join('; ')}` : 'The plan fits the budget: no comparison is cut.',
     '',
-    'Command: `npm run cli -- power-plan --out results/findings` (refuses to overwrite a plan: a plan is made once, before its runs).',
+    `Command: \`${p.made?.command ?? 'npm run cli -- power-plan --out DIR'}\` (refuses to overwrite a plan: a plan is made once, before its runs).`,
   ];
   return lines.join('\n') + '\n';
 }

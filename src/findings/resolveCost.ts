@@ -8,10 +8,12 @@
 //  - the lab's: the difference the lab measured, were it the true one. That is "observed power", which
 //    Hoenig & Heisey (2001, "The Abuse of Power") warn says nothing about the test already made; here it
 //    only prices the next experiment: a near-zero difference needs thousands of seeds, i.e. it is a tie.
-// The cost counts the new runs at the pair's measured core-minutes per run. Pure: no tfjs, no DOM, no fs.
+// The cost is a NEW two-cell experiment: that many fresh seeds of both cells, at each cell's measured core-minutes
+// per run — never more seeds poured into the test already made, whose answer has been seen (optional stopping).
+// Pure: no tfjs, no DOM, no fs.
 import { callInterval, signed, type GainCell, type GainPair, type GainTable } from './findingGains.ts';
 import { intervalText } from './gainText.ts';
-import { fewestSeedsForPower, INTERACTION, pooledSd } from '../stats/seedStatistics.ts';
+import { fewestSeedsForPower, INTERACTION, pooledSd, twoSampleTPower } from '../stats/seedStatistics.ts';
 
 /** seeds a cell past which a pair is called out of reach rather than priced */
 export const SEEDS_OUT_OF_REACH = 10_000;
@@ -22,7 +24,7 @@ export interface ResolveTarget {
   difference: number;
   /** seeds a cell for the power asked; null: more than SEEDS_OUT_OF_REACH */
   seeds: number | null;
-  /** core-hours of the runs this adds to the two cells' finished seeds; null with seeds */
+  /** core-hours of a new experiment: `seeds` fresh seeds of every cell it compares; null with seeds */
   coreHours: number | null;
 }
 
@@ -66,15 +68,14 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
       const [a, b] = [cellOf(t, p.higher), cellOf(t, p.lower)];
       if (!a || !b || a.gain.length < 2 || b.gain.length < 2) return [];
       const sd = pooledSd([a.gain, b.gain]).sd;
-      // the new runs of a cell at its measured core-minutes per run (the two cells may differ in scale)
-      const newMinutes = (c: GainCell, seeds: number) =>
-        Math.max(0, seeds - c.gain.length) * ((c.coreMinutes ?? 0) / c.gain.length);
+      // one fresh seed of both cells, at each cell's measured core-minutes per run (the two may differ in scale)
+      const perSeed = [a, b].reduce((s, c) => s + (c.coreMinutes ?? 0) / c.gain.length, 0);
       const target = (delta: number): ResolveTarget => {
         const seeds = sd > 0 ? seedsToDetect({ delta: Math.abs(delta), sd, alpha, power }) : 2;
         return {
           difference: Math.abs(delta),
           seeds,
-          coreHours: seeds === null ? null : Math.round((10 * (newMinutes(a, seeds) + newMinutes(b, seeds))) / 60) / 10,
+          coreHours: seeds === null ? null : Math.round((10 * seeds * perSeed) / 60) / 10,
         };
       };
       const paper =
@@ -97,14 +98,15 @@ export function costToResolve(t: GainTable, power = 0.8): ResolveCost[] {
     });
 }
 
-/** `12.4: 30 seeds, 2.5 core-h`; `…: 5 seeds — already run` when the finished seeds had that power (`finished`: the
- * fewer of the two cells') */
+/** `12.4: 30 fresh seeds a cell, 2.5 core-h`, and `(the finished test had that power)` where the finished seeds
+ *  (`finished`: the fewer of the cells') reached it */
 export const priceText = (r: ResolveTarget | null, finished: number): string =>
   !r
     ? '—'
     : r.seeds === null
-      ? `${signed(r.difference).replace('+', '')}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds`
-      : `${signed(r.difference).replace('+', '')}: ${r.seeds} seeds${r.seeds <= finished ? ' — already run' : `, ${r.coreHours} core-h`}`;
+      ? `${signed(r.difference).replace('+', '')}: over ${SEEDS_OUT_OF_REACH.toLocaleString('en')} seeds a cell`
+      : `${signed(r.difference).replace('+', '')}: ${r.seeds} fresh seeds a cell, ${r.coreHours} core-h` +
+        (r.seeds <= finished ? ' (the finished test had that power)' : '');
 
 /** the priced pairs as a Markdown table, with what the columns mean */
 export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8): string {
@@ -112,12 +114,15 @@ export function costToResolveMarkdown(rows: readonly ResolveCost[], power = 0.8)
     [
       '# What resolving the unresolved pairs would cost',
       '',
-      `For every pair a called finding leaves *not resolved*: the seeds a cell a two-sample t-test needs for ${Math.round(100 * power)} % power at`,
-      "Holm's first threshold (α / pairs, as the power plan), at the pooled per-seed SD the pair's finished seeds measured, and the",
-      "core-hours of the runs that adds (at the pair's measured cost per run). Two sizes of difference: the paper's gap (its two",
-      "cells' gains over its SFT column), and the lab's own difference were it the true one — the latter prices the next experiment",
-      'and says nothing about the test already made (Hoenig & Heisey 2001); a near-zero difference out of reach is a tie.',
-      "*Already run*: the finished seeds had that power, so the paper's gap, were it the lab's, would most likely have been found.",
+      `For every pair a called finding leaves *not resolved*, the price of a NEW two-cell experiment: the fresh seeds a cell a`,
+      `two-sample t-test needs for ${Math.round(100 * power)} % power at Holm's first threshold (α / pairs, as the power plan), at the pooled`,
+      "per-seed SD the pair's finished seeds measured, and the core-hours of that many fresh seeds of both cells (at each cell's",
+      'measured cost per run). Not more seeds for the test already made: its answer has been seen, so a new test needs its own plan,',
+      'committed first, on seeds no run has used. Two sizes of difference: the paper\'s gap (its two cells\' gains over its SFT',
+      "column), and the lab's own difference were it the true one — the latter is likely inflated (a lead is picked for being",
+      'large), prices the next experiment only, and says nothing about the test already made (Hoenig & Heisey 2001); a near-zero',
+      "difference out of reach is a tie. *The finished test had that power*: its seeds reached it, so the paper's gap, were it",
+      "the lab's, would most likely have been found.",
       '',
       "*Lab: difference*: with its interval at the level its call was made at (Holm's step level across the finding's pairs).",
       '',
@@ -214,4 +219,58 @@ export function costToResolveInteractions(t: GainTable, power = 0.8): Interactio
       },
     ];
   });
+}
+
+/** a finding's planned power beside the power its seeds had at the spread they realised (one metric) */
+export interface RealisedPower {
+  finding: string;
+  metric: string;
+  /** the planned seeds a cell and Holm's first threshold, α / pairs */
+  seeds: number;
+  alpha: number;
+  /** the plan's smallest difference worth detecting, points */
+  delta: number;
+  /** the pooled per-seed SD the plan assumed, and the one the finding's compared cells realised */
+  plannedSd: number;
+  realisedSd: number;
+  /** the plan's power, and the power at the realised SD (same seeds, α and δ) */
+  planned: number;
+  realised: number;
+}
+
+/** a standard table's power at its planned seeds, at the plan's SD and at the SD its compared cells realised, per
+ *  metric its pairs read; `plannedSd` the plan's pooled SD of that metric (null: the plan has none) */
+export function realisedPower(t: GainTable, plannedSd: (metric: string) => number | null): RealisedPower[] {
+  const cells = t.cells.filter((c) => c.compared !== false && c.gain.length >= 2);
+  const alpha = t.compares.alpha / t.compares.pairs.length;
+  return [...new Set(cells.map((c) => c.metric))].flatMap((metric) => {
+    const delta = t.compares.delta?.[metric] ?? null;
+    const sd0 = plannedSd(metric);
+    const own = cells.filter((c) => c.metric === metric);
+    if (delta === null || sd0 === null) return [];
+    const seeds = Math.min(...own.map((c) => c.planned));
+    const sd = pooledSd(own.map((c) => c.gain)).sd;
+    const at = (s: number) => twoSampleTPower({ n: seeds, delta, sd: s, alpha });
+    const base = { finding: t.id, metric, seeds, alpha, delta };
+    return [{ ...base, plannedSd: sd0, realisedSd: sd, planned: at(sd0), realised: at(sd) }];
+  });
+}
+
+/** the planned power beside the realised, as a Markdown table */
+export function realisedPowerMarkdown(rows: readonly RealisedPower[], power = 0.8): string {
+  return [
+    '## The power each test had',
+    '',
+    `The plan sized each finding for ${Math.round(100 * power)} % power or more to detect its δ at Holm's first threshold and the plan's pooled`,
+    "SD (its power there is the first column). Beside it, the power the same seeds had at the SD the finding's compared cells realised: where the seeds spread",
+    'more than planned, a test that did not reject had less chance to, and its "not detected" says less.',
+    '',
+    '| finding | metric | seeds a cell | α | δ | SD planned → realised | power planned | power at the realised SD |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.finding} | ${r.metric} | ${r.seeds} | ${Number(r.alpha.toPrecision(3))} | ${r.delta} | ${r.plannedSd.toFixed(2)} → ${r.realisedSd.toFixed(2)} | ${r.planned.toFixed(2)} | ${r.realised.toFixed(2)} |`,
+    ),
+    '',
+  ].join('\n');
 }

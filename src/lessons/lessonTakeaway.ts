@@ -17,6 +17,7 @@ import {
 import { detectableDifference, pooledSd, welchTest } from '../stats/seedStatistics.ts';
 import type { CommittedComparison } from '../findings/committedComparison.ts';
 import { comparisonText } from '../findings/gainText.ts';
+import { plainPair, plainSentence } from '../findings/plainText.ts';
 import {
   median,
   readEnds,
@@ -92,7 +93,10 @@ export interface Takeaway {
   } | null;
   predicted: { key: string; text: string; matched: boolean } | null;
   /** the sentences, in reading order */
-  lines: { kind: 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'rates' | 'note'; text: string }[];
+  lines: {
+    kind: 'plain' | 'result' | 'band' | 'mechanism' | 'test' | 'paper' | 'prediction' | 'rates' | 'note';
+    text: string;
+  }[];
 }
 
 const pts = (x: number) => formatPercent(x, ' ');
@@ -552,8 +556,11 @@ export function computeTakeaway(input: TakeawayInput): Takeaway | null {
       });
     }
   }
+  // the committed answer in one plain sentence leads: the statistics follow it
+  const plain = lines.findIndex((l) => l.kind === 'plain');
+  if (plain > 0) lines.unshift(...lines.splice(plain, 1));
   const off = runs.find((r) => r?.offSetting?.length)?.offSetting;
-  // said first, before any figure: nothing below is a result at this size
+  // said first, before any figure of the learner's runs: nothing below is a result at this size
   if (off)
     lines.unshift({
       kind: 'note',
@@ -578,7 +585,12 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
       sd > 0
         ? `; at this spread (SD ${(100 * sd).toFixed(1)} points a run) and ${seedsText(ref.seeds.length)} a setting, the smallest difference it finds 80 % of the time is ${(100 * detectableDifference({ n: ref.seeds.length, sd, alpha: 0.05 })).toFixed(1)} points`
         : '';
+    const range = 100 * (Math.max(...ref.eval.end) - Math.min(...ref.eval.end));
     return [
+      {
+        kind: 'plain',
+        text: `Runs that differ only in their random seed end as far as ${range.toFixed(1)} points apart: the ${ref.seeds.length} committed runs of this setting end between ${pts(Math.min(...ref.eval.end))} and ${pts(Math.max(...ref.eval.end))} success.`,
+      },
       {
         kind: 'test',
         text: `Over the ${seedsText(ref.seeds.length)} committed, the mean end is ${pts(committed.estimate)} ${span(committed)}: ${width(committed)} points wide. With your ${mine.length === 1 ? 'run' : `${mine.length} runs`} added (${seedsText(withMine.n)}): ${pts(withMine.estimate)} ${span(withMine)}, ${width(withMine)} points. The findings compare two settings by Welch's test of their difference${detects}.`,
@@ -587,6 +599,7 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
   }
   if (pairTest) {
     return [
+      { kind: 'plain', text: plainPair(pairTest.finding, pairTest) },
       {
         kind: 'test',
         text: `The findings' answer to this comparison, the paper's direction positive: ${comparisonText(pairTest)}.`,
@@ -605,6 +618,17 @@ function differenceLines(input: TakeawayInput, arms: ArmFigures[]): Takeaway['li
   const interim =
     Math.min(a.seeds.length, b.seeds.length) < BAND_SEEDS ? ` (interim: fewer than ${BAND_SEEDS} seeds)` : '';
   return [
+    {
+      kind: 'plain',
+      text: plainSentence({
+        a: `“${lesson.arms[0].label}”`,
+        b: `“${lesson.arms[1].label}”`,
+        metric: 'success',
+        measure: 'end',
+        difference: 100 * w.difference,
+        outcome: w.p < 0.05 ? 'rejected' : 'not rejected',
+      }),
+    },
     {
       kind: 'test',
       text: `Welch's test of the committed seeds' end (${seedsText(a.seeds.length)} and ${seedsText(b.seeds.length)}): ${lesson.arms[0].label} − ${lesson.arms[1].label} = ${signed(100 * w.difference)} points, 95 % interval [${signed(100 * w.lo)}, ${signed(100 * w.hi)}], p = ${w.p.toPrecision(2)} — ${call}${interim}.`,

@@ -38,8 +38,10 @@ export function bandFor(
   settings: Readonly<Record<string, SettingReference>> | null,
 ): SettingReference | null {
   if (!settings) return null;
-  // keyed by the normalised link: a code's setting is read and written again so `a=1&b=2` and `b=2&a=1` meet
-  const key = settingKey(parseHash(setting).config);
+  // keyed by the normalised link: a code's setting is read and written again so `a=1&b=2` and `b=2&a=1` meet; the
+  // World size left out, as the reference's keys leave it: an RL run records its start's world, which the link
+  // that asked for it need not name
+  const key = settingKey({ ...parseHash(setting).config, worldSize: defaultConfig().worldSize });
   return settings[key] ?? null;
 }
 

@@ -89,7 +89,10 @@ describe('testInteractionPlan', () => {
     expect(t.cells.map((c) => c.cell)).toEqual(['1.5B · ARPO', '1.5B · GRPO', '7B · ARPO', '7B · GRPO']);
     expect(t.cells.every((c) => c.n === 20 && c.sd! > 0)).toBe(true);
     expect(t.cells[0].mean! - t.cells[1].mean!).toBeCloseTo(10, 1);
-    expect(plannedTestSentence(t)).toMatch(/^ARPO − GRPO gains \+10\.0 points at 1\.5B and 0\.0 at 7B \(20 fresh seeds a cell\); the difference, \+10\.0 \[.*\] .* p < 0\.001 at α 0\.025\) — supports; the interval excludes the paper's \+11\.9\.$/);
+    expect(plannedTestSentence(t)).toMatch(/^ARPO − GRPO gains \+10\.0 points at 1\.5B and 0\.0 at 7B \(20 fresh seeds a cell\); the difference, \+10\.0 \[.*\] .* p < 0\.001 at α 0\.025\) — supports; the interval excludes the paper's \+11\.9\. By the equivalence test at α 0\.025, it (rules out|does not rule out) ±12 points \(TOST p [\d.e-]+\) and, one-sided, (rules out|does not rule out) the paper's \+11\.9 \(p [\d.e-]+\)\. The fresh seeds spread with a pooled SD of [\d.]+ points against the plan's 8\.45, which left [\d.]+ power for the paper's \+11\.9\.$/);
+    // a difference of 10 with a small spread: not within ±12 by TOST, and short of +11.9 one-sided
+    expect(t.equivalence).toMatchObject({ delta: 12, paper: { rulesOut: true } });
+    expect(t.realised!.sd).toBeGreaterThan(0);
   });
 });
 

@@ -3,7 +3,7 @@
 // the record does.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findingMechanism, mechanismStep, type MechanismRun, type MechanismStep, type MechanismsRecord } from '../../src/findings/mechanisms.ts';
+import { findingMechanism, mechanismsMarkdown, mechanismStep, type MechanismRun, type MechanismStep, type MechanismsRecord } from '../../src/findings/mechanisms.ts';
 import { mechanismsOf } from '../../src/cli/commands/mechanisms.ts';
 import { readGainTableFiles } from '../../src/cli/commands/powerPlan.ts';
 import { readMechanisms } from '../../src/ui/findings/mechanismRecord.ts';
@@ -78,6 +78,12 @@ describe('the committed mechanisms record', () => {
     expect(record.findings.map((f) => f.id)).toEqual(['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7']);
     expect(record.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(record).not.toHaveProperty('dirtyFiles');
+  });
+
+  it('its text names what it read: the tables and run folders in its record, no fixed folder', () => {
+    const md = mechanismsMarkdown({ ...record, command: 'cmd --out /tmp/y', inputs: { tables: ['/tmp/y/T7/table.json'], runs: 3, folders: ['/tmp/y/runs'] } });
+    expect(md).toContain('the 3 runs the standard tables `/tmp/y/T7/table.json` name (in `/tmp/y/runs`)');
+    expect(md).not.toContain('(results/findings/runs)');
   });
 
   it('the page reads it', () => {

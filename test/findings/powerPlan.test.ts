@@ -63,6 +63,14 @@ describe('powerPlan', () => {
     expect(powerPlan(ts.map((t, i) => (i === 0 ? { ...t, world: { size: 'small', seed: 1 } } : t)), CHOICES, { date: '2026-01-01', commit: 'abc' }).world).toBeNull();
   });
 
+  it('names the tables it read and the command that made it, not fixed ones', () => {
+    const plan = powerPlan(tables(10, ['T5', 'T7']), CHOICES, { date: '2026-01-01', commit: 'abc' });
+    const md = powerPlanMarkdown({ ...plan, made: { command: 'npm run cli -- power-plan --out /tmp/x --force', tables: ['/tmp/x/T5/table.json', '/tmp/x/T7/table.json'] } }, { delta: '', budget: '', order: '' });
+    expect(md).toContain('from the standard tables `/tmp/x/T5/table.json`, `/tmp/x/T7/table.json` (');
+    expect(md).toContain('Command: `npm run cli -- power-plan --out /tmp/x --force`');
+    expect(md).not.toMatch(/three-seed|results\/findings/);
+  });
+
   it('says when it is over budget, before any run', () => {
     const plan = powerPlan(tables(25), { ...CHOICES, budgetCoreHours: 1 }, { date: '2026-01-01', commit: 'abc' });
     expect(plan.cut[0]).toMatch(/over the budget of 1/);

@@ -1,5 +1,5 @@
 // What resolving a not-resolved pair would cost: the seeds for the paper's gap and for the lab's own
-// difference at the pair's measured spread, and the core-hours of the runs that adds.
+// difference at the pair's measured spread, and the core-hours of a new two-cell experiment on fresh seeds.
 import { describe, expect, it } from 'vitest';
 import type { LabConfig } from '../../src/lab/config.ts';
 import { gainTable, type SeedResult } from '../../src/findings/findingGains.ts';
@@ -35,7 +35,7 @@ describe('seedsToDetect', () => {
 });
 
 describe('costToResolve', () => {
-  it('prices a not-resolved pair at the paper\'s gap and at the lab\'s difference, counting only new runs', () => {
+  it('prices a not-resolved pair at the paper\'s gap and at the lab\'s difference, as a new experiment on fresh seeds', () => {
     const t = t5(-2); // hard-only 2 points lower: far from resolved at six seeds
     expect(t.direction.call).toBe('not resolved');
     const [r] = costToResolve(t);
@@ -46,14 +46,15 @@ describe('costToResolve', () => {
     // the paper's gap is 24 points (49.9 vs 25.9 at 3B): six seeds already had the power
     expect(r.paper!.difference).toBeCloseTo(24, 5);
     expect(r.paper!.seeds).toBe(seedsToDetect({ delta: 24, sd: r.sd, alpha: 0.05, power: 0.8 }));
-    expect(r.paper!.coreHours).toBe(0);
+    expect(r.paper!.coreHours).toBeCloseTo((2 * r.paper!.seeds! * 5) / 60, 1); // fresh seeds of both cells, not top-ups
     expect(r.lab.difference).toBeCloseTo(2, 5);
     expect(r.lab.seeds).toBe(seedsToDetect({ delta: 2, sd: r.sd, alpha: 0.05, power: 0.8 }));
-    // two cells × (seeds − 6) new runs × 5 core-min
-    expect(r.lab.coreHours).toBeCloseTo((2 * (r.lab.seeds! - 6) * 5) / 60, 1);
+    // two cells × seeds fresh runs × 5 core-min: none of the six finished seeds counts
+    expect(r.lab.coreHours).toBeCloseTo((2 * r.lab.seeds! * 5) / 60, 1);
     const md = costToResolveMarkdown([r]);
-    expect(md).toMatch(/24\.0: \d+ seeds — already run/);
-    expect(md).toMatch(new RegExp(`2\\.0: ${r.lab.seeds} seeds, [\\d.]+ core-h`));
+    expect(md).toMatch(/24\.0: \d+ fresh seeds a cell, [\d.]+ core-h \(the finished test had that power\)/);
+    expect(md).toMatch(new RegExp(`2\\.0: ${r.lab.seeds} fresh seeds a cell, [\\d.]+ core-h \\|`));
+    expect(md).toMatch(/a NEW two-cell experiment/);
   });
 
   it('leaves out resolved pairs and interim tables, and says when nothing is left', () => {

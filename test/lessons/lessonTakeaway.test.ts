@@ -52,6 +52,11 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     expect(texts(t, 'test')).toMatch(/^Welch's test of the committed seeds' end \(3 seeds and 3 seeds\): Recipe \(real advantages\) − Null control \(shuffled\) = \+28\.8 points, 95 % interval \[\+22\.4, \+35\.1\], p = 0\.00023 — Recipe \(real advantages\) ends higher \(interim: fewer than 8 seeds\)\.$/);
     expect(texts(t, 'note')).toMatch(/3 seeds of the 8 a band needs/);
     expect(texts(t, 'paper')).toMatch(/49\.9 %/);
+    // led by one plain sentence from the same test: p < 0.05, so "well beyond seed-to-seed chance"
+    expect(t.lines[0]).toEqual({
+      kind: 'plain',
+      text: 'With “Recipe (real advantages)”, the agent ends 28.8 points higher in success than with “Null control (shuffled)”, well beyond seed-to-seed chance.',
+    });
   });
 
   it('with one arm run, judges it against the other arm\'s committed mean; within the seed spread it is undecided, never "about the same"', () => {
@@ -73,6 +78,11 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const base = { lesson: lesson('tool-failures'), refs: [ref(Array.from({ length: 11 }, (_, i) => 0.2 + 0.01 * i)), ref(Array.from({ length: 15 }, (_, i) => 0.35 + 0.01 * i))], runs: [learner(0.2), null], prediction: null };
     const t = computeTakeaway({ ...base, pairTest: answer })!;
     expect(texts(t, 'test')).toBe(`The findings' answer to this comparison, the paper's direction positive: ${comparisonText(answer)}.`);
+    // the plain sentence leads, from the same committed answer
+    expect(t.lines[0]).toEqual({
+      kind: 'plain',
+      text: 'With no tool failures, the agent gains 17.5 points more success than with 10 % tool failures, well beyond seed-to-seed chance.',
+    });
     expect(texts(t, 'test')).toMatch(/^The findings' answer .*: 0 % > 10 %: \+17\.5 \[\+9\.3, \+25\.8\] \(97\.5 %, Holm\), Welch p < 0\.001 \(Holm p < 0\.001\); T7's planned seeds, 11 and 11 — supports\.$/);
     const notes = t.lines.filter((l) => l.kind === 'note').map((l) => l.text);
     expect(notes.filter((n) => /band draws/.test(n))).toEqual([
@@ -84,6 +94,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
     const answer = committedComparison(table, 'success · 4:3:3', 'success · hard only')!;
     const t = computeTakeaway({ lesson: lesson('hard-only'), refs: [ref([0.3, 0.35]), ref([0.4, 0.45])], runs: [learner(0.3), null], prediction: null, pairTest: answer })!;
     expect(texts(t, 'test')).toMatch(/— not resolved; the equivalence test \(TOST at ±12, Holm p = 0\.006\) rules out a difference of 12 points\.$/);
+    expect(texts(t, 'plain')).toBe('With a 4:3:3 mix of easy, medium and hard queries, the agent gains the same success as with hard queries only, within ±12 points: no difference detected, and the equivalence test rules out a larger one.');
   });
 
   it('dense reward: which of delivery and success rose on the training rollouts (first ten steps against the last ten)', () => {
@@ -123,6 +134,7 @@ describe('a lesson\'s takeaway, computed from the run', () => {
 
   it('seeds: the distance between the two runs, and the interval over the committed seeds with the learner\'s added', () => {
     const t = computeTakeaway({ lesson: lesson('seeds'), refs: [ref([0.373, 0.513, 0.473]), ref([0.373, 0.513, 0.473])], runs: [learner(0.36, undefined, 700), learner(0.48, undefined, 701)], prediction: 'some', pairTest: null })!;
+    expect(t.lines[0]).toEqual({ kind: 'plain', text: 'Runs that differ only in their random seed end as far as 14.0 points apart: the 3 committed runs of this setting end between 37.3 % and 51.3 % success.' });
     expect(t.judged?.key).toBe('far'); // 12 points apart
     expect(texts(t, 'test')).toMatch(/With your 2 runs added \(5 seeds\)/);
     // SD 7.2 points over 3 seeds: the noncentral t (SciPy nct) gives 80 % power at a difference of 22.14 points

@@ -53,9 +53,11 @@ describe('a Lab run as a result link', () => {
     expect(shown.verdict).toBe(end < band.lo! ? 'below' : end > band.hi! ? 'above' : 'inside');
     expect(shown.verdictText).toMatch(/^It ended at \d+\.\d %, (inside|above|below) the band where one run of this setting is expected, \[\d+\.\d %, \d+\.\d %\] \(the 15 committed seeds, 300 queries each; mean \d+\.\d %\)\.$/);
     expect(summary.lab.seed).toBe(1); // the default seed: the link leaves it out
-    expect(shown.labHash).toBe('#evalEvery=40&evalQueries=300&evalToolQa=100');
+    // the run's own link, world included (it records the world it trained: its start's, tiny)
+    expect(shown.labHash).toBe('#worldSize=tiny&evalEvery=40&evalQueries=300&evalToolQa=100');
+    expect(shown.labHash).toBe(summary.hash);
     const seven = readSharedRun(encodeRun({ ...committed, seed: 7 }), settings);
-    expect(seven.ok && seven.labHash).toBe('#evalEvery=40&evalQueries=300&evalToolQa=100&seed=7');
+    expect(seven.ok && seven.labHash).toBe('#worldSize=tiny&evalEvery=40&evalQueries=300&evalToolQa=100&seed=7');
     expect(shown.rows[0].success).toMatch(/^\d+\.\d % \(\d+\/300; 95 % \d+\.\d %–\d+\.\d %\)$/);
     const high = readSharedRun(encodeRun({ ...committed, evals: [committed.evals[0], { step: 40, success: 1, successes: 300, queries: 300, ood: null }] }), settings);
     expect(high.ok && high.verdict).toBe('above');

@@ -3,7 +3,10 @@
 // a pair's answer by the one committed comparison (src/findings/committedComparison.ts) from the table's cells,
 // an interaction and the planned test from their records. When a record is re-made and a sentence no longer
 // agrees, the test names the file and quotes the sentence. A sentence that moves or is reworded must keep its
-// words before the figure, or the claim here moves with it. Reads files only: well under a second.
+// words before the figure, or the claim here moves with it. The words a test allows are held too: "not detected"
+// where a test did not reject, "rules out" only beside an equivalence test, an interval wherever "small" is said,
+// unplanned contrasts labelled exploratory; the sentences that once said more than their test are listed, and fail
+// if put back. Reads files only (the 80 planned runs' summaries among them): about a second.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +15,13 @@ import { committedComparison, comparePairs, type ComparisonTable, type Committed
 import { callInterval, signed, type GainInteraction, type GainTable } from '../../src/findings/findingGains.ts';
 import { intervalText } from '../../src/findings/gainText.ts';
 import type { InteractionTestRecord } from '../../src/findings/interactionTestRecord.ts';
+import type { InteractionPlan } from '../../src/findings/interactionPlan.ts';
+import type { ConfirmatoryPlan } from '../../src/findings/confirmatoryPlan.ts';
+import type { PowerPlan } from '../../src/findings/powerPlan.ts';
+import { realisedPower } from '../../src/findings/resolveCost.ts';
+import { equivalenceFromEstimate } from '../../src/stats/equivalence.ts';
+import { holmAdjust, interactionTest, INTERACTION, pooledSd, twoSampleTPower, welchTest } from '../../src/stats/seedStatistics.ts';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
@@ -60,6 +70,98 @@ function plannedPaper(): string {
   return `${r.call}; the paper's ${signed(r.paper!)} is ${inside ? 'inside' : 'outside'}`;
 }
 
+/** a point figure with its sign, one decimal: `+5.8`, `−7.3` */
+const one = (x: number) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(1)}`;
+
+/** the equivalence test's 90 % interval of a pair (the interval whose inside a TOST at α 0.05 tests): `[−7.3, +5.8]` */
+function tost90(id: string, higher: string, lower: string): string {
+  const c = committedComparison(table(id), higher, lower)!;
+  const se = (c.ci95!.hi - c.difference!) / tQuantile(0.975, c.df!);
+  const half = tQuantile(0.95, c.df!) * se;
+  return `[${one(c.difference! - half)}, ${one(c.difference! + half)}]`;
+}
+
+/** for each finding the lab leaves not resolved, how many of its planned pairs the equivalence test rules out */
+function equivalenceCounts(): string {
+  const ids = ['T4', 'T5', 'T1', 'T6'];
+  const open = ['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7'].filter((id) => table(id).direction.call === 'not resolved');
+  if ([...open].sort().join() !== [...ids].sort().join()) throw new Error(`the findings not resolved are now ${open.join(', ')}`);
+  return ids.map((id) => {
+    const pairs = comparePairs(table(id) as unknown as ComparisonTable);
+    return `${id} ${pairs.filter((p) => p.equivalence?.shown).length} of ${pairs.length}`;
+  }).join(', ');
+}
+
+/** each finding's power at its planned seeds, α and δ, at the SD its compared cells realised (its first metric) */
+function realisedPowers(): string {
+  const plan = JSON.parse(read('results/findings/plan.json')) as PowerPlan;
+  return ['T1', 'T2', 'T3', 'T4', 'T5', 'T6', 'T7']
+    .map((id) => `${id} ${realisedPower(table(id), (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null)[0].realised.toFixed(2)}`)
+    .join(', ');
+}
+
+/** the planned interaction's cells' gains on its fresh seeds, from the runs' summaries */
+function plannedGains(): Record<string, number[]> {
+  const plan = JSON.parse(read('results/findings/interactions-plan.json')) as InteractionPlan;
+  const g: Record<string, number[]> = {};
+  for (const r of plan.runs) {
+    const s = JSON.parse(read(`${r.dir}/summary.json`)) as { start: { success: number }; final: { success: number } };
+    (g[r.cell] ??= []).push(100 * (s.final.success - s.start.success));
+  }
+  return g;
+}
+function plannedContrast() {
+  const g = plannedGains();
+  return interactionTest([g['1.5B · ARPO'], g['1.5B · GRPO']], [g['7B · ARPO'], g['7B · GRPO']]);
+}
+
+/** the planned test's equivalence test at its own α: `rules out 12 points (TOST p = 0.023), and one-sided the paper's
+ *  +11.9 (p = 0.024)` — "rules out" only where the test rejects at α */
+function plannedEquivalence(): string {
+  const r = plannedTest.results[0];
+  const t = plannedContrast();
+  const at12 = equivalenceFromEstimate(t.difference, t.se, t.df, 12);
+  // one-sided: the interaction as large as the paper's (positive) or larger, rejected
+  const paper = equivalenceFromEstimate(t.difference, t.se, t.df, r.paper!).upper.p;
+  const word = (p: number) => (p < r.alpha ? 'rules out' : 'does not rule out');
+  return `${word(at12.p)} 12 points (TOST ${pText(at12.p)}), and one-sided ${paper < r.alpha ? '' : 'not '}the paper's ${signed(r.paper!)} (${pText(paper)})`;
+}
+
+/** the planned test's realised spread and its power for the paper's value there */
+function plannedSpread(): string {
+  const r = plannedTest.results[0];
+  const g = plannedGains();
+  const sd = pooledSd(Object.values(g)).sd;
+  const plan = JSON.parse(read('results/findings/interactions-plan.json')) as InteractionPlan;
+  const power = twoSampleTPower({ n: r.planned, delta: r.paper!, sd, alpha: r.alpha, design: INTERACTION });
+  return `${sd.toFixed(1)} against the planned ${plan.sd.toFixed(2)}, which left ${power.toFixed(2)} power for ${signed(r.paper!)}`;
+}
+
+/** an unplanned within-scale contrast of T1: its difference and Holm p across every within-scale pair of the table */
+function exploratory(row: string, higher: string, lower: string): string {
+  const t = table('T1');
+  const ps: number[] = [];
+  let at = -1;
+  let difference = NaN;
+  for (const r of t.rows) {
+    const cells = t.cells.filter((c) => c.row === r);
+    for (let i = 0; i < cells.length; i++)
+      for (let j = i + 1; j < cells.length; j++) {
+        const w = welchTest(cells[i].gain, cells[j].gain);
+        const names = [cells[i].col, cells[j].col];
+        if (r === row && names.includes(higher) && names.includes(lower)) {
+          at = ps.length;
+          difference = names[0] === higher ? w.difference : -w.difference;
+        }
+        ps.push(w.p);
+      }
+  }
+  return `${signed(difference)}, Holm ${pText(holmAdjust(ps)[at])} across the ${ps.length} within-scale pairs`;
+}
+
+/** a cell's mean end success, one decimal: `48.5 %` */
+const endOf = (id: string, label: string) => `${table(id).cells.find((c) => `${c.row} · ${c.col}` === label)!.mean.end!.toFixed(1)} %`;
+
 interface Claim { docs: string[]; before: string; figure: () => string }
 
 const README_AND_FINDINGS = ['README.md', 'docs/findings.md'];
@@ -100,6 +202,44 @@ const CLAIMS: Claim[] = [
   { docs: README_AND_FINDINGS, before: '(ARPO − GRPO) at 1.5B − at 7B: ', figure: () => interactionFigure('T6', '1.5B · ARPO') },
   { docs: README_AND_FINDINGS, before: 'the planned interaction on fresh seeds: ', figure: plannedFigure },
   { docs: README_AND_FINDINGS, before: 'the planned test is ', figure: plannedPaper },
+  { docs: ['README.md'], before: "the equivalence test rules out the plan's difference for ", figure: equivalenceCounts },
+  { docs: README_AND_FINDINGS, before: "T4's 90 % interval: ", figure: () => tost90('T4', 'in-domain · 1000', 'in-domain · 100') },
+  { docs: README_AND_FINDINGS, before: "T5's 90 % interval: ", figure: () => tost90('T5', 'success · 4:3:3', 'success · hard only') },
+  { docs: ['docs/findings.md'], before: 'power at the realised SD: ', figure: realisedPowers },
+  { docs: README_AND_FINDINGS, before: "the planned test's equivalence test at α 0.025: ", figure: plannedEquivalence },
+  { docs: ['docs/findings.md'], before: 'the fresh seeds spread with a pooled SD of ', figure: plannedSpread },
+  { docs: README_AND_FINDINGS, before: 'in final success 7B ends at ', figure: () => `${endOf('T3', 'Sum · 7B')} and 1.5B at ${endOf('T3', 'Sum · 1.5B')}` },
+  { docs: README_AND_FINDINGS, before: '3B Macro > Success: ', figure: () => exploratory('3B', 'Macro', 'Success') },
+  { docs: README_AND_FINDINGS, before: '7B Macro > Success: ', figure: () => exploratory('7B', 'Macro', 'Success') },
+  { docs: ['docs/findings.md'], before: "rules out a change that large for T1's two (TOST Holm ", figure: () => {
+    const xs = table('T1').compares.interactions!;
+    return `p = ${xs.map((x) => x.equivalence!.pAdjusted.toFixed(3)).join(' and ')})`;
+  } },
+  { docs: ['docs/findings.md'], before: 'so it runs once, at ', figure: () => {
+    const p = JSON.parse(read('results/findings/confirmatory-plan.json')) as ConfirmatoryPlan;
+    return `${Math.max(...p.cells.map((c) => c.seeds))} seeds: ${p.runs.length} runs, ${p.coreHours} core-hours against a ${p.budgetCoreHours}-hour budget`;
+  } },
+];
+
+/** words a test does not allow (a sentence that said more than its test, or named a figure it does not state), where
+ *  they stood: each must fail this test if it is put back */
+const WORDS_DOCS = ['README.md', 'docs/findings.md', 'docs/lessons.md', 'results/findings/cost-to-resolve.md'];
+const FORBIDDEN: { pattern: RegExp; why: string }[] = [
+  { pattern: /most of T1's and T6's pairs/, why: "T6's equivalence test rules out 12 for 2 of its 4 pairs" },
+  { pattern: /no reward beats another/i, why: 'only the nine planned pairs were tested ("of the planned pairs"); unplanned contrasts are exploratory' },
+  { pattern: /gain no more than GRPO/, why: 'a test that did not reject: "not detected"; the TOST rules out 12 points, not the paper\'s 6.8 and 7.4' },
+  { pattern: /exploration does not help the small model/, why: 'not detected; the TOST excludes 12 points, not the paper\'s gaps' },
+  { pattern: /does not gain more than 1\.5B/, why: 'a test that did not reject: "not detected"' },
+  { pattern: /absent or small/, why: '"small" comes with the TOST\'s 90 % interval' },
+  { pattern: /too few to rule it out/, why: 'the planned test\'s TOST at its α 0.025 rules out 12 points (p 0.023)' },
+  { pattern: /for all three \(TOST/, why: "T3's interaction is T1's first: two interactions, not three" },
+  { pattern: /is being built by another engineer/, why: 'stale: src/model/seedStack.ts exists' },
+  { pattern: /will gain Welch tests/, why: 'stale: the tables carry Welch tests' },
+  { pattern: /\| tool-failures \| −17\.7 \|/, why: 'the class table says which difference it is (end success, the bands\' seeds), beside T7\'s +17.5' },
+  { pattern: /already run|runs that adds/, why: 'cost-to-resolve prices a new experiment on fresh seeds, not top-ups' },
+  { pattern: /≈ GRPO at 1\.5B/, why: 'not detected; the TOST rules out 12, not equality' },
+  { pattern: /no better than Sum|gain alike|the pool size does not matter/, why: 'a test that did not reject: "not detected"' },
+  { pattern: /keeps no more than Sum/, why: 'a test that did not reject: "not detected", with the TOST at ±5 beside it' },
 ];
 
 /** a Markdown file as running text: line breaks inside a paragraph are spaces, bold and italics marks gone */
@@ -121,6 +261,22 @@ describe('the figures README and docs restate from the committed records', () =>
     for (const i of at) {
       const said = text.slice(i + c.before.length, i + c.before.length + figure.length);
       if (said !== figure) throw new Error(`${doc}: “${sentenceAt(text, i)}” — the record says ${c.before.trim()} ${figure}`);
+    }
+  });
+});
+
+describe('the words each test allows', () => {
+  it.each(WORDS_DOCS.flatMap((doc) => FORBIDDEN.map((f) => [`${doc}: not “${f.pattern.source}”`, doc, f] as const)))('%s', (_, doc, f) => {
+    const text = prose(doc);
+    const m = f.pattern.exec(text);
+    if (m) throw new Error(`${doc}: “${sentenceAt(text, m.index)}” — ${f.why}`);
+  });
+
+  it.each(README_AND_FINDINGS)('%s: an unplanned contrast is labelled exploratory, never a call', (doc) => {
+    const text = prose(doc);
+    for (const m of text.matchAll(/Macro > Success/g)) {
+      const around = text.slice(Math.max(0, m.index - 400), m.index + 200);
+      if (!/[Ee]xploratory/.test(around)) throw new Error(`${doc}: “${sentenceAt(text, m.index)}” is not labelled exploratory`);
     }
   });
 });

@@ -203,12 +203,13 @@ export function misleadingTable(settings: Record<string, SettingReference>): str
   return rows.join('\n');
 }
 
-/** per lesson with a comparison: the committed difference, the pooled SD a run and the learners an arm a class
- *  needs for 80 % power (Welch, α 0.05) — docs/lessons.md "A class sitting" */
+/** per lesson with a comparison: the difference of its arms' mean end success over every seed of their bands (not a
+ *  finding's planned test, which compares gains on its planned seeds), the pooled SD a run and the learners an arm a
+ *  class needs for 80 % power (Welch, α 0.05) — docs/lessons.md "A class sitting" */
 export function classSizeTable(settings: Record<string, SettingReference>): string {
   const rows = [
-    '| lesson | committed difference (points) | SD a run (points) | learners an arm for 80 % power |',
-    '|---|---|---|---|',
+    '| lesson | arms (seeds in the band) | first − second arm, mean end success (points) | SD a run (points) | learners an arm for 80 % power |',
+    '|---|---|---|---|---|',
   ];
   for (const lesson of LESSONS) {
     const refs = lesson.arms.map((arm) => settings[settingKey(armConfig(arm, 1))] ?? null);
@@ -216,7 +217,8 @@ export function classSizeTable(settings: Record<string, SettingReference>): stri
     if (n === null || !refs[0] || !refs[1]) continue;
     const d = 100 * (mean(refs[0].eval.end) - mean(refs[1].eval.end));
     const sd = 100 * pooledSd([refs[0].eval.end, refs[1].eval.end]).sd;
-    rows.push(`| ${lesson.id} | ${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)} | ${sd.toFixed(1)} | ${n} |`);
+    const arms = lesson.arms.map((a, i) => `${a.label} (${refs[i]!.eval.end.length})`).join(' − ');
+    rows.push(`| ${lesson.id} | ${arms} | ${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)} | ${sd.toFixed(1)} | ${n} |`);
   }
   return rows.join('\n');
 }

@@ -1,7 +1,7 @@
 // `npm run cli -- mechanisms`: each finding's mechanism, measured (src/findings/mechanisms.ts), from the training
 // metrics and evaluations of the runs each standard table holds; writes DIR/mechanisms.json and .md.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
@@ -37,12 +37,19 @@ export const mechanismsCommand: Command = {
     rejectUnknownFlags(flags, positional, ['out', 'allow-dirty'], ['allow-dirty']);
     const out = resolve(flagText(flags, 'out'));
     const made = provenance(join(out, 'mechanisms.json'), { allowDirty: flags.has('allow-dirty') });
+    const tables = readGainTableFiles(out);
+    const runs = [...new Set(tables.flatMap((t) => [...t.cells, ...t.nullControl].flatMap((c) => c.where)))];
     const record: MechanismsRecord = {
       format: MECHANISMS_FORMAT,
-      command: `npm run cli -- mechanisms --out ${flagText(flags, 'out')}`,
+      command: `npm run cli -- mechanisms --out ${flagText(flags, 'out')}${flags.has('allow-dirty') ? ' --allow-dirty' : ''}`,
       ...made,
       date: new Date().toISOString(),
-      findings: mechanismsOf(readGainTableFiles(out)),
+      inputs: {
+        tables: tables.map((t) => join(flagText(flags, 'out'), t.id, 'table.json')),
+        runs: runs.length,
+        folders: [...new Set(runs.map((w) => dirname(w)))].sort(),
+      },
+      findings: mechanismsOf(tables),
     };
     writeFileSync(join(out, 'mechanisms.json'), JSON.stringify(record, null, 1) + '\n');
     const md = mechanismsMarkdown(record);

@@ -15,7 +15,12 @@ import {
   type PlanChoices,
   type PowerPlan,
 } from '../../findings/powerPlan.ts';
-import { costToResolve, costToResolveMarkdown } from '../../findings/resolveCost.ts';
+import {
+  costToResolve,
+  costToResolveMarkdown,
+  realisedPower,
+  realisedPowerMarkdown,
+} from '../../findings/resolveCost.ts';
 import {
   INTERACTION_PLAN_FORMAT,
   interactionPlan,
@@ -24,11 +29,25 @@ import {
   type InteractionPlan,
 } from '../../findings/interactionPlan.ts';
 import { runDirName } from '../runDir.ts';
+import {
+  CONFIRMATORY_PLAN_FORMAT,
+  confirmatoryPlan,
+  confirmatoryPlanMarkdown,
+  LAB_LEADS,
+  type ConfirmatoryPlan,
+} from '../../findings/confirmatoryPlan.ts';
+import {
+  confirmatoryTestMarkdown,
+  confirmatoryTestRecord,
+  testConfirmatoryPlan,
+} from '../../findings/confirmatoryTestRecord.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 import { writeAtomic } from '../../node/atomicWrite.ts';
 
 /** the interactions' plan: the most it may spend */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
+/** the confirmatory plan: the most it may spend */
+export const CONFIRMATORY_BUDGET_CORE_HOURS = 15;
 
 /** the plan's choices; why each, in WHY (written into plan.md) */
 export const PLAN_CHOICES: PlanChoices = {
@@ -54,6 +73,8 @@ export const powerPlanCommand: Command = {
        npm run cli -- power-plan --out DIR --cost-to-resolve
        npm run cli -- power-plan --out DIR --interactions [--force]
        npm run cli -- power-plan --out DIR --interactions --test
+       npm run cli -- power-plan --out DIR --confirmatory [--force]
+       npm run cli -- power-plan --out DIR --confirmatory --test
 
   Reads DIR/T*/table.json (the standard tables), pools the per-seed spread of a cell's gain, and writes
   DIR/plan.json and DIR/plan.md: the seeds each finding needs for ${Math.round(100 * PLAN_CHOICES.power)} % power at a difference of
@@ -72,6 +93,14 @@ export const powerPlanCommand: Command = {
   interaction on its fresh seeds alone (interim, with no call, until every planned run has a summary.json),
   prints it and writes DIR/interactions-test.json and .md, which the page shows under the finding.
 
+  --confirmatory: leaves the plan alone and writes DIR/confirmatory-plan.json and .md, once, before its runs
+  (src/findings/confirmatoryPlan.ts): the lab's own leads (T1 7B Macro vs Sum, T6 7B GRPO vs ARPO, T1 3B and
+  7B Macro vs Success), each a new two-cell experiment on seeds above every seed in DIR/runs, sized for
+  ${Math.round(100 * PLAN_CHOICES.power)} % power to detect the lab's committed difference at that pair's own realised SD under Holm across the
+  plan, within ${CONFIRMATORY_BUDGET_CORE_HOURS} core-hours. Refuses to overwrite it unless --force. With --test: runs nothing; tests each
+  lead on its fresh seeds alone (Welch, Holm across the plan, TOST at ±${PLAN_CHOICES.delta.success}; interim, with no call, until every
+  planned run has a summary.json), prints it and writes DIR/confirmatory-test.json and .md.
+
   --allow-dirty: write a record into the repository from code that differs from HEAD; the record lists each
   differing file and its SHA-256 (without it such a write is refused: commit first).`,
   async run(args) {
@@ -79,26 +108,44 @@ export const powerPlanCommand: Command = {
     rejectUnknownFlags(
       flags,
       positional,
-      ['out', 'force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'],
-      ['force', 'cost-to-resolve', 'interactions', 'test', 'allow-dirty'],
+      ['out', 'force', 'cost-to-resolve', 'interactions', 'confirmatory', 'test', 'allow-dirty'],
+      ['force', 'cost-to-resolve', 'interactions', 'confirmatory', 'test', 'allow-dirty'],
     );
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory())
       throw new Error(
         `--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`,
       );
-    if (flags.has('test') && !flags.has('interactions'))
-      throw new Error("--test goes with --interactions (it tests the interactions' plan)");
+    if (flags.has('test') && !flags.has('interactions') && !flags.has('confirmatory'))
+      throw new Error('--test goes with --interactions or --confirmatory (it tests that plan)');
+    if (flags.has('interactions') && flags.has('confirmatory'))
+      throw new Error('--interactions and --confirmatory are two plans: make one at a time');
     const allowDirty = flags.has('allow-dirty');
+    if (flags.has('confirmatory'))
+      return flags.has('test')
+        ? writeConfirmatoryTest(out, allowDirty)
+        : writeConfirmatoryPlan(out, flags.has('force'), allowDirty);
     if (flags.has('interactions'))
       return flags.has('test')
         ? writeInteractionTest(out, allowDirty)
         : writeInteractionPlan(out, flags.has('force'), allowDirty);
     if (flags.has('cost-to-resolve')) {
-      const text = costToResolveMarkdown(
-        readGainTableFiles(out).flatMap((t) => costToResolve(t, PLAN_CHOICES.power)),
-        PLAN_CHOICES.power,
-      );
+      const tables = readGainTableFiles(out);
+      const plan = readPowerPlan(out);
+      const text =
+        costToResolveMarkdown(
+          tables.flatMap((t) => costToResolve(t, PLAN_CHOICES.power)),
+          PLAN_CHOICES.power,
+        ) +
+        (plan
+          ? '\n' +
+            realisedPowerMarkdown(
+              tables.flatMap((t) =>
+                realisedPower(t, (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null),
+              ),
+              PLAN_CHOICES.power,
+            )
+          : '');
       writeAtomic(join(out, 'cost-to-resolve.md'), text);
       console.log(text);
       return 0;
@@ -110,9 +157,13 @@ export const powerPlanCommand: Command = {
     }
     const made = provenance(join(out, 'plan.json'), { allowDirty });
     const tables = readGainTableFiles(out);
-    const plan = {
+    const plan: PowerPlan = {
       ...powerPlan(tables, PLAN_CHOICES, { date: new Date().toISOString(), commit: made.commit }),
       ...(made.dirtyFiles ? { dirtyFiles: made.dirtyFiles } : {}),
+      made: {
+        command: `npm run cli -- power-plan --out ${flagPath(out)}${flags.has('force') ? ' --force' : ''}${allowDirty ? ' --allow-dirty' : ''}`,
+        tables: tables.map((t) => flagPath(join(out, t.id, 'table.json'))),
+      },
     };
     writeAtomic(join(out, 'plan.json'), JSON.stringify(plan, null, 1) + '\n');
     writeAtomic(join(out, 'plan.md'), powerPlanMarkdown(plan, WHY));
@@ -135,14 +186,10 @@ function writeInteractionPlan(out: string, force: boolean, allowDirty: boolean):
       `no power plan in ${out} (plan.json): its pooled SD sizes the interactions; run \`power-plan --out ${out}\` first`,
     );
   const runsDir = join(out, 'runs');
-  // every run folder, finished or not: sweep names them <settings>_seed=N, seed 1 without the suffix
-  const used = existsSync(runsDir)
-    ? readdirSync(runsDir).map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1))
-    : [1];
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --interactions`;
   const p = interactionPlan(readGainTableFiles(out), {
     sd: plan.pooled.success.sd,
-    usedSeedsUpTo: Math.max(...used),
+    usedSeedsUpTo: usedSeeds(runsDir).upTo,
     budgetCoreHours: INTERACTION_BUDGET_CORE_HOURS,
     power: PLAN_CHOICES.power,
     date: new Date().toISOString(),
@@ -179,7 +226,7 @@ function writeInteractionTest(out: string, allowDirty: boolean): number {
       throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
     finishedRuns.add(run.dir);
     return 100 * (s.final.success - s.start.success); // as the run measured it: the test reads it unrounded
-  });
+  }, { delta: PLAN_CHOICES.delta.success });
   for (const r of results) {
     const ci = r.interval ?? r.ci95;
     const fig =
@@ -199,6 +246,88 @@ function writeInteractionTest(out: string, allowDirty: boolean): number {
   console.log(
     `wrote ${flagPath(join(out, 'interactions-test.json'))} and .md (${finished} of ${plan.runs.length} planned runs finished)`,
   );
+  return 0;
+}
+
+/** the largest seed of any run folder in DIR/runs (sweep names them <settings>_seed=N, seed 1 without the suffix),
+ *  finished or not, and how many folders there are */
+function usedSeeds(runsDir: string): { upTo: number; folders: number } {
+  // a dot folder is the sweep's cache (.start-evaluations), not a run
+  const dirs = existsSync(runsDir) ? readdirSync(runsDir).filter((d) => !d.startsWith('.')) : [];
+  const used = dirs.map((d) => Number(/(?:^|_)seed=(\d+)/.exec(d)?.[1] ?? 1));
+  return { upTo: Math.max(1, ...used), folders: dirs.length };
+}
+
+/** DIR/confirmatory-plan.{json,md} from the tables of the leads' findings and the largest seed in DIR/runs */
+function writeConfirmatoryPlan(out: string, force: boolean, allowDirty: boolean): number {
+  const file = join(out, 'confirmatory-plan.json');
+  if (existsSync(file) && !force)
+    throw new Error(
+      `${file} exists: a plan is fixed before its runs and not remade after them (--force to replace it)`,
+    );
+  const made = provenance(file, { allowDirty });
+  const runsDir = join(out, 'runs');
+  const used = usedSeeds(runsDir);
+  const tables = readGainTableFiles(out);
+  const read = [...new Set(LAB_LEADS.map((l) => l.finding))].map((id) => {
+    if (!tables.some((t) => t.id === id)) throw new Error(`no standard table of ${id} in ${out} (${id}/table.json)`);
+    return flagPath(join(out, id, 'table.json'));
+  });
+  const p = confirmatoryPlan(tables, {
+    usedSeedsUpTo: used.upTo,
+    budgetCoreHours: CONFIRMATORY_BUDGET_CORE_HOURS,
+    power: PLAN_CHOICES.power,
+    familyAlpha: PLAN_CHOICES.alpha,
+    delta: PLAN_CHOICES.delta.success,
+    date: new Date().toISOString(),
+    ...made,
+    command: `npm run cli -- power-plan --out ${flagPath(out)} --confirmatory${force ? ' --force' : ''}${allowDirty ? ' --allow-dirty' : ''}`,
+    file: flagPath(file),
+    inputs: { tables: read, runsDir: flagPath(runsDir), runFolders: used.folders },
+    dirOf: (lab) => join(flagPath(runsDir), runDirName(lab)),
+  });
+  writeAtomic(file, JSON.stringify(p, null, 1) + '\n');
+  const md = confirmatoryPlanMarkdown(p);
+  writeAtomic(join(out, 'confirmatory-plan.md'), md);
+  console.log(md);
+  return 0;
+}
+
+/** the confirmatory plan's test on its fresh seeds, from each planned run's summary.json, into
+ *  DIR/confirmatory-test.{json,md} */
+function writeConfirmatoryTest(out: string, allowDirty: boolean): number {
+  const file = join(out, 'confirmatory-plan.json');
+  const made = provenance(join(out, 'confirmatory-test.json'), { allowDirty });
+  if (!existsSync(file))
+    throw new Error(`no confirmatory plan in ${out}: \`power-plan --out ${out} --confirmatory\` makes it`);
+  const plan = JSON.parse(readFileSync(file, 'utf8')) as ConfirmatoryPlan;
+  if (plan.format !== CONFIRMATORY_PLAN_FORMAT)
+    throw new Error(`${file} is not a confirmatory plan (format ${String(plan.format)})`);
+  const finished = new Set<string>();
+  const results = testConfirmatoryPlan(plan, (run) => {
+    const summary = join(run.dir, 'summary.json');
+    if (!existsSync(summary)) return undefined;
+    const s = JSON.parse(readFileSync(summary, 'utf8')) as {
+      lab: { seed: number };
+      start: { success: number };
+      final: { success: number };
+    };
+    if (s.lab.seed !== run.seed)
+      throw new Error(`${summary} is seed ${s.lab.seed}, the plan's run there is seed ${run.seed}`);
+    finished.add(run.dir);
+    return 100 * (s.final.success - s.start.success);
+  });
+  const command = `npm run cli -- power-plan --out ${flagPath(out)} --confirmatory --test${allowDirty ? ' --allow-dirty' : ''}`;
+  const record = confirmatoryTestRecord(plan, results, {
+    date: new Date().toISOString(),
+    ...made,
+    finished: finished.size,
+    command,
+  });
+  writeAtomic(join(out, 'confirmatory-test.json'), JSON.stringify(record, null, 1) + '\n');
+  const md = confirmatoryTestMarkdown(record);
+  writeAtomic(join(out, 'confirmatory-test.md'), md);
+  console.log(md);
   return 0;
 }
 
