@@ -2,7 +2,8 @@
 // it kept beside its policy, its step 3 is that of a run set to 3 steps from the start, to the bit. The
 // learning rate (a warm-up, then constant) does not depend on the total; the evaluation at the old end stays in
 // the curves as one extra point when evalEvery does not fall there (evaluation draws nothing from the training's
-// random stream, so it changes no step). The summary records the extension; a run that kept no state is refused.
+// random stream, so it changes no step). The summary records the extension; a stopped extension resumes; a run
+// that kept no state is refused.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +50,11 @@ describe('a finished CLI RL run extended to more steps (wasm)', () => {
     await expect(run(noState, 3, true)).rejects.toThrow(/cannot be extended: it kept no final training state/);
     expect(figures(noState).steps).toBe(2);
 
+    // an extension stopped (a crash after its step 3) is an unfinished run of 3 steps, which --resume continues
+    const crash = (step: number) => { if (step === 3) throw new Error('crashed here'); };
+    await expect(runRl({ lab: { ...LAB, steps: 3 }, out: extended, resume: true, backend: 'wasm', quiet: true, afterStep: crash }))
+      .rejects.toThrow('crashed here');
+    expect(existsSync(join(extended, 'summary.json'))).toBe(false);
     const e = await run(extended, 3, true);
     const fresh = join(tmp, 'fresh');
     const f = await run(fresh, 3, false);
