@@ -1,10 +1,12 @@
 // The e2e group `runs` (E2E_ONLY=runs), no training: the Runs view imports a run bundle, lists it,
 // overlays two runs' curves, exports the table as CSV and a run as a bundle that imports again,
 // refuses a corrupt bundle with its reason (the store unchanged), deletes a run after a confirmation,
-// and the episode viewer opens a stored rollout. Screenshots: test-results/runs.png, episode.png.
+// and the episode viewer opens a stored rollout; a shared run's link, made from a committed run's metrics, draws
+// its curves. Screenshots: test-results/runs.png, episode.png, shared-run-1280.png, shared-run-390.png.
 // The bundle is written by e2e-runBundle.mjs, independently of the page's reader.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tsImport } from 'tsx/esm/api';
 import { EXPECTED, makeRunBundle } from './e2e-runBundle.mjs';
 
 /** registers the group's tests with e2e.mjs' `test` */
@@ -255,5 +257,47 @@ export async function runsTests({ page, base, results, test, assert, attr, store
       (await page.locator('[data-testid=run-overlay][data-runs="1"]').count()) === 1,
       'the deleted run is still overlaid',
     );
+  }, G);
+
+  await test('runs: a shared run\'s link draws its curves with the Lab\'s charts; an older link says it has none', async () => {
+    // the link is made by the page's own encoder (loaded through tsx) from a committed 40-step run
+    const { runLink, runResultOf } = await tsImport('../src/lessons/runResultCode.ts', import.meta.url);
+    const dir = 'results/rl-recipe/m-seed1-real';
+    const points = readFileSync(`${dir}/metrics.jsonl`, 'utf8').trim().split('\n').map((l) => {
+      const values = JSON.parse(l);
+      return { step: values.step, values };
+    });
+    const result = runResultOf({
+      setting: 'worldSize=tiny&evalQueries=300', seed: 1, kind: 'rl', status: 'completed', backend: 'wasm',
+      build: 'e2e', steps: 40, totalSteps: 40, last: {}, points,
+    });
+    await page.goto('about:blank');
+    await page.goto(runLink(`${base}`, result));
+    const card = page.locator('[data-testid=shared-run][data-ok=true]');
+    await card.waitFor({ timeout: 30_000 });
+    const plots = card.locator('[data-testid=shared-run-curves] [data-testid=metric-plot]');
+    await plots.nth(3).waitFor({ timeout: 10_000 });
+    const drawn = await plots.evaluateAll((figs) => figs.map((f) => [f.dataset.metric, Number(f.dataset.count)]));
+    for (const [key, n] of [['reward/mean', 40], ['charts/success', 40], ['eval/success', 5], ['losses/kl', 40]])
+      assert(drawn.some(([k, c]) => k === key && c === n), `${key} is not drawn with ${n} points: ${JSON.stringify(drawn)}`);
+    assert((await card.locator('canvas').count()) >= 4, 'the charts have no canvas');
+    await card.screenshot({ path: join(results, 'shared-run-1280.png') });
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await card.screenshot({ path: join(results, 'shared-run-390.png') });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert(overflow <= 0, `the shared run is ${overflow} px wider than a phone`);
+    } finally {
+      await page.setViewportSize(size);
+    }
+    // a version-1 link (written before the curves rode along) still opens, and says it has no curves
+    const v1 = 'r1.WzEsInN0ZXBzPTYiLDMsInNmdCIsImNvbXBsZXRlZCIsIndhc20iLCJhYmMxMjM0IiwyLDIsW1swLDMsMzAsMC41XSxbMiwxMiwzMCxudWxsXV0sbnVsbCwwLjUxXQ.7b8051ce';
+    await page.evaluate((code) => (location.hash = `#run=${code}`), v1); // the page follows the address
+    await page
+      .locator('[data-testid=shared-run-curves-note]', { hasText: 'no training curves' })
+      .waitFor({ timeout: 10_000 })
+      .catch(() => assert(false, 'a version-1 link does not open saying it carries no curves'));
+    assert((await plots.count()) === 2, 'a version-1 link does not draw its two evaluation charts');
   }, G);
 }

@@ -300,7 +300,7 @@ await test('the finished run shares as a result link that opens read-only, and a
   assert(runId, 'no run id from the SFT test');
   await page.locator(`[data-testid=run-row][data-run-id="${runId}"] [data-testid=lab-share-run]`).click();
   const href = await page.locator('[data-testid=run-share-link]').getAttribute('href', { timeout: 10_000 });
-  assert(/#run=r1\.[\w-]+\.[0-9a-f]{8}$/.test(href ?? ''), `share link is ${href}`);
+  assert(/#run=r2\.[\w-]+\.[0-9a-f]{8}$/.test(href ?? ''), `share link is ${href}`);
   // opened in a second tab, so this page keeps its setup for the tests after
   const reader = await page.context().newPage();
   try {

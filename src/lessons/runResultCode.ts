@@ -1,12 +1,18 @@
-// Any Lab run as a result link: `#run=<code>`, the code `r1.<payload>.<crc>` sealed like a lesson's result
+// Any Lab run as a result link: `#run=<code>`, the code `r2.<payload>.<crc>` sealed like a lesson's result
 // (resultCode.ts sealCode: the checksum catches a link cut short or mistyped, not a forger). The payload is what a
 // reader needs to see the run without its browser: the setting (its link without the seed, so the reader can open
 // it in the Lab), the seed, kind, status, backend and build, the steps, every evaluation point (step, validation
-// successes of n queries, OOD accuracy) and the last reward / loss. Pure: no DOM, no tfjs.
+// successes of n queries, OOD accuracy), the last reward / loss and — from version 2 — the training curves
+// (runSeries.ts: reward, success, KL, response length, SFT loss, 6 bits a point). A version-1 code still reads,
+// with no curves. Pure: no DOM, no tfjs.
 import { parseHash } from '../lab/urlState.ts';
 import { openCode, sealCode, type RefusalReason } from './resultCode.ts';
+import { decodeSeries, encodeSeries, seriesOf, type RunSeries } from './runSeries.ts';
 
-export const RUN_CODE_VERSION = 1;
+/** the version this page writes; it reads this one and every one in RUN_CODE_VERSIONS */
+export const RUN_CODE_VERSION = 2;
+/** version 1: no curves (links made before the curves rode along) */
+export const RUN_CODE_VERSIONS = [1, 2] as const;
 /** at most this many evaluation points ride in a code (a link stays pasteable); a longer run keeps its first,
  *  its last and evenly spaced ones between */
 export const MAX_RUN_EVALS = 40;
@@ -38,6 +44,8 @@ export interface RunResult {
   /** the last step's mean reward (RL) and training loss (SFT); null when the run has none */
   reward: number | null;
   loss: number | null;
+  /** the training curves, quantised (runSeries.ts); null for a version-1 link, which carried none */
+  series: RunSeries | null;
 }
 
 export type DecodedRun =
@@ -51,7 +59,8 @@ const isText = (x: unknown): x is string =>
 const isShareOrNull = (x: unknown) => x === null || (typeof x === 'number' && x >= 0 && x <= 1);
 const isNumberOrNull = (x: unknown) => x === null || (typeof x === 'number' && Number.isFinite(x));
 
-/** the code of a run; throws on one no reader could read back (so nothing unreadable is offered) */
+/** the code of a run (version 2; a run without curves still carries an empty set); throws on one no reader could
+ *  read back (so nothing unreadable is offered) */
 export function encodeRun(r: RunResult): string {
   // with its n, a point is its counts; without, its share alone
   const evals = r.evals.map((e) =>
@@ -72,6 +81,7 @@ export function encodeRun(r: RunResult): string {
     evals,
     round(r.reward),
     round(r.loss),
+    encodeSeries(r.series ?? { steps: [], values: {} }),
   ]);
   const back = decodeRun(code);
   if (!back.ok) throw new Error(`encodeRun: ${back.message}`);
@@ -85,12 +95,17 @@ export function runLink(base: string, r: RunResult): string {
 
 /** reads a code back, checking its version, checksum and every field; never throws */
 export function decodeRun(code: string): DecodedRun {
-  const opened = openCode('r', RUN_CODE_VERSION, code);
+  // the version is read off the prefix first, so an older code opens under its own layout
+  const written = Number(/^r(\d+)\./.exec(code.trim())?.[1]);
+  const known = (RUN_CODE_VERSIONS as readonly number[]).includes(written);
+  const opened = openCode('r', known ? written : RUN_CODE_VERSION, code);
   if (!opened.ok) return opened;
   const f = opened.fields;
-  if (!Array.isArray(f) || f.length !== 12) return refuse('malformed', 'its payload has the wrong shape');
-  const [version, setting, seed, kind, status, backend, build, steps, totalSteps, evals, reward, loss] = f as unknown[];
-  if (version !== RUN_CODE_VERSION) return refuse('malformed', 'its payload names another version than its prefix');
+  if (!Array.isArray(f) || f.length !== (written === 1 ? 12 : 13))
+    return refuse('malformed', 'its payload has the wrong shape');
+  const [version, setting, seed, kind, status, backend, build, steps, totalSteps, evals, reward, loss, curves] =
+    f as unknown[];
+  if (version !== written) return refuse('malformed', 'its payload names another version than its prefix');
   if (typeof setting !== 'string' || setting.length > 2000)
     return refuse('malformed', 'its setting is not a setting link');
   const parsed = parseHash(setting);
@@ -130,6 +145,12 @@ export function decodeRun(code: string): DecodedRun {
   }
   if (!isNumberOrNull(reward) || !isNumberOrNull(loss))
     return refuse('malformed', 'its last reward or loss is not a number');
+  let series: RunSeries | null = null;
+  if (written !== 1) {
+    const read = decodeSeries(curves, totalSteps);
+    if (typeof read === 'string') return refuse('malformed', read);
+    series = read;
+  }
   return {
     ok: true,
     code: code.trim(),
@@ -145,6 +166,7 @@ export function decodeRun(code: string): DecodedRun {
       evals: points,
       reward: reward as number | null,
       loss: loss as number | null,
+      series,
     },
   };
 }
@@ -193,5 +215,6 @@ export function runResultOf(o: {
     backend: o.backend.split(/\s/)[0] || 'unknown', build: o.build,
     steps: Math.min(o.steps, o.totalSteps), totalSteps: o.totalSteps, evals: thin(evals),
     reward: num(o.last['reward/mean']), loss: num(o.last['losses/sft'] ?? o.last.loss),
+    series: seriesOf(o.points, o.totalSteps),
   };
 }

@@ -1,15 +1,22 @@
 // A run's result link opened (`#run=<code>`): what the read-only page shows — the setting (described, with
 // the link that opens it in the Lab), the run's facts, its validation curve point by point with n and the 95 %
-// interval, and its place against the committed band of its setting where the page carries one (the lessons'
-// settings, results/lessons/reference.json, from the findings' standard runs) — or why the link is refused.
+// interval, its curves as the Lab draws them (the training series a version-2 link carries, with the
+// evaluations as points), and its place against the committed band of its setting where the page carries one
+// (the lessons' settings, results/lessons/reference.json, from the findings' standard runs) — or why the link
+// is refused.
 // Pure: no DOM, no tfjs.
 import { describeAxes, defaultConfig } from '../lab/config.ts';
+import { METRIC } from '../lab/metricNames.ts';
 import { formatPercent } from '../lab/metrics.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
 import { wilson } from '../stats/intervals.ts';
 import { predictionBand, settingKey, type SettingReference } from './lessonReference.ts';
 import { settingHash, type RefusalReason } from './resultCode.ts';
 import { decodeRun, type RunResult } from './runResultCode.ts';
+import { MAX_SERIES_POINTS, SERIES_METRICS } from './runSeries.ts';
+
+/** a run's points as the Lab's charts read them */
+export type SharedCurves = { step: number; values: Record<string, number> }[];
 
 export type RunVerdict = 'inside' | 'above' | 'below' | 'unfinished' | 'no-band';
 
@@ -28,6 +35,12 @@ export type SharedRun =
       rows: { step: number; success: string; ood: string }[];
       verdict: RunVerdict;
       verdictText: string;
+      /** the run's points as the Lab's charts read them: training steps and evaluations, merged by step */
+      curves: SharedCurves;
+      /** the metrics to draw, the Lab's first ones that the link carries */
+      charted: string[];
+      /** a plain sentence on what the curves are (quantised; evenly spaced steps), or why there are none */
+      curvesNote: string;
     };
 
 const pts = (x: number) => formatPercent(x, ' ');
@@ -84,7 +97,8 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
       ood,
     };
   });
-  const base = { ok: true as const, run: r, setup, hash, labHash, facts, rows };
+  const { curves, charted, curvesNote } = curvesOf(r);
+  const base = { ok: true as const, run: r, setup, hash, labHash, facts, rows, curves, charted, curvesNote };
 
   const ref = bandFor(r.setting, settings);
   const b = ref && ref.seeds.length >= 2 ? predictionBand(ref.eval.end) : null;
@@ -112,4 +126,47 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
     verdict,
     verdictText: `It ended at ${pts(end)}, ${verdict} the band where one run of this setting is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref.seeds.length} committed seeds, ${ref.eval.queries} queries each; mean ${pts(b.mean ?? 0)}).`,
   };
+}
+
+/** the run's points for the Lab's charts: its carried training series and its evaluations (with the 95 % Wilson
+ *  interval where it has n), merged by step */
+export function curvesOf(r: RunResult): { curves: SharedCurves; charted: string[]; curvesNote: string } {
+  const byStep = new Map<number, Record<string, number>>();
+  const at = (step: number) => {
+    let v = byStep.get(step);
+    if (!v) byStep.set(step, (v = {}));
+    return v;
+  };
+  r.series?.steps.forEach((step, i) => {
+    for (const [key, column] of Object.entries(r.series!.values)) {
+      const x = column[i];
+      if (x !== null) at(step)[key] = x;
+    }
+  });
+  for (const e of r.evals) {
+    const v = at(e.step);
+    v[METRIC.evalSuccess] = e.success;
+    if (e.successes !== null && e.queries !== null) {
+      const w = wilson(e.successes, e.queries);
+      Object.assign(v, { [METRIC.evalQueries]: e.queries, [METRIC.evalSuccessLo]: w.lo, [METRIC.evalSuccessHi]: w.hi });
+    }
+    if (e.ood !== null) v[METRIC.evalOodAccuracy] = e.ood;
+  }
+  const curves = [...byStep].sort(([a], [b]) => a - b).map(([step, values]) => ({ step, values }));
+  const carried = SERIES_METRICS.filter((k) => r.series && Object.hasOwn(r.series.values, k));
+  // the Lab's order: reward and training success, then validation and OOD, then the update's health
+  const charted = [
+    ...carried.slice(0, 2),
+    METRIC.evalSuccess,
+    ...(r.evals.some((e) => e.ood !== null) ? [METRIC.evalOodAccuracy] : []),
+    ...carried.slice(2),
+  ];
+  const n = r.series?.steps.length ?? 0;
+  const curvesNote =
+    r.series === null
+      ? 'This link was made by an earlier version of the page: it carries the evaluations only, no training curves.'
+      : n === 0
+        ? 'This run has no training step yet: only its evaluations are drawn.'
+        : `Training curves as the link carries them: ${n} of the run's steps${n === MAX_SERIES_POINTS ? ' (evenly spaced)' : ''}, each value rounded to one of 63 levels between its curve's lowest and highest; the evaluations are exact.`;
+  return { curves, charted, curvesNote };
 }
