@@ -46,7 +46,7 @@ export async function dryRunText(o: DryRunOptions): Promise<string> {
   lines.push(`evaluates  at step 0, every ${rl.evalEvery} steps and at the end, on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks (${rl.constrainPlan ? 'constrained' : 'free'} decoding)`);
   const held = existsSync(o.out) ? readRunFolder(o.out) : null;
   lines.push(
-    `--out      ${o.out}: ${!existsSync(o.out) ? 'new' : held?.status.kind === 'finished' ? `holds a finished run (${held.summary?.steps} steps): --resume keeps it, --force replaces it` : held?.status.kind === 'unfinished' ? `holds an unfinished run: --resume continues it` : 'exists'}`,
+    `--out      ${o.out}: ${!existsSync(o.out) ? 'new' : held?.status.kind === 'finished' ? `holds a finished run (${held.summary?.steps} steps): --resume ${(held.summary?.steps ?? Infinity) < rl.steps ? `extends it to ${rl.steps} (from the final state it kept: a --no-policy run kept none)` : 'keeps it'}, --force replaces it` : held?.status.kind === 'unfinished' ? `holds an unfinished run: --resume continues it` : 'exists'}`,
   );
   // the newest finished runs on this backend, of this scale where there are some (their metric lines are read)
   const finished = (o.timedFrom ?? ['results', 'runs']).filter((d) => existsSync(d)).flatMap((d) => findRunFolders(d))

@@ -117,13 +117,18 @@ export interface RunKind {
   legacyFingerprint?: (dir: string) => string | null;
   /** a line about a finished run (e.g. its figures), for the "nothing to do" message */
   describeFinished?: (dir: string) => string;
+  /** a fingerprint's step count and the rest of its setting (absent: runs of this kind are never extended) */
+  stepsOf?: (fingerprint: string) => { steps: number; rest: string } | null;
 }
 
 export type RunStart =
   | { action: 'fresh' }
   | { action: 'resume' }
   /** --resume on the same setting, finished: nothing to train */
-  | { action: 'finished' };
+  | { action: 'finished' }
+  /** --resume with more steps than the folder's run, the rest of the setting the same: it goes on to `to`
+   *  (finished or not; the caller checks that it kept its training state, and records the extension) */
+  | { action: 'extend'; from: number; to: number; finished: boolean; fingerprint: string };
 
 export interface RunDirOptions {
   /** the command line's flag names, for messages ('if-saved': resume without a word of --resume, a sweep's runs) */
@@ -169,6 +174,18 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
     moveAside(dir, `it held ${holds}`);
     return fresh();
   }
+  // the same setting but for more steps: --resume extends it (from its saved state), a plain command says so
+  const longer =
+    state.fingerprint !== null && (state.kind === 'finished' || state.savedStep !== null)
+      ? extension(state.fingerprint, o.fingerprint, o.kind)
+      : null;
+  if (longer && o.resume === true)
+    return { action: 'extend', ...longer, finished: state.kind === 'finished', fingerprint: state.fingerprint! };
+  if (longer && !o.resume) {
+    throw new Error(
+      `--out ${dir} already holds ${holds} of ${longer.from} steps; --resume extends it to ${longer.to}, choose another folder, or pass --force to replace it (nothing was written)`,
+    );
+  }
   const other =
     state.fingerprint !== null && state.fingerprint !== o.fingerprint
       ? settingDifference(state.fingerprint, o.fingerprint)
@@ -205,6 +222,12 @@ export function prepareRunDir(dir: string, o: RunDirOptions): RunStart {
   return { action: 'resume' };
 }
 
+/** the steps of a run `here` that goes on from the folder's: the same setting but for more steps (null: not that) */
+function extension(inFolder: string, here: string, kind: RunKind): { from: number; to: number } | null {
+  const [a, b] = [kind.stepsOf?.(inFolder), kind.stepsOf?.(here)];
+  return a && b && a.rest === b.rest && b.steps > a.steps ? { from: a.steps, to: b.steps } : null;
+}
+
 type DirState =
   | { kind: 'foreign'; examples: string[] }
   | { kind: 'finished' | 'unfinished'; fingerprint: string | null; savedStep: number | null };
@@ -227,7 +250,8 @@ function runDirState(dir: string, held: string[], kind: RunKind): DirState {
   };
 }
 
-function writeRunFile(dir: string, fingerprint: string): void {
+/** run.json: the setting the run in `dir` trains (an extension writes its longer one) */
+export function writeRunFile(dir: string, fingerprint: string): void {
   writeAtomic(
     join(dir, RUN_FILE),
     JSON.stringify({ format: RUN_FORMAT, fingerprint, startedAt: new Date().toISOString() }) + '\n',

@@ -2,7 +2,7 @@
 // config's algorithm / reward / data / failure rate, evaluating at step 0, every evalEvery steps and at the
 // end. The run's life is the run loop's (src/rl/rlRunLoop.ts), the page's too; its folder (rlRunFolder.ts)
 // is the loop's sink on disk; this file opens the folder, hosts the loop and says what happens on stderr.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { SETTINGS, type LabConfig } from '../lab/config.ts';
 import { ignoredSettingLines } from './labConfigArg.ts';
@@ -13,8 +13,8 @@ import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
 import { RlRunLoop } from '../rl/rlRunLoop.ts';
-import { readCheckpointDir, shippedCheckpointDir, writeAtomic } from '../node/checkpointDir.ts';
-import { prepareRunDir, type RunKind } from './outDir.ts';
+import { readCheckpointDir, restampResumeState, shippedCheckpointDir, writeAtomic } from '../node/checkpointDir.ts';
+import { prepareRunDir, writeRunFile, type RunKind } from './outDir.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../node/nodeBackend.ts';
 import { Heartbeat, plural, ProgressBar } from './progress.ts';
 import { Interrupted, yielder, type StopRequests } from './interrupt.ts';
@@ -22,7 +22,7 @@ import { writeFailure } from '../node/atomicWrite.ts';
 import { provenance } from '../node/provenance.ts';
 import { TENSORBOARD_FILE } from '../store/tensorboardEvents.ts';
 import { createHash } from 'node:crypto';
-import { RunFolder, stepShown, type RlSummary, type RunFolderRun } from './rlRunFolder.ts';
+import { RunFolder, savedExtensions, stepShown, type RlSummary, type RunFolderRun } from './rlRunFolder.ts';
 
 export type { RlSummary };
 
@@ -80,6 +80,17 @@ export const RL_RUN_KIND: RunKind = {
     return s
       ? `${plural(s.steps, 'step')}, validation success ${f(s.start.success)} → ${f(s.final.success)}`
       : 'its summary.json is unreadable';
+  },
+  // steps aside, so that `--resume` with more steps extends a run instead of refusing another setting
+  stepsOf: (fingerprint) => {
+    try {
+      const f = JSON.parse(fingerprint) as { hash: string; rl: { steps: number } };
+      const { steps, ...rl } = f.rl;
+      const lab = { ...parseHash(f.hash).config, steps: SETTINGS.steps.default };
+      return { steps, rest: JSON.stringify({ ...f, hash: serializeHash(lab), rl }) };
+    } catch {
+      return null;
+    }
   },
 };
 
@@ -204,9 +215,10 @@ async function openRun(o: RlRunOptions): Promise<{ finished: RlSummary } | { run
       throw new Error(`${join(o.out, 'summary.json')} is not readable; pass --force to run again (nothing was written)`);
     return { finished };
   }
+  if (begin.action === 'extend') extendRun(o.out, begin, fingerprint, rl);
   // what it loaded and what it will do, before the first (slow) evaluation
   console.error(
-    `${begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
+    `${begin.action === 'extend' ? `extending from ${begin.from} steps` : begin.action === 'resume' ? 'resuming' : 'starting'} ${o.out}: ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward from ` +
       `${ckpt.card.name} (${ckptPath}: preset ${ckpt.card.preset}, the ${ckpt.card.world.size} world, seed ${ckpt.card.world.seed}), ` +
       `${plural(rl.steps, 'step')} of ${plural(rl.queriesPerStep, 'query', 'queries')} × ${rl.groupSize} rollouts, ${o.backend}; ` +
       `evaluated at step 0, every ${plural(rl.evalEvery, 'step')} ` +
@@ -217,8 +229,54 @@ async function openRun(o: RlRunOptions): Promise<{ finished: RlSummary } | { run
     { trainSize: o.lab.trainSize, mix: o.lab.mix },
   );
   const keepPolicy = o.keepPolicy !== false;
-  const run = { out: o.out, hash: serializeHash(lab), lab, rl, ckpt, ckptPath, fingerprint, made, keepPolicy };
+  // the final training state (weights and AdamW's two moments: three times the policy) is kept with the policy: a
+  // run whose weights are kept is one to go on from, while a sweep's hundreds of runs keep curves only
+  const keepFinalState = keepPolicy;
+  const hash = serializeHash(lab);
+  const run = { out: o.out, hash, lab, rl, ckpt, ckptPath, fingerprint, made, keepPolicy, keepFinalState };
   return { run: { ...run, backend: o.backend }, env };
+}
+
+/**
+ * The folder's run handed on to `to` steps, before anything trains: its saved state takes the longer setting and
+ * records the extension, run.json the longer setting, and the summary goes (the folder holds an unfinished run
+ * then, which a stop leaves to `--resume`). Each write is whole, and a second try after a crash between them
+ * does the rest. Refused, with nothing written, when nothing was kept to go on from, or when the schedule
+ * depends on the total steps.
+ */
+function extendRun(
+  out: string,
+  ext: { from: number; to: number; finished: boolean; fingerprint: string },
+  fingerprint: string,
+  rl: RlConfig,
+): void {
+  const refuse = (why: string) => {
+    throw new Error(
+      `--resume with --steps ${ext.to}: ${out} holds a run of ${plural(ext.from, 'step')} that cannot be extended: ` +
+        `${why}; run the longer one fresh in another --out (nothing was written)`,
+    );
+  };
+  if (rl.reward === 'curriculum' && rl.curriculumSignalShare === undefined)
+    refuse('a Curriculum with fixed switches places its stages at shares of the total steps, so its steps so far followed the shorter schedule');
+  if (ext.finished) {
+    const end = readSummary(out)?.steps;
+    let step: unknown = null;
+    try {
+      step = (JSON.parse(readFileSync(join(out, 'resume', 'state.json'), 'utf8')) as { step?: unknown }).step;
+    } catch {
+      refuse('it kept no final training state (runs with --no-policy, and runs finished before runs kept it, keep none)');
+    }
+    if (step !== end) refuse(`its saved state is of step ${String(step)}, not its end (step ${String(end)})`);
+  }
+  const saved = restampResumeState(out, ext.fingerprint, fingerprint, (extra) => {
+    const before = savedExtensions(extra);
+    const last = before[before.length - 1];
+    const again = last?.from === ext.from && last.to === ext.to; // a second try after a crash records it once
+    return { extended: again ? before : [...before, { from: ext.from, to: ext.to }] };
+  });
+  if (saved === null) refuse('it saved no training state');
+  rmSync(join(out, 'summary.json'), { force: true });
+  writeRunFile(out, fingerprint);
 }
 
 /** what a step-0 evaluation depends on: a greedy evaluation draws nothing (evaluation has no tool failures), so

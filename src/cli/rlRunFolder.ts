@@ -8,7 +8,8 @@
 //   policy/         the final weights (model.json + weights.bin) and card.json (star-lab-rl-policy-card/1: the
 //                   run's config, its SFT start, the world and data that rebuild its splits), so
 //                   `cli evaluate --checkpoint DIR/policy` scores it on any split
-//   resume/         the full training state at each save of the run loop, while the run is unfinished
+//   resume/         the full training state at each save of the run loop, while the run is unfinished; a finished
+//                   run that wrote its policy keeps its final state here, so `--resume` with more steps extends it
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabConfig } from '../lab/config.ts';
@@ -42,6 +43,9 @@ export interface RlSummary {
   /** the SFT checkpoint's weights.sha256: a sweep reuses a finished run only from the same start */
   checkpointSha256: string;
   steps: number;
+  /** the extensions this run went through, oldest first: each `--resume` with more steps, from the steps it was
+   *  set to (absent: never extended) */
+  extended?: { from: number; to: number }[];
   start: RunFigures;
   final: RunFigures;
   wallSeconds: number;
@@ -71,6 +75,8 @@ export interface RunFolderRun {
   made: Provenance;
   /** write the final weights to policy/ */
   keepPolicy: boolean;
+  /** keep the final training state in resume/ (what an extension continues from) */
+  keepFinalState: boolean;
 }
 
 /** CPU seconds this process has spent (user + system) */
@@ -85,6 +91,7 @@ export class RunFolder implements RunSink {
   private wallBefore = 0;
   private cpuBefore = 0;
   private startFigures: RunFigures | null = null;
+  private extended: { from: number; to: number }[] = [];
   // this run's clocks, not the process's: a sweep with --jobs 1 runs its runs one after another in one process
   private readonly t0 = performance.now();
   private readonly cpuAtStart = processCpuSeconds();
@@ -134,6 +141,7 @@ export class RunFolder implements RunSink {
     this.wallBefore = Number(saved.extra.wallSeconds ?? 0);
     this.cpuBefore = Number(saved.extra.cpuSeconds ?? 0);
     this.startFigures = (saved.extra.start as RunFigures) ?? null;
+    this.extended = savedExtensions(saved.extra);
     const kept = readLines(this.file('metrics.jsonl')).map(withMetricNames).filter((m) => m.step <= step);
     writeAtomic(this.file('metrics.jsonl'), kept.map((m) => JSON.stringify(m) + '\n').join(''));
     const samples = readLines(this.file('samples.jsonl')).filter((m) => m.step <= step);
@@ -164,6 +172,7 @@ export class RunFolder implements RunSink {
       wallSeconds: this.wallSeconds(),
       cpuSeconds: this.cpuSeconds(),
       start: this.startFigures,
+      ...(this.extended.length > 0 ? { extended: this.extended } : {}),
     });
   }
 
@@ -177,11 +186,13 @@ export class RunFolder implements RunSink {
     }
   }
 
-  /** the end: the policy (its card last), the table, the summary; then the resume state goes */
+  /** the end: the policy (its card last), the final training state when kept, the table, the summary; then
+   *  the resume state goes, unless kept */
   async finish(last: Metrics): Promise<void> {
     const { run } = this;
     const trainer = this.trainer();
     if (run.keepPolicy) await this.writePolicy(trainer);
+    if (run.keepFinalState) this.saveState(await trainer.checkpoint());
     writeAtomic(this.file('metrics.csv'), metricsCsv(readLines(this.file('metrics.jsonl')).map(withMetricNames)));
     this.summary = {
       format: 'star-lab-rl-summary/1',
@@ -192,6 +203,7 @@ export class RunFolder implements RunSink {
       checkpoint: run.ckpt.card.name,
       checkpointSha256: run.ckpt.card.weights.sha256,
       steps: trainer.step,
+      ...(this.extended.length > 0 ? { extended: this.extended } : {}),
       start: this.startFigures ?? evalFigures({}),
       final: evalFigures(last),
       wallSeconds: this.wallSeconds(),
@@ -203,7 +215,7 @@ export class RunFolder implements RunSink {
     };
     writeAtomic(this.file('summary.json'), JSON.stringify(this.summary, null, 1) + '\n');
     writeRunEvents(run.out, this.summary);
-    rmSync(join(run.out, 'resume'), { recursive: true, force: true });
+    if (!run.keepFinalState) rmSync(join(run.out, 'resume'), { recursive: true, force: true });
   }
 
   private async writePolicy(trainer: RlTrainer): Promise<void> {
@@ -240,6 +252,11 @@ export class RunFolder implements RunSink {
     };
     writeRlPolicyCard(dir, card);
   }
+}
+
+/** the extensions a resume state records (none in one written before runs were extended) */
+export function savedExtensions(extra: Record<string, unknown>): { from: number; to: number }[] {
+  return Array.isArray(extra.extended) ? (extra.extended as { from: number; to: number }[]) : [];
 }
 
 /** the progress a step shows: its reward and the latest validation success */

@@ -222,6 +222,25 @@ export function readResumeState(
   return { ckpt, extra: s.extra ?? {} };
 }
 
+/** the resume state in DIR handed to a run with a new fingerprint (one that goes on for more steps), `extra`
+ *  merged into its own; only state.json is rewritten (atomically: the old one or the new one stands). Returns
+ *  the saved step, or null when there is no state; refused when it was saved by a run of neither fingerprint. */
+export function restampResumeState(
+  dir: string,
+  from: string,
+  to: string,
+  extra: (saved: Record<string, unknown>) => Record<string, unknown>,
+): number | null {
+  const p = join(dir, 'resume', 'state.json');
+  if (!existsSync(p)) return null;
+  const s = readJson(p) as ResumeState;
+  if (s.format !== 'star-lab-resume/1') throw new Error(`${p} is not a STAR Lab resume state`);
+  if (s.fingerprint !== from && s.fingerprint !== to)
+    throw new Error(`${dir}/resume was saved by a run with other options (${s.fingerprint}); use another --out`);
+  writeAtomic(p, JSON.stringify({ ...s, fingerprint: to, extra: { ...s.extra, ...extra(s.extra ?? {}) } }) + '\n');
+  return s.step;
+}
+
 /** what a training command (pretrain, sft) carries from session to session besides its weights and optimizer */
 export interface RunProgress {
   /** seconds of training so far (of the sessions before this one, when read back) */

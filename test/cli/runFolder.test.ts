@@ -35,7 +35,7 @@ describe('an RL run never overwrites another run', () => {
     await runRl({ ...base, lab: LAB, out: dir, resume: true });
     expect(said.join('\n')).toMatch(/--resume: nothing saved in .*; starting the run fresh/);
     // what it loads and will do, before the step-0 evaluation
-    expect(said.join('\n')).toMatch(/starting .*rl: GRPO with the \w+ reward from s-tiny \(.*preset s, the tiny world, seed 1\), 2 steps of 1 queries × 2 rollouts, wasm; evaluated at step 0, every 2 steps and at the end on 2 validation queries \+ 1 unseen tool-QA tasks/);
+    expect(said.join('\n')).toMatch(/starting .*rl: GRPO with the \w+ reward from s-tiny \(.*preset s, the tiny world, seed 1\), 2 steps of 1 query × 2 rollouts, wasm; evaluated at step 0, every 2 steps and at the end on 2 validation queries \+ 1 unseen tool-QA tasks/);
     const summary = readFileSync(join(dir, 'summary.json'), 'utf8');
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
 
@@ -73,9 +73,9 @@ describe('an RL run never overwrites another run', () => {
     const other = join(tmp, 'other');
     mkdirSync(other);
     writeFileSync(join(other, 'notes.txt'), 'mine');
-    await expect(runRl({ ...base, lab: LAB, out: other, resume: true })).rejects.toThrow(/holds files that are not a RL run \(notes\.txt\)/);
+    await expect(runRl({ ...base, lab: LAB, out: other, resume: true })).rejects.toThrow(/holds files that are not an RL run \(notes\.txt\)/);
     // --force replaces a run, never a user's files: refused, nothing moved or deleted
-    await expect(runRl({ ...base, lab: LAB, out: other, resume: false, force: true })).rejects.toThrow(/holds files that are not a RL run \(notes\.txt\); --force replaces only a RL run/);
+    await expect(runRl({ ...base, lab: LAB, out: other, resume: false, force: true })).rejects.toThrow(/holds files that are not an RL run \(notes\.txt\); --force replaces only an RL run/);
     expect(readdirSync(other)).toEqual(['notes.txt']);
     expect(readdirSync(tmp).filter((f) => f.startsWith('other.replaced-'))).toEqual([]);
     expect(readFileSync(join(other, 'notes.txt'), 'utf8')).toBe('mine');

@@ -41,12 +41,18 @@ export const runCommand: Command = {
   --dry-run         print the resolved config, the world, the checkpoint, what the run trains and evaluates,
                     what DIR holds and the estimated time (from the finished runs under results/ and runs/),
                     then exit: nothing is trained or written
-  --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/ (and resume/ while running)
+  --out DIR         writes metrics.jsonl, metrics.csv, summary.json, samples.jsonl, policy/, resume/ (the training
+                    state: while running, and once finished beside the policy, to extend it)
                     and events.out.tfevents.star-lab (every metric and the config, for tensorboard --logdir)
   --resume          continue the run saved in DIR from its last saved state (every 5 steps, at each
                     evaluation, and at Ctrl-C / SIGTERM), ending with the figures of an unstopped run; same config
-                    required. A finished run is left as it is (exit 0); with nothing saved the run starts fresh (both said)
-  --resume-if-saved the same, without a word when nothing is saved (a sweep's runs)
+                    required. A finished run is left as it is (exit 0); with nothing saved the run starts fresh (both said).
+                    With more --steps than DIR's run (the rest of the config the same) it extends the run: steps
+                    past its end continue from its final state, bit for bit the steps of a run set to the longer
+                    count from the start (the LR's warm-up does not depend on the total); the evaluation at the old
+                    end stays as an extra point; summary.json records "extended". A run with --no-policy keeps no
+                    state and a Curriculum with fixed switches follows the total: both are refused
+  --resume-if-saved the same, without a word when nothing is saved (a sweep's runs); it never extends
   --force           replace the run DIR holds (of another config, or this one): it is moved aside to
                     DIR.replaced-<time>/, never deleted; a DIR holding anything but a run is refused even so.
                     Without --resume or --force a DIR holding a run is refused and nothing is written
@@ -54,7 +60,8 @@ export const runCommand: Command = {
   --resume command printed, exit 130 / 143; a second one exits at once, keeping the last save.
   --checkpoint DIR  the SFT start (default public/checkpoints/<scale>-tiny, the shipped one)
   --backend B       wasm (default), cpu (slower; bit-reproducible) or webgpu (Dawn's WebGPU: a GPU, else SwiftShader)
-  --no-policy       do not write the final weights (a sweep keeps curves and summaries only)
+  --no-policy       do not write the final weights, nor keep the final state (a sweep keeps curves and summaries
+                    only; such a run cannot be extended)
   --quiet           no progress bar
   --start-cache DIR share step-0 evaluations between runs from the same checkpoint (a sweep's)
   --allow-dirty     write a run into the repository from code that differs from HEAD: its summary lists the
