@@ -38,8 +38,9 @@ export interface StopRequests {
   release(): void;
 }
 
-/** a signal within this long of the first is the same request: `npm run cli` forwards the signals it gets to
- *  the lab's process, so a signal to the whole group (a terminal's Ctrl-C) arrives twice, milliseconds apart */
+/** the first signal again within this long is the same request: `npm run cli` forwards the signals it gets to
+ *  the lab's process, so a signal to the whole group (a terminal's Ctrl-C) arrives twice, milliseconds apart.
+ *  Another signal (SIGTERM after SIGINT) is never a copy, however soon it comes. */
 const SAME_REQUEST_MS = 500;
 
 /**
@@ -55,7 +56,7 @@ export function catchStopSignals(
   let signal: StopSignal | null = null;
   let firstAt = 0;
   const handler = (sig: StopSignal) => {
-    if (signal !== null && performance.now() - firstAt < SAME_REQUEST_MS) return;
+    if (sig === signal && performance.now() - firstAt < SAME_REQUEST_MS) return;
     if (signal === null) {
       signal = sig;
       firstAt = performance.now();

@@ -39,6 +39,18 @@ describe('Ctrl-C says how to resume', () => {
     expect(process.listenerCount('SIGINT')).toBe(0);
     expect(process.listenerCount('SIGTERM')).toBe(0);
   });
+
+  it('the same signal twice at once (a group signal, and npm forwarding it) is one request, not a second Ctrl-C', () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const exit = vi.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    const stops = catchStopSignals('npm run cli -- run --resume');
+    process.emit('SIGINT');
+    process.emit('SIGINT');
+    expect(exit).not.toHaveBeenCalled();
+    expect(() => stops.check()).toThrow(Interrupted);
+    stops.release();
+    vi.restoreAllMocks();
+  });
 });
 
 describe('a heartbeat in slow steps', () => {
