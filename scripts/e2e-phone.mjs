@@ -180,6 +180,8 @@ export async function glossaryProblems(page, glossary) {
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const el = n.parentElement;
       if (!el || !el.getClientRects().length || el.closest('[hidden], script, style')) continue;
+      // an episode is the agent's own words and the world's data (state codes, tool replies), not the page's
+      if (el.closest('[data-testid=lesson-episode], [data-testid=sample-episode]')) continue;
       all.push(n.textContent);
       if (main?.contains(el) && !el.closest(skip)) prose.push({ text: n.textContent, where: name(el) });
     }
