@@ -159,7 +159,7 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
           { timeout: 120_000 },
         );
         const notice = await page.locator('[data-testid=recovery-notice]').innerText();
-        const from = Number(/checkpoint at step (\d+)/.exec(notice)?.[1]);
+        const from = Number(/(?:checkpoint at step|resumed by itself from step) (\d+)/.exec(notice)?.[1]);
         assert(
           from === checkpointThen,
           `${what}: resumed from ${from}, the newest checkpoint was ${checkpointThen} (${notice})`,
