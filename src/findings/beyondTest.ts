@@ -306,6 +306,8 @@ export interface BeyondTestRecord {
   command: string;
   plan: { date: string; commit: string; coreHours: number; T8: { coreHours: number; seeds: [number, number]; reused: number }; T9: { coreHours: number; seeds: [number, number]; sizes: number[] } };
   familyAlpha: number;
+  /** the run folders each cell reads, in seed order (a cross-check reads the same folders) */
+  design: BeyondDesign;
   T8: T8Answer;
   T9: T9Answer;
 }
@@ -313,6 +315,7 @@ export interface BeyondTestRecord {
 export function beyondTestRecord(
   p: BeyondPlan,
   answers: { T8: T8Answer; T9: T9Answer },
+  design: BeyondDesign,
   o: { date: string; commit: string; dirtyFiles?: { path: string; sha256: string | null }[]; command: string },
 ): BeyondTestRecord {
   return {
@@ -329,6 +332,7 @@ export function beyondTestRecord(
       T9: { coreHours: p.T9.coreHours, seeds: p.T9.rlSeeds, sizes: p.T9.sizes },
     },
     familyAlpha: p.choices.alpha,
+    design,
     T8: answers.T8,
     T9: answers.T9,
   };

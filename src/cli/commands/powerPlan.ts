@@ -358,10 +358,10 @@ function writeConfirmatoryTest(out: string, allowDirty: boolean): number {
   return 0;
 }
 
-/** T8's and T9's answers from DIR/beyond-plan.json and its finished runs, into DIR/beyond-test.{json,md} */
-function writeBeyondTest(out: string, allowDirty: boolean): number {
+/** T8's and T9's answers from DIR/beyond-plan.json and whichever of its runs have finished (relative folders read from
+ *  the working folder); `mechanism` false leaves out the T1 runs' groups without signal (it reads every T1 run) */
+export function beyondAnswersAt(out: string, o: { mechanism: boolean }) {
   const file = join(out, 'beyond-plan.json');
-  const made = provenance(join(out, 'beyond-test.json'), { allowDirty });
   if (!existsSync(file)) throw new Error(`no beyond plan in ${out}: \`npx tsx scripts/beyondPlans.ts --out ${out}\` makes it`);
   const plan = JSON.parse(readFileSync(file, 'utf8')) as BeyondPlan;
   if (plan.format !== BEYOND_PLAN_FORMAT) throw new Error(`${file} is not the beyond plan (format ${String(plan.format)})`);
@@ -403,14 +403,18 @@ function writeBeyondTest(out: string, allowDirty: boolean): number {
     return run;
   };
   // the mechanism: the T1 runs' groups without signal, by reward and scale, as the mechanisms record computes it
-  const t1 = readGainTableFiles(out).find((t) => t.id === 'T1');
+  const t1 = o.mechanism && existsSync(join(out, 'T1', 'table.json')) ? readGainTableFiles(out).find((t) => t.id === 'T1') : undefined;
   const mechanism = t1 ? (mechanismsOf([t1])[0].figures[0] ?? null) : null;
-  const answers = testBeyond(plan, design, read, {
-    sftDone: (dir) => existsSync(join(dir, 'card.json')),
-    mechanism,
-  });
+  const answers = testBeyond(plan, design, read, { sftDone: (dir) => existsSync(join(dir, 'card.json')), mechanism });
+  return { plan, design, answers };
+}
+
+/** T8's and T9's answers into DIR/beyond-test.{json,md} */
+function writeBeyondTest(out: string, allowDirty: boolean): number {
+  const made = provenance(join(out, 'beyond-test.json'), { allowDirty });
+  const { plan, design, answers } = beyondAnswersAt(out, { mechanism: true });
   const command = `npm run cli -- power-plan --out ${flagPath(out)} --beyond --test${allowDirty ? ' --allow-dirty' : ''}`;
-  const record = beyondTestRecord(plan, answers, { date: new Date().toISOString(), ...made, command });
+  const record = beyondTestRecord(plan, answers, design, { date: new Date().toISOString(), ...made, command });
   writeAtomic(join(out, 'beyond-test.json'), JSON.stringify(record, null, 1) + '\n');
   const md = beyondTestMarkdown(record);
   writeAtomic(join(out, 'beyond-test.md'), md);
