@@ -53,7 +53,7 @@ const PLAN = {
   T9: { sizes: [250, 1000, 4000], sft: [{ size: 250, dir: 'sft/250' }, { size: 4000, dir: 'sft/4000' }], pairs: { alpha: 0.025, seeds: 3 }, standardReused: [], rlSeeds: [201, 203], runs: Array(6).fill({}), coreHours: 1 },
   coreHours: 2,
 } as unknown as BeyondPlan;
-const DESIGN: BeyondDesign = {
+const CELLS: BeyondDesign = {
   t8: (['s', 'm', 'l'] as const).flatMap((scale) =>
     (['adaptive', 'fixed'] as const).map((arm) => {
       const dirs = [0, 1, 2].map((i) => `t8/${scale}/${arm}/${i}`);
@@ -93,7 +93,7 @@ function runs(missing = new Set<string>()) {
 }
 
 describe("T8 and T9's tests", () => {
-  const all = testBeyond(PLAN, DESIGN, runs(), { sftDone: () => true, mechanism: null });
+  const all = testBeyond(PLAN, CELLS, runs(), { sftDone: () => true, mechanism: null });
 
   it('adaptive − fixed by scale: Welch, Holm across the three', () => {
     expect(all.T8.pairs.map((p) => p.difference)).toEqual([6, -1, 21]);
@@ -121,7 +121,7 @@ describe("T8 and T9's tests", () => {
     expect(all.T9.finished).toBe(8);
   });
   it('interim while one planned run is missing: figures, no call, and the sentence says so', () => {
-    const part = testBeyond(PLAN, DESIGN, runs(new Set(['t8/l/fixed/2', 't9/4000/2'])), { sftDone: (d) => d === 'sft/250', mechanism: null });
+    const part = testBeyond(PLAN, CELLS, runs(new Set(['t8/l/fixed/2', 't9/4000/2'])), { sftDone: (d) => d === 'sft/250', mechanism: null });
     expect(part.T8.pairs.map((p) => p.call)).toEqual(['interim', 'interim', 'interim']);
     expect(part.T8.finished).toBe(11);
     expect(part.T9.finished).toBe(6);
@@ -130,6 +130,6 @@ describe("T8 and T9's tests", () => {
   it('a start whose runs disagree about its success is not one start', () => {
     const read = runs();
     const bad = (dir: string) => (dir === 't9/250/1' ? { ...read(dir)!, start: { success: 0.5, queries: 300 } } : read(dir));
-    expect(() => testBeyond(PLAN, DESIGN, bad, { sftDone: () => true, mechanism: null })).toThrow(/not one start/);
+    expect(() => testBeyond(PLAN, CELLS, bad, { sftDone: () => true, mechanism: null })).toThrow(/not one start/);
   });
 });
