@@ -141,7 +141,8 @@ export function medianWithInterval(values: readonly (number | null)[], level = 0
   const censored = n - observed.length;
   const at = (rank: number) => (rank <= observed.length ? observed[rank - 1] : null); // 1-based; past: censored
   if (n === 0) return { n, censored, median: null, lo: null, hi: null, coverage: null };
-  const mid = n % 2 ? at((n + 1) / 2) : at(n / 2) === null || at(n / 2 + 1) === null ? null : (at(n / 2)! + at(n / 2 + 1)!) / 2;
+  const mid =
+    n % 2 ? at((n + 1) / 2) : at(n / 2) === null || at(n / 2 + 1) === null ? null : (at(n / 2)! + at(n / 2 + 1)!) / 2;
   let j = 0;
   while (j + 1 <= n / 2 && binomialHalfCdf(j, n) <= (1 - level) / 2) j++;
   if (j === 0) return { n, censored, median: mid, lo: null, hi: null, coverage: null };
@@ -157,7 +158,9 @@ export function firstStageSteps(stages: readonly { step: number; stage: number }
 /** a tested difference as the record keeps it (rounded for display; the calls are made on the unrounded figures) */
 export interface BeyondDifference {
   label: string;
+  /** seeds finished in each cell it reads, and the seeds planned a cell */
   n: number[];
+  planned: number;
   difference: number | null;
   interval: { lo: number; hi: number; level: number } | null;
   p: number | null;
@@ -170,17 +173,44 @@ export interface BeyondDifference {
 const r2 = (x: number) => Math.round(100 * x) / 100 || 0;
 const p4 = (x: number) => Number(x.toPrecision(4));
 
-function difference(label: string, n: number[], t: (FamilyCall & { difference: number; p: number }) | null, complete: boolean): BeyondDifference {
-  if (!t) return { label, n, difference: null, interval: null, p: null, pAdjusted: null, equivalence: null, call: complete ? 'not detected' : 'interim' };
+function difference(
+  label: string,
+  n: number[],
+  planned: number,
+  t: (FamilyCall & { difference: number; p: number }) | null,
+  complete: boolean,
+): BeyondDifference {
+  if (!t)
+    return {
+      label,
+      n,
+      planned,
+      difference: null,
+      interval: null,
+      p: null,
+      pAdjusted: null,
+      equivalence: null,
+      call: complete ? 'not detected' : 'interim',
+    };
   return {
     label,
     n,
+    planned,
     difference: r2(t.difference),
     interval: { lo: r2(t.interval.lo), hi: r2(t.interval.hi), level: t.interval.level },
     p: p4(t.p),
     pAdjusted: p4(t.pAdjusted),
-    equivalence: t.equivalence ? { delta: t.equivalence.delta, pAdjusted: p4(t.equivalence.pAdjusted), shown: t.equivalence.shown } : null,
-    call: t.call === 'interim' ? 'interim' : t.call === 'supports' ? 'positive' : t.call === 'contradicts' ? 'negative' : 'not detected',
+    equivalence: t.equivalence
+      ? { delta: t.equivalence.delta, pAdjusted: p4(t.equivalence.pAdjusted), shown: t.equivalence.shown }
+      : null,
+    call:
+      t.call === 'interim'
+        ? 'interim'
+        : t.call === 'supports'
+          ? 'positive'
+          : t.call === 'contradicts'
+            ? 'negative'
+            : 'not detected',
   };
 }
 
@@ -218,17 +248,24 @@ export function testBeyond(
   // ---- T8
   const n8 = p.T8.seedsPerCell;
   const cells8 = d.t8.map((c) => ({ ...c, runs: c.dirs.slice(0, n8).map(read).filter((r): r is BeyondRun => !!r) }));
-  const cell8 = (scale: BeyondScale, arm: 'adaptive' | 'fixed') => cells8.find((c) => c.scale === scale && c.arm === arm)!;
+  const cell8 = (scale: BeyondScale, arm: 'adaptive' | 'fixed') =>
+    cells8.find((c) => c.scale === scale && c.arm === arm)!;
   const complete8 = cells8.every((c) => c.runs.length >= n8);
   const scales: BeyondScale[] = ['s', 'm', 'l'];
   const gains = (scale: BeyondScale, arm: 'adaptive' | 'fixed') => cell8(scale, arm).runs.map((r) => r.gain);
-  const pairs8 = testPairs(scales.map((s) => ({ higher: gains(s, 'adaptive'), lower: gains(s, 'fixed') })), { alpha, complete: complete8, delta });
+  const pairs8 = testPairs(
+    scales.map((s) => ({ higher: gains(s, 'adaptive'), lower: gains(s, 'fixed') })),
+    { alpha, complete: complete8, delta },
+  );
   const xs = [
     ['s', 'l'],
     ['m', 'l'],
   ] as const;
   const inter8 = testInteractions(
-    xs.map(([a, b]) => ({ plus: [gains(a, 'adaptive'), gains(a, 'fixed')] as const, minus: [gains(b, 'adaptive'), gains(b, 'fixed')] as const })),
+    xs.map(([a, b]) => ({
+      plus: [gains(a, 'adaptive'), gains(a, 'fixed')] as const,
+      minus: [gains(b, 'adaptive'), gains(b, 'fixed')] as const,
+    })),
     { alpha, complete: complete8, delta },
   );
   const fixedRun = cells8.find((c) => c.arm === 'fixed' && c.runs.some((r) => r.stages))?.runs.find((r) => r.stages);
@@ -251,12 +288,19 @@ export function testBeyond(
     fixedFirst: fixedRun ? firstStageSteps(fixedRun.stages!) : [null, null],
     switches,
     pairs: scales.map((s, i) =>
-      difference(`adaptive − fixed at ${SCALE_NAME[s]}`, [gains(s, 'adaptive').length, gains(s, 'fixed').length], pairs8[i], complete8),
+      difference(
+        `adaptive − fixed at ${SCALE_NAME[s]}`,
+        [gains(s, 'adaptive').length, gains(s, 'fixed').length],
+        n8,
+        pairs8[i],
+        complete8,
+      ),
     ),
     interactions: xs.map(([a, b], i) =>
       difference(
         `(adaptive − fixed at ${SCALE_NAME[a]}) − (adaptive − fixed at ${SCALE_NAME[b]})`,
         [a, b].flatMap((s) => [gains(s, 'adaptive').length, gains(s, 'fixed').length]),
+        n8,
         inter8[i],
         complete8,
       ),
@@ -269,22 +313,39 @@ export function testBeyond(
   const sftDone = d.sft.filter((s) => o.sftDone(s.dir)).length;
   const complete9 = cells9.every((c) => c.runs.length >= n9);
   const standard = cells9.find((c) => c.fresh.length === 0);
-  if (!standard) throw new Error("the T9 plan names no standard start (a size whose runs are the committed default cell's)");
+  if (!standard)
+    throw new Error("the T9 plan names no standard start (a size whose runs are the committed default cell's)");
   const others = cells9.filter((c) => c !== standard);
-  const pairs9 = testPairs(others.map((c) => ({ higher: c.runs.map((r) => r.gain), lower: standard.runs.map((r) => r.gain) })), {
-    alpha,
-    complete: complete9,
-    delta,
-  });
+  const pairs9 = testPairs(
+    others.map((c) => ({ higher: c.runs.map((r) => r.gain), lower: standard.runs.map((r) => r.gain) })),
+    {
+      alpha,
+      complete: complete9,
+      delta,
+    },
+  );
   const starts = cells9.flatMap((c) => {
     if (c.runs.length === 0) return [];
     const s = c.runs[0].start;
     // a start is one checkpoint evaluated greedily: every run from it must read the same figure
     const differs = c.runs.find((r) => r.start.success !== s.success || r.start.queries !== s.queries);
-    if (differs) throw new Error(`T9 start of ${c.size}: seed ${differs.seed} measured ${differs.start.success} on ${differs.start.queries} queries, seed ${c.runs[0].seed} ${s.success} on ${s.queries}: not one start`);
+    if (differs)
+      throw new Error(
+        `T9 start of ${c.size}: seed ${differs.seed} measured ${differs.start.success} on ${differs.start.queries} queries, seed ${c.runs[0].seed} ${s.success} on ${s.queries}: not one start`,
+      );
     const successes = Math.round(s.success * s.queries);
     const w = wilson(successes, s.queries);
-    return [{ size: c.size, queries: s.queries, successes, success: r2(100 * s.success), lo: r2(100 * w.lo), hi: r2(100 * w.hi), runs: c.runs.length }];
+    return [
+      {
+        size: c.size,
+        queries: s.queries,
+        successes,
+        success: r2(100 * s.success),
+        lo: r2(100 * w.lo),
+        hi: r2(100 * w.hi),
+        runs: c.runs.length,
+      },
+    ];
   });
   const T9: T9Answer = {
     planned: p.T9.runs.length + d.sft.length,
@@ -292,7 +353,7 @@ export function testBeyond(
     seedsPerCell: n9,
     starts,
     pairs: others.map((c, i) =>
-      difference(`SFT on ${c.size} − on ${standard.size}`, [c.runs.length, standard.runs.length], pairs9[i], complete9),
+      difference(`SFT on ${c.size} − on ${standard.size}`, [c.runs.length, standard.runs.length], n9, pairs9[i], complete9),
     ),
   };
   return { T8, T9 };
@@ -304,7 +365,13 @@ export interface BeyondTestRecord {
   commit: string;
   dirtyFiles?: { path: string; sha256: string | null }[];
   command: string;
-  plan: { date: string; commit: string; coreHours: number; T8: { coreHours: number; seeds: [number, number]; reused: number }; T9: { coreHours: number; seeds: [number, number]; sizes: number[] } };
+  plan: {
+    date: string;
+    commit: string;
+    coreHours: number;
+    T8: { coreHours: number; seeds: [number, number]; reused: number };
+    T9: { coreHours: number; seeds: [number, number]; sizes: number[] };
+  };
   familyAlpha: number;
   /** the run folders each cell reads, in seed order (a cross-check reads the same folders) */
   design: BeyondDesign;
@@ -328,7 +395,11 @@ export function beyondTestRecord(
       date: p.date,
       commit: p.commit,
       coreHours: p.coreHours,
-      T8: { coreHours: p.T8.coreHours, seeds: p.T8.adaptiveSeeds, reused: Math.min(...p.T8.fixedReused.map((f) => f.dirs.length)) },
+      T8: {
+        coreHours: p.T8.coreHours,
+        seeds: p.T8.adaptiveSeeds,
+        reused: Math.min(...p.T8.fixedReused.map((f) => f.dirs.length)),
+      },
       T9: { coreHours: p.T9.coreHours, seeds: p.T9.rlSeeds, sizes: p.T9.sizes },
     },
     familyAlpha: p.choices.alpha,
@@ -336,91 +407,4 @@ export function beyondTestRecord(
     T8: answers.T8,
     T9: answers.T9,
   };
-}
-
-const signed = (x: number) => (x > 0 ? `+${x.toFixed(1)}` : x < 0 ? `−${(-x).toFixed(1)}` : '0.0');
-const pct = (level: number) => `${Number((100 * level).toFixed(2))} %`;
-
-/** a tested difference in the words its test allows: a call only from a rejected Holm-adjusted Welch test of a
- *  complete plan, "not detected" from one that did not reject, "rules out ±δ" only from a rejected TOST at δ */
-export function beyondDifferenceSentence(x: BeyondDifference, familyAlpha: number): string {
-  if (x.difference === null || !x.interval)
-    return `${x.label}: ${x.call === 'interim' ? `interim, ${x.n.join('/')} seeds finished — too few to compute` : 'fewer than two seeds a cell'}.`;
-  const fig = `${signed(x.difference)} points [${signed(x.interval.lo)}, ${signed(x.interval.hi)}] (${pct(x.interval.level)}), Holm p ${x.pAdjusted}`;
-  if (x.call === 'interim') return `${x.label}: ${fig} on ${x.n.join('/')} seeds — interim, no call until every planned run has finished.`;
-  const said =
-    x.call === 'positive' ? `positive (Holm p < ${familyAlpha})` : x.call === 'negative' ? `negative (Holm p < ${familyAlpha})` : `not detected (Holm p ≥ ${familyAlpha})`;
-  const eq = x.equivalence
-    ? `; the equivalence test ${x.equivalence.shown ? 'rules out' : 'does not rule out'} ±${x.equivalence.delta} (Holm p ${x.equivalence.pAdjusted})`
-    : '';
-  return `${x.label}: ${said}: ${fig}${eq}.`;
-}
-
-/** where the adaptive rule moves on at one scale, in words: the median step with its interval, and the runs that
- *  never got there (censored) counted apart */
-export function switchSentence(s: T8Answer['switches'][number]): string {
-  const i = s.interval;
-  const to = s.stage === 1 ? 'Macro' : 'Success';
-  if (i.n === 0) return `${s.name}, first ${to} step: no adaptive run finished yet.`;
-  const past = `past step ${s.steps}`;
-  const med = i.median === null ? past : `step ${i.median}`;
-  const iv = i.coverage === null ? 'too few runs for a 95 % interval' : `${pct(i.coverage)} interval [${i.lo ?? past}, ${i.hi ?? past}]`;
-  return `${s.name}, first ${to} step: median ${med} (${iv}; ${i.n} runs, ${i.censored} never reached ${to} within ${s.steps} steps)`;
-}
-
-/** the T8 mechanism figure's Success arms in a line: `71.8 % at 1.5B, 57.8 % at 3B, 39.2 % at 7B` */
-export function noSignalLine(m: MechanismFigure, reward: string): string {
-  return (['1.5B', '3B', '7B'] as const)
-    .map((s) => {
-      const a = m.arms.find((x) => x.arm === `${s} · ${reward}`);
-      return a ? `${a.mean.toFixed(m.digits)} % at ${s}` : null;
-    })
-    .filter((x) => x)
-    .join(', ');
-}
-
-export function beyondTestMarkdown(r: BeyondTestRecord): string {
-  const q8 = BEYOND_QUESTIONS.T8;
-  const q9 = BEYOND_QUESTIONS.T9;
-  const t8 = r.T8;
-  const t9 = r.T9;
-  const lines = [
-    '# Beyond the paper: the answers of T8 and T9',
-    '',
-    `Computed by \`${r.command}\` at commit ${r.commit.slice(0, 10)}${r.dirtyFiles?.length ? ` + ${r.dirtyFiles.length} uncommitted file(s) (listed in the .json)` : ''} on ${r.date.slice(0, 10)}, from the plans made at commit ${r.plan.commit.slice(0, 10)} on ${r.plan.date.slice(0, 10)} (\`results/findings/beyond-plan.md\`, ${r.plan.coreHours.toFixed(1)} core-hours). Welch on each test's planned seeds, Holm across a test's family at family-wise α = ${r.familyAlpha}; TOST at ±12 points; interim (no call) until every planned run of a test has finished.`,
-    '',
-    `## T8 — ${q8.title}`,
-    '',
-    `The note (${q8.limit}): "${q8.zh}" — *${q8.en}*`,
-    '',
-    `**Status:** ${t8.finished} of ${t8.planned} planned runs finished (adaptive seeds ${r.plan.T8.seeds[0]}–${r.plan.T8.seeds[1]}; the fixed cells reuse their committed seeds 1–${r.plan.T8.reused}), ${r.plan.T8.coreHours.toFixed(1)} core-hours planned.`,
-    '',
-    t8.mechanism
-      ? `**The mechanism** (${t8.mechanism.what}, ${t8.mechanism.steps}, the committed T1 runs): under Success ${noSignalLine(t8.mechanism, 'Success')}; under Sum ${noSignalLine(t8.mechanism, 'Sum')}. The fixed schedule's first Macro step is ${t8.fixedFirst[0] ?? '—'} and first Success step ${t8.fixedFirst[1] ?? '—'} at every scale.`
-      : '**The mechanism**: not computed (no T1 table).',
-    '',
-    '**Where the adaptive rule switches:**',
-    '',
-    ...t8.switches.map((s) => `- ${switchSentence(s)}`),
-    '',
-    '**Adaptive − fixed, success gain:**',
-    '',
-    ...[...t8.pairs, ...t8.interactions].map((x) => `- ${beyondDifferenceSentence(x, r.familyAlpha)}`),
-    '',
-    `## T9 — ${q9.title}`,
-    '',
-    `The note (${q9.limit}): "${q9.zh}" — *${q9.en}*`,
-    '',
-    `**Status:** ${t9.finished} of ${t9.planned} planned runs finished (2 SFT starts and the RL runs on seeds ${r.plan.T9.seeds[0]}–${r.plan.T9.seeds[1]}; the standard start reuses the committed default cell), ${r.plan.T9.coreHours.toFixed(1)} core-hours planned.`,
-    '',
-    "**The start's greedy success** (validation, Wilson 95 %):",
-    '',
-    ...(t9.starts.length ? t9.starts.map((s) => `- SFT on ${s.size}: ${s.success.toFixed(1)} % [${s.lo.toFixed(1)}, ${s.hi.toFixed(1)}] (${s.successes} of ${s.queries})`) : ['- no start measured yet']),
-    '',
-    '**RL gain by SFT size:**',
-    '',
-    ...t9.pairs.map((x) => `- ${beyondDifferenceSentence(x, r.familyAlpha)}`),
-    '',
-  ];
-  return lines.join('\n');
 }

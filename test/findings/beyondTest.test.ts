@@ -2,11 +2,10 @@
 // Welch–Satterthwaite contrast, Holm by hand, binom.cdf, binomtest(...).proportion_ci('wilson')) for the same
 // numbers, so a wrong figure fails here. Pure functions, milliseconds.
 import { describe, expect, it } from 'vitest';
+import { beyondDifferenceSentence, switchSentence } from '../../src/findings/beyondText.ts';
 import {
-  beyondDifferenceSentence,
   firstStageSteps,
   medianWithInterval,
-  switchSentence,
   testBeyond,
   type BeyondDesign,
   type BeyondPlan,
@@ -125,7 +124,7 @@ describe("T8 and T9's tests", () => {
     expect(part.T8.pairs.map((p) => p.call)).toEqual(['interim', 'interim', 'interim']);
     expect(part.T8.finished).toBe(11);
     expect(part.T9.finished).toBe(6);
-    expect(beyondDifferenceSentence(part.T9.pairs[1], 0.05)).toMatch(/interim, no call until every planned run has finished\.$/);
+    expect(beyondDifferenceSentence(part.T9.pairs[1], 0.05)).toMatch(/— interim \(seeds finished 2, 3 of 3 a cell\), no call until every planned run has finished\.$/);
   });
   it('a start whose runs disagree about its success is not one start', () => {
     const read = runs();

@@ -11,7 +11,7 @@ import type { ConfirmatoryPlan } from '../../src/findings/confirmatoryPlan.ts';
 import { testConfirmatoryPlan, type ConfirmatoryTestRecord } from '../../src/findings/confirmatoryTestRecord.ts';
 import type { BeyondTestRecord } from '../../src/findings/beyondTest.ts';
 import type { MechanismsRecord } from '../../src/findings/mechanisms.ts';
-import { beyondAnswersAt } from '../../src/cli/commands/powerPlan.ts';
+import { beyondAnswersAt } from '../../src/cli/beyondRecord.ts';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const json = <T>(path: string) => JSON.parse(readFileSync(join(root, path), 'utf8')) as T;

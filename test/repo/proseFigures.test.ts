@@ -18,7 +18,8 @@ import type { InteractionTestRecord } from '../../src/findings/interactionTestRe
 import type { InteractionPlan } from '../../src/findings/interactionPlan.ts';
 import type { ConfirmatoryPlan } from '../../src/findings/confirmatoryPlan.ts';
 import { confirmatoryStatusSentence, type ConfirmatoryTestRecord } from '../../src/findings/confirmatoryTestRecord.ts';
-import { noSignalLine, type BeyondTestRecord } from '../../src/findings/beyondTest.ts';
+import type { BeyondTestRecord } from '../../src/findings/beyondTest.ts';
+import { noSignalLine } from '../../src/findings/beyondText.ts';
 import type { PowerPlan } from '../../src/findings/powerPlan.ts';
 import { realisedPower } from '../../src/findings/resolveCost.ts';
 import { equivalenceFromEstimate } from '../../src/stats/equivalence.ts';

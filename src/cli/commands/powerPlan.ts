@@ -2,12 +2,11 @@
 // tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
 // then reads it: each finding runs, and is tested at, exactly its planned seeds.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { provenance } from '../../node/provenance.ts';
-import type { GainTable } from '../../findings/findingGains.ts';
 import { readGainTableFiles } from '../gainTableFiles.ts';
 import {
   POWER_PLAN_FORMAT,
@@ -44,18 +43,8 @@ import {
 } from '../../findings/confirmatoryTestRecord.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 import { writeAtomic } from '../../node/atomicWrite.ts';
-import {
-  BEYOND_PLAN_FORMAT,
-  beyondDesign,
-  beyondTestMarkdown,
-  beyondTestRecord,
-  testBeyond,
-  type BeyondPlan,
-  type BeyondRun,
-} from '../../findings/beyondTest.ts';
-import { parseHash } from '../../lab/urlState.ts';
-import { withMetricNames } from '../../lab/metrics.ts';
-import { mechanismsOf } from './mechanisms.ts';
+import { writeBeyondTest } from '../beyondRecord.ts';
+import { flagPath } from '../flagPath.ts';
 
 /** the interactions' plan: the most it may spend */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
@@ -167,9 +156,7 @@ export const powerPlanCommand: Command = {
         (plan
           ? '\n' +
             realisedPowerMarkdown(
-              tables.flatMap((t) =>
-                realisedPower(t, (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null),
-              ),
+              tables.flatMap((t) => realisedPower(t, (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null)),
               PLAN_CHOICES.power,
             )
           : '');
@@ -356,76 +343,6 @@ function writeConfirmatoryTest(out: string, allowDirty: boolean): number {
   writeAtomic(join(out, 'confirmatory-test.md'), md);
   console.log(md);
   return 0;
-}
-
-/** T8's and T9's answers from DIR/beyond-plan.json and whichever of its runs have finished (relative folders read from
- *  the working folder); `mechanism` false leaves out the T1 runs' groups without signal (it reads every T1 run) */
-export function beyondAnswersAt(out: string, o: { mechanism: boolean }) {
-  const file = join(out, 'beyond-plan.json');
-  if (!existsSync(file)) throw new Error(`no beyond plan in ${out}: \`npx tsx scripts/beyondPlans.ts --out ${out}\` makes it`);
-  const plan = JSON.parse(readFileSync(file, 'utf8')) as BeyondPlan;
-  if (plan.format !== BEYOND_PLAN_FORMAT) throw new Error(`${file} is not the beyond plan (format ${String(plan.format)})`);
-  const runsDir = flagPath(join(out, 'runs'));
-  const design = beyondDesign(plan, (hash) => join(runsDir, runDirName(parseHash(hash).config)), runsDir);
-  const t8Dirs = new Set(design.t8.flatMap((c) => c.dirs));
-  const cache = new Map<string, BeyondRun | undefined>();
-  const read = (dir: string): BeyondRun | undefined => {
-    if (cache.has(dir)) return cache.get(dir);
-    const summary = join(dir, 'summary.json');
-    let run: BeyondRun | undefined;
-    if (existsSync(summary)) {
-      const s = JSON.parse(readFileSync(summary, 'utf8')) as {
-        lab: { seed: number };
-        steps: number;
-        start: { success: number; queries: number };
-        final: { success: number };
-      };
-      const stages = t8Dirs.has(dir)
-        ? readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
-            .split('\n')
-            .filter((l) => l.startsWith('{"kind":"train"'))
-            .map((l) => {
-              const m = withMetricNames(JSON.parse(l) as Record<string, unknown>);
-              const stage = m['charts/curriculum_stage'];
-              if (typeof stage !== 'number') throw new Error(`${dir}/metrics.jsonl: step ${String(m.step)} logs no charts/curriculum_stage`);
-              return { step: m.step as number, stage };
-            })
-        : undefined;
-      run = {
-        seed: s.lab.seed,
-        gain: 100 * (s.final.success - s.start.success), // as the run measured it: the test reads it unrounded
-        start: { success: s.start.success, queries: s.start.queries },
-        steps: s.steps,
-        ...(stages ? { stages } : {}),
-      };
-    }
-    cache.set(dir, run);
-    return run;
-  };
-  // the mechanism: the T1 runs' groups without signal, by reward and scale, as the mechanisms record computes it
-  const t1 = o.mechanism && existsSync(join(out, 'T1', 'table.json')) ? readGainTableFiles(out).find((t) => t.id === 'T1') : undefined;
-  const mechanism = t1 ? (mechanismsOf([t1])[0].figures[0] ?? null) : null;
-  const answers = testBeyond(plan, design, read, { sftDone: (dir) => existsSync(join(dir, 'card.json')), mechanism });
-  return { plan, design, answers };
-}
-
-/** T8's and T9's answers into DIR/beyond-test.{json,md} */
-function writeBeyondTest(out: string, allowDirty: boolean): number {
-  const made = provenance(join(out, 'beyond-test.json'), { allowDirty });
-  const { plan, design, answers } = beyondAnswersAt(out, { mechanism: true });
-  const command = `npm run cli -- power-plan --out ${flagPath(out)} --beyond --test${allowDirty ? ' --allow-dirty' : ''}`;
-  const record = beyondTestRecord(plan, answers, design, { date: new Date().toISOString(), ...made, command });
-  writeAtomic(join(out, 'beyond-test.json'), JSON.stringify(record, null, 1) + '\n');
-  const md = beyondTestMarkdown(record);
-  writeAtomic(join(out, 'beyond-test.md'), md);
-  console.log(md);
-  return 0;
-}
-
-/** a path as the user would type it: relative to the working folder when inside it */
-function flagPath(p: string): string {
-  const rel = relative(process.cwd(), p);
-  return rel && !rel.startsWith('..') ? rel : p;
 }
 
 /** the plan in DIR, or null when there is none; throws on a file that is not a plan */

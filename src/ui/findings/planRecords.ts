@@ -55,6 +55,7 @@ const ConfirmatorySchema = v.object({
 const difference = v.object({
   label: v.string(),
   n: v.array(num),
+  planned: num,
   difference: maybe,
   interval: v.nullable(v.object({ ...range.entries, level: num })),
   p: maybe,
