@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ConfirmatoryPlan } from '../../src/findings/confirmatoryPlan.ts';
 import { testConfirmatoryPlan, type ConfirmatoryTestRecord } from '../../src/findings/confirmatoryTestRecord.ts';
-import type { BeyondTestRecord } from '../../src/findings/beyondTest.ts';
+import { BEYOND_QUESTIONS, type BeyondTestRecord } from '../../src/findings/beyondTest.ts';
 import type { MechanismsRecord } from '../../src/findings/mechanisms.ts';
 import { beyondAnswersAt } from '../../src/cli/beyondRecord.ts';
 
@@ -64,6 +64,11 @@ describe("T8's and T9's answers the page shows", () => {
     const { mechanism: _f, ...fresh8 } = fresh.answers.T8;
     expect(t8, rewrite).toEqual(fresh8);
     expect(record.T9, rewrite).toEqual(fresh.answers.T9);
+  });
+
+  it("quotes each question as the plan, committed before the runs, quotes the note", () => {
+    const md = readFileSync(join(root, 'results/findings/beyond-plan.md'), 'utf8');
+    for (const q of Object.values(BEYOND_QUESTIONS)) expect(md).toContain(`"${q.zh}" — *${q.en}*`);
   });
 
   it("shows the T1 runs' groups without signal as the mechanisms record measured them", () => {
