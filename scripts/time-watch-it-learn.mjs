@@ -85,6 +85,7 @@ try {
       await page.waitForSelector('[data-testid=watch-start]:not([disabled])');
       const t0 = Date.now();
       await page.locator('[data-testid=watch-start]').click();
+      console.log(`try ${n}: the backend chosen in ${(backendMs / 1000).toFixed(1)} s; Watch it learn clicked`);
       const watch = page.locator('[data-testid=watch-it-learn]');
       let status = '';
       for (;;) {
