@@ -7,7 +7,7 @@ import { serializeHash } from '../lab/urlState.ts';
 import { rlConfigFromLab } from '../rl/rlConfig.ts';
 import { checkConfigAgainstStart, configAsTrained } from '../rl/startConfig.ts';
 import { readCheckpointDir, shippedCheckpointDir } from '../node/checkpointDir.ts';
-import { estimateRunTime, formatEta, formatStepTime } from '../lab/runEstimate.ts';
+import { estimateRunTime, formatEstimate, formatEta, formatStepTime } from '../lab/runEstimate.ts';
 import { findRunFolders, readRunFolder, stepSampleOf } from './runFolders.ts';
 import type { NodeBackend } from '../node/nodeBackend.ts';
 
@@ -58,7 +58,7 @@ export async function dryRunText(o: DryRunOptions): Promise<string> {
   const estimate = estimateRunTime(lab, samples);
   lines.push(
     estimate
-      ? `estimate   about ${formatEta(estimate.ms)} here: ${estimate.steps} steps × ${formatStepTime(estimate.stepMs)} + ${estimate.evaluations} evaluations × ${formatStepTime(estimate.evalMs)}` +
+      ? `estimate   about ${formatEstimate(estimate.ms)} here: ${estimate.steps} steps × ${formatStepTime(estimate.stepMs)} + ${estimate.evaluations} evaluations × ${formatStepTime(estimate.evalMs)}` +
           `${estimate.startMeasured ? ` + ${formatEta(estimate.startMs)} to start` : ''} (scaled from ${samples.length} finished ${o.backend} runs under ${(o.timedFrom ?? ['results', 'runs']).join(', ')}; their machines may differ from this one)`
       : `estimate   none: no finished ${o.backend} run under ${(o.timedFrom ?? ['results', 'runs']).join(', ')} to time it from`,
   );

@@ -125,9 +125,9 @@ export function isFirstGuess(config: LabConfig, samples: readonly StepSample[]):
   return sameScale ? !ran.some((s) => s.config.scale === config.scale) : ran.length === 0;
 }
 
-/** how the page words an estimate: 'about 1 min 40 s', or 'a first guess of 27 s or more' */
+/** how the page words an estimate: 'about 1 min 30 s', or 'a first guess of 25 s or more' */
 export const estimateWords = (ms: number, firstGuess: boolean): string =>
-  firstGuess ? `a first guess of ${formatEta(ms)} or more` : `about ${formatEta(ms)}`;
+  firstGuess ? `a first guess of ${formatEstimate(ms)} or more` : `about ${formatEstimate(ms)}`;
 
 /** the whole wait of `estimateRunTime`, or null */
 export const runTimeLeftMs = (config: LabConfig, stepsDone: number, samples: readonly StepSample[]): number | null =>
@@ -144,6 +144,19 @@ export function runsTimeMs(runMs: readonly number[], atOnce: number): number {
     free[i] += ms;
   }
   return Math.max(...free);
+}
+
+/**
+ * An estimate, rounded to what an estimate can know: it aims within ×1.5 of the time taken, so '15 min 53 s'
+ * would claim a precision it lacks. To 5 s under a minute, to half a minute under ten, to the minute under an
+ * hour, then to 5 minutes: '25 s', '4 min 30 s', '16 min', '1 h 05 min'. A countdown of time left keeps
+ * `formatEta`'s seconds.
+ */
+export function formatEstimate(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms)) return formatEta(ms);
+  const s = Math.max(0, ms / 1000);
+  const step = s < 57.5 ? 5 : s < 585 ? 30 : s < 3570 ? 60 : 300;
+  return formatEta(Math.max(step, Math.round(s / step) * step) * 1000);
 }
 
 /** a run time: '3 min 20 s', '45 s', '1 h 05 min' ('…' for none) */

@@ -7,7 +7,7 @@ import type { LabConfig } from '../lab/config.ts';
 import {
   estimateWords,
   evaluationsLeft,
-  formatEta,
+  formatEstimate,
   isFirstGuess,
   runsTimeMs,
   runTimeLeftMs,
@@ -93,12 +93,12 @@ export function lessonEstimate(
   const fullSize = Object.keys(size).length === 0;
   const seeds = o.seedsAnArm ?? 1;
   if (here !== null && !guess) {
-    const short = `about ${formatEta(here)}`;
+    const short = `about ${formatEstimate(here)}`;
     return { ms: here, source: 'here', short, words: `${short} here` };
   }
   if (fullSize && o.measured && seeds === 1 && (o.atOnce ?? 1) === 1) {
     const ms = measuredFor(arms, o.measured).seconds * 1000;
-    const short = `about ${formatEta(ms)}`;
+    const short = `about ${formatEstimate(ms)}`;
     return {
       ms,
       source: 'lab',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseByFigures, stepSamplesFor, type BackendFigure, type Calibration } from '../../src/lab/backendChoice.ts';
-import { estimateRunTime, estimateWords, formatEta, formatStepTime, isFirstGuess } from '../../src/lab/runEstimate.ts';
+import { estimateRunTime, estimateWords, formatEstimate, formatEta, formatStepTime, isFirstGuess } from '../../src/lab/runEstimate.ts';
 import { enqueue, emptyQueue, queueEta } from '../../src/lab/runQueue.ts';
 import { formatMetric, metricInfo } from '../../src/lab/metrics.ts';
 import { armConfig, LESSONS, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
@@ -55,8 +55,8 @@ describe('the run estimate', () => {
     // a run at s says nothing firmer about m, whose calibration figure is its own
     const atS = { ...smokeRun, config: { ...smokeArm, scale: 's' } };
     expect(isFirstGuess(smokeArm, stepSamplesFor([atS], 'wasm', [calibration]))).toBe(true);
-    expect(estimateWords(27_000, true)).toBe('a first guess of 27 s or more');
-    expect(estimateWords(100_000, false)).toBe('about 1 min 40 s');
+    expect(estimateWords(27_000, true)).toBe('a first guess of 25 s or more');
+    expect(estimateWords(100_000, false)).toBe('about 1 min 30 s');
   });
 
   it('a run of older builds, or one not completed, gives no start', () => {
@@ -96,5 +96,14 @@ describe('one figure in every place that says a time', () => {
     expect(formatStepTime(480)).toBe('480 ms');
     expect(formatStepTime(999.7)).toBe('1.0 s');
     expect(formatStepTime(null)).toBe('–');
+  });
+});
+
+describe('formatEstimate', () => {
+  it('rounds an estimate to what it can know, and keeps none as none', () => {
+    expect([4_400, 27_000, 62_000, 100_000, 953_000, 3_900_000].map(formatEstimate)).toEqual([
+      '5 s', '25 s', '1 min 00 s', '1 min 30 s', '16 min 00 s', '1 h 05 min',
+    ]);
+    expect(formatEstimate(null)).toBe('…');
   });
 });
