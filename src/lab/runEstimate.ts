@@ -156,7 +156,8 @@ export function formatEstimate(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms)) return formatEta(ms);
   const s = Math.max(0, ms / 1000);
   const step = s < 57.5 ? 5 : s < 585 ? 30 : s < 3570 ? 60 : 300;
-  return formatEta(Math.max(step, Math.round(s / step) * step) * 1000);
+  const rounded = Math.max(step, Math.round(s / step) * step);
+  return formatEta(rounded * 1000).replace(/ min 00 s$/, ' min');
 }
 
 /** a run time: '3 min 20 s', '45 s', '1 h 05 min' ('…' for none) */

@@ -102,7 +102,7 @@ describe('one figure in every place that says a time', () => {
 describe('formatEstimate', () => {
   it('rounds an estimate to what it can know, and keeps none as none', () => {
     expect([4_400, 27_000, 62_000, 100_000, 953_000, 3_900_000].map(formatEstimate)).toEqual([
-      '5 s', '25 s', '1 min 00 s', '1 min 30 s', '16 min 00 s', '1 h 05 min',
+      '5 s', '25 s', '1 min', '1 min 30 s', '16 min', '1 h 05 min',
     ]);
     expect(formatEstimate(null)).toBe('…');
   });
