@@ -1,4 +1,7 @@
-// A decode step (Policy.step) on webgpu in 5 dispatches a layer instead of ~19. On a GPU a
+// A decode step (Policy.step) on webgpu in 1 dispatch a layer instead of ~19. A Policy, which keeps its weights
+// packed in one buffer (kernels/decodeLayer.ts), runs each layer as one kernel: a workgroup a cache row, the
+// whole layer below in order, its tokens one after another. The seed stack (and a model whose layer outgrows a
+// workgroup's memory) runs the five-dispatch layer below. On a GPU a
 // decode step of these models is bound by the host's work per dispatch (tfjs's engine, a uniform buffer
 // and bind group each), so the step is rewritten around fewer, larger kernels; the values are the plain
 // path's within float rounding. A layer:

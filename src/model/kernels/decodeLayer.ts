@@ -25,7 +25,8 @@ const LAYER_PARAMS = ['ln1.g', 'ln1.b', 'attn.w_qkv', 'attn.b_qkv', 'attn.w_proj
   'mlp.w_fc', 'mlp.b_fc', 'mlp.w_proj', 'mlp.b_proj'];
 
 /** floats of one layer's packed weights */
-export const layerFloats = (C: number, F: number) => 2 * C + 3 * C * C + 3 * C + C * C + C + 2 * C + C * F + F + F * C + C;
+export const layerFloats = (C: number, F: number) =>
+  2 * C + 3 * C * C + 3 * C + C * C + C + 2 * C + C * F + F + F * C + C;
 
 /** workgroup memory of the kernel in bytes: x, its LayerNorm, the residual after attention (C each), qkv (3C),
  *  the MLP's hidden (F), the scores (the attention kernel's slots) and the reductions' partials */
@@ -41,7 +42,8 @@ export function decodeLayerFits(config: ModelConfig, backend: WebGPUBackend): bo
 export function packLayers(config: ModelConfig, p: (name: string) => tf.Tensor): tf.Tensor1D {
   return tf.tidy(() => {
     const parts: tf.Tensor[] = [];
-    for (let i = 0; i < config.nLayers; i++) for (const name of LAYER_PARAMS) parts.push(p(`h${i}.${name}`).reshape([-1]));
+    for (let i = 0; i < config.nLayers; i++)
+      for (const name of LAYER_PARAMS) parts.push(p(`h${i}.${name}`).reshape([-1]));
     return tf.concat(parts) as tf.Tensor1D;
   });
 }
