@@ -7,6 +7,7 @@ import { interopSuite } from './interop.ts';
 import { agentSuite } from './agent.ts';
 import { sftCpuSuite } from './sftCpu.ts';
 import { webgpuSuite } from './webgpu.ts';
+import { webgpuStepSuite } from './webgpuStep.ts';
 import { calibrationSuite } from './calibration.ts';
 import { rlSuite } from './rl.ts';
 import { rolloutSuite } from './rollout.ts';
@@ -23,5 +24,6 @@ export const suites: BenchSuite[] = [
   rlSuite,
   sweepJobsSuite,
   webgpuSuite,
+  webgpuStepSuite,
   calibrationSuite,
 ];

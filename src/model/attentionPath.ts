@@ -18,7 +18,7 @@ import { attendCached, cachedAttentionBias, cachedQkv, decodePositions } from '.
 import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { causalAttention, matMul, softmaxLast } from './ops.ts';
 import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
-import { fusedDecodeStep, fusedPrefill } from './fusedDecode.ts';
+import { fusedDecodeStep, fusedPrefill, type FusedWeights } from './fusedDecode.ts';
 import type { KVCache } from './kvcache.ts';
 
 const NEG = -1e9; // additive mask; finite so a fully masked row gives a uniform softmax, never NaN
@@ -31,8 +31,16 @@ export type CacheMask = tf.Tensor4D | DecodePositions;
 export type CacheWrite = (k: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D];
 /** a whole decode step or prefill in fused kernels: logits (a step only) and each layer's new keys and values */
 export type FusedResult = { logits: tf.Tensor2D | null; keys: tf.Tensor4D[]; values: tf.Tensor4D[] };
-export type FusedPass = (config: ModelConfig, p: (name: string) => tf.Tensor, cache: KVCache, ids: Int32Array,
-  n: number, rows: readonly number[], lens: readonly number[], counts: readonly number[]) => FusedResult | null;
+export type FusedPass = (
+  config: ModelConfig,
+  p: ((name: string) => tf.Tensor) | FusedWeights,
+  cache: KVCache,
+  ids: Int32Array,
+  n: number,
+  rows: readonly number[],
+  lens: readonly number[],
+  counts: readonly number[],
+) => FusedResult | null;
 
 export interface AttentionPath {
   readonly name: 'per-head' | 'batched' | 'webgpu' | 'webgpu-fused';

@@ -1,4 +1,7 @@
-// A decode step (Policy.step) on webgpu in 5 dispatches a layer instead of ~19. On a GPU a
+// A decode step (Policy.step) on webgpu in 1 dispatch a layer instead of ~19. A Policy, which keeps its weights
+// packed in one buffer (kernels/decodeLayer.ts), runs each layer as one kernel: a workgroup a cache row, the
+// whole layer below in order, its tokens one after another. The seed stack (and a model whose layer outgrows a
+// workgroup's memory) runs the five-dispatch layer below. On a GPU a
 // decode step of these models is bound by the host's work per dispatch (tfjs's engine, a uniform buffer
 // and bind group each), so the step is rewritten around fewer, larger kernels; the values are the plain
 // path's within float rounding. A layer:
@@ -24,6 +27,8 @@ import { decodeLinear, type DecodeLinearOptions } from './kernels/decodeLinear.t
 import { decodeAttentionWritingCache, DECODE_ATTENTION_MAX_SLOTS, prefillAttentionFromQkv, type DecodePositions }
   from './kernels/decodeAttention.ts';
 import { writableInPlace, writeRowsInPlaceIndexed } from './kernels/inPlaceRows.ts';
+import { decodeLayer, decodeLayerFits } from './kernels/decodeLayer.ts';
+import type { WebGPUBackend } from './kernels/webgpu.ts';
 
 type Params = (name: string) => tf.Tensor;
 type Fused = { logits: tf.Tensor2D | null; keys: tf.Tensor4D[]; values: tf.Tensor4D[] };
@@ -35,12 +40,17 @@ export interface FusedWeights {
   linear: (h: tf.Tensor2D, w: tf.Tensor, o?: DecodeLinearOptions) => tf.Tensor2D;
   /** tokens ids at slots pos → their rows [Q, C] */
   embed: (ids: Int32Array, pos: Float32Array) => tf.Tensor2D;
+  /** every layer's weights packed for the one-dispatch layer (kernels/decodeLayer.ts), kept by their owner while
+   *  the weights stay; absent: the five-dispatch layer */
+  packed?: () => tf.Tensor1D;
 }
 
-function asWeights(config: ModelConfig, p: Params | FusedWeights): FusedWeights {
+/** a Policy's weights by name, with its packed layers when it keeps them */
+export function asWeights(config: ModelConfig, p: Params | FusedWeights, packed?: () => tf.Tensor1D): FusedWeights {
   if (typeof p !== 'function') return p;
   return {
     p,
+    packed,
     linear: decodeLinear,
     // a gather: the rows oneHot·matMul gives (1·w + 0·… is w exactly), in one dispatch instead of two
     embed: (ids, pos) => {
@@ -69,7 +79,16 @@ export function fusedDecodeStep(
   const pos = Float32Array.from(lens, (l) => Math.min(l, config.contextLength - 1)); // query b sits at slot len_b
   const slots = new Float32Array(ids.length).fill(-1); // the slot row b's fresh key and value go to; −1: none
   for (const b of rows) slots[b] = lens[b];
-  return layers(config, asWeights(config, p), cache, ids, pos, { slots: tf.tensor1d(slots) }, [], true);
+  const w = asWeights(config, p);
+  if (w.packed && decodeLayerFits(config, tf.backend() as unknown as WebGPUBackend)) {
+    const B = ids.length;
+    const meta = new Float32Array(3 * B);
+    meta.set(pos);
+    meta.set(slots, B);
+    for (let b = 0; b < B; b++) meta[2 * B + b] = b;
+    return wholeLayers(config, w, w.packed(), cache, ids, pos, meta, 1, true);
+  }
+  return layers(config, w, cache, ids, pos, { slots: tf.tensor1d(slots) }, [], true);
 }
 
 /**
@@ -90,7 +109,37 @@ export function fusedPrefill(config: ModelConfig, p: Params | FusedWeights, cach
       if (k < counts[j]) writes.push([j * n + k, rows[j], lens[j] + k]);
     }
   }
-  return layers(config, asWeights(config, p), cache, ids, pos, { rowOf: tf.tensor1d(rowOf) }, writes, false);
+  const w = asWeights(config, p);
+  if (w.packed && decodeLayerFits(config, tf.backend() as unknown as WebGPUBackend)) {
+    const Q = R * n;
+    const meta = new Float32Array(2 * Q + R).fill(-1); // slots: −1 (a padded token) but where written below
+    meta.set(pos);
+    for (const [q, , slot] of writes) meta[Q + q] = slot;
+    for (let j = 0; j < R; j++) meta[2 * Q + j] = rows[j];
+    return wholeLayers(config, w, w.packed(), cache, ids, pos, meta, n, false);
+  }
+  return layers(config, w, cache, ids, pos, { rowOf: tf.tensor1d(rowOf) }, writes, false);
+}
+
+/** the layers over Q tokens, one dispatch each (kernels/decodeLayer.ts): `meta` is its LayerRows's, a cache row's
+ *  `tokens` tokens a workgroup, each writing its key and value at its slot before it attends */
+function wholeLayers(config: ModelConfig, w: FusedWeights, packed: tf.Tensor1D, cache: KVCache, ids: Int32Array,
+  pos: Float32Array, meta: Float32Array, tokens: number, logits: boolean): Fused {
+  const H = config.nHeads;
+  const slopes = tf.tensor1d(config.positions === 'alibi' ? alibiSlopes(H) : new Array<number>(H).fill(0));
+  const rows = { meta: tf.tensor1d(meta), tokens };
+  const scale = 1 / Math.sqrt(config.dModel / H);
+  let x = w.embed(ids, pos); // [Q, C]
+  const keys: tf.Tensor4D[] = [];
+  const values: tf.Tensor4D[] = [];
+  for (let i = 0; i < config.nLayers; i++) {
+    x = decodeLayer(config, x, cache.keys[i], cache.values[i], packed, i, rows, slopes, scale);
+    keys.push(cache.keys[i].clone()); // [B, H, cap, hd]: written in place
+    values.push(cache.values[i].clone());
+  }
+  const { p, linear } = w;
+  const head = () => linear(x, p('wte'), { ln: { g: p('ln_f.g'), b: p('ln_f.b') }, transposeW: true }); // [Q, V]
+  return { logits: logits ? head() : null, keys, values };
 }
 
 /** whether the fused kernels can run over this cache: written in place, within the attention kernel's slots */

@@ -30,6 +30,8 @@ import { gaussian, logSoftmaxLast, matMul, selectRows } from './ops.ts';
 import { countParameters, parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
+import { packLayers } from './kernels/decodeLayer.ts';
+import { asWeights, type FusedWeights } from './fusedDecode.ts';
 
 export { KVCache } from './kvcache.ts';
 export {
@@ -51,6 +53,8 @@ export class Policy {
   /** the trainable variables by parameter name (owned by the policy; dispose() frees them) */
   readonly params: Map<string, tf.Variable>;
   private readonly embedding: 'gather' | 'onehot';
+  /** the layers' weights packed for the fused decode layer, and the variables' data they were packed from */
+  private packed: { ids: object[]; weights: tf.Tensor1D } | null = null;
 
   constructor(config: ModelConfig, seed: number) {
     this.config = config;
@@ -286,7 +290,7 @@ export class Policy {
     const path = attentionPath();
     const next = whileDecoding(() => tf.tidy(() => {
       // webgpu: the whole prefill in fused kernels (fusedDecode.ts) where the cache can be written in place
-      const fused = path.fused?.prefill(this.config, (name) => this.p(name), cache, ids, n, rowIdx, lens, counts);
+      const fused = path.fused?.prefill(this.config, this.fusedWeights(), cache, ids, n, rowIdx, lens, counts);
       if (fused) return { keys: fused.keys, values: fused.values };
       const posT = tf.tensor2d(pos, [R, n], 'int32'); // slot of token k of row j
       const mask = path.cacheMask(this.config, pos, R, n, cap, false); // query k of row j sees slots ≤ len_j + k
@@ -334,7 +338,7 @@ export class Policy {
     const rows = on.flatMap((a, b) => (a ? [b] : []));
     const out = whileDecoding(() => tf.tidy(() => {
       // webgpu: the fused decode step (~4× fewer dispatches: fusedDecode.ts) where the cache can be written in place
-      const fused = path.fused?.step(this.config, (name) => this.p(name), cache, ids, 1, rows, lens, rows.map(() => 1));
+      const fused = path.fused?.step(this.config, this.fusedWeights(), cache, ids, 1, rows, lens, rows.map(() => 1));
       if (fused) return { ...fused, logits: fused.logits! };
       const posT = tf.tensor2d(pos, [B, 1], 'int32');
       // webgpu: the decode attention kernel masks and adds ALiBi itself from the positions; elsewhere [B, H, 1, cap]
@@ -365,6 +369,23 @@ export class Policy {
     cache.replace(out.keys, out.values);
     for (let b = 0; b < B; b++) if (on[b]) cache.advance(b, 1);
     return out.logits;
+  }
+
+  /** the weights as the fused decode path reads them: by name, and every layer packed for the one-dispatch layer */
+  private fusedWeights(): FusedWeights {
+    return asWeights(this.config, (name) => this.p(name), () => this.packedLayers());
+  }
+
+  /** every layer's weights in one buffer (kernels/decodeLayer.ts), kept while the weights stay: an optimizer step
+   *  or loadWeights assigns new tensors to the variables, and the next decode packs those (a few dispatches a step) */
+  private packedLayers(): tf.Tensor1D {
+    const ids = [...this.params.values()].map((v) => v.dataId);
+    const kept = this.packed;
+    if (kept && ids.every((d, i) => d === kept.ids[i])) return kept.weights;
+    kept?.weights.dispose();
+    const weights = tf.keep(packLayers(this.config, (name) => this.p(name)));
+    this.packed = { ids, weights };
+    return weights;
   }
 
   private checkToken(t: number): number {
@@ -400,6 +421,8 @@ export class Policy {
   }
 
   dispose(): void {
+    this.packed?.weights.dispose();
+    this.packed = null;
     for (const v of this.params.values()) v.dispose();
     this.params.clear();
   }

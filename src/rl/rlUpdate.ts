@@ -45,12 +45,13 @@ export interface UpdateContext {
 const PAD_MULTIPLE = 16;
 /**
  * On webgpu a micro-batch takes this many times the token budget. The budget was sized for CPUs (the wasm heap,
- * cache-sized matMuls); on a GPU a micro-batch's cost is its ~650 dispatches (at m, each ~150 µs of host work on
- * an H200) more than its arithmetic, so fewer, larger ones pay: at m's default step 5 micro-batches become 2.
- * The update is the same (gradients summed, test/rl/rlUpdate.test.ts); memory at 8,192 tokens of 576 is ~75 MB
- * a [B, H, T, T] attention tensor.
+ * cache-sized matMuls); on a GPU a micro-batch's cost is its ~690 dispatches (at m, each ~150 µs of host work on
+ * an H200) more than its arithmetic, so fewer, larger ones pay: at m's default step (2 mini-batches of 16 rollouts,
+ * each under 16,384 padded tokens) every mini-batch is one micro-batch, 7 on a CPU. The update is the same
+ * (gradients summed, test/rl/rlUpdate.test.ts); memory at 16,384 tokens of 576 is ~150 MB a [B, H, T, T]
+ * attention tensor.
  */
-export const WEBGPU_MICRO_BATCH_SCALE = 4;
+export const WEBGPU_MICRO_BATCH_SCALE = 8;
 
 /** the micro-batch token budget on `backend` (0: whole mini-batches everywhere) */
 export function microBatchBudget(tokens: number, backend = tf.getBackend()): number {

@@ -191,8 +191,8 @@ describe('ppoUpdate: non-finite input', () => {
 });
 
 describe('the micro-batch budget by backend', () => {
-  it('webgpu packs 4× the tokens (fewer, larger micro-batches); cpu and wasm keep the setting; 0 stays whole', () => {
-    expect(microBatchBudget(2048, 'webgpu')).toBe(8192);
+  it('webgpu packs 8× the tokens (fewer, larger micro-batches); cpu and wasm keep the setting; 0 stays whole', () => {
+    expect(microBatchBudget(2048, 'webgpu')).toBe(16384);
     expect(microBatchBudget(2048, 'wasm')).toBe(2048);
     expect(microBatchBudget(2048, 'cpu')).toBe(2048);
     expect(microBatchBudget(0, 'webgpu')).toBe(0);
@@ -200,5 +200,7 @@ describe('the micro-batch budget by backend', () => {
     const padded = new Array<number>(16).fill(448);
     expect(microBatches(padded, microBatchBudget(2048, 'wasm')).map((m) => m.length)).toEqual([4, 4, 4, 4]);
     expect(microBatches(padded, microBatchBudget(2048, 'webgpu')).map((m) => m.length)).toEqual([16]);
+    // m's default mini-batch, 16 rollouts padded to 576: one micro-batch on webgpu (2 at the former 4×)
+    expect(microBatches(new Array<number>(16).fill(576), microBatchBudget(2048, 'webgpu')).map((m) => m.length)).toEqual([16]);
   });
 });
