@@ -46,6 +46,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],
     environment: 'node',
+    // the evaluation tasks (seconds of CPU each) built once per run, not once per file and CLI process
+    globalSetup: ['test/setup/taskStoreFolder.ts'],
+    setupFiles: ['test/setup/useTaskStore.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
