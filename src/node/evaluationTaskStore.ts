@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { useEvaluationTaskStore, type EvaluationTasks } from '../rl/rlEnvironment.ts';
+import { useEvaluationTaskStore, type EvaluationTaskStore, type EvaluationTasks } from '../rl/rlEnvironment.ts';
 import { writeAtomic } from './atomicWrite.ts';
 
 /** the environment variable that names the folder */
@@ -15,8 +15,13 @@ export const TASK_STORE_VARIABLE = 'STAR_LAB_TASK_STORE';
 
 /** keeps this process's built tasks in `dir`, and reads them from there when another process built them */
 export function useTaskStoreFolder(dir: string): void {
+  useEvaluationTaskStore(taskStoreFolder(dir));
+}
+
+/** the store of the tasks in `dir`: one file per origin, written whole */
+export function taskStoreFolder(dir: string): EvaluationTaskStore {
   const file = (key: string) => join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 24)}.v8`);
-  useEvaluationTaskStore({
+  return {
     load(key) {
       try {
         const entry = deserialize(readFileSync(file(key))) as { key: string; tasks: EvaluationTasks };
@@ -34,7 +39,7 @@ export function useTaskStoreFolder(dir: string): void {
         /* a store that cannot be written costs the next process the build, nothing else */
       }
     },
-  });
+  };
 }
 
 /** the folder STAR_LAB_TASK_STORE names, if any, used */
