@@ -9,7 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONGEST_FIRST = [
   'test/rl/rlLearning.test.ts', // 172
   'test/cli/faultInjection.test.ts', // 58, and its five CLI processes beside the workers
-  'test/rl/sftLearning.test.ts', // 48
+  'test/rl/sftLearning.test.ts', // 48 at 300 steps; 200 since
   'test/cli/rlRunScaleL.test.ts', // 46
   'test/cli/sweepCli.test.ts', // 35
   'test/rl/rlTrainer.test.ts', // 28
@@ -46,6 +46,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],
     environment: 'node',
+    // the evaluation tasks (seconds of CPU each) built once per run, not once per file and CLI process
+    globalSetup: ['test/setup/taskStoreFolder.ts'],
+    setupFiles: ['test/setup/useTaskStore.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',

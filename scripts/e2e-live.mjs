@@ -109,21 +109,17 @@ export async function liveTests({ page, base, results, test, assert, attr, join,
       running.some((r) => r.step >= 1 && r.eta && r.eta !== '–'),
       `no ETA was shown while training (log: ${brief(log)})`,
     );
-    // Resume is shown at once: "Training" reads for most of the step it started, not only once that step's point
-    // arrives
-    const shownRunning = log.find((r) => r.t > resumedAt && r.status === 'running');
-    const nextPoint = log.find((r) => r.t > resumedAt && r.points > pausedPoints);
-    assert(shownRunning && nextPoint, `after Resume: ${brief(log)}`);
-    const runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
-    const stepMs = (await storedPoints(page, runId)).find((p) => p.step === pausedPoints + 1)?.values['time/step_ms'];
-    const ahead = nextPoint.t - shownRunning.t;
+    // Resume is shown at once: "Training" reads while the step it started is still in flight, before that step's
+    // point arrives. Asserted as an order of what the page showed (the observer sees every change), not as a share
+    // of the step's time: a page that waited for the point would show both in the same change.
+    const afterResume = log.filter((r) => r.t > resumedAt);
+    const nextPoint = afterResume.findIndex((r) => r.points > pausedPoints);
+    const shownRunning = afterResume.findIndex((r) => r.status === 'running' && r.points === pausedPoints);
     assert(
-      stepMs > 0 && ahead > stepMs / 2,
-      `after Resume the page read "Training" only ${ahead.toFixed(0)} ms before the step's point; the step took ${stepMs?.toFixed(0)} ms`,
+      nextPoint > 0 && shownRunning >= 0 && shownRunning < nextPoint,
+      `after Resume the page did not read "Training" before the step's point arrived (log: ${brief(afterResume)})`,
     );
-    console.log(
-      `      seen: ${brief(log)}; Training shown ${ahead.toFixed(0)} ms before the resumed step's point (step ${stepMs.toFixed(0)} ms)`,
-    );
+    console.log(`      seen: ${brief(log)}`);
     await page.screenshot({ path: join(results, 'live-finished.png'), fullPage: true });
   }, group);
 

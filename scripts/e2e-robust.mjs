@@ -23,8 +23,6 @@ export async function robustTests({ page, context, base, dist, results, test, as
     const url = request.url();
     if (!url.startsWith(origin + '/') && !url.startsWith('data:') && !url.startsWith('blob:')) offOrigin.push(url);
   };
-  let runId = null;
-  let rowsBefore = 0;
   /** console errors before this index are not this group's (or were provoked on purpose) */
   let consoleFrom = consoleErrors.length;
 
@@ -46,6 +44,25 @@ export async function robustTests({ page, context, base, dist, results, test, as
   const storedSteps = async (id) => (await storedPoints(page, id)).map((p) => p.step);
   const checkpointKeys = () => storedCheckpointKeys(page);
   const contiguous = (steps) => steps.every((s, i) => s === i + 1);
+  /** a fresh SFT run on cpu, live past its first checkpoint (every 25 steps): each test below trains its own */
+  const liveRunPastCheckpoint = async () => {
+    await page.goto('about:blank');
+    await page.goto(`${base}?backend=cpu#${LONG_SFT}`);
+    await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
+    await page.locator('[data-testid=start]').click();
+    await waitPoints(28);
+    return page.locator('[data-testid=run-row][data-status=running]').first().getAttribute('data-run-id');
+  };
+  /** stops the live run, so that no later page resumes it by itself (a test's run ends with the test) */
+  const stopRun = async () => {
+    if ((await status()) !== 'running') return;
+    await page.locator('[data-testid=stop]').click();
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=run-status]')?.getAttribute('data-status') === 'stopped',
+      null,
+      { timeout: 60_000 },
+    );
+  };
 
   await test(
     'robust: the page requests nothing beyond its origin and passes its CSP in every view and backend',
@@ -132,13 +149,8 @@ export async function robustTests({ page, context, base, dist, results, test, as
   await test(
     'robust: a reload mid-run resumes the run by itself from its checkpoint, keeping the curve up to it',
     async () => {
-      await page.goto('about:blank');
-      await page.goto(`${base}?backend=cpu#${LONG_SFT}`);
-      await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
-      await page.locator('[data-testid=start]').click();
-      await waitPoints(28); // a checkpoint every 25 steps
-      runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
-      rowsBefore = await page.locator('[data-testid=run-row]').count();
+      const runId = await liveRunPastCheckpoint();
+      const rowsBefore = await page.locator('[data-testid=run-row]').count();
       const before = await chartPoints();
       // every text the run's status line shows from the reload's first paint on (the init script stays with the page)
       await page.addInitScript(() => {
@@ -191,12 +203,14 @@ export async function robustTests({ page, context, base, dist, results, test, as
         `      ${before} points before the reload; resumed from step ${from}; ${steps.length} stored steps, contiguous; the status line read: ${shown.map((t) => t.slice(0, 48)).join(' → ')}`,
       );
       await page.screenshot({ path: join(results, 'robust-resumed.png'), fullPage: true });
+      await stopRun();
     },
     group,
   );
 
   await test('robust: a crashed worker is replaced and its run resumes by itself', async () => {
-    assert(runId, 'no live run from the previous test');
+    const runId = await liveRunPastCheckpoint();
+    const rowsBefore = await page.locator('[data-testid=run-row]').count();
     const worker = trainingWorker();
     assert(worker, 'no training worker found');
     const before = await chartPoints();
@@ -219,12 +233,13 @@ export async function robustTests({ page, context, base, dist, results, test, as
     const steps = await storedSteps(runId);
     assert(contiguous(steps), `stored steps have gaps after the restart (${steps.length})`);
     console.log(`      ${text.replace(/\s+/g, ' ').slice(0, 160)}`);
+    await stopRun();
   }, group);
 
   await test(
     "robust: full storage shows its message; pruning keeps each run's newest checkpoint and the run saves what it owed",
     async () => {
-      assert(runId, 'no live run from the previous tests');
+      const runId = await liveRunPastCheckpoint();
       const worker = trainingWorker();
       assert(worker, 'no training worker found');
       // the worker's metric and checkpoint writes fail as on a full disk
@@ -293,6 +308,14 @@ export async function robustTests({ page, context, base, dist, results, test, as
   );
 
   await test('robust: a corrupt stored run is skipped with a notice and the rest still loads', async () => {
+    // a readable run of its own, stopped after its first point
+    await page.goto('about:blank');
+    await page.goto(`${base}?backend=cpu#${LONG_SFT}`);
+    await page.waitForSelector('[data-testid=backend][data-backend="cpu"]', { timeout: 60_000 });
+    await page.locator('[data-testid=start]').click();
+    await waitPoints(1);
+    const runId = await page.locator('[data-testid=run-row][data-status=running]').first().getAttribute('data-run-id');
+    await stopRun();
     await page.evaluate(
       () =>
         new Promise((ok, fail) => {

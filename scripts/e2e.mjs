@@ -35,7 +35,7 @@ import { chromium } from 'playwright-core';
 import { robustTests } from './e2e-robust.mjs';
 import { runsTests } from './e2e-runs.mjs';
 import { queueTests } from './e2e-queue.mjs';
-import { storeCounts, storedPoints } from './e2e-store.mjs';
+import { storeCounts, storedPoints, storedRun } from './e2e-store.mjs';
 import { rlTests } from './e2e-rl.mjs';
 import { liveTests } from './e2e-live.mjs';
 import { startingPointTests } from './e2e-starting-point.mjs';
@@ -238,7 +238,23 @@ async function assertEpisodeShown() {
 }
 
 const started = Date.now();
-let runId = null;
+/** the SFT run of SFT that the test "an SFT run streams points…" trained (null until it has) */
+let sftRunId = null;
+/** The lab on SFT's setting (webgpu) with a finished SFT run of it listed, for the tests that read such a run: the
+ *  one trained earlier while the store still holds it completed with its STEPS points, else one trained now, so
+ *  each test stands alone when the one before it failed or was left out. */
+async function labWithFinishedSft() {
+  await page.goto('about:blank');
+  await page.goto(`${base}?backend=webgpu#${SFT}`);
+  await page.waitForSelector('[data-testid=backend][data-backend="webgpu"]', { timeout: 60_000 });
+  const kept = sftRunId && (await storedRun(page, sftRunId));
+  const points = kept ? (await storedPoints(page, sftRunId)).length : 0;
+  if (kept?.status === 'completed' && points === STEPS) return sftRunId;
+  const run = await runSft();
+  assert(run.status === 'completed', `the SFT run for this test ended as ${run.status || 'nothing'} ${run.error}`);
+  sftRunId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+  return sftRunId;
+}
 const timings = {};
 console.log(`e2e: ${base} in ${chromiumPath}`);
 
@@ -254,6 +270,9 @@ await test('the training worker runs on the webgpu backend (forced: ?backend=web
 });
 
 await test('an SFT run streams points, its loss falls, and validation rollouts are shown', async () => {
+  await page.goto('about:blank');
+  await page.goto(`${base}?backend=webgpu#${SFT}`);
+  await page.waitForSelector('[data-testid=backend][data-backend="webgpu"]', { timeout: 60_000 });
   const run = await runSft();
   assert(run.status === 'completed', `run ended as ${run.status || 'nothing'} ${run.error}`);
   assert(run.seen.size >= 2, `points did not stream while running (saw counts ${[...run.seen].join(', ') || 'none'})`);
@@ -267,7 +286,8 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
   console.log(
     `      loss ${run.first.toFixed(3)} → ${run.last.toFixed(3)}, ${run.seen.size} updates while running, ${run.evals} evaluations (${evalTile}), ${run.stepMs.toFixed(1)} ms/step`,
   );
-  runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+  const runId = await page.locator('[data-testid=run-row]').first().getAttribute('data-run-id');
+  sftRunId = runId;
   // real gradients reach the weights (webgpu once summed the norm to 0 and still "trained" via Adam)
   const norms = (await storedPoints(page, runId)).map((p) => p.values['charts/grad_norm']);
   assert(
@@ -278,7 +298,7 @@ await test('an SFT run streams points, its loss falls, and validation rollouts a
 });
 
 await test('the run and its curve are listed after a reload', async () => {
-  assert(runId, 'no run id from the previous test');
+  const runId = await labWithFinishedSft();
   await page.reload();
   const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
   await row.waitFor({ timeout: 30_000 });
@@ -297,7 +317,7 @@ await test('the run and its curve are listed after a reload', async () => {
 });
 
 await test('the finished run shares as a result link that opens read-only, and a cut one is refused', async () => {
-  assert(runId, 'no run id from the SFT test');
+  const runId = await labWithFinishedSft();
   await page.locator(`[data-testid=run-row][data-run-id="${runId}"] [data-testid=lab-share-run]`).click();
   const href = await page.locator('[data-testid=run-share-link]').getAttribute('href', { timeout: 10_000 });
   assert(/#run=r2\.[\w-]+\.[0-9a-f]{8}$/.test(href ?? ''), `share link is ${href}`);
@@ -330,7 +350,7 @@ await test('the finished run shares as a result link that opens read-only, and a
 });
 
 await test('the SFT run can be chosen as the starting point; its checkpoint loads', async () => {
-  assert(runId, 'no run id from the SFT test');
+  const runId = await labWithFinishedSft();
   const before = await storeCounts(page);
   // the page is on Stage SFT, where the RL starting point is disabled and says why
   assert(

@@ -67,7 +67,7 @@ export function cardToolQa(origin: SftOrigin): number {
   return Math.max(10, Math.round(origin.data.toolQa / 4));
 }
 
-type EvaluationTasks = { world: World; sft: Dataset; heldOutQa: ToolQaTask[] };
+export type EvaluationTasks = { world: World; sft: Dataset; heldOutQa: ToolQaTask[] };
 // Building an origin's tasks takes seconds (its 1,000 SFT queries and grown held-out splits, each checked
 // by the teacher); a process that starts several runs from one checkpoint (a sweep with --jobs 1, a worker
 // running a queue, the tests) builds them once. Every caller gets its own deep copy (milliseconds), so
@@ -75,13 +75,31 @@ type EvaluationTasks = { world: World; sft: Dataset; heldOutQa: ToolQaTask[] };
 const tasksByOrigin = new Map<string, EvaluationTasks>();
 const ORIGINS_KEPT = 2;
 
+/** Built tasks kept beyond one process (src/node/evaluationTaskStore.ts: a folder the test suite's processes share,
+ *  since each CLI process and test file would otherwise build the same tasks again). Only for one version of the
+ *  code: the tasks are not checked against the generators that made them. */
+export interface EvaluationTaskStore {
+  load(key: string): EvaluationTasks | undefined;
+  save(key: string, tasks: EvaluationTasks): void;
+}
+let taskStore: EvaluationTaskStore | null = null;
+
+/** keeps built tasks in `store` too, and looks there before building (null: this process only) */
+export function useEvaluationTaskStore(store: EvaluationTaskStore | null): void {
+  taskStore = store;
+}
+
 /** What any policy from this origin is evaluated on: the world, the grown held-out splits and the grown unseen tool-QA
  * suite. */
 export function originEvaluationTasks(origin: SftOrigin): EvaluationTasks {
   const key = JSON.stringify([origin.world, origin.data, origin.contextLength]);
   let tasks = tasksByOrigin.get(key);
   if (!tasks) {
-    tasks = buildEvaluationTasks(origin);
+    tasks = taskStore?.load(key);
+    if (!tasks) {
+      tasks = buildEvaluationTasks(origin);
+      taskStore?.save(key, tasks);
+    }
     tasksByOrigin.set(key, tasks);
     for (const old of tasksByOrigin.keys()) if (tasksByOrigin.size > ORIGINS_KEPT) tasksByOrigin.delete(old);
   }

@@ -1,15 +1,17 @@
 // SFT learns the agent's language (the hour-long SFT runs are the
 // shipped checkpoints, re-checked by `npm run repro -- sft <preset>`). A narrow policy (preset s's
-// heads, dModel 32, 2 layers, dFF 128, context 576) trains 300 steps of 8 on the teacher's
+// heads, dModel 32, 2 layers, dFF 128, context 576) trains 200 steps of 8 on the teacher's
 // trajectories and tool-QA episodes of a `tiny` world on `wasm`; then
 //   - the training loss falls well below its start (ln |vocab| ≈ 6.4 for the untrained policy),
 //   - the loss on teacher trajectories of held-out validation queries falls too (not memorised), and
 //   - greedy rollouts of held-out queries and tool-QA tasks write calls that parse
 //     (a 30-step policy parses none of its calls: it has not learned the syntax yet).
-// Measured 2026-12-01 on this 2-core machine while two SFT runs trained beside it:
-//   training loss 6.43 (first step) → 0.77 (mean of the last 10); every generated call parsed
-//   (callParseRate 1.0; the plans are not delivered yet, they run out of turns or tokens);
-//   118 CPU s (164 s wall with the machine shared) for data, 300 steps and the rollouts.
+// 200 steps, not 300: the claims need the loss well down and the calls parsing, not the last third of the
+// fall, and the suite has 15 minutes. Measured 2026-12-07 (wasm, deterministic; a shared 2-core machine):
+//   training loss 6.43 (first step) → 1.04 (mean of the last 10; bound 1.93), held-out 6.43 → 0.93 (bound 2.25);
+//   97 % of the generated calls parsed (bound 80 %), 24 per episode (the plans are not delivered yet, they
+//   run out of turns or tokens); 37 CPU s for data, 200 steps and the rollouts. At 300 steps (2026-12-01):
+//   loss → 0.77, every call parsed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useNodeBackend } from '../../src/node/nodeBackend.ts';
 import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../src/rl/sftPipeline.ts';
@@ -20,14 +22,14 @@ import { Rng } from '../../src/env/random.ts';
 
 const OPTIONS: SftPipelineOptions = {
   worldSize: 'tiny', seed: 1, trainQueries: 300, validationQueries: 4, toolQa: 60, preset: 's',
-  model: { contextLength: 576, dModel: 32, nLayers: 2, dFF: 128 }, steps: 300, batchSize: 8, peakLr: 5e-3,
+  model: { contextLength: 576, dModel: 32, nLayers: 2, dFF: 128 }, steps: 200, batchSize: 8, peakLr: 5e-3,
 };
 
 beforeAll(async () => {
   await useNodeBackend('wasm');
 });
 
-describe('SFT on a tiny world (wasm, 300 steps of a narrow policy)', () => {
+describe('SFT on a tiny world (wasm, 200 steps of a narrow policy)', () => {
   it('the loss falls well below its start, on training and held-out trajectories, and generated calls parse', async () => {
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
@@ -52,10 +54,10 @@ describe('SFT on a tiny world (wasm, 300 steps of a narrow policy)', () => {
         `${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s, ${((performance.now() - t0) / 1000).toFixed(0)} s wall`);
 
       expect(start).toBeGreaterThan(5.5); // untrained: about ln |vocab|
-      expect(end).toBeLessThan(0.3 * start); // measured 0.77 of 6.43
+      expect(end).toBeLessThan(0.3 * start); // measured 1.04 of 6.43
       expect(heldOutAfter).toBeLessThan(0.35 * heldOutBefore);
       expect(e.meanCalls).toBeGreaterThanOrEqual(4); // the episodes do call tools…
-      expect(e.callParseRate).toBeGreaterThanOrEqual(0.8); // …and most calls parse (measured 1.0)
+      expect(e.callParseRate).toBeGreaterThanOrEqual(0.8); // …and most calls parse (measured 0.97)
     } finally {
       trainer.dispose();
       policy.dispose();
