@@ -36,7 +36,7 @@ if [ ! -x /usr/bin/firefox-esr ] && [ -z "${FIREFOX_PATH:-}" ]; then
 fi
 
 # `npm run test:long` (scripts/test.sh --long): the second test command, the long browser groups (e2e.mjs' LONG:
-# the lessons, live progress, Firefox) after a build; npm test's own 15 minutes had no room left for them
+# the lessons, live progress, crash recovery, Firefox) after a build; npm test's own 15 minutes had no room left for them
 if [ "${1:-}" = --long ]; then
   stage "build"; npx vite build --logLevel warn
   stage "end-to-end, the long groups (headless Chromium; Firefox for one group)"; E2E_SHARD=long node scripts/e2e.mjs
