@@ -8,7 +8,8 @@ import { buildDataset } from '../env/queries.ts';
 import { buildSftData, heldOutToolQa } from '../agent/sftData.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
 import { PAD, VOCAB } from '../agent/vocab.ts';
-import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { preset, type ModelConfig, type PresetName } from '../model/config.ts';
 import { SftTrainer, type SftExample } from './sft.ts';
 import { METRIC } from '../lab/metricNames.ts';
 
