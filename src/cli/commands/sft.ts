@@ -11,9 +11,8 @@ import { readPretrainDir, writeCard, writePolicyFiles } from '../../node/checkpo
 import type { RunKind } from '../outDir.ts';
 import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
 import { runSftSession } from '../sftSession.ts';
-import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
+import { evaluateSftPolicy, sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
-import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
 import {
   CARD_FORMAT,
   cardProvenance,
@@ -154,15 +153,10 @@ export const sftCommand: Command = {
       },
       savedWords: (trainer) => `step ${trainer.step} of ${o.steps} saved`,
       async finish(trainer, { trainSeconds, lastLoss, commit, dirtyFiles }) {
-        const { config, world, validation, data: d, heldOutQa } = data!;
+        const { config, world, validation, data: d } = data!;
         const policy = trainer.policy;
         const tEval = performance.now();
-        const free = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
-        const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, {
-          batchSize: 64,
-          seed: o.seed,
-          constrainPlan: true,
-        });
+        const { free, constrained } = await evaluateSftPolicy(policy, data!, o.seed);
         const check = await verdictCheck(policy, world, validation);
         const evalSeconds = (performance.now() - tEval) / 1000;
 
