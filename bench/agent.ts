@@ -28,7 +28,8 @@ import { Rng } from '../src/env/random.ts';
 import { encodeTrajectory } from '../src/agent/encode.ts';
 import { rollout } from '../src/agent/rollout.ts';
 import { runSftPipeline, type SftPipelineOptions } from '../src/rl/sftPipeline.ts';
-import type { Policy, PresetName } from '../src/model/transformer.ts';
+import type { Policy } from '../src/model/transformer.ts';
+import type { PresetName } from '../src/model/config.ts';
 import type { World, Query } from '../src/env/types.ts';
 
 

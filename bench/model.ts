@@ -15,14 +15,8 @@
 // then wasm with 1 thread and with every core side by side (wasmThreads.ts: `.wasm.t1`, `.wasm.tN`).
 import * as tf from '@tensorflow/tfjs';
 import type { BenchSuite, Report } from './harness.ts';
-import {
-  countParameters,
-  createPolicy,
-  preset,
-  trainingFlopsPerToken,
-  type ModelConfig,
-  type PresetName,
-} from '../src/model/transformer.ts';
+import { createPolicy } from '../src/model/transformer.ts';
+import { countParameters, preset, trainingFlopsPerToken, type ModelConfig, type PresetName } from '../src/model/config.ts';
 import { SftTrainer, sftEpochOrder, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';

@@ -10,7 +10,7 @@ import '@tensorflow/tfjs-backend-wasm';
 import { cpuSeconds, type BenchSuite } from './harness.ts';
 import { sftPipelineData, sftPipelineTrainer } from '../src/rl/sftPipeline.ts';
 import { SFT_BENCH_STEPS as RUN_STEPS, sftBenchOptions } from './agent.ts';
-import type { PresetName } from '../src/model/transformer.ts';
+import type { PresetName } from '../src/model/config.ts';
 
 export const sftCpuSuite: BenchSuite = {
   name: 'sft-cpu',

@@ -4,7 +4,8 @@
 import type { BenchSuite } from './harness.ts';
 import { opsPerSecond } from './harness.ts';
 import { Rng } from '../src/env/random.ts';
-import { callTool, renderObservation } from '../src/env/tools.ts';
+import { callTool } from '../src/env/tools.ts';
+import { renderObservation } from '../src/env/render.ts';
 import { destinationStates, generateWorld, worldDates } from '../src/env/world.ts';
 import type { ToolCall, World } from '../src/env/types.ts';
 

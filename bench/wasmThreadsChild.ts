@@ -4,7 +4,8 @@
 // CPU time would count it once per thread. Usage: tsx bench/wasmThreadsChild.ts THREADS [--quick]
 import * as tf from '@tensorflow/tfjs';
 import { useNodeBackend } from '../src/node/nodeBackend.ts';
-import { createPolicy, preset, type ModelConfig, type PresetName } from '../src/model/transformer.ts';
+import { createPolicy } from '../src/model/transformer.ts';
+import { preset, type ModelConfig, type PresetName } from '../src/model/config.ts';
 import { SftTrainer, type SftExample } from '../src/rl/sft.ts';
 import { Rng } from '../src/env/random.ts';
 import { VOCAB } from '../src/agent/vocab.ts';

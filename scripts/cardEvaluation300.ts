@@ -8,7 +8,8 @@
 // (a preset names its shipped folder public/checkpoints/<preset>-tiny; a DIR is any SFT checkpoint folder)
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCheckpointDir, writeAtomic } from '../src/node/checkpointDir.ts';
+import { readCheckpointDir } from '../src/node/checkpointDir.ts';
+import { writeAtomic } from '../src/node/atomicWrite.ts';
 import { provenance } from '../src/node/provenance.ts';
 import { useNodeBackend, wasmThreads, type NodeBackend } from '../src/node/nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../src/rl/loadPolicy.ts';

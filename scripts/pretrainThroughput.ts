@@ -7,7 +7,8 @@ import { useNodeBackend } from '../src/node/nodeBackend.ts';
 import { SftTrainer } from '../src/rl/sft.ts';
 import { batchTokens, pretrainGroup, TOKENS_PER_PARAMETER } from '../src/rl/pretrainData.ts';
 import { PAD, VOCAB } from '../src/agent/vocab.ts';
-import { countParameters, createPolicy, preset, type PresetName } from '../src/model/transformer.ts';
+import { createPolicy } from '../src/model/transformer.ts';
+import { countParameters, preset, type PresetName } from '../src/model/config.ts';
 
 const steps = Number(process.argv[2] ?? 30);
 const presets = (process.argv[3] ?? 's,m,l').split(',') as PresetName[];

@@ -13,7 +13,8 @@
 // describe a GPU.
 import * as tf from '@tensorflow/tfjs';
 import type { Report } from '../harness.ts';
-import { createPolicy, preset, type ModelConfig } from '../../src/model/transformer.ts';
+import { createPolicy } from '../../src/model/transformer.ts';
+import { preset, type ModelConfig } from '../../src/model/config.ts';
 import { SftTrainer, type SftExample } from '../../src/rl/sft.ts';
 import { AdamW } from '../../src/rl/optimizer.ts';
 import { Rng } from '../../src/env/random.ts';

@@ -5,8 +5,6 @@ import type { DriveMode, Observation, Query, ToolCall, ToolName, ToolStep, Traje
 import { MAX_DAY_OFFSET, MAX_REFS, VOCAB, numberTokens, refToken, type Vocab } from './vocab.ts';
 import { encodePlan } from './plan.ts';
 
-export { decodePlan, encodePlan, type PlanContext } from './plan.ts';
-
 export interface EncodedEpisode {
   tokens: number[];
   /** 1 on policy tokens (calls, plan or answer, <eos>), 0 on <bos>, the query and observations */

@@ -5,7 +5,8 @@
 import type { Observation, Plan, Query, ToolStep, World } from '../env/types.ts';
 import type { Rng } from '../env/random.ts';
 import { callTool } from '../env/tools.ts';
-import { decodePlan, encodeQuery, parseCallTokens } from './encode.ts';
+import { encodeQuery, parseCallTokens } from './encode.ts';
+import { decodePlan } from './plan.ts';
 import {
   decodeToolQaAnswer, encodeToolQaPrompt, toolQaBaseDate, type ToolQaAnswer, type ToolQaTask,
 } from './toolqaCodec.ts';

@@ -7,7 +7,8 @@ import type { Query, Verdicts, World } from '../env/types.ts';
 import { Rng } from '../env/random.ts';
 import { aggregateMetrics, evaluatePlan } from '../env/evaluate.ts';
 import type { Policy } from '../model/transformer.ts';
-import { rollout, type AgentTask, type Episode } from './rollout.ts';
+import { rollout } from './rollout.ts';
+import { type AgentTask, type Episode } from './episode.ts';
 import { scoreToolQa, type ToolQaTask } from './toolqaCodec.ts';
 
 export interface PolicyEvaluation {

@@ -18,9 +18,6 @@ import { VOCAB } from './vocab.ts';
 import { BranchPlanner, type BranchingOptions, type ForkPoint } from './arpoBranching.ts';
 import { finish, runCall, taskPrompt, type AgentTask, type Episode, type FinishReason } from './episode.ts';
 
-export { taskPrompt, trainingRow } from './episode.ts';
-export type { AgentTask, Episode, EpisodeBranch, FinishReason } from './episode.ts';
-
 export interface RolloutOptions {
   world: World;
   temperature?: number; // default 1
@@ -66,7 +63,6 @@ export interface RolloutPolicy {
   stepAndSample?(cache: RolloutCache, lastTokens: readonly number[], active: readonly boolean[],
     sampling: RowSampling): Promise<SampledTokens>;
 }
-
 
 const ID = { eos: VOCAB.id('<eos>'), endCall: VOCAB.id('</call>'), plan: VOCAB.id('<plan>') };
 

@@ -27,7 +27,6 @@ import { VERL_VERSION } from './verl/target.ts';
 import { toolConfigYaml } from './verl/toolsAndPrompt.ts';
 
 export const ENGINES = ['verl'] as const;
-export type Engine = (typeof ENGINES)[number];
 
 /** Why ARPO is not exported (the command prints this). */
 export const ARPO_REFUSAL =

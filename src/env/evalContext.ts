@@ -19,7 +19,6 @@ export const PLAN_FIELDS = [
 ] as const;
 export type PlanField = (typeof PLAN_FIELDS)[number];
 export const MEAL_SLOTS = ['breakfast', 'lunch', 'dinner'] as const;
-export type MealSlot = (typeof MEAL_SLOTS)[number];
 
 /** The official "day is not needed" filler: such a day does not count as a planned day. */
 export const UNUSED_DAY_TEXT = "You don't need to fill in the information for this or later days.";

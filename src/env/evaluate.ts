@@ -91,10 +91,6 @@ import {
 import { COMMONSENSE_KEYS, HARD_KEYS } from './types.ts';
 import type { CheckResult, CommonsenseKey, EvalMetrics, HardKey, Plan, Query, Verdicts, World } from './types.ts';
 
-export { parsePlanDay, parseNameCity, extractFromTo, extractBeforeParenthesis, attractionItems } from './planParse.ts';
-export type { ParsedDay, NameCity } from './planParse.ts';
-export { hardConstraintCount } from './hard.ts';
-
 export interface EvaluateOptions {
   /** reproduce every quirk of the official evaluation (export / interop); default false (lab mode) */
   faithful?: boolean;

@@ -204,5 +204,3 @@ export function parseToolCall(name: string, args: Record<string, unknown>): Tool
       return { tool, args: { city: values.city } };
   }
 }
-
-export { renderObservation } from './render.ts';

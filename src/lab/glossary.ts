@@ -41,8 +41,6 @@ export function chartTermId(metric: { key: string; label: string }): string {
   return entryNamed(metric.label)?.id ?? metricTermId(metric.key);
 }
 
-export type GlossaryId = keyof typeof DECLARED & string;
-
 /** the entry of a term id; throws on an id with none (a typo in the page's markup fails loudly) */
 export function glossaryEntry(id: string): GlossaryEntry {
   const e = GLOSSARY[id];

@@ -140,10 +140,6 @@ export const waitingCount = (q: RunQueue) => q.items.filter((i) => i.status === 
 // ---- ETA -----------------------------------------------------------------------------------------
 
 // the estimate itself is runEstimate.ts's, the one the Lab, the lessons and a class sitting use too
-export {
-  estimateEvalMs, estimateStepMs, evaluationsLeft, formatEta, runTimeLeftMs, type StepSample,
-} from './runEstimate.ts';
-
 export interface QueueEta {
   /** ms left per item (0 when finished, null when there is nothing to estimate from) */
   perItem: Map<number, number | null>;

@@ -155,9 +155,6 @@ export function sittingCounts(states: readonly PlannedState[]): SittingCounts {
   };
 }
 
-/** the sitting's time: its runs on `atOnce` workers (the run estimate's runsTimeMs; lessonTime.ts lessonTimeMs) */
-export { runsTimeMs as sittingTimeMs } from '../lab/runEstimate.ts';
-
 /** a class's sitting as its ClassStore record keeps it */
 export interface KeptSitting {
   seeds: readonly number[];

@@ -93,6 +93,19 @@ export function predictionBand(
   return { mean, lo: mean - half, hi: mean + half };
 }
 
+/** where one run's end success falls against a setting's committed seeds: the 95 % prediction band of their end
+ *  successes (clamped to [0, 1]) and the verdict, or null where fewer than two seeds make no band */
+export function placeInBand(
+  end: number,
+  ref: SettingReference,
+): { verdict: 'inside' | 'above' | 'below'; lo: number; hi: number; mean: number } | null {
+  if (ref.seeds.length < 2) return null;
+  const b = predictionBand(ref.eval.end);
+  if (b.lo === null || b.hi === null || b.mean === null) return null;
+  const [lo, hi] = [Math.max(0, b.lo), Math.min(1, b.hi)];
+  return { verdict: end < lo ? 'below' : end > hi ? 'above' : 'inside', lo, hi, mean: b.mean };
+}
+
 /** a band's ends kept where the metric can be: every lesson metric is ≥ 0, and a rate ≤ 1 */
 function clampTo(metric: string, x: number | null): number | null {
   if (x === null) return null;

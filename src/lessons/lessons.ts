@@ -7,7 +7,6 @@
 import { defaultConfig, type LabConfig } from '../lab/config.ts';
 import type { FindingId } from '../findings/findings.ts';
 import type { LessonId } from '../lab/urlState.ts';
-export { LESSON_IDS, type LessonId } from '../lab/urlState.ts';
 
 /** The findings' standard size (`sweep --standard`, src/cli/commands/sweep.ts STANDARD; a test keeps them
  *  equal): a lesson runs exactly a committed cell, so its band is that cell's seeds. */

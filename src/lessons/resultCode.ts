@@ -37,6 +37,17 @@ export interface LessonResult {
 }
 
 export type RefusalReason = 'malformed' | 'tampered' | 'version' | 'lesson';
+/** a shared link the page will not read, and why in words */
+export type RefusedLink = { ok: false; reason: RefusalReason; message: string };
+/** what the page shows of any shared link it reads: its facts in reading order and its verdict in a sentence */
+export interface ShownLink<Verdict extends string> {
+  ok: true;
+  /** label → value, in reading order */
+  facts: [string, string][];
+  verdict: Verdict;
+  /** the verdict in a sentence, its numbers in it */
+  verdictText: string;
+}
 export type DecodedResult =
   { ok: true; result: LessonResult; code: string } | { ok: false; reason: RefusalReason; message: string };
 

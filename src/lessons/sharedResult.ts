@@ -5,27 +5,21 @@
 // Pure: no DOM, no tfjs.
 import { formatAverage, formatPercent, metricInfo } from '../lab/metrics.ts';
 import type { Lesson } from './lessons.ts';
-import { predictionBand, type SettingReference } from './lessonReference.ts';
-import { decodeResultLink, type LessonResult, type RefusalReason } from './resultCode.ts';
+import { placeInBand, type SettingReference } from './lessonReference.ts';
+import { decodeResultLink, type LessonResult, type RefusedLink, type ShownLink } from './resultCode.ts';
 import { resultSize } from './lessonClass.ts';
 
 export type BandVerdict = 'inside' | 'above' | 'below' | 'off-setting' | 'no-band';
 
 export type SharedResult =
-  | { ok: false; reason: RefusalReason; message: string }
-  | {
-      ok: true;
+  | RefusedLink
+  | (ShownLink<BandVerdict> & {
       result: LessonResult;
       /** the arm's label in the lesson */
       arm: string;
       /** whether the run was at the lesson's reference setting (a smoke size is not) */
       atSetting: boolean;
-      /** label → value, in reading order */
-      facts: [string, string][];
-      verdict: BandVerdict;
-      /** the verdict in a sentence, its numbers in it */
-      verdictText: string;
-    };
+    });
 
 const pts = (x: number) => formatPercent(x, ' ');
 
@@ -80,39 +74,26 @@ export function readSharedResult(
   });
 
   const ref = refs[index] ?? null;
+  const shown = { ok: true as const, result: r, arm: arm.label, atSetting, facts };
   if (!atSetting) {
     return {
-      ok: true,
-      result: r,
-      arm: arm.label,
-      atSetting,
-      facts,
+      ...shown,
       verdict: 'off-setting',
       verdictText: `Not at the lesson's setting: the committed band of ${arm.label} is not its reference, so it is not placed against it.`,
     };
   }
-  const b = ref && ref.seeds.length >= 2 ? predictionBand(ref.eval.end) : null;
-  if (!b || b.lo === null || b.hi === null) {
+  const placed = ref ? placeInBand(end, ref) : null;
+  if (!placed) {
     return {
-      ok: true,
-      result: r,
-      arm: arm.label,
-      atSetting,
-      facts,
+      ...shown,
       verdict: 'no-band',
       verdictText: `No band for ${arm.label} yet (fewer than two committed seeds): nothing to place it against.`,
     };
   }
-  const band = { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) };
-  const verdict: BandVerdict = end < band.lo ? 'below' : end > band.hi ? 'above' : 'inside';
   const drop = end < start ? ` It ended below its own start (${pts(start)} → ${pts(end)}).` : '';
   return {
-    ok: true,
-    result: r,
-    arm: arm.label,
-    atSetting,
-    facts,
-    verdict,
-    verdictText: `It ended at ${pts(end)}, ${verdict} the band where one run of ${arm.label} is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref!.seeds.length} committed seeds).${drop}`,
+    ...shown,
+    verdict: placed.verdict,
+    verdictText: `It ended at ${pts(end)}, ${placed.verdict} the band where one run of ${arm.label} is expected, [${pts(placed.lo)}, ${pts(placed.hi)}] (the ${ref!.seeds.length} committed seeds).${drop}`,
   };
 }

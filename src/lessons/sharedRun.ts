@@ -10,8 +10,8 @@ import { METRIC } from '../lab/metricNames.ts';
 import { formatPercent } from '../lab/metrics.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
 import { wilson } from '../stats/intervals.ts';
-import { predictionBand, settingKey, type SettingReference } from './lessonReference.ts';
-import { settingHash, type RefusalReason } from './resultCode.ts';
+import { placeInBand, settingKey, type SettingReference } from './lessonReference.ts';
+import { settingHash, type RefusedLink, type ShownLink } from './resultCode.ts';
 import { decodeRun, type RunResult } from './runResultCode.ts';
 import { MAX_SERIES_POINTS, SERIES_METRICS } from './runSeries.ts';
 
@@ -21,27 +21,23 @@ export type SharedCurves = { step: number; values: Record<string, number> }[];
 export type RunVerdict = 'inside' | 'above' | 'below' | 'unfinished' | 'no-band';
 
 export type SharedRun =
-  | { ok: false; reason: RefusalReason; message: string }
-  | {
-      ok: true;
+  | RefusedLink
+  | (ShownLink<RunVerdict> & {
       run: RunResult;
       /** the setting in words (describeAxes) and its hash */
       setup: string;
       hash: string;
       /** the address fragment that opens this setup, seed included, in the Lab */
       labHash: string;
-      facts: [string, string][];
       /** per evaluation: step, validation success with n and its 95 % (Wilson) interval, OOD */
       rows: { step: number; success: string; ood: string }[];
-      verdict: RunVerdict;
-      verdictText: string;
       /** the run's points as the Lab's charts read them: training steps and evaluations, merged by step */
       curves: SharedCurves;
       /** the metrics to draw, the Lab's first ones that the link carries */
       charted: string[];
       /** a plain sentence on what the curves are (quantised; evenly spaced steps), or why there are none */
       curvesNote: string;
-    };
+    });
 
 const pts = (x: number) => formatPercent(x, ' ');
 
@@ -101,8 +97,7 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
   const base = { ok: true as const, run: r, setup, hash, labHash, facts, rows, curves, charted, curvesNote };
 
   const ref = bandFor(r.setting, settings);
-  const b = ref && ref.seeds.length >= 2 ? predictionBand(ref.eval.end) : null;
-  if (!ref || !b || b.lo === null || b.hi === null) {
+  if (!ref || ref.seeds.length < 2) {
     return {
       ...base,
       verdict: 'no-band',
@@ -118,13 +113,12 @@ export function readSharedRun(code: string, settings: Readonly<Record<string, Se
       verdictText: `The committed runs of this setting end at step ${ref.eval.steps[1]}; this run's last evaluation is at step ${last?.step ?? '–'} (${r.status}), so it is not placed against their band.`,
     };
   }
-  const band = { lo: Math.max(0, b.lo), hi: Math.min(1, b.hi) };
   const end = last.success;
-  const verdict: RunVerdict = end < band.lo ? 'below' : end > band.hi ? 'above' : 'inside';
+  const placed = placeInBand(end, ref)!; // two or more seeds: a band
   return {
     ...base,
-    verdict,
-    verdictText: `It ended at ${pts(end)}, ${verdict} the band where one run of this setting is expected, [${pts(band.lo)}, ${pts(band.hi)}] (the ${ref.seeds.length} committed seeds, ${ref.eval.queries} queries each; mean ${pts(b.mean ?? 0)}).`,
+    verdict: placed.verdict,
+    verdictText: `It ended at ${pts(end)}, ${placed.verdict} the band where one run of this setting is expected, [${pts(placed.lo)}, ${pts(placed.hi)}] (the ${ref.seeds.length} committed seeds, ${ref.eval.queries} queries each; mean ${pts(placed.mean)}).`,
   };
 }
 

@@ -1,5 +1,8 @@
 // How the policy attends, one path per backend, chosen in one place (attentionPath) and asked once at the top
-// of each forward pass; nothing below that branches on the backend, a tensor's rank or a mask's type.
+// of each forward pass, the seed stack's included: the path carries every choice the attention makes (its masks,
+// how it splits q, k, v, its softmax and products over the cache, the decode kernels), so nothing below it asks
+// which backend it runs on. Only ops.ts's primitives (matMul, takeRows, the per-head training attention) pick their
+// own backend's fastest route to the same op, as any op does.
 //
 //   path            backend                          whole sequences            decoding (prefill, step)
 //   per-head        wasm, cpu                        one head at a time         bias tensor, plain ops
@@ -7,6 +10,7 @@
 //   webgpu          webgpu, decode kernels off       batched                    + the decode attention kernel
 //   webgpu-fused    webgpu (the default there)       batched                    + whole prefills and steps fused
 //
+// The decoding ops differ between wasm and cpu too (CacheKernels, cachedAttention.ts): the path carries them.
 // Why per head on wasm and cpu: wasm's batched matMul is a naive loop (an SFT step ran ~4× faster per head) and
 // cpu is as fast either way and skips the [B, H, T, T] mask; a GPU keeps the batched form, where B·H small
 // kernels a layer would cost more than they save. The choice is made at each forward, not once for the Policy's
@@ -14,7 +18,8 @@
 // Policy: the kernel checks and the GPU check run one model both ways.
 import * as tf from '@tensorflow/tfjs';
 import { alibiSlopes, type ModelConfig } from './config.ts';
-import { attendCached, cachedAttentionBias, cachedQkv, decodePositions } from './cachedAttention.ts';
+import { attendCached, cachedAttentionBias, cachedQkv, CPU_CACHE, decodePositions, PLAIN_CACHE, WASM_CACHE,
+  type CacheKernels } from './cachedAttention.ts';
 import type { DecodePositions } from './kernels/decodeAttention.ts';
 import { causalAttention, matMul, softmaxLast } from './ops.ts';
 import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
@@ -54,6 +59,8 @@ export interface AttentionPath {
   /** a layer's attention over the cache: xn [R, n, C] → [R, n, C], writing its k, v through `write` */
   attendCache(config: ModelConfig, xn: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor, mask: CacheMask,
     write: CacheWrite): tf.Tensor3D;
+  /** how the attention over the cache runs (the seed stack splits its own qkv and attends with these) */
+  cache: CacheKernels;
   /** a whole decode step (n = 1) or prefill in fused kernels, or null: then the layers run one by one */
   fused: { step: FusedPass; prefill: FusedPass } | null;
 }
@@ -79,12 +86,13 @@ function attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, maskBias: tf.Ten
 
 const maskOf = (mask: SequenceMask) => ('perHead' in mask ? mask.perHead : null);
 
-const cachedLayer = (config: ModelConfig, xn: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor, mask: CacheMask,
-  write: CacheWrite) => {
+/** a layer's attention over the cache with these kernels */
+const cachedLayer = (kernels: CacheKernels) => (config: ModelConfig, xn: tf.Tensor3D, w: tf.Tensor, b: tf.Tensor,
+  mask: CacheMask, write: CacheWrite) => {
   const H = config.nHeads;
-  const [q, k, v] = cachedQkv(xn, w, b, H); // [R, H, n, hd] each
+  const [q, k, v] = cachedQkv(xn, w, b, H, kernels); // [R, H, n, hd] each
   const [keys, values] = write(k, v);
-  return attendCached(q, keys, values, mask, 1 / Math.sqrt(config.dModel / H));
+  return attendCached(q, keys, values, mask, 1 / Math.sqrt(config.dModel / H), kernels);
 };
 
 const PER_HEAD: AttentionPath = {
@@ -102,9 +110,13 @@ const PER_HEAD: AttentionPath = {
     return y.transpose([0, 2, 1, 3]).reshape([B, T, H * hd]); // [B, T, C]
   },
   cacheMask: (config, pos, R, n, cap) => cachedAttentionBias(config, pos, R, n, cap),
-  attendCache: cachedLayer,
+  attendCache: cachedLayer(WASM_CACHE),
+  cache: WASM_CACHE,
   fused: null,
 };
+
+/** cpu: per head as wasm, with cpu's own ops over the cache */
+const PER_HEAD_CPU: AttentionPath = { ...PER_HEAD, attendCache: cachedLayer(CPU_CACHE), cache: CPU_CACHE };
 
 const BATCHED: AttentionPath = {
   name: 'batched',
@@ -126,7 +138,8 @@ const BATCHED: AttentionPath = {
     return attend(q, k, v, mask.batched);
   },
   cacheMask: PER_HEAD.cacheMask,
-  attendCache: cachedLayer,
+  attendCache: cachedLayer(PLAIN_CACHE),
+  cache: PLAIN_CACHE,
   fused: null,
 };
 
@@ -147,7 +160,8 @@ const WEBGPU_FUSED: AttentionPath = {
 /** the path for the current backend and kernel switches */
 export function attentionPath(): AttentionPath {
   const backend = tf.getBackend();
-  if (backend === 'wasm' || backend === 'cpu') return PER_HEAD;
+  if (backend === 'wasm') return PER_HEAD;
+  if (backend === 'cpu') return PER_HEAD_CPU;
   if (!useFusedKernels()) return BATCHED;
   return useFusedDecode() ? WEBGPU_FUSED : WEBGPU;
 }

@@ -43,13 +43,6 @@ export function preset(name: PresetName, vocabSize: number, contextLength = 1024
   return { vocabSize, contextLength, ...sizes[name], positions: 'alibi' };
 }
 
-/** The presets at vocab 512 and context 1024, for display; use preset() with the real vocab. */
-export const PRESETS: Record<PresetName, ModelConfig> = {
-  s: preset('s', 512),
-  m: preset('m', 512),
-  l: preset('l', 512),
-};
-
 /** Shapes of every parameter, by name. The single source of truth for init, counting and loading. */
 export function parameterShapes(c: ModelConfig): Record<string, number[]> {
   validateConfig(c);

@@ -1,7 +1,7 @@
 // The per-row KV cache of incremental decoding, and how fresh keys/values are written into it.
 import * as tf from '@tensorflow/tfjs';
 import type { ModelConfig } from './config.ts';
-import { cacheRows } from './cachedAttention.ts';
+import { takeRows } from './ops.ts';
 import { writableInPlace, writeRowsInPlace } from './kernels/inPlaceRows.ts';
 
 /**
@@ -74,8 +74,8 @@ export class KVCache {
     const lens = this.lengths.slice();
     dst.forEach((d, i) => { this.lengths[d] = lens[src[i]]; });
     this.replace(
-      tf.tidy(() => this.keys.map((k) => cacheRows(k, map))),
-      tf.tidy(() => this.values.map((v) => cacheRows(v, map))),
+      tf.tidy(() => this.keys.map((k) => takeRows(k, map))),
+      tf.tidy(() => this.values.map((v) => takeRows(v, map))),
     );
   }
 
@@ -85,8 +85,8 @@ export class KVCache {
     rows.forEach((r) => this.lengthOf(r));
     const next = new KVCache(this.config, rows.length, this.maxLen);
     next.replace(
-      tf.tidy(() => this.keys.map((k) => cacheRows(k, rows))),
-      tf.tidy(() => this.values.map((v) => cacheRows(v, rows))),
+      tf.tidy(() => this.keys.map((k) => takeRows(k, rows))),
+      tf.tidy(() => this.values.map((v) => takeRows(v, rows))),
     );
     next.lengths = rows.map((r) => this.lengths[r]);
     return next;

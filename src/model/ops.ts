@@ -118,8 +118,7 @@ export function causalAttention(
     return fusedCausalAttention(heads, H, biases, scale);
   // head j = (b, h): its q, k, v are rows b·3H + h, + H, + 2H of heads viewed as [B·3H, T·hd]
   const row = (j: number, part: number) => Math.floor(j / H) * 3 * H + part * H + (j % H);
-  // wasm: a heap copy (wasmRows); its gather costs ~36 ns an element (a quarter second a step at 16×288)
-  const take = (flat: tf.Tensor, r: number) => (wasm ? wasmRows(flat, [r]) : tf.gather(flat, [r])).reshape([T, hd]); // [T, hd]
+  const take = (flat: tf.Tensor, r: number) => takeRows(flat, [r]).reshape([T, hd]); // [T, hd]
   const attend = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     const flat = x.reshape([B * threeH, T * hd]);
     const ps: tf.Tensor[] = []; // N × [T, T]
@@ -204,6 +203,17 @@ function fusedCausalAttention(
   }) as CustomGradFn);
   const y = attend(x) as tf.Tensor4D;
   return pad ? y.slice([0, 0, 0, 0], [B, H, T, hd]) : y;
+}
+
+/** rows `rows` of x [B, ...] → [R, ...], no gradient (a prefill's cache rows, the cache's compaction and forks, a
+ *  head's q, k, v). On wasm a heap copy per run of rows (kernels/wasmRows.ts): its gather costs ~36 ns an element
+ *  and a one-hot matMul first packs the whole tensor. Exact either way: this op picks its backend's fastest copy. */
+export function takeRows<T extends tf.Tensor>(x: T, rows: readonly number[]): T {
+  const B = x.shape[0];
+  const bad = rows.find((r) => !Number.isInteger(r) || r < 0 || r >= B);
+  if (bad !== undefined) throw new Error(`takeRows: row ${bad} outside [0, ${B})`);
+  if (tf.getBackend() === 'wasm') return wasmRows(x, rows) as T;
+  return tf.gather(x, tf.tensor1d(rows.slice(), 'int32')) as T;
 }
 
 /** rows `index` (distinct, int32 [P]) of x [N, K] → [P, K], differentiable in x on every backend.

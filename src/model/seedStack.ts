@@ -17,24 +17,21 @@
 // each row through its own seed's weights): 5 dispatches a layer, as Policy's, at any S (25 on the plain path).
 // prefillRows prefills several seeds' rows at once, each seed's a block of the same shape.
 // wasm runs a batched matMul as a naive loop, so there each seed has its own 2-D matMul (seedMatMul).
+// How the seeds attend is Policy's attention path (attentionPath.ts), asked once a forward pass as Policy asks it.
 import * as tf from '@tensorflow/tfjs';
 import { Policy } from './transformer.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
-import { attendCached, cachedAttentionBias, decodePositions } from './cachedAttention.ts';
-import type { DecodePositions } from './kernels/decodeAttention.ts';
+import { attendCached, splitQkv } from './cachedAttention.ts';
+import { attentionPath, type AttentionPath, type CacheMask } from './attentionPath.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
-import { causalAttention, gelu, logSoftmaxLast, matMul, softmaxLast } from './ops.ts';
+import { gelu, logSoftmaxLast } from './ops.ts';
 import { seedMatMul } from './seedMatMul.ts';
-import { alibiSlopes, parameterShapes, type ModelConfig } from './config.ts';
+import { parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
 import { decodeLinearSeeds } from './kernels/decodeLinear.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
-import { useFusedDecode, useFusedKernels } from './kernels/webgpu.ts';
-import { fusedDecodeStep, fusedPrefill, fusibleCache, type FusedWeights } from './fusedDecode.ts';
-
-const NEG = -1e9; // Policy's additive mask
-/** as transformer.ts: backends whose training attention goes one head at a time */
-const PER_HEAD_ATTENTION = new Set(['wasm', 'cpu']);
+import { useFusedKernels } from './kernels/webgpu.ts';
+import { fusibleCache, type FusedWeights } from './fusedDecode.ts';
 
 export class SeedStackedPolicy {
   readonly config: ModelConfig;
@@ -161,7 +158,7 @@ export class SeedStackedPolicy {
     if (S !== this.seeds) throw new Error(`SeedStackedPolicy: tokens for ${S} seeds, the stack holds ${this.seeds}`);
     if (T > this.config.contextLength)
       throw new Error(`SeedStackedPolicy: sequence of ${T} tokens exceeds context ${this.config.contextLength}`);
-    const { vocabSize: V, dModel: C, nHeads: H } = this.config;
+    const { vocabSize: V, dModel: C } = this.config;
     // the embedding as a matMul (what Policy's default 'onehot' is; for 'gather' the same rows exactly)
     let x = seedMatMul(tf.oneHot(tokens.reshape([S, B * T]), V) as tf.Tensor3D, this.p('wte') as tf.Tensor3D); // [S, B·T, C]
     if (this.config.positions !== 'alibi') {
@@ -171,37 +168,13 @@ export class SeedStackedPolicy {
         .add(wpe)
         .reshape([S, B * T, C]) as tf.Tensor3D;
     }
-    // the causal mask (+ ALiBi per head), as Policy.hidden builds it; attention is per row, seeds are rows
-    const causal = tf.linalg.bandPart(tf.ones([T, T]), -1, 0);
-    const bias = tf.sub(1, causal).mul(NEG) as tf.Tensor2D; // [T, T]
-    const dist =
-      this.config.positions === 'alibi'
-        ? tf
-            .range(0, T)
-            .reshape([T, 1])
-            .sub(tf.range(0, T).reshape([1, T]))
-            .mul(causal)
-        : null;
-    const headBias = dist ? alibiSlopes(H).map((m) => bias.sub(dist.mul(m)) as tf.Tensor2D) : null;
-    const perHead = PER_HEAD_ATTENTION.has(tf.getBackend());
+    // attention is per row, seeds are rows: Policy's path over S·B rows, its mask built once
     const rows = S * B;
-    const fullMask = perHead
-      ? null
-      : headBias // batched attention: the mask tiled to [S·B, H, T, T] once
-        ? tf.tile(tf.stack(headBias).reshape([1, H, T, T]), [rows, 1, 1, 1])
-        : tf.tile(bias.reshape([1, 1, T, T]), [rows, H, 1, 1]);
-    const hd = C / H;
+    const path = attentionPath();
+    const mask = path.sequenceMask(this.config, rows, T);
     for (let i = 0; i < this.config.nLayers; i++) {
       const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [S, B·T, 3C]
-      let y: tf.Tensor; // [S·B, T, C]
-      if (fullMask === null) {
-        const heads = qkv.reshape([rows, T, 3 * H, hd]).transpose([0, 2, 1, 3]) as tf.Tensor4D; // [S·B, 3H, T, hd]
-        y = causalAttention(heads, H, headBias ?? bias, 1 / Math.sqrt(hd)).transpose([0, 2, 1, 3]); // [S·B, T, H, hd]
-      } else {
-        const [q, k, v] = tf.unstack(qkv.reshape([rows, T, 3, H, hd]).transpose([2, 0, 3, 1, 4]), 0) as tf.Tensor4D[]; // [S·B, H, T, hd]
-        const scores = matMul(q.mul(1 / Math.sqrt(hd)), k, false, true).add(fullMask); // [S·B, H, T, T]
-        y = matMul(softmaxLast(scores), v).transpose([0, 2, 1, 3]); // [S·B, T, H, hd]
-      }
+      const y = path.attendSequence(this.config, qkv.reshape([rows, T, 3 * C]), mask); // [S·B, T, C]
       x = x.add(
         this.linear(y.reshape([S, B * T, C]) as tf.Tensor3D, `h${i}.attn.w_proj`, `h${i}.attn.b_proj`),
       ) as tf.Tensor3D;
@@ -299,7 +272,8 @@ export class SeedStackedPolicy {
     n: number,
     rows: number[],
     counts: number[],
-    attendTo: tf.Tensor4D | DecodePositions,
+    path: AttentionPath,
+    attendTo: CacheMask,
   ): { keys: tf.Tensor4D[]; values: tf.Tensor4D[]; x: tf.Tensor3D } {
     const { dModel: C, nHeads: H } = this.config;
     const S = this.seeds;
@@ -313,14 +287,10 @@ export class SeedStackedPolicy {
     let x = this.embedRows(ids, pos, R, n); // [S, R·n, C]
     for (let i = 0; i < this.config.nLayers; i++) {
       const qkv = this.linear(this.layerNorm(x, `h${i}.ln1`), `h${i}.attn.w_qkv`, `h${i}.attn.b_qkv`); // [S, R·n, 3C]
-      const [q, k, v] = (
-        tf.getBackend() === 'cpu' // cpu: a 5-D transpose then contiguous slices (cachedQkv's reason)
-          ? tf.unstack(qkv.reshape([SR, n, 3, H, hd]).transpose([2, 0, 3, 1, 4]), 0)
-          : tf.split(qkv.reshape([SR, n, 3 * H, hd]).transpose([0, 2, 1, 3]), 3, 1)
-      ) as tf.Tensor4D[]; // [S·R, H, n, hd] each
+      const [q, k, v] = splitQkv(qkv.reshape([SR, n, 3 * C]), H, path.cache); // [S·R, H, n, hd] each
       keys.push(write(cache.keys[i], k)); // [S·R, H, cap, hd]
       values.push(write(cache.values[i], v));
-      const y = attendCached(q, keys[i], values[i], attendTo, 1 / Math.sqrt(hd)); // [S·R, n, C]
+      const y = attendCached(q, keys[i], values[i], attendTo, 1 / Math.sqrt(hd), path.cache); // [S·R, n, C]
       x = x.add(this.linear(y.reshape([S, R * n, C]), `h${i}.attn.w_proj`, `h${i}.attn.b_proj`)) as tf.Tensor3D;
       x = x.add(this.mlp(this.layerNorm(x, `h${i}.ln2`), i)) as tf.Tensor3D;
     }
@@ -355,9 +325,10 @@ export class SeedStackedPolicy {
     for (let j = 0; j < SR; j++)
       for (let k = 0; k < n; k++) pos[j * n + k] = Math.min(lens[j] + k, this.config.contextLength - 1);
     const rows = Array.from({ length: SR }, (_, j) => j);
+    const path = attentionPath();
     const next = whileDecoding(() =>
       tf.tidy(() => {
-        const maskBias = cachedAttentionBias(this.config, pos, SR, n, cache.capacity); // [S·R, H, n, cap]
+        const maskBias = path.cacheMask(this.config, pos, SR, n, cache.capacity, false); // [S·R, H, n, cap]
         const { keys, values } = this.decode(
           cache,
           ids,
@@ -365,6 +336,7 @@ export class SeedStackedPolicy {
           n,
           rows,
           tokens.map((t) => t.length),
+          path,
           maskBias,
         );
         return { keys, values };
@@ -393,15 +365,14 @@ export class SeedStackedPolicy {
     const ids = Int32Array.from(lastTokens, (t) => this.checkToken(t));
     const pos = Int32Array.from(lens, (l) => Math.min(l, this.config.contextLength - 1));
     const rows = on.flatMap((a, j) => (a ? [j] : []));
+    const path = attentionPath();
     const out = whileDecoding(() =>
       tf.tidy(() => {
-        // webgpu: the fused decode attention (per row: seeds are rows), else the [S·R, H, 1, cap] bias
-        const attendTo = decodePositions(this.config, pos, cap) ?? cachedAttentionBias(this.config, pos, SR, 1, cap);
-        const fused =
-          useFusedDecode() && !(attendTo instanceof tf.Tensor)
-            ? fusedDecodeStep(this.config, this.fusedWeights(), cache, ids, 1, rows, lens)
-            : null;
+        // webgpu: the whole step in fused kernels (per row: seeds are rows) where the cache can be written in place
+        const fused = path.fused?.step(this.config, this.fusedWeights(), cache, ids, 1, rows, lens, rows.map(() => 1));
         if (fused) return { logits: fused.logits!, keys: fused.keys, values: fused.values };
+        // webgpu: the decode attention kernel reads positions; elsewhere the [S·R, H, 1, cap] bias
+        const attendTo = path.cacheMask(this.config, pos, SR, 1, cap, true);
         const { keys, values, x } = this.decode(
           cache,
           ids,
@@ -409,6 +380,7 @@ export class SeedStackedPolicy {
           1,
           rows,
           rows.map(() => 1),
+          path,
           attendTo,
         );
         const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([SR, this.config.vocabSize]) as tf.Tensor2D; // [S·R, V]
@@ -447,7 +419,8 @@ export class SeedStackedPolicy {
     const S = this.seeds;
     if (perSeed.length !== S)
       throw new Error(`SeedStackedPolicy.prefillRows: ${perSeed.length} entries for ${S} seeds`);
-    if (!useFusedDecode()) return false;
+    const fused = attentionPath().fused;
+    if (!fused) return false;
     const live = perSeed.map((e) =>
       e ? e.rows.map((r, j) => [r, e.tokens[j]] as const).filter(([, t]) => t.length > 0) : [],
     );
@@ -482,7 +455,7 @@ export class SeedStackedPolicy {
     if (!fusibleCache(cache)) return false;
     const next = whileDecoding(() =>
       tf.tidy(() => {
-        const out = fusedPrefill(this.config, this.fusedWeights(), cache, ids, n, rows, lens, counts)!;
+        const out = fused.prefill(this.config, this.fusedWeights(), cache, ids, n, rows, lens, counts)!;
         return { keys: out.keys, values: out.values };
       }),
     );

@@ -22,31 +22,18 @@
 import * as tf from '@tensorflow/tfjs';
 import { Rng } from '../env/random.ts';
 import { KVCache, scatterPlan } from './kvcache.ts';
-import { cacheRows } from './cachedAttention.ts';
-import { attentionPath } from './attentionPath.ts';
+import { attentionPath, type AttentionPath, type CacheMask } from './attentionPath.ts';
 import { whileDecoding } from './kernels/matmulProgram.ts';
 import { banBias } from './sampling.ts';
-import { gaussian, logSoftmaxLast, matMul, selectRows } from './ops.ts';
+import { gaussian, logSoftmaxLast, matMul, selectRows, takeRows } from './ops.ts';
 import { countParameters, parameterShapes, type ModelConfig } from './config.ts';
 import { layerNorm } from './kernels/layerNorm.ts';
 import { biasGelu } from './kernels/biasGelu.ts';
 import { packLayers } from './kernels/decodeLayer.ts';
 import { asWeights, type FusedWeights } from './fusedDecode.ts';
 
-export { KVCache } from './kvcache.ts';
-export {
-  alibiSlopes,
-  countParameters,
-  parameterShapes,
-  preset,
-  PRESETS,
-  trainingBytes,
-  trainingFlopsPerToken,
-  validateConfig,
-  type ModelConfig,
-  type PresetName,
-} from './config.ts';
-export { logSoftmaxLast, softmaxLast } from './ops.ts';
+// the worker's RL job still imports it from here
+export { countParameters } from './config.ts';
 
 export class Policy {
   readonly config: ModelConfig;
@@ -182,16 +169,16 @@ export class Policy {
    */
   logProbs(tokens: tf.Tensor2D, targets?: tf.Tensor2D, options: { temperature?: number } = {}):
     { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
-      const [B, T] = tokens.shape;
-      if (T < 2) throw new Error('policy.logProbs: need at least 2 tokens per row');
-      const C = this.config.dModel;
-      const h = this.hidden(tokens)
-        .slice([0, 0, 0], [B, T - 1, C])
-        .reshape([B * (T - 1), C]) as tf.Tensor2D; // [B*(T-1), C]
-      const tgt = (targets ?? tokens.slice([0, 1], [B, T - 1])).reshape([B * (T - 1)]) as tf.Tensor1D; // [B*(T-1)]
-      const { logProbs, entropy } = this.scoreRows(h, tgt, options.temperature);
-      return { logProbs: logProbs.reshape([B, T - 1]), entropy: entropy.reshape([B, T - 1]) };
-    }
+    const [B, T] = tokens.shape;
+    if (T < 2) throw new Error('policy.logProbs: need at least 2 tokens per row');
+    const C = this.config.dModel;
+    const h = this.hidden(tokens)
+      .slice([0, 0, 0], [B, T - 1, C])
+      .reshape([B * (T - 1), C]) as tf.Tensor2D; // [B*(T-1), C]
+    const tgt = (targets ?? tokens.slice([0, 1], [B, T - 1])).reshape([B * (T - 1)]) as tf.Tensor1D; // [B*(T-1)]
+    const { logProbs, entropy } = this.scoreRows(h, tgt, options.temperature);
+    return { logProbs: logProbs.reshape([B, T - 1]), entropy: entropy.reshape([B, T - 1]) };
+  }
 
   /**
    * logProbs() at chosen positions only: the head, log-softmax and entropy (V wide) run on those rows
@@ -204,37 +191,37 @@ export class Policy {
   logProbsAt(tokens: tf.Tensor2D, positions: readonly number[] | Int32Array, targets?: tf.Tensor1D,
     options: { temperature?: number; bans?: readonly (readonly number[])[] } = {}):
     { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
-      const [B, T] = tokens.shape;
-      if (T < 2) throw new Error('policy.logProbsAt: need at least 2 tokens per row');
-      const P = positions.length;
-      if (P === 0) throw new Error('policy.logProbsAt: no positions');
-      if (targets && targets.shape[0] !== P)
-        throw new Error(`policy.logProbsAt: ${targets.shape[0]} targets for ${P} positions`);
-      const seen = new Uint8Array(B * (T - 1));
-      const rows = new Int32Array(P); // row b·T + t of the hidden states [B*T, C]
-      positions.forEach((p, i) => {
-        if (!Number.isInteger(p) || p < 0 || p >= B * (T - 1))
-          throw new Error(`policy.logProbsAt: position ${p} outside [0, ${B * (T - 1)})`);
-        if (seen[p]) throw new Error(`policy.logProbsAt: position ${p} appears twice`);
-        seen[p] = 1;
-        rows[i] = p + Math.floor(p / (T - 1));
-      });
-      const C = this.config.dModel;
-      const rowIndex = tf.tensor1d(rows, 'int32');
-      const h = selectRows(this.hidden(tokens).reshape([B * T, C]) as tf.Tensor2D, rowIndex); // [P, C]
-      const tgt =
-        targets ??
-        (tf.gather(
-          tokens.reshape([B * T]),
-          tf.tensor1d(
-            rows.map((r) => r + 1),
-            'int32',
-          ),
-        ) as tf.Tensor1D); // [P] next tokens
-      if (options.bans && options.bans.length !== P)
-        throw new Error(`policy.logProbsAt: ${options.bans.length} ban lists for ${P} positions`);
-      return this.scoreRows(h, tgt, options.temperature, options.bans);
-    }
+    const [B, T] = tokens.shape;
+    if (T < 2) throw new Error('policy.logProbsAt: need at least 2 tokens per row');
+    const P = positions.length;
+    if (P === 0) throw new Error('policy.logProbsAt: no positions');
+    if (targets && targets.shape[0] !== P)
+      throw new Error(`policy.logProbsAt: ${targets.shape[0]} targets for ${P} positions`);
+    const seen = new Uint8Array(B * (T - 1));
+    const rows = new Int32Array(P); // row b·T + t of the hidden states [B*T, C]
+    positions.forEach((p, i) => {
+      if (!Number.isInteger(p) || p < 0 || p >= B * (T - 1))
+        throw new Error(`policy.logProbsAt: position ${p} outside [0, ${B * (T - 1)})`);
+      if (seen[p]) throw new Error(`policy.logProbsAt: position ${p} appears twice`);
+      seen[p] = 1;
+      rows[i] = p + Math.floor(p / (T - 1));
+    });
+    const C = this.config.dModel;
+    const rowIndex = tf.tensor1d(rows, 'int32');
+    const h = selectRows(this.hidden(tokens).reshape([B * T, C]) as tf.Tensor2D, rowIndex); // [P, C]
+    const tgt =
+      targets ??
+      (tf.gather(
+        tokens.reshape([B * T]),
+        tf.tensor1d(
+          rows.map((r) => r + 1),
+          'int32',
+        ),
+      ) as tf.Tensor1D); // [P] next tokens
+    if (options.bans && options.bans.length !== P)
+      throw new Error(`policy.logProbsAt: ${options.bans.length} ban lists for ${P} positions`);
+    return this.scoreRows(h, tgt, options.temperature, options.bans);
+  }
 
   /** hidden rows h [N, C] and their targets [N] → log-prob of the target and entropy, [N] each */
   private scoreRows(h: tf.Tensor2D, targets: tf.Tensor1D, temperature?: number, bans?: readonly (readonly number[])[]):
@@ -295,19 +282,10 @@ export class Policy {
       const posT = tf.tensor2d(pos, [R, n], 'int32'); // slot of token k of row j
       const mask = path.cacheMask(this.config, pos, R, n, cap, false); // query k of row j sees slots ≤ len_j + k
       const write = scatterPlan(this.config.nHeads, rowIdx, lens, counts, live.map((_, j) => j), n);
+      // the prefilled rows attend over their updated cache rows
       const everyRow = R === cache.batch && rowIdx.every((r, j) => r === j);
-      const keys: tf.Tensor4D[] = [];
-      const values: tf.Tensor4D[] = [];
-      let x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), posT); // [R, n, C]
-      for (let i = 0; i < this.config.nLayers; i++) {
-        const [w, b] = [this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`)];
-        x = this.block(x, i, (xn) => path.attendCache(this.config, xn, w, b, mask, (k, v) => {
-          keys.push(write(cache.keys[i], k)); // [B, H, cap, hd]
-          values.push(write(cache.values[i], v));
-          // the prefilled rows attend over their updated cache rows
-          return everyRow ? [keys[i], values[i]] : [cacheRows(keys[i], rowIdx), cacheRows(values[i], rowIdx)];
-        }));
-      }
+      const x = this.embed(tf.tensor2d(ids, [R, n], 'int32'), posT); // [R, n, C]
+      const { keys, values } = this.cachedLayers(path, x, mask, cache, write, everyRow ? null : rowIdx);
       return { keys, values };
     }));
     cache.replace(next.keys, next.values);
@@ -351,19 +329,10 @@ export class Policy {
         rows.map((b) => b),
         1,
       );
-      const keys: tf.Tensor4D[] = [];
-      const values: tf.Tensor4D[] = [];
-      let x = this.embed(tf.tensor2d(ids, [B, 1], 'int32'), posT); // [B, 1, C]
-      for (let i = 0; i < this.config.nLayers; i++) {
-        const [w, b] = [this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`)];
-        x = this.block(x, i, (xn) => path.attendCache(this.config, xn, w, b, mask, (k, v) => {
-          // k, v [B, H, 1, hd]: written into slot len_b of each active row
-          keys.push(write(cache.keys[i], k));
-          values.push(write(cache.values[i], v));
-          return [keys[i], values[i]];
-        }));
-      }
-      const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([B, this.config.vocabSize]) as tf.Tensor2D;
+      // k, v [B, H, 1, hd]: written into slot len_b of each active row
+      const x0 = this.embed(tf.tensor2d(ids, [B, 1], 'int32'), posT); // [B, 1, C]
+      const { x, keys, values } = this.cachedLayers(path, x0, mask, cache, write, null);
+      const logits = this.head(this.layerNorm(x, 'ln_f')).reshape([B, this.config.vocabSize]) as tf.Tensor2D; // [B, V]
       return { logits, keys, values };
     }));
     cache.replace(out.keys, out.values);
@@ -386,6 +355,27 @@ export class Policy {
     const weights = tf.keep(packLayers(this.config, (name) => this.p(name)));
     this.packed = { ids, weights };
     return weights;
+  }
+
+  /**
+   * The layers over the KV cache, shared by prefill and step: x [R, n, C] holds R rows' n fresh tokens → [R, n, C];
+   * each layer's fresh k, v [R, H, n, hd] go into the cache by `write`, and the rows attend over the cache's rows
+   * `attendRows` (null: every row, in order). Returns each layer's new keys and values [B, H, cap, hd].
+   */
+  private cachedLayers(path: AttentionPath, x: tf.Tensor3D, mask: CacheMask, cache: KVCache,
+    write: (cached: tf.Tensor4D, fresh: tf.Tensor4D) => tf.Tensor4D, attendRows: readonly number[] | null):
+    { x: tf.Tensor3D; keys: tf.Tensor4D[]; values: tf.Tensor4D[] } {
+    const keys: tf.Tensor4D[] = [];
+    const values: tf.Tensor4D[] = [];
+    for (let i = 0; i < this.config.nLayers; i++) {
+      const [w, b] = [this.p(`h${i}.attn.w_qkv`), this.p(`h${i}.attn.b_qkv`)];
+      x = this.block(x, i, (xn) => path.attendCache(this.config, xn, w, b, mask, (k, v) => {
+        keys.push(write(cache.keys[i], k)); // [B, H, cap, hd]
+        values.push(write(cache.values[i], v));
+        return attendRows ? [takeRows(keys[i], attendRows), takeRows(values[i], attendRows)] : [keys[i], values[i]];
+      })); // [R, n, C]
+    }
+    return { x, keys, values };
   }
 
   private checkToken(t: number): number {
@@ -432,4 +422,3 @@ export class Policy {
 export function createPolicy(config: ModelConfig, seed: number): Policy {
   return new Policy(config, seed);
 }
-

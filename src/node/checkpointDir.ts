@@ -25,7 +25,6 @@ import type { Checkpoint } from '../rl/checkpoint.ts';
 import type { ModelConfig } from '../model/config.ts';
 
 // a crash mid-write must not leave a truncated checkpoint: every file here is written whole or not at all
-export { writeAtomic } from './atomicWrite.ts';
 import { writeAtomic } from './atomicWrite.ts';
 
 function bytes(buffer: ArrayBuffer): Uint8Array {

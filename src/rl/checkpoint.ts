@@ -2,7 +2,8 @@
 // keeps as is. Weights, AdamW moments and step, and the RNG state together let a run continue
 // exactly where it left off: on `cpu` the continued run matches an uninterrupted one bit for bit.
 import type * as tf from '@tensorflow/tfjs';
-import { createPolicy, type ModelConfig, type Policy } from '../model/transformer.ts';
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { type ModelConfig } from '../model/config.ts';
 import { AdamW, type AdamWConfig } from './optimizer.ts';
 import { Rng } from '../env/random.ts';
 import type { CurriculumStage } from '../env/rewards.ts';

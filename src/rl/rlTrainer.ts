@@ -22,7 +22,8 @@ import {
   hardMicro,
   type CurriculumStage,
 } from '../env/rewards.ts';
-import { rollout, type AgentTask, type Episode, type RolloutPolicy } from '../agent/rollout.ts';
+import { rollout, type RolloutPolicy } from '../agent/rollout.ts';
+import { type AgentTask, type Episode } from '../agent/episode.ts';
 import { evaluatePolicy } from '../agent/evaluatePolicy.ts';
 import { wilsonOfMeans } from '../stats/intervals.ts';
 import type { Policy } from '../model/transformer.ts';

@@ -11,9 +11,10 @@
 // budget, not the group size; every planned micro-batch is checked against the wasm heap before the first
 // weight moves (a wasm out-of-memory is an `Aborted()` that kills the module, not an error one can catch).
 import * as tf from '@tensorflow/tfjs';
-import { trainingRow, type Episode } from '../agent/rollout.ts';
+import { trainingRow, type Episode } from '../agent/episode.ts';
 import { PAD } from '../agent/vocab.ts';
-import { trainingBytes, type Policy } from '../model/transformer.ts';
+import { type Policy } from '../model/transformer.ts';
+import { trainingBytes } from '../model/config.ts';
 import { globalNormScale, type AdamW } from './optimizer.ts';
 import { microBatches, miniBatchPlan } from './rlMath.ts';
 import { aggregationWeights, LOSS_STATS, rlLoss, type LossStats, type RlBatch } from './rlLoss.ts';

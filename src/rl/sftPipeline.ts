@@ -8,7 +8,8 @@ import { buildDataset } from '../env/queries.ts';
 import { buildSftData, heldOutToolQa } from '../agent/sftData.ts';
 import { evaluatePolicy, type PolicyEvaluation } from '../agent/evaluatePolicy.ts';
 import { PAD, VOCAB } from '../agent/vocab.ts';
-import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { preset, type ModelConfig, type PresetName } from '../model/config.ts';
 import { SftTrainer, type SftExample } from './sft.ts';
 import { METRIC } from '../lab/metricNames.ts';
 
@@ -63,6 +64,20 @@ export function sftPipelineData(o: SftPipelineOptions) {
   return { config, world, validation: ds.validation, test: ds.test, data, heldOutQa };
 }
 
+/** the recipe's evaluation of a trained policy on the validation queries and the held-out tool-QA: free
+ *  decoding and constrained decoding (constrainPlan), batches of 64 */
+export async function evaluateSftPolicy(policy: Policy, d: ReturnType<typeof sftPipelineData>, seed: number):
+  Promise<{ free: PolicyEvaluation; constrained: PolicyEvaluation }> {
+  const { world, validation, heldOutQa } = d;
+  const free = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed });
+  const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, {
+    batchSize: 64,
+    seed,
+    constrainPlan: true,
+  });
+  return { free, constrained };
+}
+
 /** A fresh policy and its SFT trainer for the options (the caller disposes both). */
 export function sftPipelineTrainer(
   o: SftPipelineOptions,
@@ -83,7 +98,8 @@ export function sftPipelineTrainer(
 }
 
 export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipelineResult> {
-  const { config, world, validation, data, heldOutQa } = sftPipelineData(o);
+  const prepared = sftPipelineData(o);
+  const { config, data } = prepared;
   const { policy, trainer } = sftPipelineTrainer(o, config, data.examples);
   const t0 = performance.now();
   let loss = NaN;
@@ -99,12 +115,7 @@ export async function runSftPipeline(o: SftPipelineOptions): Promise<SftPipeline
   }
   const trainSeconds = (performance.now() - t0) / 1000;
   const t1 = performance.now();
-  const evaluation = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
-  const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, {
-    batchSize: 64,
-    seed: o.seed,
-    constrainPlan: true,
-  });
+  const { free: evaluation, constrained } = await evaluateSftPolicy(policy, prepared, o.seed);
   let parameters = 0;
   for (const v of policy.params.values()) parameters += v.size;
   return {

@@ -4,7 +4,8 @@
 // only renders what these return.
 import type { Observation, Plan, PlanDay, Query, ToolName, ToolStep, Verdicts, World } from '../env/types.ts';
 import { COMMONSENSE_KEYS, HARD_KEYS } from '../env/types.ts';
-import { TOOL_ARGUMENTS, callTool, parseToolCall, renderObservation } from '../env/tools.ts';
+import { TOOL_ARGUMENTS, callTool, parseToolCall } from '../env/tools.ts';
+import { renderObservation } from '../env/render.ts';
 import { worldDates } from '../env/world.ts';
 import { evaluatePlan } from '../env/evaluate.ts';
 import {

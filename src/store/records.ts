@@ -128,7 +128,6 @@ export const QueueRecordSchema = v.object({
 export type RunRecord = v.InferOutput<typeof RunSchema>;
 export type LessonTag = v.InferOutput<typeof LessonTagSchema>;
 export type QueueRecord = v.InferOutput<typeof QueueRecordSchema>;
-export type RunSummary = v.InferOutput<typeof RunSummarySchema>;
 export type MetricPoint = v.InferOutput<typeof MetricPointSchema>;
 export type WeightSpec = v.InferOutput<typeof WeightSpecSchema>;
 export type CheckpointRecord = v.InferOutput<typeof CheckpointSchema>;

@@ -2,8 +2,8 @@
 // how (measured, forced, the only one), and the measurement's progress while the worker measures —
 // at boot, when the scale changes, on Re-measure, or when a run starts at a scale not measured yet.
 // The run player owns one of these; nothing here touches tfjs (the worker measures: src/worker/backendChooser.ts).
-import type { Scale } from '../lab/backendChoice.ts';
-import type { BackendInfo, BackendName, CalibrationProgress, MeasureListener } from '../worker/api.ts';
+import type { Scale, BackendName, CalibrationProgress } from '../lab/backendChoice.ts';
+import type { BackendInfo, MeasureListener } from '../worker/api.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 
 /** silence from the worker at boot, no answer and no measurement under way, past which the page says so */

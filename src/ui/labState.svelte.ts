@@ -8,9 +8,11 @@
 // owner a part is typed Readonly, so the compiler refuses a write to another's field. No tfjs here (the worker).
 import type { LabConfig } from '../lab/config.ts';
 import type { Route, UrlNotice, View } from '../lab/urlState.ts';
-import type { RunQueue, StepSample } from '../lab/runQueue.ts';
+import type { RunQueue } from '../lab/runQueue.ts';
+import type { StepSample } from '../lab/runEstimate.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
-import type { BackendInfo, BackendName, RunProgress, StartingPointSource } from '../worker/api.ts';
+import type { BackendInfo, RunProgress, StartingPointSource } from '../worker/api.ts';
+import type { BackendName } from '../lab/backendChoice.ts';
 import type { WorldSize } from '../env/types.ts';
 import type { BackendState } from './backendState.svelte.ts';
 import { LabRoute } from './labRoute.svelte.ts';
@@ -18,8 +20,6 @@ import { LabQueue } from './labQueue.svelte.ts';
 import { RunPlayer, type ShownCurve, type StartingPointView } from './runPlayer.svelte.ts';
 import { RunRecovery } from './runRecovery.svelte.ts';
 import { RunStore } from './runStore.svelte.ts';
-
-export type { ShownCurve, StartingPointView } from './runPlayer.svelte.ts';
 
 export class LabState {
   /** a new scale asks for that scale's backend (the choice is per scale) */

@@ -4,12 +4,11 @@
 // run interrupted. Nothing here touches tfjs (the worker does).
 import type { LabConfig } from '../lab/config.ts';
 import { configFromRecord } from '../lab/urlState.ts';
-import { runTimeLeftMs, type StepSample } from '../lab/runQueue.ts';
+import { runTimeLeftMs, type StepSample } from '../lab/runEstimate.ts';
 import { calibrationOf, stepSamplesFor } from '../lab/backendChoice.ts';
 import type { EpisodeRecord, MetricPoint, RunRecord } from '../store/records.ts';
-import type {
-  BackendInfo, BackendName, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent,
-} from '../worker/api.ts';
+import type { BackendInfo, RunProgress, StartingPointSource, StartingPointSummary, WorkerEvent } from '../worker/api.ts';
+import type { BackendName } from '../lab/backendChoice.ts';
 import type { TrainingWorkerHandle } from '../worker/client.ts';
 import { trainingSandboxSpec } from '../sandbox/sandboxSetup.ts';
 import type { WorldSize } from '../env/types.ts';

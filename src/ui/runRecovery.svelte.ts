@@ -7,7 +7,8 @@
 import { keptCurve, resumeWords } from '../lab/resumeNotice.ts';
 import { lessonById } from '../lessons/lessons.ts';
 import { isQuotaError } from '../store/labStore.ts';
-import type { BackendName, InterruptedRun, RunProgress } from '../worker/api.ts';
+import type { InterruptedRun, RunProgress } from '../worker/api.ts';
+import type { BackendName } from '../lab/backendChoice.ts';
 import { createTrainingWorker, type TrainingWorkerHandle } from '../worker/client.ts';
 import type { RunPlayer } from './runPlayer.svelte.ts';
 import type { RunStore } from './runStore.svelte.ts';

@@ -4,8 +4,6 @@ import type { LabConfig } from '../lab/config.ts';
 import type { MetricPoint, RunStatus } from '../store/records.ts';
 import type { BackendChoice, BackendName, CalibrationProgress, Scale } from '../lab/backendChoice.ts';
 
-export type { BackendChoice, BackendName, CalibrationProgress } from '../lab/backendChoice.ts';
-
 export interface BackendInfo {
   name: BackendName;
   /** WebGPU adapter vendor and architecture, e.g. 'google' / 'swiftshader' ('' when unknown) */

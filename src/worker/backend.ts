@@ -3,7 +3,8 @@
 // how to start each: the WebGPU backend is imported only once `navigator.gpu` has handed out an
 // adapter, so a browser without WebGPU never loads it; the wasm binaries are emitted by Vite as assets.
 import * as tf from '@tensorflow/tfjs';
-import type { BackendInfo, BackendName } from './api.ts';
+import type { BackendInfo } from './api.ts';
+import type { BackendName } from '../lab/backendChoice.ts';
 import { fewCoresReason, threadsRefusedBy } from '../lab/backendChoice.ts';
 import { boundBufferPool } from '../model/kernels/bufferPool.ts';
 import type { WebGPUBackend } from '../model/kernels/webgpu.ts';

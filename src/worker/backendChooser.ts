@@ -14,7 +14,8 @@ import {
   sameDevice,
 } from '../lab/backendChoice.ts';
 import type { CalibrationStore } from '../store/calibrationStore.ts';
-import type { BackendInfo, BackendName } from './api.ts';
+import type { BackendInfo } from './api.ts';
+import type { BackendName } from '../lab/backendChoice.ts';
 import { probeWebgpu, startBackend, startFirst } from './backend.ts';
 import { measureBackend } from './calibration.ts';
 import { START_LIMITS, withinTime } from './deadline.ts';

@@ -4,7 +4,8 @@
 // started the backend. Stops early — `dropped` — once the backend is already slower than another's
 // finished figure, and gives up — `capped` — past CALIBRATION.capMs. The shapes, the weights and the
 // choice are src/lab/backendChoice.ts; the orchestration and the stored figures are backendChooser.ts.
-import { createPolicy, preset, type Policy } from '../model/transformer.ts';
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { preset } from '../model/config.ts';
 import type { KVCache } from '../model/kvcache.ts';
 import { SftTrainer, type SftExample } from '../rl/sft.ts';
 import { VOCAB } from '../agent/vocab.ts';

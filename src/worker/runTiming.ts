@@ -9,7 +9,7 @@
 //   evaluation still to come (every evalEvery steps and after the last) at the evaluations' measured pace.
 //   Leaving them out read "6 s left" for the 25 s of a last step and its final evaluation.
 import type { MetricPoint } from '../store/records.ts';
-import { evaluationsLeft } from '../lab/runQueue.ts';
+import { evaluationsLeft } from '../lab/runEstimate.ts';
 import { METRIC } from '../lab/metricNames.ts';
 
 /** step times averaged for the ETA */

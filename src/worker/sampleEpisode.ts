@@ -5,7 +5,7 @@ import type { CheckResult, Plan, Verdicts, World } from '../env/types.ts';
 import { renderObservation } from '../env/render.ts';
 import { evaluatePlan } from '../env/evaluate.ts';
 import { scoreToolQa } from '../env/toolqa.ts';
-import type { Episode } from '../agent/rollout.ts';
+import type { Episode } from '../agent/episode.ts';
 
 /** longest observation text kept per call (a flight table can run to kilobytes) */
 const OBSERVATION_CHARS = 600;

@@ -5,7 +5,8 @@
 // message says what is wrong, in words a user can act on. Loading only reads: nothing is stored.
 import { VOCAB } from '../agent/vocab.ts';
 import { configFromRecord } from '../lab/urlState.ts';
-import { countParameters, createPolicy, type ModelConfig, type Policy } from '../model/transformer.ts';
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { countParameters, type ModelConfig } from '../model/config.ts';
 import { validateCheckpoint, WEIGHTS_FILE, type SftCard } from '../rl/checkpointFiles.ts';
 import type { SftOrigin } from '../rl/rlEnvironment.ts';
 import type { LabStore } from '../store/labStore.ts';

@@ -9,17 +9,8 @@ import { LabStore } from '../store/labStore.ts';
 import { CalibrationStore } from '../store/calibrationStore.ts';
 import type { MetricPoint, RunRecord } from '../store/records.ts';
 import { ActiveRun, resumeFromCheckpoint } from './activeRun.ts';
-import type {
-  BackendInfo,
-  BackendName,
-  InterruptedRun,
-  MeasureListener,
-  StartingPointSource,
-  StartingPointSummary,
-  StartRequest,
-  TrainingWorkerApi,
-  WorkerListener,
-} from './api.ts';
+import type { BackendInfo, InterruptedRun, MeasureListener, StartingPointSource, StartingPointSummary, StartRequest, TrainingWorkerApi, WorkerListener } from './api.ts';
+import type { BackendName } from '../lab/backendChoice.ts';
 import { gpuDeviceLost } from './backend.ts';
 import { BackendChooser } from './backendChooser.ts';
 import { START_LIMITS, withinTime } from './deadline.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Query, ToolCall, Trajectory } from '../../src/env/types.ts';
-import { decodePlan, encodeCall, encodeQuery, encodeTrajectory, parseCallTokens, toIds } from '../../src/agent/encode.ts';
-import { unresolvableNext } from '../../src/agent/plan.ts';
+import { encodeCall, encodeQuery, encodeTrajectory, parseCallTokens, toIds } from '../../src/agent/encode.ts';
+import { decodePlan, unresolvableNext } from '../../src/agent/plan.ts';
 import { VOCAB, numberTokens, detokenize } from '../../src/agent/vocab.ts';
 
 const query: Query = {

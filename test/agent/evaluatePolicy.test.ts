@@ -13,7 +13,8 @@ import { encodeTrajectory } from '../../src/agent/encode.ts';
 import { encodeToolQaEpisode } from '../../src/agent/toolqaCodec.ts';
 import { evaluatePolicy } from '../../src/agent/evaluatePolicy.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
-import { createPolicy, preset, type Policy } from '../../src/model/transformer.ts';
+import { createPolicy, type Policy } from '../../src/model/transformer.ts';
+import { preset } from '../../src/model/config.ts';
 
 await tf.setBackend('cpu');
 

@@ -8,7 +8,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
-import { rollout, type AgentTask } from '../../src/agent/rollout.ts';
+import { rollout } from '../../src/agent/rollout.ts';
+import { type AgentTask } from '../../src/agent/episode.ts';
 import { Rng } from '../../src/env/random.ts';
 import { Policy } from '../../src/model/transformer.ts';
 

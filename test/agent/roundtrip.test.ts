@@ -7,8 +7,8 @@ import { buildDataset } from '../../src/env/queries.ts';
 import { teachTrajectory } from '../../src/env/teacher.ts';
 import { generateToolQa, teachToolQa } from '../../src/env/toolqa.ts';
 import { Rng } from '../../src/env/random.ts';
-import { decodePlan, encodeTrajectory, parseCallTokens } from '../../src/agent/encode.ts';
-import { unresolvableNext } from '../../src/agent/plan.ts';
+import { encodeTrajectory, parseCallTokens } from '../../src/agent/encode.ts';
+import { decodePlan, unresolvableNext } from '../../src/agent/plan.ts';
 import { decodeToolQaAnswer, encodeToolQaEpisode, toolQaBaseDate } from '../../src/agent/toolqaCodec.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 

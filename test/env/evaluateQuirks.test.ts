@@ -1,7 +1,8 @@
 // The official evaluation's quirks (QUIRKS in src/env/evaluate.ts), each pinned on the hand-made
 // world, plus malformed plans that must never throw.
 import { describe, expect, it } from 'vitest';
-import { evaluatePlan, hardConstraintCount, planCost } from '../../src/env/evaluate.ts';
+import { evaluatePlan, planCost } from '../../src/env/evaluate.ts';
+import { hardConstraintCount } from '../../src/env/hard.ts';
 import { COMMONSENSE_KEYS } from '../../src/env/types.ts';
 import type { Plan, PlanDay, Query } from '../../src/env/types.ts';
 import { austinPlan, austinQuery, makeEvalWorld } from './fixtures/evalWorld.ts';

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { Rng } from '../../src/env/random.ts';
 import { buildRealWorld } from '../../src/env/realWorld.ts';
 import { findRealDataDir } from '../../src/env/node/realData.ts';
-import { TOOL_NAMES, callTool, parseToolCall, renderObservation } from '../../src/env/tools.ts';
+import { TOOL_NAMES, callTool, parseToolCall } from '../../src/env/tools.ts';
+import { renderObservation } from '../../src/env/render.ts';
 import { generateWorld } from '../../src/env/world.ts';
 import type { Observation, ToolCall } from '../../src/env/types.ts';
 

@@ -7,7 +7,7 @@ import {
   alreadySlower, backendNotice, badgeHeadline, badgeText, CALIBRATION, CALIBRATION_CONTEXT, chooseByFigures, comparison, describeCalibration, figureText, forcedNotice, measurementOrder,
   runCalibration, sameDevice, stepEstimateMs, stepSamplesFor, TIE_ORDER, type BackendFigure, type BackendName, type Calibration, type DeviceKey,
 } from '../../src/lab/backendChoice.ts';
-import { estimateStepMs } from '../../src/lab/runQueue.ts';
+import { estimateStepMs } from '../../src/lab/runEstimate.ts';
 import { defaultConfig } from '../../src/lab/config.ts';
 
 const measured = (backend: BackendName, stepMs: number, label: string = backend): BackendFigure => ({

@@ -1,12 +1,9 @@
-import { EVAL_FIXED_QUERIES, STEP_FIXED_ROLLOUTS } from '../../src/lab/runEstimate.ts';
+import { EVAL_FIXED_QUERIES, STEP_FIXED_ROLLOUTS, estimateStepMs, formatEta } from '../../src/lab/runEstimate.ts';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 import { findingById } from '../../src/findings/findings.ts';
 import { parseHash } from '../../src/lab/urlState.ts';
-import {
-  cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, estimateStepMs, formatEta, markStarted,
-  markStarting, nextToStart, queueEta, recordProgress, startFailed, waitingCount, type ProgressReport, type RunQueue,
-} from '../../src/lab/runQueue.ts';
+import { cancelWaiting, clearFinished, continueQueue, emptyQueue, enqueue, markStarted, markStarting, nextToStart, queueEta, recordProgress, startFailed, waitingCount, type ProgressReport, type RunQueue } from '../../src/lab/runQueue.ts';
 import { gridRuns } from '../../src/findings/findingRuns.ts';
 
 const TINY = parseHash('#finding=T7&scale=l&steps=1&queriesPerStep=1&groupSize=2&evalEvery=1&evalQueries=0&evalToolQa=1&trainSize=20&seed=6').config;

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { lessonById, SMOKE_SIZE } from '../../src/lessons/lessons.ts';
 import { settingKey } from '../../src/lessons/lessonReference.ts';
-import {
-  classToReopen, DEFAULT_SEEDS_AN_ARM, drawSittingSeeds, keptSeedsAnArm, MAX_SITTING_SEEDS, nextToRun, plannedRuns, plannedStates, runsAtOnce, sittingCounts, sittingTimeMs, type StoredRunView,
-} from '../../src/lessons/classSitting.ts';
+import { classToReopen, DEFAULT_SEEDS_AN_ARM, drawSittingSeeds, keptSeedsAnArm, MAX_SITTING_SEEDS, nextToRun, plannedRuns, plannedStates, runsAtOnce, sittingCounts, type StoredRunView } from '../../src/lessons/classSitting.ts';
+import { runsTimeMs } from '../../src/lab/runEstimate.ts';
 
 const dense = lessonById('dense-reward')!;
 const seedsLesson = lessonById('seeds')!;
@@ -72,10 +71,10 @@ describe('a class sitting on one machine', () => {
   });
 
   it('times the sitting as its runs fill the workers in plan order', () => {
-    expect(sittingTimeMs([10, 20, 10, 20], 2)).toBe(40);
-    expect(sittingTimeMs([10, 20, 10, 20], 1)).toBe(60);
-    expect(sittingTimeMs([10, 20, 10, 20], 4)).toBe(20);
-    expect(sittingTimeMs([], 2)).toBe(0);
+    expect(runsTimeMs([10, 20, 10, 20], 2)).toBe(40);
+    expect(runsTimeMs([10, 20, 10, 20], 1)).toBe(60);
+    expect(runsTimeMs([10, 20, 10, 20], 4)).toBe(20);
+    expect(runsTimeMs([], 2)).toBe(0);
   });
 });
 

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { createPolicy, type ModelConfig, type Policy } from '../../src/model/transformer.ts';
+import { createPolicy, type Policy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import type { KVCache } from '../../src/model/kvcache.ts';
 import { Rng } from '../../src/env/random.ts';
 

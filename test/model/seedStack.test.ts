@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { Policy, type ModelConfig } from '../../src/model/transformer.ts';
+import { Policy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
 import { Rng } from '../../src/env/random.ts';
 

@@ -5,13 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { Policy, type KVCache, type ModelConfig } from '../../src/model/transformer.ts';
+import { Policy } from '../../src/model/transformer.ts';
+import { type KVCache } from '../../src/model/kvcache.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
 import { SeedStackDecoder, type SeedCache, type SeedDecodeView } from '../../src/model/seedStackDecode.ts';
 import { readCheckpointDir } from '../../src/node/checkpointDir.ts';
 import { policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../../src/rl/rlEnvironment.ts';
-import { rollout, type AgentTask } from '../../src/agent/rollout.ts';
+import { rollout } from '../../src/agent/rollout.ts';
+import { type AgentTask } from '../../src/agent/episode.ts';
 import { Rng } from '../../src/env/random.ts';
 
 const model: ModelConfig = { vocabSize: 16, contextLength: 48, dModel: 16, nLayers: 2, nHeads: 2, dFF: 32, positions: 'alibi' };

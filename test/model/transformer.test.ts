@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { countParameters, createPolicy, preset, type ModelConfig, type Policy } from '../../src/model/transformer.ts';
+import { createPolicy, type Policy } from '../../src/model/transformer.ts';
+import { countParameters, preset, type ModelConfig } from '../../src/model/config.ts';
 import { sampleTokens } from '../../src/model/sampling.ts';
 import { Rng } from '../../src/env/random.ts';
 

@@ -3,10 +3,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
+import { createPolicy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { sampleTokens } from '../../src/model/sampling.ts';
-import { matMul } from '../../src/model/ops.ts';
-import { cacheRows } from '../../src/model/cachedAttention.ts';
+import { matMul, takeRows } from '../../src/model/ops.ts';
 import { scatterPlan } from '../../src/model/kvcache.ts';
 import { writableInPlace } from '../../src/model/kernels/inPlaceRows.ts';
 import { SftTrainer } from '../../src/rl/sft.ts';
@@ -44,11 +44,11 @@ describe('on wasm', () => {
     policy.dispose();
   });
 
-  it('cacheRows (a heap copy per run of rows, wasmRows) picks exactly what gather picks, in any order, leaking nothing', () => {
+  it('takeRows (a heap copy per run of rows, wasmRows) picks exactly what gather picks, in any order, leaking nothing', () => {
     const x = tf.tidy(() => tf.randomNormal([6, 2, 5, 3]).add(tf.range(0, 6).reshape([6, 1, 1, 1]))) as tf.Tensor4D; // [B, H, cap, hd]
     const before = tf.memory().numTensors;
     for (const rows of [[0], [5], [1, 2, 3], [4, 0, 5, 1], [2, 2, 3, 3], [0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0, 0]]) {
-      const got = cacheRows(x, rows);
+      const got = takeRows(x, rows);
       expect(got.shape).toEqual([rows.length, 2, 5, 3]);
       const idx = tf.tensor1d(rows, 'int32');
       const want = tf.gather(x, idx);
@@ -56,7 +56,7 @@ describe('on wasm', () => {
       tf.dispose([got, want, idx]);
     }
     expect(tf.memory().numTensors).toBe(before);
-    expect(() => cacheRows(x, [6])).toThrow(/row 6 outside \[0, 6\)/);
+    expect(() => takeRows(x, [6])).toThrow(/row 6 outside \[0, 6\)/);
     x.dispose();
   });
 

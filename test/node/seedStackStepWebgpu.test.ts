@@ -6,7 +6,8 @@
 // tens of seconds on the 2-core machine.
 import { describe, expect, it } from 'vitest';
 import { useNodeBackend } from '../../src/node/nodeBackend.ts';
-import { Policy, type ModelConfig } from '../../src/model/transformer.ts';
+import { Policy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
 import { AdamW } from '../../src/rl/optimizer.ts';
 import { rlConfigFor } from '../../src/rl/rlConfig.ts';

@@ -9,7 +9,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { describe, expect, it } from 'vitest';
 import { useNodeBackend } from '../../src/node/nodeBackend.ts';
-import { Policy, type ModelConfig } from '../../src/model/transformer.ts';
+import { Policy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
 import { AdamW, globalNormScale } from '../../src/rl/optimizer.ts';
 import { SeedStackedAdamW } from '../../src/rl/seedStackOptimizer.ts';

@@ -4,7 +4,8 @@
 // the model's. A validated checkpoint loads into a policy with exactly the saved weights.
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { createPolicy, type ModelConfig } from '../../src/model/transformer.ts';
+import { createPolicy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { CARD_FORMAT, modelJson, sha256Hex, validateCheckpoint, type SftCard } from '../../src/rl/checkpointFiles.ts';
 import { pipelineOptionsFromCard, policyFromCheckpoint } from '../../src/rl/loadPolicy.ts';

@@ -3,7 +3,8 @@
 // and reference log-probs are chosen to hit every branch (clipped above, below, dual-clipped, unclipped).
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { createPolicy, preset } from '../../src/model/transformer.ts';
+import { createPolicy } from '../../src/model/transformer.ts';
+import { preset } from '../../src/model/config.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { aggregationWeights, rlLoss, type RlBatch } from '../../src/rl/rlLoss.ts';
 import { aggregateLoss, clippedSurrogate, k3Kl } from '../../src/rl/rlMath.ts';

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { createPolicy, preset, trainingBytes, type Policy } from '../../src/model/transformer.ts';
+import { createPolicy, type Policy } from '../../src/model/transformer.ts';
+import { preset, trainingBytes } from '../../src/model/config.ts';
 import { VOCAB } from '../../src/agent/vocab.ts';
 import { Rng } from '../../src/env/random.ts';
 import { rlConfigFor, type RlConfig } from '../../src/rl/rlConfig.ts';

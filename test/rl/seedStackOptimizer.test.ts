@@ -2,7 +2,8 @@
 // AdamW with its own global-norm clip (what rlUpdate/sft do: globalNormScale's scale into AdamW.apply).
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { Policy, type ModelConfig } from '../../src/model/transformer.ts';
+import { Policy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { SeedStackedPolicy } from '../../src/model/seedStack.ts';
 import { AdamW, globalNormScale } from '../../src/rl/optimizer.ts';
 import { SeedStackedAdamW } from '../../src/rl/seedStackOptimizer.ts';

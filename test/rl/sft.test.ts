@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { createPolicy, type ModelConfig, type Policy } from '../../src/model/transformer.ts';
+import { createPolicy, type Policy } from '../../src/model/transformer.ts';
+import { type ModelConfig } from '../../src/model/config.ts';
 import { SftTrainer, sftEpochOrder, type SftExample } from '../../src/rl/sft.ts';
 import { Rng } from '../../src/env/random.ts';
 import { sampleTokens } from '../../src/model/sampling.ts';

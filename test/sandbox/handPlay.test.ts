@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { generateWorld } from '../../src/env/world.ts';
 import { buildDataset } from '../../src/env/queries.ts';
-import { TOOL_NAMES, callTool, renderObservation } from '../../src/env/tools.ts';
+import { TOOL_NAMES, callTool } from '../../src/env/tools.ts';
+import { renderObservation } from '../../src/env/render.ts';
 import { evaluatePlan } from '../../src/env/evaluate.ts';
 import { computeReward } from '../../src/env/rewards.ts';
 import { observationTokens } from '../../src/agent/encode.ts';

@@ -9,7 +9,8 @@
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { readPolicyDir, writeAtomic } from '../../node/checkpointDir.ts';
+import { readPolicyDir } from '../../node/checkpointDir.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 import { formatDuration } from '../progress.ts';
 import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
 import { policyFromCheckpoint, sftOriginFromCard } from '../../rl/loadPolicy.ts';

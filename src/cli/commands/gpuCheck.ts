@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { writeAtomic } from '../../node/checkpointDir.ts';
+import { writeAtomic } from '../../node/atomicWrite.ts';
 import { provenance, type Provenance } from '../../node/provenance.ts';
 import {
   CHECK_BACKENDS,

@@ -8,17 +8,11 @@ import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { ProgressBar, formatDuration } from '../progress.ts';
-import {
-  removeResumeState,
-  resumeTraining,
-  saveTraining,
-  writeCard,
-  writePolicyFiles,
-} from '../../node/checkpointDir.ts';
-import { prepareRunDir, type RunKind } from '../outDir.ts';
-import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
-import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
+import { formatDuration } from '../progress.ts';
+import { writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import type { RunKind } from '../outDir.ts';
+import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
+import { runSftSession } from '../sftSession.ts';
 import { SftTrainer } from '../../rl/sft.ts';
 import {
   batchTokens,
@@ -29,10 +23,10 @@ import {
   TOKENS_PER_PARAMETER,
   type PretrainDataOptions,
 } from '../../rl/pretrainData.ts';
-import { provenance } from '../../node/provenance.ts';
 import { cardProvenance, PRETRAIN_CARD_FORMAT, WEIGHTS_FILE, type PretrainCard } from '../../rl/checkpointFiles.ts';
 import { PAD, VOCAB } from '../../agent/vocab.ts';
-import { countParameters, createPolicy, preset, type ModelConfig } from '../../model/transformer.ts';
+import { createPolicy } from '../../model/transformer.ts';
+import { countParameters, preset, type ModelConfig } from '../../model/config.ts';
 import { shellCommand } from '../shellQuote.ts';
 import { METRIC } from '../../lab/metricNames.ts';
 
@@ -117,72 +111,57 @@ export const pretrainCommand: Command = {
     const sessionSteps = flagInt(flags, 'session-steps', Infinity, 1);
     const command = shellCommand('npm run cli -- pretrain', stripSessionFlags(args));
     const fingerprint = JSON.stringify({ presetName, config, budget, peakLr, ...data, backend });
-    // another run in the folder is refused, not overwritten; --resume on a finished one trains nothing
-    const made = provenance(join(out, 'card.json'), { allowDirty: flags.has('allow-dirty') }); // refused before anything is written
-    const begin = prepareRunDir(out, {
-      resume: flags.has('resume'),
-      force: flags.has('force'),
-      fingerprint,
-      kind: PRETRAIN_RUN_KIND,
-    });
-    if (begin.action === 'finished') return 0;
-    let commit = made.commit;
-    let dirtyFiles = made.dirtyFiles;
-
-    await useNodeBackend(backend, wasmThreads());
-    const t0 = performance.now();
-    let group = pretrainGroup(data, 0);
-    // the cosine's length: the budget over group 0's mean batch (a pure function of the options)
-    const meanBatch = group.batches.reduce((n, b) => n + batchTokens(b), 0) / group.batches.length;
-    const plannedSteps = Math.max(1, Math.ceil(budget / meanBatch));
-    const trainerConfig = {
-      batchSize: data.batchSize,
-      totalSteps: plannedSteps,
-      warmupSteps: Math.min(100, Math.ceil(plannedSteps / 10)),
-      peakLr,
-      minLr: peakLr / 10,
-      padId: PAD,
-      seed,
-    };
-    let policy = createPolicy(config, seed);
-    let trainer = new SftTrainer(policy, group.examples, trainerConfig);
+    // the data stream's state: the world group, the cursor in it (group, batch), the tokens consumed
+    let group: ReturnType<typeof pretrainGroup>;
     let cursor = { group: 0, batch: 0 };
     let tokens = 0;
-    let trainSecondsBefore = 0;
-    let lastLoss = NaN;
-    const resumed = begin.action === 'resume' ? resumeTraining(out, fingerprint, commit) : null;
-    if (resumed) {
-      ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
-      dirtyFiles = resumed.extra.dirtyFiles as typeof dirtyFiles;
-      cursor = resumed.extra.cursor as typeof cursor;
-      tokens = Number(resumed.extra.tokens);
-      if (cursor.group !== 0) group = pretrainGroup(data, cursor.group);
-      trainer.dispose();
-      policy.dispose();
-      trainer = SftTrainer.restore(resumed.ckpt, group.examples, trainer.config);
-      policy = trainer.policy;
-      console.error(
-        `resuming ${out} at step ${trainer.step} (${fmtTokens(tokens)} of ${fmtTokens(budget)} tokens, world group ${cursor.group})`,
-      );
-    }
-    console.error(
-      `pretraining preset ${presetName} (${(parameters / 1e6).toFixed(2)}M parameters) on ${fmtTokens(budget)} tokens ` +
-        `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
-        `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-    );
-
-    const stops = catchStopSignals(
-      resumeCommand('npm run cli -- pretrain', stripSessionFlags(args)),
-      'after this training step',
-    );
-    const letSignalsIn = yielder(0);
-    const bar = new ProgressBar(plannedSteps, trainer.step, `pretrain ${presetName} `, 50);
-    const tTrain = performance.now();
-    const startStep = trainer.step;
-    let emaLoss = lastLoss;
-    const trainSecondsNow = () => trainSecondsBefore + (performance.now() - tTrain) / 1000;
-    try {
-      while (tokens < budget) {
+    let plannedSteps = 0;
+    return runSftSession({
+      command: 'pretrain',
+      out,
+      flags,
+      resumeArgs: stripSessionFlags(args),
+      fingerprint,
+      kind: PRETRAIN_RUN_KIND,
+      backend,
+      label: `pretrain ${presetName} `,
+      every,
+      session: { steps: sessionSteps, words: () => `${fmtTokens(tokens)} tokens` },
+      start(resumed) {
+        const t0 = performance.now();
+        group = pretrainGroup(data, 0);
+        // the cosine's length: the budget over group 0's mean batch (a pure function of the options)
+        const meanBatch = group.batches.reduce((n, b) => n + batchTokens(b), 0) / group.batches.length;
+        plannedSteps = Math.max(1, Math.ceil(budget / meanBatch));
+        const trainerConfig = {
+          batchSize: data.batchSize,
+          totalSteps: plannedSteps,
+          warmupSteps: Math.min(100, Math.ceil(plannedSteps / 10)),
+          peakLr,
+          minLr: peakLr / 10,
+          padId: PAD,
+          seed,
+        };
+        let trainer = new SftTrainer(createPolicy(config, seed), group.examples, trainerConfig);
+        if (resumed) {
+          cursor = resumed.extra.cursor as typeof cursor;
+          tokens = Number(resumed.extra.tokens);
+          if (cursor.group !== 0) group = pretrainGroup(data, cursor.group);
+          trainer.dispose();
+          trainer.policy.dispose();
+          trainer = SftTrainer.restore(resumed.ckpt, group.examples, trainer.config);
+          console.error(
+            `resuming ${out} at step ${trainer.step} (${fmtTokens(tokens)} of ${fmtTokens(budget)} tokens, world group ${cursor.group})`,
+          );
+        }
+        console.error(
+          `pretraining preset ${presetName} (${(parameters / 1e6).toFixed(2)}M parameters) on ${fmtTokens(budget)} tokens ` +
+            `(${(budget / parameters).toFixed(1)} per parameter) of ${PRETRAIN_SIZES.join('/')} worlds, ${data.worldQueries} trajectories + ` +
+            `${data.worldToolQa} tool-QA each; ~${plannedSteps} steps of ${data.batchSize}, ${backend}; data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
+        return { trainer, totalSteps: plannedSteps };
+      },
+      async step(trainer) {
         if (cursor.batch >= group.batches.length) {
           cursor = { group: cursor.group + 1, batch: 0 };
           group = pretrainGroup(data, cursor.group);
@@ -191,85 +170,53 @@ export const pretrainCommand: Command = {
         const m = await trainer.sftStep(batch);
         cursor = { ...cursor, batch: cursor.batch + 1 };
         tokens += batchTokens(batch);
-        lastLoss = m[METRIC.lossesSft];
-        emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
-        bar.update(trainer.step, { loss: emaLoss.toFixed(3), tokens: `${fmtTokens(tokens)}/${fmtTokens(budget)}` });
-        if (tokens >= budget) break;
-        await letSignalsIn();
-        const stop = trainer.step - startStep >= sessionSteps;
-        if (trainer.step % every === 0 || stop || stops.signal) {
-          saveTraining(
-            out,
-            await trainer.checkpoint(),
-            fingerprint,
-            { trainSeconds: trainSecondsNow(), lastLoss, commit, dirtyFiles },
-            { tokens, cursor, plannedSteps },
-          );
-        }
-        if (stops.signal) {
-          bar.done();
-          console.error(
-            interruptedMessage(
-              new Interrupted(stops.signal),
-              `step ${trainer.step} saved (${fmtTokens(tokens)} tokens)`,
-              resumeCommand('npm run cli -- pretrain', stripSessionFlags(args)),
-            ),
-          );
-          return STOP_EXIT[stops.signal];
-        }
-        if (stop) {
-          bar.done();
-          console.error(
-            `stopped after ${sessionSteps} steps of this session at step ${trainer.step} (${fmtTokens(tokens)} tokens); continue with --resume`,
-          );
-          return 0;
-        }
-      }
-      bar.done();
-      const trainSeconds = trainSecondsNow();
-      const { buffer, specs } = await policy.saveWeights();
-      writePolicyFiles(out, config, buffer, specs);
-      const worlds = (cursor.group + 1) * GROUP_WORLDS;
-      const card: PretrainCard = {
-        format: PRETRAIN_CARD_FORMAT,
-        name: `${presetName}-pretrain`,
-        preset: presetName,
-        modelConfig: config as PretrainCard['modelConfig'],
-        parameters,
-        tokens: { budget, consumed: tokens, perParameter: tokens / parameters },
-        worlds: {
-          count: worlds,
-          sizes: [...PRETRAIN_SIZES],
-          firstSeed: pretrainWorld(seed, 0).seed,
-          lastSeed: pretrainWorld(seed, worlds - 1).seed,
-          queriesPerWorld: data.worldQueries,
-          toolQaPerWorld: data.worldToolQa,
-        },
-        schedule: {
-          steps: trainer.step,
-          plannedSteps,
-          batchSize: data.batchSize,
-          peakLr,
-          minLr: trainer.config.minLr,
-          warmupSteps: trainer.config.warmupSteps,
-        },
-        ...(await cardProvenance(
-          { seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds },
-          buffer,
-        )),
-      };
-      writeCard(out, card);
-      removeResumeState(out);
-      console.log(
-        `wrote ${join(out, 'card.json')}: ${trainer.step} steps, ${fmtTokens(tokens)} tokens of ${worlds} worlds in ` +
-          `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`,
-      );
-      return 0;
-    } finally {
-      stops.release();
-      trainer.dispose();
-      policy.dispose();
-    }
+        return {
+          loss: m[METRIC.lossesSft],
+          finished: tokens >= budget,
+          bar: { tokens: `${fmtTokens(tokens)}/${fmtTokens(budget)}` },
+        };
+      },
+      extra: () => ({ tokens, cursor, plannedSteps }),
+      savedWords: (trainer) => `step ${trainer.step} saved (${fmtTokens(tokens)} tokens)`,
+      async finish(trainer, { trainSeconds, lastLoss, commit, dirtyFiles }) {
+        const { buffer, specs } = await trainer.policy.saveWeights();
+        writePolicyFiles(out, config, buffer, specs);
+        const worlds = (cursor.group + 1) * GROUP_WORLDS;
+        const card: PretrainCard = {
+          format: PRETRAIN_CARD_FORMAT,
+          name: `${presetName}-pretrain`,
+          preset: presetName,
+          modelConfig: config as PretrainCard['modelConfig'],
+          parameters,
+          tokens: { budget, consumed: tokens, perParameter: tokens / parameters },
+          worlds: {
+            count: worlds,
+            sizes: [...PRETRAIN_SIZES],
+            firstSeed: pretrainWorld(seed, 0).seed,
+            lastSeed: pretrainWorld(seed, worlds - 1).seed,
+            queriesPerWorld: data.worldQueries,
+            toolQaPerWorld: data.worldToolQa,
+          },
+          schedule: {
+            steps: trainer.step,
+            plannedSteps,
+            batchSize: data.batchSize,
+            peakLr,
+            minLr: trainer.config.minLr,
+            warmupSteps: trainer.config.warmupSteps,
+          },
+          ...(await cardProvenance(
+            { seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds },
+            buffer,
+          )),
+        };
+        writeCard(out, card);
+        console.log(
+          `wrote ${join(out, 'card.json')}: ${trainer.step} steps, ${fmtTokens(tokens)} tokens of ${worlds} worlds in ` +
+            `${formatDuration(trainSeconds)} (${Math.round(tokens / Math.max(1e-9, trainSeconds))} tokens/s), loss ${lastLoss.toFixed(3)}`,
+        );
+      },
+    });
   },
 };
 

@@ -6,21 +6,13 @@ import { join } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagText, rejectUnknownFlags } from '../envFlags.ts';
-import { ProgressBar, formatDuration } from '../progress.ts';
-import {
-  readPretrainDir,
-  removeResumeState,
-  resumeTraining,
-  saveTraining,
-  writeCard,
-  writePolicyFiles,
-} from '../../node/checkpointDir.ts';
-import { prepareRunDir, type RunKind } from '../outDir.ts';
-import { catchStopSignals, Interrupted, interruptedMessage, resumeCommand, STOP_EXIT, yielder } from '../interrupt.ts';
-import { NODE_BACKENDS, useNodeBackend, wasmThreads } from '../../node/nodeBackend.ts';
-import { sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
+import { formatDuration } from '../progress.ts';
+import { readPretrainDir, writeCard, writePolicyFiles } from '../../node/checkpointDir.ts';
+import type { RunKind } from '../outDir.ts';
+import { NODE_BACKENDS } from '../../node/nodeBackend.ts';
+import { runSftSession } from '../sftSession.ts';
+import { evaluateSftPolicy, sftPipelineData, sftPipelineTrainer, type SftPipelineOptions } from '../../rl/sftPipeline.ts';
 import { SftTrainer } from '../../rl/sft.ts';
-import { evaluatePolicy } from '../../agent/evaluatePolicy.ts';
 import {
   CARD_FORMAT,
   cardProvenance,
@@ -29,11 +21,9 @@ import {
   type SftCard,
 } from '../../rl/checkpointFiles.ts';
 import { VOCAB } from '../../agent/vocab.ts';
-import { preset } from '../../model/transformer.ts';
+import { preset, countParameters } from '../../model/config.ts';
 import { evaluationFigures, verdictCheck } from '../../rl/sftCard.ts';
-import { countParameters } from '../../model/config.ts';
 import { shellCommand } from '../shellQuote.ts';
-import { provenance } from '../../node/provenance.ts';
 import { METRIC } from '../../lab/metricNames.ts';
 
 const KNOWN = [
@@ -123,160 +113,116 @@ export const sftCommand: Command = {
     );
     // a resumed run must be the same run: everything that shapes the batches and the model
     const fingerprint = JSON.stringify({ ...o, backend, ...(from ? { from: from.card.weights.sha256 } : {}) });
-    // the code that trains (a resumed run keeps the commit it started at); refused before anything is written
-    const made = provenance(join(out, 'card.json'), { allowDirty: flags.has('allow-dirty') });
-    let commit = made.commit;
-    let dirtyFiles = made.dirtyFiles;
-    // the folder is checked before anything is written: another run there is refused, not overwritten
-    const begin = prepareRunDir(out, {
-      resume: flags.has('resume'),
-      force: flags.has('force'),
+    let data: ReturnType<typeof sftPipelineData> | null = null;
+    return runSftSession({
+      command: 'sft',
+      out,
+      flags,
+      resumeArgs: args,
       fingerprint,
       kind: SFT_RUN_KIND,
-    });
-    if (begin.action === 'finished') return 0;
-
-    await useNodeBackend(backend, wasmThreads());
-    const t0 = performance.now();
-    const { config, world, validation, data, heldOutQa } = sftPipelineData(o);
-    let { policy, trainer } = sftPipelineTrainer(o, config, data.examples);
-    if (from) policy.loadWeights(from.weights, from.specs); // AdamW's moments start at zero either way
-    let trainSecondsBefore = 0;
-    let lastLoss = NaN;
-    const resumed = begin.action === 'resume' ? resumeTraining(out, fingerprint, commit) : null;
-    if (resumed) {
-      ({ trainSeconds: trainSecondsBefore, lastLoss, commit } = resumed.progress);
-      dirtyFiles = resumed.extra.dirtyFiles as typeof dirtyFiles;
-      trainer.dispose();
-      policy.dispose();
-      trainer = SftTrainer.restore(resumed.ckpt, data.examples, trainer.config);
-      policy = trainer.policy;
-      console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
-    }
-    if (from)
-      console.error(
-        `starting from ${fromDir} (${from.card.name}: ${(from.card.tokens.consumed / 1e6).toFixed(2)}M tokens of ${from.card.worlds.count} worlds)`,
-      );
-    console.error(
-      `SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${data.travel} teacher trajectories + ` +
-        `${data.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
-        `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-    );
-
-    const stops = catchStopSignals(resumeCommand('npm run cli -- sft', args), 'after this training step');
-    const letSignalsIn = yielder(0);
-    const bar = new ProgressBar(o.steps, trainer.step, `sft ${o.preset} `, 50);
-    const tTrain = performance.now();
-    let emaLoss = lastLoss;
-    const trainSecondsNow = () => trainSecondsBefore + (performance.now() - tTrain) / 1000;
-    try {
-      while (trainer.step < o.steps) {
-        const m = await trainer.sftStep();
-        lastLoss = m[METRIC.lossesSft];
-        emaLoss = Number.isFinite(emaLoss) ? 0.95 * emaLoss + 0.05 * lastLoss : lastLoss;
-        bar.update(trainer.step, { loss: emaLoss.toFixed(3) });
-        await letSignalsIn();
-        if ((trainer.step % every === 0 || stops.signal) && trainer.step < o.steps) {
-          saveTraining(out, await trainer.checkpoint(), fingerprint, {
-            trainSeconds: trainSecondsNow(),
-            lastLoss,
-            commit,
-            dirtyFiles,
-          });
+      backend,
+      label: `sft ${o.preset} `,
+      every,
+      start(resumed) {
+        const t0 = performance.now();
+        data = sftPipelineData(o);
+        const { config, data: d } = data;
+        let { trainer } = sftPipelineTrainer(o, config, d.examples);
+        if (from) trainer.policy.loadWeights(from.weights, from.specs); // AdamW's moments start at zero either way
+        if (resumed) {
+          trainer.dispose();
+          trainer.policy.dispose();
+          trainer = SftTrainer.restore(resumed.ckpt, d.examples, trainer.config);
+          console.error(`resuming ${out} at step ${trainer.step}/${o.steps}`);
         }
-        if (stops.signal && trainer.step < o.steps) {
-          bar.done();
+        if (from)
           console.error(
-            interruptedMessage(
-              new Interrupted(stops.signal),
-              `step ${trainer.step} of ${o.steps} saved`,
-              resumeCommand('npm run cli -- sft', args),
-            ),
+            `starting from ${fromDir} (${from.card.name}: ${(from.card.tokens.consumed / 1e6).toFixed(2)}M tokens of ${from.card.worlds.count} worlds)`,
           );
-          return STOP_EXIT[stops.signal];
-        }
-      }
-      bar.done();
-      const trainSeconds = trainSecondsNow();
+        console.error(
+          `SFT of preset ${o.preset} (${(countParameters(config) / 1e6).toFixed(2)}M parameters) on ${d.travel} teacher trajectories + ` +
+            `${d.toolQa} tool-QA episodes (${o.worldSize} world, seed ${o.seed}), ${o.steps} steps of ${o.batchSize}, ${backend}; ` +
+            `data ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
+        return { trainer, totalSteps: o.steps };
+      },
+      async step(trainer) {
+        const m = await trainer.sftStep();
+        return { loss: m[METRIC.lossesSft], finished: trainer.step >= o.steps };
+      },
+      savedWords: (trainer) => `step ${trainer.step} of ${o.steps} saved`,
+      async finish(trainer, { trainSeconds, lastLoss, commit, dirtyFiles }) {
+        const { config, world, validation, data: d } = data!;
+        const policy = trainer.policy;
+        const tEval = performance.now();
+        const { free, constrained } = await evaluateSftPolicy(policy, data!, o.seed);
+        const check = await verdictCheck(policy, world, validation);
+        const evalSeconds = (performance.now() - tEval) / 1000;
 
-      const tEval = performance.now();
-      const free = await evaluatePolicy(policy, world, validation, heldOutQa, { batchSize: 64, seed: o.seed });
-      const constrained = await evaluatePolicy(policy, world, validation, heldOutQa, {
-        batchSize: 64,
-        seed: o.seed,
-        constrainPlan: true,
-      });
-      const check = await verdictCheck(policy, world, validation);
-      const evalSeconds = (performance.now() - tEval) / 1000;
-
-      const { buffer, specs } = await policy.saveWeights();
-      writePolicyFiles(out, config, buffer, specs);
-      const card: SftCard = {
-        format: CARD_FORMAT,
-        name: `${o.preset}-${o.worldSize}`,
-        preset: o.preset,
-        modelConfig: config as SftCard['modelConfig'],
-        parameters: countParameters(config),
-        world: { size: o.worldSize as 'tiny' | 'small' | 'standard', seed: o.seed },
-        data: {
-          trainQueries: o.trainQueries,
-          validationQueries: o.validationQueries,
-          testQueries: o.testQueries ?? 0,
-          toolQa: o.toolQa,
-          mix: [4, 3, 3],
-          examples: data.examples.length,
-          travelExamples: data.travel,
-        },
-        sft: {
-          steps: o.steps,
-          batchSize: trainer.config.batchSize,
-          peakLr: trainer.config.peakLr,
-          minLr: trainer.config.minLr,
-          warmupSteps: trainer.config.warmupSteps,
-        },
-        ...(await cardProvenance(
-          { seed: o.seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds },
-          buffer,
-        )),
-        evaluation: {
-          split: 'validation',
-          free: evaluationFigures(free),
-          constrained: evaluationFigures(constrained),
-          evalSeconds,
-        },
-        verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
-        ...(from && fromDir !== undefined
-          ? {
-              pretrain: {
-                path: fromDir,
-                name: from.card.name,
-                sha256: from.card.weights.sha256,
-                tokens: from.card.tokens.consumed,
-                worlds: from.card.worlds.count,
-                steps: from.card.schedule.steps,
-                trainSeconds: from.card.trainSeconds,
-                command: from.card.command,
-                commit: from.card.commit,
-              },
-            }
-          : {}),
-      };
-      writeCard(out, card);
-      removeResumeState(out);
-      const f = card.evaluation.free;
-      const c = card.evaluation.constrained;
-      const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
-      console.log(
-        `wrote ${join(out, 'card.json')}: ${card.pretrain ? `pretrain ${(card.pretrain.tokens / 1e6).toFixed(2)}M tokens, then ` : ''}${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
-          `validation (${f.queries} queries): delivery ${n(f.delivery)}, success ${n(f.success)} free / ` +
-          `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`,
-      );
-      return 0;
-    } finally {
-      stops.release();
-      trainer.dispose();
-      policy.dispose();
-    }
+        const { buffer, specs } = await policy.saveWeights();
+        writePolicyFiles(out, config, buffer, specs);
+        const card: SftCard = {
+          format: CARD_FORMAT,
+          name: `${o.preset}-${o.worldSize}`,
+          preset: o.preset,
+          modelConfig: config as SftCard['modelConfig'],
+          parameters: countParameters(config),
+          world: { size: o.worldSize as 'tiny' | 'small' | 'standard', seed: o.seed },
+          data: {
+            trainQueries: o.trainQueries,
+            validationQueries: o.validationQueries,
+            testQueries: o.testQueries ?? 0,
+            toolQa: o.toolQa,
+            mix: [4, 3, 3],
+            examples: d.examples.length,
+            travelExamples: d.travel,
+          },
+          sft: {
+            steps: o.steps,
+            batchSize: trainer.config.batchSize,
+            peakLr: trainer.config.peakLr,
+            minLr: trainer.config.minLr,
+            warmupSteps: trainer.config.warmupSteps,
+          },
+          ...(await cardProvenance(
+            { seed: o.seed, backend, command, commit, dirtyFiles, finalLoss: lastLoss, trainSeconds },
+            buffer,
+          )),
+          evaluation: {
+            split: 'validation',
+            free: evaluationFigures(free),
+            constrained: evaluationFigures(constrained),
+            evalSeconds,
+          },
+          verdictCheck: { decoding: 'free', batchSize: check.length, queries: check },
+          ...(from && fromDir !== undefined
+            ? {
+                pretrain: {
+                  path: fromDir,
+                  name: from.card.name,
+                  sha256: from.card.weights.sha256,
+                  tokens: from.card.tokens.consumed,
+                  worlds: from.card.worlds.count,
+                  steps: from.card.schedule.steps,
+                  trainSeconds: from.card.trainSeconds,
+                  command: from.card.command,
+                  commit: from.card.commit,
+                },
+              }
+            : {}),
+        };
+        writeCard(out, card);
+        const f = card.evaluation.free;
+        const c = card.evaluation.constrained;
+        const n = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+        console.log(
+          `wrote ${join(out, 'card.json')}: ${card.pretrain ? `pretrain ${(card.pretrain.tokens / 1e6).toFixed(2)}M tokens, then ` : ''}${o.steps} steps in ${formatDuration(trainSeconds)} (loss ${lastLoss.toFixed(3)}); ` +
+            `validation (${f.queries} queries): delivery ${n(f.delivery)}, success ${n(f.success)} free / ` +
+            `delivery ${n(c.delivery)}, success ${n(c.success)} constrained; OOD ${n(f.oodAccuracy)} (${f.toolQaTasks} tool-QA tasks)`,
+        );
+      },
+    });
   },
 };
 

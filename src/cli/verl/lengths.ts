@@ -1,6 +1,7 @@
 // The veRL job's length limits (cli/verlJob.ts), measured on the world and the teacher so that nothing
 // the tools return is cut.
-import { callTool, renderObservation } from '../../env/tools.ts';
+import { callTool } from '../../env/tools.ts';
+import { renderObservation } from '../../env/render.ts';
 import { teachTrajectory } from '../../env/teacher.ts';
 import { Rng } from '../../env/random.ts';
 import type { Query, World } from '../../env/types.ts';

@@ -54,7 +54,6 @@ const TimingsSchema = v.object({
   machine: v.string(),
   lessons: v.array(TimingSchema),
 });
-export type LessonTiming = v.InferOutput<typeof TimingSchema>;
 
 export type Read<T> = { value: T; error?: never } | { value?: never; error: string };
 
@@ -143,7 +142,6 @@ const EpisodesSchema = v.object({
     }),
   ),
 });
-export type LessonEpisodes = v.InferOutput<typeof EpisodesSchema>;
 const episodeTexts = import.meta.glob('/results/lessons/episodes.json', {
   query: '?raw',
   import: 'default',
