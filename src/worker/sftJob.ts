@@ -16,7 +16,7 @@ import { PAD, VOCAB } from '../agent/vocab.ts';
 import { createPolicy, preset, type ModelConfig, type Policy, type PresetName } from '../model/transformer.ts';
 import { SftTrainer, type SftExample } from '../rl/sft.ts';
 import { sampleEpisode } from './sampleEpisode.ts';
-import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
+import { jobState, type JobEpisode, type JobState, type SteppedJob } from './trainingJob.ts';
 import { METRIC } from '../lab/metricNames.ts';
 
 export interface SftJobOptions {
@@ -103,7 +103,7 @@ interface Prepared {
   trainer: SftTrainer;
 }
 
-export class SftJob implements TrainingJob {
+export class SftJob implements SteppedJob {
   readonly kind = 'sft';
   readonly totalSteps: number;
   description: string;
