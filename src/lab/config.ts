@@ -1,6 +1,6 @@
 // The one declared table of every experiment setting: each row holds its default, bounds, one-line
-// doc, the stage that reads it, the RL algorithms it applies to and its name in the RL trainer's
-// config. The page builds its controls from it (and disables a control its stage or algorithm does
+// doc, the stage that reads it, the RL algorithms it applies to and whether the RL trainer's config holds it
+// (under the same name). The page builds its controls from it (and disables a control its stage or algorithm does
 // not read, saying why), the URL codec (urlState.ts) validates against it, the CLI reads the same
 // hash, and the trainer's config is derived from it (src/rl/rlConfig.ts rlConfigFromLab). A new knob
 // is one row here.

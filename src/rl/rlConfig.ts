@@ -1,6 +1,6 @@
-// The RL trainer's configuration (TRL-style: every knob documented with the paper behind it), derived
-// from the lab's settings table (src/lab/config.ts), which holds each knob's default, bounds, the
-// algorithms it applies to and its name here.
+// The RL trainer's configuration, derived from the lab's settings table (src/lab/config.ts): each row the
+// trainer reads is a field here under the row's name, with the row's default, bounds, doc and the algorithms
+// it applies to; the few knobs the page does not show are documented here, with the paper behind each.
 // No tfjs here: the page and the CLI read it without loading a backend.
 //
 // The Agent-STAR paper does not publish its RL hyper-parameters; these follow the reference code
@@ -17,7 +17,6 @@ import {
   type Setting,
   type SettingKey,
 } from '../lab/config.ts';
-import type { RewardKind } from '../env/rewards.ts';
 import type { LossAggregation } from './rlMath.ts';
 
 export type Algorithm = AlgorithmName;
@@ -92,9 +91,17 @@ const FIELD_ORDER: readonly (keyof RlConfig)[] = [
   'evalSamples',
 ];
 
+interface RecordedField {
+  /** the name it was recorded under */
+  as: string;
+  /** today's value as recorded, and back */
+  value?: (v: unknown) => unknown;
+  back?: (v: unknown) => unknown;
+}
+
 /** how runs recorded five fields before the trainer's config took the table's names, and their values then
  *  (two were booleans); the curriculum's two switches were one pair, `curriculumSwitches` */
-const RECORDED: Readonly<Record<string, { as: string; value?: (v: unknown) => unknown; back?: (v: unknown) => unknown }>> = {
+const RECORDED: Readonly<Record<string, RecordedField>> = {
   dapoMaxGenBatches: { as: 'maxGenBatches' },
   arpoZ: { as: 'arpoBranches' },
   warmupSteps: { as: 'lrWarmupSteps' },

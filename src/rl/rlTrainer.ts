@@ -112,7 +112,8 @@ export class RlTrainer {
   get stage(): CurriculumStage {
     const c = this.config;
     if (c.reward !== 'curriculum') return c.reward;
-    return this.adaptive ? this.adaptiveStage : curriculumStage(this.step / c.steps, [c.curriculumSwitch1, c.curriculumSwitch2]);
+    if (this.adaptive) return this.adaptiveStage;
+    return curriculumStage(this.step / c.steps, [c.curriculumSwitch1, c.curriculumSwitch2]);
   }
 
   /** a Curriculum run whose switch is adaptive */
