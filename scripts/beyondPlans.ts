@@ -14,6 +14,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fewestSeedsForPower, INTERACTION } from '../src/stats/seedStatistics.ts';
 import { SETTINGS } from '../src/lab/config.ts';
+import { BEYOND_QUESTIONS } from '../src/findings/beyondTest.ts';
 
 // the adaptive arm's signal share: the setting's default at the plan's commit, written into every run's config so a
 // default moved later does not change what the plan runs
@@ -224,7 +225,7 @@ As in the findings' plan: Welch's t-test of two cells' mean success gains over t
 
 ## T8 — the curriculum's switch point by scale
 
-The note (its fourth limit): "Curriculum reward 的设计: Curriculum 何时从 dense 切换到 sparse 是基于人工启发式，不是自适应的。这个切换点本身可能也是 scale-dependent 的。" — *Curriculum reward design: when the curriculum switches from dense to sparse rests on a hand-made heuristic, not an adaptive one. The switch point itself may also be scale-dependent.*
+The note (its fourth limit): "${BEYOND_QUESTIONS.T8.zh}" — *${BEYOND_QUESTIONS.T8.en}*
 
 - **Arms**: Curriculum with the fixed switch (steps 14 and 27 of 40) and with the adaptive switch (\`curriculumSwitch=adaptive\`, the signal share at its default), at s (1.5B), m (3B) and l (7B); the standard run otherwise (GRPO, 1,000 queries, 4:3:3, 40 steps, evaluated on 300 validation queries and 100 unseen tool-QA tasks).
 - **Pairs**: adaptive − fixed at each scale, 3 pairs, Holm's first α ${r1(1000 * pairAlpha8) / 1000}: ${pairSeeds8} seeds a cell. **Interactions**: ${interactions8.join('; ')} — 2 contrasts, α ${xAlpha8} each: ${xSeeds8} seeds a cell. **Seeds a cell: ${seeds8}.**
@@ -234,7 +235,7 @@ The note (its fourth limit): "Curriculum reward 的设计: Curriculum 何时从 
 
 ## T9 — the SFT start's size
 
-The note (its third limit): "SFT → RL pipeline: 论文用 ~1.2K SFT 轨迹作为 RL 起点。SFT 数据质量和数量对 RL 起点的影响未被充分探索。" — *SFT → RL pipeline: the paper uses ~1.2K SFT trajectories as the RL starting point. The effect of SFT data quality and quantity on the RL starting point has not been fully explored.* (T9 varies the quantity; the quality is left.)
+The note (its third limit): "${BEYOND_QUESTIONS.T9.zh}" — *${BEYOND_QUESTIONS.T9.en}* (T9 varies the quantity; the quality is left.)
 
 - **Starts** (m, pretraining kept: \`--from results/pretrain/m\`, as the shipped start was made: \`${card.command}\`): ${sizes.join(', ')} teacher trajectories (a quarter, the standard, four times), seed 1 (the same world), the shipped recipe's ${card.sft.steps} steps of ${card.sft.batchSize} sequences at every size — the same compute, so the quantity of data varies and not the training it buys. The standard one is the shipped \`public/checkpoints/m-tiny\`; the other two are new: ${sftRuns.map((r) => '`' + r.command + '`').join(' and ')}. Each ~${r1(sftMinutes)} core-min (the shipped m start's own training time; the teacher's trajectories add seconds). Four times the data at the same epochs (${card.sft.steps * 4} steps) would cost ~${r1(4 * sftMinutes)} core-min: not planned, named so a later plan can price it.
 - **The start's success**: each start's greedy success on the 300 validation queries at step 0 of its RL runs (deterministic: one figure with its Wilson interval). The first 100 validation queries are the same at every size (drawn before the training split); the 200 that grow the split skip each start's own SFT queries, so with 4,000 of them a few may differ: checked before the RL runs, and said.

@@ -121,6 +121,30 @@ export async function lessonsTests({ page, base, results, test, assert, join, co
           incomplete === (Math.min(...counts) < 8 ? 1 : 0),
           `${id}: bands of ${counts.join(' and ')} seeds, yet ${incomplete ? '' : 'not '}called incomplete`,
         );
+        // the agent at work: each arm's trip before and after training, one at a time behind the switch
+        const trips = page.locator('[data-testid=lesson-episode]');
+        const arms = await trips.count();
+        assert(arms === (id === 'seeds' ? 1 : 2), `${id}: ${arms} arms' trips`);
+        for (let i = 0; i < arms; i++) {
+          const trip = trips.nth(i);
+          const summary = (await trip.locator(':scope > summary').textContent()).replace(/\s+/g, ' ');
+          assert(/before training, .*after training, /.test(summary), `${id}: the trip's line "${summary}"`);
+        }
+        const first = trips.first();
+        await first.locator(':scope > summary').click();
+        assert(/^After training/.test(await first.locator('[data-testid=lesson-episode-shown]').innerText()), `${id}: the trip first shown is not after training`);
+        const afterPrompt = await first.locator('[data-testid=sample-episode]').innerText();
+        await first.locator('[data-testid=lesson-episode-before]').click();
+        assert((await first.locator('[data-testid=lesson-episode-before]').getAttribute('aria-pressed')) === 'true', `${id}: Before training is not pressed`);
+        assert(/^Before training/.test(await first.locator('[data-testid=lesson-episode-shown]').innerText()), `${id}: the switch does not show the trip before training`);
+        assert((await first.locator('[data-testid=sample-episode]').innerText()) !== afterPrompt, `${id}: before and after show the same trip`);
+        if (id === 'tool-failures') {
+          const failures = await page.locator('[data-testid=lesson-episode][data-arm=failures] [data-testid=lesson-episode-failure]').allTextContents();
+          assert(
+            failures.length === 2 && failures.every((f) => /failed.*; next the agent (called|tried|wrote)/.test(f.replace(/\s+/g, ' '))),
+            `tool-failures: the failed calls and what came next: ${failures.join(' | ')}`,
+          );
+        }
         await page.screenshot({ path: join(results, `lesson-${id}.png`) });
         await assertAccessible(page, `lesson ${id}`);
       }

@@ -321,7 +321,17 @@ export async function phoneTests({ page, base, results, test, assert, checkpoint
     const problems = [];
     for (const f of FINDINGS) {
       await hash(`#finding=${f}`, `[data-testid=finding][data-finding=${f}]`);
-      problems.push(...(await check(`finding-${f}`, { axe: f === 'T7', doc: f === 'T7', charts: true })));
+      problems.push(...(await check(`finding-${f}`, { axe: f === 'T7' || f === 'T1', doc: f === 'T7', charts: true })));
+      // T1 holds leads of the confirmatory plan: their answer beside the exploratory one, and how far the plan is
+      if (f === 'T1') {
+        const status = await page.locator('[data-testid=confirmatory-status]').innerText().catch(() => '');
+        if (!/\d+ of \d+ planned runs finished|complete/.test(status)) problems.push(`T1: the confirmatory status reads “${status}”`);
+      }
+    }
+    // every finding's page ends with Beyond the paper: T8 and T9, each with its progress and the note's question
+    for (const t of ['T8', 'T9']) {
+      const text = await page.locator(`[data-testid=beyond-${t}-status]`).innerText().catch(() => '');
+      if (!/\d+ of \d+ planned runs finished/.test(text)) problems.push(`${t}: its status reads “${text}”`);
     }
     // a phone has no hover: a tap on a table's cell writes out the run behind it
     await page.locator('[data-testid=finding-cell][title*="success"]').first().click();

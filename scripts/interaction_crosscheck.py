@@ -21,6 +21,12 @@
                                                        power at Holm across the plan, the core-hours), and its test on
                                                        the fresh seeds that have finished (Welch, Holm across the plan:
                                                        interim until all have), against confirmatory-test.json if there
+  python3 scripts/interaction_crosscheck.py beyond     recomputes results/findings/beyond-test.json (T8 and T9) from the
+                                                       summaries and metrics of the run folders it names: each adaptive
+                                                       run's first Macro and Success step, their median and order-statistic
+                                                       95 % interval (scipy.stats.binom), adaptive - fixed (Welch, Holm),
+                                                       the scale x schedule contrasts (Holm), each SFT start's Wilson
+                                                       interval and the RL gain pairs by SFT size (Welch, Holm)
   python3 scripts/interaction_crosscheck.py tost       recomputes test/fixtures/tost-r.json (R's equivalence::tost, which
                                                        test/stats/equivalence.test.ts holds src/stats to) with SciPy's
                                                        one-sided Welch tests, and asserts SciPy agrees with R
@@ -392,6 +398,126 @@ def confirmatory():
     print('the confirmatory plan recomputes to the same leads, seeds and calls')
 
 
+def beyond():
+    root = sys.argv[2] if len(sys.argv) > 2 else ROOT  # another tree's records and runs (a synthetic check's)
+    rec = json.load(open(os.path.join(root, 'results/findings/beyond-test.json')))
+    plan = json.load(open(os.path.join(root, 'results/findings/beyond-plan.json')))
+    alpha = plan['choices']['alpha']
+    bad = 0
+
+    def run(d):
+        p = os.path.join(root, d, 'summary.json')
+        if not os.path.exists(p):
+            return None
+        s = json.load(open(p))
+        return {'seed': s['lab']['seed'], 'gain': 100 * (s['final']['success'] - s['start']['success']), 'start': s['start'], 'dir': d}
+
+    def stages(d):
+        first = [None, None]
+        for line in open(os.path.join(root, d, 'metrics.jsonl')):
+            if not line.startswith('{"kind":"train"'):
+                continue
+            x = json.loads(line)
+            for k in (1, 2):
+                if first[k - 1] is None and x['charts/curriculum_stage'] >= k:
+                    first[k - 1] = x['step']
+        return first
+
+    def median_ci(values, level=0.95):
+        n = len(values)
+        obs = sorted(v for v in values if v is not None)
+        at = lambda r: obs[r - 1] if r <= len(obs) else None
+        if n == 0:
+            return None, None, None, None
+        if n % 2:
+            med = at((n + 1) // 2)
+        else:
+            a, b = at(n // 2), at(n // 2 + 1)
+            med = None if a is None or b is None else (a + b) / 2
+        j = 0
+        while j + 1 <= n / 2 and stats.binom.cdf(j, n, 0.5) <= (1 - level) / 2:
+            j += 1
+        if j == 0:
+            return med, None, None, None
+        return med, at(j), at(n - j + 1), 1 - 2 * stats.binom.cdf(j - 1, n, 0.5)
+
+    def family(tests, complete, label_of, recorded):
+        nonlocal bad
+        ok = [t for t in tests if t is not None]
+        adj = holm([t['p'] for t in ok]) if ok else []
+        for t, pa in zip(ok, adj):
+            call = 'interim' if not complete else ('positive' if t['estimate'] > 0 else 'negative') if pa < alpha else 'not detected'
+            y = next(y for y in recorded if y['label'] == t['label'])
+            same = abs(t['estimate'] - y['difference']) < 0.006 and abs(pa - y['pAdjusted']) < 1e-3 * y['pAdjusted'] and call == y['call']
+            bad += not same
+            print(f"{t['label']}: {t['estimate']:+.2f}, p {t['p']:.4g}, Holm {pa:.4g} — {call}; record {y['difference']} Holm {y['pAdjusted']} {y['call']} — {'same' if same else 'DIFFERENT'}")
+        for y in recorded:
+            if y['difference'] is not None and not any(t['label'] == y['label'] for t in ok):
+                print(f"{y['label']}: the record has a figure the runs do not give"); bad += 1
+
+    # ---- T8
+    n8 = plan['T8']['seedsPerCell']
+    name = {'s': '1.5B', 'm': '3B', 'l': '7B'}
+    cells = {(c['scale'], c['arm']): [r for r in map(run, c['dirs'][:n8]) if r] for c in rec['design']['t8']}
+    complete = all(len(v) >= n8 for v in cells.values())
+    g = lambda s, a: [r['gain'] for r in cells[(s, a)]]
+    pairs = []
+    for s in 'sml':
+        a, b = g(s, 'adaptive'), g(s, 'fixed')
+        if len(a) >= 2 and len(b) >= 2:
+            w = stats.ttest_ind(a, b, equal_var=False)
+            c = contrast([a, b], [1, -1])
+            assert abs(c['p'] - w.pvalue) < 1e-9
+            pairs.append({'label': f'adaptive − fixed at {name[s]}', 'estimate': c['estimate'], 'p': w.pvalue})
+        else:
+            pairs.append(None)
+    family(pairs, complete, None, rec['T8']['pairs'])
+    xs = []
+    for s in 'sm':
+        cs = [g(s, 'adaptive'), g(s, 'fixed'), g('l', 'adaptive'), g('l', 'fixed')]
+        xs.append({**contrast(cs, [1, -1, -1, 1]), 'label': f'(adaptive − fixed at {name[s]}) − (adaptive − fixed at 7B)'} if all(len(x) >= 2 for x in cs) else None)
+    family(xs, complete, None, rec['T8']['interactions'])
+    for sw in rec['T8']['switches']:
+        firsts = [stages(r['dir'])[sw['stage'] - 1] for r in cells[(sw['scale'], 'adaptive')]]
+        med, lo, hi, cov = median_ci(firsts)
+        i = sw['interval']
+        same = (med, lo, hi) == (i['median'], i['lo'], i['hi']) and (cov is None) == (i['coverage'] is None) and (cov is None or abs(cov - i['coverage']) < 1e-12) \
+            and i['censored'] == sum(f is None for f in firsts) and i['n'] == len(firsts)
+        bad += not same
+        print(f"{sw['name']} first stage-{sw['stage']} step: median {med} [{lo}, {hi}] ({len(firsts)} runs) — {'same' if same else 'DIFFERENT'}")
+    fresh8 = sum(1 for c in rec['design']['t8'] for d in c['fresh'] if run(d))
+    print(f"T8: {fresh8} of {len(plan['T8']['runs'])} planned runs finished (record {rec['T8']['finished']})")
+    bad += fresh8 != rec['T8']['finished']
+    # ---- T9
+    n9 = plan['T9']['pairs']['seeds']
+    cells9 = {c['size']: [r for r in map(run, c['dirs'][:n9]) if r] for c in rec['design']['t9']}
+    standard = next(c['size'] for c in rec['design']['t9'] if not c['fresh'])
+    complete9 = all(len(v) >= n9 for v in cells9.values())
+    for st in rec['T9']['starts']:
+        s = cells9[st['size']][0]['start']
+        k = round(s['success'] * s['queries'])
+        same = k == st['successes'] and s['queries'] == st['queries']
+        if BACKEND == 'SciPy':
+            ci = stats.binomtest(k, s['queries']).proportion_ci(method='wilson')
+            same = same and abs(100 * ci.low - st['lo']) < 0.006 and abs(100 * ci.high - st['hi']) < 0.006
+        bad += not same
+        print(f"T9 start {st['size']}: {k} of {s['queries']} — {'same' if same else 'DIFFERENT'}")
+    pairs9 = []
+    for c in rec['design']['t9']:
+        if c['size'] == standard:
+            continue
+        a, b = [r['gain'] for r in cells9[c['size']]], [r['gain'] for r in cells9[standard]]
+        pairs9.append({'label': f"SFT on {c['size']} − on {standard}", 'estimate': statistics.fmean(a) - statistics.fmean(b), 'p': stats.ttest_ind(a, b, equal_var=False).pvalue} if len(a) >= 2 and len(b) >= 2 else None)
+    family(pairs9, complete9, None, rec['T9']['pairs'])
+    sft = sum(1 for x in rec['design']['sft'] if os.path.exists(os.path.join(root, x['dir'], 'card.json')))
+    fresh9 = sft + sum(1 for c in rec['design']['t9'] for d in c['fresh'] if run(d))
+    print(f"T9: {fresh9} of {rec['T9']['planned']} planned runs finished (record {rec['T9']['finished']})")
+    bad += fresh9 != rec['T9']['finished']
+    if bad:
+        sys.exit(f'{bad} figure(s) differ')
+    print(f'{BACKEND}: beyond-test.json recomputes to the same figures and calls')
+
+
 def tost():
     """Schuirmann's TOST as two one-sided Welch tests: ttest_ind(x - d, y, alternative='greater') and (x + d ... 'less')"""
     fx = json.load(open(os.path.join(ROOT, 'test/fixtures/tost-r.json')))
@@ -414,4 +540,4 @@ def tost():
 
 if __name__ == '__main__':
     print(f'statistics from {BACKEND}')
-    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost, 'pairs': pairs, 'confirmatory': confirmatory}[sys.argv[1] if len(sys.argv) > 1 else 'check']()
+    {'fixtures': fixtures, 'check': check, 'plan': plan, 'tost': tost, 'pairs': pairs, 'confirmatory': confirmatory, 'beyond': beyond}[sys.argv[1] if len(sys.argv) > 1 else 'check']()

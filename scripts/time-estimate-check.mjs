@@ -30,6 +30,10 @@ const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(process.env.E2E_DIST || join(root, 'dist'));
 const arg = (name) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined; };
 const postSmoke = arg('--post-smoke')?.split(',');
+// a lesson named wrong would wait half an hour for a page that never comes: refused before anything starts
+const LESSON_IDS = [...readFileSync(join(root, 'src/lessons/lessons.ts'), 'utf8').matchAll(/^ {4}id: '([a-z-]+)',$/gm)].map((m) => m[1]);
+for (const id of postSmoke ?? [])
+  if (!LESSON_IDS.includes(id)) throw new Error(`--post-smoke: no lesson "${id}" (the lessons: ${LESSON_IDS.join(', ')})`);
 const out = resolve(
   arg('--out') ?? join(root, 'results', 'lessons', postSmoke ? 'estimate-check.json' : 'time-estimates.json'),
 );

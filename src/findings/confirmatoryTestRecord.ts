@@ -184,3 +184,16 @@ export function confirmatoryTestMarkdown(r: ConfirmatoryTestRecord): string {
     '',
   ].join('\n');
 }
+
+/** the plan's state in a line, as the page and README say it: while a run is missing, how many have finished and that
+ *  no call is made; once all have, each lead's call in the words its test allows */
+export function confirmatoryStatusSentence(r: ConfirmatoryTestRecord): string {
+  if (r.plan.finished < r.plan.runs)
+    return `confirmatory test under way: ${r.plan.finished} of ${r.plan.runs} planned runs finished; no call until all have`;
+  return `confirmatory test complete (${r.plan.runs} runs): ${r.results
+    .map(
+      (x) =>
+        `${x.finding} ${x.higher} − ${x.lower} ${x.call}${x.difference === null ? '' : ` (${signed(x.difference)}, Holm p ${x.pAdjusted}${x.equivalence?.shown ? `; rules out ±${x.equivalence.delta}` : ''})`}`,
+    )
+    .join('; ')}`;
+}

@@ -137,3 +137,40 @@ export function plainFinding(finding: string, pairs: readonly PlainPairInput[]):
     : '';
   return `${cap(parts.join('; '))}${within}.`;
 }
+
+/** a finding's scale × choice interaction, as it reads in words: whose edge changes, and where it is measured */
+const INTERACTION_WORDS: Record<string, { edge: (a: string, b: string) => string; where: (x: string) => string }> = {
+  T1: { edge: (a, b) => `the ${a} reward's edge over the ${b} reward`, where: (x) => `at ${x}` },
+  T3: { edge: (a, b) => `${a}'s edge over ${b}`, where: (x) => `with the ${x} reward` },
+  T6: { edge: (a, b) => `${a}'s edge over ${b}`, where: (x) => `at ${x}` },
+};
+
+/** what plainInteraction needs of a finding's interaction record (findingGains.ts GainInteraction) */
+export interface PlainInteractionInput {
+  /** `[x · a, x · b]` and `[y · a, y · b]`: (a − b) at x, minus (a − b) at y */
+  plus: readonly [string, string];
+  minus: readonly [string, string];
+  call: PairCall;
+  difference: number | null;
+  equivalence?: { delta: number; shown: boolean } | null;
+}
+
+/** a scale × choice interaction in one plain sentence, from its record, with the same strength words as a pair's */
+export function plainInteraction(finding: string, g: PlainInteractionInput): string {
+  const [x, a] = g.plus[0].split(' · ');
+  const b = g.plus[1].split(' · ')[1];
+  const y = g.minus[0].split(' · ')[0];
+  const words = INTERACTION_WORDS[finding] ?? INTERACTION_WORDS.T6;
+  const edge = `${words.edge(a, b)} in success`;
+  const [atX, atY] = [words.where(x), words.where(y)];
+  const d = g.difference;
+  if (d === null) return `Fewer than two seeds in a cell so far: no test yet of whether ${edge} changes between ${x} and ${y}.`;
+  const amount = `${pts(d)} ${d >= 0 ? 'larger' : 'smaller'} ${atX} than ${atY}`;
+  const outcome = outcomeOf(g.call);
+  if (outcome === 'interim')
+    return `Not every planned seed has run yet: so far ${edge} is ${amount}; no call until they have.`;
+  if (outcome === 'rejected') return `${cap(edge)} is ${amount}, well beyond seed-to-seed chance.`;
+  if (g.equivalence?.shown)
+    return `${cap(edge)} is the same ${atX} as ${atY}, within ±${g.equivalence.delta} points: no difference detected, and the equivalence test rules out a larger change.`;
+  return `${cap(edge)} is ${amount} in these runs, but seed-to-seed chance could give that much: no difference detected.`;
+}

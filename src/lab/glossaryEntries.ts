@@ -283,6 +283,46 @@ export const DECLARED: Readonly<Record<string, Declared>> = {
     names: ['interim'],
     from: { text: 'Not all the planned seeds have finished yet, so no call is made.' },
   },
+  confirmatory: {
+    term: 'Confirmatory test',
+    names: ['confirmatory test', 'confirmatory answer', 'confirmatory'],
+    from: {
+      text: 'A second, new experiment that checks a difference the first runs happened to show, on fresh seeds planned before any of them ran. The seeds that showed a difference cannot confirm it, because they are why it was picked.',
+    },
+  },
+  exploratory: {
+    term: 'Exploratory',
+    names: ['exploratory'],
+    from: {
+      text: 'Found by looking through the results after the runs, not planned before them: a lead worth testing again, never a call.',
+    },
+  },
+  interaction: {
+    term: 'Interaction',
+    names: ['interaction', 'interactions', 'scale × schedule interaction'],
+    from: {
+      text: 'Whether the gap between two choices changes with scale: the difference at one scale minus the difference at another. Tested over the four cells with each its own spread (a Welch–Satterthwaite contrast).',
+    },
+  },
+  'adaptive-curriculum': {
+    term: 'Adaptive curriculum',
+    names: ['adaptive curriculum', 'adaptive switch', 'adaptive rule'],
+    from: { setting: 'curriculumSwitch' },
+  },
+  'switch-step': {
+    term: 'Switch step',
+    names: ['switch step', 'where it switches', 'order-statistic interval'],
+    from: {
+      text: 'The first training step a run spends on the next, sparser reward. Over seeds the lab shows the middle run (the median) with a range drawn from the runs\' own ranks, which holds the true median 95 % of the time whatever the spread.',
+    },
+  },
+  censored: {
+    term: 'Censored run',
+    names: ['censored', 'never switched'],
+    from: {
+      text: 'A run that never reached the stage within its steps: its switch step is only known to be later than the last step. It is counted, never averaged in.',
+    },
+  },
   isolation: {
     term: 'Cross-origin isolation (COOP, COEP)',
     names: ['COOP', 'COEP', 'cross-origin isolated', 'cross-origin isolation'],

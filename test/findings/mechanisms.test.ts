@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { findingMechanism, mechanismsMarkdown, mechanismStep, type MechanismRun, type MechanismStep, type MechanismsRecord } from '../../src/findings/mechanisms.ts';
 import { mechanismsOf } from '../../src/cli/commands/mechanisms.ts';
-import { readGainTableFiles } from '../../src/cli/commands/powerPlan.ts';
+import { readGainTableFiles } from '../../src/cli/gainTableFiles.ts';
 import { readMechanisms } from '../../src/ui/findings/mechanismRecord.ts';
 import { tInterval } from '../../src/stats/intervals.ts';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { plainFinding, plainPair, plainSentence, sidePhrase } from '../../src/findings/plainText.ts';
+import { readFileSync } from 'node:fs';
+import { plainFinding, plainInteraction, plainPair, plainSentence, sidePhrase } from '../../src/findings/plainText.ts';
+import type { GainTable } from '../../src/findings/findingGains.ts';
 import { START_LABEL } from '../../src/findings/committedComparison.ts';
 
 const t7 = { higher: 'success · 0 %', lower: 'success · 10 %' };
@@ -83,5 +85,30 @@ describe('plain sentence of a comparison', () => {
       '1 of the 2 comparisons the paper makes comes out the other way, well beyond seed-to-seed chance; 1 shows no difference detected.',
     );
     expect(plainFinding('T7', [{ ...t7, call: 'interim', difference: 1 }, pairs[0]])).toMatch(/make no call/);
+  });
+
+  it('says each scale × choice interaction in words, with the strength its own test allows', () => {
+    const t6 = { plus: ['1.5B · DAPO', '1.5B · GRPO'], minus: ['7B · DAPO', '7B · GRPO'] } as const;
+    expect(plainInteraction('T6', { ...t6, call: 'not resolved', difference: 5.4, equivalence: { delta: 12, shown: false } })).toBe(
+      "DAPO's edge over GRPO in success is 5.4 points larger at 1.5B than at 7B in these runs, but seed-to-seed chance could give that much: no difference detected.",
+    );
+    expect(plainInteraction('T6', { ...t6, call: 'supports', difference: -3 })).toBe(
+      "DAPO's edge over GRPO in success is 3.0 points smaller at 1.5B than at 7B, well beyond seed-to-seed chance.",
+    );
+    const t3 = { plus: ['Sum · 7B', 'Sum · 1.5B'], minus: ['Curriculum · 7B', 'Curriculum · 1.5B'] } as const;
+    expect(plainInteraction('T3', { ...t3, call: 'not resolved', difference: -1.1, equivalence: { delta: 12, shown: true } })).toBe(
+      "7B's edge over 1.5B in success is the same with the Sum reward as with the Curriculum reward, within ±12 points: no difference detected, and the equivalence test rules out a larger change.",
+    );
+    expect(plainInteraction('T3', { ...t3, call: 'interim', difference: 2 })).toMatch(/^Not every planned seed has run yet/);
+    // every committed interaction has its sentence, and its words follow its record's test
+    for (const id of ['T1', 'T3', 'T6']) {
+      const t = JSON.parse(readFileSync(`results/findings/${id}/table.json`, 'utf8')) as GainTable;
+      for (const g of t.compares.interactions ?? []) {
+        const s = plainInteraction(id, g);
+        expect(s).not.toMatch(/undefined|NaN/);
+        if (g.call === 'not resolved') expect(s).toContain('no difference detected');
+        expect(s.includes('rules out')).toBe(!!g.equivalence?.shown && g.call === 'not resolved');
+      }
+    }
   });
 });

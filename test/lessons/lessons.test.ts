@@ -74,11 +74,28 @@ describe('an episode\'s failed tool call', () => {
     expect(afterFailure(calls.slice(0, 1))).toBeNull();
   });
 
-  it('every setting a lesson runs has a committed episode, and the tool-failures arm one with a failed call', () => {
-    const episodes = JSON.parse(readFileSync('results/lessons/episodes.json', 'utf8')) as { settings: Record<string, { trajectory: { calls: { call: string; error: boolean }[] } }> };
+  it('every arm of every lesson has a committed trip before and after training, and the tool-failures arm a failed call and what came next', () => {
+    type Trip = { step: number; trajectory: { prompt: string; plan: unknown; calls: { call: string; error: boolean; injected?: boolean }[] } };
+    const episodes = JSON.parse(readFileSync('results/lessons/episodes.json', 'utf8')) as {
+      settings: Record<string, { before: Trip & { checkpoint: string }; after: Trip }>;
+    };
     for (const lesson of LESSONS)
-      for (const arm of lesson.arms) expect(episodes.settings[settingKey(armConfig(arm, 1))], `${lesson.id} ${arm.key}`).toBeDefined();
+      for (const arm of lesson.arms) {
+        const s = episodes.settings[settingKey(armConfig(arm, 1))];
+        expect(s, `${lesson.id} ${arm.key}`).toBeDefined();
+        expect(s.before.step).toBe(0);
+        expect(s.after.step).toBeGreaterThan(0);
+        // the same request, planned twice
+        expect(s.before.trajectory.prompt, `${lesson.id} ${arm.key}`).toBe(s.after.trajectory.prompt);
+      }
     const failures = lessonById('tool-failures')!.arms.find((a) => a.key === 'failures')!;
-    expect(afterFailure(episodes.settings[settingKey(armConfig(failures, 1))].trajectory.calls)).not.toBeNull();
+    const s = episodes.settings[settingKey(armConfig(failures, 1))];
+    for (const trip of [s.before, s.after]) {
+      const f = afterFailure(trip.trajectory.calls);
+      expect(f).not.toBeNull();
+      expect(f!.injected).toBe(true);
+      // what the agent did next: another call, or its plan
+      expect(f!.next !== null || trip.trajectory.plan !== null).toBe(true);
+    }
   });
 });

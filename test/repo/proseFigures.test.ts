@@ -17,6 +17,9 @@ import { intervalText } from '../../src/findings/gainText.ts';
 import type { InteractionTestRecord } from '../../src/findings/interactionTestRecord.ts';
 import type { InteractionPlan } from '../../src/findings/interactionPlan.ts';
 import type { ConfirmatoryPlan } from '../../src/findings/confirmatoryPlan.ts';
+import { confirmatoryStatusSentence, type ConfirmatoryTestRecord } from '../../src/findings/confirmatoryTestRecord.ts';
+import type { BeyondTestRecord } from '../../src/findings/beyondTest.ts';
+import { noSignalLine } from '../../src/findings/beyondText.ts';
 import type { PowerPlan } from '../../src/findings/powerPlan.ts';
 import { realisedPower } from '../../src/findings/resolveCost.ts';
 import { equivalenceFromEstimate } from '../../src/stats/equivalence.ts';
@@ -162,6 +165,11 @@ function exploratory(row: string, higher: string, lower: string): string {
 /** a cell's mean end success, one decimal: `48.5 %` */
 const endOf = (id: string, label: string) => `${table(id).cells.find((c) => `${c.row} · ${c.col}` === label)!.mean.end!.toFixed(1)} %`;
 
+const confirmatoryTest = () => JSON.parse(read('results/findings/confirmatory-test.json')) as ConfirmatoryTestRecord;
+const beyondTest = () => JSON.parse(read('results/findings/beyond-test.json')) as BeyondTestRecord;
+/** a plan's progress as README says it: `2 of 121 planned runs finished` */
+const progress = (x: { finished: number; planned: number }) => `${x.finished} of ${x.planned} planned runs finished`;
+
 interface Claim { docs: string[]; before: string; figure: () => string }
 
 const README_AND_FINDINGS = ['README.md', 'docs/findings.md'];
@@ -219,6 +227,13 @@ const CLAIMS: Claim[] = [
     const p = JSON.parse(read('results/findings/confirmatory-plan.json')) as ConfirmatoryPlan;
     return `${Math.max(...p.cells.map((c) => c.seeds))} seeds: ${p.runs.length} runs, ${p.coreHours} core-hours against a ${p.budgetCoreHours}-hour budget`;
   } },
+  // the confirmatory plan's state, and T8's and T9's, from their records (test/repo/planRecords.test.ts holds each
+  // record to the run folders and the plan)
+  { docs: ['README.md'], before: '[test](results/findings/confirmatory-test.md)): ', figure: () => confirmatoryStatusSentence(confirmatoryTest()) },
+  { docs: ['README.md'], before: 'T8, where an adaptive curriculum switches by scale: ', figure: () => progress(beyondTest().T8) },
+  { docs: ['README.md'], before: 'groups without signal under Success: ', figure: () => noSignalLine(beyondTest().T8.mechanism!, 'Success') },
+  { docs: ['README.md'], before: "the fixed schedule's first Macro and Success steps: ", figure: () => beyondTest().T8.fixedFirst.join(' and ') },
+  { docs: ['README.md'], before: "T9, the SFT start's size: ", figure: () => progress(beyondTest().T9) },
 ];
 
 /** words a test does not allow (a sentence that said more than its test, or named a figure it does not state), where

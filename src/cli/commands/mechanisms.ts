@@ -6,7 +6,7 @@ import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { provenance } from '../../node/provenance.ts';
-import { readGainTableFiles } from './powerPlan.ts';
+import { readGainTableFiles } from '../gainTableFiles.ts';
 import {
   findingMechanism,
   MECHANISMS_FORMAT,

@@ -2,12 +2,12 @@
 // tables, written once as DIR/plan.json and DIR/plan.md before any of its runs. `sweep --standard --out DIR`
 // then reads it: each finding runs, and is tested at, exactly its planned seeds.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagText, rejectUnknownFlags } from '../envFlags.ts';
 import { provenance } from '../../node/provenance.ts';
-import { GAIN_TABLE_FORMAT, type GainTable } from '../../findings/findingGains.ts';
+import { readGainTableFiles } from '../gainTableFiles.ts';
 import {
   POWER_PLAN_FORMAT,
   powerPlan,
@@ -43,6 +43,8 @@ import {
 } from '../../findings/confirmatoryTestRecord.ts';
 import { interactionTestMarkdown, interactionTestRecord } from '../../findings/interactionTestRecord.ts';
 import { writeAtomic } from '../../node/atomicWrite.ts';
+import { writeBeyondTest } from '../beyondRecord.ts';
+import { flagPath } from '../flagPath.ts';
 
 /** the interactions' plan: the most it may spend */
 export const INTERACTION_BUDGET_CORE_HOURS = 10;
@@ -75,6 +77,7 @@ export const powerPlanCommand: Command = {
        npm run cli -- power-plan --out DIR --interactions --test
        npm run cli -- power-plan --out DIR --confirmatory [--force]
        npm run cli -- power-plan --out DIR --confirmatory --test
+       npm run cli -- power-plan --out DIR --beyond --test
 
   Reads DIR/T*/table.json (the standard tables), pools the per-seed spread of a cell's gain, and writes
   DIR/plan.json and DIR/plan.md: the seeds each finding needs for ${Math.round(100 * PLAN_CHOICES.power)} % power at a difference of
@@ -101,6 +104,14 @@ export const powerPlanCommand: Command = {
   lead on its fresh seeds alone (Welch, Holm across the plan, TOST at ±${PLAN_CHOICES.delta.success}; interim, with no call, until every
   planned run has a summary.json), prints it and writes DIR/confirmatory-test.json and .md.
 
+  --beyond --test: runs nothing; answers T8 and T9 from DIR/beyond-plan.json (made before their runs by
+  scripts/beyondPlans.ts) and whichever of its runs have a summary.json (src/findings/beyondTest.ts): where the
+  adaptive curriculum switches at each scale (median step, order-statistic 95 % interval, runs that never switch
+  counted apart), adaptive − fixed by scale and the scale × schedule interactions, each SFT start's success
+  (Wilson) and the RL gain by SFT size (Welch, Holm; interim, with no call, until every planned run has
+  finished), with the T1 runs' groups without signal beside them; prints it and writes DIR/beyond-test.json
+  and .md, which the page shows under "Beyond the paper".
+
   --allow-dirty: write a record into the repository from code that differs from HEAD; the record lists each
   differing file and its SHA-256 (without it such a write is refused: commit first).`,
   async run(args) {
@@ -108,19 +119,24 @@ export const powerPlanCommand: Command = {
     rejectUnknownFlags(
       flags,
       positional,
-      ['out', 'force', 'cost-to-resolve', 'interactions', 'confirmatory', 'test', 'allow-dirty'],
-      ['force', 'cost-to-resolve', 'interactions', 'confirmatory', 'test', 'allow-dirty'],
+      ['out', 'force', 'cost-to-resolve', 'interactions', 'confirmatory', 'beyond', 'test', 'allow-dirty'],
+      ['force', 'cost-to-resolve', 'interactions', 'confirmatory', 'beyond', 'test', 'allow-dirty'],
     );
     const out = resolve(flagText(flags, 'out'));
     if (existsSync(out) && !statSync(out).isDirectory())
       throw new Error(
         `--out ${out} is a file: power-plan reads the folder a standard sweep wrote (its T<n>/table.json)`,
       );
-    if (flags.has('test') && !flags.has('interactions') && !flags.has('confirmatory'))
-      throw new Error('--test goes with --interactions or --confirmatory (it tests that plan)');
-    if (flags.has('interactions') && flags.has('confirmatory'))
-      throw new Error('--interactions and --confirmatory are two plans: make one at a time');
+    if (flags.has('test') && !flags.has('interactions') && !flags.has('confirmatory') && !flags.has('beyond'))
+      throw new Error('--test goes with --interactions, --confirmatory or --beyond (it tests that plan)');
+    if (['interactions', 'confirmatory', 'beyond'].filter((f) => flags.has(f)).length > 1)
+      throw new Error('--interactions, --confirmatory and --beyond are different plans: test one at a time');
     const allowDirty = flags.has('allow-dirty');
+    if (flags.has('beyond')) {
+      if (!flags.has('test'))
+        throw new Error('--beyond goes with --test: the plan itself is made once by `npx tsx scripts/beyondPlans.ts`');
+      return writeBeyondTest(out, allowDirty);
+    }
     if (flags.has('confirmatory'))
       return flags.has('test')
         ? writeConfirmatoryTest(out, allowDirty)
@@ -140,9 +156,7 @@ export const powerPlanCommand: Command = {
         (plan
           ? '\n' +
             realisedPowerMarkdown(
-              tables.flatMap((t) =>
-                realisedPower(t, (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null),
-              ),
+              tables.flatMap((t) => realisedPower(t, (m) => plan.pooled[m as keyof typeof plan.pooled]?.sd ?? null)),
               PLAN_CHOICES.power,
             )
           : '');
@@ -329,35 +343,6 @@ function writeConfirmatoryTest(out: string, allowDirty: boolean): number {
   writeAtomic(join(out, 'confirmatory-test.md'), md);
   console.log(md);
   return 0;
-}
-
-/** a path as the user would type it: relative to the working folder when inside it */
-function flagPath(p: string): string {
-  const rel = relative(process.cwd(), p);
-  return rel && !rel.startsWith('..') ? rel : p;
-}
-
-/** DIR/T<n>/table.json, the standard gain tables, in finding order; throws when there is none */
-export function readGainTableFiles(out: string): GainTable[] {
-  const tables = readdirSync(out).filter((d) => /^T\d$/.test(d) && existsSync(join(out, d, 'table.json'))).sort()
-    .map((d) => {
-      const file = join(out, d, 'table.json');
-      try {
-        return JSON.parse(readFileSync(file, 'utf8')) as GainTable;
-      } catch (e) {
-        throw new Error(
-          `${file} is not readable JSON (${(e as Error).message}): rewrite it with \`sweep --standard --tables-only --out ${out}\``,
-          { cause: e },
-        );
-      }
-    })
-    .filter((t) => t.format === GAIN_TABLE_FORMAT);
-  if (tables.length === 0)
-    throw new Error(
-      `${out} holds no standard tables (DIR/T1…T7/table.json, written by \`npm run cli -- sweep --standard --out ${out}\`); ` +
-        `a quick sweep (--quick or a --grid) writes none: this command reads the standard sweep's (format ${GAIN_TABLE_FORMAT})`,
-    );
-  return tables;
 }
 
 /** the plan in DIR, or null when there is none; throws on a file that is not a plan */

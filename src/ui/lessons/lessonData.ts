@@ -121,7 +121,16 @@ const tableTexts = import.meta.glob('/results/findings/*/table.json', {
 export const LESSON_REFERENCE = readReference(referenceTexts);
 export const LESSON_TIMINGS = read(timingTexts, '/results/lessons/timings.json', TimingsSchema);
 
-/** one committed rollout of each setting a lesson runs, after training (scripts/lesson-episodes.mjs) */
+/** one trip of a lesson setting: a SampleEpisode (src/worker/sampleEpisode.ts) and its reward under the run's reward */
+const EpisodeSchema = v.object({
+  step: num,
+  reward: num,
+  /** the episode card checks its shape */
+  trajectory: v.record(v.string(), v.unknown()),
+});
+export type LessonEpisode = v.InferOutput<typeof EpisodeSchema>;
+/** each setting a lesson runs, one request planned before training (the starting checkpoint) and after (the committed
+ * run's last step) (scripts/lesson-episodes.ts) */
 const EpisodesSchema = v.object({
   command: v.string(),
   settings: v.record(
@@ -129,10 +138,8 @@ const EpisodesSchema = v.object({
     v.object({
       where: v.string(),
       seed: num,
-      step: num,
-      reward: num,
-      /** a SampleEpisode (src/worker/sampleEpisode.ts); the episode card checks its shape */
-      trajectory: v.record(v.string(), v.unknown()),
+      before: v.object({ ...EpisodeSchema.entries, checkpoint: v.string(), rngSeed: num }),
+      after: EpisodeSchema,
     }),
   ),
 });
