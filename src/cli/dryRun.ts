@@ -43,7 +43,7 @@ export async function dryRunText(o: DryRunOptions): Promise<string> {
     `trains     ${rl.steps} ${rl.steps === 1 ? 'step' : 'steps'} of ${rl.algorithm.toUpperCase()} with the ${rl.reward} reward, ` +
       `${rl.queriesPerStep} ${rl.queriesPerStep === 1 ? 'query' : 'queries'} × ${rl.groupSize} rollouts a step, on ${o.backend}`,
   );
-  lines.push(`evaluates  at step 0, every ${rl.evalEvery} steps and at the end, on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks (${rl.constrainPlan ? 'constrained' : 'free'} decoding)`);
+  lines.push(`evaluates  at step 0, every ${rl.evalEvery} steps and at the end, on ${rl.evalQueries} validation queries + ${rl.evalToolQa} unseen tool-QA tasks (${rl.planDecoding} decoding)`);
   const held = existsSync(o.out) ? readRunFolder(o.out) : null;
   lines.push(
     `--out      ${o.out}: ${!existsSync(o.out) ? 'new' : held?.status.kind === 'finished' ? `holds a finished run (${held.summary?.steps} steps): --resume ${(held.summary?.steps ?? Infinity) < rl.steps ? `extends it to ${rl.steps} (from the final state it kept: a --no-policy run kept none)` : 'keeps it'}, --force replaces it` : held?.status.kind === 'unfinished' ? `holds an unfinished run: --resume continues it` : 'exists'}`,

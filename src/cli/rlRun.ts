@@ -8,7 +8,7 @@ import { SETTINGS, type LabConfig } from '../lab/config.ts';
 import { ignoredSettingLines } from './labConfigArg.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
 import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
-import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
+import { rlConfigAsRecorded, rlConfigFromLab, rlConfigFromRecord, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer, type Metrics } from '../rl/rlTrainer.ts';
 import { policyFromCheckpoint } from '../rl/loadPolicy.ts';
@@ -111,11 +111,14 @@ export function summaryIsOf(s: RlSummary, lab: LabConfig): boolean {
 export function readSummary(dir: string): RlSummary | null {
   const p = join(dir, 'summary.json');
   if (!existsSync(p)) return null;
+  let s: RlSummary;
   try {
-    return JSON.parse(readFileSync(p, 'utf8')) as RlSummary;
+    s = JSON.parse(readFileSync(p, 'utf8')) as RlSummary;
   } catch {
     return null;
   }
+  // a summary written before the trainer's config took the table's names is read under today's
+  return s && typeof s === 'object' && s.rl ? { ...s, rl: rlConfigFromRecord(s.rl as unknown as Record<string, unknown>) } : s;
 }
 
 /** what a resumed run must share with the one that saved: everything but the micro-batch token budget, which
@@ -129,7 +132,8 @@ export function resumeFingerprint(
 ): string {
   const { microBatchTokens: _budget, ...update } = rl;
   const hash = rlRunKey({ ...lab, microBatchTokens: SETTINGS.microBatchTokens.default });
-  return JSON.stringify({ hash, rl: update, checkpoint: checkpointSha256, backend });
+  // in the form runs recorded before the trainer's config took the table's names: a run saved then resumes
+  return JSON.stringify({ hash, rl: rlConfigAsRecorded(update), checkpoint: checkpointSha256, backend });
 }
 
 export async function runRl(o: RlRunOptions): Promise<RlSummary> {
@@ -287,7 +291,8 @@ function startKey({ rl, ckpt, backend }: RunFolderRun): Record<string, unknown> 
     evalQueries: rl.evalQueries,
     evalToolQa: rl.evalToolQa,
     seed: rl.evalSamples > 0 ? rl.seed : null,
-    constrainPlan: rl.constrainPlan,
+    // the cache's key as its first entries were written (its files are named by its hash)
+    constrainPlan: rl.planDecoding === 'constrained',
     maxTurns: rl.maxTurns,
     temperature: rl.temperature,
     backend,

@@ -192,6 +192,10 @@ export class RunFolder implements RunSink {
   async finish(last: Metrics): Promise<void> {
     const { run } = this;
     const trainer = this.trainer();
+    // the summary's final figures: a resumed run whose last evaluation came before the stop, or one evaluated
+    // without validation queries, has no success figure here, and is evaluated once more
+    const success = last[METRIC.evalSuccess];
+    if (trainer.step > 0 && !success && success !== 0) last = await trainer.evaluate();
     if (run.keepPolicy) await this.writePolicy(trainer);
     if (run.keepFinalState) this.saveState(await trainer.checkpoint());
     writeAtomic(this.file('metrics.csv'), metricsCsv(readLines(this.file('metrics.jsonl')).map(withMetricNames)));

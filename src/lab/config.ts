@@ -1,6 +1,6 @@
 // The one declared table of every experiment setting: each row holds its default, bounds, one-line
-// doc, the stage that reads it, the RL algorithms it applies to and its name in the RL trainer's
-// config. The page builds its controls from it (and disables a control its stage or algorithm does
+// doc, the stage that reads it, the RL algorithms it applies to and whether the RL trainer's config holds it
+// (under the same name). The page builds its controls from it (and disables a control its stage or algorithm does
 // not read, saying why), the URL codec (urlState.ts) validates against it, the CLI reads the same
 // hash, and the trainer's config is derived from it (src/rl/rlConfig.ts rlConfigFromLab). A new knob
 // is one row here.
@@ -28,16 +28,6 @@ export interface AlgorithmScope {
   otherwise?: number | { sameAs: string };
 }
 
-/** how the RL trainer's config (src/rl/rlConfig.ts RlConfig) reads a setting */
-export interface TrainerField {
-  /** the trainer config's field */
-  name: string;
-  /** a choice the trainer reads as a boolean: true when the value is this choice */
-  trueWhen?: string;
-  /** the setting is this entry of a pair field (the curriculum's two switch points) */
-  index?: 0 | 1;
-}
-
 /** a setting read only while another setting has one value: otherwise the trainer's config leaves its field
  *  out (so a run that does not use it keeps the config, summary and resume fingerprint it had before the
  *  setting existed), the page disables its control and the CLI names it ignored */
@@ -62,9 +52,10 @@ interface SettingBase {
   algorithms?: AlgorithmScope;
   /** the one value of another setting under which it is read (absent: always) */
   onlyWhen?: ReadOnlyWhen;
-  /** its field in the RL trainer's config; absent where the trainer's config has none (the RL job reads
-   *  the scale and the data axes itself, the SFT job its own settings) */
-  trainer?: TrainerField;
+  /** the RL trainer's config holds it, under this name and with this value (src/rl/rlConfig.ts); absent where
+   *  the trainer's config has none (the RL job reads the scale and the data axes itself, the SFT job its own
+   *  settings) */
+  trainer?: true;
 }
 
 export interface IntSetting extends SettingBase {
@@ -105,10 +96,11 @@ export type Mix = readonly [easy: number, medium: number, hard: number];
 
 export type Setting = IntSetting | FloatSetting | ChoiceSetting | MixSetting;
 
-function choice<const C extends string>(
-  s: Omit<ChoiceSetting<C>, 'kind'>,
-): ChoiceSetting<C> {
-  return { kind: 'choice', ...s };
+/** a choice row; `trainer` stays in its type, so the trainer's config is typed by the rows that set it */
+function choice<const C extends string, T extends true | undefined = undefined>(
+  s: Omit<ChoiceSetting<C>, 'kind' | 'trainer'> & { trainer?: T },
+): ChoiceSetting<C> & (T extends true ? { trainer: true } : unknown) {
+  return { kind: 'choice', ...s } as ChoiceSetting<C> & (T extends true ? { trainer: true } : unknown);
 }
 
 export const SETTINGS = {
@@ -140,7 +132,7 @@ export const SETTINGS = {
     doc: 'Sum (dense), Macro (semi-sparse), Success (sparse) or Curriculum (Sum → Macro → Success).',
     group: 'axes',
     stage: 'rl',
-    trainer: { name: 'reward' },
+    trainer: true,
     axis: true,
     choices: ['sum', 'macro', 'success', 'curriculum'],
     choiceLabels: { sum: 'Sum', macro: 'Macro', success: 'Success', curriculum: 'Curriculum' },
@@ -171,7 +163,7 @@ export const SETTINGS = {
     doc: 'GRPO, DAPO (clip-higher, dynamic sampling) or ARPO (entropy-triggered branching rollouts).',
     group: 'axes',
     stage: 'rl',
-    trainer: { name: 'algorithm' },
+    trainer: true,
     axis: true,
     choices: ALGORITHMS,
     choiceLabels: ALGORITHM_LABELS,
@@ -183,7 +175,7 @@ export const SETTINGS = {
     doc: 'Probability that a tool call returns an error during RL (paper: 0 … 10 %).',
     group: 'axes',
     stage: 'rl',
-    trainer: { name: 'toolFailureRate' },
+    trainer: true,
     axis: true,
     default: 0,
     min: 0,
@@ -199,7 +191,7 @@ export const SETTINGS = {
     doc: 'Fraction of training after which the curriculum switches from Sum to Macro.',
     group: 'reward',
     stage: 'rl',
-    trainer: { name: 'curriculumSwitches', index: 0 },
+    trainer: true,
     default: 0.333,
     min: 0,
     max: 1,
@@ -211,7 +203,7 @@ export const SETTINGS = {
     doc: 'Fraction of training after which the curriculum switches from Macro to Success.',
     group: 'reward',
     stage: 'rl',
-    trainer: { name: 'curriculumSwitches', index: 1 },
+    trainer: true,
     default: 0.667,
     min: 0,
     max: 1,
@@ -233,7 +225,7 @@ export const SETTINGS = {
     group: 'reward',
     stage: 'rl',
     onlyWhen: { setting: 'curriculumSwitch', is: 'adaptive', why: 'the fixed curriculum switches at its two fractions of training' },
-    trainer: { name: 'curriculumSignalShare' },
+    trainer: true,
     // the least share that keeps an advantage in half a step's groups; on runs none of the findings' it let the
     // second switch fire within a run at s and at m (0.75 did not): results/curriculum-share
     default: 0.5,
@@ -250,7 +242,7 @@ export const SETTINGS = {
     doc: 'Lower PPO clip range: the ratio is clipped below at 1 − ε_low.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'clipLow' },
+    trainer: true,
     default: 0.2,
     min: 0,
     max: 1,
@@ -262,7 +254,7 @@ export const SETTINGS = {
     doc: "DAPO's clip-higher: the ratio is clipped above at 1 + ε_high (0.28); GRPO and ARPO clip symmetrically at ε low.",
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'clipHigh' },
+    trainer: true,
     algorithms: { only: ['dapo'], why: 'GRPO and ARPO clip symmetrically, at ε low', otherwise: { sameAs: 'clipLow' } },
     default: 0.28,
     min: 0,
@@ -275,7 +267,7 @@ export const SETTINGS = {
     doc: 'Weight of the k3 KL penalty to the frozen SFT reference (GRPO only; DAPO and ARPO use none, as their reference scripts).',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'klCoef' },
+    trainer: true,
     algorithms: {
       only: ['grpo'],
       why: 'DAPO and ARPO train with no KL penalty, as their reference scripts do',
@@ -292,7 +284,7 @@ export const SETTINGS = {
     doc: 'DAPO dynamic sampling: generate at most this many batches to fill one of informative groups.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'maxGenBatches' },
+    trainer: true,
     algorithms: { only: ['dapo'], why: 'only DAPO samples dynamically' },
     default: 3,
     min: 1,
@@ -304,7 +296,7 @@ export const SETTINGS = {
     doc: 'Tokens before the length limit where the soft overlong penalty ramps linearly to −1.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'overlongBuffer' },
+    trainer: true,
     algorithms: { only: ['dapo'], why: 'only DAPO penalises overlong rollouts', otherwise: 0 },
     default: 64,
     min: 0,
@@ -316,7 +308,7 @@ export const SETTINGS = {
     doc: 'ARPO base branching probability after a tool observation.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'arpoAlpha' },
+    trainer: true,
     algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 0.5,
     min: 0,
@@ -329,7 +321,7 @@ export const SETTINGS = {
     doc: 'ARPO weight of the entropy rise ΔH in the branching probability clip(α + β·ΔH, 0, 1).',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'arpoBeta' },
+    trainer: true,
     algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 0.2,
     min: 0,
@@ -342,7 +334,7 @@ export const SETTINGS = {
     doc: 'ARPO measures entropy over the next k generated tokens after each tool observation.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'arpoK' },
+    trainer: true,
     algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 10,
     min: 1,
@@ -353,7 +345,7 @@ export const SETTINGS = {
     doc: 'Soft: GRPO advantages over all M rollouts. Hard: tokens shared by branches get the mean advantage of the rollouts sharing them.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'arpoAdvantage' },
+    trainer: true,
     algorithms: { only: ['arpo'], why: 'only ARPO has branches whose shared tokens an advantage could pool' },
     choices: ['soft', 'hard'],
     choiceLabels: { soft: 'Soft', hard: 'Hard' },
@@ -365,7 +357,7 @@ export const SETTINGS = {
     doc: 'ARPO partial rollouts branched at a high-entropy step.',
     group: 'algorithm',
     stage: 'rl',
-    trainer: { name: 'arpoBranches' },
+    trainer: true,
     algorithms: { only: ['arpo'], why: 'only ARPO branches its rollouts' },
     default: 1,
     min: 1,
@@ -389,7 +381,7 @@ export const SETTINGS = {
     label: 'Plan decoding',
     doc: 'Free: the agent may cite a row or leg its calls never returned (the plan is then undelivered). Constrained: such choices are masked while it writes the plan.',
     group: 'environment',
-    trainer: { name: 'constrainPlan', trueWhen: 'constrained' },
+    trainer: true,
     choices: ['free', 'constrained'],
     choiceLabels: { free: 'Free', constrained: 'Constrained' },
     // constrained: free decoding spends RL's signal on delivering at all (results/rl-recipe)
@@ -411,7 +403,7 @@ export const SETTINGS = {
     doc: 'Rollouts per query; advantages are normalised within a group (ARPO: the budget M).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'groupSize' },
+    trainer: true,
     default: 8,
     min: 1,
     max: 64,
@@ -422,7 +414,7 @@ export const SETTINGS = {
     doc: 'Training queries rolled out per RL step (each as a group of G rollouts).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'queriesPerStep' },
+    trainer: true,
     default: 4,
     min: 1,
     max: 64,
@@ -433,7 +425,7 @@ export const SETTINGS = {
     doc: 'Steps between evaluations on the validation queries and the OOD tool-QA suite (also at step 0 and at the end).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'evalEvery' },
+    trainer: true,
     default: 10,
     min: 1,
     max: 10000,
@@ -444,7 +436,7 @@ export const SETTINGS = {
     doc: 'Held-out queries in each evaluation (the first n of the validation split of 300; 300 gives a 95 % interval of about ±5 points).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'evalQueries' },
+    trainer: true,
     default: 100,
     min: 0,
     max: 300,
@@ -455,7 +447,7 @@ export const SETTINGS = {
     doc: 'Samples per validation query at the training temperature in each evaluation, beside the greedy rollout (sampled success with its interval; 0 = off, the default: k samples of 100 queries cost about k greedy evaluations; add &evalSamples=4 to a link for it).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'evalSamples' },
+    trainer: true,
     default: 0,
     min: 0,
     max: 16,
@@ -466,7 +458,7 @@ export const SETTINGS = {
     doc: 'Unseen tool-QA tasks in each RL evaluation (the first n of the out-of-domain suite, grown to 100 with the SFT card’s own 63 first).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'evalToolQa' },
+    trainer: true,
     default: 32,
     min: 0,
     max: 100,
@@ -476,7 +468,7 @@ export const SETTINGS = {
     label: 'Training steps',
     doc: 'Number of RL steps of the run (the measured recipe: 40 steps of 4 queries × 8 rollouts; results/rl-recipe).',
     group: 'training',
-    trainer: { name: 'steps' },
+    trainer: true,
     default: 40,
     min: 1,
     max: 20000,
@@ -487,7 +479,7 @@ export const SETTINGS = {
     doc: 'AdamW learning rate of the policy during RL.',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'learningRate' },
+    trainer: true,
     default: 0.0001,
     min: 1e-7,
     max: 0.1,
@@ -499,7 +491,7 @@ export const SETTINGS = {
     doc: 'RL steps over which the learning rate ramps up linearly (veRL optim.lr_warmup_steps); 0 = none.',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'lrWarmupSteps' },
+    trainer: true,
     default: 0,
     min: 0,
     max: 1000,
@@ -510,7 +502,7 @@ export const SETTINGS = {
     doc: 'Sampling temperature of training rollouts (and of sampled evaluation); below 1 the group explores near what the policy already does well (0.7: the measured recipe, results/rl-recipe; at 1 the s policy delivers 31–41 % of sampled plans and RL learns to deliver, not to plan).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'temperature' },
+    trainer: true,
     default: 0.7,
     min: 0.1,
     max: 2,
@@ -522,7 +514,7 @@ export const SETTINGS = {
     doc: 'Optimizer steps per RL step: whole groups cut in order into this many mini-batches (veRL ppo_mini_batch_size).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'miniBatches' },
+    trainer: true,
     default: 2,
     min: 1,
     max: 16,
@@ -533,7 +525,7 @@ export const SETTINGS = {
     doc: 'Token budget of a micro-batch: each mini-batch’s gradient is summed over micro-batches of at most this many padded tokens (veRL dynamic batch size). The same update; lower it if a step runs out of memory. 0 = whole mini-batches. WebGPU takes 4× this (fewer, larger micro-batches: a GPU pays per kernel launch).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'microBatchTokens' },
+    trainer: true,
     default: 2048,
     min: 0,
     max: 65536,
@@ -543,7 +535,7 @@ export const SETTINGS = {
     doc: 'Real, or shuffled across the step’s rollouts: the null control, the same run with no link between a rollout and its reward (how far RL drifts with no signal).',
     group: 'training',
     stage: 'rl',
-    trainer: { name: 'nullControl', trueWhen: 'shuffled' },
+    trainer: true,
     choices: ['real', 'shuffled'],
     choiceLabels: { real: 'Real', shuffled: 'Shuffled (null control)' },
     default: 'real',
@@ -564,7 +556,7 @@ export const SETTINGS = {
     label: 'Seed',
     doc: 'Seeds every random draw of the run; on the cpu backend the same seed gives the same curves.',
     group: 'training',
-    trainer: { name: 'seed' },
+    trainer: true,
     default: 1,
     min: 0,
     max: 2147483647,
@@ -579,6 +571,11 @@ type ValueOf<S> = S extends ChoiceSetting<infer C> ? C : S extends MixSetting ? 
 export type LabConfig = { -readonly [K in SettingKey]: ValueOf<(typeof SETTINGS)[K]> };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+/** the settings the RL trainer's config holds, under the same names (the rows with `trainer`) */
+export type TrainerSettingKey = {
+  [K in SettingKey]: (typeof SETTINGS)[K] extends { trainer: true } ? K : never;
+}[SettingKey];
 
 export const GROUP_LABELS: Record<SettingGroup, string> = {
   stage: 'Stage',

@@ -1,6 +1,6 @@
-// The RL trainer's configuration (TRL-style: every knob documented with the paper behind it), derived
-// from the lab's settings table (src/lab/config.ts), which holds each knob's default, bounds, the
-// algorithms it applies to and its name here.
+// The RL trainer's configuration, derived from the lab's settings table (src/lab/config.ts): each row the
+// trainer reads is a field here under the row's name, with the row's default, bounds, doc and the algorithms
+// it applies to; the few knobs the page does not show are documented here, with the paper behind each.
 // No tfjs here: the page and the CLI read it without loading a backend.
 //
 // The Agent-STAR paper does not publish its RL hyper-parameters; these follow the reference code
@@ -8,6 +8,8 @@
 // scripts, scaled to the lab's toy models.
 import {
   SETTINGS,
+  invalidReason,
+  type TrainerSettingKey,
   SETTING_KEYS,
   defaultConfig,
   type AlgorithmName,
@@ -15,89 +17,29 @@ import {
   type Setting,
   type SettingKey,
 } from '../lab/config.ts';
-import type { RewardKind } from '../env/rewards.ts';
 import type { LossAggregation } from './rlMath.ts';
 
 export type Algorithm = AlgorithmName;
 
-export interface RlConfig {
-  /** GRPO (Shao et al. 2024), DAPO (Yu et al. 2025) or ARPO (Dong et al. 2025) */
-  algorithm: Algorithm;
-  /** Sum, Macro, Success or Curriculum (Planner-R1's dense → sparse ladder) */
-  reward: RewardKind;
-  /** Curriculum: fractions of training at which Sum → Macro and Macro → Success */
-  curriculumSwitches: [number, number];
-  /** Curriculum, adaptive switch (present only then; absent: the switch points above): move to the next, sparser
-   *  stage once it would leave signal in at least this share of a step's groups (env/rewards.ts adaptiveNextStage) */
+/**
+ * The trainer's config: the settings table's RL rows under their own names and values (their docs and bounds
+ * are the table's), and the knobs the page does not show.
+ */
+export interface RlConfig extends Omit<Pick<LabConfig, TrainerSettingKey>, 'curriculumSignalShare'> {
+  /** Curriculum, adaptive switch only (absent: the switch points; see the table's ReadOnlyWhen) */
   curriculumSignalShare?: number;
-  /** RL steps (each: roll out, score, update) */
-  steps: number;
-  /** training queries per step (veRL train_batch_size) */
-  queriesPerStep: number;
-  /** rollouts per query G (veRL rollout.n; ARPO's budget M) */
-  groupSize: number;
-  /** AdamW learning rate (constant after the warm-up; veRL's actor default schedule) */
-  learningRate: number;
-  /** RL steps over which the learning rate ramps linearly from lr/warmup to lr (veRL optim.lr_warmup_steps) */
-  lrWarmupSteps: number;
-  /** null control: advantages shuffled across the step's rollouts — the same update sizes with no
-   *  link between a rollout and its reward; the drift baseline every gain is read against */
-  nullControl: boolean;
-  /** optimizer steps per RL step: the batch is cut into this many PPO mini-batches (veRL ppo_mini_batch_size) */
-  miniBatches: number;
-  /** token budget of a micro-batch (veRL's dynamic batch size, ppo_max_token_len_per_gpu): each mini-batch's gradient
-   * is accumulated over micro-batches of at most this many padded tokens, rows packed by length — the same update, with
-   *  peak memory set by this budget instead of the group size; 0 = no budget (whole mini-batches, the older path) */
-  microBatchTokens: number;
-  /** lower clip ε_low: the ratio is clipped below at 1 − ε_low (PPO, Schulman et al. 2017) */
-  clipLow: number;
-  /** upper clip ε_high (DAPO's clip-higher: 0.28; GRPO and ARPO clip symmetrically) */
-  clipHigh: number;
   /** dual-clip constant c for negative advantages (Ye et al. 2020; veRL clip_ratio_c) */
   dualClip: number;
-  /** weight of the k3 KL penalty to the frozen SFT reference (veRL use_kl_loss, low_var_kl); 0 = no reference */
-  klCoef: number;
   /** token-mean (DAPO's token-level loss) or seq-mean-token-mean (GRPO's original) */
   lossAggregation: LossAggregation;
-  /** sampling temperature of training rollouts */
-  temperature: number;
   /** clip the global gradient norm to this (veRL grad_clip) */
   maxGradNorm: number;
-  /** probability that a tool call fails during rollouts (the study's environment-stability axis) */
-  toolFailureRate: number;
-  /** mask plan choices the calls cannot resolve (plan.ts unresolvableNext); RL scores the masked distribution */
-  constrainPlan: boolean;
   /** tool calls per episode */
   maxTurns: number;
   /** DAPO dynamic sampling: drop groups whose rewards all match, and generate more to fill the batch */
   dynamicSampling: boolean;
-  /** DAPO: generation batches per step at most, before training on what was kept */
-  maxGenBatches: number;
-  /** DAPO soft overlong punishment: tokens before the length limit where the penalty ramps to −1 (0 = off) */
-  overlongBuffer: number;
   /** ARPO: rollouts started from the prompt per query (N; the rest of the budget M is branched) */
   arpoInitial: number;
-  /** ARPO: base branching probability α */
-  arpoAlpha: number;
-  /** ARPO: weight β of the entropy rise ΔH */
-  arpoBeta: number;
-  /** ARPO: policy tokens after an observation whose entropy is measured (k) */
-  arpoK: number;
-  /** ARPO: partial rollouts branched per trigger (Z) */
-  arpoBranches: number;
-  /** ARPO advantage: `soft` (GRPO over all M) or `hard` (shared prefixes get the mean advantage) */
-  arpoAdvantage: 'soft' | 'hard';
-  /** evaluate (greedy, validation + OOD) every this many steps, at step 0 and at the end */
-  evalEvery: number;
-  /** validation queries evaluated (the first n of the validation split) */
-  evalQueries: number;
-  /** unseen tool-QA tasks evaluated (the OOD suite) */
-  evalToolQa: number;
-  /** samples per validation query at `temperature` in each evaluation, beside the greedy rollout (eval/sample_success;
-   * 0 = off) */
-  evalSamples: number;
-  /** seeds the query order, sampling and tool failures */
-  seed: number;
 }
 
 /** the trainer's knobs the page does not show: the same for every run of the lab */
@@ -113,13 +55,14 @@ const FIXED = {
 const FIELD_ORDER: readonly (keyof RlConfig)[] = [
   'algorithm',
   'reward',
-  'curriculumSwitches',
+  'curriculumSwitch1',
+  'curriculumSwitch2',
   'steps',
   'queriesPerStep',
   'groupSize',
   'learningRate',
-  'lrWarmupSteps',
-  'nullControl',
+  'warmupSteps',
+  'advantages',
   'miniBatches',
   'microBatchTokens',
   'clipLow',
@@ -130,16 +73,16 @@ const FIELD_ORDER: readonly (keyof RlConfig)[] = [
   'temperature',
   'maxGradNorm',
   'toolFailureRate',
-  'constrainPlan',
+  'planDecoding',
   'maxTurns',
   'dynamicSampling',
-  'maxGenBatches',
+  'dapoMaxGenBatches',
   'overlongBuffer',
   'arpoInitial',
   'arpoAlpha',
   'arpoBeta',
   'arpoK',
-  'arpoBranches',
+  'arpoZ',
   'arpoAdvantage',
   'evalEvery',
   'evalQueries',
@@ -147,6 +90,53 @@ const FIELD_ORDER: readonly (keyof RlConfig)[] = [
   'seed',
   'evalSamples',
 ];
+
+interface RecordedField {
+  /** the name it was recorded under */
+  as: string;
+  /** today's value as recorded, and back */
+  value?: (v: unknown) => unknown;
+  back?: (v: unknown) => unknown;
+}
+
+/** how runs recorded five fields before the trainer's config took the table's names, and their values then
+ *  (two were booleans); the curriculum's two switches were one pair, `curriculumSwitches` */
+const RECORDED: Readonly<Record<string, RecordedField>> = {
+  dapoMaxGenBatches: { as: 'maxGenBatches' },
+  arpoZ: { as: 'arpoBranches' },
+  warmupSteps: { as: 'lrWarmupSteps' },
+  planDecoding: { as: 'constrainPlan', value: (v) => v === 'constrained', back: (v) => (v ? 'constrained' : 'free') },
+  advantages: { as: 'nullControl', value: (v) => v === 'shuffled', back: (v) => (v ? 'shuffled' : 'real') },
+};
+
+/**
+ * A trainer config in the form runs recorded it before it took the table's names, field for field in place:
+ * the resume fingerprint is JSON of this form, so a run saved before the rename resumes (and a committed run is
+ * still the run its folder says). Takes either form.
+ */
+export function rlConfigAsRecorded(c: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(c)) {
+    if (k === 'curriculumSwitch1') out.curriculumSwitches = [v, c.curriculumSwitch2];
+    else if (k === 'curriculumSwitch2') continue;
+    else if (RECORDED[k]) out[RECORDED[k].as] = RECORDED[k].value ? RECORDED[k].value(v) : v;
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** A recorded trainer config (a summary's or a card's `rl`) under today's names, field for field in place:
+ *  records written before the rename are read through it. Takes either form. */
+export function rlConfigFromRecord(r: Readonly<Record<string, unknown>>): RlConfig {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    const now = Object.entries(RECORDED).find(([, f]) => f.as === k);
+    if (k === 'curriculumSwitches' && Array.isArray(v)) [out.curriculumSwitch1, out.curriculumSwitch2] = v as unknown[];
+    else if (now) out[now[0]] = now[1].back ? now[1].back(v) : v;
+    else out[k] = v;
+  }
+  return out as unknown as RlConfig;
+}
 
 /**
  * The RL config of a lab experiment (the page, `cli run` and `cli sweep` share it), read off the settings
@@ -168,11 +158,7 @@ export function rlConfigFromLab(lab: LabConfig): RlConfig {
       const other = scope.otherwise;
       value = other === undefined ? s.default : typeof other === 'number' ? other : lab[other.sameAs as SettingKey];
     }
-    if (s.trainer.trueWhen !== undefined) value = value === s.trainer.trueWhen;
-    if (s.trainer.index !== undefined) {
-      const pair = (c[s.trainer.name] ??= []) as unknown[];
-      pair[s.trainer.index] = value;
-    } else c[s.trainer.name] = value;
+    c[key] = value;
   }
   c.arpoInitial = Math.max(1, Math.floor((c.groupSize as number) / 2)); // N = M/2, after the ARPO scripts
   const missing = FIELD_ORDER.filter((k) => !(k in c));
@@ -194,44 +180,25 @@ export function rlConfigFor(algorithm: Algorithm, overrides: Partial<RlConfig> =
   return c;
 }
 
+/** Checks a trainer config: each of the table's settings against its row (the page's and the URL's bounds),
+ *  then what the trainer itself needs of them and of its own knobs. */
 export function validateRlConfig(c: RlConfig): void {
-  const nonNegInt = ['lrWarmupSteps'] as const;
-  for (const k of nonNegInt)
-    if (!Number.isInteger(c[k]) || c[k] < 0)
-      throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
-  const posInt = [
-    'steps',
-    'queriesPerStep',
-    'groupSize',
-    'miniBatches',
-    'maxTurns',
-    'maxGenBatches',
-    'arpoInitial',
-    'arpoK',
-    'arpoBranches',
-    'evalEvery',
-  ] as const;
-  for (const k of posInt)
+  const fields = c as unknown as Record<string, unknown>;
+  for (const key of SETTING_KEYS) {
+    if (!(SETTINGS[key] as Setting).trainer || !(key in fields)) continue;
+    const why = invalidReason(key, fields[key]);
+    if (why) throw new Error(`RL config: ${key} ${why}, got ${String(fields[key])}`);
+  }
+  for (const k of ['maxTurns', 'arpoInitial'] as const)
     if (!Number.isInteger(c[k]) || c[k] < 1) throw new Error(`RL config: ${k} must be a positive integer, got ${c[k]}`);
-  for (const k of ['evalQueries', 'evalToolQa', 'overlongBuffer', 'microBatchTokens'] as const)
-    if (!Number.isInteger(c[k]) || c[k] < 0)
-      throw new Error(`RL config: ${k} must be a non-negative integer, got ${c[k]}`);
-  if (!Number.isInteger(c.evalSamples) || c.evalSamples < 0)
-    throw new Error(`RL config: evalSamples must be a non-negative integer, got ${c.evalSamples}`);
-  for (const k of ['learningRate', 'temperature', 'maxGradNorm', 'dualClip'] as const)
-    if (!(c[k] > 0)) throw new Error(`RL config: ${k} must be positive, got ${c[k]}`);
-  for (const k of ['clipLow', 'clipHigh', 'klCoef', 'toolFailureRate'] as const)
-    if (!(c[k] >= 0)) throw new Error(`RL config: ${k} must be ≥ 0, got ${c[k]}`);
+  if (!(c.maxGradNorm > 0)) throw new Error(`RL config: maxGradNorm must be positive, got ${c.maxGradNorm}`);
+  // the ratio's lower clip 1 − ε_low must stay above 0
   if (c.clipLow >= 1) throw new Error(`RL config: clipLow must be < 1, got ${c.clipLow}`);
   if (c.dualClip <= 1) throw new Error(`RL config: dualClip must be > 1, got ${c.dualClip}`);
   if (c.algorithm === 'arpo' && c.arpoInitial > c.groupSize)
     throw new Error(
       `RL config: ARPO starts ${c.arpoInitial} rollouts per query, more than the budget M = ${c.groupSize}`,
     );
-  const share = c.curriculumSignalShare;
-  if (share !== undefined && !(share >= 0 && share <= 1))
-    throw new Error(`RL config: curriculumSignalShare must be in [0, 1], got ${share}`);
-  const [a, b] = c.curriculumSwitches;
-  if (!(a >= 0 && a <= b && b <= 1))
-    throw new Error(`RL config: curriculum switches must satisfy 0 ≤ a ≤ b ≤ 1, got [${a}, ${b}]`);
+  const [a, b] = [c.curriculumSwitch1, c.curriculumSwitch2];
+  if (!(a <= b)) throw new Error(`RL config: curriculum switches must satisfy 0 ≤ a ≤ b ≤ 1, got [${a}, ${b}]`);
 }

@@ -2,16 +2,15 @@
 // a saved state (and finish an evaluation a stop cut short); then each step trains, and on the evaluation
 // schedule (every evalEvery steps and after the last) picks the sample rollouts of the step just taken and
 // evaluates; the state is saved by one rule (saveDue); at the end the run finishes, and its policies are
-// disposed. Two hosts drive it: the CLI's run (src/cli/rlRun.ts) hands `run` a RunSink of files; the
-// worker's RL job (src/worker/rlJob.ts) is stepped by the worker's loop, which paces it and stores its
-// points in IndexedDB. Neither keeps a schedule, a save rule or a sample rule of its own, so the page and
-// the CLI cannot drift: the same link gives the same metrics.
+// disposed. Two hosts hand `run` a RunSink: the CLI's run (src/cli/rlRun.ts) one of files, the worker's RL
+// job (src/worker/rlJob.ts) one of IndexedDB records (src/worker/storeSink.ts). Neither keeps a schedule, a
+// save rule, a sample rule or a resume of its own, so the page and the CLI cannot drift: the same link gives
+// the same metrics.
 //
 // No DOM and no Node: the hosts own the messages, the files and the stops.
 import type { Checkpoint } from './checkpoint.ts';
 import type { RlConfig } from './rlConfig.ts';
 import { RlTrainer, type Metrics, type ScoredEpisode } from './rlTrainer.ts';
-import { METRIC } from '../lab/metricNames.ts';
 
 /** steps between two saves of the training state besides the evaluations: a save of an `l` policy is
  *  ~15 MB and well under a second, a step seconds to minutes, so a stop or a crash loses at most these */
@@ -85,13 +84,15 @@ export interface RunSink extends RlStepHooks {
   /** an evaluation's metrics, at `step` (0: the start) */
   evaluated(step: number, metrics: Metrics): void | Promise<void>;
   saveState(state: Checkpoint): void | Promise<void>;
-  /** the run stands at `step`, started or restored and evaluated there: the steps begin */
-  started?(step: number): void;
+  /** the run stands at `step`, started or restored and evaluated there: the steps begin (what this throws
+   *  ends the run, as `stepped`'s does) */
+  started?(step: number): void | Promise<void>;
   /** a step is done: its records written, its state saved if due; what this throws ends the run */
   stepped?(result: RlStepResult, lastEvaluation: Metrics): void | Promise<void>;
   /** whether an error ends the run as a stop asked for (the last completed step is saved first) */
   isStop?(error: unknown): boolean;
-  /** every step trained and evaluated: write the end (`lastEvaluation`: the last step's) */
+  /** every step trained and evaluated: write the end (`lastEvaluation`: the last step's, empty when a resumed
+   *  run had no step left to evaluate) */
   finish(lastEvaluation: Metrics): Promise<void> | void;
 }
 
@@ -121,7 +122,12 @@ export class RlRunLoop {
   /** continues from a saved state: a new trainer on its weights, optimizer, rng and step (the old one freed) */
   restore(ckpt: Checkpoint): void {
     const before = this.trainer;
-    const next = RlTrainer.restore(ckpt, before.reference, before.env, this.rl);
+    let next: RlTrainer;
+    try {
+      next = RlTrainer.restore(ckpt, before.reference, before.env, this.rl);
+    } catch (e) {
+      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
     next.pause = before.pause;
     before.dispose();
     before.policy.dispose();
@@ -169,7 +175,7 @@ export class RlRunLoop {
         last = await this.start(sink.evaluateStart && (() => sink.evaluateStart!(() => this.trainer.evaluate())));
         await sink.evaluated(0, last);
       }
-      sink.started?.(this.trainer.step);
+      await sink.started?.(this.trainer.step);
       while (!this.done) {
         // the step's line and its samples are written before its evaluation: a run stopped during it resumes with them
         const result = await this.step(sink);
@@ -182,8 +188,6 @@ export class RlRunLoop {
       }
       // trained and evaluated: what is left is writing it down, which a stop no longer interrupts
       this.trainer.pause = null;
-      const success = last[METRIC.evalSuccess];
-      if (this.trainer.step > 0 && !success && success !== 0) last = await this.trainer.evaluate();
       await sink.finish(last);
     } catch (e) {
       if (sink.isStop?.(e) && this.trainer.step > 0) await saveState();

@@ -113,7 +113,8 @@ export class RlTrainer {
   get stage(): CurriculumStage {
     const c = this.config;
     if (c.reward !== 'curriculum') return c.reward;
-    return this.adaptive ? this.adaptiveStage : curriculumStage(this.step / c.steps, c.curriculumSwitches);
+    if (this.adaptive) return this.adaptiveStage;
+    return curriculumStage(this.step / c.steps, [c.curriculumSwitch1, c.curriculumSwitch2]);
   }
 
   /** a Curriculum run whose switch is adaptive */
@@ -145,7 +146,7 @@ export class RlTrainer {
       temperature: c.temperature,
       maxTurns: c.maxTurns,
       failureRate: c.toolFailureRate,
-      constrainPlan: c.constrainPlan,
+      constrainPlan: c.planDecoding === 'constrained',
       rng: this.rng,
       ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'rollouts', done, total }) } : {}),
     };
@@ -166,7 +167,7 @@ export class RlTrainer {
         k: c.arpoK,
         alpha: c.arpoAlpha,
         beta: c.arpoBeta,
-        branches: c.arpoBranches,
+        branches: c.arpoZ,
       };
       episodes = await rollout(this.decoder, tasks, { ...common, branching });
       groupOf = episodes.map((e) => e.branch!.group);
@@ -253,7 +254,7 @@ export class RlTrainer {
     let all: ScoredEpisode[][] = [];
     let genBatches = 0;
     let dropped = 0;
-    while (kept.length < c.queriesPerStep && genBatches < (c.dynamicSampling ? c.maxGenBatches : 1)) {
+    while (kept.length < c.queriesPerStep && genBatches < (c.dynamicSampling ? c.dapoMaxGenBatches : 1)) {
       // the first batch follows the schedule; refills draw random training queries (from the checkpointed Rng)
       const queries =
         genBatches === 0
@@ -283,7 +284,7 @@ export class RlTrainer {
       flat.map((e) => e.reward),
       flat.map((e) => e.group),
     );
-    const adv = c.nullControl ? this.rng.shuffle(grpo) : grpo;
+    const adv = c.advantages === 'shuffled' ? this.rng.shuffle(grpo) : grpo;
     flat.forEach((e, i) => {
       e.advantage = adv[i];
     });
@@ -362,7 +363,7 @@ export class RlTrainer {
     const common = {
       batchSize: 64,
       seed: c.seed,
-      constrainPlan: c.constrainPlan,
+      constrainPlan: c.planDecoding === 'constrained',
       maxTurns: c.maxTurns,
       ...(pause ? { pause: (done: number, total: number) => pause({ phase: 'evaluation', done, total }) } : {}),
     };

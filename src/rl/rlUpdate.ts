@@ -207,7 +207,7 @@ export interface UpdatePlan {
 /** the plan of the PPO update of step `step` over `rows` (no tensors) */
 export function planUpdate(c: RlConfig, step: number, contextLength: number, rows: readonly UpdateRow[],
   tokenAdvantages: Map<UpdateRow, number[]> | null): UpdatePlan {
-  const lr = c.learningRate * Math.min(1, (step + 1) / Math.max(1, c.lrWarmupSteps));
+  const lr = c.learningRate * Math.min(1, (step + 1) / Math.max(1, c.warmupSteps));
   const trainable = rows.filter((r) => r.episode.lossMask.some((x) => x === 1));
   // whole groups in order; zero-advantage rows only where a KL term gives them a gradient; no step without signal
   const signal = trainable.map((r) => (tokenAdvantages?.get(r) ?? [r.advantage]).some((a) => a !== 0));

@@ -11,7 +11,7 @@
 import { isQuotaError, type LabStore } from '../store/labStore.ts';
 import type { CheckpointRecord, MetricPoint, RunRecord, RunStatus } from '../store/records.ts';
 import type { RunProgress, WorkerEvent, WorkerListener } from './api.ts';
-import type { JobEpisode, TrainingJob } from './trainingJob.ts';
+import type { JobEpisode, JobState, RunHost, SteppedJob, TrainingJob } from './trainingJob.ts';
 import { RunTiming } from './runTiming.ts';
 import type { TestHolds } from './testHolds.ts';
 import { METRIC } from '../lab/metricNames.ts';
@@ -30,7 +30,7 @@ export class DeviceLostError extends Error {
 class DivergedError extends Error {}
 
 /** One run in progress: its job, its loop state and its outgoing buffer. */
-export class ActiveRun {
+export class ActiveRun implements RunHost {
   status: RunStatus = 'running';
   error: string | undefined;
   stopRequested = false;
@@ -64,6 +64,8 @@ export class ActiveRun {
   private episodesStored = 0;
   /** a browser test's holds (testHolds.ts); null on every production page */
   testHolds: TestHolds | null = null;
+  /** the points kept from before a resume */
+  private readonly history: readonly MetricPoint[];
 
   constructor(
     readonly run: RunRecord,
@@ -74,10 +76,13 @@ export class ActiveRun {
     history: readonly MetricPoint[] = [],
     /** a new run's createdAt (once its backend is in place): its wall time, summary.wallMs, counts from it */
     private readonly requestedAt: number | null = null,
+    /** the checkpoint a running job (RL) resumes from: it restores it itself (run), so its stepsDone is 0 here */
+    readonly resumeFrom: JobState | null = null,
   ) {
     this.timing = new RunTiming({ totalSteps: job.totalSteps, evalEvery: job.evalEvery ?? null, history });
-    this.checkpointStep = job.stepsDone;
-    this.stepsRecorded = job.stepsDone;
+    this.history = history;
+    this.checkpointStep = resumeFrom?.step ?? job.stepsDone;
+    this.stepsRecorded = this.checkpointStep;
     // a new phase mid-step ('evaluating') reaches the page as it starts, not when the step ends
     job.onPhase = () => this.tell([]);
   }
@@ -88,50 +93,11 @@ export class ActiveRun {
       throw new DeviceLostError(message);
     });
     lost?.catch(() => undefined); // reported through the race below
+    const race = <T>(work: Promise<T>): Promise<T> => (lost ? Promise.race([work, lost]) : work);
     try {
       this.tell([]);
-      if (this.job.stepsDone === 0 && this.job.initialMetrics) {
-        const metrics = await (lost ? Promise.race([this.job.initialMetrics(), lost]) : this.job.initialMetrics());
-        this.checkFinite(metrics);
-        this.timing.recordEvaluation(metrics[METRIC.evalSeconds]);
-        this.pending.push({ runId: this.run.id, step: 0, t: this.elapsedMs(), values: { ...metrics } });
-        this.last = { ...this.last, ...metrics };
-        await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
-        await this.flush();
-        await yieldToMessages();
-      }
-      while (this.job.stepsDone < this.job.totalSteps && !this.stopRequested) {
-        if (this.status === 'paused') {
-          await this.checkpoint();
-          // a resume (or stop) while the checkpoint was written has come already: no wake-up would follow
-          if (this.status === 'paused') {
-            this.parked = true;
-            await new Promise<void>((resolve) => (this.wake = resolve));
-            this.parked = false;
-          }
-          // stored, then shown, before the next step holds the event loop: a reload now resumes the run the page says
-          // is training
-          await this.flush(true);
-          continue;
-        }
-        const t0 = performance.now();
-        const metrics = await (lost ? Promise.race([this.job.step(), lost]) : this.job.step());
-        const ms = performance.now() - t0;
-        this.checkFinite(metrics);
-        this.record(metrics, ms);
-        const sampled = await this.storeEpisodes(this.job.drainEpisodes?.() ?? []);
-        const held = this.testHolds?.holds(this.run.id, this.job.stepsDone) ?? false;
-        if (this.checkpointDue || this.scheduledCheckpoint()) await this.checkpoint();
-        else if (held || sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
-        // a test's hold: this step stored and shown (and checkpointed, if due), the run waits for the test
-        // (a Stop that came before the hold, or during the flush, goes through: nothing would release it)
-        if (held && !this.stopRequested) await this.testHolds!.after(this.run.id, this.job.stepsDone);
-        await yieldToMessages();
-      }
-      await this.checkpoint();
-      if (this.job.stepsDone >= this.job.totalSteps) {
-        await this.storeEpisodes(await this.job.sampleEpisodes());
-      }
+      if ('run' in this.job) await race(this.job.run(this));
+      else await this.stepLoop(this.job, race);
       this.status = this.stopRequested && this.job.stepsDone < this.job.totalSteps ? 'stopped' : 'completed';
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
@@ -163,6 +129,71 @@ export class ActiveRun {
     }
   }
 
+  /** a stepped job's life (SFT): step 0's point, then its steps until the end or a stop, then its last checkpoint */
+  private async stepLoop(job: SteppedJob, race: <T>(work: Promise<T>) => Promise<T>): Promise<void> {
+    if (job.stepsDone === 0 && job.initialMetrics)
+      await this.evaluation(0, await race(job.initialMetrics()), job.drainEpisodes?.() ?? []);
+    while (job.stepsDone < job.totalSteps && (await this.between())) {
+      const t0 = performance.now();
+      const metrics = await race(job.step());
+      const ms = performance.now() - t0;
+      const due = job.stepsDone % (job.checkpointEvery ?? CHECKPOINT_EVERY) === 0;
+      await this.stepped(metrics, ms, job.drainEpisodes?.() ?? [], due);
+    }
+    await this.checkpoint();
+    if (job.stepsDone >= job.totalSteps) await this.storeEpisodes(await job.sampleEpisodes());
+  }
+
+  evaluatedAt(step: number): boolean {
+    return this.history.some((p) => p.step === step && p.values[METRIC.evalSeconds] !== undefined);
+  }
+
+  async evaluation(step: number, metrics: Record<string, number>, episodes: JobEpisode[]): Promise<void> {
+    this.checkFinite(metrics);
+    this.timing.recordEvaluation(metrics[METRIC.evalSeconds]);
+    // a resumed step's evaluation joins the point its training wrote before the stop
+    const kept = this.history.find((p) => p.step === step)?.values;
+    this.pending.push({ runId: this.run.id, step, t: this.elapsedMs(), values: { ...kept, ...metrics } });
+    this.last = { ...this.last, ...metrics };
+    await this.storeEpisodes(episodes);
+    await this.flush();
+    await yieldToMessages();
+  }
+
+  async stepped(
+    metrics: Record<string, number>,
+    ms: number,
+    episodes: JobEpisode[],
+    save: JobState | boolean,
+  ): Promise<void> {
+    this.checkFinite(metrics);
+    this.record(metrics, ms);
+    const sampled = await this.storeEpisodes(episodes);
+    const held = this.testHolds?.holds(this.run.id, this.job.stepsDone) ?? false;
+    if (this.checkpointDue || save) await this.checkpoint(typeof save === 'object' ? save : undefined);
+    else if (held || sampled || Date.now() - this.flushedAt >= FLUSH_MS) await this.flush();
+    // a test's hold: this step stored and shown (and checkpointed, if due), the run waits for the test
+    // (a Stop that came before the hold, or during the flush, goes through: nothing would release it)
+    if (held && !this.stopRequested) await this.testHolds!.after(this.run.id, this.job.stepsDone);
+    await yieldToMessages();
+  }
+
+  async between(): Promise<boolean> {
+    while (!this.stopRequested && this.status === 'paused') {
+      await this.checkpoint();
+      // a resume (or stop) while the checkpoint was written has come already: no wake-up would follow
+      if (this.status === 'paused') {
+        this.parked = true;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.parked = false;
+      }
+      // stored, then shown, before the next step holds the event loop: a reload now resumes the run the page says
+      // is training
+      await this.flush(true);
+    }
+    return !this.stopRequested;
+  }
+
   pause(): void {
     if (this.status === 'running') {
       this.status = 'paused';
@@ -192,13 +223,6 @@ export class ActiveRun {
   async retryStorage(): Promise<void> {
     if (this.checkpointDue && this.parked) await this.checkpoint();
     await this.flush();
-  }
-
-  /** the job's checkpoint schedule (the RL job's is its run loop's), else every CHECKPOINT_EVERY steps */
-  private scheduledCheckpoint(): boolean {
-    const step = this.job.stepsDone;
-    if (this.job.checkpointDue) return this.job.checkpointDue(step);
-    return step % (this.job.checkpointEvery ?? CHECKPOINT_EVERY) === 0;
   }
 
   private checkFinite(metrics: Record<string, number>): void {
@@ -264,8 +288,9 @@ export class ActiveRun {
     return true;
   }
 
-  /** Stores the points so far, then a checkpoint of this step — unless a point before it is not stored. */
-  private async checkpoint(): Promise<void> {
+  /** Stores the points so far, then a checkpoint of this step (`state`, else the job's now) — unless a point
+   *  before it is not stored. */
+  async checkpoint(state?: JobState): Promise<void> {
     await this.flush();
     if (!this.store || this.job.stepsDone === 0) return;
     if (this.unsaved.length) {
@@ -274,9 +299,9 @@ export class ActiveRun {
       return;
     }
     try {
-      const state = await this.job.saveState();
-      await this.store.putCheckpoint({ runId: this.run.id, createdAt: Date.now(), ...state });
-      this.checkpointStep = state.step;
+      const saved = state ?? (await this.job.saveState());
+      await this.store.putCheckpoint({ runId: this.run.id, createdAt: Date.now(), ...saved });
+      this.checkpointStep = saved.step;
       this.checkpointDue = false;
       this.storeWorked();
     } catch (e) {
@@ -357,17 +382,18 @@ export class ActiveRun {
 }
 
 /**
- * Continues a stored run from its newest checkpoint: the job takes its weights, optimiser, random
- * state and step, and the store drops the points and episodes after it (those steps are trained
- * again). Every point up to the checkpoint stays: the loop stores them before it writes one. Returns
- * those points: the resumed ActiveRun continues their elapsed time and step times from them.
+ * Continues a stored run from its newest checkpoint: the store drops the points and episodes after it
+ * (those steps are trained again), before the page reads the kept curve back; a stepped job takes its
+ * weights, optimiser, random state and step now, a running job (RL) in its run (ActiveRun's resumeFrom).
+ * Every point up to the checkpoint stays: the loop stores them before it writes one. Returns those
+ * points: the resumed ActiveRun continues their elapsed time and step times from them.
  */
 export async function resumeFromCheckpoint(
   job: TrainingJob,
   store: LabStore,
   checkpoint: CheckpointRecord,
 ): Promise<MetricPoint[]> {
-  await job.loadState(checkpoint);
+  if (!('run' in job)) await job.loadState(checkpoint);
   await store.deleteAfter(checkpoint.runId, checkpoint.step);
   return (await store.readMetrics(checkpoint.runId)).items;
 }

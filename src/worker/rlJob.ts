@@ -2,10 +2,11 @@
 // the checkpoint shipped for the chosen scale, or a stored SFT run's — rebuilds that policy's world,
 // validation split and unseen tool-QA suite, draws the RL training queries by the lab's data axes, and
 // trains with GRPO, DAPO or ARPO as the lab config says (rlConfigFromLab, the same mapping as `cli run`).
-// Its steps are the run loop's (src/rl/rlRunLoop.ts, the CLI's too): the starting point evaluated before the
-// first step (step 0), then each step trained and, every evalEvery steps and after the last, a few scored
-// training rollouts kept for the episode viewer and the policy evaluated; its state is saved when the loop says,
-// restored and freed by the loop. The worker's loop (activeRun.ts) paces it and stores what it gives.
+// Its run is the run loop's (src/rl/rlRunLoop.ts, the CLI's too): the starting point evaluated (step 0) or a
+// stored checkpoint restored, then each step trained and, every evalEvery steps and after the last, a few
+// scored training rollouts kept for the episode viewer and the policy evaluated; its state saved when the
+// loop says. The job hands the loop the page's sink (storeSink.ts), which stores through the worker's loop
+// (activeRun.ts), as the CLI hands it a folder.
 //
 // Backend-agnostic: the worker runs it on webgpu, the Node tests on wasm or cpu — the same code.
 import type { WorldSize } from '../env/types.ts';
@@ -18,9 +19,9 @@ import { RlTrainer } from '../rl/rlTrainer.ts';
 import { RlRunLoop, SAVE_EVERY } from '../rl/rlRunLoop.ts';
 import type { LabStore } from '../store/labStore.ts';
 import type { StartingPointSource, StartingPointSummary } from './api.ts';
-import { rlSampleContext, rlSampleEpisodes } from './rlSample.ts';
 import { loadStartingPoint } from './startingPoint.ts';
-import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
+import { StopAsked, StoreSink } from './storeSink.ts';
+import { jobState, type JobState, type RunHost, type RunningJob } from './trainingJob.ts';
 
 export interface RlJobOptions {
   lab: LabConfig;
@@ -42,7 +43,7 @@ interface Prepared {
   world: { size: WorldSize; seed: number };
 }
 
-export class RlJob implements TrainingJob {
+export class RlJob implements RunningJob {
   readonly kind = 'rl';
   readonly totalSteps: number;
   readonly rl: RlConfig;
@@ -50,7 +51,6 @@ export class RlJob implements TrainingJob {
   phase = '';
   onPhase: (() => void) | undefined;
   private prepared: Prepared | null = null;
-  private fresh: JobEpisode[] = [];
 
   constructor(readonly options: RlJobOptions) {
     this.rl = rlConfigFromLab(options.lab); // throws with the knob's name on a bad config
@@ -62,7 +62,7 @@ export class RlJob implements TrainingJob {
     return this.prepared?.loop.trainer.step ?? 0;
   }
 
-  /** evaluates every this many steps and after the last (step()) */
+  /** evaluates every this many steps and after the last (the run loop's schedule) */
   get evalEvery(): number {
     return this.rl.evalEvery;
   }
@@ -111,65 +111,20 @@ export class RlJob implements TrainingJob {
     }
   }
 
-  /** step 0: the starting point's evaluation, the curve's first point */
-  async initialMetrics(): Promise<Record<string, number>> {
-    this.setPhase('evaluating the starting point');
-    try {
-      return await this.ready().loop.start();
-    } finally {
-      this.setPhase('');
-    }
-  }
-
-  async step(): Promise<Record<string, number>> {
+  /** the run, from its start or `host.resumeFrom` to its end or a stop, stored through `host` */
+  async run(host: RunHost): Promise<void> {
     const { loop, env } = this.ready();
-    this.setPhase('rolling out and updating');
     try {
-      const { train, evaluation } = await loop.step({
-        samples: (_, picked, metrics) => {
-          this.fresh = rlSampleEpisodes(picked, rlSampleContext(env.world, this.rl.algorithm, metrics));
-        },
-        evaluating: () => this.setPhase('evaluating'),
-      });
-      // one point per step: its training metrics and, at an evaluation, the evaluation's
-      return evaluation ? Object.assign(train, evaluation) : train;
+      await loop.run(new StoreSink(host, loop, env.world, this.rl, (phase) => this.setPhase(phase)));
+    } catch (e) {
+      if (!(e instanceof StopAsked)) throw e; // a stop: the loop saved the last step
     } finally {
       this.setPhase('');
     }
-  }
-
-  /** the run loop's save rule (an RL step takes seconds to minutes, so it saves more often than SFT) */
-  checkpointDue(step: number): boolean {
-    return this.ready().loop.saveDue(step);
-  }
-
-  /** sample rollouts of the latest evaluated step not yet handed out (the run loop stores them) */
-  drainEpisodes(): JobEpisode[] {
-    const out = this.fresh;
-    this.fresh = [];
-    return out;
-  }
-
-  /** the last step's samples: it always evaluates, so the loop has usually drained them already */
-  async sampleEpisodes(): Promise<JobEpisode[]> {
-    return this.drainEpisodes();
   }
 
   async saveState(): Promise<JobState> {
     return jobState(await this.ready().loop.trainer.checkpoint());
-  }
-
-  /** continues from a saved state: a new trainer on the saved weights, optimizer, rng and step */
-  async loadState(state: JobState): Promise<void> {
-    const { loop } = this.ready();
-    try {
-      loop.restore({ ...state, config: { ...loop.trainer.policy.config } });
-    } catch (e) {
-      throw new Error(`checkpoint does not fit this model: ${e instanceof Error ? e.message : String(e)}`, {
-        cause: e,
-      });
-    }
-    this.fresh = [];
   }
 
   dispose(): void {

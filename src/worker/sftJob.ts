@@ -17,7 +17,7 @@ import { createPolicy, type Policy } from '../model/transformer.ts';
 import { preset, type ModelConfig, type PresetName } from '../model/config.ts';
 import { SftTrainer, type SftExample } from '../rl/sft.ts';
 import { sampleEpisode } from './sampleEpisode.ts';
-import { jobState, type JobEpisode, type JobState, type TrainingJob } from './trainingJob.ts';
+import { jobState, type JobEpisode, type JobState, type SteppedJob } from './trainingJob.ts';
 import { METRIC } from '../lab/metricNames.ts';
 
 export interface SftJobOptions {
@@ -104,7 +104,7 @@ interface Prepared {
   trainer: SftTrainer;
 }
 
-export class SftJob implements TrainingJob {
+export class SftJob implements SteppedJob {
   readonly kind = 'sft';
   readonly totalSteps: number;
   description: string;

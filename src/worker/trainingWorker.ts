@@ -167,7 +167,8 @@ class TrainingWorker implements TrainingWorkerApi {
       throw e;
     }
     await this.store?.putRun(run);
-    const active = new ActiveRun(run, job, this.store, listener, history, resumeFrom ? null : run.createdAt);
+    const requestedAt = resumeFrom ? null : run.createdAt;
+    const active = new ActiveRun(run, job, this.store, listener, history, requestedAt, resumeFrom);
     if (this.storeError) active.error = `runs are not being saved: ${this.storeError}`;
     active.testHolds = testHolds;
     this.active = active;

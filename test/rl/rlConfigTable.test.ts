@@ -1,11 +1,13 @@
 // The trainer's config is read off the settings table (src/lab/config.ts) and must be what it was when
 // four places held it: test/fixtures/rlConfigFromLab.json was written by the old mapping (the default lab
-// under each algorithm, key order included, and what moving each setting off its default changed). A run
-// recorded before the table therefore reproduces, and its resume fingerprint still matches. Pure: no tfjs.
+// under each algorithm, key order included, and what moving each setting off its default changed). The config
+// has since taken the table's names; in the form runs recorded it (rlConfigAsRecorded, the resume fingerprint's)
+// it is still the old mapping's to the byte, so a run recorded before reproduces and its fingerprint matches,
+// and a recorded config reads back under today's names (rlConfigFromRecord). Pure: no tfjs.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALGORITHMS, SETTINGS, SETTING_KEYS, defaultConfig, ignoredSettings, unusedIn, type LabConfig, type Setting, type SettingKey } from '../../src/lab/config.ts';
-import { rlConfigFor, rlConfigFromLab } from '../../src/rl/rlConfig.ts';
+import { rlConfigAsRecorded, rlConfigFor, rlConfigFromLab, rlConfigFromRecord } from '../../src/rl/rlConfig.ts';
 
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/rlConfigFromLab.json', import.meta.url), 'utf8')) as {
   defaults: Record<string, string>;
@@ -15,15 +17,19 @@ const fixture = JSON.parse(readFileSync(new URL('../fixtures/rlConfigFromLab.jso
 describe('the trainer config from the settings table', () => {
   it('is, for the default lab under each algorithm, the old mapping\'s, field for field and in its order', () => {
     for (const algorithm of ALGORITHMS) {
-      expect(JSON.stringify(rlConfigFromLab({ ...defaultConfig(), algorithm })), algorithm).toBe(fixture.defaults[algorithm]);
+      const today = rlConfigFromLab({ ...defaultConfig(), algorithm });
+      expect(JSON.stringify(rlConfigAsRecorded(today as unknown as Record<string, unknown>)), algorithm).toBe(fixture.defaults[algorithm]);
+      // and back: the recorded form read under today's names, field for field and in order
+      expect(JSON.stringify(rlConfigFromRecord(JSON.parse(fixture.defaults[algorithm]) as Record<string, unknown>))).toBe(JSON.stringify(today));
     }
   });
 
   it('changes what the old mapping changed when one setting moves off its default, under each algorithm', () => {
     expect(fixture.moves.length).toBe(ALGORITHMS.length * (SETTING_KEYS.length - 1));
     for (const m of fixture.moves) {
-      const base = rlConfigFromLab({ ...defaultConfig(), algorithm: m.algorithm }) as unknown as Record<string, unknown>;
-      const moved = rlConfigFromLab({ ...defaultConfig(), [m.setting]: m.value, algorithm: m.algorithm } as LabConfig) as unknown as Record<string, unknown>;
+      const recorded = (lab: LabConfig) => rlConfigAsRecorded(rlConfigFromLab(lab) as unknown as Record<string, unknown>);
+      const base = recorded({ ...defaultConfig(), algorithm: m.algorithm });
+      const moved = recorded({ ...defaultConfig(), [m.setting]: m.value, algorithm: m.algorithm } as LabConfig);
       const diff = Object.fromEntries(Object.keys(moved).filter((f) => JSON.stringify(moved[f]) !== JSON.stringify(base[f])).map((f) => [f, moved[f]]));
       expect({ ...m, trainer: diff }).toEqual(m);
     }
@@ -56,8 +62,15 @@ describe('the trainer config from the settings table', () => {
     expect(unusedIn('curriculumSignalShare', { stage: 'rl', algorithm: 'grpo' })).toMatch(/only: the fixed curriculum/);
   });
 
+  it('holds each setting to its row of the table: its bounds are the page\'s, its name the table\'s', () => {
+    const trainerKeys = SETTING_KEYS.filter((k) => (SETTINGS[k] as Setting).trainer);
+    expect(Object.keys(rlConfigFromLab(defaultConfig()))).toEqual(expect.arrayContaining(trainerKeys.filter((k) => k !== 'curriculumSignalShare')));
+    expect(() => rlConfigFor('dapo', { dapoMaxGenBatches: 21 })).toThrow('RL config: dapoMaxGenBatches must be between 1 and 20, got 21');
+    expect(() => rlConfigFor('grpo', { planDecoding: 'loose' as never })).toThrow('RL config: planDecoding must be one of free, constrained');
+  });
+
   it('rlConfigFor is the page\'s defaults with the caller\'s overrides', () => {
     expect(rlConfigFor('dapo')).toEqual(rlConfigFromLab({ ...defaultConfig(), algorithm: 'dapo' }));
-    expect(rlConfigFor('grpo', { temperature: 1, groupSize: 4 })).toMatchObject({ temperature: 1, groupSize: 4, arpoInitial: 2, constrainPlan: true });
+    expect(rlConfigFor('grpo', { temperature: 1, groupSize: 4 })).toMatchObject({ temperature: 1, groupSize: 4, arpoInitial: 2, planDecoding: 'constrained' });
   });
 });

@@ -38,7 +38,7 @@ describe('RL learns (wasm, shipped m checkpoint, the default recipe)', () => {
     const ckpt = await readCheckpointDir(`public/checkpoints/${SCALE}-tiny`);
     const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contextLength: ckpt.config.contextLength }, { trainSize: lab.trainSize, mix: lab.mix });
     const config = rlConfigFromLab(lab);
-    expect(config).toMatchObject({ algorithm: 'grpo', reward: 'sum', temperature: 0.7, constrainPlan: true, learningRate: 1e-4, groupSize: 8, queriesPerStep: 4 });
+    expect(config).toMatchObject({ algorithm: 'grpo', reward: 'sum', temperature: 0.7, planDecoding: 'constrained', learningRate: 1e-4, groupSize: 8, queriesPerStep: 4 });
     const policy = policyFromCheckpoint(ckpt);
     const reference = policyFromCheckpoint(ckpt);
     const trainer = new RlTrainer(policy, reference, env, config);

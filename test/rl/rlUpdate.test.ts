@@ -20,7 +20,7 @@ import { RlTrainer } from '../../src/rl/rlTrainer.ts';
 import { setTrainingAttentionKernel } from '../../src/model/ops.ts';
 // What these runs were measured with before the page's settings table gave the trainer its defaults (the page's:
 // temperature 0.7, constrained plans, 100 validation queries, no sampled evaluation): kept, so the figures stay comparable.
-const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, constrainPlan: false, evalQueries: 40, evalSamples: 4 };
+const MEASURED_WITH: Partial<RlConfig> = { temperature: 1, planDecoding: 'free', evalQueries: 40, evalSamples: 4 };
 
 /** rows of `groups` groups of 4: prompt, then policy tokens and observations; group 1 has all-zero advantages */
 function rows(groups: number, seed: number, maxLen = 90): UpdateRow[] {

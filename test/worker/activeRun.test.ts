@@ -2,13 +2,13 @@ import 'fake-indexeddb/auto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ActiveRun } from '../../src/worker/activeRun.ts';
 import type { WorkerEvent } from '../../src/worker/api.ts';
-import type { JobState, TrainingJob } from '../../src/worker/trainingJob.ts';
+import type { JobState, SteppedJob, TrainingJob } from '../../src/worker/trainingJob.ts';
 import { LabStore } from '../../src/store/labStore.ts';
 import { HOLD_CHANNEL, holdsFromWorkerName, parseHolds, TestHolds, workerName, type HoldMessage } from '../../src/worker/testHolds.ts';
 import type { RunRecord } from '../../src/store/records.ts';
 
 /** A job whose losses are scripted; `slowMs` makes each step take a while (for pause/stop). */
-class ScriptedJob implements TrainingJob {
+class ScriptedJob implements SteppedJob {
   readonly kind = 'scripted';
   readonly description = 'scripted losses';
   stepsDone = 0;
@@ -296,7 +296,7 @@ describe('ActiveRun', () => {
 });
 
 /** A job on a scripted clock: every step takes `stepMs`, an evaluation (every `evalEvery` and the last) `evalMs` more. */
-class TimedJob implements TrainingJob {
+class TimedJob implements SteppedJob {
   readonly kind = 'timed';
   readonly description = 'scripted times';
   stepsDone = 0;

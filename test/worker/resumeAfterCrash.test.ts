@@ -5,7 +5,7 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
 import { ActiveRun, resumeFromCheckpoint } from '../../src/worker/activeRun.ts';
-import type { JobEpisode, JobState, TrainingJob } from '../../src/worker/trainingJob.ts';
+import type { JobEpisode, JobState, SteppedJob } from '../../src/worker/trainingJob.ts';
 import { LabStore } from '../../src/store/labStore.ts';
 import type { MetricPoint, RunRecord } from '../../src/store/records.ts';
 
@@ -14,7 +14,7 @@ const EVAL_EVERY = 2;
 
 /** An RL-shaped job: its metrics are a function of the step; it evaluates at 0, every 2 steps and at
  *  the end (keeping a sample there), and checkpoints every 2 steps, as RlJob does with evalEvery 2. */
-class EvaluatingJob implements TrainingJob {
+class EvaluatingJob implements SteppedJob {
   readonly kind = 'rl';
   readonly description = 'evaluating job';
   readonly totalSteps = STEPS;

@@ -1,22 +1,25 @@
-// The RL job the way the worker drives it, on tfjs `wasm` from the shipped s-tiny checkpoint (served
-// from disk through a stubbed fetch, as the lab's origin would): the starting point is evaluated as
-// step 0, steps train with no tensor leak, an evaluation keeps scored rollouts (ARPO: with their
-// branch tree), a saved state resumes to the same next step, a stored SFT run can be the starting
-// point, and bad input fails with its reason and frees what it built.
+// The RL job the way the worker drives it — its run loop storing through the worker's loop (ActiveRun) into
+// IndexedDB — on tfjs `wasm` from the shipped s-tiny checkpoint (served from disk through a stubbed fetch, as
+// the lab's origin would): the starting point is evaluated as step 0, steps train with no tensor leak, an
+// evaluation keeps scored rollouts (ARPO: with their branch tree), a stored checkpoint resumes to the same
+// next step, a stored SFT run can be the starting point, and bad input fails with its reason and frees what
+// it built.
 import 'fake-indexeddb/auto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { useNodeBackend } from '../../src/node/nodeBackend.ts';
 import { defaultConfig, type LabConfig } from '../../src/lab/config.ts';
 import { buildDataset } from '../../src/env/queries.ts';
 import { generateWorld } from '../../src/env/world.ts';
 import { LabStore } from '../../src/store/labStore.ts';
+import type { CheckpointRecord, MetricPoint, RunRecord } from '../../src/store/records.ts';
+import { ActiveRun, resumeFromCheckpoint } from '../../src/worker/activeRun.ts';
 import { RlJob } from '../../src/worker/rlJob.ts';
 import { SftJob, sftJobOptions } from '../../src/worker/sftJob.ts';
 import type { SampleEpisode } from '../../src/worker/sampleEpisode.ts';
-import type { JobState } from '../../src/worker/trainingJob.ts';
+import type { JobEpisode, JobState } from '../../src/worker/trainingJob.ts';
 
 const DIR = join('public', 'checkpoints', 's-tiny');
 const shipped = existsSync(join(DIR, 'card.json'));
@@ -44,14 +47,47 @@ beforeAll(async () => {
 afterEach(() => vi.unstubAllGlobals());
 if (!shipped) console.warn(`[rlJob] ${DIR} holds no checkpoint: the RL job tests are skipped`);
 
+/** the worker's loop around `job`, counting the live tensors as each step is stored and keeping the states it
+ *  checkpoints */
+class WatchedRun extends ActiveRun {
+  readonly tensors: number[] = [];
+  readonly saved: CheckpointRecord[] = [];
+  override stepped(metrics: Record<string, number>, ms: number, episodes: JobEpisode[], save: JobState | boolean) {
+    this.tensors.push(tf.memory().numTensors);
+    return super.stepped(metrics, ms, episodes, save);
+  }
+  override checkpoint(state?: JobState) {
+    if (state) this.saved.push({ runId: this.run.id, createdAt: 1, ...state });
+    return super.checkpoint(state);
+  }
+}
+
+let runs = 0;
+/** `job` (initialised) run to its end or failure by the worker's loop into `store`, resumed from `from` when given */
+async function runJob(job: RlJob, store: LabStore, from: CheckpointRecord | null = null, id = `run-${++runs}`) {
+  const record: RunRecord = { id, kind: 'rl', config: {}, status: 'running', createdAt: 1, updatedAt: 1, backend: 'wasm',
+    summary: { steps: 0, totalSteps: job.totalSteps, last: {} } };
+  if (!from) await store.putRun(record);
+  const history = from ? await resumeFromCheckpoint(job, store, from) : [];
+  const active = new WatchedRun(record, job, store, () => undefined, history, null, from);
+  await active.loop(null);
+  const points = (await store.readMetrics(id)).items;
+  const samples = (await store.readEpisodes(id)).items;
+  return { active, points, samples, id };
+}
+
+const values = (points: MetricPoint[], step: number) => points.find((p) => p.step === step)!.values;
+
 describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () => {
-  const job = new RlJob({ lab: LAB, baseUrl: BASE });
-  const steps: Record<string, number>[] = [];
-  let state: JobState | null = null;
-  afterAll(() => job.dispose());
+  let store: LabStore;
+  let first: Awaited<ReturnType<typeof runJob>>;
+  beforeAll(async () => {
+    store = await LabStore.open('rl-job');
+  });
 
   it('evaluates the start, trains two steps without leaking tensors, keeps scored rollouts', async () => {
     serveCheckpoints();
+    const job = new RlJob({ lab: LAB, baseUrl: BASE });
     await job.init();
     expect(job.kind).toBe('rl');
     expect(job.totalSteps).toBe(2);
@@ -60,69 +96,63 @@ describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () 
     expect(LAB.worldSize).toBe('standard');
     expect(job.world).toEqual({ size: 'tiny', seed: 1 });
     expect(job.description).toMatch(/^GRPO with the Sum reward from shipped checkpoint s-tiny .* 1 query per step, G=2 rollouts each/);
-    const start = await job.initialMetrics();
-    for (const key of ['eval/success', 'eval/delivery', 'eval/ood_accuracy']) expect(start[key]).toBeGreaterThanOrEqual(0);
-    expect(job.drainEpisodes()).toEqual([]); // no training rollouts before the first step
-    const tensors: number[] = [];
-    while (job.stepsDone < job.totalSteps) {
-      const m = await job.step();
-      steps.push(m);
-      tensors.push(tf.memory().numTensors);
-      if (job.stepsDone === 1) state = await job.saveState();
+    first = await runJob(job, store);
+    expect(first.active.error).toBeUndefined();
+    expect(first.active.status).toBe('completed');
+    expect(first.points.map((p) => p.step)).toEqual([0, 1, 2]);
+    for (const key of ['eval/success', 'eval/delivery', 'eval/ood_accuracy']) expect(values(first.points, 0)[key]).toBeGreaterThanOrEqual(0);
+    for (const step of [1, 2]) {
+      const m = values(first.points, step);
       for (const key of ['reward/mean', 'charts/success', 'charts/delivery', 'losses/kl', 'losses/entropy', 'losses/clip_frac', 'charts/response_len', 'charts/tool_calls', 'charts/tool_failures', 'time/rollout', 'charts/curriculum_stage', 'eval/success', 'eval/ood_accuracy']) {
-        expect(Number.isFinite(m[key]), key).toBe(true);
-      }
-      const samples = job.drainEpisodes().map((e) => e.trajectory as SampleEpisode);
-      expect(samples.length).toBeGreaterThanOrEqual(1);
-      for (const s of samples) {
-        expect(s.kind).toBe('travel');
-        expect(s.rl).toMatchObject({ algorithm: 'grpo', rewardStage: 'sum' });
-        expect(s.rl!.tree).toHaveLength(2); // the whole group
-        expect(s.rl!.tree.every((n) => n.parent === null)).toBe(true);
-        expect(s.rl!.reward).toBe(s.rl!.tree[s.rl!.index].reward);
-        expect(structuredClone(s)).toEqual(s); // storable as is
+        expect(Number.isFinite(m[key]), `${key} at step ${step}`).toBe(true);
       }
     }
-    expect(tensors[1]).toBe(tensors[0]);
-    expect(await job.sampleEpisodes()).toEqual([]); // the last step's samples were drained already
+    // no training rollouts before the first step; then each evaluation's, storable as they are
+    expect(await store.episodeSteps(first.id)).toEqual([1, 2]);
+    for (const e of first.samples) {
+      const s = e.trajectory as SampleEpisode;
+      expect(s.kind).toBe('travel');
+      expect(s.rl).toMatchObject({ algorithm: 'grpo', rewardStage: 'sum' });
+      expect(s.rl!.tree).toHaveLength(2); // the whole group
+      expect(s.rl!.tree.every((n) => n.parent === null)).toBe(true);
+      expect(s.rl!.reward).toBe(s.rl!.tree[s.rl!.index].reward);
+    }
+    // the run loop's save rule: the evaluation before the last step, and the end
+    expect(await store.checkpointSteps(first.id)).toEqual([1, 2]);
+    expect(first.active.tensors[1]).toBe(first.active.tensors[0]);
   }, 300_000);
 
-  it('resumes from a saved state to the same next step', async () => {
-    expect(state).not.toBeNull();
+  it('resumes from a stored checkpoint to the same next step', async () => {
+    expect(first).toBeDefined();
     serveCheckpoints();
+    const checkpoint = first.active.saved.find((c) => c.step === 1)!;
+    expect(checkpoint).toBeDefined();
     const resumed = new RlJob({ lab: LAB, baseUrl: BASE });
-    try {
-      await resumed.init();
-      await resumed.loadState(structuredClone(state!));
-      expect(resumed.stepsDone).toBe(1);
-      const m = await resumed.step();
-      for (const key of ['reward/mean', 'charts/response_len', 'charts/tool_calls', 'losses/pg', 'losses/kl']) expect(m[key], key).toBe(steps[1][key]);
-    } finally {
-      resumed.dispose();
-    }
+    await resumed.init();
+    const again = await runJob(resumed, store, checkpoint, first.id);
+    expect(again.active.status).toBe('completed');
+    expect(again.points.map((p) => p.step)).toEqual([0, 1, 2]);
+    for (const key of ['reward/mean', 'charts/response_len', 'charts/tool_calls', 'losses/pg', 'losses/kl', 'eval/success'])
+      expect(values(again.points, 2)[key], key).toBe(values(first.points, 2)[key]);
   }, 300_000);
 
   it('ARPO: an evaluation keeps a branched rollout with its group tree; no validation queries, no plan rates', async () => {
     serveCheckpoints();
     // evaluated on tool-QA only, as the browser test does: no plan rates of zero queries
     const arpo = new RlJob({ lab: { ...LAB, algorithm: 'arpo', arpoAlpha: 1, steps: 1, evalQueries: 0 }, baseUrl: BASE });
-    try {
-      await arpo.init();
-      const start = await arpo.initialMetrics();
-      expect(Number.isFinite(start['eval/ood_accuracy'])).toBe(true);
-      for (const key of ['eval/success', 'eval/delivery', 'eval/cs_micro', 'eval/hard_macro']) expect(start[key], key).toBeUndefined();
-      await arpo.step();
-      const samples = arpo.drainEpisodes().map((e) => e.trajectory as SampleEpisode);
-      const branch = samples.find((s) => s.rl!.tree[s.rl!.index].parent !== null);
-      expect(branch, 'a branched rollout is kept').toBeDefined();
-      const { tree, index, promptTokens } = branch!.rl!;
-      const node = tree[index];
-      expect(tree[node.parent!].parent).toBeNull();
-      expect(node.forkAt).toBeGreaterThan(promptTokens);
-      expect(node.forkAt).toBeLessThan(tree[node.parent!].tokens);
-    } finally {
-      arpo.dispose();
-    }
+    await arpo.init();
+    const { points, samples } = await runJob(arpo, store);
+    const start = values(points, 0);
+    expect(Number.isFinite(start['eval/ood_accuracy'])).toBe(true);
+    for (const key of ['eval/success', 'eval/delivery', 'eval/cs_micro', 'eval/hard_macro']) expect(start[key], key).toBeUndefined();
+    expect(points.map((p) => p.step)).toEqual([0, 1]); // the end is not evaluated again
+    const branch = samples.map((e) => e.trajectory as SampleEpisode).find((s) => s.rl!.tree[s.rl!.index].parent !== null);
+    expect(branch, 'a branched rollout is kept').toBeDefined();
+    const { tree, index, promptTokens } = branch!.rl!;
+    const node = tree[index];
+    expect(tree[node.parent!].parent).toBeNull();
+    expect(node.forkAt).toBeGreaterThan(promptTokens);
+    expect(node.forkAt).toBeLessThan(tree[node.parent!].tokens);
   }, 300_000);
 
   it('a config, a source or a state it cannot use fails with the reason, freeing what it built', async () => {
@@ -134,14 +164,13 @@ describe.skipIf(!shipped)('RlJob from the shipped s-tiny checkpoint (wasm)', () 
     expect(tf.memory().numTensors).toBe(before);
     serveCheckpoints();
     const other = new RlJob({ lab: LAB, baseUrl: BASE });
-    try {
-      await other.init();
-      const bad = { ...state!, weights: state!.weights.slice(0, 64) };
-      await expect(other.loadState(bad)).rejects.toThrow(/^checkpoint does not fit this model: /);
-      expect(other.stepsDone).toBe(0); // the job is untouched and still usable
-    } finally {
-      other.dispose();
-    }
+    await other.init();
+    const good = first.active.saved.find((c) => c.step === 1)!;
+    const bad = { ...good, weights: good.weights.slice(0, 64) };
+    const { active, points } = await runJob(other, store, bad, first.id);
+    expect(active.status).toBe('failed');
+    expect(active.error).toMatch(/^checkpoint does not fit this model: /);
+    expect(points.map((p) => p.step)).toEqual([0, 1]); // the curve up to the checkpoint is kept
     expect(tf.memory().numTensors).toBe(before);
   }, 300_000);
 });
@@ -170,10 +199,10 @@ describe('RlJob from a stored SFT run (wasm)', () => {
       expect(job.trainer.env.validation.slice(0, 2)).toEqual(sftValidation);
       expect(job.trainer.env.validation).toHaveLength(300);
       expect(job.trainer.policy.config.contextLength).toBe(256); // the tiny SFT model's context
-      const m = await job.step();
-      expect(Number.isFinite(m['reward/mean'])).toBe(true);
+      const { points } = await runJob(job, store);
+      expect(Number.isFinite(values(points, 1)['reward/mean'])).toBe(true);
     } finally {
-      job.dispose();
+      job.dispose(); // the worker's loop frees it at the end; a second dispose is a no-op
     }
     expect(tf.memory().numTensors).toBe(before);
   }, 300_000);

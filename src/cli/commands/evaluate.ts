@@ -6,6 +6,7 @@
 // With --n set to the card's split size an SFT card's own evaluation is reproduced; with the whole grown
 // split, its `evaluation300`. --samples K adds the success of K samples per query at a temperature.
 // A checkpoint that fails validation is refused before anything is computed or written.
+import { rlConfigFromRecord } from '../../rl/rlConfig.ts';
 import type { Command } from '../command.ts';
 import { parseFlags } from '../command.ts';
 import { flagChoice, flagInt, flagOptionalText, flagText, rejectUnknownFlags } from '../envFlags.ts';
@@ -107,7 +108,7 @@ queries and as the only check failed (what fixing it alone would win).`,
       flags,
       'decoding',
       ['free', 'constrained'] as const,
-      rlCard ? (rlCard.rl.constrainPlan ? 'constrained' : 'free') : SETTINGS.planDecoding.default,
+      rlCard ? rlConfigFromRecord(rlCard.rl).planDecoding : SETTINGS.planDecoding.default,
     );
     const trainedAt = rlCard && typeof rlCard.rl.temperature === 'number' ? rlCard.rl.temperature : 1;
     const temperature = Number(flagText(flags, 'temperature', String(trainedAt)));

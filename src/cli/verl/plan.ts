@@ -80,8 +80,8 @@ export function planJob(
   const phases: [string, number][] = [];
   if (rl.reward === 'curriculum') {
     // the lab's stage at step k (0-based) is curriculumStage(k / steps): Sum for k < s1·steps, …
-    const end1 = Math.min(steps, Math.ceil(rl.curriculumSwitches[0] * steps));
-    const end2 = Math.min(steps, Math.max(end1, Math.ceil(rl.curriculumSwitches[1] * steps)));
+    const end1 = Math.min(steps, Math.ceil(rl.curriculumSwitch1 * steps));
+    const end2 = Math.min(steps, Math.max(end1, Math.ceil(rl.curriculumSwitch2 * steps)));
     for (const [stage, end, start] of [
       ['sum', end1, 0],
       ['macro', end2, end1],
@@ -154,7 +154,7 @@ export function jobManifest(p: JobPlan, world: World): Record<string, unknown> {
     tools: { failureRate: p.rl.toolFailureRate, seed: p.rl.seed },
     reward: {
       kind: p.rl.reward,
-      switchPoints: p.rl.curriculumSwitches,
+      switchPoints: [p.rl.curriculumSwitch1, p.rl.curriculumSwitch2],
       steps: p.rl.steps,
       phases: p.phases,
       faithful: false,

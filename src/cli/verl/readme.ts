@@ -9,7 +9,7 @@ export function readme(p: JobPlan): string {
   const dapo = lab.algorithm === 'dapo';
   const rewardLine =
     rl.reward === 'curriculum'
-      ? `Curriculum: Sum, then Macro, then Success at ${rl.curriculumSwitches.map((x) => `${Math.round(x * 1000) / 10} %`).join(' and ')} of training. veRL passes no training step to a reward function, so run.sh trains in phases (${p.phases.map(([s, e]) => `${s} to step ${e}`).join(', ')}): each phase sets \`+custom_reward_function.reward_kwargs.stage\`, saves a checkpoint at its last step, and the next phase resumes from it.`
+      ? `Curriculum: Sum, then Macro, then Success at ${[rl.curriculumSwitch1, rl.curriculumSwitch2].map((x) => `${Math.round(x * 1000) / 10} %`).join(' and ')} of training. veRL passes no training step to a reward function, so run.sh trains in phases (${p.phases.map(([s, e]) => `${s} to step ${e}`).join(', ')}): each phase sets \`+custom_reward_function.reward_kwargs.stage\`, saves a checkpoint at its last step, and the next phase resumes from it.`
       : `${rl.reward[0].toUpperCase()}${rl.reward.slice(1)} (\`+custom_reward_function.reward_kwargs.reward=${rl.reward}\`).`;
   return `# STAR Lab experiment as a veRL job
 
@@ -46,7 +46,7 @@ Versions: veRL **${VERL_VERSION}** (every override key was read from that tag), 
 
 | lab | veRL |
 |---|---|
-| algorithm ${lab.algorithm} | \`algorithm.adv_estimator=grpo\`${dapo ? ', `algorithm.filter_groups` (metric `seq_reward`, `max_num_gen_batches=' + rl.maxGenBatches + '`), `reward_model.reward_manager=dapo`' : ''} |
+| algorithm ${lab.algorithm} | \`algorithm.adv_estimator=grpo\`${dapo ? ', `algorithm.filter_groups` (metric `seq_reward`, `max_num_gen_batches=' + rl.dapoMaxGenBatches + '`), `reward_model.reward_manager=dapo`' : ''} |
 | group size ${rl.groupSize} | \`actor_rollout_ref.rollout.n=${rl.groupSize}\` |
 | queries per step ${rl.queriesPerStep} | \`data.train_batch_size=${rl.queriesPerStep}\`, \`ppo_mini_batch_size=${p.miniBatch}\` |
 | clip ε ${rl.clipLow} / ${rl.clipHigh}, dual clip ${rl.dualClip} | \`clip_ratio_low=${rl.clipLow}\`, \`clip_ratio_high=${rl.clipHigh}\`, \`clip_ratio_c=${rl.dualClip}\` |

@@ -91,7 +91,7 @@ export function runSh(p: JobPlan): string {
       ['data.gen_batch_size', String(rl.queriesPerStep)],
       ['algorithm.filter_groups.enable', 'True'],
       ['algorithm.filter_groups.metric', 'seq_reward'],
-      ['algorithm.filter_groups.max_num_gen_batches', String(rl.maxGenBatches)],
+      ['algorithm.filter_groups.max_num_gen_batches', String(rl.dapoMaxGenBatches)],
       ['reward_model.reward_manager', 'dapo'],
       ['reward_model.overlong_buffer.enable', p.overlongBufferTokens > 0 ? 'True' : 'False'],
       ['reward_model.overlong_buffer.len', String(p.overlongBufferTokens)],
