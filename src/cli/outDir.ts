@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { writeAtomic } from '../node/atomicWrite.ts';
 import { dirname, join } from 'node:path';
+import { rlConfigFromRecord } from '../rl/rlConfig.ts';
 
 /** `dir` made (with its parents); a path that is a file, or under one, is named, not Node's raw EEXIST / ENOTDIR.
  *  `what` is the flag that named it, for the message (e.g. "--out results/x") */
@@ -289,6 +290,9 @@ export function settingDifference(inFolder: string, here: string): string {
   const diffs: string[] = [];
   const walk = (x: unknown, y: unknown, path: string) => {
     if (JSON.stringify(x) === JSON.stringify(y)) return;
+    // a trainer config is fingerprinted in the form runs first recorded it: named as the settings table names it
+    const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+    if (path === 'rl' && isRecord(x) && isRecord(y)) [x, y] = [rlConfigFromRecord(x), rlConfigFromRecord(y)];
     if (
       x &&
       y &&

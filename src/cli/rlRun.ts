@@ -4,7 +4,7 @@
 // is the loop's sink on disk; this file opens the folder, hosts the loop and says what happens on stderr.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { SETTINGS, type LabConfig } from '../lab/config.ts';
+import { defaultConfig, SETTINGS, type LabConfig } from '../lab/config.ts';
 import { ignoredSettingLines } from './labConfigArg.ts';
 import { parseHash, serializeHash } from '../lab/urlState.ts';
 import { checkConfigAgainstStart, configAsTrained, rlRunKey } from '../rl/startConfig.ts';
@@ -72,7 +72,9 @@ export const RL_RUN_KIND: RunKind = {
   // a run finished before run.json was written: its summary says what it trained
   legacyFingerprint: (dir) => {
     const s = readSummary(dir);
-    return s ? resumeFingerprint(s.lab, s.rl, s.checkpointSha256, s.backend as NodeBackend) : null;
+    // a setting added since the run was recorded is read at its default, the value the run trained with
+    if (!s) return null;
+    return resumeFingerprint({ ...defaultConfig(), ...s.lab }, s.rl, s.checkpointSha256, s.backend as NodeBackend);
   },
   describeFinished: (dir) => {
     const s = readSummary(dir);

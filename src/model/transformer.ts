@@ -32,9 +32,6 @@ import { biasGelu } from './kernels/biasGelu.ts';
 import { packLayers } from './kernels/decodeLayer.ts';
 import { asWeights, type FusedWeights } from './fusedDecode.ts';
 
-// the worker's RL job still imports it from here
-export { countParameters } from './config.ts';
-
 export class Policy {
   readonly config: ModelConfig;
   /** the trainable variables by parameter name (owned by the policy; dispose() frees them) */

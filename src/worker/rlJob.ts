@@ -12,7 +12,8 @@
 import type { WorldSize } from '../env/types.ts';
 import type { LabConfig } from '../lab/config.ts';
 import { SETTINGS } from '../lab/config.ts';
-import { createPolicy, countParameters, type Policy } from '../model/transformer.ts';
+import { createPolicy, type Policy } from '../model/transformer.ts';
+import { countParameters } from '../model/config.ts';
 import { rlConfigFromLab, type RlConfig } from '../rl/rlConfig.ts';
 import { rlEnvironment, type RlEnvironment } from '../rl/rlEnvironment.ts';
 import { RlTrainer } from '../rl/rlTrainer.ts';

@@ -140,6 +140,9 @@ describe('the folder rule of the SFT and export commands', () => {
     const said = settingDifference(long('aaa'), long('bbb'));
     expect(said).toContain('bbb');
     expect(said).toContain('aaa');
+    // a trainer config recorded under its first names is described under the settings table's
+    const rl = (constrainPlan: boolean) => JSON.stringify({ rl: { constrainPlan, maxGenBatches: 3 } });
+    expect(settingDifference(rl(true), rl(false))).toBe('rl.planDecoding "free" here, "constrained" in the folder');
   });
 });
 
