@@ -65,10 +65,10 @@ export const rlSuite: BenchSuite = {
             const c0 = cpuSeconds();
             const m = await t.trainStep();
             cpu += cpuSeconds() - c0;
-            rollouts += m['charts/rollouts'];
-            share.rollout += m['time/rollout'];
-            share.reward += m['time/reward'];
-            share.update += m['time/update'];
+            rollouts += m['charts/rollouts']!;
+            share.rollout += m['time/rollout']!;
+            share.reward += m['time/reward']!;
+            share.update += m['time/update']!;
           }
         } finally {
           t.dispose();

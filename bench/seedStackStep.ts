@@ -11,6 +11,7 @@ import { policyFromCheckpoint } from '../src/rl/loadPolicy.ts';
 import { rlEnvironment } from '../src/rl/rlEnvironment.ts';
 import { rlConfigFor } from '../src/rl/rlConfig.ts';
 import { RlTrainer, type Metrics } from '../src/rl/rlTrainer.ts';
+import type { MetricName } from '../src/lab/metricNames.ts';
 import { SeedStackTrainer } from '../src/rl/seedStackStep.ts';
 
 const arg = (name: string, fallback: string) => {
@@ -30,7 +31,7 @@ const env = rlEnvironment({ world: ckpt.card.world, data: ckpt.card.data, contex
 const config = rlConfigFor('grpo', { queriesPerStep: 2, groupSize: 4, steps: 10 });
 const seeds = Array.from({ length: S }, (_, s) => s + 1);
 const policies = () => seeds.map(() => policyFromCheckpoint(ckpt));
-const sum = (ms: Metrics[], key: string) => ms.reduce((a, m) => a + m[key], 0);
+const sum = (ms: Metrics[], key: MetricName) => ms.reduce((a, m) => a + m[key]!, 0);
 
 function report(path: string, seconds: number, rollouts: number, update: number, more = ''): void {
   console.log(`${backend} ${path} S=${S}: ${(S * steps / seconds).toFixed(4)} seed-steps/s (${seconds.toFixed(1)} s; ` +
@@ -56,7 +57,7 @@ const together: Metrics[] = [];
 for (let k = 0; k < steps; k++) together.push(...(await stack.trainStep()));
 // every seed's metrics carry the one update's time; a step's rollouts last as long as its longest seed's
 const longest = Array.from({ length: steps }, (_, k) => Math.max(...together.slice(k * S, (k + 1) * S)
-  .map((m) => m['time/rollout']))).reduce((a, b) => a + b, 0);
+  .map((m) => m['time/rollout']!))).reduce((a, b) => a + b, 0);
 const { steps: decodeSteps, seedSteps } = stack.decoder.counts;
 report('stacked', (performance.now() - t0) / 1000, longest, sum(together, 'time/update') / S,
   `; ${decodeSteps} decode steps for ${seedSteps} seed-steps`);

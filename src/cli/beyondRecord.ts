@@ -16,6 +16,7 @@ import {
 import { beyondTestMarkdown } from '../findings/beyondText.ts';
 import { parseHash } from '../lab/urlState.ts';
 import { withMetricNames } from '../lab/metrics.ts';
+import { METRIC } from '../lab/metricNames.ts';
 import { mechanismsOf } from './commands/mechanisms.ts';
 import { readGainTableFiles } from './gainTableFiles.ts';
 import { runDirName } from './runDir.ts';
@@ -51,9 +52,9 @@ export function beyondAnswersAt(out: string, o: { mechanism: boolean }) {
             .filter((l) => l.startsWith('{"kind":"train"'))
             .map((l) => {
               const m = withMetricNames(JSON.parse(l) as Record<string, unknown>);
-              const stage = m['charts/curriculum_stage'];
+              const stage = m[METRIC.chartsCurriculumStage];
               if (typeof stage !== 'number')
-                throw new Error(`${dir}/metrics.jsonl: step ${String(m.step)} logs no charts/curriculum_stage`);
+                throw new Error(`${dir}/metrics.jsonl: step ${String(m.step)} logs no ${METRIC.chartsCurriculumStage}`);
               return { step: m.step as number, stage };
             })
         : undefined;

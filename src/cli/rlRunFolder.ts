@@ -268,7 +268,7 @@ export function savedExtensions(extra: Record<string, unknown>): { from: number;
 export function stepShown(result: RlStepResult, last: Metrics): Record<string, string> {
   const valSuccess = last[METRIC.evalSuccess];
   return {
-    reward: result.train[METRIC.rewardMean].toFixed(3),
+    reward: result.train[METRIC.rewardMean]!.toFixed(3),
     ...(valSuccess !== undefined ? { 'val succ': valSuccess.toFixed(3) } : {}),
   };
 }

@@ -33,9 +33,9 @@ import { arpoHardAdvantages, grpoAdvantages, isZeroStdGroup, overlongPenalty } f
 import { ppoUpdate } from './rlUpdate.ts';
 import type { RlConfig } from './rlConfig.ts';
 import type { RlEnvironment } from './rlEnvironment.ts';
-import { METRIC } from '../lab/metricNames.ts';
+import { METRIC, type MetricName } from '../lab/metricNames.ts';
 
-export type Metrics = Record<string, number>;
+export type Metrics = Partial<Record<MetricName, number>>;
 
 /** where a step stands (a heartbeat's figures): rollouts finished of those started, micro-batches begun */
 export interface StepProgress { phase: 'rollouts' | 'update' | 'evaluation'; done: number; total: number }
@@ -404,7 +404,7 @@ export class RlTrainer {
       });
     }
     out[METRIC.evalSeconds] = (performance.now() - t0) / 1000;
-    for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k]; // an empty split is not reported
+    for (const [k, v] of Object.entries(out)) if (!Number.isFinite(v)) delete out[k as MetricName]; // an empty split is not reported
     // nor are the plan rates of no validation query (the evaluator's aggregate reads 0/0 as 0)
     if (e.queries === 0)
       for (const k of [

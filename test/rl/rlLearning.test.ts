@@ -47,7 +47,7 @@ describe('RL learns (wasm, shipped m checkpoint, the default recipe)', () => {
     try {
       const before = await greedy();
       const rewards: number[] = [];
-      for (let s = 0; s < STEPS; s++) rewards.push((await trainer.trainStep())['reward/mean']);
+      for (let s = 0; s < STEPS; s++) rewards.push((await trainer.trainStep())['reward/mean']!);
       const after = await greedy();
       expect(before).toHaveLength(QUERIES);
       const gain = bootstrapInterval(after.map((a, i) => a - before[i]), { resamples: 4000, seed: 1 });

@@ -41,7 +41,7 @@ describe('RL trainer (wasm, tiny world, shipped s checkpoint)', () => {
     const { t, dispose } = await trainer(algorithm, extra);
     const before = tf.memory().numTensors;
     try {
-      const m = await t.trainStep();
+      const m = (await t.trainStep()) as Record<string, number>;
       // every reward's signal is read from the step's own plans, whatever reward pays
       const groups = [...new Set(t.lastEpisodes.map((e) => e.group))].map((g) => t.lastEpisodes.filter((e) => e.group === g).map((e) => e.verdicts));
       const signal = signalShares(groups);
@@ -80,7 +80,7 @@ describe('RL trainer (wasm, tiny world, shipped s checkpoint)', () => {
     await tf.setBackend('wasm');
     const { t, dispose } = await trainer('grpo');
     try {
-      const e = await t.evaluate();
+      const e = (await t.evaluate()) as Record<string, number>;
       for (const k of ['eval/success', 'eval/delivery', 'eval/ood_accuracy', 'eval/cs_micro', 'eval/hard_micro']) expect(e[k], k).toBeGreaterThanOrEqual(0);
     } finally {
       dispose();
@@ -98,7 +98,7 @@ describe('RL resume (wasm)', () => {
     const straight = await trainer('grpo', cfg);
     const split = await trainer('grpo', cfg);
     try {
-      const m1 = [await straight.t.trainStep(), await straight.t.trainStep()];
+      const m1 = [await straight.t.trainStep(), await straight.t.trainStep()] as Record<string, number>[];
       expect(m1.map((m) => m['charts/curriculum_stage'])).toEqual([0, 1]);
       await split.t.trainStep();
       const ck = await split.t.checkpoint();
@@ -106,7 +106,7 @@ describe('RL resume (wasm)', () => {
       const reference = policyFromCheckpoint(ckpt);
       const resumed = RlTrainer.restore(ck, reference, env, split.t.config);
       try {
-        const m2 = await resumed.trainStep();
+        const m2 = (await resumed.trainStep()) as Record<string, number>;
         for (const k of ['reward/mean', 'losses/pg', 'losses/kl', 'losses/clip_frac', 'charts/response_len']) expect(m2[k], k).toBe(m1[1][k]);
         const a = await straight.t.policy.saveWeights();
         const b = await resumed.policy.saveWeights();

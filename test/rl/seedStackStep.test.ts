@@ -68,8 +68,8 @@ async function compare(backend: 'cpu' | 'wasm', config: RlConfig, steps: number)
       for (const r of runs) separate.push(await r.trainStep());
       const together = await stack.trainStep();
       SEEDS.forEach((_, s) => {
-        const a = together[s];
-        const b = separate[s];
+        const a = together[s] as Record<string, number>;
+        const b = separate[s] as Record<string, number>;
         const keys = Object.keys(b).filter((k) => !k.startsWith('time/'));
         expect(Object.keys(a).filter((k) => !k.startsWith('time/'))).toEqual(keys);
         for (const k of keys) expect(maxErr([a[k]], [b[k]]), `step ${step} seed ${s} ${k}: ${a[k]} vs ${b[k]}`).toBeLessThan(TOLERANCE);
@@ -92,7 +92,7 @@ async function compare(backend: 'cpu' | 'wasm', config: RlConfig, steps: number)
       if (process.env.DEBUG_SEEDS) console.log('decode steps', decodeSteps, 'seed-steps', seedSteps);
       expect(seedSteps).toBeGreaterThan(decodeSteps);
       // what is compared is learnt: the step moved the weights and was driven by rewards that differ between seeds
-      expect(separate.every((m) => m['charts/minibatches'] >= 1)).toBe(true);
+      expect(separate.every((m) => m['charts/minibatches']! >= 1)).toBe(true);
       expect(separate[0]['reward/mean'] === separate[1]['reward/mean'] && separate[0]['losses/pg'] === separate[1]['losses/pg']).toBe(false);
     }
     // a seed's own Policy takes the stack's weights when next used: a prefill through its own Policy (off webgpu),

@@ -397,14 +397,14 @@ async function timedStep(trainer: RlTrainer, counters: DawnCounters | null): Pro
   const m = await trainer.trainStep();
   onUpdateStart = null;
   const wallS = elapsedS(start);
-  const rolloutS = m[METRIC.timeRollout];
-  const updateS = m[METRIC.timeUpdate];
+  const rolloutS = m[METRIC.timeRollout]!;
+  const updateS = m[METRIC.timeUpdate]!;
   const microBatches = m[METRIC.chartsMicrobatches] ?? 0;
   const step: StepFigures = {
     wallS,
     rolloutS,
     updateS,
-    rollouts: m[METRIC.chartsRollouts],
+    rollouts: m[METRIC.chartsRollouts]!,
     decodeSteps,
     decodeStepMs: decodeSteps ? (rolloutS * 1000) / decodeSteps : 0,
     microBatches,
