@@ -5,15 +5,20 @@
 //
 //   npx tsx scripts/flake-finder.ts --group lessons --runs 10                 one group, 10 times, idle
 //   npx tsx scripts/flake-finder.ts --group lessons --runs 10 --burners 2     the same beside two CPU burners
-//   npx tsx scripts/flake-finder.ts --shard 2 --runs 3                         one shard (E2E_SHARD) of the e2e stage
-//   npx tsx scripts/flake-finder.ts --runs 3                                   every group (the whole e2e stage)
+//   npx tsx scripts/flake-finder.ts --shard 2 --runs 3                         one shard (E2E_SHARD 1, 2 or long)
+//   npx tsx scripts/flake-finder.ts --stage --runs 10                          npm test's e2e stage: shards 1 and
+//                                                                             2 side by side, as scripts/test.sh does
+//   npx tsx scripts/flake-finder.ts --runs 3                                   every group, one after another
 //   --json FILE                                                               the tally as JSON too
 //
 // A burner is a `node` process spinning on one core for as long as the runs last (as a loaded CI machine or a second
-// job would). Each run's full log goes to test-results/flake-finder/run-<i>.log; the report names the first
-// failure message of each test that failed. Exits non-zero when any test failed in any run.
-import { spawn, type ChildProcess } from 'node:child_process';
+// job would). Whatever else loads the machine counts too, so the report gives the 1-minute load average sampled
+// every 5 s over each run: the load the tests actually met. Each run's full log goes to
+// test-results/flake-finder/run-<i>[-<shard>].log; the report names the first failure message of each test that
+// failed. Exits non-zero when any test failed in any run.
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { wilson } from '../src/stats/intervals.ts';
@@ -22,6 +27,7 @@ const { values } = parseArgs({
   options: {
     group: { type: 'string' },
     shard: { type: 'string' },
+    stage: { type: 'boolean', default: false },
     runs: { type: 'string', default: '10' },
     burners: { type: 'string', default: '0' },
     json: { type: 'string' },
@@ -29,15 +35,19 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log('npx tsx scripts/flake-finder.ts [--group G | --shard 1|2] [--runs N] [--burners K] [--json FILE]');
+  console.log(
+    'npx tsx scripts/flake-finder.ts [--group G | --shard 1|2|long | --stage] [--runs N] [--burners K] [--json FILE]',
+  );
   process.exit(0);
 }
 const runs = Number(values.runs);
 const burners = Number(values.burners);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs ${values.runs}: a whole number of runs, 1 or more`);
 if (!Number.isInteger(burners) || burners < 0) throw new Error(`--burners ${values.burners}: 0 or more`);
-if (values.group && values.shard) throw new Error('--group and --shard: one or the other');
-if (values.shard && !['1', '2'].includes(values.shard)) throw new Error(`--shard ${values.shard}: 1 or 2`);
+if ([values.group, values.shard, values.stage || undefined].filter((x) => x !== undefined).length > 1)
+  throw new Error('--group, --shard and --stage: one of them');
+if (values.shard && !['1', '2', 'long'].includes(values.shard))
+  throw new Error(`--shard ${values.shard}: 1, 2 or long`);
 
 const root = new URL('..', import.meta.url).pathname;
 const logs = join(root, 'test-results', 'flake-finder');
@@ -47,7 +57,15 @@ delete env.E2E_ONLY;
 delete env.E2E_SHARD;
 if (values.group) env.E2E_ONLY = values.group;
 if (values.shard) env.E2E_SHARD = values.shard;
-const what = values.group ? `group ${values.group}` : values.shard ? `shard ${values.shard}` : 'every e2e group';
+const what = values.group
+  ? `group ${values.group}`
+  : values.shard
+    ? `shard ${values.shard}`
+    : values.stage
+      ? "npm test's e2e stage (shards 1 and 2 side by side)"
+      : 'every e2e group';
+// one run is one e2e process, or the two shards side by side
+const lanes: (string | undefined)[] = values.stage ? ['1', '2'] : [undefined];
 
 interface Tally {
   passed: number;
@@ -58,16 +76,18 @@ interface Tally {
 const tally = new Map<string, Tally>();
 const runSeconds: number[] = [];
 
-/** one `node scripts/e2e.mjs`; its log to `file`, its ✓ / ✗ lines into the tally */
-function runOnce(i: number): Promise<void> {
-  const t0 = Date.now();
+/** one `node scripts/e2e.mjs` (of shard `lane`, when given); its log to a file, its ✓ / ✗ lines into the tally */
+function runLane(i: number, lane: string | undefined): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['scripts/e2e.mjs'], { cwd: root, env });
+    const child = spawn(process.execPath, ['scripts/e2e.mjs'], {
+      cwd: root,
+      env: lane ? { ...env, E2E_SHARD: lane } : env,
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.stderr.on('data', (d: Buffer) => (out += d));
     child.on('close', (code) => {
-      writeFileSync(join(logs, `run-${i}.log`), out);
+      writeFileSync(join(logs, `run-${i}${lane ? `-${lane}` : ''}.log`), out);
       const lines = out.split('\n');
       let tests = 0;
       lines.forEach((line, at) => {
@@ -86,8 +106,6 @@ function runOnce(i: number): Promise<void> {
         }
         tally.set(name, t);
       });
-      const s = (Date.now() - t0) / 1000;
-      runSeconds.push(s);
       // a run that crashed before its tests (no ✓ / ✗ at all) counts against the whole group
       if (tests === 0) {
         const t = tally.get('(the e2e run itself)') ?? { passed: 0, failed: 0, seconds: [] };
@@ -95,10 +113,27 @@ function runOnce(i: number): Promise<void> {
         t.firstFailure ??= `run ${i}: exit ${code}, ${lines.filter(Boolean).slice(-1)[0] ?? 'no output'}`;
         tally.set('(the e2e run itself)', t);
       }
-      console.log(`run ${i}/${runs}: exit ${code}, ${s.toFixed(0)} s, ${lines.find((l) => /^e2e.*passed/.test(l)) ?? ''}`);
-      resolve();
+      resolve(`exit ${code}, ${lines.find((l) => /^e2e.*passed/.test(l)) ?? ''}`);
     });
   });
+}
+
+const loads: { mean: number; min: number }[] = [];
+/** one run: every lane at once; its wall time and the load average it met */
+async function runOnce(i: number): Promise<void> {
+  const t0 = Date.now();
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(loadavg()[0]), 5000);
+  const said = await Promise.all(lanes.map((lane) => runLane(i, lane)));
+  clearInterval(sampler);
+  const s = (Date.now() - t0) / 1000;
+  runSeconds.push(s);
+  const load = samples.length
+    ? { mean: samples.reduce((a, b) => a + b, 0) / samples.length, min: Math.min(...samples) }
+    : { mean: loadavg()[0], min: loadavg()[0] };
+  loads.push(load);
+  const met = `load average ${load.mean.toFixed(1)} (min ${load.min.toFixed(1)})`;
+  console.log(`run ${i}/${runs}: ${s.toFixed(0)} s, ${met}; ${said.join('; ')}`);
 }
 
 const spinning: ChildProcess[] = [];
@@ -110,6 +145,13 @@ process.on('SIGINT', () => {
 });
 
 const started = new Date().toISOString();
+const commit = (() => {
+  try {
+    return execSync('git rev-parse --short HEAD', { cwd: root }).toString().trim();
+  } catch {
+    return null; // not a git checkout
+  }
+})();
 console.log(`flake finder: ${what}, ${runs} run(s), ${burners} CPU burner(s) beside them; logs in ${logs}`);
 try {
   for (let i = 1; i <= runs; i++) await runOnce(i);
@@ -118,7 +160,10 @@ try {
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
-console.log(`\n${what}, ${burners} burner(s), runs of ${runSeconds.map((s) => s.toFixed(0)).join(', ')} s:`);
+console.log(
+  `\n${what}, ${burners} burner(s), runs of ${runSeconds.map((s) => s.toFixed(0)).join(', ')} s, ` +
+    `load average ${loads.map((l) => l.mean.toFixed(1)).join(', ')}:`,
+);
 const rows = [...tally].map(([name, t]) => {
   const n = t.passed + t.failed;
   const ci = wilson(t.passed, n);
@@ -134,6 +179,7 @@ for (const r of rows) {
   if (r.firstFailure) console.log(`      first failure, ${r.firstFailure}`);
 }
 if (values.json) {
-  writeFileSync(values.json, JSON.stringify({ what, runs, burners, started, runSeconds, tests: rows }, null, 2));
+  const report = { what, commit, runs, burners, started, runSeconds, loadAverage: loads, tests: rows };
+  writeFileSync(values.json, JSON.stringify(report, null, 2));
 }
 process.exit(rows.some((r) => r.passed < r.n) || rows.length === 0 ? 1 : 0);
