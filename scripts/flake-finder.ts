@@ -152,9 +152,38 @@ const commit = (() => {
     return null; // not a git checkout
   }
 })();
+/** the tally so far, one row a test */
+function tallyRows() {
+  return [...tally].map(([name, t]) => {
+    const n = t.passed + t.failed;
+    const ci = wilson(t.passed, n);
+    const median = [...t.seconds].sort((a, b) => a - b)[Math.floor(t.seconds.length / 2)];
+    return { name, passed: t.passed, n, lo: ci.lo, hi: ci.hi, medianS: median ?? null, firstFailure: t.firstFailure };
+  });
+}
+/** the JSON report, rewritten after every run, so a finder stopped early still leaves the runs it finished */
+function writeJson(): void {
+  if (!values.json) return;
+  const report = {
+    what,
+    commit,
+    runs,
+    runsFinished: runSeconds.length,
+    burners,
+    started,
+    runSeconds,
+    loadAverage: loads,
+    tests: tallyRows(),
+  };
+  writeFileSync(values.json, JSON.stringify(report, null, 2));
+}
+
 console.log(`flake finder: ${what}, ${runs} run(s), ${burners} CPU burner(s) beside them; logs in ${logs}`);
 try {
-  for (let i = 1; i <= runs; i++) await runOnce(i);
+  for (let i = 1; i <= runs; i++) {
+    await runOnce(i);
+    writeJson();
+  }
 } finally {
   stopBurners();
 }
@@ -164,12 +193,7 @@ console.log(
   `\n${what}, ${burners} burner(s), runs of ${runSeconds.map((s) => s.toFixed(0)).join(', ')} s, ` +
     `load average ${loads.map((l) => l.mean.toFixed(1)).join(', ')}:`,
 );
-const rows = [...tally].map(([name, t]) => {
-  const n = t.passed + t.failed;
-  const ci = wilson(t.passed, n);
-  const median = t.seconds.sort((a, b) => a - b)[Math.floor(t.seconds.length / 2)];
-  return { name, passed: t.passed, n, lo: ci.lo, hi: ci.hi, medianS: median ?? null, firstFailure: t.firstFailure };
-});
+const rows = tallyRows();
 for (const r of rows) {
   const mark = r.passed === r.n ? '✓' : '✗';
   console.log(
@@ -177,9 +201,5 @@ for (const r of rows) {
       `${r.medianS === null ? '' : `, median ${r.medianS.toFixed(0)} s`}: ${r.name}`,
   );
   if (r.firstFailure) console.log(`      first failure, ${r.firstFailure}`);
-}
-if (values.json) {
-  const report = { what, commit, runs, burners, started, runSeconds, loadAverage: loads, tests: rows };
-  writeFileSync(values.json, JSON.stringify(report, null, 2));
 }
 process.exit(rows.some((r) => r.passed < r.n) || rows.length === 0 ? 1 : 0);
